@@ -1,0 +1,38 @@
+# Two entry points, both safe on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+.PHONY: demo test lint bench browser clean
+
+$(VENV)/.core: setup.cfg pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	touch $@
+
+$(VENV)/.test: setup.cfg pyproject.toml $(VENV)/.core
+	$(PY) -m pip install -q -e ".[test]"
+	touch $@
+
+# Headless Chromium for the Space browser tests (Debian's package; needs root or sudo).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  SUDO=$$(command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; }
+
+demo: $(VENV)/.core
+	$(VENV)/bin/kpass report
+
+test: $(VENV)/.test browser
+	$(PY) -m ruff check .
+	$(PY) -m pytest
+
+lint: $(VENV)/.test
+	$(PY) -m ruff check .
+
+bench: $(VENV)/.test
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) dist build *.egg-info
