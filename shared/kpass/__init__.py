@@ -1,4 +1,21 @@
-"""kpass: exact, vectorised pass-family metrics with Bayesian credible intervals."""
+"""kpass: exact, vectorised pass-family metrics with Bayesian credible intervals.
+
+Every function of the reference library (scorio 0.2.3, ``scorio.eval``) is here
+under the same name, signature, defaults and return types, so switching is one
+import. Extensions are keyword-only: ragged per-question lists, several k in one
+call (a list in, a list out), ``short="skip"`` for questions with fewer than k
+samples, ``per_question=True`` on the point estimators, and pre-counted
+:class:`BinaryCounts` / :class:`CategoricalCounts` inputs that merge across
+batches and processes.
+
+Example:
+    >>> import kpass
+    >>> R = [[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]]
+    >>> [round(x, 6) for x in kpass.pass_at_k(R, [1, 2])]
+    [0.7, 0.95]
+    >>> [round(x, 4) for x in kpass.pass_at_k_ci(R, 2)]
+    [0.8393, 0.0973, 0.6487, 1.0]
+"""
 
 from ._inputs import (
     ArgumentTypeError,
@@ -7,6 +24,39 @@ from ._inputs import (
     binary_counts,
     categorical_counts,
 )
+from .auc import auc_at_k, auc_at_k_ci
+from .avg import avg, avg_ci
+from .bayes import bayes, bayes_ci
+from .geom import (
+    geo_spectrum_at_k,
+    geo_spectrum_at_k_ci,
+    geo_spectrum_star_at_k,
+    geo_spectrum_star_at_k_ci,
+    geom_at_k,
+    geom_at_k_ci,
+    geom_ds_at_k,
+    geom_ds_at_k_ci,
+    threshold_spectrum_at_k,
+    threshold_spectrum_at_k_ci,
+)
+from .gpass import (
+    g_pass_at_k,
+    g_pass_at_k_ci,
+    g_pass_at_k_tau,
+    g_pass_at_k_tau_ci,
+    mg_pass_at_k,
+    mg_pass_at_k_ci,
+)
+from .maj import cons_at_k, cons_at_k_ci, maj_at_k, maj_at_k_ci
+from .max_reward import max_at_k, max_at_k_ci
+from .pass_at_k import (
+    pass_at_k,
+    pass_at_k_ci,
+    pass_hat_k,
+    pass_hat_k_ci,
+    unanimous_at_k,
+    unanimous_at_k_ci,
+)
 
 __version__ = "0.1.0"
 
@@ -14,6 +64,40 @@ __all__ = [
     "ArgumentTypeError",
     "BinaryCounts",
     "CategoricalCounts",
+    "auc_at_k",
+    "auc_at_k_ci",
+    "avg",
+    "avg_ci",
+    "bayes",
+    "bayes_ci",
     "binary_counts",
     "categorical_counts",
+    "cons_at_k",
+    "cons_at_k_ci",
+    "g_pass_at_k",
+    "g_pass_at_k_ci",
+    "g_pass_at_k_tau",
+    "g_pass_at_k_tau_ci",
+    "geo_spectrum_at_k",
+    "geo_spectrum_at_k_ci",
+    "geo_spectrum_star_at_k",
+    "geo_spectrum_star_at_k_ci",
+    "geom_at_k",
+    "geom_at_k_ci",
+    "geom_ds_at_k",
+    "geom_ds_at_k_ci",
+    "maj_at_k",
+    "maj_at_k_ci",
+    "max_at_k",
+    "max_at_k_ci",
+    "mg_pass_at_k",
+    "mg_pass_at_k_ci",
+    "pass_at_k",
+    "pass_at_k_ci",
+    "pass_hat_k",
+    "pass_hat_k_ci",
+    "threshold_spectrum_at_k",
+    "threshold_spectrum_at_k_ci",
+    "unanimous_at_k",
+    "unanimous_at_k_ci",
 ]

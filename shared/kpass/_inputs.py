@@ -83,7 +83,9 @@ def check_real(value: Any, name: str, *, low: float | None = None, high: float |
     result = float(value)
     left = "(" if low_open else "["
     right = ")" if high_open else "]"
-    span = f"{left}{'-inf' if low is None else low:g}, {'inf' if high is None else high:g}{right}"
+    low_text = "-inf" if low is None else f"{low:g}"
+    high_text = "inf" if high is None else f"{high:g}"
+    span = f"{left}{low_text}, {high_text}{right}"
     bad = not math.isfinite(result)
     if low is not None and (result < low or (low_open and result == low)):
         bad = True
@@ -92,6 +94,13 @@ def check_real(value: Any, name: str, *, low: float | None = None, high: float |
     if bad:
         raise ValueError(f"`{name}` must be a finite number in {span}; got {name}={_show(value)}")
     return result
+
+
+def check_flag(value: Any, name: str) -> bool:
+    """Validate a True/False option."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ArgumentTypeError(f"`{name}` must be True or False; got {name}={_show(value)}")
+    return bool(value)
 
 
 def check_confidence(confidence: Any) -> float:
@@ -589,7 +598,8 @@ def _add_padded(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _category_matrix_counts(R: Any, name: str, n_categories: int | None,
                             rows_expected: int | None = None,
                             allow_empty: bool = False) -> np.ndarray:
-    if rows_expected is not None and isinstance(R, np.ndarray) and R.ndim == 1 and R.dtype != object:
+    flat_array = isinstance(R, np.ndarray) and R.ndim == 1 and R.dtype != object
+    if rows_expected is not None and flat_array:
         if R.size % rows_expected:
             raise ValueError(
                 f"`{name}` must have one row per question (M={rows_expected}); got a 1-D array "

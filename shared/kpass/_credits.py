@@ -1,0 +1,268 @@
+"""Credit vectors of the binary metrics and their evaluation on per-question states.
+
+A binary metric at budget k is a credit vector A_0..A_k: the credit of a k-subset
+with j correct samples. Its finite-sample estimator for a question (n, c) is
+E[A_X] with X ~ Hypergeometric(n, c, k); its Bayesian target is the Bernstein
+polynomial g(p) = sum_j A_j C(k, j) p^j (1-p)^(k-j), whose posterior mean and
+variance under Beta(alpha0 + c, beta0 + n - c) are Beta-binomial sums.
+
+====================  ==========================================
+metric                credit A_j
+====================  ==========================================
+Pass@k                [j >= 1]
+Pass^k (G-Pass@k)     [j = k]
+G-Pass@k_tau          [j >= j0], j0 = max(1, ceil(tau k))
+Maj@k (cons@k)        [j >= floor(k/2) + 1]
+mG-Pass@k             (2/k) max(0, j - ceil(k/2))
+AUC@K                 sum_i c_i Pass@i of a (k, j) bank (trapezoid c)
+threshold spectrum    sum_{r <= j} w_r
+====================  ==========================================
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ._kernels import (
+    CHUNK_ENTRIES,
+    bernstein_product,
+    beta_expectation,
+    hypergeom_expectation,
+    log_beta_power_moments,
+    log_cross_ratio,
+    log_power_variance_ratio,
+)
+from ._states import BinaryStates
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, eq=False)
+class Credit:
+    """A credit vector with, where one exists, the closed form it stands for.
+
+    Attributes:
+        k: the budget.
+        values: (k + 1,) credits A_0..A_k.
+        kind: 'pass' or 'unanimous' for the two endpoints (closed-form moments),
+            'auc' for AUC@K (closed-form finite-sample estimator), else None.
+    """
+
+    k: int
+    values: FloatArray
+    kind: str | None = None
+
+
+def pass_credit(k: int) -> Credit:
+    """Pass@k: at least one of the k draws is correct."""
+    values = np.ones(k + 1)
+    values[0] = 0.0
+    return Credit(k, values, "pass")
+
+
+def unanimous_credit(k: int) -> Credit:
+    """Pass^k: all k draws are correct."""
+    values = np.zeros(k + 1)
+    values[k] = 1.0
+    return Credit(k, values, "unanimous")
+
+
+def threshold_credit(k: int, threshold: int) -> Credit:
+    """At least ``threshold`` of the k draws are correct (1 <= threshold <= k)."""
+    if threshold <= 1:
+        return pass_credit(k)
+    if threshold >= k:
+        return unanimous_credit(k)
+    values = np.zeros(k + 1)
+    values[threshold:] = 1.0
+    return Credit(k, values)
+
+
+def tau_threshold(tau: float, k: int) -> int:
+    """Smallest number of correct draws G-Pass@k_tau asks for: max(1, ceil(tau k)).
+
+    ``tau * k`` is rounded up only when ``tau`` exceeds ``floor(tau k) / k``, so a
+    product such as 0.7 * 10 = 7.000000000000001 still gives 7.
+    """
+    threshold = math.floor(tau * k)
+    if tau > threshold / k:
+        threshold += 1
+    return max(1, threshold)
+
+
+def majority_threshold(k: int) -> int:
+    """Strict majority of k: floor(k/2) + 1."""
+    return k // 2 + 1
+
+
+def mg_credit(k: int) -> Credit:
+    """mG-Pass@k: (2/k) max(0, j - ceil(k/2)), the integral of G-Pass@k_tau over tau in [0.5, 1]."""
+    majority = (k + 1) // 2
+    values = (2.0 / k) * np.maximum(np.arange(k + 1, dtype=np.float64) - majority, 0.0)
+    return Credit(k, values)
+
+
+def auc_coefficients(k: int) -> FloatArray:
+    """Trapezoid weights c_1..c_k of AUC@K over Pass@1..Pass@k (c = [1] for k = 1)."""
+    if k == 1:
+        return np.ones(1)
+    coefficients = np.full(k, 1.0 / (k - 1))
+    coefficients[[0, -1]] = 0.5 / (k - 1)
+    return coefficients
+
+
+def pass_curve(n: npt.NDArray[np.int64], c: npt.NDArray[np.int64], k: int,
+               coefficients: FloatArray) -> FloatArray:
+    """sum_i coefficients[i-1] Pass@i(n, c) for i = 1..k, per state.
+
+    Pass@i = 1 - prod_{t<i} (n - c - t) / (n - t); the log of the product is a
+    running sum of log1p terms, so all i come out of one cumulative sum.
+    """
+    out = np.empty(n.size)
+    step = max(1, CHUNK_ENTRIES // k)
+    t = np.arange(k, dtype=np.float64)[None, :]
+    for start in range(0, n.size, step):
+        nn = n[start : start + step, None].astype(np.float64)
+        cc = c[start : start + step, None].astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            steps = np.where(t < nn - cc, np.log1p(-cc / (nn - t)), -np.inf)
+        log_miss = np.cumsum(steps, axis=1)
+        out[start : start + step] = -np.expm1(log_miss) @ coefficients
+    return out
+
+
+def auc_credit(k: int) -> Credit:
+    """AUC@K: trapezoidal area under Pass@1..Pass@K, as a credit of j correct in k."""
+    j = np.arange(k + 1, dtype=np.int64)
+    values = pass_curve(np.full(k + 1, k, dtype=np.int64), j, k, auc_coefficients(k))
+    return Credit(k, values, "auc")
+
+
+def spectrum_credit(weights: FloatArray) -> Credit:
+    """Threshold spectrum S_w: credit sum_{r <= j} w_r."""
+    values = np.concatenate(([0.0], np.cumsum(weights)))
+    return Credit(int(weights.size), values)
+
+
+def mg_spectrum_weights(k: int) -> FloatArray:
+    """Upper-half weights w_r = 2/k for r > ceil(k/2): the spectrum equal to mG-Pass@k."""
+    weights = np.zeros(k)
+    weights[(k + 1) // 2 :] = 2.0 / k
+    return weights
+
+
+def unanimous_spectrum_weights(k: int) -> FloatArray:
+    """Weights (0, ..., 0, 1): the spectrum equal to Pass^k."""
+    weights = np.zeros(k)
+    weights[-1] = 1.0
+    return weights
+
+
+# ----------------------------------------------------------------------------- estimators
+
+
+def state_values(states: BinaryStates, credit: Credit) -> FloatArray:
+    """Finite-sample estimator E[A_X], X ~ Hypergeometric(n, c, k), per state."""
+    if credit.kind == "auc":
+        return pass_curve(states.n, states.c, credit.k, auc_coefficients(credit.k))
+    values = credit.values
+    if np.all(values == values[0]):
+        return np.full(states.n.size, values[0])
+    return hypergeom_expectation(states.n, states.c, credit.k, values)
+
+
+def posterior_parameters(states: BinaryStates, alpha0: float, beta0: float
+                         ) -> tuple[FloatArray, FloatArray]:
+    """Beta posterior (alpha0 + c, beta0 + n - c) of each state."""
+    alpha = alpha0 + states.c.astype(np.float64)
+    beta = beta0 + (states.n - states.c).astype(np.float64)
+    return alpha, beta
+
+
+@dataclass(frozen=True, eq=False)
+class StateMoments:
+    """Posterior mean and variance of g(p) per state, and the side used for each.
+
+    ``side`` is +1 where the moments were taken of g - min(A), -1 where of
+    max(A) - g (whichever has the smaller mean, to keep the subtraction
+    E[h^2] - E[h]^2 away from cancellation); ``shifted`` is that h's mean.
+    """
+
+    mean: FloatArray
+    variance: FloatArray
+    side: FloatArray
+    shifted: FloatArray
+
+
+def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit) -> StateMoments:
+    """Posterior mean and variance of the Bernstein target of ``credit`` for each state.
+
+    Args:
+        alpha: (S,) Beta posterior parameters.
+        beta: (S,) Beta posterior parameters.
+        credit: the metric's credit vector.
+
+    Returns:
+        Per-state moments.
+    """
+    k = credit.k
+    values = credit.values
+    ones = np.ones(alpha.size)
+    if credit.kind == "pass":
+        log_miss = log_beta_power_moments(beta, alpha, k)
+        variance = np.exp(2.0 * log_miss) * np.expm1(log_power_variance_ratio(beta, alpha, k))
+        return StateMoments(-np.expm1(log_miss), variance, -ones, np.exp(log_miss))
+    if credit.kind == "unanimous":
+        log_all = log_beta_power_moments(alpha, beta, k)
+        variance = np.exp(2.0 * log_all) * np.expm1(log_power_variance_ratio(alpha, beta, k))
+        mean = np.exp(log_all)
+        return StateMoments(mean, variance, ones, mean)
+    low, high = float(values.min()), float(values.max())
+    if low == high:
+        zeros = np.zeros(alpha.size)
+        return StateMoments(np.full(alpha.size, low), zeros, ones, zeros)
+    up = values - low
+    down = high - values
+    up_mean = beta_expectation(alpha, beta, up)
+    use_down = up_mean > 0.5 * (high - low)
+    side = np.where(use_down, -1.0, 1.0)
+    shifted = np.where(use_down, (high - low) - up_mean, up_mean)
+    second = np.empty(alpha.size)
+    for mask, h in ((~use_down, up), (use_down, down)):
+        if mask.any():
+            second[mask] = beta_expectation(alpha[mask], beta[mask], bernstein_product(h, h))
+    variance = np.maximum(second - shifted * shifted, 0.0)
+    return StateMoments(low + up_mean, variance, side, shifted)
+
+
+def posterior_covariance(alpha: FloatArray, beta: FloatArray, left: Credit, right: Credit,
+                         left_moments: StateMoments, right_moments: StateMoments) -> FloatArray:
+    """Posterior covariance of the Bernstein targets of two credits, per state."""
+    if left.kind == "pass" and right.kind == "unanimous" and left.k == right.k:
+        # Cov[1 - q^k, p^k] = E[p^k] E[q^k] (1 - E[p^k q^k] / (E[p^k] E[q^k])).
+        return (left_moments.shifted * right_moments.shifted
+                * -np.expm1(log_cross_ratio(alpha, beta, left.k)))
+    out = np.zeros(alpha.size)
+    if np.all(left.values == left.values[0]) or np.all(right.values == right.values[0]):
+        return out
+    shifted_credit = {}
+    for name, credit in (("left", left), ("right", right)):
+        low, high = credit.values.min(), credit.values.max()
+        shifted_credit[name, 1.0] = credit.values - low
+        shifted_credit[name, -1.0] = high - credit.values
+    for left_side in (1.0, -1.0):
+        for right_side in (1.0, -1.0):
+            mask = (left_moments.side == left_side) & (right_moments.side == right_side)
+            if not mask.any():
+                continue
+            product = bernstein_product(shifted_credit["left", left_side],
+                                        shifted_credit["right", right_side])
+            cross = beta_expectation(alpha[mask], beta[mask], product)
+            out[mask] = left_side * right_side * (
+                cross - left_moments.shifted[mask] * right_moments.shifted[mask]
+            )
+    return out

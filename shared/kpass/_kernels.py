@@ -1,0 +1,265 @@
+"""Stable hypergeometric and Beta-moment kernels, vectorised over per-question states.
+
+No binomial coefficient is ever formed in floating point (C(N, k) overflows a
+double near N = 1030). Probability vectors are built from their term ratios in
+log space, anchored at their largest term and normalised to sum to one, so
+every term is accurate relative to the distribution's mode at any N; products
+of ratios are summed as ``log1p`` terms so that ``1 - x`` stays accurate when
+``x`` is near 1.
+
+All functions take arrays of states (one row per distinct state) and work on
+tables of at most :data:`CHUNK_ENTRIES` entries at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: Largest table (rows x columns) built at once; bigger jobs are split by rows.
+CHUNK_ENTRIES = 1 << 22
+
+
+def _row_chunks(rows: int, width: int) -> range:
+    step = max(1, CHUNK_ENTRIES // max(1, width))
+    return range(0, rows, step)
+
+
+def normalized_from_log_ratios(log_ratios: FloatArray, length: IntArray) -> FloatArray:
+    """Probability vectors from the logs of their consecutive term ratios.
+
+    Row ``s`` describes a distribution with ``length[s]`` terms t_0..t_{L-1} through
+    ``log_ratios[s, i] = log(t_{i+1} / t_i)`` for ``i < L - 1`` (entries beyond are
+    ignored). The log terms are re-summed from the largest term outwards, so the
+    rounding error of each term is relative to the mode, then normalised.
+
+    Args:
+        log_ratios: (S, W - 1) array.
+        length: (S,) number of terms of each row, 1 <= length <= W.
+
+    Returns:
+        (S, W) array; row s holds the probabilities in its first ``length[s]``
+        columns and zeros after them.
+    """
+    rows, width_minus_one = log_ratios.shape
+    width = width_minus_one + 1
+    columns = np.arange(width_minus_one)
+    valid = columns[None, :] < (length[:, None] - 1)
+    steps = np.where(valid, log_ratios, 0.0)
+    # First pass: locate the mode (the prefix-sum maximum); its rounding does not matter.
+    prefix = np.zeros((rows, width))
+    np.cumsum(steps, axis=1, out=prefix[:, 1:])
+    prefix[~np.concatenate([np.ones((rows, 1), bool), valid], axis=1)] = -np.inf
+    mode = np.argmax(prefix, axis=1)
+    # Second pass: sums that start at the mode, forwards and backwards.
+    after = columns[None, :] >= mode[:, None]
+    forward = np.zeros((rows, width))
+    np.cumsum(np.where(after, steps, 0.0), axis=1, out=forward[:, 1:])
+    before = np.where(after, 0.0, steps)
+    backward = np.zeros((rows, width))
+    backward[:, :-1] = np.cumsum(before[:, ::-1], axis=1)[:, ::-1]
+    log_terms = forward - backward
+    terms = np.exp(log_terms)
+    terms[np.arange(width)[None, :] >= length[:, None]] = 0.0
+    return terms / terms.sum(axis=1, keepdims=True)
+
+
+def hypergeom_support(population: IntArray, successes: IntArray, draws: IntArray | int
+                      ) -> tuple[IntArray, IntArray]:
+    """First value and number of values of X ~ Hypergeometric(population, successes, draws)."""
+    draws = np.broadcast_to(np.asarray(draws, dtype=np.int64), population.shape)
+    low = np.maximum(0, draws - (population - successes))
+    high = np.minimum(successes, draws)
+    return low, high - low + 1
+
+
+def hypergeom_pmf(population: IntArray, successes: IntArray, draws: IntArray | int
+                  ) -> tuple[IntArray, FloatArray]:
+    """Hypergeometric probabilities P(X = low + t), one row per state.
+
+    Args:
+        population: (S,) population sizes n.
+        successes: (S,) successes c in the population.
+        draws: (S,) or scalar number of draws k (<= n).
+
+    Returns:
+        ``(low, pmf)``: the support's first value per row, and an (S, W) table
+        with ``pmf[s, t] = P(X_s = low[s] + t)`` (zero beyond the support).
+    """
+    population = np.asarray(population, dtype=np.int64)
+    successes = np.asarray(successes, dtype=np.int64)
+    draws_arr = np.broadcast_to(np.asarray(draws, dtype=np.int64), population.shape)
+    low, length = hypergeom_support(population, successes, draws_arr)
+    width = int(length.max())
+    j = (low[:, None] + np.arange(max(width - 1, 0))[None, :]).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        numerator = (successes[:, None] - j) * (draws_arr[:, None] - j)
+        denominator = (j + 1.0) * ((population - successes - draws_arr)[:, None] + j + 1.0)
+        log_ratios = np.log(numerator / denominator)
+    return low, normalized_from_log_ratios(log_ratios, length)
+
+
+def beta_binomial_pmf(degree: int, alpha: FloatArray, beta: FloatArray) -> FloatArray:
+    """Beta-binomial probabilities P(J = j), j = 0..degree, one row per (alpha, beta).
+
+    J | p ~ Binomial(degree, p), p ~ Beta(alpha, beta); so for a Bernstein
+    polynomial g(p) = sum_j A_j C(d, j) p^j (1-p)^(d-j), E[g(p)] = sum_j A_j P(J = j).
+
+    Args:
+        degree: d >= 0.
+        alpha: (S,) positive.
+        beta: (S,) positive.
+
+    Returns:
+        (S, degree + 1) table.
+    """
+    alpha = np.asarray(alpha, dtype=np.float64)
+    beta = np.asarray(beta, dtype=np.float64)
+    if degree == 0:
+        return np.ones((alpha.size, 1))
+    j = np.arange(degree, dtype=np.float64)[None, :]
+    log_ratios = np.log(((degree - j) * (alpha[:, None] + j))
+                        / ((j + 1.0) * (beta[:, None] + degree - j - 1.0)))
+    length = np.full(alpha.size, degree + 1, dtype=np.int64)
+    return normalized_from_log_ratios(log_ratios, length)
+
+
+def bernstein_product(left: FloatArray, right: FloatArray) -> FloatArray:
+    """Bernstein coefficients of the product of two Bernstein polynomials.
+
+    With g(p) = sum_i a_i C(k, i) p^i (1-p)^(k-i) and h of degree l with
+    coefficients b, the product has degree k + l and coefficients
+    c_m = sum_i a_i b_(m-i) P(I = i), I ~ Hypergeometric(k + l, k, m):
+    an average of products, so no binomial is ever formed.
+
+    Args:
+        left: (k + 1,) coefficients.
+        right: (l + 1,) coefficients.
+
+    Returns:
+        (k + l + 1,) coefficients of the product.
+    """
+    k = left.size - 1
+    l = right.size - 1
+    degree = k + l
+    width = min(k, l) + 1
+    out = np.empty(degree + 1)
+    for start in _row_chunks(degree + 1, width):
+        rows = np.arange(start, min(degree + 1, start + max(1, CHUNK_ENTRIES // width)))
+        low, pmf = hypergeom_pmf(np.full(rows.size, degree), np.full(rows.size, k), rows)
+        offsets = np.arange(pmf.shape[1])[None, :]
+        inside = offsets < (np.minimum(k, rows) - low + 1)[:, None]
+        i = np.where(inside, low[:, None] + offsets, 0)
+        partner = np.where(inside, rows[:, None] - i, 0)
+        out[rows] = np.sum(pmf * left[i] * right[partner], axis=1)
+    return out
+
+
+def expect_over(pmf_low: IntArray, pmf: FloatArray, credit: FloatArray) -> FloatArray:
+    """E[credit[X]] for each row of a probability table whose column t means X = low + t."""
+    index = pmf_low[:, None] + np.arange(pmf.shape[1])[None, :]
+    index = np.minimum(index, credit.size - 1)
+    return np.sum(pmf * credit[index], axis=1)
+
+
+def hypergeom_expectation(n: IntArray, c: IntArray, k: int, credit: FloatArray) -> FloatArray:
+    """E[credit[X]], X ~ Hypergeometric(n, c, k): the finite-sample estimator of a state.
+
+    Args:
+        n: (S,) samples per state.
+        c: (S,) correct samples per state.
+        k: draws, k <= min(n).
+        credit: (k + 1,) credit of j correct draws.
+
+    Returns:
+        (S,) values.
+    """
+    out = np.empty(n.size)
+    if n.size == 0:
+        return out
+    _, length = hypergeom_support(n, c, k)
+    # Widest rows first: each table is as wide as its first row, so narrow states
+    # are not padded to the width of one wide state.
+    order = np.argsort(-length, kind="stable")
+    position = 0
+    while position < n.size:
+        take = max(1, CHUNK_ENTRIES // int(length[order[position]]))
+        rows = order[position : position + take]
+        low, pmf = hypergeom_pmf(n[rows], c[rows], k)
+        out[rows] = expect_over(low, pmf, credit)
+        position += take
+    return out
+
+
+def log_beta_power_moments(alpha: FloatArray, beta: FloatArray, k: int) -> FloatArray:
+    """Log E[p^k] for p ~ Beta(alpha, beta), as a sum of log1p terms.
+
+    E[p^k] = prod_{i<k} (alpha + i) / (alpha + beta + i).
+    """
+    out = np.zeros(np.asarray(alpha).size)
+    if k == 0:
+        return out
+    for start in _row_chunks(out.size, k):
+        stop = start + max(1, CHUNK_ENTRIES // k)
+        a = alpha[start:stop, None]
+        b = beta[start:stop, None]
+        i = np.arange(k, dtype=np.float64)[None, :]
+        out[start:stop] = -np.sum(np.log1p(b / (a + i)), axis=1)
+    return out
+
+
+def log_power_variance_ratio(alpha: FloatArray, beta: FloatArray, k: int) -> FloatArray:
+    """log(E[p^{2k}] / E[p^k]^2) for p ~ Beta(alpha, beta), free of cancellation.
+
+    The ratio is prod_{i<k} (alpha+k+i)(alpha+beta+i) / ((alpha+beta+k+i)(alpha+i)),
+    and each factor is 1 + k beta / ((alpha+beta+k+i)(alpha+i)); so
+    Var[p^k] = E[p^k]^2 expm1(sum_i log1p(k beta / ((alpha+beta+k+i)(alpha+i)))).
+    """
+    out = np.zeros(np.asarray(alpha).size)
+    if k == 0:
+        return out
+    for start in _row_chunks(out.size, k):
+        stop = start + max(1, CHUNK_ENTRIES // k)
+        a = alpha[start:stop, None]
+        b = beta[start:stop, None]
+        i = np.arange(k, dtype=np.float64)[None, :]
+        out[start:stop] = np.sum(np.log1p(k * b / ((a + b + k + i) * (a + i))), axis=1)
+    return out
+
+
+def log_cross_ratio(alpha: FloatArray, beta: FloatArray, k: int) -> FloatArray:
+    """log(E[p^k q^k] / (E[p^k] E[q^k])) = -sum_{i<k} log1p(k / (alpha + beta + i)), q = 1 - p."""
+    out = np.zeros(np.asarray(alpha).size)
+    if k == 0:
+        return out
+    for start in _row_chunks(out.size, k):
+        stop = start + max(1, CHUNK_ENTRIES // k)
+        total = (alpha[start:stop] + beta[start:stop])[:, None]
+        i = np.arange(k, dtype=np.float64)[None, :]
+        out[start:stop] = -np.sum(np.log1p(k / (total + i)), axis=1)
+    return out
+
+
+def beta_expectation(alpha: FloatArray, beta: FloatArray, credit: FloatArray) -> FloatArray:
+    """E[g(p)] for p ~ Beta(alpha, beta), g the Bernstein polynomial with coefficients credit."""
+    degree = credit.size - 1
+    out = np.empty(alpha.size)
+    for start in _row_chunks(alpha.size, degree + 1):
+        stop = start + max(1, CHUNK_ENTRIES // (degree + 1))
+        out[start:stop] = beta_binomial_pmf(degree, alpha[start:stop], beta[start:stop]) @ credit
+    return out
+
+
+def map_chunks(func: Callable[..., FloatArray], rows: int, width: int, *arrays: FloatArray
+               ) -> FloatArray:
+    """Apply ``func`` to row-chunks of ``arrays`` so each table stays under CHUNK_ENTRIES."""
+    out = np.empty(rows)
+    step = max(1, CHUNK_ENTRIES // max(1, width))
+    for start in range(0, rows, step):
+        out[start : start + step] = func(*(a[start : start + step] for a in arrays))
+    return out

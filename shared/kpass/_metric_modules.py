@@ -1,0 +1,452 @@
+"""What the `evaluate` metric modules report: keyword vocabulary, parameter checks, result keys.
+
+Pure numpy: this is the part of the metric modules that does not need
+`evaluate`, so it can be tested (and reused by the Space app) without it.
+``kpass.evaluate_module`` wraps it in an ``evaluate.Metric``.
+
+Every module of the family accepts the same keywords (:data:`KEYWORDS`), so
+``evaluate.combine([...]).compute(predictions=R, k=[1, 4])`` can send one set of
+keywords to all of them; a module ignores the family keywords it has no use for
+(``tau`` means nothing to Pass@k) and rejects any other name (a typo).
+
+Each module turns per-question state (``BinaryCounts``, ``CategoricalCounts``, or
+answer lists for the vote module) into a flat dict of Python floats: for every
+metric and k, ``<metric>@{k}`` (the finite-sample point estimate) plus
+``_mu``, ``_sigma``, ``_lo``, ``_hi`` (the Bayesian posterior mean, standard
+deviation and credible interval). The numbers come straight from the core
+functions; nothing here re-implements a formula.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._credits import mg_spectrum_weights
+from ._inputs import (
+    ArgumentTypeError,
+    _show,
+    check_bounds,
+    check_confidence,
+    check_int,
+    check_prior,
+    check_real,
+    check_short,
+    check_tau,
+    normalize_ks,
+)
+
+#: The family's keyword vocabulary: every metric module accepts all of these.
+KEYWORDS: dict[str, str] = {
+    "k": "int or list of ints: sample budgets (default 1)",
+    "tau": "float or list of floats in [0, 1]: G-Pass@k thresholds (g_pass_at_k_bayes)",
+    "lam": "float or list of floats in [0, 1]: GeoSpectrum coupling (geo_spectrum_bayes)",
+    "weights": "length-k spectrum weights, or a dict {k: weights} (geo_spectrum_bayes)",
+    "pass_power": "float: exponent of Pass@k in Geom@k (geo_spectrum_bayes; default 0.5)",
+    "unanimous_power": "float: exponent of Pass^k in Geom@k (geo_spectrum_bayes; default 0.5)",
+    "w": "list of floats: reward of each category 0..C (max_at_k_bayes, bayes_at_n, "
+         "avg_at_n_bayes; default [0, 1])",
+    "confidence": "float in (0, 1): credibility level of the interval (default 0.95)",
+    "alpha0": "float > 0: Beta prior alpha of the binary modules (default 1)",
+    "beta0": "float > 0: Beta prior beta of the binary modules (default 1)",
+    "prior": "float > 0: Dirichlet prior of vote_at_k_bayes (default 1)",
+    "bounds": "(lo, hi) or None: clipping bounds of the interval (default: the core's)",
+    "short": '"error" or "skip": questions with fewer than k samples (default "error")',
+    "ties": 'tie rule of vote_at_k_bayes (default "fractional")',
+    "per_question": "bool: also return per-question point estimates (default False)",
+}
+
+#: Inputs (Arrow columns), not options: they travel with their questions.
+INPUTS = ("predictions", "references", "R0")
+
+SUFFIXES = ("_mu", "_sigma", "_lo", "_hi")
+
+
+def _kpass() -> Any:
+    import kpass  # the core; imported late so this module loads while kpass is importing
+
+    return kpass
+
+
+# ----------------------------------------------------------------------------- parameters
+
+
+def _floats(value: Any, name: str, check: Callable[[Any, str], float]) -> tuple[list[float], bool]:
+    """A float or a non-empty sequence of floats -> (list, whether a sequence was given)."""
+    many = isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, (str, bytes))
+    values = list(value) if many else [value]
+    if not values:
+        raise ValueError(f"`{name}` must be a number or a non-empty list of numbers; got []")
+    return [check(item, name) for item in values], many
+
+
+def _unit(value: Any, name: str) -> float:
+    return check_real(value, name, low=0.0, high=1.0)
+
+
+def _real_vector(value: Any, name: str) -> list[float]:
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, (Sequence, np.ndarray)):
+        raise ArgumentTypeError(f"`{name}` must be a list of numbers; got {name}={_show(value)}")
+    items = np.ravel(value).tolist() if isinstance(value, np.ndarray) else list(value)
+    values = [check_real(item, f"{name}[{i}]") for i, item in enumerate(items)]
+    if not values:
+        raise ValueError(f"`{name}` must be a non-empty list of numbers; got {name}=[]")
+    return values
+
+
+def _check_weights(value: Any) -> list[float] | dict[int, list[float]]:
+    if isinstance(value, Mapping):
+        checked = {}
+        for key, vector in value.items():
+            budget = check_int(key, "weights key (k)")
+            checked[budget] = _real_vector(vector, f"weights[{budget}]")
+        return checked
+    return _real_vector(value, "weights")
+
+
+def _check_flag(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ArgumentTypeError(f"`{name}` must be True or False; got {name}={_show(value)}")
+    return bool(value)
+
+
+def _check_ties(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ArgumentTypeError(f"`ties` must be a string; got ties={_show(value)}")
+    return value
+
+
+def _check_positive(value: Any, name: str) -> float:
+    return check_real(value, name, low=0.0, low_open=True)
+
+
+_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "k": lambda v: normalize_ks(v),
+    "tau": lambda v: _floats(v, "tau", lambda x, n: check_tau(x)),
+    "lam": lambda v: _floats(v, "lam", _unit),
+    "weights": _check_weights,
+    "pass_power": lambda v: check_real(v, "pass_power", low=0.0),
+    "unanimous_power": lambda v: check_real(v, "unanimous_power", low=0.0),
+    "w": lambda v: _real_vector(v, "w"),
+    "confidence": check_confidence,
+    "alpha0": lambda v: check_prior(v, 1.0)[0],
+    "beta0": lambda v: check_prior(1.0, v)[1],
+    "prior": lambda v: _check_positive(v, "prior"),
+    "bounds": check_bounds,
+    "short": check_short,
+    "ties": _check_ties,
+    "per_question": lambda v: _check_flag(v, "per_question"),
+}
+
+
+def check_options(module: str, options: Mapping[str, Any], *, when: str) -> dict[str, Any]:
+    """Validate keyword options of a metric module, before any data is touched.
+
+    Args:
+        module: the module's name, for messages.
+        options: keyword -> value, as given by the user.
+        when: ``"load"`` or ``"compute"``, for messages.
+
+    Returns:
+        The options unchanged (values are checked, not converted), so the core
+        receives exactly what the user gave.
+
+    Raises:
+        ValueError: a keyword outside the family vocabulary (a typo), or a bad value.
+        ArgumentTypeError: a value of the wrong type.
+    """
+    for name, value in options.items():
+        if name not in KEYWORDS:
+            raise ValueError(unknown_keyword_message(module, name, when))
+        _CHECKS[name](value)
+    return dict(options)
+
+
+def unknown_keyword_message(module: str, name: str, when: str) -> str:
+    """The message for a keyword no module of the family knows."""
+    close = difflib.get_close_matches(name, [*KEYWORDS, *INPUTS], n=1)
+    hint = f" Did you mean `{close[0]}`?" if close else ""
+    return (
+        f"{module}: unknown keyword `{name}` at {when} time.{hint} The kpass metric modules "
+        f"accept {', '.join(KEYWORDS)} (and the inputs {', '.join(INPUTS)})."
+    )
+
+
+# ----------------------------------------------------------------------------- result keys
+
+
+def number_label(value: float) -> str:
+    """A float as it appears in a key: ``0.5`` -> ``"0.5"``, ``1.0`` -> ``"1"``."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(float(value))
+
+
+def _put(results: dict[str, Any], key: str, point: Any, interval: Sequence[Any]) -> None:
+    results[key] = float(point)
+    for suffix, value in zip(SUFFIXES, interval, strict=True):
+        results[key + suffix] = float(value)
+
+
+def _per_question(values: Any) -> list[float]:
+    return [float(v) for v in np.asarray(values, dtype=float).ravel()]
+
+
+@dataclass(frozen=True)
+class _Series:
+    """One reported metric over every requested k: its key and its two core functions."""
+
+    key: str  # a format string with {k}
+    point: Callable[..., Any]
+    interval: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    point_kw: Mapping[str, Any] | None = None
+    interval_kw: Mapping[str, Any] | None = None
+
+
+def _pick(options: Mapping[str, Any], *names: str) -> dict[str, Any]:
+    return {name: options[name] for name in names if name in options}
+
+
+def _accepts(function: Callable[..., Any], name: str) -> bool:
+    return name in inspect.signature(function).parameters
+
+
+def _keep_accepted(function: Callable[..., Any], options: Mapping[str, Any]) -> dict[str, Any]:
+    # Dataset-level estimators take no per_question, and posteriors whose latent target
+    # is defined for every k take no short-question policy: pass what each one takes.
+    return {name: value for name, value in options.items() if _accepts(function, name)}
+
+
+def _run_series(results: dict[str, Any], state: Any, ks: list[int], series: _Series,
+                options: Mapping[str, Any], interval_names: tuple[str, ...]) -> None:
+    short = _pick(options, "short")
+    point_kw = {**_keep_accepted(series.point, short), **(series.point_kw or {})}
+    interval_kw = {**_pick(options, *interval_names), **_keep_accepted(series.interval, short),
+                   **(series.interval_kw or {})}
+    points = series.point(state, ks, *series.args, **point_kw)
+    intervals = series.interval(state, ks, *series.args, **interval_kw)
+    per_question = options.get("per_question", False) and _accepts(series.point, "per_question")
+    per_k = (series.point(state, ks, *series.args, per_question=True, **point_kw)
+             if per_question else [None] * len(ks))
+    for budget, value, interval, each in zip(ks, points, intervals, per_k, strict=True):
+        key = series.key.format(k=budget)
+        _put(results, key, value, interval)
+        if each is not None:
+            results[key + "_per_question"] = _per_question(each)
+
+
+def _run_per_k(results: dict[str, Any], state: Any, ks: list[int], series_for_k: Callable[
+        [int], list[_Series]], options: Mapping[str, Any], interval_names: tuple[str, ...]) -> None:
+    """Like :func:`_run_series`, for series whose arguments depend on k (spectrum weights)."""
+    for budget in ks:
+        for series in series_for_k(budget):
+            _run_series(results, state, [budget], series, options, interval_names)
+
+
+_BINARY_INTERVAL = ("confidence", "bounds", "alpha0", "beta0")
+_CATEGORICAL_INTERVAL = ("confidence", "bounds")
+
+
+def _ks(options: Mapping[str, Any]) -> list[int]:
+    return normalize_ks(options.get("k", 1))[0]
+
+
+def pass_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Pass@k and Pass^k: keys ``pass@{k}`` and ``pass^{k}`` with the four suffixes."""
+    kp = _kpass()
+    results: dict[str, Any] = {}
+    ks = _ks(options)
+    for series in (_Series("pass@{k}", kp.pass_at_k, kp.pass_at_k_ci),
+                   _Series("pass^{k}", kp.pass_hat_k, kp.pass_hat_k_ci)):
+        _run_series(results, state, ks, series, options, _BINARY_INTERVAL)
+    return results
+
+
+def g_pass_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """G-Pass@k, G-Pass@k_tau for each tau, mG-Pass@k."""
+    kp = _kpass()
+    results: dict[str, Any] = {}
+    ks = _ks(options)
+    series = [_Series("g-pass@{k}", kp.g_pass_at_k, kp.g_pass_at_k_ci)]
+    if "tau" in options:
+        for tau in _floats(options["tau"], "tau", lambda x, n: check_tau(x))[0]:
+            series.append(_Series("g-pass@{k}_tau" + number_label(tau), kp.g_pass_at_k_tau,
+                                  kp.g_pass_at_k_tau_ci, args=(tau,)))
+    series.append(_Series("mg-pass@{k}", kp.mg_pass_at_k, kp.mg_pass_at_k_ci))
+    for item in series:
+        _run_series(results, state, ks, item, options, _BINARY_INTERVAL)
+    return results
+
+
+def maj_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Maj@k (strict majority of k samples correct; cons@k): key ``maj@{k}``."""
+    kp = _kpass()
+    results: dict[str, Any] = {}
+    _run_series(results, state, _ks(options), _Series("maj@{k}", kp.maj_at_k, kp.maj_at_k_ci),
+                options, _BINARY_INTERVAL)
+    return results
+
+
+def auc_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """AUC@K (area under Pass@1..Pass@K): key ``auc@{k}``."""
+    kp = _kpass()
+    results: dict[str, Any] = {}
+    _run_series(results, state, _ks(options), _Series("auc@{k}", kp.auc_at_k, kp.auc_at_k_ci),
+                options, _BINARY_INTERVAL)
+    return results
+
+
+def _weights_for(options: Mapping[str, Any], budget: int) -> Any:
+    weights = options.get("weights")
+    if isinstance(weights, Mapping):
+        return weights.get(budget)
+    return weights
+
+
+def geo_spectrum_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Geom@k, dataset-level Geom@k, GeoSpectrum, GeoSpectrum* and the threshold spectrum."""
+    kp = _kpass()
+    results: dict[str, Any] = {}
+    ks = _ks(options)
+    powers = _pick(options, "pass_power", "unanimous_power")
+    for key, point, interval in (("geom@{k}", kp.geom_at_k, kp.geom_at_k_ci),
+                                 ("geom_ds@{k}", kp.geom_ds_at_k, kp.geom_ds_at_k_ci)):
+        _run_series(results, state, ks, _Series(key, point, interval, point_kw=powers,
+                                                interval_kw=powers), options, _BINARY_INTERVAL)
+    lams, _ = _floats(options["lam"], "lam", _unit) if "lam" in options else ([None], False)
+
+    def spectrum(budget: int) -> list[_Series]:
+        weights = {"weights": _weights_for(options, budget)}
+        found = []
+        for lam in lams:
+            key = "geo_spectrum@{k}" if lam is None else "geo_spectrum@{k}_lam" + number_label(lam)
+            kw = weights if lam is None else {**weights, "lam": lam}
+            found.append(_Series(key, kp.geo_spectrum_at_k, kp.geo_spectrum_at_k_ci,
+                                 point_kw=kw, interval_kw=kw))
+        found.append(_Series("geo_spectrum_star@{k}", kp.geo_spectrum_star_at_k,
+                             kp.geo_spectrum_star_at_k_ci))
+        # Same weights as GeoSpectrum; by default the upper-half mG weights (= mG-Pass@k).
+        chosen = weights["weights"]
+        if chosen is None:
+            chosen = mg_spectrum_weights(budget).tolist()
+        found.append(_Series("threshold_spectrum@{k}", kp.threshold_spectrum_at_k,
+                             kp.threshold_spectrum_at_k_ci, args=(chosen,)))
+        return found
+
+    _run_per_k(results, state, ks, spectrum, options, _BINARY_INTERVAL)
+    return results
+
+
+def max_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Max@k with categorical rewards ``w``: key ``max@{k}``."""
+    kp = _kpass()
+    results: dict[str, Any] = {}
+    w = _pick(options, "w")
+    _run_series(results, state, _ks(options),
+                _Series("max@{k}", kp.max_at_k, kp.max_at_k_ci, point_kw=w, interval_kw=w),
+                options, _CATEGORICAL_INTERVAL)
+    return results
+
+
+def _single_questions(state: Any) -> list[Any]:
+    counts_type = type(state)
+    return [counts_type(state.counts[i:i + 1], state.prior_counts[i:i + 1])
+            for i in range(state.n_questions)]
+
+
+def bayes_at_n(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Bayes@N with weights ``w`` and prior outcomes: key ``bayes@n``.
+
+    The point estimate is the posterior mean (``bayes@n`` equals ``bayes@n_mu``).
+    Per-question values are each question's own posterior mean.
+    """
+    kp = _kpass()
+    kw = {**_pick(options, "w"), **_pick(options, *_CATEGORICAL_INTERVAL)}
+    mu, sigma, lo, hi = kp.bayes_ci(state, **kw)
+    results: dict[str, Any] = {}
+    _put(results, "bayes@n", mu, (mu, sigma, lo, hi))
+    if options.get("per_question", False):
+        w = _pick(options, "w")
+        results["bayes@n_per_question"] = [float(kp.bayes(one, **w)[0])
+                                           for one in _single_questions(state)]
+    return results
+
+
+def avg_at_n_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """avg@N with its Bayesian sigma and interval: key ``avg@n``.
+
+    The point estimate is the plain (weighted) average; ``avg@n_mu`` is the same
+    number, the centre of the interval, as returned by ``kpass.avg_ci``.
+    """
+    kp = _kpass()
+    kw = {**_pick(options, "w"), **_pick(options, *_CATEGORICAL_INTERVAL)}
+    a, sigma, lo, hi = kp.avg_ci(state, **kw)
+    results: dict[str, Any] = {}
+    _put(results, "avg@n", a, (a, sigma, lo, hi))
+    if options.get("per_question", False):
+        results["avg@n_per_question"] = _per_question(
+            kp.avg(state, **_pick(options, "w"), per_question=True))
+    return results
+
+
+def vote_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Vote@k over answer strings against one gold answer per question: key ``vote@{k}``."""
+    from . import vote
+
+    answers, references = state
+    ks = _ks(options)
+    common = _pick(options, "ties", "short")
+    points = vote.vote_at_k(answers, references, ks, **common)
+    intervals = vote.vote_at_k_ci(answers, references, ks, **common,
+                                  **_pick(options, "confidence", "bounds", "prior"))
+    per_question = options.get("per_question", False)
+    results: dict[str, Any] = {}
+    for budget, value, interval in zip(ks, points, intervals, strict=True):
+        key = f"vote@{budget}"
+        _put(results, key, value, interval)
+        if per_question:
+            results[key + "_per_question"] = _per_question(
+                vote.vote_at_k(answers, references, budget, per_question=True, **common))
+    return results
+
+
+#: Module name -> (kind of per-question state, function computing its results).
+FAMILIES: dict[str, tuple[str, Callable[[Any, Mapping[str, Any]], dict[str, Any]]]] = {
+    "pass_at_k_bayes": ("binary", pass_at_k_bayes),
+    "g_pass_at_k_bayes": ("binary", g_pass_at_k_bayes),
+    "maj_at_k_bayes": ("binary", maj_at_k_bayes),
+    "auc_at_k_bayes": ("binary", auc_at_k_bayes),
+    "geo_spectrum_bayes": ("binary", geo_spectrum_bayes),
+    "max_at_k_bayes": ("categorical", max_at_k_bayes),
+    "bayes_at_n": ("categorical", bayes_at_n),
+    "avg_at_n_bayes": ("categorical", avg_at_n_bayes),
+    "vote_at_k_bayes": ("answers", vote_at_k_bayes),
+}
+
+#: Which inputs each kind of module takes (its evaluate feature names).
+INPUTS_OF_KIND = {
+    "binary": ("predictions",),
+    "categorical": ("predictions", "R0"),
+    "answers": ("predictions", "references"),
+}
+
+
+def compute_results(module: str, state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The flat result dict of one module on per-question state.
+
+    Args:
+        module: a key of :data:`FAMILIES`.
+        state: BinaryCounts, CategoricalCounts, or (answers, references).
+        options: checked keyword options (see :func:`check_options`).
+
+    Returns:
+        Key -> Python float (lists of floats for ``*_per_question``).
+    """
+    _, run = FAMILIES[module]
+    return run(state, options)
+

@@ -1,0 +1,459 @@
+"""``kpass report``: which metrics, which k, and the numbers for each outcome file.
+
+Every metric row holds the point estimate (the family's unbiased estimator) and
+the posterior mean, standard deviation and credible interval of the matching
+``*_ci`` function, all computed from the per-question counts that
+:mod:`kpass._readers` produced, so no outcome matrix is ever held in memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._readers import LoadedFile, ReportError
+
+LEGEND_WIDTH = 96
+FULL_LADDER_UP_TO = 8
+"""Up to this n the default k ladder is every k = 1..n; above it, powers of two and n."""
+
+
+@dataclass(frozen=True)
+class Family:
+    """A metric family as ``kpass report`` shows it.
+
+    Attributes:
+        key: the name used by ``--metrics`` and in JSON/CSV output, e.g. ``pass^k``.
+        function: the kpass point function; its ``_ci`` companion gives the posterior.
+        title: the row label, with ``{k}``, ``{tau}`` or ``{n}`` filled in.
+        aliases: other names accepted by ``--metrics``.
+        per_k: whether the metric has a k (avg@n does not).
+        uses_tau: whether the metric takes the G-Pass threshold tau.
+        default: shown when ``--metrics`` is not given.
+    """
+
+    key: str
+    function: str
+    title: str
+    aliases: tuple[str, ...] = ()
+    per_k: bool = True
+    uses_tau: bool = False
+    default: bool = True
+
+    def label(self, k: int | None, tau: float | None, n: str) -> str:
+        """The row label, e.g. ``Pass^3``, ``G-Pass@4_0.5``, ``Avg@4``."""
+        return self.title.format(k=k, tau=f"{tau:g}" if tau is not None else "", n=n)
+
+
+FAMILIES = (
+    Family("pass@k", "pass_at_k", "Pass@{k}", ("pass_at_k", "pass")),
+    Family("pass^k", "pass_hat_k", "Pass^{k}", ("pass_hat_k", "pass-hat", "unanimous@k")),
+    Family("g-pass@k", "g_pass_at_k_tau", "G-Pass@{k}_{tau}",
+           ("g_pass_at_k_tau", "g-pass", "gpass@k"), uses_tau=True),
+    Family("mg-pass@k", "mg_pass_at_k", "mG-Pass@{k}", ("mg_pass_at_k", "mg-pass", "mgpass@k")),
+    Family("maj@k", "maj_at_k", "Maj@{k}", ("maj_at_k", "maj")),
+    Family("cons@k", "cons_at_k", "Cons@{k}", ("cons_at_k", "cons"), default=False),
+    Family("auc@k", "auc_at_k", "AUC@{k}", ("auc_at_k", "auc")),
+    Family("geo-spectrum*@k", "geo_spectrum_star_at_k", "GeoSpectrum*@{k}",
+           ("geo_spectrum_star_at_k", "geo-spectrum*", "geo@k"), default=False),
+    Family("avg@n", "avg", "Avg@{n}", ("avg", "avg@k"), per_k=False),
+)
+
+PLOTTED = ("pass@k", "pass^k", "g-pass@k", "maj@k")
+"""The families drawn by ``--plot``."""
+
+
+def family(name: str) -> Family:
+    """Look a family up by key or alias (case-insensitive).
+
+    Args:
+        name: e.g. ``pass^k``, ``pass_hat_k``, ``Maj@k``.
+
+    Returns:
+        The family.
+
+    Raises:
+        ValueError: no family has that name.
+    """
+    wanted = name.strip().lower()
+    for candidate in FAMILIES:
+        if wanted == candidate.key or wanted in candidate.aliases:
+            return candidate
+    names = ", ".join(f.key for f in FAMILIES)
+    raise ValueError(f"unknown metric {name!r}; choose from {names}, or all")
+
+
+def parse_metrics(text: str | None) -> list[Family]:
+    """The families named in a comma-separated ``--metrics`` value, in the canonical order.
+
+    Args:
+        text: e.g. ``"pass@k,pass^k"``, ``"all"``, or None for the defaults.
+
+    Returns:
+        The selected families, without duplicates.
+
+    Raises:
+        ValueError: an unknown name, or an empty list.
+    """
+    if text is None:
+        return [f for f in FAMILIES if f.default]
+    names = [name for name in text.split(",") if name.strip()]
+    if not names:
+        raise ValueError("`--metrics` must name at least one metric")
+    if any(name.strip().lower() == "all" for name in names):
+        return list(FAMILIES)
+    chosen = {family(name).key for name in names}
+    return [f for f in FAMILIES if f.key in chosen]
+
+
+def default_ks(n: int) -> list[int]:
+    """The default k ladder for questions with at least ``n`` samples.
+
+    Every k up to 8 samples (so Pass^1..Pass^4 for four trials); beyond that the
+    powers of two below n, then n itself.
+
+    Args:
+        n: the smallest number of samples of any question.
+
+    Returns:
+        The increasing list of k.
+
+    Example:
+        >>> default_ks(4), default_ks(80)
+        ([1, 2, 3, 4], [1, 2, 4, 8, 16, 32, 64, 80])
+    """
+    if n <= FULL_LADDER_UP_TO:
+        return list(range(1, n + 1))
+    ladder = []
+    k = 1
+    while k < n:
+        ladder.append(k)
+        k *= 2
+    return ladder + [n]
+
+
+@dataclass
+class Row:
+    """One metric at one k (and tau) for one input."""
+
+    metric: str
+    label: str
+    k: int | None
+    tau: float | None
+    questions: int
+    estimate: float
+    mean: float
+    sd: float
+    lo: float
+    hi: float
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain JSON-safe fields."""
+        return {
+            "metric": self.metric, "label": self.label, "k": self.k, "tau": self.tau,
+            "questions": self.questions, "estimate": self.estimate, "mean": self.mean,
+            "sd": self.sd, "lo": self.lo, "hi": self.hi,
+        }
+
+
+@dataclass
+class Report:
+    """The numbers for every input, row-aligned across inputs.
+
+    Attributes:
+        inputs: the files read.
+        labels: a short name for each input (column headers).
+        rows: for each input, its rows, in the same metric/k/tau order for all.
+        confidence: the credibility level of the intervals.
+        short: the policy for questions with fewer than k samples.
+        notes: lines printed under the table (data attribution and the like).
+    """
+
+    inputs: list[LoadedFile]
+    labels: list[str]
+    rows: list[list[Row]]
+    confidence: float
+    short: str
+    notes: list[str] = field(default_factory=list)
+
+
+def check_ks(loaded: LoadedFile, ks: list[int], short: str) -> None:
+    """Refuse a k that some question cannot supply, naming where that question is.
+
+    Args:
+        loaded: the input.
+        ks: the requested k.
+        short: ``error`` (every question needs n >= k) or ``skip``.
+
+    Raises:
+        ReportError: a question has fewer than k samples and short is ``error``,
+            or no question has k samples.
+    """
+    for k in ks:
+        if k > loaded.n_max:
+            raise ReportError(loaded.source, f"k={k} is larger than every question's number "
+                                             f"of samples (at most n={loaded.n_max})")
+        if k > loaded.n_min and short == "error":
+            raise ReportError(loaded.source, f"the question has n={loaded.n_min} samples, fewer "
+                                             f"than k={k}; choose --k up to {loaded.n_min}, or "
+                                             "pass --short skip to leave such questions out at "
+                                             "that k", loaded.shortest)
+
+
+def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus: list[float],
+                 confidence: float, short: str = "error") -> list[Row]:
+    """Every selected metric at every k (and tau) for one input.
+
+    Args:
+        loaded: the input's counts.
+        families: the metric families, in display order.
+        ks: the k values (already checked with :func:`check_ks`).
+        taus: G-Pass thresholds.
+        confidence: credibility level of the intervals.
+        short: ``error`` or ``skip`` for questions with fewer than k samples.
+
+    Returns:
+        The rows, family by family, tau by tau, k by k.
+
+    Raises:
+        ReportError: kpass refused the input (the message names the metric).
+    """
+    import kpass
+
+    counts = loaded.counts
+    n_label = str(loaded.n_min) if loaded.n_min == loaded.n_max else "n"
+    used = {k: int(np.count_nonzero(counts.n_samples >= k)) for k in ks}
+    extra = {"short": short} if short != "error" else {}
+    rows: list[Row] = []
+    for fam in families:
+        point = getattr(kpass, fam.function, None)
+        posterior = getattr(kpass, fam.function + "_ci", None)
+        if point is None or posterior is None:
+            raise ReportError(loaded.source, f"metric {fam.key} needs kpass.{fam.function} and "
+                                             f"kpass.{fam.function}_ci, which this kpass lacks")
+        try:
+            if not fam.per_k:
+                estimate, _ = point(counts)
+                mean, sd, lo, hi = posterior(counts, confidence=confidence, bounds=(0.0, 1.0))
+                rows.append(Row(fam.key, fam.label(None, None, n_label), None, None,
+                                counts.n_questions, *_floats(estimate, mean, sd, lo, hi)))
+                continue
+            for tau in taus if fam.uses_tau else [None]:
+                args = (counts, ks) if tau is None else (counts, ks, tau)
+                estimates = point(*args, **extra)
+                posteriors = posterior(*args, confidence=confidence, **extra)
+                for k, estimate, (mean, sd, lo, hi) in zip(ks, estimates, posteriors,
+                                                          strict=True):
+                    rows.append(Row(fam.key, fam.label(k, tau, n_label), k, tau, used[k],
+                                    *_floats(estimate, mean, sd, lo, hi)))
+        except (TypeError, ValueError) as error:
+            raise ReportError(loaded.source, f"{fam.key}: {error}") from None
+    return rows
+
+
+def _floats(*values: Any) -> tuple[float, ...]:
+    return tuple(float(value) for value in values)
+
+
+def input_labels(sources: list[str]) -> list[str]:
+    """Short, distinct column names for the inputs: file names, or paths where names clash."""
+    from pathlib import Path
+
+    names = [Path(source).name or source for source in sources]
+    return [name if names.count(name) == 1 else source for name, source in zip(names, sources,
+                                                                                strict=True)]
+
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def _describe(loaded: LoadedFile) -> str:
+    m = loaded.counts.n_questions
+    samples = (f"{loaded.n_min} samples each" if loaded.n_min == loaded.n_max
+               else f"{loaded.n_min} to {loaded.n_max} samples each")
+    column = f", column `{loaded.column}`" if loaded.column else ""
+    left_out = f", {len(loaded.bad_rows)} unreadable rows left out" if loaded.bad_rows else ""
+    return f"{m} question{'s' if m != 1 else ''}, {samples}{column}{left_out}"
+
+
+def _interval_title(confidence: float) -> str:
+    return f"{confidence * 100:g}% interval"
+
+
+def _show_questions(report: Report) -> bool:
+    return any(row.questions < loaded.counts.n_questions
+               for loaded, rows in zip(report.inputs, report.rows, strict=True) for row in rows)
+
+
+def _row_labels(report: Report) -> list[str]:
+    first = report.rows[0]
+    labels = []
+    for index, row in enumerate(first):
+        if row.k is None and len({rows[index].label for rows in report.rows}) > 1:
+            labels.append("Avg@n")
+        else:
+            labels.append(row.label)
+    return labels
+
+
+def _cells(row: Row, digits: int, with_questions: bool) -> list[str]:
+    cells = [f"{row.estimate:.{digits}f}", f"{row.mean:.{digits}f}", f"{row.sd:.{digits}f}",
+             f"[{row.lo:.{digits}f}, {row.hi:.{digits}f}]"]
+    return ([str(row.questions)] if with_questions else []) + cells
+
+
+def render_table(report: Report, digits: int = 3) -> str:
+    """A plain-text table for the terminal, inputs side by side.
+
+    Args:
+        report: the numbers.
+        digits: decimals shown.
+
+    Returns:
+        The table with a header line per input and notes underneath.
+    """
+    with_questions = _show_questions(report)
+    sub = (["questions"] if with_questions else []) + ["estimate", "mean", "sd",
+                                                       _interval_title(report.confidence)]
+    labels = _row_labels(report)
+    body = [[label] + [cell for rows in report.rows
+                       for cell in _cells(rows[index], digits, with_questions)]
+            for index, label in enumerate(labels)]
+    header = ["metric"] + sub * len(report.inputs)
+    widths = [max(len(line[i]) for line in [header] + body) for i in range(len(header))]
+    group = len(sub)
+    gap = "   "
+
+    left = [i == 0 or name.endswith("interval") for i, name in enumerate(header)]
+
+    def line(cells: list[str]) -> str:
+        parts = [cells[0].ljust(widths[0])]
+        for index, cell in enumerate(cells[1:], 1):
+            separator = gap if (index - 1) % group == 0 else "  "
+            parts.append(separator + (cell.ljust(widths[index]) if left[index]
+                                      else cell.rjust(widths[index])))
+        return "".join(parts).rstrip()
+
+    out = []
+    for label, loaded in zip(report.labels, report.inputs, strict=True):
+        out.append(f"{label}: {_describe(loaded)}")
+    out.append("")
+    if len(report.inputs) > 1:
+        titles = [widths[0] * " "]
+        for position, label in enumerate(report.labels):
+            span = sum(widths[1 + position * group:1 + (position + 1) * group]) + 2 * (group - 1)
+            titles.append(gap + label[:span].ljust(span))
+        out.append("".join(titles).rstrip())
+    out.append(line(header))
+    out.extend(line(cells) for cells in body)
+    out.append("")
+    out.extend(_legend(report))
+    return "\n".join(out) + "\n"
+
+
+def _legend(report: Report) -> list[str]:
+    import textwrap
+
+    paragraphs = [
+        "estimate: the unbiased estimator from the samples; mean, sd: posterior under a uniform "
+        f"Beta(1, 1) prior per question; {_interval_title(report.confidence)}: normal "
+        "approximation, clipped to [0, 1].",
+    ]
+    if _show_questions(report):
+        paragraphs.append("questions: those with at least k samples (--short skip leaves the "
+                          "others out at that k).")
+    return [line for paragraph in paragraphs + report.notes
+            for line in textwrap.wrap(paragraph, width=LEGEND_WIDTH)]
+
+
+def render_markdown(report: Report, digits: int = 3) -> str:
+    """A GitHub-flavoured Markdown table, inputs side by side.
+
+    Args:
+        report: the numbers.
+        digits: decimals shown.
+
+    Returns:
+        The table (no notes; a paper's caption should say what the columns are).
+    """
+    with_questions = _show_questions(report)
+    sub = (["questions"] if with_questions else []) + ["estimate", "mean", "sd",
+                                                       _interval_title(report.confidence)]
+    many = len(report.inputs) > 1
+    header = ["metric"] + [f"{label} {name}" if many else name
+                           for label in report.labels for name in sub]
+    align = [":---"] + [":---" if name.endswith("interval") else "---:"
+                        for _ in report.labels for name in sub]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    for index, label in enumerate(_row_labels(report)):
+        cells = [label] + [cell for rows in report.rows
+                           for cell in _cells(rows[index], digits, with_questions)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+CSV_FIELDS = ("file", "metric", "label", "k", "tau", "questions", "estimate", "mean", "sd", "lo",
+              "hi", "confidence")
+
+
+def render_csv(report: Report) -> str:
+    """One CSV line per input, metric, k and tau, at full precision.
+
+    Args:
+        report: the numbers.
+
+    Returns:
+        The CSV text with a header line.
+    """
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for label, rows in zip(report.labels, report.rows, strict=True):
+        for row in rows:
+            fields = row.as_dict()
+            fields.update(file=label, confidence=report.confidence)
+            writer.writerow({key: "" if value is None else value for key, value in fields.items()})
+    return buffer.getvalue()
+
+
+def render_json(report: Report) -> str:
+    """The report as JSON: the inputs described, then one object per result row.
+
+    Args:
+        report: the numbers.
+
+    Returns:
+        Indented JSON text.
+    """
+    import json
+
+    document = {
+        "confidence": report.confidence,
+        "prior": {"alpha0": 1.0, "beta0": 1.0},
+        "short": report.short,
+        "inputs": [
+            {
+                "file": label, "path": loaded.source, "column": loaded.column,
+                "questions": loaded.counts.n_questions, "n_min": loaded.n_min,
+                "n_max": loaded.n_max,
+                "bad_rows": [{"where": where, "problem": problem}
+                             for where, problem in loaded.bad_rows],
+            }
+            for label, loaded in zip(report.labels, report.inputs, strict=True)
+        ],
+        "results": [
+            {"file": label, **row.as_dict()}
+            for label, rows in zip(report.labels, report.rows, strict=True) for row in rows
+        ],
+        "notes": report.notes,
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+RENDERERS = {"table": render_table, "markdown": render_markdown, "csv": render_csv,
+             "json": render_json}

@@ -1,0 +1,112 @@
+"""Distinct per-question states with multiplicities.
+
+Every binary metric depends on a question only through its state (n, c), so M
+questions reduce to their distinct states (at most N + 1 for rectangular data,
+whatever M is), the metric is evaluated once per state, and the dataset value is
+the multiplicity-weighted average.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ._inputs import BinaryCounts
+
+SHORT_HINT = "pass short='skip' to leave them out for that k"
+
+
+@dataclass(frozen=True)
+class BinaryStates:
+    """Distinct (n, c) states of the questions kept for one k.
+
+    Attributes:
+        n: (S,) samples of each state.
+        c: (S,) correct samples of each state.
+        weight: (S,) number of questions in each state (float, for dot products).
+        inverse: (M_kept,) state index of every kept question, in input order.
+        kept: (M,) mask of the questions kept (all true unless short='skip').
+        total: number of questions kept.
+    """
+
+    n: npt.NDArray[np.int64]
+    c: npt.NDArray[np.int64]
+    weight: npt.NDArray[np.float64]
+    inverse: npt.NDArray[np.int64]
+    kept: npt.NDArray[np.bool_]
+    total: int
+
+    def mean(self, values: npt.NDArray[np.float64]) -> float:
+        """Question-average of per-state values."""
+        return float(np.dot(self.weight, values) / self.total)
+
+    def sum_of_variances(self, values: npt.NDArray[np.float64]) -> float:
+        """Sum over questions of per-state variances, divided by M^2."""
+        return float(np.dot(self.weight, values) / (self.total * self.total))
+
+    def per_question(self, values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Per-question vector in input order (NaN for questions left out)."""
+        out = np.full(self.kept.size, np.nan)
+        out[self.kept] = values[self.inverse]
+        return out
+
+
+def states_for(counts: BinaryCounts, k: int | None, short: str) -> BinaryStates:
+    """Distinct states of the questions that have at least k samples.
+
+    Args:
+        counts: validated per-question counts.
+        k: the budget the finite-sample estimator needs (None: no requirement).
+        short: 'error' to refuse questions with n < k, 'skip' to leave them out.
+
+    Returns:
+        The states.
+
+    Raises:
+        ValueError: some questions have fewer than k samples and short='error',
+            or every question does.
+    """
+    n = counts.n_samples
+    kept = np.ones(n.size, dtype=bool)
+    if k is not None:
+        short_mask = n < k
+        if short_mask.any():
+            count = int(short_mask.sum())
+            smallest = int(n.min())
+            if short == "error" or count == n.size:
+                what = "every question" if count == n.size else f"{count} of {n.size} questions"
+                hint = "" if count == n.size else f"; {SHORT_HINT}"
+                raise ValueError(
+                    f"`k` must be an int in [1, n]; got k={k} but {what} have fewer than k "
+                    f"samples (smallest n={smallest}){hint}"
+                )
+            kept = ~short_mask
+    n_kept = n[kept]
+    c_kept = counts.n_correct[kept]
+    if counts.rectangular:
+        histogram = np.bincount(c_kept, minlength=int(n_kept[0]) + 1)
+        values = np.flatnonzero(histogram)
+        lookup = np.zeros(histogram.size, dtype=np.int64)
+        lookup[values] = np.arange(values.size)
+        return BinaryStates(
+            n=np.full(values.size, n_kept[0], dtype=np.int64),
+            c=values.astype(np.int64),
+            weight=histogram[values].astype(np.float64),
+            inverse=lookup[c_kept],
+            kept=kept,
+            total=int(n_kept.size),
+        )
+    keys = n_kept * (int(c_kept.max()) + 1 if c_kept.size else 1) + c_kept
+    unique, first, inverse, multiplicity = np.unique(
+        keys, return_index=True, return_inverse=True, return_counts=True
+    )
+    return BinaryStates(
+        n=n_kept[first],
+        c=c_kept[first],
+        weight=multiplicity.astype(np.float64),
+        inverse=inverse.astype(np.int64),
+        kept=kept,
+        total=int(n_kept.size),
+    )

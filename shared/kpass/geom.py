@@ -1,0 +1,556 @@
+"""Geometric blends of Pass@k with Pass^k or a threshold spectrum: Geom@k and GeoSpectrum.
+
+Geom@k blends each question's Pass@k and Unanimous@k (Pass^k) geometrically before
+averaging; the dataset-level Geom@k blends the two dataset averages. GeoSpectrum
+blends dataset Pass@k with a threshold spectrum S_w (by default the upper-half
+mG weights, giving GeoSpectrum* = sqrt(Pass@k mG-Pass@k)).
+
+Posterior summaries use the exact posterior moments and covariance of the two
+blended quantities, propagated through g(x, y) = x^a y^b by the first-order delta
+method (an approximation, as in the reference library).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from . import _driver
+from ._credits import (
+    Credit,
+    mg_spectrum_weights,
+    pass_credit,
+    posterior_covariance,
+    posterior_moments,
+    posterior_parameters,
+    spectrum_credit,
+    state_values,
+    unanimous_credit,
+)
+from ._inputs import ArgumentTypeError, check_real, check_short, normalize_ks
+from ._states import BinaryStates, states_for
+
+FloatArray = npt.NDArray[np.float64]
+WeightsLike = npt.ArrayLike | None
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _check_powers(pass_power: Any, unanimous_power: Any) -> tuple[float, float]:
+    a = check_real(pass_power, "pass_power")
+    b = check_real(unanimous_power, "unanimous_power")
+    if a == 0.0 and b == 0.0:
+        raise ValueError("`pass_power` and `unanimous_power` must not both be 0; got 0 and 0")
+    return a, b
+
+
+def _blend(x: FloatArray, y: FloatArray, a: float, b: float) -> FloatArray:
+    """x^a y^b elementwise, with the reference library's rules for zeros and negative powers."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    for base, power, other, other_power, name in ((x, a, y, b, "pass_power"),
+                                                  (y, b, x, a, "unanimous_power")):
+        if power < 0.0:
+            trouble = (base == 0.0) & ~((other == 0.0) & (other_power > 0.0))
+            if trouble.any():
+                raise ValueError(
+                    f"`{name}` must be non-negative where its quantity is 0; got {name}={power}"
+                )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.power(x, a) * np.power(y, b)
+    zero = ((x == 0.0) & (a < 0.0)) | ((y == 0.0) & (b < 0.0))
+    return np.where(zero, 0.0, out)
+
+
+def _delta(mx: FloatArray, vx: FloatArray, my: FloatArray, vy: FloatArray, cov: FloatArray,
+           a: float, b: float) -> tuple[FloatArray, FloatArray]:
+    """Mean x^a y^b and first-order delta-method variance, elementwise."""
+    mean = _blend(mx, my, a, b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gx = a * np.power(mx, a - 1.0) * np.power(my, b) if a != 0.0 else np.zeros_like(mean)
+        gy = b * np.power(mx, a) * np.power(my, b - 1.0) if b != 0.0 else np.zeros_like(mean)
+        variance = gx * gx * vx + gy * gy * vy + 2.0 * gx * gy * cov
+    variance = np.where(mean == 0.0, 0.0, np.maximum(variance, 0.0))
+    return mean, variance
+
+
+def _resolve_lambda(lam: Any, lambda_: Any) -> float:
+    if lambda_ is not None:
+        if lam != 0.5:
+            raise ArgumentTypeError(
+                f"give the coupling as `lam` or `lambda_`, not both; got lam={lam!r}, "
+                f"lambda_={lambda_!r}"
+            )
+        lam = lambda_
+    return check_real(lam, "lam", low=0.0, high=1.0)
+
+
+def _check_weights(weights: Any, k: int) -> FloatArray:
+    try:
+        array = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(
+            f"`weights` must be a length-{k} sequence of numbers; got weights={weights!r}"
+        ) from None
+    if array.ndim != 1 or array.size != k:
+        raise ValueError(
+            f"`weights` must have one weight per threshold r = 1..k (length {k}); got shape "
+            f"{array.shape}"
+        )
+    if not np.all(np.isfinite(array)) or np.any(array < 0.0):
+        raise ValueError(f"`weights` must be non-negative and finite; got {array.tolist()}")
+    total = float(np.sum(array))
+    if total > 1.0 + 1e-12:
+        raise ValueError(f"`weights` must sum to at most 1; got sum={total}")
+    return array
+
+
+def _weights_per_k(weights: Any, ks: list[int], many: bool) -> list[Any]:
+    """One weight vector per k: a single vector for one k, or a list of vectors for several."""
+    if weights is None:
+        return [None] * len(ks)
+    if not many:
+        return [weights]
+    if len(ks) == 1 and np.ndim(weights) == 1:
+        return [weights]
+    if not isinstance(weights, Sequence) or len(weights) != len(ks):
+        raise ValueError(
+            f"with several k, `weights` must be a list of {len(ks)} weight vectors, one per k"
+        )
+    return list(weights)
+
+
+def _spectrum_for(weights: Any, k: int) -> Credit:
+    chosen = mg_spectrum_weights(k) if weights is None else _check_weights(weights, k)
+    return spectrum_credit(chosen)
+
+
+def _latent_states(R: Any) -> BinaryStates:
+    _, states = _driver.all_states(R)
+    return states
+
+
+# ----------------------------------------------------------------------------- point estimators
+
+
+def threshold_spectrum_at_k(R: Any, k: Any, weights: Any, *, short: str = "error",
+                            per_question: bool = False) -> Any:
+    r"""Finite-bank threshold spectrum S_{w,k}(R) = sum_r w_r T_{r,k}(R).
+
+    Formula:
+        T_{r,k} is G-Pass@k at threshold r; equivalently the credit of j correct in k
+        is A_j = sum_{r <= j} w_r, and S_q = E[A_X], X ~ Hypergeometric(n_q, c_q, k).
+
+    Args:
+        R: binary outcomes (matrix, ragged lists, or BinaryCounts).
+        k: 1 <= k <= n, or a sequence of k.
+        weights: length-k non-negative finite weights with sum <= 1 (a list of such
+            vectors, one per k, when k is a sequence).
+        short: ``"error"`` or ``"skip"``.
+        per_question: return per-question values.
+
+    Returns:
+        float (or array); a list for several k.
+
+    Raises:
+        ValueError: bad outcomes, k or weights.
+
+    Example:
+        >>> import numpy as np
+        >>> R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
+        >>> round(threshold_spectrum_at_k(R, 3, [0.0, 0.0, 1.0]), 6)
+        0.25
+    """
+    ks, many = normalize_ks(k)
+    per_k = dict(zip(ks, _weights_per_k(weights, ks, many), strict=True))
+    if any(w is None for w in per_k.values()):
+        raise ValueError("`weights` is required: a length-k sequence of non-negative weights")
+    return _driver.point(R, k, lambda b: spectrum_credit(_check_weights(per_k[b], b)),
+                         short=short, per_question=per_question)
+
+
+def geom_at_k(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float = 0.5, *,
+              short: str = "error", per_question: bool = False) -> Any:
+    r"""Questionwise Geom@k: (1/M) sum_q Pass@k_q^a Unanimous@k_q^b.
+
+    Formula:
+        P_q = 1 - C(n_q - c_q, k)/C(n_q, k), U_q = C(c_q, k)/C(n_q, k), G_q = P_q^a U_q^b.
+
+    Args:
+        R: binary outcomes.
+        k: 1 <= k <= n, or a sequence of k.
+        pass_power: exponent a of Pass@k.
+        unanimous_power: exponent b of Unanimous@k.
+        short: ``"error"`` or ``"skip"``.
+        per_question: return per-question values.
+
+    Returns:
+        float (or array); a list for several k.
+
+    Raises:
+        ValueError: bad outcomes, k or powers.
+
+    Example:
+        >>> import numpy as np
+        >>> R = np.array([[0, 1, 1, 0, 1],
+        ...               [1, 1, 0, 1, 1]])
+        >>> round(geom_at_k(R, 2), 6)
+        0.647106
+    """
+    a, b = _check_powers(pass_power, unanimous_power)
+    counts = _driver.binary_counts(R)
+    ks, many = normalize_ks(k)
+    short = check_short(short)
+    per_question = _driver.check_flag(per_question, "per_question")
+    results = []
+    for budget in ks:
+        states = states_for(counts, budget, short)
+        values = _blend(state_values(states, pass_credit(budget)),
+                        state_values(states, unanimous_credit(budget)), a, b)
+        results.append(states.per_question(values) if per_question else states.mean(values))
+    return _driver.finish(results, many)
+
+
+def geom_ds_at_k(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float = 0.5, *,
+                 short: str = "error") -> Any:
+    r"""Dataset-level Geom@k: Pass@k(R)^a Unanimous@k(R)^b (blend after averaging).
+
+    Args:
+        R: binary outcomes.
+        k: 1 <= k <= n, or a sequence of k.
+        pass_power: exponent a.
+        unanimous_power: exponent b.
+        short: ``"error"`` or ``"skip"``.
+
+    Returns:
+        float; a list for several k.
+
+    Raises:
+        ValueError: bad outcomes, k or powers.
+
+    Example:
+        >>> import numpy as np
+        >>> R = np.array([[0, 1, 1, 0, 1],
+        ...               [1, 1, 0, 1, 1]])
+        >>> round(geom_ds_at_k(R, 2), 6)
+        0.653835
+    """
+    a, b = _check_powers(pass_power, unanimous_power)
+    counts = _driver.binary_counts(R)
+    ks, many = normalize_ks(k)
+    short = check_short(short)
+    results = []
+    for budget in ks:
+        states = states_for(counts, budget, short)
+        p = states.mean(state_values(states, pass_credit(budget)))
+        u = states.mean(state_values(states, unanimous_credit(budget)))
+        results.append(float(_blend(p, u, a, b)))
+    return _driver.finish(results, many)
+
+
+def geo_spectrum_at_k(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike = None,
+                      lambda_: float | None = None, *, short: str = "error") -> Any:
+    r"""GeoSpectrum_{lambda,w}@k = Pass@k(R)^lambda S_{w,k}(R)^(1-lambda).
+
+    With ``weights=None`` the upper-half mG weights are used (GeoSpectrum*@k =
+    sqrt(Pass@k mG-Pass@k) at lambda = 0.5).
+
+    Args:
+        R: binary outcomes.
+        k: 1 <= k <= n, or a sequence of k.
+        lam: coupling lambda in [0, 1].
+        weights: spectrum weights (length k, non-negative, sum <= 1) or None.
+        lambda_: alias of ``lam``.
+        short: ``"error"`` or ``"skip"``.
+
+    Returns:
+        float; a list for several k.
+
+    Raises:
+        ValueError: bad outcomes, k, lam or weights.
+
+    Example:
+        >>> import numpy as np
+        >>> R = np.array([[0, 1, 1, 0, 1],
+        ...               [1, 1, 0, 1, 1]])
+        >>> round(geo_spectrum_at_k(R, 3), 6)
+        0.408248
+        >>> round(geo_spectrum_at_k(R, 3, lam=1.0), 6)
+        1.0
+    """
+    lam = _resolve_lambda(lam, lambda_)
+    counts = _driver.binary_counts(R)
+    ks, many = normalize_ks(k)
+    short = check_short(short)
+    weight_list = _weights_per_k(weights, ks, many)
+    results = []
+    for budget, w in zip(ks, weight_list, strict=True):
+        states = states_for(counts, budget, short)
+        p = states.mean(state_values(states, pass_credit(budget)))
+        if lam == 1.0:
+            results.append(p)
+            continue
+        s = states.mean(state_values(states, _spectrum_for(w, budget)))
+        results.append(s if lam == 0.0 else float(_blend(p, s, lam, 1.0 - lam)))
+    return _driver.finish(results, many)
+
+
+def geo_spectrum_star_at_k(R: Any, k: Any, *, short: str = "error") -> Any:
+    """GeoSpectrum*@k = sqrt(Pass@k mG-Pass@k): :func:`geo_spectrum_at_k` with defaults.
+
+    Args:
+        R: binary outcomes.
+        k: 1 <= k <= n, or a sequence of k.
+        short: ``"error"`` or ``"skip"``.
+
+    Returns:
+        float; a list for several k.
+
+    Example:
+        >>> import numpy as np
+        >>> R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
+        >>> round(geo_spectrum_star_at_k(R, 3), 6)
+        0.408248
+    """
+    return geo_spectrum_at_k(R, k, short=short)
+
+
+# ----------------------------------------------------------------------------- posteriors
+
+
+def _joint(states: BinaryStates, alpha0: float, beta0: float, left: Credit, right: Credit):
+    alpha, beta = posterior_parameters(states, alpha0, beta0)
+    left_m = posterior_moments(alpha, beta, left)
+    right_m = posterior_moments(alpha, beta, right)
+    cov = posterior_covariance(alpha, beta, left, right, left_m, right_m)
+    return left_m, right_m, cov
+
+
+def _interval(mu: float, variance: float, confidence: float, bounds: Any) -> tuple:
+    sigma = math.sqrt(max(variance, 0.0))
+    return (float(mu), sigma, *_driver.normal_interval(float(mu), sigma, confidence, bounds))
+
+
+def threshold_spectrum_at_k_ci(R: Any, k: Any, weights: Any, confidence: float = 0.95,
+                               bounds: tuple[float, float] | None = (0.0, 1.0),
+                               alpha0: float = 1.0, beta0: float = 1.0) -> Any:
+    r"""Posterior summary of the latent spectrum S_{w,k}(p); k may exceed n.
+
+    Formula:
+        A_j = sum_{r <= j} w_r; g(p) = sum_j A_j C(k, j) p^j (1-p)^(k-j);
+        mu = (1/M) sum_q E[g(p_q)], sigma = (1/M) sqrt(sum_q Var[g(p_q)]).
+
+    Args:
+        R: binary outcomes.
+        k: latent budget k >= 1, or a sequence of k.
+        weights: length-k weights (a list of vectors for several k).
+        confidence: credibility level in (0, 1).
+        bounds: (lo, hi) clipping bounds, or None.
+        alpha0: Beta prior alpha > 0.
+        beta0: Beta prior beta > 0.
+
+    Returns:
+        (mu, sigma, lo, hi); a list for several k.
+
+    Raises:
+        ValueError: bad outcomes, k, weights, confidence, bounds or prior.
+
+    Example:
+        >>> import numpy as np
+        >>> R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
+        >>> [round(x, 6) for x in threshold_spectrum_at_k_ci(R, 2, [0.0, 1.0])]
+        [0.446429, 0.146167, 0.159946, 0.732911]
+    """
+    ks, many = normalize_ks(k)
+    per_k = dict(zip(ks, _weights_per_k(weights, ks, many), strict=True))
+    if any(w is None for w in per_k.values()):
+        raise ValueError("`weights` is required: a length-k sequence of non-negative weights")
+    return _driver.posterior(R, k, lambda b: spectrum_credit(_check_weights(per_k[b], b)),
+                             confidence=confidence, bounds=bounds, alpha0=alpha0, beta0=beta0,
+                             latent=True)
+
+
+def geom_at_k_ci(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float = 0.5,
+                 confidence: float = 0.95, bounds: tuple[float, float] | None = (0.0, 1.0),
+                 alpha0: float = 1.0, beta0: float = 1.0) -> Any:
+    r"""Approximate posterior summary of questionwise Geom@k; k may exceed n.
+
+    Formula:
+        per question, mu_q = mu_P^a mu_U^b and Var_q by first-order delta propagation of
+        the exact posterior variances and covariance of P = 1 - (1-p)^k and U = p^k;
+        mu = (1/M) sum_q mu_q, sigma = (1/M) sqrt(sum_q Var_q).
+
+    Args:
+        R: binary outcomes.
+        k: latent budget k >= 1, or a sequence of k.
+        pass_power: exponent a.
+        unanimous_power: exponent b.
+        confidence: credibility level in (0, 1).
+        bounds: (lo, hi) clipping bounds, or None.
+        alpha0: Beta prior alpha > 0.
+        beta0: Beta prior beta > 0.
+
+    Returns:
+        (mu, sigma, lo, hi); a list for several k.
+
+    Raises:
+        ValueError: bad outcomes, k, powers, confidence, bounds or prior.
+
+    Example:
+        >>> import numpy as np
+        >>> R = np.array([[0, 1, 1, 0, 1],
+        ...               [1, 1, 0, 1, 1]])
+        >>> mu, sigma, lo, hi = geom_at_k_ci(R, 2)
+        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        (0.610666, 0.133107, 0.3498, 0.8716)
+    """
+    a, b = _check_powers(pass_power, unanimous_power)
+    counts, confidence, bounds, alpha0, beta0 = _driver.prepare_posterior(
+        R, confidence, bounds, alpha0, beta0)
+    ks, many = normalize_ks(k)
+    states = states_for(counts, None, "error")
+    results = []
+    for budget in ks:
+        left_m, right_m, cov = _joint(states, alpha0, beta0, pass_credit(budget),
+                                      unanimous_credit(budget))
+        means, variances = _delta(left_m.mean, left_m.variance, right_m.mean, right_m.variance,
+                                  cov, a, b)
+        results.append(_interval(states.mean(means), states.sum_of_variances(variances),
+                                 confidence, bounds))
+    return _driver.finish(results, many)
+
+
+def _dataset_delta(states: BinaryStates, alpha0: float, beta0: float, left: Credit,
+                   right: Credit, a: float, b: float) -> tuple[float, float]:
+    left_m, right_m, cov = _joint(states, alpha0, beta0, left, right)
+    mean, variance = _delta(
+        np.array(states.mean(left_m.mean)), np.array(states.sum_of_variances(left_m.variance)),
+        np.array(states.mean(right_m.mean)), np.array(states.sum_of_variances(right_m.variance)),
+        np.array(states.sum_of_variances(cov)), a, b)
+    return float(mean), float(variance)
+
+
+def geom_ds_at_k_ci(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float = 0.5,
+                    confidence: float = 0.95, bounds: tuple[float, float] | None = (0.0, 1.0),
+                    alpha0: float = 1.0, beta0: float = 1.0) -> Any:
+    r"""Approximate posterior summary of dataset-level Geom@k; k may exceed n.
+
+    Formula:
+        mu = mu_P^a mu_U^b with mu_P, mu_U the posterior means of dataset Pass@k and
+        Unanimous@k; sigma by delta propagation of their exact variances and covariance.
+
+    Args:
+        R: binary outcomes.
+        k: latent budget k >= 1, or a sequence of k.
+        pass_power: exponent a.
+        unanimous_power: exponent b.
+        confidence: credibility level in (0, 1).
+        bounds: (lo, hi) clipping bounds, or None.
+        alpha0: Beta prior alpha > 0.
+        beta0: Beta prior beta > 0.
+
+    Returns:
+        (mu, sigma, lo, hi); a list for several k.
+
+    Example:
+        >>> import numpy as np
+        >>> R = np.array([[0, 1, 1, 0, 1],
+        ...               [1, 1, 0, 1, 1]])
+        >>> mu, sigma, lo, hi = geom_ds_at_k_ci(R, 2)
+        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        (0.612112, 0.132755, 0.3519, 0.8723)
+    """
+    a, b = _check_powers(pass_power, unanimous_power)
+    counts, confidence, bounds, alpha0, beta0 = _driver.prepare_posterior(
+        R, confidence, bounds, alpha0, beta0)
+    ks, many = normalize_ks(k)
+    states = states_for(counts, None, "error")
+    results = [
+        _interval(*_dataset_delta(states, alpha0, beta0, pass_credit(budget),
+                                  unanimous_credit(budget), a, b), confidence, bounds)
+        for budget in ks
+    ]
+    return _driver.finish(results, many)
+
+
+def geo_spectrum_at_k_ci(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike = None,
+                         lambda_: float | None = None, confidence: float = 0.95,
+                         bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
+                         beta0: float = 1.0) -> Any:
+    r"""Approximate posterior summary of latent GeoSpectrum_{lambda,w}@k; k may exceed n.
+
+    Formula:
+        mu = x^lambda y^(1-lambda) at the posterior means of latent Pass@k (x) and the
+        spectrum S_{w,k} (y); sigma by delta propagation of their exact variances and
+        covariance. lambda = 1 is Pass@k's posterior, lambda = 0 the spectrum's.
+
+    Args:
+        R: binary outcomes.
+        k: latent budget k >= 1, or a sequence of k.
+        lam: coupling lambda in [0, 1].
+        weights: spectrum weights or None (upper-half mG weights).
+        lambda_: alias of ``lam``.
+        confidence: credibility level in (0, 1).
+        bounds: (lo, hi) clipping bounds, or None.
+        alpha0: Beta prior alpha > 0.
+        beta0: Beta prior beta > 0.
+
+    Returns:
+        (mu, sigma, lo, hi); a list for several k.
+
+    Example:
+        >>> import numpy as np
+        >>> R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
+        >>> round(geo_spectrum_at_k_ci(R, 3, lam=1.0)[0], 6)
+        0.916667
+    """
+    lam = _resolve_lambda(lam, lambda_)
+    counts, confidence, bounds, alpha0, beta0 = _driver.prepare_posterior(
+        R, confidence, bounds, alpha0, beta0)
+    ks, many = normalize_ks(k)
+    weight_list = _weights_per_k(None if lam == 1.0 else weights, ks, many)
+    states = states_for(counts, None, "error")
+    alpha, beta = posterior_parameters(states, alpha0, beta0)
+    results = []
+    for budget, w in zip(ks, weight_list, strict=True):
+        if lam in (0.0, 1.0):
+            credit = pass_credit(budget) if lam == 1.0 else _spectrum_for(w, budget)
+            moments = posterior_moments(alpha, beta, credit)
+            results.append(_interval(states.mean(moments.mean),
+                                     states.sum_of_variances(moments.variance),
+                                     confidence, bounds))
+            continue
+        results.append(_interval(*_dataset_delta(states, alpha0, beta0, pass_credit(budget),
+                                                 _spectrum_for(w, budget), lam, 1.0 - lam),
+                                 confidence, bounds))
+    return _driver.finish(results, many)
+
+
+def geo_spectrum_star_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
+                              bounds: tuple[float, float] | None = (0.0, 1.0),
+                              alpha0: float = 1.0, beta0: float = 1.0) -> Any:
+    """Posterior summary of GeoSpectrum*@k (:func:`geo_spectrum_at_k_ci` with defaults).
+
+    Args:
+        R: binary outcomes.
+        k: latent budget k >= 1, or a sequence of k.
+        confidence: credibility level in (0, 1).
+        bounds: (lo, hi) clipping bounds, or None.
+        alpha0: Beta prior alpha > 0.
+        beta0: Beta prior beta > 0.
+
+    Returns:
+        (mu, sigma, lo, hi); a list for several k.
+    """
+    return geo_spectrum_at_k_ci(R, k, confidence=confidence, bounds=bounds, alpha0=alpha0,
+                                beta0=beta0)
+
+
+__all__ = ["geo_spectrum_at_k", "geo_spectrum_at_k_ci", "geo_spectrum_star_at_k",
+           "geo_spectrum_star_at_k_ci", "geom_at_k", "geom_at_k_ci", "geom_ds_at_k",
+           "geom_ds_at_k_ci", "threshold_spectrum_at_k", "threshold_spectrum_at_k_ci"]
