@@ -34,13 +34,14 @@ def plot_curves(path: str, labels: list[str], rows: list[list[Row]], confidence:
         ReportError: matplotlib is missing, or the figure cannot be written.
     """
     try:
-        import matplotlib
+        import matplotlib  # noqa: F401 - only to give a clear message when it is missing
     except ImportError:
         raise ReportError(path, f"--plot needs matplotlib; {INSTALL_HINT}") from None
-    matplotlib.use("Agg", force=True)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=FIGURE_INCHES, dpi=DPI)
+    FigureCanvasAgg(figure)  # the Agg canvas, without touching pyplot's global backend
     axes = figure.subplots(2, 2, sharex=True)
     all_k = sorted({row.k for input_rows in rows for row in input_rows if row.k is not None})
     logarithmic = len(all_k) > 1 and all_k[-1] / all_k[0] > 8

@@ -262,8 +262,10 @@ def input_labels(sources: list[str]) -> list[str]:
     from pathlib import Path
 
     names = [Path(source).name or source for source in sources]
-    return [name if names.count(name) == 1 else source for name, source in zip(names, sources,
-                                                                                strict=True)]
+    labels = [name if names.count(name) == 1 else source
+              for name, source in zip(names, sources, strict=True)]
+    return [label if labels.count(label) == 1 else f"{label} #{index + 1}"
+            for index, label in enumerate(labels)]
 
 
 # ----------------------------------------------------------------------------- rendering
@@ -358,7 +360,7 @@ def _legend(report: Report) -> list[str]:
 
     paragraphs = [
         "estimate: the unbiased estimator from the samples; mean, sd: posterior under a uniform "
-        f"Beta(1, 1) prior per question; {_interval_title(report.confidence)}: normal "
+        f"Beta(1,1) prior per question; {_interval_title(report.confidence)}: normal "
         "approximation, clipped to [0, 1].",
     ]
     if _show_questions(report):

@@ -1,0 +1,418 @@
+"""The file formats ``kpass report`` reads, each as a reader yielding :class:`Batch` es.
+
+JSONL, JSON, CSV/TSV (optionally gzipped) are read as text, line numbers kept;
+Parquet and saved ``datasets`` directories through pyarrow, in record batches;
+``.npy`` memory-mapped. Rows the reader cannot parse become :class:`Unreadable`
+placeholders, so counting reports them with their line like any other bad row.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import math
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from ._progress import Progress
+from ._rows import INSTALL_HINT, Batch, ReportError, Unreadable, check_arrow_type, pick_column, show
+
+FORMATS = {
+    ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "tsv",
+    ".parquet": "parquet", ".pq": "parquet", ".npy": "npy",
+}
+"""File suffix -> format; ``.gz`` may follow the text formats; directories are datasets."""
+
+
+def detect_format(path: Path) -> str:
+    """The format of ``path`` from its suffix (``datasets`` for a directory).
+
+    Args:
+        path: an existing file or directory.
+
+    Returns:
+        One of ``jsonl``, ``json``, ``csv``, ``tsv``, ``parquet``, ``npy``, ``datasets``.
+
+    Raises:
+        ReportError: the suffix is not one kpass reads.
+    """
+    if path.is_dir():
+        return "datasets"
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes = suffixes[:-1]
+        if suffixes and FORMATS.get(suffixes[-1]) in ("jsonl", "json", "csv", "tsv"):
+            return FORMATS[suffixes[-1]]
+    elif suffixes and suffixes[-1] in FORMATS:
+        return FORMATS[suffixes[-1]]
+    known = ", ".join(sorted(FORMATS)) + " (text formats also .gz), or a datasets directory"
+    suffix = "".join(path.suffixes) or "(no suffix)"
+    raise ReportError(str(path), f"unknown file type {suffix!r}; kpass reads {known}")
+
+
+
+# ----------------------------------------------------------------------------- readers
+
+
+@contextmanager
+def _open_bytes(path: Path) -> Iterator[tuple[BinaryIO, BinaryIO]]:
+    """Open a file for reading bytes (gunzipping ``.gz``); also yield the raw file for tell()."""
+    with open(path, "rb") as raw:
+        if path.suffix.lower() == ".gz":
+            with gzip.GzipFile(fileobj=raw) as stream:
+                yield stream, raw
+        else:
+            yield raw, raw
+
+
+class _Reader:
+    """Common state of a reader: the file, the column, the chunk size, the progress bar."""
+
+    def __init__(self, source: str, path: Path, column: str | None, chunk_size: int,
+                 progress: Progress | None) -> None:
+        self.source = source
+        self.path = path
+        self.requested = column
+        self.column: str | None = column
+        self.chunk_size = chunk_size
+        self.progress = progress
+        self.picked = False
+
+    @property
+    def label(self) -> str:
+        return self.column or "outcomes"
+
+    def _start(self, total: float, unit: str) -> None:
+        if self.progress is not None:
+            self.progress.start(total, unit)
+
+    def _update(self, done: float) -> None:
+        if self.progress is not None:
+            self.progress.update(done)
+
+    def batches(self) -> Iterator[Batch]:  # pragma: no cover - every reader overrides it
+        raise NotImplementedError
+
+
+class _RecordReader(_Reader):
+    """Shared by JSON and JSONL: a record is an object with the column, or a bare list."""
+
+    def _value(self, record: Any, where: str) -> Any:
+        if isinstance(record, dict):
+            if not self.picked:
+                self.picked = True
+                self.column = pick_column(list(record), self.requested, self.source, where)
+            if self.column not in record:
+                return Unreadable(f"the record has no `{self.column}` field")
+            return record[self.column]
+        if isinstance(record, list):
+            if self.requested is not None:
+                return Unreadable(f"the record is a bare list, not an object with "
+                                   f"`{self.requested}`")
+            return record
+        return Unreadable(f"expected an object with the outcome list; got {show(record)}")
+
+
+class _JsonlReader(_RecordReader):
+    def batches(self) -> Iterator[Batch]:
+        self._start(self.path.stat().st_size, "bytes")
+        rows: list[Any] = []
+        lines: list[int] = []
+        with _open_bytes(self.path) as (stream, raw):
+            for number, line in enumerate(stream, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError as error:
+                    message = getattr(error, "msg", str(error))
+                    rows.append(Unreadable(f"not valid JSON ({message})"))
+                else:
+                    rows.append(self._value(record, f"line {number}"))
+                lines.append(number)
+                if len(rows) >= self.chunk_size:
+                    yield Batch(rows, 0, "line", lines)
+                    self._update(raw.tell())
+                    rows, lines = [], []
+            if rows:
+                yield Batch(rows, 0, "line", lines)
+            self._update(raw.tell())
+
+
+class _JsonReader(_RecordReader):
+    """A whole JSON document: a list of records or lists, or an object of columns."""
+
+    def batches(self) -> Iterator[Batch]:
+        with _open_bytes(self.path) as (stream, _):
+            text = stream.read().decode("utf-8")
+        decoder = json.JSONDecoder()
+        start = _skip_space(text, 0)
+        if start == len(text):
+            raise ReportError(self.source, "the file holds no JSON value")
+        try:
+            document, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError as error:
+            raise ReportError(self.source, f"not valid JSON ({error.msg})",
+                              f"line {error.lineno}") from None
+        if _skip_space(text, end) < len(text):
+            # More than one JSON value: it is JSON Lines with a .json name.
+            lines_reader = _JsonlReader(self.source, self.path, self.requested, self.chunk_size,
+                                        self.progress)
+            for batch in lines_reader.batches():
+                self.column = lines_reader.column
+                yield batch
+            return
+        if isinstance(document, list):
+            yield from self._records(document, _element_lines(text, start))
+        elif isinstance(document, dict):
+            yield from self._columns(document)
+        else:
+            raise ReportError(self.source, "expected a list of records or an object of columns; "
+                                           f"got {show(document)}", "line 1")
+
+    def _records(self, document: list[Any], lines: list[int]) -> Iterator[Batch]:
+        for first in range(0, len(document), self.chunk_size):
+            chunk = document[first:first + self.chunk_size]
+            where = lines[first:first + self.chunk_size]
+            rows = [self._value(record, f"line {line}")
+                    for record, line in zip(chunk, where, strict=True)]
+            yield Batch(rows, first, "line", where)
+
+    def _columns(self, document: dict[str, Any]) -> Iterator[Batch]:
+        self.column = pick_column(list(document), self.requested, self.source)
+        values = document[self.column]
+        if not isinstance(values, list):
+            raise ReportError(self.source, f"`{self.column}` must be a list of outcome lists (or "
+                                           f"one question's outcomes); got {show(values)}")
+        if not any(isinstance(value, list) for value in values):
+            values = [values]  # one question's outcomes, as in the AIME sample
+        for first in range(0, len(values), self.chunk_size):
+            yield Batch(values[first:first + self.chunk_size], first, "question")
+
+
+def _skip_space(text: str, index: int) -> int:
+    while index < len(text) and text[index] in " \t\r\n":
+        index += 1
+    return index
+
+
+def _element_lines(text: str, start: int) -> list[int]:
+    """The line on which each element of the top-level JSON array starting at ``start`` begins."""
+    decoder = json.JSONDecoder()
+    lines = []
+    line, counted = 1 + text.count("\n", 0, start), start
+    index = _skip_space(text, start + 1)
+    while index < len(text) and text[index] != "]":
+        line += text.count("\n", counted, index)
+        counted = index
+        lines.append(line)
+        _, end = decoder.raw_decode(text, index)
+        index = _skip_space(text, end)
+        if index < len(text) and text[index] == ",":
+            index = _skip_space(text, index + 1)
+    return lines
+
+
+_CELL_SPLIT = re.compile(r"[\s,;|]+")
+
+
+def parse_cell(text: str) -> list[Any] | Unreadable:
+    """Read one CSV cell holding a question's outcomes.
+
+    Accepts ``[1, 0, 1]`` (JSON or Python list syntax, ``True``/``False`` too) and
+    ``1 0 1``, ``1;0;1``, ``1|0|1``. Values stay as read, so ``0.5`` is reported
+    later as not binary rather than rounded.
+
+    Args:
+        text: the cell.
+
+    Returns:
+        The outcomes, or an ``Unreadable`` saying why they cannot be read.
+
+    Example:
+        >>> parse_cell("[True, False, 1]")
+        [True, False, 1]
+    """
+    cell = text.strip()
+    if not cell:
+        return Unreadable("the outcome cell is empty")
+    if cell[0] in "[(":
+        if cell[-1] not in "])":
+            return Unreadable(f"unbalanced brackets in {show(cell)}")
+        cell = cell[1:-1].strip()
+    values: list[Any] = []
+    for token in _CELL_SPLIT.split(cell):
+        if not token:
+            continue
+        lower = token.lower()
+        if lower in ("true", "false"):
+            values.append(lower == "true")
+            continue
+        try:
+            values.append(int(token))
+        except ValueError:
+            try:
+                number = float(token)
+            except ValueError:
+                number = math.nan
+            if not math.isfinite(number):
+                return Unreadable(f"cannot read {show(token)} as an outcome (0 or 1)")
+            values.append(number)
+    return values
+
+
+class _CsvReader(_Reader):
+    delimiter = ","
+
+    def batches(self) -> Iterator[Batch]:
+        self._start(self.path.stat().st_size, "bytes")
+        with _open_bytes(self.path) as (stream, raw):
+            text = io.TextIOWrapper(stream, encoding="utf-8", newline="")
+            reader = csv.reader(text, delimiter=self.delimiter)
+            header = next(reader, None)
+            while header is not None and not any(cell.strip() for cell in header):
+                header = next(reader, None)
+            if header is None:
+                raise ReportError(self.source, "the file holds no header and no questions")
+            names = [name.strip() for name in header]
+            self.column = pick_column(names, self.requested, self.source,
+                                      f"line {reader.line_num}")
+            index = names.index(self.column)
+            rows: list[Any] = []
+            lines: list[int] = []
+            for record in reader:
+                if not record or not any(cell.strip() for cell in record):
+                    continue
+                if index >= len(record):
+                    rows.append(Unreadable(f"the row has {len(record)} fields; `{self.column}` "
+                                            f"is field {index + 1}"))
+                else:
+                    rows.append(parse_cell(record[index]))
+                lines.append(reader.line_num)
+                if len(rows) >= self.chunk_size:
+                    yield Batch(rows, 0, "line", lines)
+                    self._update(raw.tell())
+                    rows, lines = [], []
+            if rows:
+                yield Batch(rows, 0, "line", lines)
+            self._update(raw.tell())
+
+
+class _TsvReader(_CsvReader):
+    delimiter = "\t"
+
+
+def _need_pyarrow(what: str) -> Any:
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - pyarrow is installed in the test environment
+        raise ReportError(what, f"reading this format needs pyarrow; {INSTALL_HINT}") from None
+    return pa
+
+
+class _ParquetReader(_Reader):
+    def batches(self) -> Iterator[Batch]:
+        _need_pyarrow(self.source)
+        import pyarrow.parquet as pq
+
+        try:
+            handle = pq.ParquetFile(self.path)
+        except Exception as error:  # noqa: BLE001 - pyarrow raises several types here
+            raise ReportError(self.source, f"not a readable Parquet file ({error})") from None
+        schema = handle.schema_arrow
+        self.column = pick_column(schema.names, self.requested, self.source)
+        check_arrow_type(schema.field(self.column).type, self.source, self.column)
+        self._start(handle.metadata.num_rows, "rows")
+        first = 0
+        for record_batch in handle.iter_batches(batch_size=self.chunk_size, columns=[self.column]):
+            yield Batch(record_batch.column(0), first, "row")
+            first += record_batch.num_rows
+            self._update(first)
+
+
+class _NpyReader(_Reader):
+    def batches(self) -> Iterator[Batch]:
+        if self.requested is not None:
+            raise ReportError(self.source, "a .npy file is one matrix with no columns; "
+                                           "drop --column")
+        try:
+            matrix = np.load(self.path, mmap_mode="r", allow_pickle=False)
+        except ValueError as error:
+            pickled = "allow_pickle" in str(error) or "Python objects" in str(error)
+            problem = ("it holds Python objects (ragged lists?); save a 2-D numeric array, or "
+                       "use JSONL or Parquet for lists of different lengths" if pickled
+                       else f"not a readable .npy file ({error})")
+            raise ReportError(self.source, problem) from None
+        if matrix.ndim != 2:
+            raise ReportError(self.source, f"expected a 2-D array (questions x samples); got "
+                                           f"shape {matrix.shape} (use shape (1, n) for one "
+                                           "question)")
+        if matrix.shape[0] == 0:
+            raise ReportError(self.source, "the array holds no questions (shape "
+                                           f"{matrix.shape})")
+        if matrix.shape[1] == 0:
+            raise ReportError(self.source, "a question needs at least one sample; the array "
+                                           f"has shape {matrix.shape}", "row 1")
+        if matrix.dtype.kind not in "biuf":
+            raise ReportError(self.source, f"expected 0/1 outcomes; the array has dtype "
+                                           f"{matrix.dtype}")
+        self._start(matrix.shape[0], "rows")
+        for first in range(0, matrix.shape[0], self.chunk_size):
+            chunk = np.asarray(matrix[first:first + self.chunk_size])
+            yield Batch(chunk, first, "row")
+            self._update(first + len(chunk))
+
+
+class _DatasetReader(_Reader):
+    """A directory written by ``datasets.Dataset.save_to_disk``: Arrow stream files."""
+
+    def batches(self) -> Iterator[Batch]:
+        pa = _need_pyarrow(self.source)
+        directory = self.path
+        splits_file = directory / "dataset_dict.json"
+        if splits_file.exists():
+            splits = json.loads(splits_file.read_text(encoding="utf-8")).get("splits", [])
+            if len(splits) != 1:
+                names = ", ".join(splits) or "none"
+                raise ReportError(self.source, f"a DatasetDict with splits {names}; pass one "
+                                               f"split's directory, e.g. {directory / splits[0]}"
+                                  if splits else f"a DatasetDict with splits {names}")
+            directory = directory / splits[0]
+        state_file = directory / "state.json"
+        if not state_file.exists():
+            raise ReportError(self.source, "a directory, but not a saved datasets dataset (no "
+                                           "state.json); kpass reads files or "
+                                           "Dataset.save_to_disk directories")
+        state = json.loads(state_file.read_text(encoding="utf-8"))
+        files = [directory / entry["filename"] for entry in state.get("_data_files", [])]
+        self._start(sum(path.stat().st_size for path in files), "bytes")
+        first, done, checked = 0, 0, False
+        for path in files:
+            with pa.memory_map(str(path)) as handle:
+                stream = pa.ipc.open_stream(handle)
+                if not checked:
+                    checked = True
+                    self.column = pick_column(stream.schema.names, self.requested, self.source)
+                    check_arrow_type(stream.schema.field(self.column).type, self.source,
+                                      self.column)
+                for record_batch in stream:
+                    column = record_batch.column(self.column)
+                    for start in range(0, record_batch.num_rows, self.chunk_size):
+                        part = column.slice(start, self.chunk_size)
+                        yield Batch(part, first, "row")
+                        first += len(part)
+                    self._update(done + handle.tell())
+            done += path.stat().st_size
+
+
+READERS = {
+    "jsonl": _JsonlReader, "json": _JsonReader, "csv": _CsvReader, "tsv": _TsvReader,
+    "parquet": _ParquetReader, "npy": _NpyReader, "datasets": _DatasetReader,
+}

@@ -1,0 +1,231 @@
+"""Per-question outcome rows -> validated counts, with where each row came from.
+
+The pieces every reader of ``kpass report`` shares: the one-line error type, the
+:class:`Batch` of rows a reader yields, and :func:`count_rows`, which validates a
+batch (lists, a 2-D array or a pyarrow list array) and counts it. A bad row is
+reported by its index in the batch, which the caller turns into ``line 12``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import chain
+from typing import Any
+
+import numpy as np
+
+from ._inputs import BinaryCounts
+
+OUTCOME_COLUMNS = ("outcomes", "correct", "scores")
+"""Columns searched, in this order, when ``--column`` is not given."""
+
+INSTALL_HINT = "install kpass[report] (pip install 'kpass[report]')"
+
+
+class ReportError(ValueError):
+    """A file, row or argument ``kpass report`` cannot use; ``str()`` is a one-line message."""
+
+    def __init__(self, source: str, problem: str, where: str | None = None) -> None:
+        self.source = source
+        self.where = where
+        self.problem = problem
+        super().__init__(f"{source}: {where}: {problem}" if where else f"{source}: {problem}")
+
+
+class BadRowError(Exception):
+    """Row ``index`` of a batch cannot be read (internal; becomes a ReportError)."""
+
+    def __init__(self, index: int, problem: str) -> None:
+        super().__init__(problem)
+        self.index = index
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """Stands in for a row the reader could not parse; counting reports it."""
+
+    problem: str
+
+
+@dataclass
+class Batch:
+    """A chunk of per-question outcome lists and where each one came from.
+
+    Attributes:
+        rows: a list of outcome lists (text formats), a 2-D array (``.npy``) or a
+            pyarrow list array (Parquet, datasets).
+        first: 0-based index in the file of the first row of the chunk.
+        unit: how rows are located in messages: ``line``, ``row``, ``question``.
+        lines: the line of each row, for the text formats.
+    """
+
+    rows: Any
+    first: int
+    unit: str = "row"
+    lines: list[int] | None = None
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def where(self, index: int) -> str:
+        """Where row ``index`` of this batch is in the file, e.g. ``line 12``."""
+        if self.lines is not None:
+            return f"{self.unit} {self.lines[index]}"
+        return f"{self.unit} {self.first + index + 1}"
+
+    def part(self, start: int, stop: int) -> Batch:
+        """The rows ``start:stop`` of this batch."""
+        lines = None if self.lines is None else self.lines[start:stop]
+        return Batch(self.rows[start:stop], self.first + start, self.unit, lines)
+
+
+
+# ----------------------------------------------------------------------------- counting
+
+
+def count_rows(rows: Any, label: str = "outcomes") -> BinaryCounts:
+    """Validate one chunk of outcome lists and count them.
+
+    Args:
+        rows: a list of per-question outcome lists, a 2-D array or a pyarrow list array.
+        label: the column name, for messages.
+
+    Returns:
+        The chunk's per-question counts.
+
+    Raises:
+        BadRowError: a row that is not a non-empty list of 0/1 values (index and problem).
+    """
+    if isinstance(rows, np.ndarray):
+        m, n = rows.shape
+        values, lengths = np.asarray(rows).reshape(-1), np.full(m, n, dtype=np.int64)
+    else:
+        flatten = _python_flat if isinstance(rows, list) else _arrow_flat
+        try:
+            values, lengths = flatten(rows, label)
+        except BadRowError as bad:
+            if bad.index:
+                count_rows(rows[:bad.index], label)  # an earlier row may hold a bad value
+            raise
+    if values.dtype.kind == "b":
+        ints = values.astype(np.int64)
+    else:
+        bad = (values != 0) & (values != 1)
+        if bad.any():
+            flat_index = int(np.flatnonzero(bad)[0])
+            row, position = _locate(flat_index, lengths)
+            value = show(values[flat_index].item())
+            raise BadRowError(row, f"`{label}` must hold binary outcomes 0 or 1 for the pass "
+                                    f"metrics; got {label}[{position}]={value}")
+        ints = values.astype(np.int64)
+    starts = np.cumsum(lengths) - lengths
+    return BinaryCounts(lengths, np.add.reduceat(ints, starts).astype(np.int64))
+
+
+def show(value: Any) -> str:
+    """A short repr of ``value`` for messages."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _locate(flat_index: int, lengths: np.ndarray) -> tuple[int, int]:
+    ends = np.cumsum(lengths)
+    row = int(np.searchsorted(ends, flat_index, side="right"))
+    return row, flat_index - (int(ends[row - 1]) if row else 0)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating))
+
+
+def _python_flat(rows: list[Any], label: str) -> tuple[np.ndarray, np.ndarray]:
+    lengths = np.empty(len(rows), dtype=np.int64)
+    for index, row in enumerate(rows):
+        if isinstance(row, Unreadable):
+            raise BadRowError(index, row.problem)
+        if not isinstance(row, (list, tuple, np.ndarray)):
+            raise BadRowError(index, f"`{label}` must be a list of outcomes; got {show(row)} "
+                                 f"({type(row).__name__})")
+        if len(row) == 0:
+            raise BadRowError(index, f"`{label}` is an empty list; a question needs at least one "
+                                 "sample")
+        lengths[index] = len(row)
+    flat = list(chain.from_iterable(rows))
+    try:
+        values = np.asarray(flat)
+    except (TypeError, ValueError):
+        values = np.asarray(flat, dtype=object)
+    if values.ndim != 1 or values.dtype.kind not in "biuf":
+        for flat_index, value in enumerate(flat):
+            if not _is_number(value):
+                row, position = _locate(flat_index, lengths)
+                raise BadRowError(row, f"`{label}` must hold outcomes 0 or 1; got "
+                                   f"{label}[{position}]={show(value)} ({type(value).__name__})")
+        values = np.asarray(flat, dtype=np.float64)  # huge integers: numbers, not 0/1
+    return values, lengths
+
+
+def _arrow_flat(array: Any, label: str) -> tuple[np.ndarray, np.ndarray]:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if array.null_count:
+        row = int(np.argmax(pc.is_null(array).to_numpy(zero_copy_only=False)))
+        raise BadRowError(row, f"`{label}` is missing (null)")
+    lengths = pc.list_value_length(array).to_numpy(zero_copy_only=False).astype(np.int64)
+    if lengths.size and lengths.min() == 0:
+        raise BadRowError(int(np.argmin(lengths)), f"`{label}` is an empty list; a question needs "
+                                               "at least one sample")
+    flat = pc.list_flatten(array)
+    if flat.null_count:
+        flat_index = int(np.argmax(pc.is_null(flat).to_numpy(zero_copy_only=False)))
+        row, position = _locate(flat_index, lengths)
+        raise BadRowError(row, f"`{label}` must hold outcomes 0 or 1; got "
+                                f"{label}[{position}]=null")
+    return flat.to_numpy(zero_copy_only=False), lengths
+
+
+def check_arrow_type(arrow_type: Any, source: str, column: str) -> None:
+    import pyarrow as pa
+
+    is_list = (pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type)
+               or pa.types.is_fixed_size_list(arrow_type))
+    if is_list:
+        inner = arrow_type.value_type
+        if pa.types.is_boolean(inner) or pa.types.is_integer(inner) or pa.types.is_floating(inner):
+            return
+        raise ReportError(source, f"column `{column}` holds lists of {inner}; expected lists of "
+                                  "0/1 outcomes (bool, int or float)")
+    raise ReportError(source, f"column `{column}` has type {arrow_type}; expected one list of "
+                              "0/1 outcomes per question")
+
+
+def pick_column(names: list[str], requested: str | None, source: str,
+                where: str | None = None) -> str:
+    """Choose the outcome column among ``names``.
+
+    Args:
+        names: the columns (fields) the file has.
+        requested: the ``--column`` value, or None to search ``OUTCOME_COLUMNS``.
+        source: the file, for messages.
+        where: where the names were found (e.g. ``line 1``), for messages.
+
+    Returns:
+        The column to read.
+
+    Raises:
+        ReportError: the requested column is missing, or none of the default ones exists.
+    """
+    found = ", ".join(f"`{name}`" for name in names) or "none"
+    if requested is not None:
+        if requested in names:
+            return requested
+        raise ReportError(source, f"no column `{requested}`; the columns are {found}", where)
+    for name in OUTCOME_COLUMNS:
+        if name in names:
+            return name
+    raise ReportError(source, f"no outcome column (looked for `outcomes`, `correct`, `scores`); "
+                              f"the columns are {found}; choose one with --column NAME", where)
