@@ -243,7 +243,7 @@ def _truncated_product(column: Callable[[IntArray, int], FloatArray], rows: IntA
 def _vote_sums(ref_weights: FloatArray, active: Callable[[int], IntArray],
                column: Callable[[IntArray, int], FloatArray],
                free: Callable[[IntArray, IntArray], FloatArray], ks: list[int],
-               ties: str) -> FloatArray:
+               ties: str, floor: float = 0.0) -> FloatArray:
     """Sum over the reference's votes x of its weight times the constrained product.
 
     Args:
@@ -255,6 +255,7 @@ def _vote_sums(ref_weights: FloatArray, active: Callable[[int], IntArray],
             the first d[r] clusters (None answers, small clusters): never winning.
         ks: the k values (K = max(ks)).
         ties: tie rule.
+        floor: reference weights at or below it are skipped (0: exact).
 
     Returns:
         (S, len(ks)) unnormalised sums; divide by the weight of k draws in total.
@@ -262,7 +263,7 @@ def _vote_sums(ref_weights: FloatArray, active: Callable[[int], IntArray],
     top = max(ks)
     out = np.zeros((ref_weights.shape[0], len(ks)))
     for x in range(1, top + 1):
-        rows = np.flatnonzero(ref_weights[:, x] > 0)
+        rows = np.flatnonzero(ref_weights[:, x] > floor)
         if rows.size == 0:
             continue
         degree = top - x
@@ -454,22 +455,33 @@ def _posterior_mean(states: _Clusters, k: int, ties: str, prior: float) -> Float
 
 def _draw_votes(pi_ref: FloatArray, pi_other: FloatArray, pi_pool: FloatArray, k: int,
                 ties: str) -> FloatArray:
-    """Exact g(pi): the vote of k i.i.d. draws from pi, for each row of probabilities.
+    """g(pi): the vote of k i.i.d. draws from pi, for each row of probabilities.
 
     Multinomial weights are Poisson(k pi_i) pmfs conditioned on k draws in total.
+    To keep posterior sampling fast, an answer whose chance of reaching x draws is
+    below 1e-16 is not constrained at x (it joins the never-winning pool, whose
+    Poisson mean it adds to), and reference counts x of weight below 1e-16 times
+    the normaliser are skipped: each answer or x changes g by at most ~1e-15.
     """
     y = np.arange(k + 1)
-
-    def poisson_table(mean: FloatArray) -> FloatArray:
-        return poisson.pmf(y, mean[..., None])
-
-    ref_table = poisson_table(k * pi_ref)
-    other_table = poisson_table(k * pi_other)
-    pool_table = poisson_table(k * pi_pool)
-    width = np.full(pi_ref.size, pi_other.shape[1])
-    sums = _vote_sums(ref_table, lambda x: width, lambda rows, j: other_table[rows, j],
-                      lambda rows, d: pool_table[rows], [k], ties)[:, 0]
-    return sums / float(poisson.pmf(k, k))
+    order = np.argsort(-pi_other, axis=1, kind="stable")
+    pi_other = np.take_along_axis(pi_other, order, axis=1)
+    ref_table = poisson.pmf(y, k * pi_ref[:, None])
+    other_table = poisson.pmf(y, k * pi_other[..., None])
+    # tails[r, j, x] = P(Poisson(k pi_j) >= x); leading columns reach x most easily.
+    tails = poisson.sf(y - 1, k * pi_other[..., None])
+    # beyond[r, d] = k * (pool + sum of the columns from d on)
+    beyond = k * (pi_pool[:, None] + np.concatenate(
+        [np.cumsum(pi_other[:, ::-1], axis=1)[:, ::-1], np.zeros((pi_ref.size, 1))], axis=1))
+    norm = float(poisson.pmf(k, k))
+    sums = _vote_sums(
+        ref_table,
+        lambda x: (tails[:, :, x] > 1e-16).sum(axis=1),
+        lambda rows, j: other_table[rows, j],
+        lambda rows, d: poisson.pmf(y, beyond[rows, d][:, None]),
+        [k], ties, floor=1e-16 * norm,
+    )[:, 0]
+    return sums / norm
 
 
 def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashable],
@@ -495,10 +507,12 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         (Dirichlet-multinomial), whose vote is computed like :func:`vote_at_k` with
         negative-binomial weights. Var[g_k(pi_q)] is estimated deterministically:
         ``draws`` posterior samples of pi_q from a generator seeded with ``seed``,
-        g_k evaluated exactly on each, and the mean squared deviation from the exact
-        mean; its relative standard error is about sqrt(2 / draws) (9% of the
-        variance, 4.4% of sigma at the default 256 per question; the errors of
-        different questions average out in sigma).
+        g_k evaluated on each (to ~1e-13: answers that cannot reach the
+        reference's count with probability 1e-16 are left unconstrained), and
+        the mean squared deviation from the exact mean; its relative standard
+        error is about sqrt(2 / draws) (9% of the variance, 4.4% of sigma at the
+        default 256 per question; the errors of different questions average out
+        in sigma).
 
     Args:
         answers: one list of hashable final answers per question (lengths may differ).
