@@ -1,0 +1,1 @@
+"""Build and publish the kpass metric modules as Hugging Face Spaces."""
