@@ -428,12 +428,15 @@ FAMILIES: dict[str, tuple[str, Callable[[Any, Mapping[str, Any]], dict[str, Any]
     "vote_at_k_bayes": ("answers", vote_at_k_bayes),
 }
 
-#: Which inputs each kind of module takes (its evaluate feature names).
-INPUTS_OF_KIND = {
-    "binary": ("predictions",),
-    "categorical": ("predictions", "R0"),
-    "answers": ("predictions", "references"),
-}
+
+def module_inputs(module: str) -> tuple[str, ...]:
+    """The inputs a module takes: ``predictions``, plus ``R0`` or ``references``."""
+    kind = FAMILIES[module][0]
+    if kind == "answers":
+        return ("predictions", "references")
+    if module in ("max_at_k_bayes", "bayes_at_n"):  # the two with prior outcomes
+        return ("predictions", "R0")
+    return ("predictions",)
 
 
 def compute_results(module: str, state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
