@@ -408,3 +408,13 @@ def test_results_are_json_safe():
     results = load("geo_spectrum_bayes").compute(predictions=ragged_binary(11), k=[1, 4])
     assert json.loads(json.dumps(results)) == results
     assert not any(math.isnan(value) for value in results.values())
+
+
+def test_every_app_builds_a_gradio_demo_that_computes():
+    pytest.importorskip("gradio")
+    import runpy
+
+    for name in ALL:
+        namespace = runpy.run_path(str(METRICS / name / "app.py"), run_name="kpass_app")
+        assert type(namespace["demo"]).__name__ == "Blocks", name
+        assert namespace["module"].name == name
