@@ -384,7 +384,7 @@ def test_the_command_runs_as_a_module_and_is_quiet_on_stderr_without_a_terminal(
 
 
 @pytest.mark.parametrize("name", ["kpass.cli", "kpass._readers", "kpass._formats",
-                                  "kpass._report"])
+                                  "kpass._report", "kpass._votes"])
 def test_docstring_examples_of_the_command_run(name):
     import doctest
     import importlib
@@ -392,3 +392,89 @@ def test_docstring_examples_of_the_command_run(name):
     result = doctest.testmod(importlib.import_module(name),
                              optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+# ----------------------------------------------------------------------------- --answers
+
+
+def exact_vote(questions, references, k):
+    """Plurality vote over every k-subset; a tie of t + 1 with the reference scores 1/(t+1)."""
+    from collections import Counter
+    from itertools import combinations
+
+    total = Fraction(0)
+    for answers, reference in zip(questions, references, strict=True):
+        score, subsets = Fraction(0), 0
+        for subset in combinations(range(len(answers)), k):
+            votes = Counter(answers[i] for i in subset if answers[i] is not None)
+            subsets += 1
+            if not votes or reference not in votes:
+                continue
+            top = max(votes.values())
+            winners = [answer for answer, count in votes.items() if count == top]
+            if reference in winners:
+                score += Fraction(1, len(winners))
+        total += score / subsets
+    return total / len(questions)
+
+
+QUESTIONS = [["A", "A", "B", "C"], ["7", "8", "8", None, "7"], ["x", "y", "y"]]
+REFERENCES = ["A", "7", "x"]
+
+
+def test_answers_report_vote_at_k_against_brute_force_in_every_format(tmp_path, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from kpass.vote import vote_at_k_ci
+
+    jsonl = tmp_path / "a.jsonl"
+    jsonl.write_text("".join(json.dumps({"answers": q, "ground_truth": r}) + "\n"
+                             for q, r in zip(QUESTIONS, REFERENCES, strict=True)))
+    parquet = tmp_path / "b.parquet"
+    pq.write_table(pa.table({"answers": QUESTIONS, "reference": REFERENCES}), parquet)
+    csv_path = tmp_path / "c.csv"
+    csv_path.write_text("answers,gold\n" + "".join(
+        '"' + json.dumps(q).replace('"', '""') + f'",{r}\n'
+        for q, r in zip(QUESTIONS, REFERENCES, strict=True)))
+    document = json_results(capsys, "report", "--answers", jsonl, parquet, csv_path,
+                            "--metrics", "vote@k,pass@k")
+    votes = [row for row in document["results"] if row["metric"] == "vote@k"]
+    assert [row["k"] for row in votes] == [1, 2, 3] * 3
+    expected_ci = vote_at_k_ci(QUESTIONS, REFERENCES, [1, 2, 3])
+    for row in votes:
+        assert row["estimate"] == pytest.approx(float(exact_vote(QUESTIONS, REFERENCES,
+                                                                 row["k"])), rel=1e-12)
+        assert (row["mean"], row["sd"], row["lo"], row["hi"]) == pytest.approx(
+            expected_ci[row["k"] - 1], rel=1e-9)
+    correct = [[int(a == r) for a in q] for q, r in zip(QUESTIONS, REFERENCES, strict=True)]
+    pass_two = [row for row in document["results"] if row["label"] == "Pass@2"]
+    assert [row["estimate"] for row in pass_two] == pytest.approx(
+        [float(exact_estimate(correct, 2, credit_pass(2)))] * 3)
+
+
+def test_answers_default_runs_on_the_aime_sample_where_the_vote_is_wrong(capsys):
+    document = json_results(capsys, "report", "--answers", "--k", "1,80",
+                            "--metrics", "vote@k,pass@k")
+    values = {row["label"]: row["estimate"] for row in document["results"]}
+    assert values["Vote@1"] == pytest.approx(32 / 80)
+    assert values["Vote@80"] == 0.0  # "271" (34 votes) beats the reference "821" (32)
+    assert values["Pass@80"] == 1.0
+    assert document["inputs"][0]["file"] == "aime25_q06_gpt_oss_20b.json"
+
+
+def test_answers_errors_name_the_file_and_line(tmp_path, capsys):
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"answers": ["1", "2"], "gold": "1"}\n{"answers": "12", "gold": "1"}\n')
+    code, _, err = run(capsys, "report", "--answers", path)
+    assert code == 1 and err.count("\n") == 1
+    assert f"{path}: line 2: `answers` must be a list of answers; got '12'" in err
+    code, out, err = run(capsys, "report", "--answers", path, "--skip-bad", "--format", "csv")
+    assert code == 0 and "line 2" in err and "Vote@1" in out
+    code, _, err = run(capsys, "report", "--answers", path, "--reference", "truth")
+    assert code == 1 and "no reference column `truth`; the columns are `answers`, `gold`" in err
+    code, _, err = run(capsys, "report", "--metrics", "vote@k")
+    assert code == 2 and "vote@k votes over sampled answers; pass --answers" in err
+    matrix = tmp_path / "m.npy"
+    np.save(matrix, np.ones((2, 2)))
+    code, _, err = run(capsys, "report", "--answers", matrix)
+    assert code == 1 and "holds 0/1 outcomes, not answers" in err

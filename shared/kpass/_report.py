@@ -32,6 +32,7 @@ class Family:
         per_k: whether the metric has a k (avg@n does not).
         uses_tau: whether the metric takes the G-Pass threshold tau.
         default: shown when ``--metrics`` is not given.
+        answers: computed from sampled answers and references (``--answers``).
     """
 
     key: str
@@ -41,6 +42,7 @@ class Family:
     per_k: bool = True
     uses_tau: bool = False
     default: bool = True
+    answers: bool = False
 
     def label(self, k: int | None, tau: float | None, n: str) -> str:
         """The row label, e.g. ``Pass^3``, ``G-Pass@4_0.5``, ``Avg@4``."""
@@ -54,6 +56,8 @@ FAMILIES = (
            ("g_pass_at_k_tau", "g-pass", "gpass@k"), uses_tau=True),
     Family("mg-pass@k", "mg_pass_at_k", "mG-Pass@{k}", ("mg_pass_at_k", "mg-pass", "mgpass@k")),
     Family("maj@k", "maj_at_k", "Maj@{k}", ("maj_at_k", "maj")),
+    Family("vote@k", "vote_at_k", "Vote@{k}", ("vote_at_k", "vote"), default=False,
+           answers=True),
     Family("cons@k", "cons_at_k", "Cons@{k}", ("cons_at_k", "cons"), default=False),
     Family("auc@k", "auc_at_k", "AUC@{k}", ("auc_at_k", "auc")),
     Family("geo-spectrum*@k", "geo_spectrum_star_at_k", "GeoSpectrum*@{k}",
@@ -85,27 +89,34 @@ def family(name: str) -> Family:
     raise ValueError(f"unknown metric {name!r}; choose from {names}, or all")
 
 
-def parse_metrics(text: str | None) -> list[Family]:
+def parse_metrics(text: str | None, answers: bool = False) -> list[Family]:
     """The families named in a comma-separated ``--metrics`` value, in the canonical order.
 
     Args:
         text: e.g. ``"pass@k,pass^k"``, ``"all"``, or None for the defaults.
+        answers: whether sampled answers are read (``--answers``): vote@k is then
+            available and shown by default.
 
     Returns:
         The selected families, without duplicates.
 
     Raises:
-        ValueError: an unknown name, or an empty list.
+        ValueError: an unknown name, an empty list, or vote@k without answers.
     """
     if text is None:
-        return [f for f in FAMILIES if f.default]
+        return [f for f in FAMILIES if f.default or (answers and f.answers)]
     names = [name for name in text.split(",") if name.strip()]
     if not names:
         raise ValueError("`--metrics` must name at least one metric")
     if any(name.strip().lower() == "all" for name in names):
-        return list(FAMILIES)
-    chosen = {family(name).key for name in names}
-    return [f for f in FAMILIES if f.key in chosen]
+        return [f for f in FAMILIES if answers or not f.answers]
+    chosen = [family(name) for name in names]
+    for fam in chosen:
+        if fam.answers and not answers:
+            raise ValueError(f"{fam.key} votes over sampled answers; pass --answers and a file "
+                             "with an answers and a reference column")
+    keys = {fam.key for fam in chosen}
+    return [f for f in FAMILIES if f.key in keys]
 
 
 def default_ks(n: int) -> list[int]:
@@ -203,7 +214,8 @@ def check_ks(loaded: LoadedFile, ks: list[int], short: str) -> None:
 
 
 def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus: list[float],
-                 confidence: float, short: str = "error") -> list[Row]:
+                 confidence: float, short: str = "error", answers: list[Any] | None = None,
+                 ties: str = "fractional") -> list[Row]:
     """Every selected metric at every k (and tau) for one input.
 
     Args:
@@ -213,6 +225,8 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
         taus: G-Pass thresholds.
         confidence: credibility level of the intervals.
         short: ``error`` or ``skip`` for questions with fewer than k samples.
+        answers: per question, its answers coded 0 for the reference (vote@k only).
+        ties: how vote@k scores a tie that includes the reference.
 
     Returns:
         The rows, family by family, tau by tau, k by k.
@@ -228,6 +242,9 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
     extra = {"short": short} if short != "error" else {}
     rows: list[Row] = []
     for fam in families:
+        if fam.answers:
+            rows.extend(_vote_rows(loaded, fam, ks, used, answers, ties, confidence, extra))
+            continue
         point = getattr(kpass, fam.function, None)
         posterior = getattr(kpass, fam.function + "_ci", None)
         if point is None or posterior is None:
@@ -251,6 +268,25 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
         except (TypeError, ValueError) as error:
             raise ReportError(loaded.source, f"{fam.key}: {error}") from None
     return rows
+
+
+def _vote_rows(loaded: LoadedFile, fam: Family, ks: list[int], used: dict[int, int],
+               answers: list[Any] | None, ties: str, confidence: float,
+               extra: dict[str, str]) -> list[Row]:
+    from . import vote
+
+    if answers is None:
+        raise ReportError(loaded.source, f"{fam.key} needs the sampled answers (--answers)")
+    references = [0] * len(answers)  # answers are coded 0 where they equal the reference
+    try:
+        estimates = vote.vote_at_k(answers, references, ks, ties=ties, **extra)
+        posteriors = vote.vote_at_k_ci(answers, references, ks, ties=ties,
+                                       confidence=confidence, **extra)
+    except (TypeError, ValueError) as error:
+        raise ReportError(loaded.source, f"{fam.key}: {error}") from None
+    return [Row(fam.key, fam.label(k, None, ""), k, None, used[k],
+                *_floats(estimate, mean, sd, lo, hi))
+            for k, estimate, (mean, sd, lo, hi) in zip(ks, estimates, posteriors, strict=True)]
 
 
 def _floats(*values: Any) -> tuple[float, ...]:
@@ -363,6 +399,10 @@ def _legend(report: Report) -> list[str]:
         f"Beta(1,1) prior per question; {_interval_title(report.confidence)}: normal "
         "approximation, clipped to [0, 1].",
     ]
+    if any(row.metric == "vote@k" for row in report.rows[0]):
+        paragraphs.append("Vote@k: a plurality vote over k of the answers, exact over all "
+                          "k-subsets; mean, sd under a Dirichlet(1, ...) posterior over each "
+                          "question's answers.")
     if _show_questions(report):
         paragraphs.append("questions: those with at least k samples (--short skip leaves the "
                           "others out at that k).")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from ._progress import Progress
 from ._readers import FORMATS, OUTCOME_COLUMNS, LoadedFile, ReportError, load_counts
@@ -37,6 +37,12 @@ SAMPLE_NOTE = (
     "Sample data: tau-bench airline, GPT-4o, 50 tasks x 4 trials (Yao et al. 2024, "
     "arXiv:2406.12045); MIT licence, (c) 2024 Sierra. Published: Pass^1..Pass^4 = 0.420, "
     "0.273, 0.220, 0.200."
+)
+AIME_SAMPLE = "aime25_q06_gpt_oss_20b.json"
+AIME_NOTE = (
+    "Sample data: AIME 2025 q06, 80 answers of gpt-oss-20b (from the scorio repository; MIT, "
+    "(c) 2025 Hariri, Samandar, Hinczewski, Chaudhary). The most frequent answer (271, 34 "
+    "votes) is wrong, the reference (821) has 32: Vote@80 is 0 while Pass@80 is 1."
 )
 MAX_WARNINGS = 20
 
@@ -96,7 +102,7 @@ def _confidence(text: str) -> float:
 
 def _metrics(text: str) -> str:
     try:
-        parse_metrics(text)
+        parse_metrics(text, answers=True)  # names only; vote@k is checked against --answers later
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     return text
@@ -159,6 +165,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="output format (default: table)")
     report.add_argument("--digits", type=_count(0, 15), default=3, metavar="D",
                         help="decimals in table and markdown output (default: 3)")
+    report.add_argument("--answers", action="store_true",
+                        help="read sampled final answers and a reference per question: adds "
+                             "Vote@k (plurality vote over k answers, exact over k-subsets) and "
+                             "scores answers equal to the reference as correct for the rest")
+    report.add_argument("--reference", metavar="NAME",
+                        help="with --answers, the reference column (default: the first of "
+                             "ground_truth, reference, gold, target, answer)")
+    report.add_argument("--ties", choices=("fractional", "wrong"), default="fractional",
+                        help="with --answers, a tie including the reference scores 1/(t+1) "
+                             "(fractional, default) or 0 (wrong)")
     report.add_argument("--plot", metavar="FILE.png",
                         help="also draw Pass@k, Pass^k, G-Pass@k_tau and Maj@k against k")
     report.add_argument("--skip-bad", action="store_true",
@@ -176,12 +192,20 @@ def _families():  # noqa: ANN202 - a small private helper
     return FAMILIES
 
 
-def _load(sources: list[str], args: argparse.Namespace) -> list[LoadedFile]:
-    loaded = []
+def _load(sources: list[str],
+          args: argparse.Namespace) -> tuple[list[LoadedFile], list[list[Any] | None]]:
+    loaded, answers = [], []
     for source in sources:
-        progress = Progress(f"reading {source}")
-        item = load_counts(source, column=args.column, chunk_size=args.chunk_size,
-                           skip_bad=args.skip_bad, progress=progress)
+        if args.answers:
+            from ._votes import load_answers
+
+            item, coded = load_answers(source, column=args.column, reference=args.reference,
+                                       skip_bad=args.skip_bad, chunk_size=args.chunk_size)
+        else:
+            progress = Progress(f"reading {source}")
+            item = load_counts(source, column=args.column, chunk_size=args.chunk_size,
+                               skip_bad=args.skip_bad, progress=progress)
+            coded = None
         for where, problem in item.bad_rows[:MAX_WARNINGS]:
             print(f"kpass report: warning: {source}: {where}: {problem} (row left out)",
                   file=sys.stderr)
@@ -189,7 +213,8 @@ def _load(sources: list[str], args: argparse.Namespace) -> list[LoadedFile]:
             print(f"kpass report: warning: {source}: {len(item.bad_rows) - MAX_WARNINGS} more "
                   "unreadable rows left out", file=sys.stderr)
         loaded.append(item)
-    return loaded
+        answers.append(coded)
+    return loaded, answers
 
 
 def run_report(args: argparse.Namespace) -> int:
@@ -204,17 +229,26 @@ def run_report(args: argparse.Namespace) -> int:
     try:
         from kpass.data import sample_path
 
-        sources = list(args.files) or [str(sample_path())]
-        notes = [] if args.files else [SAMPLE_NOTE]
-        families = parse_metrics(args.metrics)
-        loaded = _load(sources, args)
+        if args.files:
+            sources, notes = list(args.files), []
+        elif args.answers:
+            sources, notes = [str(sample_path(AIME_SAMPLE))], [AIME_NOTE]
+        else:
+            sources, notes = [str(sample_path())], [SAMPLE_NOTE]
+        try:
+            families = parse_metrics(args.metrics, answers=args.answers)
+        except ValueError as error:
+            print(f"kpass report: error: {error}", file=sys.stderr)
+            return 2
+        loaded, answers = _load(sources, args)
         ks = (sorted({k for group in args.k for k in group}) if args.k
               else default_ks(min(item.n_min for item in loaded)))
         for item in loaded:
             check_ks(item, ks, args.short)
         labels = input_labels(sources)
-        rows = [compute_rows(item, families, ks, args.tau, args.confidence, args.short)
-                for item in loaded]
+        rows = [compute_rows(item, families, ks, args.tau, args.confidence, args.short, coded,
+                             args.ties)
+                for item, coded in zip(loaded, answers, strict=True)]
         report = Report(loaded, labels, rows, args.confidence, args.short, notes)
         renderer = RENDERERS[args.format]
         text = (renderer(report, args.digits) if args.format in ("table", "markdown")

@@ -1,0 +1,268 @@
+"""``kpass report --answers``: sampled final answers and a reference per question.
+
+Each question's answers are encoded as small integer codes (0 for answers equal to
+the reference, 1, 2, ... for the distinct wrong ones, None for "no answer"), which
+is all :func:`kpass.vote.vote_at_k` needs; the binary counts (answers equal to the
+reference) come with them, so the pass metrics are reported from the same file.
+Memory is one small integer per answer, not the answer strings.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ._formats import _element_lines, _open_bytes, _skip_space, detect_format
+from ._inputs import BinaryCounts
+from ._readers import LoadedFile
+from ._rows import ReportError, Unreadable, show
+
+ANSWER_COLUMNS = ("answers",)
+REFERENCE_COLUMNS = ("ground_truth", "reference", "gold", "target", "answer")
+
+
+def _pick(names: list[str], requested: str | None, defaults: tuple[str, ...], what: str,
+          source: str, where: str | None = None) -> str:
+    found = ", ".join(f"`{name}`" for name in names) or "none"
+    if requested is not None:
+        if requested in names:
+            return requested
+        raise ReportError(source, f"no {what} column `{requested}`; the columns are {found}", where)
+    for name in defaults:
+        if name in names:
+            return name
+    looked = ", ".join(f"`{name}`" for name in defaults)
+    option = "--column" if what == "answers" else "--reference"
+    raise ReportError(source, f"no {what} column (looked for {looked}); the columns are {found}; "
+                              f"choose one with {option} NAME", where)
+
+
+def _encode(answers: Any, reference: Any, label: str) -> list[int | None] | str:
+    """Integer codes of one question's answers, or the reason they cannot be read."""
+    if isinstance(answers, Unreadable):
+        return answers.problem
+    if not isinstance(answers, list):
+        return f"`{label}` must be a list of answers; got {show(answers)}"
+    if not answers:
+        return f"`{label}` is an empty list; a question needs at least one answer"
+    if reference is None or isinstance(reference, (list, dict)):
+        return f"the reference must be one answer (not null or a list); got {show(reference)}"
+    codes: dict[Any, int] = {reference: 0}
+    encoded: list[int | None] = []
+    for position, answer in enumerate(answers):
+        if answer is None:
+            encoded.append(None)
+        elif isinstance(answer, (list, dict)):
+            return f"`{label}` must hold final answers; got {label}[{position}]={show(answer)}"
+        else:
+            encoded.append(codes.setdefault(answer, len(codes)))
+    return encoded
+
+
+def load_answers(source: str, *, column: str | None = None, reference: str | None = None,
+                 skip_bad: bool = False,
+                 chunk_size: int = 65536) -> tuple[LoadedFile, list[list[int | None]]]:
+    """Read sampled answers and references; return counts and integer-coded answers.
+
+    Args:
+        source: a JSONL, JSON, CSV/TSV or Parquet file, or a datasets directory.
+        column: the answers column (default ``answers``).
+        reference: the reference column (default: the first of ``ground_truth``,
+            ``reference``, ``gold``, ``target``, ``answer``).
+        skip_bad: leave unreadable rows out (listed in ``bad_rows``) instead of stopping.
+        chunk_size: rows per pyarrow batch.
+
+    Returns:
+        The file's binary counts (answers equal to the reference) and, per question,
+        its answers coded 0 (the reference), 1, 2, ... (other answers) or None.
+
+    Raises:
+        ReportError: as :func:`kpass._readers.load_counts`, for answers and references.
+
+    Example:
+        >>> from kpass.data import sample_path
+        >>> loaded, codes = load_answers(str(sample_path("aime25_q06_gpt_oss_20b.json")))
+        >>> loaded.counts.n_samples.tolist(), loaded.counts.n_correct.tolist(), codes[0][:4]
+        ([80], [32], [1, 0, 1, 0])
+    """
+    path = Path(source)
+    if not path.exists():
+        raise ReportError(source, "no such file or directory")
+    fmt = detect_format(path)
+    if path.is_file() and path.stat().st_size == 0:
+        raise ReportError(source, "the file is empty; it holds no questions")
+    if fmt == "npy":
+        raise ReportError(source, "a .npy file holds 0/1 outcomes, not answers; drop --answers")
+    state: dict[str, str] = {}
+    records = _RECORDS[fmt](source, path, column, reference, state, chunk_size)
+    questions: list[list[int | None]] = []
+    bad_rows: list[tuple[str, str]] = []
+    shortest = (0, "")
+    for where, answers, gold in records:
+        encoded = _encode(answers, gold, state.get("answers", "answers"))
+        if isinstance(encoded, str):
+            if not skip_bad:
+                raise ReportError(source, encoded, where)
+            bad_rows.append((where, encoded))
+            continue
+        if not questions or len(encoded) < shortest[0]:
+            shortest = (len(encoded), where)
+        questions.append(encoded)
+    if not questions:
+        raise ReportError(source, "no readable question" + (
+            f"; all {len(bad_rows)} rows are bad" if bad_rows else ""))
+    counts = BinaryCounts(np.array([len(q) for q in questions], dtype=np.int64),
+                          np.array([q.count(0) for q in questions], dtype=np.int64))
+    loaded = LoadedFile(source, path, state.get("answers"), counts, shortest[1], bad_rows)
+    return loaded, questions
+
+
+Record = tuple[str, Any, Any]
+
+
+def _from_dict(record: Any, where: str, source: str, column: str | None, reference: str | None,
+               state: dict[str, str]) -> Record:
+    if not isinstance(record, dict):
+        problem = f"expected an object with answers and a reference; got {show(record)}"
+        return where, Unreadable(problem), None
+    if "answers" not in state:
+        state["answers"] = _pick(list(record), column, ANSWER_COLUMNS, "answers", source, where)
+        state["reference"] = _pick(list(record), reference, REFERENCE_COLUMNS, "reference",
+                                   source, where)
+    for name in (state["answers"], state["reference"]):
+        if name not in record:
+            return where, Unreadable(f"the record has no `{name}` field"), None
+    return where, record[state["answers"]], record[state["reference"]]
+
+
+def _jsonl(source: str, path: Path, column: str | None, reference: str | None,
+           state: dict[str, str], chunk_size: int) -> Iterator[Record]:
+    with _open_bytes(path) as (stream, _):
+        for number, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError as error:
+                problem = f"not valid JSON ({getattr(error, 'msg', error)})"
+                yield f"line {number}", Unreadable(problem), None
+                continue
+            yield _from_dict(record, f"line {number}", source, column, reference, state)
+
+
+def _json(source: str, path: Path, column: str | None, reference: str | None,
+          state: dict[str, str], chunk_size: int) -> Iterator[Record]:
+    with _open_bytes(path) as (stream, _):
+        text = stream.read().decode("utf-8")
+    start = _skip_space(text, 0)
+    try:
+        document, end = json.JSONDecoder().raw_decode(text, start)
+    except json.JSONDecodeError as error:
+        raise ReportError(source, f"not valid JSON ({error.msg})", f"line {error.lineno}") from None
+    if _skip_space(text, end) < len(text):
+        yield from _jsonl(source, path, column, reference, state, chunk_size)
+        return
+    if isinstance(document, list):
+        for record, line in zip(document, _element_lines(text, start), strict=True):
+            yield _from_dict(record, f"line {line}", source, column, reference, state)
+        return
+    if not isinstance(document, dict):
+        raise ReportError(source, "expected a list of records or an object of columns", "line 1")
+    state["answers"] = _pick(list(document), column, ANSWER_COLUMNS, "answers", source)
+    state["reference"] = _pick(list(document), reference, REFERENCE_COLUMNS, "reference", source)
+    answers, golds = document[state["answers"]], document[state["reference"]]
+    if isinstance(answers, list) and not any(isinstance(a, list) for a in answers):
+        answers, golds = [answers], [golds]  # one question, as in the AIME sample
+    if not isinstance(answers, list) or not isinstance(golds, list) or len(answers) != len(golds):
+        raise ReportError(source, f"`{state['answers']}` and `{state['reference']}` must be "
+                                  "lists of one entry per question, of the same length")
+    for index, (question, gold) in enumerate(zip(answers, golds, strict=True)):
+        yield f"question {index + 1}", question, gold
+
+
+def _csv(source: str, path: Path, column: str | None, reference: str | None,
+         state: dict[str, str], chunk_size: int) -> Iterator[Record]:
+    delimiter = "\t" if detect_format(path) == "tsv" else ","
+    with _open_bytes(path) as (stream, _):
+        reader = csv.reader(io.TextIOWrapper(stream, encoding="utf-8", newline=""),
+                            delimiter=delimiter)
+        names = [name.strip() for name in next(reader, [])]
+        state["answers"] = _pick(names, column, ANSWER_COLUMNS, "answers", source, "line 1")
+        state["reference"] = _pick(names, reference, REFERENCE_COLUMNS, "reference", source,
+                                   "line 1")
+        first, second = names.index(state["answers"]), names.index(state["reference"])
+        for record in reader:
+            where = f"line {reader.line_num}"
+            if not any(cell.strip() for cell in record):
+                continue
+            if max(first, second) >= len(record):
+                yield where, Unreadable(f"the row has {len(record)} fields"), None
+                continue
+            try:
+                answers = json.loads(record[first])
+            except ValueError:
+                answers = Unreadable(f"cannot read the answers cell {show(record[first])} as a "
+                                     "JSON list")
+            # CSV cells are text: compare answers as text with the reference cell.
+            if isinstance(answers, list):
+                answers = [None if a is None else str(a) for a in answers]
+            yield where, answers, record[second]
+
+
+def _arrow(source: str, path: Path, column: str | None, reference: str | None,
+           state: dict[str, str], chunk_size: int) -> Iterator[Record]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if detect_format(path) == "parquet":
+        handle = pq.ParquetFile(path)
+        names = handle.schema_arrow.names
+        state["answers"] = _pick(names, column, ANSWER_COLUMNS, "answers", source)
+        state["reference"] = _pick(names, reference, REFERENCE_COLUMNS, "reference", source)
+        batches = handle.iter_batches(batch_size=chunk_size,
+                                      columns=[state["answers"], state["reference"]])
+    else:
+        directory = path
+        splits = directory / "dataset_dict.json"
+        if splits.exists():
+            names = json.loads(splits.read_text(encoding="utf-8")).get("splits", [])
+            if len(names) != 1:
+                raise ReportError(source, f"a DatasetDict with splits {', '.join(names)}; pass "
+                                          "one split's directory")
+            directory = directory / names[0]
+        state_file = directory / "state.json"
+        if not state_file.exists():
+            raise ReportError(source, "a directory, but not a saved datasets dataset")
+        files = [directory / entry["filename"] for entry in
+                 json.loads(state_file.read_text(encoding="utf-8")).get("_data_files", [])]
+        batches = _dataset_batches(pa, files, source, column, reference, state)
+    row = 0
+    for batch in batches:
+        answers = batch.column(state["answers"]).to_pylist()
+        golds = batch.column(state["reference"]).to_pylist()
+        for question, gold in zip(answers, golds, strict=True):
+            row += 1
+            yield f"row {row}", question, gold
+
+
+def _dataset_batches(pa: Any, files: list[Path], source: str, column: str | None,
+                     reference: str | None, state: dict[str, str]) -> Iterator[Any]:
+    for path in files:
+        with pa.memory_map(str(path)) as handle:
+            stream = pa.ipc.open_stream(handle)
+            if "answers" not in state:
+                names = stream.schema.names
+                state["answers"] = _pick(names, column, ANSWER_COLUMNS, "answers", source)
+                state["reference"] = _pick(names, reference, REFERENCE_COLUMNS, "reference",
+                                           source)
+            yield from stream
+
+
+_RECORDS = {"jsonl": _jsonl, "json": _json, "csv": _csv, "tsv": _csv, "parquet": _arrow,
+            "datasets": _arrow}
