@@ -88,6 +88,11 @@ def _text(path, text):
     return path
 
 
+def _bytes(path, data):
+    path.write_bytes(data)
+    return path
+
+
 def _gzip(path):
     target = path.with_suffix(".jsonl.gz")
     target.write_bytes(gzip.compress(path.read_bytes()))
@@ -214,6 +219,8 @@ def test_json_records_report_the_line_where_the_record_starts(tmp_path):
     (lambda tmp: _text(tmp / "r.csv", "a,b\n1,2\n"), "line 1: no outcome column"),
     (lambda tmp: _text(tmp / "r.csv", "\n"), "no header"),
     (lambda tmp: (tmp / "plain").mkdir() or tmp / "plain", "not a saved datasets dataset"),
+    (lambda tmp: _bytes(tmp / "latin.jsonl", b'{"outcomes": [1]}\n{"x\xff": [1]}\n'),
+     "line 2: not UTF-8 text"),
 ])
 def test_unusable_files_raise_one_line_errors_naming_the_file(tmp_path, setup, problem):
     path = setup(tmp_path)

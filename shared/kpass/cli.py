@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from ._progress import Progress
@@ -24,6 +24,7 @@ from ._readers import FORMATS, OUTCOME_COLUMNS, LoadedFile, ReportError, load_co
 from ._report import (
     PLOTTED,
     RENDERERS,
+    Family,
     Report,
     check_ks,
     compute_rows,
@@ -108,7 +109,7 @@ def _metrics(text: str) -> str:
     return text
 
 
-def _count(low: int, high: int | None = None):  # noqa: ANN202 - an argparse type factory
+def _count(low: int, high: int | None = None) -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -186,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _families():  # noqa: ANN202 - a small private helper
+def _families() -> tuple[Family, ...]:
     from ._report import FAMILIES
 
     return FAMILIES
