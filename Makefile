@@ -36,3 +36,9 @@ bench: $(VENV)/.test
 
 clean:
 	rm -rf $(VENV) dist build *.egg-info
+
+spaces: $(VENV)/.test
+	$(PY) -m spaces.build
+
+publish-spaces: $(VENV)/.test
+	$(PY) -m spaces.publish --org $(ORG) $(if $(DRY_RUN),--dry-run)
