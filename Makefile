@@ -42,3 +42,4 @@ spaces: $(VENV)/.test
 
 publish-spaces: $(VENV)/.test
 	$(PY) -m spaces.publish --org $(ORG) $(if $(DRY_RUN),--dry-run)
+.PHONY: spaces publish-spaces
