@@ -57,6 +57,7 @@ from .pass_at_k import (
     unanimous_at_k,
     unanimous_at_k_ci,
 )
+from .vote import vote_at_k, vote_at_k_ci
 
 __version__ = "0.1.0"
 
@@ -100,4 +101,6 @@ __all__ = [
     "threshold_spectrum_at_k_ci",
     "unanimous_at_k",
     "unanimous_at_k_ci",
+    "vote_at_k",
+    "vote_at_k_ci",
 ]

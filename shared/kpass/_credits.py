@@ -198,6 +198,14 @@ class StateMoments:
     shifted: FloatArray
 
 
+def power_variance(log_mean: FloatArray, log_ratio: FloatArray) -> FloatArray:
+    """Var[x^k] = E[x^k]^2 expm1(log_ratio), combined in log space (no 0 * inf)."""
+    with np.errstate(divide="ignore"):
+        log_expm1 = np.where(log_ratio > 30.0, log_ratio + np.log1p(-np.exp(-log_ratio)),
+                             np.log(np.expm1(np.minimum(log_ratio, 30.0))))
+    return np.exp(2.0 * log_mean + log_expm1)
+
+
 def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit) -> StateMoments:
     """Posterior mean and variance of the Bernstein target of ``credit`` for each state.
 
@@ -214,11 +222,11 @@ def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit) -> St
     ones = np.ones(alpha.size)
     if credit.kind == "pass":
         log_miss = log_beta_power_moments(beta, alpha, k)
-        variance = np.exp(2.0 * log_miss) * np.expm1(log_power_variance_ratio(beta, alpha, k))
+        variance = power_variance(log_miss, log_power_variance_ratio(beta, alpha, k))
         return StateMoments(-np.expm1(log_miss), variance, -ones, np.exp(log_miss))
     if credit.kind == "unanimous":
         log_all = log_beta_power_moments(alpha, beta, k)
-        variance = np.exp(2.0 * log_all) * np.expm1(log_power_variance_ratio(alpha, beta, k))
+        variance = power_variance(log_all, log_power_variance_ratio(alpha, beta, k))
         mean = np.exp(log_all)
         return StateMoments(mean, variance, ones, mean)
     low, high = float(values.min()), float(values.max())
@@ -230,13 +238,17 @@ def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit) -> St
     up_mean = beta_expectation(alpha, beta, up)
     use_down = up_mean > 0.5 * (high - low)
     side = np.where(use_down, -1.0, 1.0)
-    shifted = np.where(use_down, (high - low) - up_mean, up_mean)
+    # The smaller side's mean is computed directly, not as a difference from the larger.
+    shifted = up_mean.copy()
+    if use_down.any():
+        shifted[use_down] = beta_expectation(alpha[use_down], beta[use_down], down)
     second = np.empty(alpha.size)
     for mask, h in ((~use_down, up), (use_down, down)):
         if mask.any():
             second[mask] = beta_expectation(alpha[mask], beta[mask], bernstein_product(h, h))
     variance = np.maximum(second - shifted * shifted, 0.0)
-    return StateMoments(low + up_mean, variance, side, shifted)
+    mean = np.where(use_down, high - shifted, low + shifted)
+    return StateMoments(mean, variance, side, shifted)
 
 
 def posterior_covariance(alpha: FloatArray, beta: FloatArray, left: Credit, right: Credit,

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._categorical import distinct_rows, prepare
-from ._credits import pass_credit
+from ._credits import pass_credit, power_variance
 from ._driver import finish, normal_interval
 from ._inputs import (
     BinaryCounts,
@@ -122,7 +122,7 @@ def _posterior_rows(gamma: npt.NDArray[np.int64], gaps: FloatArray, k: int
     variance = np.zeros(total.size)
     for i in range(levels):
         a = cumulative[:, i]
-        var_i = np.exp(2.0 * log_ak[:, i]) * np.expm1(log_power_variance_ratio(a, total - a, k))
+        var_i = power_variance(log_ak[:, i], log_power_variance_ratio(a, total - a, k))
         variance += gaps[i] * gaps[i] * var_i
         for j in range(i + 1, levels):
             outer = cumulative[:, j]
