@@ -19,8 +19,9 @@ os.environ.setdefault("HF_MODULES_CACHE", tempfile.mkdtemp(prefix="kpass-bench-m
 
 import datasets  # noqa: E402
 import evaluate  # noqa: E402
-import kpass  # noqa: E402
 import numpy as np  # noqa: E402
+
+import kpass  # noqa: E402
 
 METRIC = str(Path(__file__).resolve().parents[1] / "metrics" / "pass_at_k_bayes")
 KS = [1, 8]

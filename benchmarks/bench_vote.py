@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+
 from kpass.vote import vote_at_k
 
 QUESTIONS = 10_000

@@ -14,6 +14,7 @@ from statistics import NormalDist
 
 import numpy as np
 import pytest
+
 from kpass.cli import main
 from kpass.data import sample_path
 
@@ -425,6 +426,7 @@ REFERENCES = ["A", "7", "x"]
 def test_answers_report_vote_at_k_against_brute_force_in_every_format(tmp_path, capsys):
     import pyarrow as pa
     import pyarrow.parquet as pq
+
     from kpass.vote import vote_at_k_ci
 
     jsonl = tmp_path / "a.jsonl"

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from kpass._progress import Progress
 from kpass._readers import OUTCOME_COLUMNS, ReportError, load_counts, parse_cell
 from kpass.data import sample_path

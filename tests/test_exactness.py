@@ -9,10 +9,11 @@ whose exact reference is a double sum).
 import math
 from fractions import Fraction
 
-import kpass
 import mpmath
 import numpy as np
 import pytest
+
+import kpass
 from kpass._credits import mg_credit, tau_threshold
 
 mpmath.mp.dps = 40

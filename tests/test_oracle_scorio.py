@@ -3,9 +3,10 @@
 scorio is a test-only oracle: the package never imports it.
 """
 
-import kpass
 import numpy as np
 import pytest
+
+import kpass
 
 se = pytest.importorskip("scorio.eval")
 

@@ -9,14 +9,15 @@ import random
 from collections import Counter
 from fractions import Fraction
 
-import kpass.vote
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.stats import hypergeom
+
+import kpass.vote
 from kpass.data import aime_sample
 from kpass.vote import vote_at_k, vote_at_k_ci
-from scipy.stats import hypergeom
 
 # ----------------------------------------------------------------------------- references
 

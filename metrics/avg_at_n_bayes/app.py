@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import evaluate
+
 from kpass.evaluate_module import build_demo
 
 module = evaluate.load(str(Path(__file__).with_name("avg_at_n_bayes.py")))

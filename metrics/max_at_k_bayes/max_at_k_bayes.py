@@ -5,6 +5,7 @@ the kpass core functions (see the metric card, README.md).
 """
 
 import evaluate
+
 from kpass.evaluate_module import KPassMetric
 
 _CITATION = r"""
