@@ -76,10 +76,11 @@ def states_for(counts: BinaryCounts, k: int | None, short: str) -> BinaryStates:
             count = int(short_mask.sum())
             smallest = int(n.min())
             if short == "error" or count == n.size:
-                what = "every question" if count == n.size else f"{count} of {n.size} questions"
+                what = ("every question has" if count == n.size
+                        else f"{count} of {n.size} questions have")
                 hint = "" if count == n.size else f"; {SHORT_HINT}"
                 raise ValueError(
-                    f"`k` must be an int in [1, n]; got k={k} but {what} have fewer than k "
+                    f"`k` must be an int in [1, n]; got k={k} but {what} fewer than k "
                     f"samples (smallest n={smallest}){hint}"
                 )
             kept = ~short_mask

@@ -1,0 +1,93 @@
+"""Contract: names, signatures, defaults and return types frozen against the reference library."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import kpass
+
+se = pytest.importorskip("scorio.eval")
+
+REFERENCE_NAMES = [
+    "bayes", "bayes_ci", "avg", "avg_ci", "pass_at_k", "pass_at_k_ci", "pass_hat_k",
+    "pass_hat_k_ci", "unanimous_at_k", "unanimous_at_k_ci", "g_pass_at_k", "g_pass_at_k_ci",
+    "g_pass_at_k_tau", "g_pass_at_k_tau_ci", "mg_pass_at_k", "mg_pass_at_k_ci", "maj_at_k",
+    "maj_at_k_ci", "auc_at_k", "auc_at_k_ci", "geom_at_k", "geom_at_k_ci", "geom_ds_at_k",
+    "geom_ds_at_k_ci", "geo_spectrum_at_k", "geo_spectrum_at_k_ci", "geo_spectrum_star_at_k",
+    "geo_spectrum_star_at_k_ci", "threshold_spectrum_at_k", "threshold_spectrum_at_k_ci",
+    "max_at_k", "max_at_k_ci",
+]
+EXTRA_NAMES = ["ArgumentTypeError", "BinaryCounts", "CategoricalCounts", "binary_counts",
+               "categorical_counts", "cons_at_k", "cons_at_k_ci", "vote_at_k", "vote_at_k_ci"]
+
+
+def test_all_is_frozen():
+    assert sorted(kpass.__all__) == sorted(REFERENCE_NAMES + EXTRA_NAMES)
+    for name in kpass.__all__:
+        assert hasattr(kpass, name)
+
+
+@pytest.mark.parametrize("name", REFERENCE_NAMES)
+def test_reference_signature_is_a_prefix_and_extensions_are_keyword_only(name):
+    ours = inspect.signature(getattr(kpass, name)).parameters
+    theirs = inspect.signature(getattr(se, name)).parameters
+    ours_list = list(ours.values())
+    theirs_list = list(theirs.values())
+    assert [p.name for p in ours_list[: len(theirs_list)]] == [p.name for p in theirs_list]
+    for mine, ref in zip(ours_list, theirs_list, strict=False):
+        assert mine.kind == ref.kind, name
+        assert mine.default == ref.default, (name, mine.name)
+    for extra in ours_list[len(theirs_list):]:
+        assert extra.kind is inspect.Parameter.KEYWORD_ONLY, (name, extra.name)
+
+
+R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
+RC = np.array([[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]])
+
+
+def _call(name):
+    fn = getattr(kpass, name)
+    if name.startswith(("bayes", "avg")):
+        return fn(RC, np.array([0.0, 0.5, 1.0]))
+    if name.startswith("max_at_k"):
+        return fn(RC, 2, np.array([0.0, 0.5, 1.0]))
+    if name.startswith("g_pass_at_k_tau"):
+        return fn(R, 2, 0.5)
+    if name.startswith("threshold_spectrum"):
+        return fn(R, 2, [0.5, 0.5])
+    return fn(R, 2)
+
+
+@pytest.mark.parametrize("name", REFERENCE_NAMES)
+def test_return_types_are_python_floats(name):
+    result = _call(name)
+    if name.endswith("_ci"):
+        assert type(result) is tuple and len(result) == 4
+    elif name in ("bayes", "avg"):
+        assert type(result) is tuple and len(result) == 2
+    else:
+        result = (result,)
+    assert all(type(value) is float for value in result), [type(v) for v in result]
+
+
+@pytest.mark.parametrize("name", ["pass_at_k", "pass_hat_k", "maj_at_k", "auc_at_k",
+                                  "pass_at_k_ci", "mg_pass_at_k_ci", "geom_at_k_ci"])
+def test_several_k_give_a_list_in_order(name):
+    fn = getattr(kpass, name)
+    assert fn(R, [3, 1, 2]) == [fn(R, 3), fn(R, 1), fn(R, 2)]
+    assert fn(R, (2,)) == [fn(R, 2)]
+
+
+def test_argument_type_error_is_both_type_and_value_error():
+    assert issubclass(kpass.ArgumentTypeError, TypeError)
+    assert issubclass(kpass.ArgumentTypeError, ValueError)
+
+
+def test_counts_objects_are_accepted_everywhere_and_merge():
+    counts = kpass.BinaryCounts.concat([kpass.binary_counts(R[:1]), kpass.binary_counts(R[1:])])
+    assert kpass.pass_at_k_ci(counts, 2) == kpass.pass_at_k_ci(R, 2)
+    categorical = kpass.categorical_counts(RC)
+    w = np.array([0.0, 0.5, 1.0])
+    assert kpass.max_at_k_ci(categorical, 2, w) == kpass.max_at_k_ci(RC, 2, w)
+    assert kpass.bayes(categorical, w) == kpass.bayes(RC, w)
