@@ -86,8 +86,9 @@ def test_confidence_outside_open_unit_interval(confidence):
         kpass.bayes_ci(R, confidence=confidence)
 
 
-@pytest.mark.parametrize(("alpha0", "beta0", "name"), [(0.0, 1.0, "alpha0"), (-1.0, 1.0, "alpha0"),
-                                                      (1.0, 0.0, "beta0"), (1.0, math.inf, "beta0")])
+@pytest.mark.parametrize(("alpha0", "beta0", "name"), [
+    (0.0, 1.0, "alpha0"), (-1.0, 1.0, "alpha0"), (1.0, 0.0, "beta0"), (1.0, math.inf, "beta0"),
+])
 def test_non_positive_prior(alpha0, beta0, name):
     with pytest.raises(ValueError, match=name):
         kpass.pass_at_k_ci(R, 2, alpha0=alpha0, beta0=beta0)
