@@ -361,25 +361,25 @@ def _pad_columns(matrix: npt.NDArray[np.int64], width: int) -> npt.NDArray[np.in
     return padded
 
 
-_FAST_BINARY_MASK = np.uint64(0x0101010101010101)
-
-
 def _binary_row_counts_bytes(matrix: np.ndarray) -> np.ndarray | None:
-    """Row sums of a C-contiguous 1-byte matrix, and a binary check, in two fast passes.
+    """Row counts of a C-contiguous 1-byte matrix of 0/1, in about two fast passes.
 
-    Eight outcome bytes are read as one 64-bit word: the matrix is binary iff no
-    word has a bit outside the lowest bit of each byte; the per-row sum of words
-    then holds eight byte counters (each < 256 while N < 256), added by one multiply.
-    Returns None where the layout does not allow it or the data is not binary.
+    The matrix is binary iff its largest byte (read unsigned, so -1 is 255) is <= 1.
+    Eight outcome bytes are then summed as one 64-bit word: the per-row sum of words
+    holds eight byte counters, each < 256 while N <= 2040, and the eight counters
+    add up to the row count. Returns None where the layout does not allow it or the
+    data is not binary (the general path then names the bad value).
     """
     m, n = matrix.shape
-    if n % 8 or not matrix.flags.c_contiguous or n // 8 > 31:
+    if not matrix.flags.c_contiguous:
         return None
-    words = matrix.view(np.uint64)
-    if np.any(np.bitwise_or.reduce(words, axis=None) & ~_FAST_BINARY_MASK):
+    flat = matrix.reshape(-1).view(np.uint8)
+    if flat.size and flat.max() > 1:
         return None
-    row = words.sum(axis=1, dtype=np.uint64) if n > 8 else words[:, 0]
-    return ((row * _FAST_BINARY_MASK) >> np.uint64(56)).astype(np.int64)
+    if n % 8 == 0 and n <= 2040:
+        lanes = matrix.view(np.uint64).sum(axis=1, dtype=np.uint64)
+        return lanes.view(np.uint8).reshape(m, 8).sum(axis=1, dtype=np.int64)
+    return np.count_nonzero(matrix.view(np.bool_), axis=1).astype(np.int64)
 
 
 def _first_bad(matrix: np.ndarray, bad: np.ndarray) -> tuple[int, int]:
