@@ -54,6 +54,15 @@ def prepare(R: Any, w: Any, R0: Any = None) -> tuple[CategoricalCounts, FloatArr
 def distinct_rows(matrix: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64],
                                                           FloatArray, npt.NDArray[np.int64]]:
     """Distinct rows of an integer matrix, their multiplicities and each row's index."""
+    span = matrix.max(axis=0) - matrix.min(axis=0) + 1 if matrix.size else np.ones(0, np.int64)
+    if matrix.size and np.all(matrix >= 0) and float(np.prod(span.astype(np.float64))) < 2.0**62:
+        # One integer key per row (mixed-radix digits), so a 1-D unique suffices.
+        offset = matrix - matrix.min(axis=0)
+        radix = np.concatenate(([1], np.cumprod(span[:-1]))).astype(np.int64)
+        keys = offset @ radix
+        _, first, inverse, multiplicity = np.unique(keys, return_index=True,
+                                                    return_inverse=True, return_counts=True)
+        return matrix[first], multiplicity.astype(np.float64), inverse.reshape(-1)
     unique, inverse, multiplicity = np.unique(matrix, axis=0, return_inverse=True,
                                               return_counts=True)
     return unique, multiplicity.astype(np.float64), inverse.reshape(-1)

@@ -22,7 +22,8 @@ threshold spectrum    sum_{r <= j} w_r
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -30,10 +31,12 @@ import numpy.typing as npt
 from ._kernels import (
     CHUNK_ENTRIES,
     bernstein_product,
+    beta_binomial_pmf,
     beta_expectation,
     hypergeom_expectation,
     log_beta_power_moments,
     log_cross_ratio,
+    log_draw_all_from,
     log_power_variance_ratio,
 )
 from ._states import BinaryStates
@@ -55,8 +58,21 @@ class Credit:
     k: int
     values: FloatArray
     kind: str | None = None
+    _squares: dict = field(default_factory=dict, repr=False)
+
+    def sides(self) -> tuple[FloatArray, FloatArray]:
+        """The credit shifted to be >= 0 from below (A - min A) and from above (max A - A)."""
+        return self.values - self.values.min(), self.values.max() - self.values
+
+    def squared(self, side: float) -> FloatArray:
+        """Bernstein coefficients (degree 2k) of the squared side ``+1`` (up) or ``-1`` (down)."""
+        if side not in self._squares:
+            h = self.sides()[0 if side > 0 else 1]
+            self._squares[side] = bernstein_product(h, h)
+        return self._squares[side]
 
 
+@lru_cache(maxsize=256)
 def pass_credit(k: int) -> Credit:
     """Pass@k: at least one of the k draws is correct."""
     values = np.ones(k + 1)
@@ -64,6 +80,7 @@ def pass_credit(k: int) -> Credit:
     return Credit(k, values, "pass")
 
 
+@lru_cache(maxsize=256)
 def unanimous_credit(k: int) -> Credit:
     """Pass^k: all k draws are correct."""
     values = np.zeros(k + 1)
@@ -71,6 +88,7 @@ def unanimous_credit(k: int) -> Credit:
     return Credit(k, values, "unanimous")
 
 
+@lru_cache(maxsize=256)
 def threshold_credit(k: int, threshold: int) -> Credit:
     """At least ``threshold`` of the k draws are correct (1 <= threshold <= k)."""
     if threshold <= 1:
@@ -99,6 +117,7 @@ def majority_threshold(k: int) -> int:
     return k // 2 + 1
 
 
+@lru_cache(maxsize=256)
 def mg_credit(k: int) -> Credit:
     """mG-Pass@k: (2/k) max(0, j - ceil(k/2)), the integral of G-Pass@k_tau over tau in [0.5, 1]."""
     majority = (k + 1) // 2
@@ -129,12 +148,16 @@ def pass_curve(n: npt.NDArray[np.int64], c: npt.NDArray[np.int64], k: int,
         nn = n[start : start + step, None].astype(np.float64)
         cc = c[start : start + step, None].astype(np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
-            steps = np.where(t < nn - cc, np.log1p(-cc / (nn - t)), -np.inf)
+            hit = cc / (nn - t)
+            # log1p(-x) for small x; the log of the ratio itself near x = 1.
+            steps = np.where(hit < 0.5, np.log1p(-hit), np.log((nn - cc - t) / (nn - t)))
+            steps = np.where(t < nn - cc, steps, -np.inf)
         log_miss = np.cumsum(steps, axis=1)
         out[start : start + step] = -np.expm1(log_miss) @ coefficients
     return out
 
 
+@lru_cache(maxsize=256)
 def auc_credit(k: int) -> Credit:
     """AUC@K: trapezoidal area under Pass@1..Pass@K, as a credit of j correct in k."""
     j = np.arange(k + 1, dtype=np.int64)
@@ -169,6 +192,10 @@ def state_values(states: BinaryStates, credit: Credit) -> FloatArray:
     """Finite-sample estimator E[A_X], X ~ Hypergeometric(n, c, k), per state."""
     if credit.kind == "auc":
         return pass_curve(states.n, states.c, credit.k, auc_coefficients(credit.k))
+    if credit.kind == "pass":
+        return -np.expm1(log_draw_all_from(states.n, states.n - states.c, credit.k))
+    if credit.kind == "unanimous":
+        return np.exp(log_draw_all_from(states.n, states.c, credit.k))
     values = credit.values
     if np.all(values == values[0]):
         return np.full(states.n.size, values[0])
@@ -233,19 +260,25 @@ def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit) -> St
     if low == high:
         zeros = np.zeros(alpha.size)
         return StateMoments(np.full(alpha.size, low), zeros, ones, zeros)
-    up = values - low
-    down = high - values
-    up_mean = beta_expectation(alpha, beta, up)
+    up, down = credit.sides()
+    fits = alpha.size * (2 * k + 1) <= CHUNK_ENTRIES
+    table = beta_binomial_pmf(k, alpha, beta) if fits else None
+    up_mean = table @ up if fits else beta_expectation(alpha, beta, up)
     use_down = up_mean > 0.5 * (high - low)
     side = np.where(use_down, -1.0, 1.0)
     # The smaller side's mean is computed directly, not as a difference from the larger.
     shifted = up_mean.copy()
     if use_down.any():
-        shifted[use_down] = beta_expectation(alpha[use_down], beta[use_down], down)
-    second = np.empty(alpha.size)
-    for mask, h in ((~use_down, up), (use_down, down)):
-        if mask.any():
-            second[mask] = beta_expectation(alpha[mask], beta[mask], bernstein_product(h, h))
+        shifted[use_down] = (table[use_down] @ down if fits
+                             else beta_expectation(alpha[use_down], beta[use_down], down))
+    if fits:
+        squares = beta_binomial_pmf(2 * k, alpha, beta)
+        second = np.where(use_down, squares @ credit.squared(-1.0), squares @ credit.squared(1.0))
+    else:
+        second = np.empty(alpha.size)
+        for mask, sign in ((~use_down, 1.0), (use_down, -1.0)):
+            if mask.any():
+                second[mask] = beta_expectation(alpha[mask], beta[mask], credit.squared(sign))
     variance = np.maximum(second - shifted * shifted, 0.0)
     mean = np.where(use_down, high - shifted, low + shifted)
     return StateMoments(mean, variance, side, shifted)

@@ -595,6 +595,35 @@ def _add_padded(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _pad_columns(a, width) + _pad_columns(b, width)
 
 
+_FAST_CATEGORY_LIMIT = 16
+
+
+def _small_category_counts(matrix: np.ndarray, n_categories: int | None) -> np.ndarray | None:
+    """Per-row category counts of an integer matrix with few categories, by one pass each.
+
+    Returns None (the general path then validates and names any bad value) unless
+    the matrix holds integers in [0, limit) with limit <= 16.
+    """
+    if matrix.dtype.kind not in "biu" or matrix.size == 0:
+        return None
+    if matrix.dtype.kind == "b" or (matrix.dtype.itemsize == 1 and matrix.flags.c_contiguous
+                                    and matrix.reshape(-1).view(np.uint8).max() <= 1):
+        binary = _binary_matrix_counts(matrix, "R")
+        width = max(2, n_categories or 2)
+        counts = np.zeros((matrix.shape[0], width), dtype=np.int64)
+        counts[:, 0] = binary.n_samples - binary.n_correct
+        counts[:, 1] = binary.n_correct
+        return counts
+    low, high = int(matrix.min()), int(matrix.max())
+    limit = n_categories if n_categories is not None else high + 1
+    if low < 0 or high >= limit or limit > _FAST_CATEGORY_LIMIT:
+        return None
+    counts = np.empty((matrix.shape[0], limit), dtype=np.int64)
+    for category in range(limit):
+        counts[:, category] = np.count_nonzero(matrix == category, axis=1)
+    return counts
+
+
 def _category_matrix_counts(R: Any, name: str, n_categories: int | None,
                             rows_expected: int | None = None,
                             allow_empty: bool = False) -> np.ndarray:
@@ -626,6 +655,9 @@ def _category_matrix_counts(R: Any, name: str, n_categories: int | None,
             raise ValueError(f"every question needs at least one sample; {name}[0] is empty")
         if matrix.dtype.kind not in "biuf":
             raise _bad_element_type(matrix.tolist(), name, "integer categories")
+        fast = _small_category_counts(matrix, n_categories)
+        if fast is not None:
+            return fast
         values = matrix.ravel()
         lengths = np.full(m, matrix.shape[1], dtype=np.int64)
     else:

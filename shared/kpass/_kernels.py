@@ -14,6 +14,7 @@ tables of at most :data:`CHUNK_ENTRIES` entries at a time.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -30,17 +31,20 @@ def _row_chunks(rows: int, width: int) -> range:
     return range(0, rows, step)
 
 
-def normalized_from_log_ratios(log_ratios: FloatArray, length: IntArray) -> FloatArray:
+def normalized_from_log_ratios(log_ratios: FloatArray, length: IntArray, *,
+                               log_concave: bool = False) -> FloatArray:
     """Probability vectors from the logs of their consecutive term ratios.
 
     Row ``s`` describes a distribution with ``length[s]`` terms t_0..t_{L-1} through
     ``log_ratios[s, i] = log(t_{i+1} / t_i)`` for ``i < L - 1`` (entries beyond are
-    ignored). The log terms are re-summed from the largest term outwards, so the
+    ignored). The log terms are summed from the largest term outwards, so the
     rounding error of each term is relative to the mode, then normalised.
 
     Args:
         log_ratios: (S, W - 1) array.
         length: (S,) number of terms of each row, 1 <= length <= W.
+        log_concave: the ratios decrease along each row (hypergeometric; Beta-binomial
+            with alpha, beta >= 1), so the mode is the number of ratios above 1.
 
     Returns:
         (S, W) array; row s holds the probabilities in its first ``length[s]``
@@ -51,22 +55,24 @@ def normalized_from_log_ratios(log_ratios: FloatArray, length: IntArray) -> Floa
     columns = np.arange(width_minus_one)
     valid = columns[None, :] < (length[:, None] - 1)
     steps = np.where(valid, log_ratios, 0.0)
-    # First pass: locate the mode (the prefix-sum maximum); its rounding does not matter.
-    prefix = np.zeros((rows, width))
-    np.cumsum(steps, axis=1, out=prefix[:, 1:])
-    prefix[~np.concatenate([np.ones((rows, 1), bool), valid], axis=1)] = -np.inf
-    mode = np.argmax(prefix, axis=1)
-    # Second pass: sums that start at the mode, forwards and backwards.
-    after = columns[None, :] >= mode[:, None]
-    forward = np.zeros((rows, width))
-    np.cumsum(np.where(after, steps, 0.0), axis=1, out=forward[:, 1:])
-    before = np.where(after, 0.0, steps)
-    backward = np.zeros((rows, width))
-    backward[:, :-1] = np.cumsum(before[:, ::-1], axis=1)[:, ::-1]
-    log_terms = forward - backward
-    terms = np.exp(log_terms)
-    terms[np.arange(width)[None, :] >= length[:, None]] = 0.0
-    return terms / terms.sum(axis=1, keepdims=True)
+    if log_concave:
+        mode = np.count_nonzero(steps > 0.0, axis=1)
+    else:
+        # The prefix-sum maximum; its rounding does not matter, only its position.
+        prefix = np.zeros((rows, width))
+        np.cumsum(steps, axis=1, out=prefix[:, 1:])
+        prefix[:, 1:][~valid] = -np.inf
+        mode = np.argmax(prefix, axis=1)
+    # Sums that start at the mode: forwards after it, backwards before it.
+    after_mode = np.where(columns[None, :] >= mode[:, None], steps, 0.0)
+    log_terms = np.zeros((rows, width))
+    np.cumsum(after_mode, axis=1, out=log_terms[:, 1:])
+    before_mode = steps - after_mode
+    log_terms[:, :-1] -= np.cumsum(before_mode[:, ::-1], axis=1)[:, ::-1]
+    terms = np.exp(log_terms, out=log_terms)
+    terms[:, 1:][~valid] = 0.0
+    terms /= terms.sum(axis=1, keepdims=True)
+    return terms
 
 
 def hypergeom_support(population: IntArray, successes: IntArray, draws: IntArray | int
@@ -101,7 +107,7 @@ def hypergeom_pmf(population: IntArray, successes: IntArray, draws: IntArray | i
         numerator = (successes[:, None] - j) * (draws_arr[:, None] - j)
         denominator = (j + 1.0) * ((population - successes - draws_arr)[:, None] + j + 1.0)
         log_ratios = np.log(numerator / denominator)
-    return low, normalized_from_log_ratios(log_ratios, length)
+    return low, normalized_from_log_ratios(log_ratios, length, log_concave=True)
 
 
 def beta_binomial_pmf(degree: int, alpha: FloatArray, beta: FloatArray) -> FloatArray:
@@ -126,7 +132,8 @@ def beta_binomial_pmf(degree: int, alpha: FloatArray, beta: FloatArray) -> Float
     log_ratios = np.log(((degree - j) * (alpha[:, None] + j))
                         / ((j + 1.0) * (beta[:, None] + degree - j - 1.0)))
     length = np.full(alpha.size, degree + 1, dtype=np.int64)
-    return normalized_from_log_ratios(log_ratios, length)
+    concave = bool(np.all(alpha >= 1.0) and np.all(beta >= 1.0))
+    return normalized_from_log_ratios(log_ratios, length, log_concave=concave)
 
 
 def bernstein_product(left: FloatArray, right: FloatArray) -> FloatArray:
@@ -148,16 +155,49 @@ def bernstein_product(left: FloatArray, right: FloatArray) -> FloatArray:
     l = right.size - 1
     degree = k + l
     width = min(k, l) + 1
+    if (degree + 1) * width <= _CACHED_PRODUCT_ENTRIES:
+        rows, pmf, i, partner = _product_weights(k, l)
+        return np.sum(pmf * left[i] * right[partner], axis=1)
     out = np.empty(degree + 1)
     for start in _row_chunks(degree + 1, width):
-        rows = np.arange(start, min(degree + 1, start + max(1, CHUNK_ENTRIES // width)))
-        low, pmf = hypergeom_pmf(np.full(rows.size, degree), np.full(rows.size, k), rows)
-        offsets = np.arange(pmf.shape[1])[None, :]
-        inside = offsets < (np.minimum(k, rows) - low + 1)[:, None]
-        i = np.where(inside, low[:, None] + offsets, 0)
-        partner = np.where(inside, rows[:, None] - i, 0)
+        stop = min(degree + 1, start + max(1, CHUNK_ENTRIES // width))
+        rows, pmf, i, partner = _product_weights(k, l, start, stop)
         out[rows] = np.sum(pmf * left[i] * right[partner], axis=1)
     return out
+
+
+_CACHED_PRODUCT_ENTRIES = 1 << 20
+
+
+@lru_cache(maxsize=16)
+def _product_weights_cached(k: int, l: int) -> tuple[IntArray, FloatArray, IntArray, IntArray]:
+    return _product_weights_rows(k, l, 0, k + l + 1)
+
+
+def _product_weights(k: int, l: int, start: int = 0, stop: int | None = None
+                     ) -> tuple[IntArray, FloatArray, IntArray, IntArray]:
+    """Weights P(I = i), I ~ Hypergeometric(k + l, k, m), with the index pairs (i, m - i).
+
+    They depend only on the degrees, so the full table is cached for small degrees
+    and shared by every product of those degrees (every credit at that k).
+    """
+    if stop is None:
+        return _product_weights_cached(k, l)
+    return _product_weights_rows(k, l, start, stop)
+
+
+def _product_weights_rows(k: int, l: int, start: int, stop: int
+                          ) -> tuple[IntArray, FloatArray, IntArray, IntArray]:
+    degree = k + l
+    rows = np.arange(start, stop)
+    low, pmf = hypergeom_pmf(np.full(rows.size, degree), np.full(rows.size, k), rows)
+    offsets = np.arange(pmf.shape[1])[None, :]
+    inside = offsets < (np.minimum(k, rows) - low + 1)[:, None]
+    i = np.where(inside, low[:, None] + offsets, 0)
+    partner = np.where(inside, rows[:, None] - i, 0)
+    for array in (rows, pmf, i, partner):
+        array.setflags(write=False)
+    return rows, pmf, i, partner
 
 
 def expect_over(pmf_low: IntArray, pmf: FloatArray, credit: FloatArray) -> FloatArray:
@@ -193,6 +233,33 @@ def hypergeom_expectation(n: IntArray, c: IntArray, k: int, credit: FloatArray) 
         low, pmf = hypergeom_pmf(n[rows], c[rows], k)
         out[rows] = expect_over(low, pmf, credit)
         position += take
+    return out
+
+
+def log_draw_all_from(n: IntArray, m: IntArray, k: int) -> FloatArray:
+    """log(C(m, k) / C(n, k)): all k draws from n land among m marked items (m <= n).
+
+    C(m, k) / C(n, k) = prod_{i<k} (1 - (n - m) / (n - i)), summed as log1p terms;
+    -inf where m < k.
+    """
+    out = np.full(n.size, -np.inf)
+    possible = m >= k
+    if not possible.any() or k == 0:
+        out[possible] = 0.0
+        return out
+    nn = n[possible].astype(np.float64)
+    mm = m[possible].astype(np.float64)
+    result = np.empty(nn.size)
+    i = np.arange(k, dtype=np.float64)[None, :]
+    for start in _row_chunks(nn.size, k):
+        stop = start + max(1, CHUNK_ENTRIES // k)
+        top = mm[start:stop, None] - i
+        bottom = nn[start:stop, None] - i
+        # log1p(-x) is exact for small x; near x = 1 the plain log of the ratio is.
+        miss = (bottom - top) / bottom
+        terms = np.where(miss < 0.5, np.log1p(-miss), np.log(top / bottom))
+        result[start:stop] = np.sum(terms, axis=1)
+    out[possible] = result
     return out
 
 
