@@ -26,17 +26,19 @@ class BinaryStates:
         n: (S,) samples of each state.
         c: (S,) correct samples of each state.
         weight: (S,) number of questions in each state (float, for dot products).
-        inverse: (M_kept,) state index of every kept question, in input order.
-        kept: (M,) mask of the questions kept (all true unless short='skip').
+        kept: (M,) mask of the questions kept, or None when every question is kept.
         total: number of questions kept.
+        question_c: c of every kept question (to map states back to questions).
+        question_n: n of every kept question.
     """
 
     n: npt.NDArray[np.int64]
     c: npt.NDArray[np.int64]
     weight: npt.NDArray[np.float64]
-    inverse: npt.NDArray[np.int64]
-    kept: npt.NDArray[np.bool_]
+    kept: npt.NDArray[np.bool_] | None
     total: int
+    question_n: npt.NDArray[np.int64]
+    question_c: npt.NDArray[np.int64]
 
     def mean(self, values: npt.NDArray[np.float64]) -> float:
         """Question-average of per-state values."""
@@ -46,10 +48,21 @@ class BinaryStates:
         """Sum over questions of per-state variances, divided by M^2."""
         return float(np.dot(self.weight, values) / (self.total * self.total))
 
+    def inverse(self) -> npt.NDArray[np.int64]:
+        """State index of every kept question, in input order (computed on demand)."""
+        order = np.lexsort((self.c, self.n))
+        keys_n, keys_c = self.n[order], self.c[order]
+        position = np.searchsorted(keys_n * (int(self.c.max()) + 1) + keys_c,
+                                   self.question_n * (int(self.c.max()) + 1) + self.question_c)
+        return order[position]
+
     def per_question(self, values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """Per-question vector in input order (NaN for questions left out)."""
+        per_kept = values[self.inverse()]
+        if self.kept is None:
+            return per_kept
         out = np.full(self.kept.size, np.nan)
-        out[self.kept] = values[self.inverse]
+        out[self.kept] = per_kept
         return out
 
 
@@ -69,7 +82,7 @@ def states_for(counts: BinaryCounts, k: int | None, short: str) -> BinaryStates:
             or every question does.
     """
     n = counts.n_samples
-    kept = np.ones(n.size, dtype=bool)
+    kept = None
     if k is not None:
         short_mask = n < k
         if short_mask.any():
@@ -84,30 +97,28 @@ def states_for(counts: BinaryCounts, k: int | None, short: str) -> BinaryStates:
                     f"samples (smallest n={smallest}){hint}"
                 )
             kept = ~short_mask
-    n_kept = n[kept]
-    c_kept = counts.n_correct[kept]
+    n_kept = n if kept is None else n[kept]
+    c_kept = counts.n_correct if kept is None else counts.n_correct[kept]
     if counts.rectangular:
         histogram = np.bincount(c_kept, minlength=int(n_kept[0]) + 1)
         values = np.flatnonzero(histogram)
-        lookup = np.zeros(histogram.size, dtype=np.int64)
-        lookup[values] = np.arange(values.size)
         return BinaryStates(
             n=np.full(values.size, n_kept[0], dtype=np.int64),
             c=values.astype(np.int64),
             weight=histogram[values].astype(np.float64),
-            inverse=lookup[c_kept],
             kept=kept,
             total=int(n_kept.size),
+            question_n=n_kept,
+            question_c=c_kept,
         )
-    keys = n_kept * (int(c_kept.max()) + 1 if c_kept.size else 1) + c_kept
-    unique, first, inverse, multiplicity = np.unique(
-        keys, return_index=True, return_inverse=True, return_counts=True
-    )
+    keys = n_kept * (int(c_kept.max()) + 1) + c_kept
+    _, first, multiplicity = np.unique(keys, return_index=True, return_counts=True)
     return BinaryStates(
         n=n_kept[first],
         c=c_kept[first],
         weight=multiplicity.astype(np.float64),
-        inverse=inverse.astype(np.int64),
         kept=kept,
         total=int(n_kept.size),
+        question_n=n_kept,
+        question_c=c_kept,
     )

@@ -90,7 +90,7 @@ def max_at_k(R: Any, k: Any, w: Any = None, *, short: str = "error",
     results = []
     for budget in ks:
         states = states_for(BinaryCounts(n, np.zeros_like(n)), budget, short)
-        kept = states.kept
+        kept = states.kept if states.kept is not None else np.ones(n.size, dtype=bool)
         values = np.full(int(kept.sum()), levels[0])
         if levels.size > 1:
             above = n[kept, None] - np.cumsum(grouped[kept], axis=1)[:, :-1]
