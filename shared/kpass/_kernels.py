@@ -32,7 +32,8 @@ def _row_chunks(rows: int, width: int) -> range:
 
 
 def normalized_from_log_ratios(log_ratios: FloatArray, length: IntArray, *,
-                               log_concave: bool = False) -> FloatArray:
+                               log_concave: bool = False, mode: IntArray | None = None
+                               ) -> FloatArray:
     """Probability vectors from the logs of their consecutive term ratios.
 
     Row ``s`` describes a distribution with ``length[s]`` terms t_0..t_{L-1} through
@@ -45,6 +46,7 @@ def normalized_from_log_ratios(log_ratios: FloatArray, length: IntArray, *,
         length: (S,) number of terms of each row, 1 <= length <= W.
         log_concave: the ratios decrease along each row (hypergeometric; Beta-binomial
             with alpha, beta >= 1), so the mode is the number of ratios above 1.
+        mode: the column of each row's largest term, when known in closed form.
 
     Returns:
         (S, W) array; row s holds the probabilities in its first ``length[s]``
@@ -55,7 +57,9 @@ def normalized_from_log_ratios(log_ratios: FloatArray, length: IntArray, *,
     columns = np.arange(width_minus_one)
     valid = columns[None, :] < (length[:, None] - 1)
     steps = np.where(valid, log_ratios, 0.0)
-    if log_concave:
+    if mode is not None:
+        pass
+    elif log_concave:
         mode = np.count_nonzero(steps > 0.0, axis=1)
     else:
         # The prefix-sum maximum; its rounding does not matter, only its position.
@@ -127,12 +131,20 @@ def hypergeom_pmf(population: IntArray, successes: IntArray, draws: IntArray | i
     draws_arr = np.broadcast_to(np.asarray(draws, dtype=np.int64), population.shape)
     low, length = hypergeom_support(population, successes, draws_arr)
     width = int(length.max())
-    j = (low[:, None] + np.arange(max(width - 1, 0))[None, :]).astype(np.float64)
+    j = low[:, None].astype(np.float64) + np.arange(max(width - 1, 0), dtype=np.float64)
+    # ratio P(j+1)/P(j) = (c - j)(k - j) / ((j + 1)(n - c - k + j + 1)), built in place
+    numerator = successes[:, None] - j
+    numerator *= draws_arr[:, None] - j
+    denominator = j + (population - successes - draws_arr + 1)[:, None]
+    j += 1.0
+    denominator *= j
     with np.errstate(divide="ignore", invalid="ignore"):
-        numerator = (successes[:, None] - j) * (draws_arr[:, None] - j)
-        denominator = (j + 1.0) * ((population - successes - draws_arr)[:, None] + j + 1.0)
-        log_ratios = np.log(numerator / denominator)
-    return low, normalized_from_log_ratios(log_ratios, length, log_concave=True)
+        numerator /= denominator
+        log_ratios = np.log(numerator, out=numerator)
+    # The hypergeometric mode is floor((k + 1)(c + 1) / (n + 2)).
+    mode = (draws_arr + 1) * (successes + 1) // (population + 2) - low
+    np.clip(mode, 0, length - 1, out=mode)
+    return low, normalized_from_log_ratios(log_ratios, length, mode=mode)
 
 
 def beta_binomial_pmf(degree: int, alpha: FloatArray, beta: FloatArray) -> FloatArray:
@@ -228,8 +240,10 @@ def _product_weights_rows(k: int, l: int, start: int, stop: int
 def expect_over(pmf_low: IntArray, pmf: FloatArray, credit: FloatArray) -> FloatArray:
     """E[credit[X]] for each row of a probability table whose column t means X = low + t."""
     index = pmf_low[:, None] + np.arange(pmf.shape[1])[None, :]
-    index = np.minimum(index, credit.size - 1)
-    return np.sum(pmf * credit[index], axis=1)
+    np.minimum(index, credit.size - 1, out=index)
+    weighted = credit[index]
+    weighted *= pmf
+    return weighted.sum(axis=1)
 
 
 def hypergeom_expectation(n: IntArray, c: IntArray, k: int, credit: FloatArray) -> FloatArray:
