@@ -472,6 +472,19 @@ def _rows_of(R: Any, name: str) -> tuple[np.ndarray | None, list[Any] | None]:
     return None, rows
 
 
+def _matrix_or_rows(R: Any, name: str) -> tuple[np.ndarray | None, list[Any] | None]:
+    """Like :func:`_rows_of`, but rectangular numeric lists come back as one array."""
+    matrix, rows = _rows_of(R, name)
+    if matrix is None:
+        try:
+            candidate = np.asarray(rows)
+        except (TypeError, ValueError):
+            candidate = None
+        if candidate is not None and candidate.ndim == 2 and candidate.dtype.kind in "biuf":
+            return candidate, None
+    return matrix, rows
+
+
 def _is_sequence(value: Any) -> bool:
     return isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, (str, bytes))
 
@@ -534,14 +547,7 @@ def binary_counts(R: Any, *, name: str = "R") -> BinaryCounts:
         if not R.is_binary():
             raise ValueError(f"`{name}` must hold binary outcomes 0 or 1; got categorical counts")
         return R.to_binary()
-    matrix, rows = _rows_of(R, name)
-    if matrix is None:
-        try:
-            candidate = np.asarray(rows)
-        except (TypeError, ValueError):
-            candidate = None
-        if candidate is not None and candidate.ndim == 2 and candidate.dtype.kind in "biuf":
-            matrix = candidate
+    matrix, rows = _matrix_or_rows(R, name)
     if matrix is not None:
         if matrix.shape[0] == 0:
             raise ValueError(f"`{name}` must contain at least one question; got 0 questions")
@@ -654,14 +660,7 @@ def _category_matrix_counts(R: Any, name: str, n_categories: int | None,
                 f"of {R.size} entries"
             )
         R = R.reshape(rows_expected, -1)
-    matrix, rows = _rows_of(R, name)
-    if matrix is None:
-        try:
-            candidate = np.asarray(rows)
-        except (TypeError, ValueError):
-            candidate = None
-        if candidate is not None and candidate.ndim == 2 and candidate.dtype.kind in "biuf":
-            matrix = candidate
+    matrix, rows = _matrix_or_rows(R, name)
     if matrix is not None:
         m = matrix.shape[0]
         if rows_expected is not None and m != rows_expected:
