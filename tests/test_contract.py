@@ -91,3 +91,12 @@ def test_counts_objects_are_accepted_everywhere_and_merge():
     w = np.array([0.0, 0.5, 1.0])
     assert kpass.max_at_k_ci(categorical, 2, w) == kpass.max_at_k_ci(RC, 2, w)
     assert kpass.bayes(categorical, w) == kpass.bayes(RC, w)
+
+
+def test_array_likes_are_accepted_like_numpy_arrays():
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.DataFrame(R)
+    assert kpass.pass_at_k_ci(frame, 2) == kpass.pass_at_k_ci(R, 2)
+    assert kpass.bayes(pandas.DataFrame(RC), [0.0, 0.5, 1.0]) == kpass.bayes(RC, [0.0, 0.5, 1.0])
+    assert kpass.pass_at_k([np.array([1, 0, 1]), np.array([0, 1])], 1) == kpass.pass_at_k(
+        [[1, 0, 1], [0, 1]], 1)

@@ -461,6 +461,8 @@ def _rows_of(R: Any, name: str) -> tuple[np.ndarray | None, list[Any] | None]:
                 f"lists; got an array with {R.ndim} dimensions"
             )
         return R, None
+    if not isinstance(R, (str, bytes)) and not _is_sequence(R) and hasattr(R, "__array__"):
+        return _rows_of(np.asarray(R), name)  # DataFrames, tensors and other array-likes
     if isinstance(R, (str, bytes)) or not _is_sequence(R):
         raise ArgumentTypeError(
             f"`{name}` must be a 2-D array or a list of per-question outcome lists; "
