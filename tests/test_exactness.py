@@ -214,3 +214,24 @@ def test_max_at_k_brute_force_subsets():
             subsets = list(combinations(row, k))
             exp = sum(max(w[x] for x in s) for s in subsets) / len(subsets)
             assert kpass.max_at_k([row], k, w) == pytest.approx(exp, abs=1e-14)
+
+
+def mp_hypergeom_pmf(n, c, k, j):
+    lg = mpmath.loggamma
+    return mpmath.exp(lg(c + 1) - lg(j + 1) - lg(c - j + 1) + lg(n - c + 1) - lg(k - j + 1)
+                      - lg(n - c - k + j + 1) - lg(n + 1) + lg(k + 1) + lg(n - k + 1))
+
+
+@pytest.mark.parametrize(("n", "c", "k", "tau"), [
+    (100000, 50000, 50000, 0.5), (100000, 50000, 50000, 0.502), (100000, 70000, 30000, 0.71),
+    (100000, 99000, 60000, 0.9905),
+])
+def test_wide_support_tails_at_n_100000_against_mpmath(n, c, k, tau):
+    # Supports tens of thousands wide: sum the exact terms within 60 sd of the mean
+    # (the rest is below 1e-700 of the total) at 40 digits.
+    j0 = tau_threshold(tau, k)
+    mean = k * c / n
+    sd = (k * (c / n) * (1 - c / n) * (n - k) / (n - 1)) ** 0.5
+    low, high = max(j0, int(mean - 60 * sd)), min(c, k, int(mean + 60 * sd))
+    exact = mpmath.fsum(mp_hypergeom_pmf(n, c, k, j) for j in range(low, high + 1))
+    assert rel(kpass.g_pass_at_k_tau(counts(n, [c]), k, tau), float(exact)) < 1e-12
