@@ -1,373 +1,42 @@
 """Validation at the edge: outcome lists/arrays -> validated per-question counts.
 
-Every public function of kpass funnels its arguments through this module, so a
-bad value is rejected once, with one message shape::
-
-    `k` must be an int in [1, n]; got k=7 (n=5)
-
-Bad types raise :class:`ArgumentTypeError`, which is both a ``TypeError`` (what it
-is) and a ``ValueError`` (what the reference library raises for the same input),
-so code written against either keeps working.
+Every public function of kpass funnels its outcomes through :func:`binary_counts`
+or :func:`categorical_counts`, so a bad value is rejected once, with a message
+that names the question and the sample (``R[3][7]=2``). Scalar arguments are
+checked by :mod:`kpass._checks`, re-exported here so that validation has one
+import path.
 """
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
-SHORT_POLICIES = ("error", "skip")
-
-
-class ArgumentTypeError(TypeError, ValueError):
-    """An argument of the wrong type (also a ``ValueError``, as in the reference library)."""
-
-
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-# ----------------------------------------------------------------------------- scalars
-
-
-def check_int(value: Any, name: str) -> int:
-    """Return ``value`` as an int, refusing bools, floats and strings.
-
-    Args:
-        value: the argument received.
-        name: its name, for the message.
-
-    Returns:
-        The value as a Python int.
-
-    Raises:
-        ArgumentTypeError: ``value`` is not an integer.
-    """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ArgumentTypeError(
-            f"`{name}` must be an int; got {name}={_show(value)} ({type(value).__name__})"
-        )
-    return int(value)
-
-
-def check_real(value: Any, name: str, *, low: float | None = None, high: float | None = None,
-               low_open: bool = False, high_open: bool = False) -> float:
-    """Return ``value`` as a finite float inside the given range.
-
-    Args:
-        value: the argument received.
-        name: its name, for the message.
-        low: smallest allowed value (None: unbounded).
-        high: largest allowed value (None: unbounded).
-        low_open: exclude ``low`` itself.
-        high_open: exclude ``high`` itself.
-
-    Returns:
-        The value as a Python float.
-
-    Raises:
-        ArgumentTypeError: not a real number.
-        ValueError: not finite, or outside the range.
-    """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ArgumentTypeError(
-            f"`{name}` must be a real number; got {name}={_show(value)} ({type(value).__name__})"
-        )
-    result = float(value)
-    left = "(" if low_open else "["
-    right = ")" if high_open else "]"
-    low_text = "-inf" if low is None else f"{low:g}"
-    high_text = "inf" if high is None else f"{high:g}"
-    span = f"{left}{low_text}, {high_text}{right}"
-    bad = not math.isfinite(result)
-    if low is not None and (result < low or (low_open and result == low)):
-        bad = True
-    if high is not None and (result > high or (high_open and result == high)):
-        bad = True
-    if bad:
-        raise ValueError(f"`{name}` must be a finite number in {span}; got {name}={_show(value)}")
-    return result
-
-
-def check_flag(value: Any, name: str) -> bool:
-    """Validate a True/False option."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise ArgumentTypeError(f"`{name}` must be True or False; got {name}={_show(value)}")
-    return bool(value)
-
-
-def check_confidence(confidence: Any) -> float:
-    """Validate a credibility level in the open interval (0, 1)."""
-    return check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
-
-
-def check_prior(alpha0: Any, beta0: Any) -> tuple[float, float]:
-    """Validate Beta prior parameters, both finite and > 0."""
-    return (
-        check_real(alpha0, "alpha0", low=0.0, low_open=True),
-        check_real(beta0, "beta0", low=0.0, low_open=True),
-    )
-
-
-def check_bounds(bounds: Any) -> tuple[float, float] | None:
-    """Validate optional ``(lo, hi)`` clipping bounds with lo <= hi."""
-    if bounds is None:
-        return None
-    if isinstance(bounds, (str, bytes)) or not isinstance(bounds, (Sequence, np.ndarray)):
-        raise ArgumentTypeError(
-            f"`bounds` must be None or a pair (lo, hi); got bounds={_show(bounds)}"
-        )
-    if len(bounds) != 2:
-        raise ValueError(f"`bounds` must be a pair (lo, hi); got bounds={_show(bounds)}")
-    lo = check_real(bounds[0], "bounds[0]")
-    hi = check_real(bounds[1], "bounds[1]")
-    if lo > hi:
-        raise ValueError(f"`bounds` must satisfy lo <= hi; got bounds={_show(tuple(bounds))}")
-    return lo, hi
-
-
-def check_tau(tau: Any) -> float:
-    """Validate a G-Pass threshold in [0, 1]."""
-    return check_real(tau, "tau", low=0.0, high=1.0)
-
-
-def check_short(short: Any) -> str:
-    """Validate the short-question policy."""
-    if short not in SHORT_POLICIES:
-        raise ValueError(f"`short` must be one of {SHORT_POLICIES}; got short={_show(short)}")
-    return short
-
-
-def normalize_ks(k: Any) -> tuple[list[int], bool]:
-    """Turn ``k`` (an int or a sequence of ints) into a list.
-
-    Args:
-        k: an int, or a non-empty sequence of ints.
-
-    Returns:
-        ``(ks, many)``: the list of k values and whether a sequence was given.
-
-    Raises:
-        ArgumentTypeError: an entry is not an int.
-        ValueError: the sequence is empty, or an entry is < 1.
-    """
-    many = isinstance(k, (Sequence, np.ndarray)) and not isinstance(k, (str, bytes))
-    values = list(k) if many else [k]
-    if many and not values:
-        raise ValueError("`k` must be an int or a non-empty sequence of ints; got k=[]")
-    ks = []
-    for value in values:
-        integer = check_int(value, "k")
-        if integer < 1:
-            raise ValueError(f"`k` must be an int >= 1; got k={integer}")
-        ks.append(integer)
-    return ks, many
-
-
-# ----------------------------------------------------------------------------- outcomes
-
-
-@dataclass(frozen=True, eq=False)
-class BinaryCounts:
-    """Per-question sufficient statistics of binary outcomes: (n samples, c correct).
-
-    Every binary metric depends on a question only through ``(n, c)``, so this is
-    all a computation needs; it is also what a batch or a process contributes,
-    and counts merge by concatenation (:meth:`concat`).
-
-    Attributes:
-        n_samples: int64 array (M,), samples per question (>= 1).
-        n_correct: int64 array (M,), correct samples per question, 0 <= c <= n.
-
-    Example:
-        >>> counts = binary_counts([[1, 0, 1], [0, 0]])
-        >>> counts.n_samples.tolist(), counts.n_correct.tolist()
-        ([3, 2], [2, 0])
-    """
-
-    n_samples: npt.NDArray[np.int64]
-    n_correct: npt.NDArray[np.int64]
-
-    def __post_init__(self) -> None:
-        n = np.asarray(self.n_samples)
-        c = np.asarray(self.n_correct)
-        if n.ndim != 1 or c.shape != n.shape:
-            raise ValueError(
-                "`n_samples` and `n_correct` must be 1-D arrays of one length; got shapes "
-                f"{n.shape} and {c.shape}"
-            )
-        if n.size == 0:
-            raise ValueError("`R` must contain at least one question; got 0 questions")
-        for name, array in (("n_samples", n), ("n_correct", c)):
-            if not np.issubdtype(array.dtype, np.integer):
-                raise ArgumentTypeError(f"`{name}` must hold integers; got dtype {array.dtype}")
-        if np.any(n < 1):
-            bad = int(np.flatnonzero(n < 1)[0])
-            raise ValueError(
-                f"every question needs at least one sample; question {bad} has n={int(n[bad])}"
-            )
-        if np.any((c < 0) | (c > n)):
-            bad = int(np.flatnonzero((c < 0) | (c > n))[0])
-            raise ValueError(
-                f"`n_correct` must be in [0, n]; got c={int(c[bad])} with n={int(n[bad])} "
-                f"for question {bad}"
-            )
-        object.__setattr__(self, "n_samples", n.astype(np.int64, copy=False))
-        object.__setattr__(self, "n_correct", c.astype(np.int64, copy=False))
-
-    @classmethod
-    def _trusted(cls, n_samples: npt.NDArray[np.int64], n_correct: npt.NDArray[np.int64]
-                 ) -> BinaryCounts:
-        """Counts this module computed itself (int64, valid by construction): no re-check."""
-        counts = object.__new__(cls)
-        object.__setattr__(counts, "n_samples", n_samples)
-        object.__setattr__(counts, "n_correct", n_correct)
-        return counts
-
-    @property
-    def n_questions(self) -> int:
-        """Number of questions M."""
-        return int(self.n_samples.size)
-
-    @property
-    def rectangular(self) -> bool:
-        """Whether every question has the same number of samples."""
-        return bool(np.all(self.n_samples == self.n_samples[0]))
-
-    @classmethod
-    def concat(cls, parts: Sequence[BinaryCounts]) -> BinaryCounts:
-        """Concatenate the counts of several batches, in order."""
-        if not parts:
-            raise ValueError("`parts` must contain at least one BinaryCounts")
-        return cls(
-            np.concatenate([p.n_samples for p in parts]),
-            np.concatenate([p.n_correct for p in parts]),
-        )
-
-    def select(self, mask: npt.NDArray[np.bool_]) -> BinaryCounts:
-        """The counts of the questions where ``mask`` is true."""
-        return BinaryCounts(self.n_samples[mask], self.n_correct[mask])
-
-
-@dataclass(frozen=True, eq=False)
-class CategoricalCounts:
-    """Per-question category counts of categorical outcomes, with optional prior outcomes.
-
-    Attributes:
-        counts: int64 array (M, K): ``counts[q, j]`` samples of question q in category j.
-        prior_counts: int64 array (M, K): prior outcomes (``R0``) per question and category.
-
-    Example:
-        >>> cc = categorical_counts([[0, 2, 2], [1]], R0=[[0], [2]])
-        >>> cc.counts.tolist(), cc.prior_counts.tolist()
-        ([[1, 0, 2], [0, 1, 0]], [[1, 0, 0], [0, 0, 1]])
-    """
-
-    counts: npt.NDArray[np.int64]
-    prior_counts: npt.NDArray[np.int64]
-
-    def __post_init__(self) -> None:
-        counts = np.asarray(self.counts)
-        prior = np.asarray(self.prior_counts)
-        if counts.ndim != 2 or counts.shape[0] == 0:
-            raise ValueError(f"`counts` must be a 2-D array (M, K) with M >= 1; got {counts.shape}")
-        if prior.shape[0] != counts.shape[0] or prior.ndim != 2:
-            raise ValueError(
-                f"`R0` must have one row per question (M={counts.shape[0]}); "
-                f"got {prior.shape[0] if prior.ndim else 0} rows"
-            )
-        width = max(counts.shape[1], prior.shape[1])
-        counts = _pad_columns(counts.astype(np.int64, copy=False), width)
-        prior = _pad_columns(prior.astype(np.int64, copy=False), width)
-        if np.any(counts < 0) or np.any(prior < 0):
-            raise ValueError("category counts must be non-negative")
-        if np.any(counts.sum(axis=1) < 1):
-            bad = int(np.flatnonzero(counts.sum(axis=1) < 1)[0])
-            raise ValueError(f"every question needs at least one sample; question {bad} has none")
-        object.__setattr__(self, "counts", counts)
-        object.__setattr__(self, "prior_counts", prior)
-
-    @property
-    def n_questions(self) -> int:
-        """Number of questions M."""
-        return int(self.counts.shape[0])
-
-    @property
-    def n_samples(self) -> npt.NDArray[np.int64]:
-        """Samples per question."""
-        return self.counts.sum(axis=1)
-
-    @property
-    def n_prior(self) -> npt.NDArray[np.int64]:
-        """Prior outcomes per question (D)."""
-        return self.prior_counts.sum(axis=1)
-
-    @property
-    def n_categories(self) -> int:
-        """Number of category columns stored (highest category seen + 1, at least)."""
-        return int(self.counts.shape[1])
-
-    @classmethod
-    def concat(cls, parts: Sequence[CategoricalCounts]) -> CategoricalCounts:
-        """Concatenate the counts of several batches, in order."""
-        if not parts:
-            raise ValueError("`parts` must contain at least one CategoricalCounts")
-        width = max(p.n_categories for p in parts)
-        return cls(
-            np.concatenate([_pad_columns(p.counts, width) for p in parts]),
-            np.concatenate([_pad_columns(p.prior_counts, width) for p in parts]),
-        )
-
-    def with_categories(self, n_categories: int) -> CategoricalCounts:
-        """The same counts widened to ``n_categories`` columns.
-
-        Raises:
-            ValueError: a category >= ``n_categories`` was observed.
-        """
-        if self.n_categories > n_categories:
-            extra = self.counts[:, n_categories:].sum() + self.prior_counts[:, n_categories:].sum()
-            if extra:
-                used = np.flatnonzero(
-                    (self.counts.sum(axis=0) + self.prior_counts.sum(axis=0)) > 0
-                )
-                raise ValueError(
-                    f"`w` must have one weight per category; got len(w)={n_categories} but "
-                    f"category {int(used.max())} occurs (expected len(w) >= {int(used.max()) + 1})"
-                )
-            return CategoricalCounts(
-                self.counts[:, :n_categories], self.prior_counts[:, :n_categories]
-            )
-        if self.n_categories == n_categories:
-            return self
-        return CategoricalCounts(
-            _pad_columns(self.counts, n_categories), _pad_columns(self.prior_counts, n_categories)
-        )
-
-    def is_binary(self) -> bool:
-        """Whether only categories 0 and 1 occur (prior outcomes included)."""
-        if self.n_categories <= 2:
-            return True
-        return not (self.counts[:, 2:].any() or self.prior_counts[:, 2:].any())
-
-    def to_binary(self) -> BinaryCounts:
-        """Binary counts (n, c) of binary categorical counts (prior outcomes are ignored)."""
-        counts = self.with_categories(max(2, self.n_categories)).counts
-        return BinaryCounts(counts.sum(axis=1), counts[:, 1])
-
-
-def _pad_columns(matrix: npt.NDArray[np.int64], width: int) -> npt.NDArray[np.int64]:
-    if matrix.shape[1] >= width:
-        return matrix
-    padded = np.zeros((matrix.shape[0], width), dtype=np.int64)
-    padded[:, : matrix.shape[1]] = matrix
-    return padded
+from ._checks import (
+    SHORT_POLICIES,
+    ArgumentTypeError,
+    _show,
+    check_bounds,
+    check_confidence,
+    check_flag,
+    check_int,
+    check_prior,
+    check_real,
+    check_short,
+    check_tau,
+    normalize_ks,
+)
+from ._counts import BinaryCounts, CategoricalCounts, _pad_columns
+
+__all__ = [
+    "SHORT_POLICIES", "ArgumentTypeError", "BinaryCounts", "CategoricalCounts", "binary_counts",
+    "categorical_counts", "check_bounds", "check_confidence", "check_flag", "check_int",
+    "check_prior", "check_real", "check_short", "check_tau", "normalize_ks", "_show",
+]
 
 
 _BYTE_ONES = np.uint64(0x0101010101010101)

@@ -1,0 +1,167 @@
+"""Validation of scalar arguments, with one message shape for every bad value.
+
+::
+
+    `k` must be an int in [1, n]; got k=7 (n=5)
+
+Bad types raise :class:`ArgumentTypeError`, which is both a ``TypeError`` (what it
+is) and a ``ValueError`` (what the reference library raises for the same input),
+so code written against either keeps working.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+SHORT_POLICIES = ("error", "skip")
+
+
+class ArgumentTypeError(TypeError, ValueError):
+    """An argument of the wrong type (also a ``ValueError``, as in the reference library)."""
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# ----------------------------------------------------------------------------- scalars
+
+
+def check_int(value: Any, name: str) -> int:
+    """Return ``value`` as an int, refusing bools, floats and strings.
+
+    Args:
+        value: the argument received.
+        name: its name, for the message.
+
+    Returns:
+        The value as a Python int.
+
+    Raises:
+        ArgumentTypeError: ``value`` is not an integer.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ArgumentTypeError(
+            f"`{name}` must be an int; got {name}={_show(value)} ({type(value).__name__})"
+        )
+    return int(value)
+
+
+def check_real(value: Any, name: str, *, low: float | None = None, high: float | None = None,
+               low_open: bool = False, high_open: bool = False) -> float:
+    """Return ``value`` as a finite float inside the given range.
+
+    Args:
+        value: the argument received.
+        name: its name, for the message.
+        low: smallest allowed value (None: unbounded).
+        high: largest allowed value (None: unbounded).
+        low_open: exclude ``low`` itself.
+        high_open: exclude ``high`` itself.
+
+    Returns:
+        The value as a Python float.
+
+    Raises:
+        ArgumentTypeError: not a real number.
+        ValueError: not finite, or outside the range.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ArgumentTypeError(
+            f"`{name}` must be a real number; got {name}={_show(value)} ({type(value).__name__})"
+        )
+    result = float(value)
+    left = "(" if low_open else "["
+    right = ")" if high_open else "]"
+    low_text = "-inf" if low is None else f"{low:g}"
+    high_text = "inf" if high is None else f"{high:g}"
+    span = f"{left}{low_text}, {high_text}{right}"
+    bad = not math.isfinite(result)
+    if low is not None and (result < low or (low_open and result == low)):
+        bad = True
+    if high is not None and (result > high or (high_open and result == high)):
+        bad = True
+    if bad:
+        raise ValueError(f"`{name}` must be a finite number in {span}; got {name}={_show(value)}")
+    return result
+
+
+def check_flag(value: Any, name: str) -> bool:
+    """Validate a True/False option."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ArgumentTypeError(f"`{name}` must be True or False; got {name}={_show(value)}")
+    return bool(value)
+
+
+def check_confidence(confidence: Any) -> float:
+    """Validate a credibility level in the open interval (0, 1)."""
+    return check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def check_prior(alpha0: Any, beta0: Any) -> tuple[float, float]:
+    """Validate Beta prior parameters, both finite and > 0."""
+    return (
+        check_real(alpha0, "alpha0", low=0.0, low_open=True),
+        check_real(beta0, "beta0", low=0.0, low_open=True),
+    )
+
+
+def check_bounds(bounds: Any) -> tuple[float, float] | None:
+    """Validate optional ``(lo, hi)`` clipping bounds with lo <= hi."""
+    if bounds is None:
+        return None
+    if isinstance(bounds, (str, bytes)) or not isinstance(bounds, (Sequence, np.ndarray)):
+        raise ArgumentTypeError(
+            f"`bounds` must be None or a pair (lo, hi); got bounds={_show(bounds)}"
+        )
+    if len(bounds) != 2:
+        raise ValueError(f"`bounds` must be a pair (lo, hi); got bounds={_show(bounds)}")
+    lo = check_real(bounds[0], "bounds[0]")
+    hi = check_real(bounds[1], "bounds[1]")
+    if lo > hi:
+        raise ValueError(f"`bounds` must satisfy lo <= hi; got bounds={_show(tuple(bounds))}")
+    return lo, hi
+
+
+def check_tau(tau: Any) -> float:
+    """Validate a G-Pass threshold in [0, 1]."""
+    return check_real(tau, "tau", low=0.0, high=1.0)
+
+
+def check_short(short: Any) -> str:
+    """Validate the short-question policy."""
+    if short not in SHORT_POLICIES:
+        raise ValueError(f"`short` must be one of {SHORT_POLICIES}; got short={_show(short)}")
+    return short
+
+
+def normalize_ks(k: Any) -> tuple[list[int], bool]:
+    """Turn ``k`` (an int or a sequence of ints) into a list.
+
+    Args:
+        k: an int, or a non-empty sequence of ints.
+
+    Returns:
+        ``(ks, many)``: the list of k values and whether a sequence was given.
+
+    Raises:
+        ArgumentTypeError: an entry is not an int.
+        ValueError: the sequence is empty, or an entry is < 1.
+    """
+    many = isinstance(k, (Sequence, np.ndarray)) and not isinstance(k, (str, bytes))
+    values = list(k) if many else [k]
+    if many and not values:
+        raise ValueError("`k` must be an int or a non-empty sequence of ints; got k=[]")
+    ks = []
+    for value in values:
+        integer = check_int(value, "k")
+        if integer < 1:
+            raise ValueError(f"`k` must be an int >= 1; got k={integer}")
+        ks.append(integer)
+    return ks, many

@@ -1,0 +1,214 @@
+"""Per-question sufficient statistics: the states every metric is computed from.
+
+Binary metrics see a question only through (n, c); categorical ones through its
+category counts. Both containers merge by concatenation, which is what makes
+results mergeable across batches and processes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ._checks import ArgumentTypeError
+
+
+@dataclass(frozen=True, eq=False)
+class BinaryCounts:
+    """Per-question sufficient statistics of binary outcomes: (n samples, c correct).
+
+    Every binary metric depends on a question only through ``(n, c)``, so this is
+    all a computation needs; it is also what a batch or a process contributes,
+    and counts merge by concatenation (:meth:`concat`).
+
+    Attributes:
+        n_samples: int64 array (M,), samples per question (>= 1).
+        n_correct: int64 array (M,), correct samples per question, 0 <= c <= n.
+
+    Example:
+        >>> from kpass import binary_counts
+        >>> counts = binary_counts([[1, 0, 1], [0, 0]])
+        >>> counts.n_samples.tolist(), counts.n_correct.tolist()
+        ([3, 2], [2, 0])
+    """
+
+    n_samples: npt.NDArray[np.int64]
+    n_correct: npt.NDArray[np.int64]
+
+    def __post_init__(self) -> None:
+        n = np.asarray(self.n_samples)
+        c = np.asarray(self.n_correct)
+        if n.ndim != 1 or c.shape != n.shape:
+            raise ValueError(
+                "`n_samples` and `n_correct` must be 1-D arrays of one length; got shapes "
+                f"{n.shape} and {c.shape}"
+            )
+        if n.size == 0:
+            raise ValueError("`R` must contain at least one question; got 0 questions")
+        for name, array in (("n_samples", n), ("n_correct", c)):
+            if not np.issubdtype(array.dtype, np.integer):
+                raise ArgumentTypeError(f"`{name}` must hold integers; got dtype {array.dtype}")
+        if np.any(n < 1):
+            bad = int(np.flatnonzero(n < 1)[0])
+            raise ValueError(
+                f"every question needs at least one sample; question {bad} has n={int(n[bad])}"
+            )
+        if np.any((c < 0) | (c > n)):
+            bad = int(np.flatnonzero((c < 0) | (c > n))[0])
+            raise ValueError(
+                f"`n_correct` must be in [0, n]; got c={int(c[bad])} with n={int(n[bad])} "
+                f"for question {bad}"
+            )
+        object.__setattr__(self, "n_samples", n.astype(np.int64, copy=False))
+        object.__setattr__(self, "n_correct", c.astype(np.int64, copy=False))
+
+    @classmethod
+    def _trusted(cls, n_samples: npt.NDArray[np.int64], n_correct: npt.NDArray[np.int64]
+                 ) -> BinaryCounts:
+        """Counts this module computed itself (int64, valid by construction): no re-check."""
+        counts = object.__new__(cls)
+        object.__setattr__(counts, "n_samples", n_samples)
+        object.__setattr__(counts, "n_correct", n_correct)
+        return counts
+
+    @property
+    def n_questions(self) -> int:
+        """Number of questions M."""
+        return int(self.n_samples.size)
+
+    @property
+    def rectangular(self) -> bool:
+        """Whether every question has the same number of samples."""
+        return bool(np.all(self.n_samples == self.n_samples[0]))
+
+    @classmethod
+    def concat(cls, parts: Sequence[BinaryCounts]) -> BinaryCounts:
+        """Concatenate the counts of several batches, in order."""
+        if not parts:
+            raise ValueError("`parts` must contain at least one BinaryCounts")
+        return cls(
+            np.concatenate([p.n_samples for p in parts]),
+            np.concatenate([p.n_correct for p in parts]),
+        )
+
+    def select(self, mask: npt.NDArray[np.bool_]) -> BinaryCounts:
+        """The counts of the questions where ``mask`` is true."""
+        return BinaryCounts(self.n_samples[mask], self.n_correct[mask])
+
+
+@dataclass(frozen=True, eq=False)
+class CategoricalCounts:
+    """Per-question category counts of categorical outcomes, with optional prior outcomes.
+
+    Attributes:
+        counts: int64 array (M, K): ``counts[q, j]`` samples of question q in category j.
+        prior_counts: int64 array (M, K): prior outcomes (``R0``) per question and category.
+
+    Example:
+        >>> from kpass import categorical_counts
+        >>> cc = categorical_counts([[0, 2, 2], [1]], R0=[[0], [2]])
+        >>> cc.counts.tolist(), cc.prior_counts.tolist()
+        ([[1, 0, 2], [0, 1, 0]], [[1, 0, 0], [0, 0, 1]])
+    """
+
+    counts: npt.NDArray[np.int64]
+    prior_counts: npt.NDArray[np.int64]
+
+    def __post_init__(self) -> None:
+        counts = np.asarray(self.counts)
+        prior = np.asarray(self.prior_counts)
+        if counts.ndim != 2 or counts.shape[0] == 0:
+            raise ValueError(f"`counts` must be a 2-D array (M, K) with M >= 1; got {counts.shape}")
+        if prior.shape[0] != counts.shape[0] or prior.ndim != 2:
+            raise ValueError(
+                f"`R0` must have one row per question (M={counts.shape[0]}); "
+                f"got {prior.shape[0] if prior.ndim else 0} rows"
+            )
+        width = max(counts.shape[1], prior.shape[1])
+        counts = _pad_columns(counts.astype(np.int64, copy=False), width)
+        prior = _pad_columns(prior.astype(np.int64, copy=False), width)
+        if np.any(counts < 0) or np.any(prior < 0):
+            raise ValueError("category counts must be non-negative")
+        if np.any(counts.sum(axis=1) < 1):
+            bad = int(np.flatnonzero(counts.sum(axis=1) < 1)[0])
+            raise ValueError(f"every question needs at least one sample; question {bad} has none")
+        object.__setattr__(self, "counts", counts)
+        object.__setattr__(self, "prior_counts", prior)
+
+    @property
+    def n_questions(self) -> int:
+        """Number of questions M."""
+        return int(self.counts.shape[0])
+
+    @property
+    def n_samples(self) -> npt.NDArray[np.int64]:
+        """Samples per question."""
+        return self.counts.sum(axis=1)
+
+    @property
+    def n_prior(self) -> npt.NDArray[np.int64]:
+        """Prior outcomes per question (D)."""
+        return self.prior_counts.sum(axis=1)
+
+    @property
+    def n_categories(self) -> int:
+        """Number of category columns stored (highest category seen + 1, at least)."""
+        return int(self.counts.shape[1])
+
+    @classmethod
+    def concat(cls, parts: Sequence[CategoricalCounts]) -> CategoricalCounts:
+        """Concatenate the counts of several batches, in order."""
+        if not parts:
+            raise ValueError("`parts` must contain at least one CategoricalCounts")
+        width = max(p.n_categories for p in parts)
+        return cls(
+            np.concatenate([_pad_columns(p.counts, width) for p in parts]),
+            np.concatenate([_pad_columns(p.prior_counts, width) for p in parts]),
+        )
+
+    def with_categories(self, n_categories: int) -> CategoricalCounts:
+        """The same counts widened to ``n_categories`` columns.
+
+        Raises:
+            ValueError: a category >= ``n_categories`` was observed.
+        """
+        if self.n_categories > n_categories:
+            extra = self.counts[:, n_categories:].sum() + self.prior_counts[:, n_categories:].sum()
+            if extra:
+                used = np.flatnonzero(
+                    (self.counts.sum(axis=0) + self.prior_counts.sum(axis=0)) > 0
+                )
+                raise ValueError(
+                    f"`w` must have one weight per category; got len(w)={n_categories} but "
+                    f"category {int(used.max())} occurs (expected len(w) >= {int(used.max()) + 1})"
+                )
+            return CategoricalCounts(
+                self.counts[:, :n_categories], self.prior_counts[:, :n_categories]
+            )
+        if self.n_categories == n_categories:
+            return self
+        return CategoricalCounts(
+            _pad_columns(self.counts, n_categories), _pad_columns(self.prior_counts, n_categories)
+        )
+
+    def is_binary(self) -> bool:
+        """Whether only categories 0 and 1 occur (prior outcomes included)."""
+        if self.n_categories <= 2:
+            return True
+        return not (self.counts[:, 2:].any() or self.prior_counts[:, 2:].any())
+
+    def to_binary(self) -> BinaryCounts:
+        """Binary counts (n, c) of binary categorical counts (prior outcomes are ignored)."""
+        counts = self.with_categories(max(2, self.n_categories)).counts
+        return BinaryCounts(counts.sum(axis=1), counts[:, 1])
+
+
+def _pad_columns(matrix: npt.NDArray[np.int64], width: int) -> npt.NDArray[np.int64]:
+    if matrix.shape[1] >= width:
+        return matrix
+    padded = np.zeros((matrix.shape[0], width), dtype=np.int64)
+    padded[:, : matrix.shape[1]] = matrix
+    return padded
