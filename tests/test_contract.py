@@ -100,3 +100,11 @@ def test_array_likes_are_accepted_like_numpy_arrays():
     assert kpass.bayes(pandas.DataFrame(RC), [0.0, 0.5, 1.0]) == kpass.bayes(RC, [0.0, 0.5, 1.0])
     assert kpass.pass_at_k([np.array([1, 0, 1]), np.array([0, 1])], 1) == kpass.pass_at_k(
         [[1, 0, 1], [0, 1]], 1)
+
+
+def test_per_k_spectrum_weights_follow_the_order_of_k_even_when_k_repeats():
+    got = kpass.threshold_spectrum_at_k(R, [2, 2], [[0.0, 1.0], [1.0, 0.0]])
+    assert got == pytest.approx([kpass.pass_hat_k(R, 2), kpass.pass_at_k(R, 2)], abs=1e-15)
+    got_ci = kpass.threshold_spectrum_at_k_ci(R, [2, 2], [[0.0, 1.0], [1.0, 0.0]])
+    assert got_ci[0] == pytest.approx(kpass.pass_hat_k_ci(R, 2), abs=1e-15)
+    assert got_ci[1] == pytest.approx(kpass.pass_at_k_ci(R, 2), abs=1e-15)

@@ -50,9 +50,50 @@ def finish(values: list[Any], many: bool) -> Any:
     return values if many else values[0]
 
 
+def over_k(R: Any, k: Any, short: str,
+           evaluate: Callable[[BinaryStates, int, int], Any]) -> Any:
+    """Validate once, then ``evaluate(states, k, index)`` for each requested k.
+
+    The states are those of the questions with at least k samples (``short``
+    decides whether fewer is an error); ``index`` is the position of k in the
+    request, for arguments given per k.
+
+    Returns:
+        The single result, or a list of them for several k.
+    """
+    counts = binary_counts(R)
+    ks, many = normalize_ks(k)
+    short = check_short(short)
+    return finish([evaluate(states_for(counts, budget, short), budget, index)
+                   for index, budget in enumerate(ks)], many)
+
+
+def point_values(R: Any, k: Any, values_for: Callable[[BinaryStates, int, int], Any], *,
+                 short: str = "error", per_question: bool = False) -> Any:
+    """A per-question quantity averaged over questions (or returned per question), per k.
+
+    Args:
+        R: outcomes (array, ragged lists or BinaryCounts).
+        k: an int or a sequence of ints.
+        values_for: per-state values of the quantity, given (states, k, index of k).
+        short: policy for questions with fewer than k samples.
+        per_question: return per-question vectors instead of the average.
+
+    Returns:
+        float, or numpy array with per_question; a list of them for several k.
+    """
+    per_question = check_flag(per_question, "per_question")
+
+    def evaluate(states: BinaryStates, budget: int, index: int) -> Any:
+        values = values_for(states, budget, index)
+        return states.per_question(values) if per_question else states.mean(values)
+
+    return over_k(R, k, short, evaluate)
+
+
 def point(R: Any, k: Any, credit_for: CreditFactory, *, short: str = "error",
-          per_question: bool = False, check_k: Callable[[int], None] | None = None) -> Any:
-    """Finite-sample estimator of a binary metric for one or several k.
+          per_question: bool = False) -> Any:
+    """Finite-sample estimator E[A_X] of a binary metric given by its credit, per k.
 
     Args:
         R: outcomes (array, ragged lists or BinaryCounts).
@@ -60,23 +101,12 @@ def point(R: Any, k: Any, credit_for: CreditFactory, *, short: str = "error",
         credit_for: the credit vector at each k.
         short: policy for questions with fewer than k samples.
         per_question: return per-question vectors instead of the average.
-        check_k: extra validation of each k (raise ValueError).
 
     Returns:
         float, or numpy array with per_question; a list of them for several k.
     """
-    counts = binary_counts(R)
-    ks, many = normalize_ks(k)
-    short = check_short(short)
-    per_question = check_flag(per_question, "per_question")
-    results = []
-    for budget in ks:
-        if check_k is not None:
-            check_k(budget)
-        states = states_for(counts, budget, short)
-        values = state_values(states, credit_for(budget))
-        results.append(states.per_question(values) if per_question else states.mean(values))
-    return finish(results, many)
+    return point_values(R, k, lambda states, budget, _: state_values(states, credit_for(budget)),
+                        short=short, per_question=per_question)
 
 
 def prepare_posterior(R: Any, confidence: Any, bounds: Any, alpha0: Any, beta0: Any
@@ -91,7 +121,7 @@ def prepare_posterior(R: Any, confidence: Any, bounds: Any, alpha0: Any, beta0: 
 
 def posterior(R: Any, k: Any, credit_for: CreditFactory, *, confidence: Any, bounds: Any,
               alpha0: Any, beta0: Any, short: str = "error", latent: bool = False,
-              check_k: Callable[[int], None] | None = None) -> Any:
+              credit_list: list[Credit] | None = None) -> Any:
     """Posterior mean, sd and credible interval of a binary metric for one or several k.
 
     mu = (1/M) sum_q E[g(p_q)], sigma = (1/M) sqrt(sum_q Var[g(p_q)]), with
@@ -107,7 +137,8 @@ def posterior(R: Any, k: Any, credit_for: CreditFactory, *, confidence: Any, bou
         beta0: Beta prior.
         short: policy for questions with fewer than k samples.
         latent: k may exceed the sample counts (the target is defined for any k).
-        check_k: extra validation of each k.
+        credit_list: one credit per requested k, in order (instead of ``credit_for``),
+            for metrics whose credit also depends on arguments given per k.
 
     Returns:
         (mu, sigma, lo, hi), or a list of them for several k.
@@ -117,12 +148,11 @@ def posterior(R: Any, k: Any, credit_for: CreditFactory, *, confidence: Any, bou
     ks, many = normalize_ks(k)
     short = check_short(short)
     results = []
-    for budget in ks:
-        if check_k is not None:
-            check_k(budget)
+    for index, budget in enumerate(ks):
         states = states_for(counts, None if latent else budget, short)
         alpha, beta = posterior_parameters(states, alpha0, beta0)
-        moments = posterior_moments(alpha, beta, credit_for(budget))
+        credit = credit_list[index] if credit_list is not None else credit_for(budget)
+        moments = posterior_moments(alpha, beta, credit)
         mu = states.mean(moments.mean)
         sigma = math.sqrt(states.sum_of_variances(moments.variance))
         results.append((mu, sigma, *normal_interval(mu, sigma, confidence, bounds)))

@@ -31,7 +31,7 @@ from ._credits import (
     state_values,
     unanimous_credit,
 )
-from ._inputs import ArgumentTypeError, check_real, check_short, normalize_ks
+from ._inputs import ArgumentTypeError, check_real, normalize_ks
 from ._states import BinaryStates, states_for
 
 FloatArray = npt.NDArray[np.float64]
@@ -167,11 +167,14 @@ def threshold_spectrum_at_k(R: Any, k: Any, weights: Any, *, short: str = "error
         0.25
     """
     ks, many = normalize_ks(k)
-    per_k = dict(zip(ks, _weights_per_k(weights, ks, many), strict=True))
-    if any(w is None for w in per_k.values()):
+    weight_list = _weights_per_k(weights, ks, many)
+    if any(w is None for w in weight_list):
         raise ValueError("`weights` is required: a length-k sequence of non-negative weights")
-    return _driver.point(R, k, lambda b: spectrum_credit(_check_weights(per_k[b], b)),
-                         short=short, per_question=per_question)
+
+    def spectrum(states: BinaryStates, budget: int, index: int) -> FloatArray:
+        return state_values(states, spectrum_credit(_check_weights(weight_list[index], budget)))
+
+    return _driver.point_values(R, k, spectrum, short=short, per_question=per_question)
 
 
 def geom_at_k(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float = 0.5, *,
@@ -203,17 +206,12 @@ def geom_at_k(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float = 
         0.647106
     """
     a, b = _check_powers(pass_power, unanimous_power)
-    counts = _driver.binary_counts(R)
-    ks, many = normalize_ks(k)
-    short = check_short(short)
-    per_question = _driver.check_flag(per_question, "per_question")
-    results = []
-    for budget in ks:
-        states = states_for(counts, budget, short)
-        values = _blend(state_values(states, pass_credit(budget)),
-                        state_values(states, unanimous_credit(budget)), a, b)
-        results.append(states.per_question(values) if per_question else states.mean(values))
-    return _driver.finish(results, many)
+
+    def blended(states: BinaryStates, budget: int, _: int) -> FloatArray:
+        return _blend(state_values(states, pass_credit(budget)),
+                      state_values(states, unanimous_credit(budget)), a, b)
+
+    return _driver.point_values(R, k, blended, short=short, per_question=per_question)
 
 
 def geom_ds_at_k(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float = 0.5, *,
@@ -241,16 +239,13 @@ def geom_ds_at_k(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float
         0.653835
     """
     a, b = _check_powers(pass_power, unanimous_power)
-    counts = _driver.binary_counts(R)
-    ks, many = normalize_ks(k)
-    short = check_short(short)
-    results = []
-    for budget in ks:
-        states = states_for(counts, budget, short)
+
+    def blended(states: BinaryStates, budget: int, _: int) -> float:
         p = states.mean(state_values(states, pass_credit(budget)))
         u = states.mean(state_values(states, unanimous_credit(budget)))
-        results.append(float(_blend(p, u, a, b)))
-    return _driver.finish(results, many)
+        return float(_blend(p, u, a, b))
+
+    return _driver.over_k(R, k, short, blended)
 
 
 def geo_spectrum_at_k(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike = None,
@@ -284,20 +279,17 @@ def geo_spectrum_at_k(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike = N
         1.0
     """
     lam = _resolve_lambda(lam, lambda_)
-    counts = _driver.binary_counts(R)
     ks, many = normalize_ks(k)
-    short = check_short(short)
     weight_list = _weights_per_k(weights, ks, many)
-    results = []
-    for budget, w in zip(ks, weight_list, strict=True):
-        states = states_for(counts, budget, short)
+
+    def blended(states: BinaryStates, budget: int, index: int) -> float:
         p = states.mean(state_values(states, pass_credit(budget)))
         if lam == 1.0:
-            results.append(p)
-            continue
-        s = states.mean(state_values(states, _spectrum_for(w, budget)))
-        results.append(s if lam == 0.0 else float(_blend(p, s, lam, 1.0 - lam)))
-    return _driver.finish(results, many)
+            return p
+        s = states.mean(state_values(states, _spectrum_for(weight_list[index], budget)))
+        return s if lam == 0.0 else float(_blend(p, s, lam, 1.0 - lam))
+
+    return _driver.over_k(R, k, short, blended)
 
 
 def geo_spectrum_star_at_k(R: Any, k: Any, *, short: str = "error") -> Any:
@@ -367,12 +359,12 @@ def threshold_spectrum_at_k_ci(R: Any, k: Any, weights: Any, confidence: float =
         [0.446429, 0.146167, 0.159946, 0.732911]
     """
     ks, many = normalize_ks(k)
-    per_k = dict(zip(ks, _weights_per_k(weights, ks, many), strict=True))
-    if any(w is None for w in per_k.values()):
+    weight_list = _weights_per_k(weights, ks, many)
+    if any(w is None for w in weight_list):
         raise ValueError("`weights` is required: a length-k sequence of non-negative weights")
-    return _driver.posterior(R, k, lambda b: spectrum_credit(_check_weights(per_k[b], b)),
-                             confidence=confidence, bounds=bounds, alpha0=alpha0, beta0=beta0,
-                             latent=True)
+    credits = [spectrum_credit(_check_weights(w, b)) for w, b in zip(weight_list, ks, strict=True)]
+    return _driver.posterior(R, k, None, confidence=confidence, bounds=bounds, alpha0=alpha0,
+                             beta0=beta0, latent=True, credit_list=credits)
 
 
 def geom_at_k_ci(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float = 0.5,
