@@ -16,7 +16,7 @@ from ._inputs import ArgumentTypeError, CategoricalCounts, categorical_counts
 FloatArray = npt.NDArray[np.float64]
 
 
-def check_weights(w: Any, counts_or_R: Any, *, name: str = "w") -> FloatArray | None:
+def check_weights(w: Any, *, name: str = "w") -> FloatArray | None:
     """Validate a reward vector (w_0..w_C): 1-D, non-empty, finite numbers."""
     if w is None:
         return None
@@ -36,7 +36,7 @@ def check_weights(w: Any, counts_or_R: Any, *, name: str = "w") -> FloatArray | 
 
 def prepare(R: Any, w: Any, R0: Any = None) -> tuple[CategoricalCounts, FloatArray]:
     """Counts with one column per weight, and the weights (default [0, 1] for binary R)."""
-    weights = check_weights(w, R)
+    weights = check_weights(w)
     if weights is None:
         counts = categorical_counts(R, R0)
         if not counts.is_binary():

@@ -178,13 +178,6 @@ def mg_spectrum_weights(k: int) -> FloatArray:
     return weights
 
 
-def unanimous_spectrum_weights(k: int) -> FloatArray:
-    """Weights (0, ..., 0, 1): the spectrum equal to Pass^k."""
-    weights = np.zeros(k)
-    weights[-1] = 1.0
-    return weights
-
-
 # ----------------------------------------------------------------------------- estimators
 
 

@@ -13,7 +13,6 @@ tables of at most :data:`CHUNK_ENTRIES` entries at a time.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
@@ -358,14 +357,4 @@ def beta_expectation(alpha: FloatArray, beta: FloatArray, credit: FloatArray) ->
     for start in _row_chunks(alpha.size, degree + 1):
         stop = start + max(1, CHUNK_ENTRIES // (degree + 1))
         out[start:stop] = beta_binomial_pmf(degree, alpha[start:stop], beta[start:stop]) @ credit
-    return out
-
-
-def map_chunks(func: Callable[..., FloatArray], rows: int, width: int, *arrays: FloatArray
-               ) -> FloatArray:
-    """Apply ``func`` to row-chunks of ``arrays`` so each table stays under CHUNK_ENTRIES."""
-    out = np.empty(rows)
-    step = max(1, CHUNK_ENTRIES // max(1, width))
-    for start in range(0, rows, step):
-        out[start : start + step] = func(*(a[start : start + step] for a in arrays))
     return out
