@@ -95,7 +95,8 @@ def check_real(value: Any, name: str, *, low: float | None = None, high: float |
 def check_flag(value: Any, name: str) -> bool:
     """Validate a True/False option."""
     if not isinstance(value, (bool, np.bool_)):
-        raise ArgumentTypeError(f"`{name}` must be True or False; got {name}={_show(value)}")
+        raise ArgumentTypeError(
+            f"`{name}` must be a bool (True or False); got {name}={_show(value)}")
     return bool(value)
 
 

@@ -45,6 +45,13 @@ def normal_interval(mu: float, sigma: float, confidence: float,
     return float(lo), float(hi)
 
 
+def summary(mu: float, variance: float, confidence: float,
+            bounds: tuple[float, float] | None) -> tuple[float, float, float, float]:
+    """(mu, sigma, lo, hi) from a posterior mean and variance."""
+    sigma = math.sqrt(max(variance, 0.0))
+    return (float(mu), sigma, *normal_interval(float(mu), sigma, confidence, bounds))
+
+
 def finish(values: list[Any], many: bool) -> Any:
     """A list for several k, the single result otherwise."""
     return values if many else values[0]
@@ -153,9 +160,8 @@ def posterior(R: Any, k: Any, credit_for: CreditFactory, *, confidence: Any, bou
         alpha, beta = posterior_parameters(states, alpha0, beta0)
         credit = credit_list[index] if credit_list is not None else credit_for(budget)
         moments = posterior_moments(alpha, beta, credit)
-        mu = states.mean(moments.mean)
-        sigma = math.sqrt(states.sum_of_variances(moments.variance))
-        results.append((mu, sigma, *normal_interval(mu, sigma, confidence, bounds)))
+        results.append(summary(states.mean(moments.mean),
+                               states.sum_of_variances(moments.variance), confidence, bounds))
     return finish(results, many)
 
 

@@ -66,6 +66,28 @@ class BinaryStates:
         return out
 
 
+def keep_at_least(n: npt.NDArray[np.int64], k: int, short: str, *, unit: str = "samples"
+                  ) -> npt.NDArray[np.bool_] | None:
+    """Mask of the questions with at least k samples (None when that is all of them).
+
+    Raises:
+        ValueError: some question has fewer than k and short='error', or every question
+            does; the message says how many are short and the smallest n.
+    """
+    short_mask = n < k
+    if not short_mask.any():
+        return None
+    count = int(short_mask.sum())
+    if short == "error" or count == n.size:
+        what = "every question has" if count == n.size else f"{count} of {n.size} questions have"
+        hint = "" if count == n.size else f"; {SHORT_HINT}"
+        raise ValueError(
+            f"`k` must be an int in [1, n]; got k={k} but {what} fewer than k {unit} "
+            f"(smallest n={int(n.min())}){hint}"
+        )
+    return ~short_mask
+
+
 def states_for(counts: BinaryCounts, k: int | None, short: str) -> BinaryStates:
     """Distinct states of the questions that have at least k samples.
 
@@ -82,21 +104,7 @@ def states_for(counts: BinaryCounts, k: int | None, short: str) -> BinaryStates:
             or every question does.
     """
     n = counts.n_samples
-    kept = None
-    if k is not None:
-        short_mask = n < k
-        if short_mask.any():
-            count = int(short_mask.sum())
-            smallest = int(n.min())
-            if short == "error" or count == n.size:
-                what = ("every question has" if count == n.size
-                        else f"{count} of {n.size} questions have")
-                hint = "" if count == n.size else f"; {SHORT_HINT}"
-                raise ValueError(
-                    f"`k` must be an int in [1, n]; got k={k} but {what} fewer than k "
-                    f"samples (smallest n={smallest}){hint}"
-                )
-            kept = ~short_mask
+    kept = None if k is None else keep_at_least(n, k, short)
     n_kept = n if kept is None else n[kept]
     c_kept = counts.n_correct if kept is None else counts.n_correct[kept]
     if counts.rectangular:

@@ -12,7 +12,6 @@ method (an approximation, as in the reference library).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -128,11 +127,6 @@ def _weights_per_k(weights: Any, ks: list[int], many: bool) -> list[Any]:
 def _spectrum_for(weights: Any, k: int) -> Credit:
     chosen = mg_spectrum_weights(k) if weights is None else _check_weights(weights, k)
     return spectrum_credit(chosen)
-
-
-def _latent_states(R: Any) -> BinaryStates:
-    _, states = _driver.all_states(R)
-    return states
 
 
 # ----------------------------------------------------------------------------- point estimators
@@ -323,11 +317,6 @@ def _joint(states: BinaryStates, alpha0: float, beta0: float, left: Credit, righ
     return left_m, right_m, cov
 
 
-def _interval(mu: float, variance: float, confidence: float, bounds: Any) -> tuple:
-    sigma = math.sqrt(max(variance, 0.0))
-    return (float(mu), sigma, *_driver.normal_interval(float(mu), sigma, confidence, bounds))
-
-
 def threshold_spectrum_at_k_ci(R: Any, k: Any, weights: Any, confidence: float = 0.95,
                                bounds: tuple[float, float] | None = (0.0, 1.0),
                                alpha0: float = 1.0, beta0: float = 1.0) -> Any:
@@ -412,7 +401,7 @@ def geom_at_k_ci(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float
                                       unanimous_credit(budget))
         means, variances = _delta(left_m.mean, left_m.variance, right_m.mean, right_m.variance,
                                   cov, a, b)
-        results.append(_interval(states.mean(means), states.sum_of_variances(variances),
+        results.append(_driver.summary(states.mean(means), states.sum_of_variances(variances),
                                  confidence, bounds))
     return _driver.finish(results, many)
 
@@ -463,7 +452,7 @@ def geom_ds_at_k_ci(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: fl
     ks, many = normalize_ks(k)
     states = states_for(counts, None, "error")
     results = [
-        _interval(*_dataset_delta(states, alpha0, beta0, pass_credit(budget),
+        _driver.summary(*_dataset_delta(states, alpha0, beta0, pass_credit(budget),
                                   unanimous_credit(budget), a, b), confidence, bounds)
         for budget in ks
     ]
@@ -502,24 +491,22 @@ def geo_spectrum_at_k_ci(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike 
         0.916667
     """
     lam = _resolve_lambda(lam, lambda_)
-    counts, confidence, bounds, alpha0, beta0 = _driver.prepare_posterior(
-        R, confidence, bounds, alpha0, beta0)
     ks, many = normalize_ks(k)
     weight_list = _weights_per_k(None if lam == 1.0 else weights, ks, many)
+    if lam in (0.0, 1.0):  # one quantity: its exact posterior, no delta method
+        credits = [pass_credit(budget) if lam == 1.0 else _spectrum_for(w, budget)
+                   for budget, w in zip(ks, weight_list, strict=True)]
+        return _driver.posterior(R, k, None, confidence=confidence, bounds=bounds,
+                                 alpha0=alpha0, beta0=beta0, latent=True, credit_list=credits)
+    counts, confidence, bounds, alpha0, beta0 = _driver.prepare_posterior(
+        R, confidence, bounds, alpha0, beta0)
     states = states_for(counts, None, "error")
-    alpha, beta = posterior_parameters(states, alpha0, beta0)
-    results = []
-    for budget, w in zip(ks, weight_list, strict=True):
-        if lam in (0.0, 1.0):
-            credit = pass_credit(budget) if lam == 1.0 else _spectrum_for(w, budget)
-            moments = posterior_moments(alpha, beta, credit)
-            results.append(_interval(states.mean(moments.mean),
-                                     states.sum_of_variances(moments.variance),
-                                     confidence, bounds))
-            continue
-        results.append(_interval(*_dataset_delta(states, alpha0, beta0, pass_credit(budget),
-                                                 _spectrum_for(w, budget), lam, 1.0 - lam),
-                                 confidence, bounds))
+    results = [
+        _driver.summary(*_dataset_delta(states, alpha0, beta0, pass_credit(budget),
+                                        _spectrum_for(w, budget), lam, 1.0 - lam),
+                        confidence, bounds)
+        for budget, w in zip(ks, weight_list, strict=True)
+    ]
     return _driver.finish(results, many)
 
 

@@ -45,17 +45,21 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from numpy.polynomial.legendre import leggauss
-from scipy.special import ndtri
 from scipy.stats import binom, nbinom, poisson
 
+from ._driver import normal_interval
 from ._inputs import (
     ArgumentTypeError,
+    _show,
     check_bounds,
     check_confidence,
+    check_flag,
+    check_int,
     check_real,
     check_short,
     normalize_ks,
 )
+from ._states import keep_at_least
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -89,11 +93,6 @@ class _Clusters:
     none: IntArray
     sizes: IntArray
     inverse: IntArray
-
-
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _is_rows(value: Any) -> bool:
@@ -157,24 +156,10 @@ def _check_ties(ties: Any) -> str:
     return ties
 
 
-def _check_flag(value: Any, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ArgumentTypeError(f"`{name}` must be a bool; got {name}={_show(value)}")
-    return bool(value)
-
-
 def _kept(n: IntArray, k: int, short: str) -> npt.NDArray[np.bool_]:
     """Questions with at least k answers; refuse short ones unless ``short='skip'``."""
-    short_mask = n < k
-    if short_mask.any() and (short == "error" or short_mask.all()):
-        count = int(short_mask.sum())
-        what = "every question" if short_mask.all() else f"{count} of {n.size} questions"
-        hint = "" if short_mask.all() else "; pass short='skip' to leave them out for this k"
-        raise ValueError(
-            f"`k` must be an int in [1, n]; got k={k} but {what} have fewer than k answers "
-            f"(smallest n={int(n.min())}){hint}"
-        )
-    return ~short_mask
+    kept = keep_at_least(n, k, short, unit="answers")
+    return np.ones(n.size, dtype=bool) if kept is None else kept
 
 
 # ----------------------------------------------------------------------------- kernel
@@ -407,7 +392,7 @@ def vote_at_k(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashab
     """
     ties = _check_ties(ties)
     short = check_short(short)
-    per_question = _check_flag(per_question, "per_question")
+    per_question = check_flag(per_question, "per_question")
     ks, many = normalize_ks(k)
     states = _clusters(answers, references)
     n_questions = states.n[states.inverse]
@@ -548,17 +533,13 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
     prior = check_real(prior, "prior", low=0.0, low_open=True)
-    if isinstance(draws, (bool, np.bool_)) or not isinstance(draws, (int, np.integer)):
-        raise ArgumentTypeError(f"`draws` must be an int; got draws={_show(draws)}")
-    if draws < 2:
+    if check_int(draws, "draws") < 2:
         raise ValueError(f"`draws` must be an int >= 2; got draws={draws}")
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise ArgumentTypeError(f"`seed` must be an int; got seed={_show(seed)}")
+    check_int(seed, "seed")
     ks, many = normalize_ks(k)
     states = _clusters(answers, references)
     n_questions = states.n[states.inverse]
     kept_by_k = [_kept(n_questions, budget, short) for budget in ks]
-    z = float(ndtri(0.5 + 0.5 * confidence))
     results = []
     for budget, kept in zip(ks, kept_by_k, strict=True):
         used = np.bincount(states.inverse[kept], minlength=states.n.size)
@@ -571,11 +552,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         total = weight.sum()
         mu = float(np.dot(weight, means) / total)
         sigma = float(math.sqrt(max(np.dot(weight, variances), 0.0)) / total)
-        lo, hi = mu - z * sigma, mu + z * sigma
-        if bounds is not None:
-            lo = min(max(lo, bounds[0]), bounds[1])
-            hi = min(max(hi, bounds[0]), bounds[1])
-        results.append((mu, sigma, float(lo), float(hi)))
+        results.append((mu, sigma, *normal_interval(mu, sigma, confidence, bounds)))
     return results if many else results[0]
 
 
