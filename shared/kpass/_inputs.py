@@ -228,15 +228,40 @@ def binary_counts(R: Any, *, name: str = "R") -> BinaryCounts:
             raise _bad_element_type(matrix.tolist(), name, "binary outcomes 0 or 1")
         return _binary_matrix_counts(matrix, name)
     values, lengths = _ragged_flat(rows, name)
+    return binary_counts_from_flat(values, lengths, name=name)
+
+
+class OutcomeValueError(ValueError):
+    """An outcome that is not 0 or 1, with where it is: ``question``, ``sample``, ``value``.
+
+    Constructible from a message alone, like any ValueError (callers re-raise it with
+    added context).
+    """
+
+    def __init__(self, message: str, question: int = -1, sample: int = -1,
+                 value: Any = None) -> None:
+        super().__init__(message)
+        self.question = question
+        self.sample = sample
+        self.value = value
+
+
+def binary_counts_from_flat(values: np.ndarray, lengths: np.ndarray, *,
+                            name: str = "R") -> BinaryCounts:
+    """Counts of questions stored back to back: ``values`` (numbers), ``lengths`` (>= 1 each).
+
+    Raises:
+        OutcomeValueError: the first value other than 0/1, located by question and sample.
+    """
     if values.dtype != np.bool_:
         bad = (values != 0) & (values != 1)
         if bad.any():
             flat_index = int(np.flatnonzero(bad)[0])
             i, j = _locate(flat_index, lengths)
-            raise ValueError(
-                f"`{name}` must hold binary outcomes 0 or 1; got {name}[{i}][{j}]="
-                f"{_show(values[flat_index].item())}"
-            )
+            value = values[flat_index].item()
+            raise OutcomeValueError(
+                f"`{name}` must hold binary outcomes 0 or 1; got {name}[{i}][{j}]={_show(value)}",
+                i, j, value)
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
     correct = np.add.reduceat(values.astype(np.int64), starts)
     return BinaryCounts(lengths, correct.astype(np.int64))

@@ -33,6 +33,7 @@ from ._inputs import (
     _show,
     check_bounds,
     check_confidence,
+    check_flag,
     check_int,
     check_prior,
     check_real,
@@ -109,12 +110,6 @@ def _check_weights(value: Any) -> list[float] | dict[int, list[float]]:
     return _real_vector(value, "weights")
 
 
-def _check_flag(value: Any, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ArgumentTypeError(f"`{name}` must be True or False; got {name}={_show(value)}")
-    return bool(value)
-
-
 def _check_ties(value: Any) -> str:
     if not isinstance(value, str):
         raise ArgumentTypeError(f"`ties` must be a string; got ties={_show(value)}")
@@ -140,7 +135,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "bounds": check_bounds,
     "short": check_short,
     "ties": _check_ties,
-    "per_question": lambda v: _check_flag(v, "per_question"),
+    "per_question": lambda v: check_flag(v, "per_question"),
 }
 
 

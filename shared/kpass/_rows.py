@@ -14,7 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from ._inputs import BinaryCounts
+from ._inputs import (
+    BinaryCounts,
+    OutcomeValueError,
+    _is_number,
+    _locate,
+    binary_counts_from_flat,
+)
 
 OUTCOME_COLUMNS = ("outcomes", "correct", "scores")
 """Columns searched, in this order, when ``--column`` is not given."""
@@ -108,35 +114,18 @@ def count_rows(rows: Any, label: str = "outcomes") -> BinaryCounts:
             if bad.index:
                 count_rows(rows[:bad.index], label)  # an earlier row may hold a bad value
             raise
-    if values.dtype.kind == "b":
-        ints = values.astype(np.int64)
-    else:
-        bad = (values != 0) & (values != 1)
-        if bad.any():
-            flat_index = int(np.flatnonzero(bad)[0])
-            row, position = _locate(flat_index, lengths)
-            value = show(values[flat_index].item())
-            raise BadRowError(row, f"`{label}` must hold binary outcomes 0 or 1 for the pass "
-                                    f"metrics; got {label}[{position}]={value}")
-        ints = values.astype(np.int64)
-    starts = np.cumsum(lengths) - lengths
-    return BinaryCounts(lengths, np.add.reduceat(ints, starts).astype(np.int64))
+    try:
+        return binary_counts_from_flat(values, lengths, name=label)
+    except OutcomeValueError as bad:
+        raise BadRowError(bad.question, f"`{label}` must hold binary outcomes 0 or 1 for the pass "
+                                        f"metrics; got {label}[{bad.sample}]={show(bad.value)}"
+                          ) from None
 
 
 def show(value: Any) -> str:
     """A short repr of ``value`` for messages."""
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _locate(flat_index: int, lengths: np.ndarray) -> tuple[int, int]:
-    ends = np.cumsum(lengths)
-    row = int(np.searchsorted(ends, flat_index, side="right"))
-    return row, flat_index - (int(ends[row - 1]) if row else 0)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating))
 
 
 def _python_flat(rows: list[Any], label: str) -> tuple[np.ndarray, np.ndarray]:
