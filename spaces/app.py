@@ -119,7 +119,7 @@ def module_kind(module: evaluate.EvaluationModule) -> str:
 def module_parameters(module: evaluate.EvaluationModule) -> list[Parameter]:
     """The options the page offers for this module, defaulting to its load-time options."""
     try:
-        from kpass._metric_modules import KEYWORDS
+        from kpass.hf.vocabulary import KEYWORDS
     except ImportError:  # a module outside kpass: no descriptions
         KEYWORDS = {}
     loaded = dict(getattr(module, "options", {}) or {})

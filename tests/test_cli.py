@@ -384,8 +384,8 @@ def test_the_command_runs_as_a_module_and_is_quiet_on_stderr_without_a_terminal(
     assert done.stdout.splitlines()[1].startswith("tau_bench_airline_gpt4o.jsonl,pass^k,Pass^1,1,")
 
 
-@pytest.mark.parametrize("name", ["kpass.cli", "kpass._readers", "kpass._formats",
-                                  "kpass._report", "kpass._votes"])
+@pytest.mark.parametrize("name", ["kpass.report.cli", "kpass.io.readers", "kpass.io.formats",
+                                  "kpass.report.table", "kpass.io.answers"])
 def test_docstring_examples_of_the_command_run(name):
     import doctest
     import importlib

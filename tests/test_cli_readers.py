@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kpass._progress import Progress
-from kpass._readers import OUTCOME_COLUMNS, ReportError, load_counts, parse_cell
 from kpass.data import sample_path
+from kpass.io.progress import Progress
+from kpass.io.readers import OUTCOME_COLUMNS, ReportError, load_counts, parse_cell
 
 RAGGED = [[1, 0, 1, 1], [0, 0], [1, 1, 1, 0, 1, 1], [0], [1, 1]]
 RECTANGULAR = [[1, 0, 1], [0, 0, 0], [1, 1, 1], [0, 1, 0]]

@@ -87,7 +87,7 @@ def core_results(name, R, ks=(1, 4), R0=None, w=None):
         for k in ks:
             put(out, template.format(k), point(R, k), interval(R, k))
     if name == "geo_spectrum_bayes":
-        from kpass._credits import mg_spectrum_weights
+        from kpass._core.credits import mg_spectrum_weights
 
         for k in ks:
             weights = mg_spectrum_weights(k).tolist()

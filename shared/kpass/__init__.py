@@ -17,7 +17,7 @@ Example:
     [0.8393, 0.0973, 0.6487, 1.0]
 """
 
-from ._inputs import (
+from ._core.inputs import (
     ArgumentTypeError,
     BinaryCounts,
     CategoricalCounts,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _driver
-from ._credits import auc_credit, pass_credit
+from ._core import driver as _driver
+from ._core.credits import auc_credit, pass_credit
 
 
 def _auc_credit(k: int):

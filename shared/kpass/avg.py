@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from ._categorical import dirichlet_summary, prepare
-from ._driver import normal_interval
-from ._inputs import check_bounds, check_confidence, check_flag
+from ._core.categorical import dirichlet_summary, prepare
+from ._core.driver import normal_interval
+from ._core.inputs import check_bounds, check_confidence, check_flag
 
 
 def avg(R: Any, w: Any = None, *, per_question: bool = False) -> Any:

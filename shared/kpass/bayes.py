@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ._categorical import dirichlet_summary, prepare
-from ._driver import normal_interval
-from ._inputs import check_bounds, check_confidence
+from ._core.categorical import dirichlet_summary, prepare
+from ._core.driver import normal_interval
+from ._core.inputs import check_bounds, check_confidence
 
 
 def bayes(R: Any, w: Any = None, R0: Any = None) -> tuple[float, float]:

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import _driver
-from ._credits import (
+from ._core import driver as _driver
+from ._core.credits import (
     Credit,
     mg_spectrum_weights,
     pass_credit,
@@ -30,8 +30,8 @@ from ._credits import (
     state_values,
     unanimous_credit,
 )
-from ._inputs import ArgumentTypeError, check_real, normalize_ks
-from ._states import BinaryStates, states_for
+from ._core.inputs import ArgumentTypeError, check_real, normalize_ks
+from ._core.states import BinaryStates, states_for
 
 FloatArray = npt.NDArray[np.float64]
 WeightsLike = npt.ArrayLike | None

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _driver
-from ._credits import mg_credit, pass_credit, tau_threshold, threshold_credit
-from ._inputs import check_tau
+from ._core import driver as _driver
+from ._core.credits import mg_credit, pass_credit, tau_threshold, threshold_credit
+from ._core.inputs import check_tau
 from .pass_at_k import pass_hat_k, pass_hat_k_ci
 
 

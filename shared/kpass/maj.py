@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _driver
-from ._credits import majority_threshold, threshold_credit
+from ._core import driver as _driver
+from ._core.credits import majority_threshold, threshold_credit
 
 
 def _majority_credit(k: int):

@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._categorical import distinct_rows, prepare
-from ._credits import pass_credit, power_variance
-from ._driver import finish, normal_interval
-from ._inputs import (
+from ._core.categorical import distinct_rows, prepare
+from ._core.credits import pass_credit, power_variance
+from ._core.driver import finish, normal_interval
+from ._core.inputs import (
     BinaryCounts,
     CategoricalCounts,
     check_bounds,
@@ -27,8 +27,8 @@ from ._inputs import (
     check_short,
     normalize_ks,
 )
-from ._kernels import hypergeom_expectation, log_beta_power_moments, log_power_variance_ratio
-from ._states import states_for
+from ._core.kernels import hypergeom_expectation, log_beta_power_moments, log_power_variance_ratio
+from ._core.states import states_for
 from .bayes import bayes_ci
 
 FloatArray = npt.NDArray[np.float64]

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from . import _driver
-from ._credits import pass_credit, unanimous_credit
+from ._core import driver as _driver
+from ._core.credits import pass_credit, unanimous_credit
 
 Interval = tuple[float, float, float, float]
 

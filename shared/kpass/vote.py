@@ -47,8 +47,8 @@ import numpy.typing as npt
 from numpy.polynomial.legendre import leggauss
 from scipy.stats import binom, nbinom, poisson
 
-from ._driver import normal_interval
-from ._inputs import (
+from ._core.driver import normal_interval
+from ._core.inputs import (
     ArgumentTypeError,
     _show,
     check_bounds,
@@ -59,7 +59,7 @@ from ._inputs import (
     check_short,
     normalize_ks,
 )
-from ._states import keep_at_least
+from ._core.states import keep_at_least
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

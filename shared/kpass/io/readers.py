@@ -1,10 +1,10 @@
 """Outcome files -> validated per-question counts, read in chunks.
 
 ``kpass report`` reads JSONL, JSON, CSV/TSV (optionally gzipped), Parquet, NumPy
-``.npy`` and saved Hugging Face ``datasets`` directories (:mod:`kpass._formats`).
+``.npy`` and saved Hugging Face ``datasets`` directories (:mod:`kpass.io.formats`).
 Every reader yields batches of per-question outcome lists together with where each
 one came from (``line 12``, ``row 7``); :func:`load_counts` validates and counts each
-batch (:mod:`kpass._rows`) and keeps only the counts, so memory stays O(questions)
+batch (:mod:`kpass.io.rows`) and keeps only the counts, so memory stays O(questions)
 whatever the file size.
 
 A row whose outcome list cannot be read (bad JSON, a missing field, a value other
@@ -21,10 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ._formats import FORMATS, READERS, detect_format, parse_cell
-from ._inputs import BinaryCounts
-from ._progress import Progress
-from ._rows import INSTALL_HINT, OUTCOME_COLUMNS, BadRowError, Batch, ReportError, count_rows
+from .._core.inputs import BinaryCounts
+from .formats import FORMATS, READERS, detect_format, parse_cell
+from .progress import Progress
+from .rows import INSTALL_HINT, OUTCOME_COLUMNS, BadRowError, Batch, ReportError, count_rows
 
 __all__ = ["FORMATS", "INSTALL_HINT", "OUTCOME_COLUMNS", "LoadedFile", "ReportError",
            "detect_format", "load_counts", "parse_cell"]

@@ -13,8 +13,8 @@ from typing import Any
 
 from scipy.special import ndtri
 
-from ._credits import Credit, posterior_moments, posterior_parameters, state_values
-from ._inputs import (
+from .credits import Credit, posterior_moments, posterior_parameters, state_values
+from .inputs import (
     BinaryCounts,
     binary_counts,
     check_bounds,
@@ -24,7 +24,7 @@ from ._inputs import (
     check_short,
     normalize_ks,
 )
-from ._states import BinaryStates, states_for
+from .states import BinaryStates, states_for
 
 CreditFactory = Callable[[int], Credit]
 

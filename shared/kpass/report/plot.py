@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ._readers import INSTALL_HINT, ReportError
-from ._report import Row
+from ..io.readers import INSTALL_HINT, ReportError
+from .table import Row
 
 FIGURE_INCHES = (10.0, 7.5)
 DPI = 100

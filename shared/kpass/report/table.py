@@ -3,7 +3,7 @@
 Every metric row holds the point estimate (the family's unbiased estimator) and
 the posterior mean, standard deviation and credible interval of the matching
 ``*_ci`` function, all computed from the per-question counts that
-:mod:`kpass._readers` produced, so no outcome matrix is ever held in memory.
+:mod:`kpass.io.readers` produced, so no outcome matrix is ever held in memory.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ._readers import LoadedFile, ReportError
+from ..io.readers import LoadedFile, ReportError
 
 LEGEND_WIDTH = 96
 FULL_LADDER_UP_TO = 8
@@ -273,7 +273,7 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
 def _vote_rows(loaded: LoadedFile, fam: Family, ks: list[int], used: dict[int, int],
                answers: list[Any] | None, ties: str, confidence: float,
                extra: dict[str, str]) -> list[Row]:
-    from . import vote
+    from .. import vote
 
     if answers is None:
         raise ReportError(loaded.source, f"{fam.key} needs the sampled answers (--answers)")

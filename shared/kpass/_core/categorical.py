@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._inputs import ArgumentTypeError, CategoricalCounts, categorical_counts
+from .inputs import ArgumentTypeError, CategoricalCounts, categorical_counts
 
 FloatArray = npt.NDArray[np.float64]
 

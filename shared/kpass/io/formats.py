@@ -22,8 +22,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from ._progress import Progress
-from ._rows import INSTALL_HINT, Batch, ReportError, Unreadable, check_arrow_type, pick_column, show
+from .progress import Progress
+from .rows import INSTALL_HINT, Batch, ReportError, Unreadable, check_arrow_type, pick_column, show
 
 FORMATS = {
     ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "tsv",

@@ -3,7 +3,7 @@
 Every public function of kpass funnels its outcomes through :func:`binary_counts`
 or :func:`categorical_counts`, so a bad value is rejected once, with a message
 that names the question and the sample (``R[3][7]=2``). Scalar arguments are
-checked by :mod:`kpass._checks`, re-exported here so that validation has one
+checked by :mod:`kpass._core.checks`, re-exported here so that validation has one
 import path.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import (
+from .checks import (
     SHORT_POLICIES,
     ArgumentTypeError,
     _show,
@@ -30,7 +30,7 @@ from ._checks import (
     check_tau,
     normalize_ks,
 )
-from ._counts import BinaryCounts, CategoricalCounts, _pad_columns
+from .counts import BinaryCounts, CategoricalCounts, _pad_columns
 
 __all__ = [
     "SHORT_POLICIES", "ArgumentTypeError", "BinaryCounts", "CategoricalCounts", "binary_counts",

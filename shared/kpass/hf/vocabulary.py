@@ -2,7 +2,7 @@
 
 Pure numpy: this is the part of the metric modules that does not need
 `evaluate`, so it can be tested (and reused by the Space app) without it.
-``kpass.evaluate_module`` wraps it in an ``evaluate.Metric``.
+``kpass.hf.evaluate_module`` wraps it in an ``evaluate.Metric``.
 
 Every module of the family accepts the same keywords (:data:`KEYWORDS`), so
 ``evaluate.combine([...]).compute(predictions=R, k=[1, 4])`` can send one set of
@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ._credits import mg_spectrum_weights
-from ._inputs import (
+from .._core.credits import mg_spectrum_weights
+from .._core.inputs import (
     ArgumentTypeError,
     _show,
     check_bounds,
@@ -391,7 +391,7 @@ def avg_at_n_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
 
 def vote_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     """Vote@k over answer strings against one gold answer per question: key ``vote@{k}``."""
-    from . import vote
+    from .. import vote
 
     answers, references = state
     ks = _ks(options)

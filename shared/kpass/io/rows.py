@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ._inputs import (
+from .._core.inputs import (
     BinaryCounts,
     OutcomeValueError,
     _is_number,
@@ -187,6 +187,7 @@ def _arrow_flat(array: Any, label: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_arrow_type(arrow_type: Any, source: str, column: str) -> None:
+    """Raise a ``ReportError`` unless ``arrow_type`` is a list of bool, int or float items."""
     import pyarrow as pa
 
     is_list = (pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ._inputs import BinaryCounts
+from .inputs import BinaryCounts
 
 SHORT_HINT = "pass short='skip' to leave them out for that k"
 

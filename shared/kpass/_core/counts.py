@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ._checks import ArgumentTypeError
+from .checks import ArgumentTypeError
 
 
 @dataclass(frozen=True, eq=False)

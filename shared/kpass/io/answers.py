@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from ._formats import _element_lines, _open_bytes, _skip_space, detect_format
-from ._inputs import BinaryCounts
-from ._readers import LoadedFile
-from ._rows import ReportError, Unreadable, show
+from .._core.inputs import BinaryCounts
+from .formats import _element_lines, _open_bytes, _skip_space, detect_format
+from .readers import LoadedFile
+from .rows import ReportError, Unreadable, show
 
 ANSWER_COLUMNS = ("answers",)
 REFERENCE_COLUMNS = ("ground_truth", "reference", "gold", "target", "answer")
@@ -83,7 +83,7 @@ def load_answers(source: str, *, column: str | None = None, reference: str | Non
         its answers coded 0 (the reference), 1, 2, ... (other answers) or None.
 
     Raises:
-        ReportError: as :func:`kpass._readers.load_counts`, for answers and references.
+        ReportError: as :func:`kpass.io.readers.load_counts`, for answers and references.
 
     Example:
         >>> from kpass.data import sample_path

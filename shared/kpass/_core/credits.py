@@ -28,7 +28,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from ._kernels import (
+from .kernels import (
     CHUNK_ENTRIES,
     bernstein_product,
     beta_binomial_pmf,
@@ -39,7 +39,7 @@ from ._kernels import (
     log_draw_all_from,
     log_power_variance_ratio,
 )
-from ._states import BinaryStates
+from .states import BinaryStates
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -1,0 +1,1 @@
+"""The Hugging Face layer: the only code that imports ``evaluate``."""

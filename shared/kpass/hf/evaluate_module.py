@@ -1,0 +1,509 @@
+"""The one kpass module that imports `evaluate`: the abstract base of every metric module.
+
+A metric script in ``metrics/<name>/<name>.py`` is a thin subclass of
+:class:`KPassMetric` that names its family and returns its ``MetricInfo``;
+everything else lives here:
+
+- **Fast, validated ingestion.** ``add_batch``/``add`` count each batch at once
+  with :func:`kpass.binary_counts` / :func:`kpass.categorical_counts` (which
+  reject 0.5, 2, "1", None or NaN with a message naming the question) and
+  write only compact per-question counts to Arrow (``n_samples``/``n_correct``,
+  or per-category count lists). Nothing reaches Arrow unvalidated, so Arrow
+  never coerces a value, and a 100000 x 64 matrix is stored as 100000 pairs.
+  Counts concatenate, so batches, ``evaluate.combine`` and distributed runs
+  (one Arrow file per process, process 0 computes) all merge exactly.
+- **One keyword vocabulary** (:data:`kpass.hf.vocabulary.KEYWORDS`) accepted
+  at load time and at compute time by every module; unknown names are refused.
+- **Nothing is lost.** Options are checked before any data moves; if the
+  computation itself fails (say k larger than a question's samples), the
+  collected counts are kept and the next ``compute`` uses them.
+
+It is not imported by ``kpass/__init__.py``: the core does not need `evaluate`.
+"""
+
+from __future__ import annotations
+
+import abc
+import argparse
+import hashlib
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import datasets
+import evaluate
+import numpy as np
+import pyarrow as pa
+
+from .._core.inputs import (
+    ArgumentTypeError,
+    BinaryCounts,
+    CategoricalCounts,
+    _show,
+    binary_counts,
+    categorical_counts,
+)
+from .vocabulary import (
+    FAMILIES,
+    INPUTS,
+    check_options,
+    compute_results,
+    module_inputs,
+)
+
+#: Constructor arguments of ``evaluate.EvaluationModule`` (what ``evaluate.load`` passes).
+EVALUATE_INIT_ARGS = ("config_name", "keep_in_memory", "cache_dir", "num_process", "process_id",
+                      "seed", "experiment_id", "hash", "max_concurrent_cache_files", "timeout")
+
+_INT = datasets.Value("int64")
+
+#: What the user passes, per kind of module (shown as the module's ``features``).
+INPUT_FEATURES = {
+    "binary": datasets.Features({"predictions": datasets.List(_INT)}),
+    "categorical": datasets.Features({"predictions": datasets.List(_INT),
+                                      "R0": datasets.List(_INT)}),
+    "answers": datasets.Features({"predictions": datasets.List(datasets.Value("string")),
+                                  "references": datasets.Value("string")}),
+}
+
+#: What is written to Arrow: per-question counts (answers stay strings, validated first).
+STORED_FEATURES = {
+    "binary": datasets.Features({"n_samples": _INT, "n_correct": _INT}),
+    "categorical": datasets.Features({"counts": datasets.List(_INT),
+                                      "prior_counts": datasets.List(_INT)}),
+    "answers": INPUT_FEATURES["answers"],
+}
+
+
+__all__ = ["KPassMetric", "build_demo", "default_metrics_dir", "install_metric_modules", "main"]
+
+
+class KPassMetric(evaluate.Metric, abc.ABC):
+    """Abstract base of the kpass metric modules (abstract so ``evaluate.load`` skips it).
+
+    Subclasses set :attr:`family` (a module name of the family) and implement
+    ``_info`` with :meth:`kpass_info`. Keyword options given to the constructor
+    (``evaluate.load(name, k=[1, 8])``) are defaults that ``compute`` overrides.
+    """
+
+    family: str = ""
+
+    def __init__(self, config_name: str | None = None, keep_in_memory: bool = False,
+                 cache_dir: str | None = None, num_process: int = 1, process_id: int = 0,
+                 seed: int | None = None, experiment_id: str | None = None,
+                 hash: str | None = None, max_concurrent_cache_files: int = 10000,
+                 timeout: float = 100, **options: Any) -> None:
+        if self.family not in FAMILIES:
+            raise ValueError(f"{type(self).__name__}.family must be one of {sorted(FAMILIES)}; "
+                             f"got {self.family!r}")
+        for name in options:
+            if name in INPUTS:
+                raise ValueError(f"{self.family}: `{name}` is an input, not an option; pass it "
+                                 "to add_batch or compute with its questions")
+        # Set before super().__init__(): evaluate's base would silently swallow unknown names.
+        self.kind = FAMILIES[self.family][0]
+        self.options = check_options(self.family, options, when="load")
+        self._retained: Any = None
+        super().__init__(config_name=config_name, keep_in_memory=keep_in_memory,
+                         cache_dir=cache_dir, num_process=num_process, process_id=process_id,
+                         seed=seed, experiment_id=experiment_id, hash=hash,
+                         max_concurrent_cache_files=max_concurrent_cache_files, timeout=timeout)
+
+    @abc.abstractmethod
+    def _info(self) -> evaluate.MetricInfo:
+        """The module's ``MetricInfo`` (build it with :meth:`kpass_info`)."""
+
+    def kpass_info(self, *, description: str, citation: str, inputs_description: str,
+                   reference_urls: Sequence[str] = ()) -> evaluate.MetricInfo:
+        """``MetricInfo`` with the inputs of this module's kind of data.
+
+        Args:
+            description: the script's ``_DESCRIPTION``.
+            citation: the script's ``_CITATION``.
+            inputs_description: the script's ``_KWARGS_DESCRIPTION``.
+            reference_urls: papers behind the metric.
+
+        Returns:
+            The info ``evaluate`` reads (features are the user-facing inputs).
+        """
+        features = INPUT_FEATURES[FAMILIES[self.family][0]]
+        if "R0" not in module_inputs(self.family):
+            features = datasets.Features({"predictions": features["predictions"]}
+                                         if "references" not in features else features)
+        return evaluate.MetricInfo(
+            module_type="metric",
+            description=description,
+            citation=citation,
+            inputs_description=inputs_description,
+            features=features,
+            codebase_urls=["https://pypi.org/project/kpass/"],
+            reference_urls=list(reference_urls),
+        )
+
+    # ------------------------------------------------------------------------- ingestion
+
+    def _feature_names(self) -> list[str]:
+        # What evaluate.combine forwards to add/add_batch. `R0` is left out on purpose:
+        # combine indexes every name it lists, so listing it would break
+        # combine.add_batch(predictions=R) for the whole family; R0 goes to the module's
+        # own add/add_batch, or to compute (which combine forwards whole).
+        return [name for name in module_inputs(self.family) if name != "R0"]
+
+    def _input_names(self) -> list[str]:
+        return list(module_inputs(self.family))
+
+    def _stored_questions(self) -> int:
+        retained = 0 if self._retained is None else _n_questions(self._retained)
+        return len(self) + retained
+
+    def _encode(self, predictions: Any, references: Any, R0: Any) -> pa.Table | None:
+        """Validate and count one batch; None for an empty batch."""
+        if predictions is None:
+            raise ValueError(f"{self.family}: `predictions` is required (one list of outcomes "
+                             "per question)")
+        if _is_empty(predictions):
+            if R0 is not None and not _is_empty(R0):
+                raise ValueError(f"{self.family}: `R0` has rows but `predictions` is empty")
+            return None
+        try:
+            if self.kind == "binary":
+                counts = binary_counts(predictions, name="predictions")
+                return pa.table({"n_samples": counts.n_samples, "n_correct": counts.n_correct})
+            if self.kind == "categorical":
+                counts = categorical_counts(predictions, R0, name="predictions")
+                return pa.table({"counts": _list_column(counts.counts),
+                                 "prior_counts": _list_column(counts.prior_counts)})
+            answers, golds = _check_answers(predictions, references)
+            return pa.table({"predictions": pa.array(answers, type=pa.list_(pa.string())),
+                             "references": pa.array(golds, type=pa.string())})
+        except (TypeError, ValueError) as error:
+            kept = self._stored_questions()
+            raise type(error)(
+                f"{self.family}: {error} (indices count questions within this batch). "
+                f"The batch was rejected; the {kept} questions added before are kept."
+            ) from None
+
+    def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
+        """Add a batch of questions (validated and counted now, stored as counts).
+
+        Args:
+            predictions: one list of outcomes per question (lists may differ in
+                length), or an (M, N) array.
+            references: gold answers (``vote_at_k_bayes`` only).
+            **kwargs: ``R0``, prior outcomes per question (categorical modules only).
+
+        Raises:
+            ValueError: a bad outcome (the message names the question), or an
+                input this module does not take. Nothing of the batch is stored.
+        """
+        names = self._input_names()
+        bad = [name for name in kwargs if name not in names]
+        if bad or (references is not None and "references" not in names):
+            raise ValueError(f"{self.family}: bad inputs {bad or ['references']}; "
+                             f"this module takes {names}")
+        table = self._encode(predictions, references, kwargs.get("R0"))
+        if table is None:
+            return
+        if self.writer is None:
+            self.selected_feature_format = STORED_FEATURES[self.kind]
+            self._init_writer()
+        self.writer.write_table(table)
+
+    def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
+        """Add one question.
+
+        Args:
+            prediction: the question's outcomes (a list).
+            reference: its gold answer (``vote_at_k_bayes`` only).
+            **kwargs: ``R0``, its prior outcomes (categorical modules only).
+        """
+        R0 = kwargs.pop("R0", None)
+        if R0 is not None:
+            kwargs["R0"] = [R0]
+        self.add_batch(predictions=[prediction],
+                       references=None if reference is None else [reference], **kwargs)
+
+    # ------------------------------------------------------------------------- compute
+
+    def compute(self, *, predictions: Any = None, references: Any = None,
+                **kwargs: Any) -> dict[str, Any] | None:
+        """Compute the metrics over every question added (and any passed here).
+
+        Keyword options given here override those given at load time. Options are
+        checked before anything is added; if the computation fails, the questions
+        stay stored for the next call.
+
+        Args:
+            predictions: optional last batch of questions.
+            references: gold answers (``vote_at_k_bayes`` only).
+            **kwargs: ``R0`` (categorical modules) and keyword options.
+
+        Returns:
+            A flat dict of Python floats on process 0; None on other processes.
+
+        Raises:
+            ValueError: unknown keyword, bad option, or nothing to compute.
+        """
+        inputs = {name: kwargs.pop(name) for name in INPUTS if name in kwargs}
+        options = {**self.options, **check_options(self.family, kwargs, when="compute")}
+        names = self._input_names()
+        if predictions is not None:
+            extra = {name: value for name, value in inputs.items() if name in names}
+            self.add_batch(predictions=predictions,
+                           references=references if "references" in names else None, **extra)
+        elif inputs.get("R0") is not None and "R0" in names:
+            raise ValueError(f"{self.family}: `R0` must be passed with its `predictions`")
+        if self.writer is not None:
+            self._finalize()
+            self.cache_file_name = None
+            self.filelock = None
+            self.selected_feature_format = None
+            if self.process_id != 0:
+                return None
+            state = _state_from_table(self.kind, self.data.data.table)
+            self._release_cache()
+            if self._retained is not None:
+                state = _concat(self.kind, [self._retained, state])
+        elif self._retained is not None:
+            state = self._retained
+        else:
+            raise ValueError(f"{self.family}: no questions to compute on; call add_batch(...) or "
+                             "pass predictions= to compute")
+        try:
+            results = compute_results(self.family, state, options)
+        except (TypeError, ValueError) as error:
+            self._retained = state
+            raise type(error)(
+                f"{self.family}: {error}. The {_n_questions(state)} questions added are kept; "
+                "call compute again with corrected options."
+            ) from error
+        except Exception:
+            self._retained = state
+            raise
+        self._retained = None
+        return results
+
+    def _compute(self, *, predictions: Any = None, references: Any = None,
+                 **kwargs: Any) -> dict[str, Any]:
+        """Results on raw inputs (what evaluate's base would call; ``compute`` counts first)."""
+        R0 = kwargs.pop("R0", None)
+        options = {**self.options, **check_options(self.family, kwargs, when="compute")}
+        table = self._encode(predictions, references, R0)
+        if table is None:
+            raise ValueError(f"{self.family}: no questions to compute on")
+        return compute_results(self.family, _state_from_table(self.kind, table), options)
+
+    def _release_cache(self) -> None:
+        """Drop the read data and delete the cache files, as evaluate's ``compute`` does."""
+        self.data = None
+        self.writer = None
+        if self.buf_writer is not None:
+            self.buf_writer = None
+            return
+        for filelock, file_path in reversed(list(zip(self.filelocks, self.file_paths,
+                                                     strict=True))):
+            os.remove(file_path)
+            filelock.release()
+        self.filelocks = None
+        self.file_paths = None
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _is_empty(value: Any) -> bool:
+    try:
+        return len(value) == 0
+    except TypeError:
+        return False
+
+
+def _list_column(matrix: np.ndarray) -> pa.ListArray:
+    """An (M, K) int64 matrix as an Arrow list column of M rows of K counts."""
+    m, width = matrix.shape
+    offsets = np.arange(0, m * width + 1, width, dtype=np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(matrix.ravel()))
+
+
+def _matrix(column: pa.ChunkedArray) -> np.ndarray:
+    """An Arrow list column of count rows (widths may differ by batch) as a padded matrix."""
+    array = column.combine_chunks()
+    offsets = array.offsets.to_numpy()
+    values = array.flatten().to_numpy(zero_copy_only=False).astype(np.int64)
+    lengths = np.diff(offsets)
+    m = lengths.size
+    width = int(lengths.max()) if m else 1
+    matrix = np.zeros((m, max(width, 1)), dtype=np.int64)
+    rows = np.repeat(np.arange(m), lengths)
+    cols = np.arange(values.size) - np.repeat(offsets[:-1] - offsets[0], lengths)
+    matrix[rows, cols] = values
+    return matrix
+
+
+def _state_from_table(kind: str, table: pa.Table) -> Any:
+    if table.num_rows == 0:
+        raise ValueError("no questions to compute on")
+    if kind == "binary":
+        return BinaryCounts(np.array(table.column("n_samples").to_numpy(), dtype=np.int64),
+                            np.array(table.column("n_correct").to_numpy(), dtype=np.int64))
+    if kind == "categorical":
+        return CategoricalCounts(_matrix(table.column("counts")),
+                                 _matrix(table.column("prior_counts")))
+    return (table.column("predictions").to_pylist(), table.column("references").to_pylist())
+
+
+def _concat(kind: str, parts: list[Any]) -> Any:
+    if kind == "binary":
+        return BinaryCounts.concat(parts)
+    if kind == "categorical":
+        return CategoricalCounts.concat(parts)
+    return ([row for part in parts for row in part[0]], [g for part in parts for g in part[1]])
+
+
+def _n_questions(state: Any) -> int:
+    return len(state[0]) if isinstance(state, tuple) else state.n_questions
+
+
+def _check_answers(predictions: Any, references: Any) -> tuple[list[list[str]], list[str]]:
+    """Answer strings per question and one gold string per question, or a clear error."""
+    if isinstance(predictions, (str, bytes)) or not isinstance(predictions, (Sequence, np.ndarray)):
+        raise ArgumentTypeError("`predictions` must be a list of per-question answer lists; got "
+                                f"{type(predictions).__name__}")
+    if references is None:
+        raise ValueError("`references` is required: one gold answer per question")
+    if isinstance(references, (str, bytes)) or not isinstance(references, (Sequence, np.ndarray)):
+        raise ArgumentTypeError("`references` must be a list of gold answers, one per question; "
+                                f"got {_show(references)}")
+    if len(references) != len(predictions):
+        raise ValueError(f"`references` must have one gold answer per question; got "
+                         f"{len(references)} references for {len(predictions)} questions")
+    answers = []
+    for i, row in enumerate(predictions):
+        if isinstance(row, (str, bytes)) or not isinstance(row, (Sequence, np.ndarray)):
+            raise ArgumentTypeError(f"`predictions[{i}]` must be a list of answer strings; got "
+                                    f"{_show(row)}")
+        if len(row) == 0:
+            raise ValueError(f"every question needs at least one answer; predictions[{i}] is empty")
+        for j, answer in enumerate(row):
+            if not isinstance(answer, str):
+                raise ArgumentTypeError(f"answers must be strings; got predictions[{i}][{j}]="
+                                        f"{_show(answer)} ({type(answer).__name__})")
+        answers.append([str(answer) for answer in row])
+    golds = []
+    for i, gold in enumerate(references):
+        if not isinstance(gold, str):
+            raise ArgumentTypeError(f"gold answers must be strings; got references[{i}]="
+                                    f"{_show(gold)} ({type(gold).__name__})")
+        golds.append(str(gold))
+    return answers, golds
+
+
+# ----------------------------------------------------------------------------- bare-name loading
+
+
+def default_metrics_dir() -> Path:
+    """The ``metrics/`` folder of the kpass source tree (editable installs)."""
+    return Path(__file__).resolve().parents[3] / "metrics"
+
+
+def install_metric_modules(source: str | os.PathLike[str] | None = None,
+                           modules_cache: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Copy the metric scripts into evaluate's modules cache, so bare names load offline.
+
+    ``evaluate.load("pass_at_k_bayes")`` looks for ``./pass_at_k_bayes/``, then
+    the Hub (``evaluate-metric/pass_at_k_bayes``), then the cached copy
+    ``<HF_MODULES_CACHE>/evaluate_modules/metrics/evaluate-metric--<name>/<hash>/<name>.py``.
+    This writes that cached copy (the hash is the script's SHA-256, so
+    re-installing after an edit adds the newer version, which evaluate prefers).
+
+    Args:
+        source: folder holding ``<name>/<name>.py`` (default: the repo's ``metrics/``).
+        modules_cache: evaluate's modules cache (default: ``HF_MODULES_CACHE``).
+
+    Returns:
+        The installed script paths.
+    """
+    source_dir = Path(source) if source is not None else default_metrics_dir()
+    cache = Path(modules_cache) if modules_cache is not None else Path(
+        evaluate.config.HF_MODULES_CACHE)
+    root = cache / evaluate.config.MODULE_NAME_FOR_DYNAMIC_MODULES
+    metrics_root = root / "metrics"
+    metrics_root.mkdir(parents=True, exist_ok=True)
+    for package in (cache, root, metrics_root):
+        (package / "__init__.py").touch(exist_ok=True)
+    installed = []
+    for name in sorted(FAMILIES):
+        script = source_dir / name / f"{name}.py"
+        if not script.is_file():
+            continue
+        digest = hashlib.sha256(script.read_bytes()).hexdigest()
+        folder = metrics_root / f"evaluate-metric--{name}"
+        target_dir = folder / digest
+        target_dir.mkdir(parents=True, exist_ok=True)
+        (folder / "__init__.py").touch(exist_ok=True)
+        (target_dir / "__init__.py").touch(exist_ok=True)
+        target = target_dir / f"{name}.py"
+        shutil.copyfile(script, target)
+        os.utime(target)  # the newest copy is the one evaluate picks
+        installed.append(target)
+    if not installed:
+        raise FileNotFoundError(f"no metric scripts found under {source_dir}")
+    return installed
+
+
+# ----------------------------------------------------------------------------- Space app
+
+
+def build_demo(module: KPassMetric) -> Any:
+    """A minimal Gradio app for one module: paste outcome lists as JSON, get the results.
+
+    Args:
+        module: a loaded kpass metric module.
+
+    Returns:
+        A ``gradio.Blocks`` (call ``.launch()``).
+    """
+    import json
+
+    import gradio as gr
+
+    def run(predictions: str, k: str, extra: str) -> dict[str, Any]:
+        options = json.loads(extra) if extra.strip() else {}
+        if k.strip():
+            options["k"] = json.loads(k)
+        inputs = {"predictions": json.loads(predictions)}
+        for name in ("references", "R0"):
+            if name in options:
+                inputs[name] = options.pop(name)
+        return module.compute(**inputs, **options)
+
+    with gr.Blocks(title=module.name) as demo:
+        gr.Markdown(f"# {module.name}\n\n{module.description}")
+        predictions = gr.Textbox(label="predictions (JSON: one list of outcomes per question)",
+                                 value="[[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]]")
+        k = gr.Textbox(label="k (JSON: an int or a list of ints)", value="[1, 2]")
+        extra = gr.Textbox(label="other options (JSON object, e.g. {\"confidence\": 0.9})",
+                           value="")
+        output = gr.JSON(label="results")
+        gr.Button("Compute").click(run, [predictions, k, extra], output)
+    return demo
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m kpass.hf.evaluate_module install``: install the modules for bare-name loading."""
+    parser = argparse.ArgumentParser(prog="python -m kpass.hf.evaluate_module")
+    commands = parser.add_subparsers(dest="command", required=True)
+    install = commands.add_parser("install", help="copy metrics/* into evaluate's modules cache")
+    install.add_argument("--source", default=None, help="folder with <name>/<name>.py")
+    install.add_argument("--modules-cache", default=None, help="default: $HF_MODULES_CACHE")
+    args = parser.parse_args(argv)
+    for path in install_metric_modules(args.source, args.modules_cache):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

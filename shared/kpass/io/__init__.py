@@ -1,0 +1,1 @@
+"""Reading evaluation outputs: file formats, row parsing, streamed readers, answers files."""

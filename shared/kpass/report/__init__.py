@@ -1,0 +1,1 @@
+"""The ``kpass`` command: argument parsing, the report table and the plots."""

@@ -1,0 +1,305 @@
+"""The ``kpass`` command.
+
+``kpass report [FILE ...]`` reads per-question outcome files and prints every
+pass-family metric with its posterior mean, standard deviation and credible
+interval; with no file it runs on the bundled tau-bench sample::
+
+    $ kpass report
+    $ kpass report model_a.jsonl model_b.parquet --k 1,4,16 --format markdown
+    $ kpass report runs.csv --column correct --plot curves.png
+
+Exit status: 0 on success, 1 for an unusable file or row, 2 for a bad argument;
+every error is one line on stderr naming the file, the line and the problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from ..io.progress import Progress
+from ..io.readers import FORMATS, OUTCOME_COLUMNS, LoadedFile, ReportError, load_counts
+from .table import (
+    PLOTTED,
+    RENDERERS,
+    Family,
+    Report,
+    check_ks,
+    compute_rows,
+    default_ks,
+    family,
+    input_labels,
+    parse_metrics,
+)
+
+SAMPLE_NOTE = (
+    "Sample data: tau-bench airline, GPT-4o, 50 tasks x 4 trials (Yao et al. 2024, "
+    "arXiv:2406.12045); MIT licence, (c) 2024 Sierra. Published: Pass^1..Pass^4 = 0.420, "
+    "0.273, 0.220, 0.200."
+)
+AIME_SAMPLE = "aime25_q06_gpt_oss_20b.json"
+AIME_NOTE = (
+    "Sample data: AIME 2025 q06, 80 answers of gpt-oss-20b (from the scorio repository; MIT, "
+    "(c) 2025 Hariri, Samandar, Hinczewski, Chaudhary). The most frequent answer (271, 34 "
+    "votes) is wrong, the reference (821) has 32: Vote@80 is 0 while Pass@80 is 1."
+)
+MAX_WARNINGS = 20
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, like every other kpass error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _positive_ints(text: str) -> list[int]:
+    values = []
+    for token in text.split(","):
+        token = token.strip()
+        if not token:
+            continue
+        try:
+            value = int(token)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected integers >= 1 separated by commas; got "
+                                             f"{token!r}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"k must be >= 1; got k={value}")
+        values.append(value)
+    if not values:
+        raise argparse.ArgumentTypeError(f"expected integers >= 1; got {text!r}")
+    return values
+
+
+def _taus(text: str) -> list[float]:
+    values = []
+    for token in text.split(","):
+        if not token.strip():
+            continue
+        try:
+            value = float(token)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected numbers in [0, 1]; got {token!r}") from None
+        if not 0.0 <= value <= 1.0:
+            raise argparse.ArgumentTypeError(f"tau must be in [0, 1]; got tau={token.strip()}")
+        values.append(value)
+    if not values:
+        raise argparse.ArgumentTypeError(f"expected numbers in [0, 1]; got {text!r}")
+    return values
+
+
+def _confidence(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1); got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"confidence must be in (0, 1), e.g. 0.95; got {text}")
+    return value
+
+
+def _metrics(text: str) -> str:
+    try:
+        parse_metrics(text, answers=True)  # names only; vote@k is checked against --answers later
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _count(low: int, high: int | None = None) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer; got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            span = f"[{low}, {high}]" if high is not None else f">= {low}"
+            raise argparse.ArgumentTypeError(f"expected an integer {span}; got {value}")
+        return value
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``kpass`` argument parser with its ``report`` subcommand.
+
+    Returns:
+        The parser; ``parse_args`` sets ``handler`` to the subcommand's function.
+    """
+    import kpass
+
+    parser = _Parser(prog="kpass", description="Pass-family metrics with Bayesian credible "
+                                               "intervals.")
+    parser.add_argument("--version", action="version", version=f"kpass {kpass.__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    report = commands.add_parser(
+        "report", help="print every metric of the family for outcome files",
+        description="Read per-question outcome lists and print, for each metric and k, the "
+                    "estimate, posterior mean, sd and credible interval. With no FILE, runs on "
+                    "the bundled tau-bench sample.",
+        epilog=f"File types: {', '.join(sorted(FORMATS))} (.gz for text formats) and saved "
+               "datasets directories. Metrics: "
+               + ", ".join(f"{f.key}{'' if f.default else ' (not default)'}"
+                           for f in _families()) + ".",
+    )
+    report.add_argument("files", nargs="*", metavar="FILE",
+                        help="outcome files, shown side by side (default: the bundled sample)")
+    report.add_argument("--column", metavar="NAME",
+                        help="the outcome column (default: the first of "
+                             f"{', '.join(OUTCOME_COLUMNS)})")
+    report.add_argument("--k", action="append", type=_positive_ints, metavar="K[,K...]",
+                        help="the k to report (repeatable; default: 1..n for n <= 8, else "
+                             "1, 2, 4, ... below the smallest n, and n)")
+    report.add_argument("--metrics", type=_metrics, metavar="LIST",
+                        help="comma-separated metrics, or all (default: pass@k, pass^k, "
+                             "g-pass@k, mg-pass@k, maj@k, auc@k, avg@n)")
+    report.add_argument("--tau", type=_taus, default=[0.5], metavar="TAU[,TAU...]",
+                        help="G-Pass@k thresholds in [0, 1] (default: 0.5)")
+    report.add_argument("--confidence", type=_confidence, default=0.95, metavar="C",
+                        help="credibility of the intervals (default: 0.95)")
+    report.add_argument("--short", choices=("error", "skip"), default="error",
+                        help="questions with fewer than k samples: refuse (error, default) or "
+                             "leave them out at that k (skip)")
+    report.add_argument("--format", choices=tuple(RENDERERS), default="table",
+                        help="output format (default: table)")
+    report.add_argument("--digits", type=_count(0, 15), default=3, metavar="D",
+                        help="decimals in table and markdown output (default: 3)")
+    report.add_argument("--answers", action="store_true",
+                        help="read sampled final answers and a reference per question: adds "
+                             "Vote@k (plurality vote over k answers, exact over k-subsets) and "
+                             "scores answers equal to the reference as correct for the rest")
+    report.add_argument("--reference", metavar="NAME",
+                        help="with --answers, the reference column (default: the first of "
+                             "ground_truth, reference, gold, target, answer)")
+    report.add_argument("--ties", choices=("fractional", "wrong"), default="fractional",
+                        help="with --answers, a tie including the reference scores 1/(t+1) "
+                             "(fractional, default) or 0 (wrong)")
+    report.add_argument("--plot", metavar="FILE.png",
+                        help="also draw Pass@k, Pass^k, G-Pass@k_tau and Maj@k against k")
+    report.add_argument("--skip-bad", action="store_true",
+                        help="leave unreadable rows out (each is listed on stderr) instead of "
+                             "stopping at the first")
+    report.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
+                        help="rows read and counted at a time (default: 65536)")
+    report.set_defaults(handler=run_report, command_parser=report)
+    return parser
+
+
+def _families() -> tuple[Family, ...]:
+    from .table import FAMILIES
+
+    return FAMILIES
+
+
+def _load(sources: list[str],
+          args: argparse.Namespace) -> tuple[list[LoadedFile], list[list[Any] | None]]:
+    loaded, answers = [], []
+    for source in sources:
+        if args.answers:
+            from ..io.answers import load_answers
+
+            item, coded = load_answers(source, column=args.column, reference=args.reference,
+                                       skip_bad=args.skip_bad, chunk_size=args.chunk_size)
+        else:
+            progress = Progress(f"reading {source}")
+            item = load_counts(source, column=args.column, chunk_size=args.chunk_size,
+                               skip_bad=args.skip_bad, progress=progress)
+            coded = None
+        for where, problem in item.bad_rows[:MAX_WARNINGS]:
+            print(f"kpass report: warning: {source}: {where}: {problem} (row left out)",
+                  file=sys.stderr)
+        if len(item.bad_rows) > MAX_WARNINGS:
+            print(f"kpass report: warning: {source}: {len(item.bad_rows) - MAX_WARNINGS} more "
+                  "unreadable rows left out", file=sys.stderr)
+        loaded.append(item)
+        answers.append(coded)
+    return loaded, answers
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """Run ``kpass report`` with parsed arguments.
+
+    Args:
+        args: the parsed command line.
+
+    Returns:
+        The exit status: 0 on success, 1 when an input cannot be used.
+    """
+    try:
+        from kpass.data import sample_path
+
+        if args.files:
+            sources, notes = list(args.files), []
+        elif args.answers:
+            sources, notes = [str(sample_path(AIME_SAMPLE))], [AIME_NOTE]
+        else:
+            sources, notes = [str(sample_path())], [SAMPLE_NOTE]
+        try:
+            families = parse_metrics(args.metrics, answers=args.answers)
+        except ValueError as error:
+            print(f"kpass report: error: {error}", file=sys.stderr)
+            return 2
+        loaded, answers = _load(sources, args)
+        ks = (sorted({k for group in args.k for k in group}) if args.k
+              else default_ks(min(item.n_min for item in loaded)))
+        for item in loaded:
+            check_ks(item, ks, args.short)
+        labels = input_labels(sources)
+        rows = [compute_rows(item, families, ks, args.tau, args.confidence, args.short, coded,
+                             args.ties)
+                for item, coded in zip(loaded, answers, strict=True)]
+        report = Report(loaded, labels, rows, args.confidence, args.short, notes)
+        renderer = RENDERERS[args.format]
+        text = (renderer(report, args.digits) if args.format in ("table", "markdown")
+                else renderer(report))
+        if args.plot:
+            from .plot import plot_curves
+
+            plotted = [family(key) for key in PLOTTED]
+            curves = [compute_rows(item, plotted, ks, args.tau[:1], args.confidence, args.short)
+                      for item in loaded]
+            plot_curves(args.plot, labels, curves, args.confidence)
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except ReportError as error:
+        print(f"kpass report: error: {error}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # e.g. `kpass report | head`: the reader has had enough
+        return 0
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``kpass`` console script.
+
+    Args:
+        argv: the arguments after the program name (default: ``sys.argv[1:]``).
+
+    Returns:
+        The exit status.
+
+    Example:
+        >>> main(["report", "--k", "1", "--metrics", "pass^k", "--format", "csv"])
+        ... # doctest: +ELLIPSIS
+        file,metric,label,k,tau,questions,estimate,mean,sd,lo,hi,confidence
+        tau_bench_airline_gpt4o.jsonl,pass^k,Pass^1,1,,50,0.42,...
+        0
+    """
+    parser = build_parser()
+    try:
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # reported by the subcommand, so the message says `kpass report`
+            getattr(args, "command_parser", parser).error(
+                f"unrecognized arguments: {' '.join(extra)}")
+    except SystemExit as stop:
+        return stop.code if isinstance(stop.code, int) else 2
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    return args.handler(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
