@@ -37,11 +37,12 @@ FloatArray = npt.NDArray[np.float64]
 def _levels(counts: CategoricalCounts, weights: FloatArray, prior: bool
             ) -> tuple[npt.NDArray[np.int64], FloatArray]:
     """Counts grouped by distinct reward level (ascending), and the levels."""
-    levels, group = np.unique(weights, return_inverse=True)
-    membership = np.zeros((weights.size, levels.size), dtype=np.int64)
-    membership[np.arange(weights.size), group.reshape(-1)] = 1
+    levels = np.unique(weights)
+    order = np.argsort(weights, kind="stable")
+    starts = np.searchsorted(weights[order], levels)
     matrix = counts.counts + (counts.prior_counts + 1 if prior else 0)
-    return matrix @ membership, levels
+    # Columns sorted by reward, then summed per run of equal rewards: O(M C), no C x L table.
+    return np.add.reduceat(matrix[:, order], starts, axis=1), levels
 
 
 def max_at_k(R: Any, k: Any, w: Any = None, *, short: str = "error",
@@ -188,9 +189,12 @@ def max_at_k_ci(R: Any, k: Any, w: Any = None, R0: Any = None, confidence: float
         if levels.size == 1:
             mu, sigma = float(levels[0]), 0.0
         else:
-            increment, variance = _posterior_rows(rows, np.diff(levels), budget)
-            mu = float(levels[0] + np.dot(multiplicity, increment) / m)
-            sigma = math.sqrt(float(np.dot(multiplicity, variance))) / m
+            # On gaps / s (s = the reward range), so squared gaps stay finite; scaled back.
+            gaps = np.diff(levels)
+            scale = float(gaps.sum())
+            increment, variance = _posterior_rows(rows, gaps / scale, budget)
+            mu = float(levels[0] + scale * (np.dot(multiplicity, increment) / m))
+            sigma = scale * (math.sqrt(float(np.dot(multiplicity, variance))) / m)
         results.append((mu, sigma, *normal_interval(mu, sigma, confidence, clip)))
     return finish(results, many)
 

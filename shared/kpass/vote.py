@@ -47,7 +47,7 @@ import numpy.typing as npt
 from numpy.polynomial.legendre import leggauss
 from scipy.stats import binom, nbinom, poisson
 
-from ._core.driver import normal_interval
+from ._core.driver import finish, normal_interval
 from ._core.inputs import (
     ArgumentTypeError,
     _show,
@@ -403,7 +403,7 @@ def vote_at_k(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashab
     for index in range(len(ks)):
         per = values[states.inverse, index]
         results.append(per if per_question else float(np.nanmean(per)))
-    return results if many else results[0]
+    return finish(results, many)
 
 
 # ----------------------------------------------------------------------------- posterior
@@ -553,7 +553,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         mu = float(np.dot(weight, means) / total)
         sigma = float(math.sqrt(max(np.dot(weight, variances), 0.0)) / total)
         results.append((mu, sigma, *normal_interval(mu, sigma, confidence, bounds)))
-    return results if many else results[0]
+    return finish(results, many)
 
 
 def _posterior_variance(states: _Clusters, k: int, ties: str, prior: float, means: FloatArray,

@@ -317,6 +317,21 @@ def _add_padded(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 _FAST_CATEGORY_LIMIT = 16
+#: Most categories (reward levels) an outcome may take: categories are 0..65535.
+MAX_CATEGORIES = 1 << 16
+#: Largest per-question category table (questions x categories) built, 2**27 entries (1 GiB).
+MAX_CATEGORY_TABLE = 1 << 27
+
+
+class CategoryValueError(ValueError):
+    """A category outside the allowed range, with where it is (``name``, ``where``, ``value``)."""
+
+    def __init__(self, message: str, name: str = "R", where: str = "", value: Any = None
+                 ) -> None:
+        super().__init__(message)
+        self.name = name
+        self.where = where
+        self.value = value
 
 
 def _small_category_counts(matrix: np.ndarray, n_categories: int | None) -> np.ndarray | None:
@@ -397,22 +412,27 @@ def _category_matrix_counts(R: Any, name: str, n_categories: int | None,
         bad = ~np.isfinite(values) | (values != np.round(values))
     else:
         bad = np.zeros(values.shape, dtype=bool)
-    limit = "C" if n_categories is None else str(n_categories - 1)
-    bad |= values < 0
-    if n_categories is not None:
-        bad |= values >= n_categories
+    limit = MAX_CATEGORIES if n_categories is None else n_categories
+    bad |= (values < 0) | (values >= limit)
     if bad.any():
         flat_index = int(np.flatnonzero(bad)[0])
         i, j = _locate(flat_index, lengths)
-        hint = "" if n_categories is None else " (one weight in `w` per category)"
-        raise ValueError(
-            f"`{name}` must hold integer categories in [0, {limit}]{hint}; got {name}[{i}][{j}]="
-            f"{_show(values[flat_index].item())}"
-        )
+        hint = (f" (at most {MAX_CATEGORIES} categories)" if n_categories is None
+                else " (one weight in `w` per category)")
+        raise CategoryValueError(
+            f"`{name}` must hold integer categories in [0, {limit - 1}]{hint}; got "
+            f"{name}[{i}][{j}]={_show(values[flat_index].item())}",
+            name, f"[{i}][{j}]", values[flat_index].item())
     ints = values.astype(np.int64)
     width = (int(ints.max()) + 1) if ints.size else 1
     if n_categories is not None:
         width = max(width, n_categories)
+    if lengths.size * width > MAX_CATEGORY_TABLE:
+        raise ValueError(
+            f"`{name}` needs a table of {lengths.size} questions x {width} categories, more than "
+            f"the {MAX_CATEGORY_TABLE} entries supported; use fewer categories (renumber them "
+            "0..C-1) or fewer questions per call"
+        )
     rows_index = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
     flat = np.bincount(rows_index * width + ints, minlength=lengths.size * width)
     return flat.reshape(lengths.size, width).astype(np.int64)
