@@ -535,7 +535,8 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
     prior = check_real(prior, "prior", low=0.0, low_open=True)
     if check_int(draws, "draws") < 2:
         raise ValueError(f"`draws` must be an int >= 2; got draws={draws}")
-    check_int(seed, "seed")
+    if check_int(seed, "seed") < 0:
+        raise ValueError(f"`seed` must be an int >= 0; got seed={seed}")
     ks, many = normalize_ks(k)
     states = _clusters(answers, references)
     n_questions = states.n[states.inverse]

@@ -155,6 +155,8 @@ def normalize_ks(k: Any) -> tuple[list[int], bool]:
         ArgumentTypeError: an entry is not an int.
         ValueError: the sequence is empty, or an entry is < 1.
     """
+    if isinstance(k, np.ndarray) and k.ndim == 0:
+        k = k[()]  # a 0-d array is one k, as numpy treats it elsewhere
     many = isinstance(k, (Sequence, np.ndarray)) and not isinstance(k, (str, bytes))
     values = list(k) if many else [k]
     if many and not values:
