@@ -28,6 +28,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
+from .concentrated import refine_covariance, refine_variance
 from .kernels import (
     CHUNK_ENTRIES,
     bernstein_product,
@@ -272,7 +273,8 @@ def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit) -> St
         for mask, sign in ((~use_down, 1.0), (use_down, -1.0)):
             if mask.any():
                 second[mask] = beta_expectation(alpha[mask], beta[mask], credit.squared(sign))
-    variance = np.maximum(second - shifted * shifted, 0.0)
+    variance = refine_variance(alpha, beta, table, up,
+                               np.maximum(second - shifted * shifted, 0.0), second)
     mean = np.where(use_down, high - shifted, low + shifted)
     return StateMoments(mean, variance, side, shifted)
 
@@ -292,6 +294,7 @@ def posterior_covariance(alpha: FloatArray, beta: FloatArray, left: Credit, righ
         low, high = credit.values.min(), credit.values.max()
         shifted_credit[name, 1.0] = credit.values - low
         shifted_credit[name, -1.0] = high - credit.values
+    second = np.zeros(alpha.size)
     for left_side in (1.0, -1.0):
         for right_side in (1.0, -1.0):
             mask = (left_moments.side == left_side) & (right_moments.side == right_side)
@@ -300,7 +303,8 @@ def posterior_covariance(alpha: FloatArray, beta: FloatArray, left: Credit, righ
             product = bernstein_product(shifted_credit["left", left_side],
                                         shifted_credit["right", right_side])
             cross = beta_expectation(alpha[mask], beta[mask], product)
+            second[mask] = cross
             out[mask] = left_side * right_side * (
                 cross - left_moments.shifted[mask] * right_moments.shifted[mask]
             )
-    return out
+    return refine_covariance(alpha, beta, left.values, right.values, out, second)
