@@ -66,6 +66,10 @@ IntArray = npt.NDArray[np.int64]
 Interval = tuple[float, float, float, float]
 
 TIE_RULES = ("fractional", "wrong")
+#: Largest Dirichlet concentration ``prior`` accepted by :func:`vote_at_k_ci`.
+MAX_PRIOR = 1e12
+#: Smallest (subnormal floats lose the precision the weights need).
+MIN_PRIOR = 1e-300
 
 #: Largest working table (rows x nodes x degree) built at once.
 _CHUNK_ENTRIES = 1 << 21
@@ -506,7 +510,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         ties: ``"fractional"`` (default) or ``"wrong"``, as in :func:`vote_at_k`.
         confidence: credibility of the interval, in (0, 1).
         bounds: clipping bounds (lo, hi) of the interval, or None.
-        prior: Dirichlet concentration added to every category, > 0.
+        prior: Dirichlet concentration added to every category, in [1e-300, 1e12].
         short: ``"error"`` (default) refuses questions with fewer than k answers,
             ``"skip"`` leaves them out (the same questions as :func:`vote_at_k`).
         draws: posterior samples per question for the variance, >= 2.
@@ -532,7 +536,9 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
     short = check_short(short)
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
-    prior = check_real(prior, "prior", low=0.0, low_open=True)
+    # Above ~1e15 the negative-binomial weights of the exact mean lose all accuracy (scipy
+    # returns NaN from 1e16); 1e12 leaves a margin, and such a prior means "ignore the data".
+    prior = check_real(prior, "prior", low=MIN_PRIOR, high=MAX_PRIOR)
     if check_int(draws, "draws") < 2:
         raise ValueError(f"`draws` must be an int >= 2; got draws={draws}")
     if check_int(seed, "seed") < 0:
