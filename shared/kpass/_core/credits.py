@@ -53,7 +53,7 @@ class Credit:
         k: the budget.
         values: (k + 1,) credits A_0..A_k.
         kind: 'pass' or 'unanimous' for the two endpoints (closed-form moments),
-            'auc' for AUC@K (closed-form finite-sample estimator), else None.
+            else None (AUC@K's point estimate is :func:`pass_curve`, not its credit).
     """
 
     k: int
@@ -163,7 +163,7 @@ def auc_credit(k: int) -> Credit:
     """AUC@K: trapezoidal area under Pass@1..Pass@K, as a credit of j correct in k."""
     j = np.arange(k + 1, dtype=np.int64)
     values = pass_curve(np.full(k + 1, k, dtype=np.int64), j, k, auc_coefficients(k))
-    return Credit(k, values, "auc")
+    return Credit(k, values)
 
 
 def spectrum_credit(weights: FloatArray) -> Credit:
@@ -184,8 +184,6 @@ def mg_spectrum_weights(k: int) -> FloatArray:
 
 def state_values(states: BinaryStates, credit: Credit) -> FloatArray:
     """Finite-sample estimator E[A_X], X ~ Hypergeometric(n, c, k), per state."""
-    if credit.kind == "auc":
-        return pass_curve(states.n, states.c, credit.k, auc_coefficients(credit.k))
     if credit.kind == "pass":
         return -np.expm1(log_draw_all_from(states.n, states.n - states.c, credit.k))
     if credit.kind == "unanimous":
