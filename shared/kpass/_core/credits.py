@@ -31,10 +31,12 @@ import numpy.typing as npt
 from .concentrated import refine_covariance, refine_variance
 from .kernels import (
     CHUNK_ENTRIES,
+    TAIL_RECURRENCE_MAX_N,
     bernstein_product,
     beta_binomial_pmf,
     beta_expectation,
     hypergeom_expectation,
+    hypergeom_upper_tails,
     log_beta_power_moments,
     log_cross_ratio,
     log_draw_all_from,
@@ -53,7 +55,8 @@ class Credit:
         k: the budget.
         values: (k + 1,) credits A_0..A_k.
         kind: 'pass' or 'unanimous' for the two endpoints (closed-form moments),
-            else None (AUC@K's point estimate is :func:`pass_curve`, not its credit).
+            'threshold' for [j >= j0] in between (tails summed along c), else None
+            (AUC@K's point estimate is :func:`pass_curve`, not its credit).
     """
 
     k: int
@@ -98,7 +101,7 @@ def threshold_credit(k: int, threshold: int) -> Credit:
         return unanimous_credit(k)
     values = np.zeros(k + 1)
     values[threshold:] = 1.0
-    return Credit(k, values)
+    return Credit(k, values, "threshold")
 
 
 def tau_threshold(tau: float, k: int) -> int:
@@ -184,6 +187,9 @@ def mg_spectrum_weights(k: int) -> FloatArray:
 
 def state_values(states: BinaryStates, credit: Credit) -> FloatArray:
     """Finite-sample estimator E[A_X], X ~ Hypergeometric(n, c, k), per state."""
+    if credit.kind in ("pass", "unanimous", "threshold") and _one_moderate_n(states):
+        threshold = int(np.argmax(credit.values))  # the first j with credit 1
+        return hypergeom_upper_tails(int(states.n[0]), credit.k, threshold)[states.c]
     if credit.kind == "pass":
         return -np.expm1(log_draw_all_from(states.n, states.n - states.c, credit.k))
     if credit.kind == "unanimous":
@@ -192,6 +198,12 @@ def state_values(states: BinaryStates, credit: Credit) -> FloatArray:
     if np.all(values == values[0]):
         return np.full(states.n.size, values[0])
     return hypergeom_expectation(states.n, states.c, credit.k, values)
+
+
+def _one_moderate_n(states: BinaryStates) -> bool:
+    """All states share one n small enough for the tail recurrence (rectangular data)."""
+    n = states.n
+    return bool(n[0] <= TAIL_RECURRENCE_MAX_N and np.all(n == n[0]))
 
 
 def posterior_parameters(states: BinaryStates, alpha0: float, beta0: float
