@@ -15,8 +15,10 @@ every error is one line on stderr naming the file, the line and the problem.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from ..io.progress import Progress
@@ -109,6 +111,29 @@ def _metrics(text: str) -> str:
     return text
 
 
+PLOT_FORMATS = ("png", "pdf", "svg")
+"""What ``--plot`` writes, chosen by the file's extension."""
+
+
+def _plot_path(text: str) -> str:
+    """A file name ending in .png, .pdf or .svg, in an existing directory, that is not one."""
+    path = Path(text)
+    suffix = path.suffix.lower().lstrip(".")
+    expected = ", ".join(f".{name}" for name in PLOT_FORMATS)
+    if path.is_dir() or text.endswith(("/", os.sep)):
+        raise argparse.ArgumentTypeError(f"{text!r} is a directory; give a file name ending in "
+                                         f"{expected}, e.g. {path / 'curves.png'}")
+    if suffix not in PLOT_FORMATS:
+        got = f"extension .{suffix}" if suffix else "no extension"
+        raise argparse.ArgumentTypeError(f"the plot file must end in {expected} (the extension "
+                                         f"picks the format); got {text!r} ({got})")
+    parent = path.parent
+    if not parent.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot write {text!r}: the directory {str(parent)!r} "
+                                         "does not exist")
+    return text
+
+
 def _count(low: int, high: int | None = None) -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:
@@ -176,8 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--ties", choices=("fractional", "wrong"), default="fractional",
                         help="with --answers, a tie including the reference scores 1/(t+1) "
                              "(fractional, default) or 0 (wrong)")
-    report.add_argument("--plot", metavar="FILE.png",
-                        help="also draw Pass@k, Pass^k, G-Pass@k_tau and Maj@k against k")
+    report.add_argument("--plot", metavar="FILE.png", type=_plot_path,
+                        help="also draw Pass@k, Pass^k, G-Pass@k_tau and Maj@k against k; the "
+                             "extension picks the format: .png, .pdf or .svg")
     report.add_argument("--skip-bad", action="store_true",
                         help="leave unreadable rows out (each is listed on stderr) instead of "
                              "stopping at the first")
@@ -261,14 +287,38 @@ def run_report(args: argparse.Namespace) -> int:
             curves = [compute_rows(item, plotted, ks, args.tau[:1], args.confidence, args.short)
                       for item in loaded]
             plot_curves(args.plot, labels, curves, args.confidence)
-        sys.stdout.write(text)
-        sys.stdout.flush()
     except ReportError as error:
         print(f"kpass report: error: {error}", file=sys.stderr)
         return 1
+    return _write(text)
+
+
+def _write(text: str) -> int:
+    """Write the report to stdout; a closed pipe is the reader's choice, a full disk an error."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
     except BrokenPipeError:  # e.g. `kpass report | head`: the reader has had enough
+        _discard_stdout()
         return 0
+    except OSError as error:  # e.g. `kpass report > /dev/full`
+        _discard_stdout()
+        reason = error.strerror or str(error)
+        print(f"kpass report: error: cannot write the report to standard output ({reason})",
+              file=sys.stderr)
+        return 1
     return 0
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so the exit-time flush of what is still buffered cannot fail."""
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # a StringIO (tests): nothing is flushed at exit
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, descriptor)
+    os.close(null)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -239,7 +239,7 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
     counts = loaded.counts
     n_label = str(loaded.n_min) if loaded.n_min == loaded.n_max else "n"
     used = {k: int(np.count_nonzero(counts.n_samples >= k)) for k in ks}
-    extra = {"short": short} if short != "error" else {}
+    extra = {"short": short} if short != "error" else {}  # vote@k takes `short`
     rows: list[Row] = []
     for fam in families:
         if fam.answers:
@@ -258,9 +258,8 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
                                 counts.n_questions, *_floats(estimate, mean, sd, lo, hi)))
                 continue
             for tau in taus if fam.uses_tau else [None]:
-                args = (counts, ks) if tau is None else (counts, ks, tau)
-                estimates = point(*args, **extra)
-                posteriors = posterior(*args, confidence=confidence, **extra)
+                estimates = _per_k(point, counts, ks, tau, short)
+                posteriors = _per_k(posterior, counts, ks, tau, short, confidence=confidence)
                 for k, estimate, (mean, sd, lo, hi) in zip(ks, estimates, posteriors,
                                                           strict=True):
                     rows.append(Row(fam.key, fam.label(k, tau, n_label), k, tau, used[k],
@@ -268,6 +267,33 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
         except (TypeError, ValueError) as error:
             raise ReportError(loaded.source, f"{fam.key}: {error}") from None
     return rows
+
+
+def _per_k(function: Any, counts: Any, ks: list[int], tau: float | None, short: str,
+           **options: Any) -> list[Any]:
+    """``function(counts, ks[, tau], **options)`` with the short-question policy applied.
+
+    A function that takes ``short`` gets it; for one that does not, ``skip`` is done
+    here: at each k, the questions with at least k samples (what ``short="skip"``
+    means everywhere else), so ``--metrics all --short skip`` works for every family.
+    """
+    import inspect
+
+    from .._core.inputs import BinaryCounts
+
+    taken = inspect.signature(function).parameters
+    head = () if tau is None else (tau,)
+    if short == "error":
+        return list(function(counts, ks, *head, **options))
+    if "short" in taken:
+        return list(function(counts, ks, *head, short=short, **options))
+    values = []
+    for k in ks:
+        keep = counts.n_samples >= k
+        part = counts if keep.all() else BinaryCounts(counts.n_samples[keep],
+                                                      counts.n_correct[keep])
+        values.append(function(part, [k], *head, **options)[0])
+    return values
 
 
 def _vote_rows(loaded: LoadedFile, fam: Family, ks: list[int], used: dict[int, int],
