@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -280,3 +282,99 @@ def test_short_skip_leaves_short_questions_out_for_metrics_without_a_short_optio
                                                    rel=1e-12)
         mean, sd, lo, hi = kpass.geo_spectrum_star_at_k_ci(kept, k)
         assert (got[k]["mean"], got[k]["sd"]) == pytest.approx((mean, sd), rel=1e-12)
+
+
+# ----------------------------------------------------------------------------- metric modules
+
+METRICS = Path(__file__).resolve().parents[1] / "metrics"
+
+
+def load_module(name, **kwargs):
+    evaluate = pytest.importorskip("evaluate")
+    return evaluate.load(str(METRICS / name), keep_in_memory=kwargs.pop("keep_in_memory", True),
+                         **kwargs)
+
+
+def expected_binary(R, k):
+    mu, sigma, lo, hi = kpass.pass_at_k_ci(R, k)
+    return {f"pass@{k}": kpass.pass_at_k(R, k), f"pass@{k}_mu": mu, f"pass@{k}_sigma": sigma}
+
+
+@pytest.mark.parametrize("names, failing, fragment", [
+    # the issue's repro: max_at_k_bayes refuses w=[0] after pass_at_k_bayes has computed
+    (["pass_at_k_bayes", "max_at_k_bayes"], {"k": 1, "w": [0]}, "len(w)"),
+    # the failing module in the middle: one before it computed, one after it did not run
+    (["pass_at_k_bayes", "max_at_k_bayes", "avg_at_n_bayes"], {"k": 1, "w": [0]}, "len(w)"),
+    # a module whose k is data-dependent fails after two others succeeded
+    (["avg_at_n_bayes", "pass_at_k_bayes", "max_at_k_bayes"], {"k": 1, "w": [1]}, "len(w)"),
+    # the first module fails: nothing has computed yet
+    (["max_at_k_bayes", "pass_at_k_bayes"], {"k": 9}, "k"),
+])
+def test_a_failing_module_in_a_combination_loses_no_question_anywhere(names, failing, fragment):
+    evaluate = pytest.importorskip("evaluate")
+    R = [[1, 0, 1], [0, 0, 1], [1, 1, 1], [0, 0, 0]]
+    combined = evaluate.combine([load_module(name) for name in names])
+    combined.add_batch(predictions=R[:2])
+    combined.add_batch(predictions=R[2:])
+    with pytest.raises(ValueError, match=re.escape(fragment)):
+        combined.compute(**failing)
+    results = combined.compute(k=1)
+    for key, value in expected_binary(R, 1).items():
+        assert results[key] == pytest.approx(value, rel=1e-12)
+    assert results["max@1"] == pytest.approx(kpass.max_at_k(R, 1), rel=1e-12)
+    if "avg_at_n_bayes" in names:
+        assert results["avg@n"] == pytest.approx(kpass.avg(R)[0], rel=1e-12)
+    # The round is settled: the next compute starts from nothing, as evaluate's modules do.
+    with pytest.raises(ValueError, match="no questions"):
+        combined.compute(k=1)
+
+
+def test_a_new_batch_after_a_successful_compute_starts_a_new_round():
+    R, S = [[1, 0, 1], [0, 0, 1]], [[1, 1, 1, 1]]
+    module = load_module("pass_at_k_bayes")
+    module.add_batch(predictions=R)
+    module.compute(k=1)
+    module.add_batch(predictions=S)
+    assert module.compute(k=1)["pass@1"] == pytest.approx(1.0)
+
+
+_SHARD_WORKER = """
+import json, sys
+import evaluate
+rank, cache, out, empty = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+R = json.loads(sys.argv[5])
+shard = [] if rank == empty else R[rank::3]
+results = {}
+for name in ("pass_at_k_bayes", "max_at_k_bayes"):
+    module = evaluate.load(sys.argv[6] + "/" + name, num_process=3, process_id=rank,
+                           cache_dir=cache, experiment_id="shard-" + name, k=[1, 3], timeout=30)
+    for start in range(0, len(shard), 2):
+        module.add_batch(predictions=shard[start:start + 2])
+    results[name] = module.compute()
+json.dump(results, open(out + str(rank), "w"))
+"""
+
+
+@pytest.mark.parametrize("empty", [1, 0])
+def test_distributed_run_with_an_empty_process_merges_the_others(tmp_path, empty):
+    pytest.importorskip("evaluate")
+    rng = np.random.default_rng(empty)
+    R = rng.integers(0, 2, size=(7, 4)).tolist()
+    workers = [subprocess.Popen([sys.executable, "-c", _SHARD_WORKER, str(rank),
+                                 str(tmp_path / "cache"), str(tmp_path / "out"), str(empty),
+                                 json.dumps(R), str(METRICS)],
+                                stderr=subprocess.PIPE, text=True) for rank in range(3)]
+    for worker in workers:
+        _, err = worker.communicate(timeout=120)
+        assert worker.returncode == 0, err
+    outputs = [json.loads((tmp_path / f"out{rank}").read_text()) for rank in range(3)]
+    assert outputs[1] == outputs[2] == {"pass_at_k_bayes": None, "max_at_k_bayes": None}
+    merged = [row for rank in range(3) if rank != empty for row in R[rank::3]]
+    single = load_module("pass_at_k_bayes", k=[1, 3])
+    single.add_batch(predictions=merged)
+    assert outputs[0]["pass_at_k_bayes"] == pytest.approx(single.compute(), rel=1e-12)
+    for k in (1, 3):
+        assert outputs[0]["pass_at_k_bayes"][f"pass@{k}"] == pytest.approx(
+            kpass.pass_at_k(merged, k), rel=1e-12)
+        assert outputs[0]["max_at_k_bayes"][f"max@{k}"] == pytest.approx(
+            kpass.max_at_k(merged, k), rel=1e-12)
