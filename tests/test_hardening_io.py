@@ -378,3 +378,26 @@ def test_distributed_run_with_an_empty_process_merges_the_others(tmp_path, empty
             kpass.pass_at_k(merged, k), rel=1e-12)
         assert outputs[0]["max_at_k_bayes"][f"max@{k}"] == pytest.approx(
             kpass.max_at_k(merged, k), rel=1e-12)
+
+
+# ----------------------------------------------------------------------------- default k
+
+
+def test_default_k_stops_at_the_documented_cap_with_a_note(tmp_path, capsys):
+    from kpass.report.table import DEFAULT_K_MAX
+
+    rng = np.random.default_rng(8)
+    path = tmp_path / "long.npy"
+    np.save(path, rng.integers(0, 2, size=(3, 2000)).astype(np.int8))
+    code, out, err = run(capsys, "report", path, "--format", "json", "--metrics", "pass@k")
+    assert code == 0, err
+    document = json.loads(out)
+    ks = [row["k"] for row in document["results"]]
+    assert ks == [2**i for i in range(10)] and ks[-1] == DEFAULT_K_MAX
+    assert any("--k" in note and str(DEFAULT_K_MAX) in note for note in document["notes"])
+    code, out, err = run(capsys, "report", path, "--format", "json", "--metrics", "pass@k",
+                         "--k", "2000")
+    assert code == 0, err
+    document = json.loads(out)
+    assert [row["k"] for row in document["results"]] == [2000]
+    assert document["notes"] == []

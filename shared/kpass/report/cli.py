@@ -24,6 +24,7 @@ from typing import Any, NoReturn
 from ..io.progress import Progress
 from ..io.readers import FORMATS, OUTCOME_COLUMNS, LoadedFile, ReportError, load_counts
 from .table import (
+    DEFAULT_K_MAX,
     PLOTTED,
     RENDERERS,
     Family,
@@ -176,7 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
                              f"{', '.join(OUTCOME_COLUMNS)})")
     report.add_argument("--k", action="append", type=_positive_ints, metavar="K[,K...]",
                         help="the k to report (repeatable; default: 1..n for n <= 8, else "
-                             "1, 2, 4, ... below the smallest n, and n)")
+                             "1, 2, 4, ... below the smallest n, and n, up to "
+                             f"{DEFAULT_K_MAX})")
     report.add_argument("--metrics", type=_metrics, metavar="LIST",
                         help="comma-separated metrics, or all (default: pass@k, pass^k, "
                              "g-pass@k, mg-pass@k, maj@k, auc@k, avg@n)")
@@ -268,8 +270,13 @@ def run_report(args: argparse.Namespace) -> int:
             print(f"kpass report: error: {error}", file=sys.stderr)
             return 2
         loaded, answers = _load(sources, args)
-        ks = (sorted({k for group in args.k for k in group}) if args.k
-              else default_ks(min(item.n_min for item in loaded)))
+        n_min = min(item.n_min for item in loaded)
+        ks = sorted({k for group in args.k for k in group}) if args.k else default_ks(n_min)
+        if not args.k and n_min > DEFAULT_K_MAX:
+            notes.append(f"k stops at {DEFAULT_K_MAX} by default (questions have n={n_min} "
+                         "samples or more); ask for larger k with --k, e.g. --k "
+                         f"{n_min}: the Maj@k, mG-Pass@k, G-Pass@k and AUC@k intervals take "
+                         "O(k^2) time, seconds for k in the thousands.")
         for item in loaded:
             check_ks(item, ks, args.short)
         labels = input_labels(sources)
