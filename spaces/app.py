@@ -26,11 +26,8 @@ from typing import Any
 
 import evaluate
 import gradio as gr
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import pandas as pd
+from matplotlib.figure import Figure
 
 HERE = Path(__file__).resolve().parent
 NOT_SCRIPTS = {"app.py", "setup.py", "conftest.py"}
@@ -600,7 +597,9 @@ def error_bars(table: pd.DataFrame) -> list[Any]:
 
 def results_plot(table: pd.DataFrame):
     """Each metric against k with its credible band; metrics without k as points with intervals."""
-    figure, axes = plt.subplots(figsize=(7, 3.4))
+    # A bare Figure, not pyplot's: pyplot would keep every request's figure alive.
+    figure = Figure(figsize=(7, 3.4))
+    axes = figure.subplots()
     with_k = table[table["k"].notna()]
     for label, group in with_k.groupby("metric", sort=False):
         group = group.sort_values("k")
