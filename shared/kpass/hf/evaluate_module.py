@@ -139,7 +139,7 @@ class KPassMetric(evaluate.Metric, abc.ABC):
             citation=citation,
             inputs_description=inputs_description,
             features=features,
-            codebase_urls=["https://pypi.org/project/kpass/"],
+            codebase_urls=[],  # kpass is not on a package index: no page to link yet
             reference_urls=list(reference_urls),
         )
 

@@ -321,7 +321,11 @@ def g_pass_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def maj_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
-    """Maj@k (strict majority of k samples correct; cons@k): key ``maj@{k}``."""
+    """Maj@k, a strict majority of k samples correct (the seeds' cons@k): key ``maj@{k}``.
+
+    Not lighteval's maj@k, a plurality vote over answers: that is ``vote@{k}``
+    (:func:`vote_at_k_bayes`).
+    """
     kp = _kpass()
     results: dict[str, Any] = {}
     _run_series(results, state, _ks(options), _Series("maj@{k}", kp.maj_at_k, kp.maj_at_k_ci),
