@@ -782,6 +782,7 @@ CSS = """
 #kpass-table, #kpass-plot, #kpass-compare-table {min-width: 0; max-width: 100%;
   overflow-x: auto;}
 #kpass-main, #kpass-main > .column {min-width: 0; max-width: 100%;}
+#kpass-upload .icon-wrap {display: none;}
 @media (max-width: 700px) {#kpass-main {flex-direction: column-reverse;}}
 """
 
@@ -800,11 +801,16 @@ def parameter_widget(control: Control):
                       placeholder="default", min_width=140)
 
 
-def build_demo(script: Path | None = None) -> gr.Blocks:
-    """The Blocks page for one metric script."""
-    script = script or find_metric_script()
-    module = evaluate.load(str(script))
-    name, kind, names = script.stem, module_kind(module), input_names(module)
+def build_demo(script: Path | None = None, module: evaluate.EvaluationModule | None = None
+               ) -> gr.Blocks:
+    """The Blocks page for one metric script (or an already loaded module).
+
+    Serve it with ``.launch(css=CSS)``: gradio takes page styles at launch.
+    """
+    if module is None:
+        script = script or find_metric_script()
+        module = evaluate.load(str(script))
+    name, kind, names = module.name, module_kind(module), input_names(module)
     controls = module_controls(module)
     summary = " ".join((module.description or "").split("\n\n")[0].split())
     with gr.Blocks(title=f"{name} (kpass)") as demo:
