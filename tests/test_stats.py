@@ -23,9 +23,11 @@ PER_QUESTION_METRICS = [
 
 def lm_eval_mean_stderr(values):
     # lm-evaluation-harness, lm_eval/api/metrics.py: sample_stddev(arr) =
-    # sqrt(sum((x - mean)^2) / (len(arr) - 1)); mean_stderr(arr) = sample_stddev(arr) / sqrt(len(arr))
+    # sqrt(sum((x - mean)^2) / (len(arr) - 1));
+    # mean_stderr(arr) = sample_stddev(arr) / sqrt(len(arr))
     mu = sum(values) / len(values)
-    return math.sqrt(sum((x - mu) ** 2 for x in values) / (len(values) - 1)) / math.sqrt(len(values))
+    spread = math.sqrt(sum((x - mu) ** 2 for x in values) / (len(values) - 1))
+    return spread / math.sqrt(len(values))
 
 
 def clt(values):
@@ -33,7 +35,8 @@ def clt(values):
     return statistics.stdev(values) / math.sqrt(len(values))
 
 
-@pytest.mark.parametrize("metric, extra", PER_QUESTION_METRICS, ids=lambda x: getattr(x, "__name__", ""))
+@pytest.mark.parametrize("metric, extra", PER_QUESTION_METRICS,
+                         ids=lambda x: getattr(x, "__name__", ""))
 @pytest.mark.parametrize("R", [R_RECT, R_RAGGED], ids=["rectangular", "ragged"])
 def test_standard_error_is_the_clt_formula_for_every_k(metric, extra, R):
     ks = [1, 2, 3]
@@ -57,7 +60,8 @@ def test_categorical_and_answer_metrics():
     for metric, args in ((kpass.avg, (w,)), (kpass.bayes, (w,)), (kpass.max_at_k, (2, w))):
         values = metric(R, *args, per_question=True).tolist()
         assert kpass.standard_error(metric, R, *args) == pytest.approx(clt(values), rel=1e-12)
-    answers = [["1", "2", "1", "3"], ["2", "2", "2", "1"], ["5", "1", "1", "1"], ["4", "4", "2", "4"]]
+    answers = [["1", "2", "1", "3"], ["2", "2", "2", "1"], ["5", "1", "1", "1"],
+               ["4", "4", "2", "4"]]
     refs = ["1", "2", "1", "3"]
     values = kpass.vote_at_k(answers, refs, 3, per_question=True).tolist()
     assert kpass.standard_error(kpass.vote_at_k, answers, refs, 3) == pytest.approx(clt(values))
@@ -90,7 +94,8 @@ def test_clustered_standard_error_written_out():
         kpass.standard_error(kpass.pass_at_k, R, 2), rel=1e-12)
 
 
-@pytest.mark.parametrize("metric, args", [(kpass.geom_ds_at_k, (3,)), (kpass.geo_spectrum_at_k, (4,)),
+@pytest.mark.parametrize("metric, args", [(kpass.geom_ds_at_k, (3,)),
+                                          (kpass.geo_spectrum_at_k, (4,)),
                                           (kpass.geo_spectrum_star_at_k, (4,))])
 def test_dataset_level_blends_get_a_jackknife_over_questions(metric, args):
     R = RNG.integers(0, 2, size=(15, 6)).tolist()
