@@ -34,7 +34,8 @@ CASES = [  # (metric, k, extra args, credit A_0..A_k)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("metric, k, extra, credit", CASES, ids=lambda x: getattr(x, "__name__", ""))
+@pytest.mark.parametrize("metric, k, extra, credit", CASES,
+                         ids=lambda x: getattr(x, "__name__", ""))
 def test_intervals_over_questions_cover_the_population_value(metric, k, extra, credit):
     a, b, m, n = 1.2, 1.8, 150, 8
     truth = population_value(credit, a, b)
