@@ -223,10 +223,41 @@ def number_label(value: float) -> str:
     return short if float(short) == value else repr(float(value))
 
 
-def _put(results: dict[str, Any], key: str, point: Any, interval: Sequence[Any]) -> None:
+def _put(results: dict[str, Any], key: str, point: Any, interval: Sequence[Any],
+         se: float | None = None) -> None:
     results[key] = float(point)
+    if se is not None:
+        results[key + "_se"] = float(se)
     for suffix, value in zip(SUFFIXES, interval, strict=True):
         results[key + suffix] = float(value)
+
+
+def _standard_errors(point: Callable[..., Any], state: Any, ks: list[int] | None, *args: Any,
+                     before_k: tuple[Any, ...] = (), **kwargs: Any) -> list[float | None]:
+    """The ``_se`` of every k: SE over questions (None where fewer than 2 were used).
+
+    ``ks`` is the list of budgets, or None for the families without k; ``before_k`` are
+    positional arguments that come before k (the references of ``vote_at_k``).
+    """
+    from ..stats import TooFewQuestionsError
+
+    standard_error = _kpass().standard_error
+    if ks is None:
+        try:
+            return [standard_error(point, state, *before_k, *args, **kwargs)]
+        except TooFewQuestionsError:
+            return [None]
+    try:
+        return list(standard_error(point, state, *before_k, ks, *args, **kwargs))
+    except TooFewQuestionsError:
+        pass
+    values: list[float | None] = []
+    for budget in ks:
+        try:
+            values.append(standard_error(point, state, *before_k, budget, *args, **kwargs))
+        except TooFewQuestionsError:  # short="skip" left fewer than 2 questions at this k
+            values.append(None)
+    return values
 
 
 def _per_question(values: Any) -> list[float]:
@@ -267,12 +298,13 @@ def _run_series(results: dict[str, Any], state: Any, ks: list[int], series: _Ser
                    **(series.interval_kw or {})}
     points = series.point(state, ks, *series.args, **point_kw)
     intervals = series.interval(state, ks, *series.args, **interval_kw)
+    ses = _standard_errors(series.point, state, ks, *series.args, **point_kw)
     per_question = options.get("per_question", False) and _accepts(series.point, "per_question")
     per_k = (series.point(state, ks, *series.args, per_question=True, **point_kw)
              if per_question else [None] * len(ks))
-    for budget, value, interval, each in zip(ks, points, intervals, per_k, strict=True):
+    for budget, value, interval, se, each in zip(ks, points, intervals, ses, per_k, strict=True):
         key = series.key.format(k=budget)
-        _put(results, key, value, interval)
+        _put(results, key, value, interval, se)
         if each is not None:
             results[key + "_per_question"] = _per_question(each)
 
@@ -394,12 +426,6 @@ def max_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     return results
 
 
-def _single_questions(state: Any) -> list[Any]:
-    counts_type = type(state)
-    return [counts_type(state.counts[i:i + 1], state.prior_counts[i:i + 1])
-            for i in range(state.n_questions)]
-
-
 def bayes_at_n(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     """Bayes@N with weights ``w`` and prior outcomes: key ``bayes@n``.
 
@@ -409,12 +435,12 @@ def bayes_at_n(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     kp = _kpass()
     kw = {**_pick(options, "w"), **_pick(options, *_CATEGORICAL_INTERVAL)}
     mu, sigma, lo, hi = kp.bayes_ci(state, **kw)
+    w = _pick(options, "w")
     results: dict[str, Any] = {}
-    _put(results, "bayes@n", mu, (mu, sigma, lo, hi))
+    _put(results, "bayes@n", mu, (mu, sigma, lo, hi),
+         _standard_errors(kp.bayes, state, None, **w)[0])
     if options.get("per_question", False):
-        w = _pick(options, "w")
-        results["bayes@n_per_question"] = [float(kp.bayes(one, **w)[0])
-                                           for one in _single_questions(state)]
+        results["bayes@n_per_question"] = _per_question(kp.bayes(state, **w, per_question=True))
     return results
 
 
@@ -428,7 +454,8 @@ def avg_at_n_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     kw = {**_pick(options, "w"), **_pick(options, *_CATEGORICAL_INTERVAL)}
     a, sigma, lo, hi = kp.avg_ci(state, **kw)
     results: dict[str, Any] = {}
-    _put(results, "avg@n", a, (a, sigma, lo, hi))
+    _put(results, "avg@n", a, (a, sigma, lo, hi),
+         _standard_errors(kp.avg, state, None, **_pick(options, "w"))[0])
     if options.get("per_question", False):
         results["avg@n_per_question"] = _per_question(
             kp.avg(state, **_pick(options, "w"), per_question=True))
@@ -445,11 +472,12 @@ def vote_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     points = vote.vote_at_k(answers, references, ks, **common)
     intervals = vote.vote_at_k_ci(answers, references, ks, **common,
                                   **_pick(options, "confidence", "bounds", "prior"))
+    ses = _standard_errors(vote.vote_at_k, answers, ks, before_k=(references,), **common)
     per_question = options.get("per_question", False)
     results: dict[str, Any] = {}
-    for budget, value, interval in zip(ks, points, intervals, strict=True):
+    for budget, value, interval, se in zip(ks, points, intervals, ses, strict=True):
         key = f"vote@{budget}"
-        _put(results, key, value, interval)
+        _put(results, key, value, interval, se)
         if per_question:
             results[key + "_per_question"] = _per_question(
                 vote.vote_at_k(answers, references, budget, per_question=True, **common))
