@@ -63,10 +63,12 @@ KEYWORDS: dict[str, str] = {
     "per_question": "bool: also return per-question point estimates (default False)",
     "key_style": '"kpass" (default: pass@8, pass^4_sigma) or "safe": names every logger '
                  "takes (MLflow, TensorBoard, W&B): pass_at_8/estimate, pass_hat_4/sigma",
+    "metric": 'the metric kpass_compare compares: "pass@k" (default), "pass^k", "g-pass@k", '
+              '"g-pass@k_tau" (with tau), "mg-pass@k", "maj@k", "auc@k"',
 }
 
 #: Inputs (Arrow columns), not options: they travel with their questions.
-INPUTS = ("predictions", "references", "R0")
+INPUTS = ("predictions", "references", "R0", "predictions1", "predictions2")
 
 SUFFIXES = ("_mu", "_sigma", "_lo", "_hi")
 
@@ -150,6 +152,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "ties": _check_ties,
     "per_question": lambda v: check_flag(v, "per_question"),
     "key_style": _check_key_style,
+    "metric": lambda v: _check_compared(v),
 }
 
 
@@ -190,7 +193,8 @@ def unknown_keyword_message(module: str, name: str, when: str) -> str:
 
 
 # Trailing parts of a result key that name a statistic of the value before them.
-_STATISTICS = re.compile(r"_(mu|sigma|lo|hi|se|per_question)$")
+_STATISTICS = re.compile(r"_(mu|sigma|lo|hi|se|per_question|a|b|difference|p_value|se_unpaired"
+                         r"|correlation|prob_a_better|mde|questions)$")
 _OPERATORS = {"@": "_at_", "^": "_hat_"}
 
 
@@ -484,6 +488,74 @@ def vote_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     return results
 
 
+@dataclass(frozen=True)
+class PairedCounts:
+    """Two models' counts on the same questions (row q of both is question q)."""
+
+    a: Any
+    b: Any
+
+    @property
+    def n_questions(self) -> int:
+        """Number of questions (the same in both runs)."""
+        return int(self.a.n_questions)
+
+
+#: What kpass_compare can compare: metric name -> (key template, core point function name).
+COMPARED = {
+    "pass@k": ("pass@{k}", "pass_at_k"),
+    "pass^k": ("pass^{k}", "pass_hat_k"),
+    "g-pass@k": ("g-pass@{k}", "g_pass_at_k"),
+    "g-pass@k_tau": ("g-pass@{k}_tau{tau}", "g_pass_at_k_tau"),
+    "mg-pass@k": ("mg-pass@{k}", "mg_pass_at_k"),
+    "maj@k": ("maj@{k}", "maj_at_k"),
+    "auc@k": ("auc@{k}", "auc_at_k"),
+}
+
+#: The fields of a paired comparison reported per k (``correlation`` only when defined).
+COMPARISON_FIELDS = ("a", "b", "difference", "se", "lo", "hi", "p_value", "se_unpaired",
+                     "correlation", "prob_a_better", "mde", "questions")
+
+
+def _check_compared(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ArgumentTypeError(f"`metric` must be a string; got metric={_show(value)}")
+    if value not in COMPARED:
+        raise ValueError(f"`metric` must be one of {list(COMPARED)}; got metric={value!r}")
+    return value
+
+
+def kpass_compare(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Paired comparison of two models (``predictions1`` = A, ``predictions2`` = B).
+
+    Keys ``<metric key>_<field>`` for every k (and tau), e.g. ``pass@8_difference``,
+    ``pass@8_se``, ``pass@8_lo``, ``pass@8_hi``, ``pass@8_p_value``,
+    ``pass@8_prob_a_better`` (fields: :data:`COMPARISON_FIELDS`).
+    """
+    kp = _kpass()
+    name = options.get("metric", "pass@k")
+    template, function = COMPARED[name]
+    point = getattr(kp, function)
+    taus = [None]
+    if "{tau}" in template:
+        if "tau" not in options:
+            raise ValueError('`tau` is required with metric="g-pass@k_tau"')
+        taus = _floats(options["tau"], "tau", lambda x, n: check_tau(x))[0]
+    ks = _ks(options)
+    kw = {**_pick(options, "short", "confidence")}
+    results: dict[str, Any] = {}
+    for tau in taus:
+        args = () if tau is None else (tau,)
+        found = kp.compare(point, state.a, state.b, ks, *args, **kw)
+        for budget, comparison in zip(ks, found, strict=True):
+            key = template.format(k=budget, tau=None if tau is None else number_label(tau))
+            for field in COMPARISON_FIELDS:
+                value = getattr(comparison, field)
+                if value is not None:
+                    results[f"{key}_{field}"] = float(value)
+    return results
+
+
 #: Module name -> (kind of per-question state, function computing its results).
 FAMILIES: dict[str, tuple[str, Callable[[Any, Mapping[str, Any]], dict[str, Any]]]] = {
     "pass_at_k_bayes": ("binary", pass_at_k_bayes),
@@ -495,7 +567,11 @@ FAMILIES: dict[str, tuple[str, Callable[[Any, Mapping[str, Any]], dict[str, Any]
     "bayes_at_n": ("categorical", bayes_at_n),
     "avg_at_n_bayes": ("categorical", avg_at_n_bayes),
     "vote_at_k_bayes": ("answers", vote_at_k_bayes),
+    "kpass_compare": ("binary_pair", kpass_compare),
 }
+
+#: Families that are `evaluate` comparisons (folder ``comparisons/<name>/``), not metrics.
+COMPARISONS = ("kpass_compare",)
 
 
 def module_inputs(module: str) -> tuple[str, ...]:
@@ -503,6 +579,8 @@ def module_inputs(module: str) -> tuple[str, ...]:
     kind = FAMILIES[module][0]
     if kind == "answers":
         return ("predictions", "references")
+    if kind == "binary_pair":
+        return ("predictions1", "predictions2")
     if module in ("max_at_k_bayes", "bayes_at_n"):  # the two with prior outcomes
         return ("predictions", "R0")
     return ("predictions",)
