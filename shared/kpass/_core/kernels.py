@@ -325,6 +325,56 @@ def hypergeom_upper_tails(n: int, k: int, threshold: int) -> FloatArray:
     return tails
 
 
+def threshold_square_coefficients(k: int, threshold: int) -> tuple[FloatArray, FloatArray]:
+    """Bernstein coefficients (degree 2k) of g^2 and (1 - g)^2, g(p) = P(Bin(k, p) >= j0).
+
+    With J1, J2 | p i.i.d. Bin(k, p), g(p)^2 = P(J1 >= j0, J2 >= j0 | p); given
+    S = J1 + J2 = s, J1 ~ H_s ~ Hypergeometric(2k, s, k), whatever p. So the
+    coefficient at s is u_s = P(j0 <= H_s <= s - j0) (and d_s = P(s - j0 < H_s < j0)
+    for (1 - g)^2). Adding one success to the population (s -> s + 1) moves H by one
+    exactly when that item is drawn, and H_s, s - H_s have one law (k of 2k drawn),
+    so both ends of the interval gain the same mass q_s (k - j0 + 1) / (2k - s),
+    q_s = P(H_s = j0 - 1):
+
+        u_{s+1} = u_s + 2 q_s (k - j0 + 1) / (2k - s),   u_{2 j0 - 1} = 0,
+
+    and d_s is the same sum taken from the other end. Both are running sums of
+    positive terms: O(k) for all 2k + 1 coefficients, where the general product
+    of two Bernstein polynomials costs O(k^2). q_s follows its ratio along s
+    (as in :func:`hypergeom_upper_tails`), summed in logs: relative error about
+    k machine epsilons.
+
+    Args:
+        k: degree of g, k >= 1.
+        threshold: j0, 1 <= j0 <= k.
+
+    Returns:
+        ``(up, down)``: (2k + 1,) coefficients of g^2 and of (1 - g)^2.
+    """
+    population, x = 2 * k, threshold - 1
+    # q_s > 0 for s in [x, population - k + x] (enough of both kinds to draw x and k - x).
+    last = population - k + x
+    s = np.arange(x, last + 1, dtype=np.float64)
+    i = np.arange(x, dtype=np.float64)
+    log_q = np.empty(s.size)
+    log_q[0] = np.sum(np.log((k - i) / (population - i)))
+    previous = s[:-1]
+    log_q[1:] = np.log(((previous + 1.0) * (population - previous - k + x))
+                       / ((previous + 1.0 - x) * (population - previous)))
+    np.cumsum(log_q, out=log_q)
+    # step[s] = 2 q_s (k - j0 + 1) / (2k - s): the mass both interval ends gain from s to s + 1
+    step = np.zeros(population + 1)
+    step[x : last + 1] = 2.0 * np.exp(log_q) * (k - x) / (population - s)
+    middle = 2 * threshold - 1  # u and d are both 0 here (the interval is empty)
+    up = np.zeros(population + 1)
+    np.cumsum(step[middle:-1], out=up[middle + 1 :])
+    down = np.zeros(population + 1)
+    down[:middle] = np.cumsum(step[:middle][::-1])[::-1]
+    np.minimum(up, 1.0, out=up)
+    np.minimum(down, 1.0, out=down)
+    return up, down
+
+
 def log_draw_all_from(n: IntArray, m: IntArray, k: int) -> FloatArray:
     """log(C(m, k) / C(n, k)): all k draws from n land among m marked items (m <= n).
 
