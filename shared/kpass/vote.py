@@ -46,7 +46,7 @@ import numpy as np
 import numpy.typing as npt
 from numpy.polynomial.legendre import leggauss
 
-from ._core.driver import normal_interval
+from ._core.driver import finish, normal_interval
 from ._core.inputs import (
     ArgumentTypeError,
     _show,
@@ -65,6 +65,10 @@ IntArray = npt.NDArray[np.int64]
 Interval = tuple[float, float, float, float]
 
 TIE_RULES = ("fractional", "wrong")
+#: Largest Dirichlet concentration ``prior`` accepted by :func:`vote_at_k_ci`.
+MAX_PRIOR = 1e12
+#: Smallest (subnormal floats lose the precision the weights need).
+MIN_PRIOR = 1e-300
 
 #: Largest working table (rows x nodes x degree) built at once.
 _CHUNK_ENTRIES = 1 << 21
@@ -406,7 +410,7 @@ def vote_at_k(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashab
     for index in range(len(ks)):
         per = values[states.inverse, index]
         results.append(per if per_question else float(np.nanmean(per)))
-    return results if many else results[0]
+    return finish(results, many)
 
 
 # ----------------------------------------------------------------------------- posterior
@@ -513,7 +517,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         ties: ``"fractional"`` (default) or ``"wrong"``, as in :func:`vote_at_k`.
         confidence: credibility of the interval, in (0, 1).
         bounds: clipping bounds (lo, hi) of the interval, or None.
-        prior: Dirichlet concentration added to every category, > 0.
+        prior: Dirichlet concentration added to every category, in [1e-300, 1e12].
         short: ``"error"`` (default) refuses questions with fewer than k answers,
             ``"skip"`` leaves them out (the same questions as :func:`vote_at_k`).
         draws: posterior samples per question for the variance, >= 2.
@@ -539,10 +543,13 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
     short = check_short(short)
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
-    prior = check_real(prior, "prior", low=0.0, low_open=True)
+    # Above ~1e15 the negative-binomial weights of the exact mean lose all accuracy (scipy
+    # returns NaN from 1e16); 1e12 leaves a margin, and such a prior means "ignore the data".
+    prior = check_real(prior, "prior", low=MIN_PRIOR, high=MAX_PRIOR)
     if check_int(draws, "draws") < 2:
         raise ValueError(f"`draws` must be an int >= 2; got draws={draws}")
-    check_int(seed, "seed")
+    if check_int(seed, "seed") < 0:
+        raise ValueError(f"`seed` must be an int >= 0; got seed={seed}")
     ks, many = normalize_ks(k)
     states = _clusters(answers, references)
     n_questions = states.n[states.inverse]
@@ -560,7 +567,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         mu = float(np.dot(weight, means) / total)
         sigma = float(math.sqrt(max(np.dot(weight, variances), 0.0)) / total)
         results.append((mu, sigma, *normal_interval(mu, sigma, confidence, bounds)))
-    return results if many else results[0]
+    return finish(results, many)
 
 
 def _posterior_variance(states: _Clusters, k: int, ties: str, prior: float, means: FloatArray,

@@ -28,6 +28,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
+from .concentrated import refine_covariance, refine_variance
 from .kernels import (
     CHUNK_ENTRIES,
     TAIL_RECURRENCE_MAX_N,
@@ -55,8 +56,8 @@ class Credit:
         k: the budget.
         values: (k + 1,) credits A_0..A_k.
         kind: 'pass' or 'unanimous' for the two endpoints (closed-form moments),
-            'threshold' for [j >= j0] in between (tails summed along c),
-            'auc' for AUC@K (closed-form finite-sample estimator), else None.
+            'threshold' for [j >= j0] in between (tails summed along c), else None
+            (AUC@K's point estimate is :func:`pass_curve`, not its credit).
     """
 
     k: int
@@ -199,11 +200,11 @@ def auc_credit(k: int) -> Credit:
     loses nothing.
     """
     if k == 1:
-        return Credit(1, np.array([0.0, 1.0]), "auc")
+        return Credit(1, np.array([0.0, 1.0]))
     m = k - np.arange(k + 1, dtype=np.float64)
     values = 1.0 - (m / (k + 1.0 - m) - m / (2.0 * k)) / (k - 1.0)
     values[0] = 0.0
-    return Credit(k, values, "auc")
+    return Credit(k, values)
 
 
 def spectrum_credit(weights: FloatArray) -> Credit:
@@ -224,8 +225,6 @@ def mg_spectrum_weights(k: int) -> FloatArray:
 
 def state_values(states: BinaryStates, credit: Credit) -> FloatArray:
     """Finite-sample estimator E[A_X], X ~ Hypergeometric(n, c, k), per state."""
-    if credit.kind == "auc":
-        return pass_curve(states.n, states.c, credit.k, auc_coefficients(credit.k))
     if credit.kind in ("pass", "unanimous", "threshold") and _one_moderate_n(states):
         threshold = int(np.argmax(credit.values))  # the first j with credit 1
         return hypergeom_upper_tails(int(states.n[0]), credit.k, threshold)[states.c]
@@ -324,7 +323,8 @@ def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit) -> St
         for mask, sign in ((~use_down, 1.0), (use_down, -1.0)):
             if mask.any():
                 second[mask] = beta_expectation(alpha[mask], beta[mask], credit.squared(sign))
-    variance = np.maximum(second - shifted * shifted, 0.0)
+    variance = refine_variance(alpha, beta, table, up,
+                               np.maximum(second - shifted * shifted, 0.0), second)
     mean = np.where(use_down, high - shifted, low + shifted)
     return StateMoments(mean, variance, side, shifted)
 
@@ -344,6 +344,7 @@ def posterior_covariance(alpha: FloatArray, beta: FloatArray, left: Credit, righ
         low, high = credit.values.min(), credit.values.max()
         shifted_credit[name, 1.0] = credit.values - low
         shifted_credit[name, -1.0] = high - credit.values
+    second = np.zeros(alpha.size)
     for left_side in (1.0, -1.0):
         for right_side in (1.0, -1.0):
             mask = (left_moments.side == left_side) & (right_moments.side == right_side)
@@ -352,7 +353,8 @@ def posterior_covariance(alpha: FloatArray, beta: FloatArray, left: Credit, righ
             product = bernstein_product(shifted_credit["left", left_side],
                                         shifted_credit["right", right_side])
             cross = beta_expectation(alpha[mask], beta[mask], product)
+            second[mask] = cross
             out[mask] = left_side * right_side * (
                 cross - left_moments.shifted[mask] * right_moments.shifted[mask]
             )
-    return out
+    return refine_covariance(alpha, beta, left.values, right.values, out, second)

@@ -165,8 +165,16 @@ def beta_binomial_pmf(degree: int, alpha: FloatArray, beta: FloatArray) -> Float
     if degree == 0:
         return np.ones((alpha.size, 1))
     j = np.arange(degree, dtype=np.float64)[None, :]
-    log_ratios = np.log(((degree - j) * (alpha[:, None] + j))
-                        / ((j + 1.0) * (beta[:, None] + degree - j - 1.0)))
+    # Integer parts first (beta + (d - 1 - j), not beta + d - j - 1, which loses a tiny beta),
+    # and the Beta part as its own ratio, by logs where it would overflow (alpha / beta > 1e308).
+    with np.errstate(over="ignore", divide="ignore"):
+        beta_part = np.log((alpha[:, None] + j) / (beta[:, None] + (degree - 1.0 - j)))
+    extreme = ~np.isfinite(beta_part)
+    if extreme.any():
+        rows = np.nonzero(extreme)[0]
+        beta_part[extreme] = (np.log(alpha[rows] + j[0, np.nonzero(extreme)[1]])
+                              - np.log(beta[rows] + (degree - 1.0 - j[0, np.nonzero(extreme)[1]])))
+    log_ratios = np.log((degree - j) / (j + 1.0)) + beta_part
     length = np.full(alpha.size, degree + 1, dtype=np.int64)
     concave = bool(np.all(alpha >= 1.0) and np.all(beta >= 1.0))
     return normalized_from_log_ratios(log_ratios, length, log_concave=concave)
@@ -434,7 +442,7 @@ def log_power_variance_ratio(alpha: FloatArray, beta: FloatArray, k: int) -> Flo
         a = alpha[start:stop, None]
         b = beta[start:stop, None]
         i = np.arange(k, dtype=np.float64)[None, :]
-        out[start:stop] = np.sum(np.log1p(k * b / ((a + b + k + i) * (a + i))), axis=1)
+        out[start:stop] = np.sum(np.log1p(k * (b / (a + b + k + i)) / (a + i)), axis=1)
     return out
 
 
