@@ -393,13 +393,12 @@ def _small_category_counts(matrix: np.ndarray, n_categories: int | None) -> np.n
     """
     if matrix.dtype.kind not in "biu" or matrix.size == 0:
         return None
-    if matrix.dtype.kind == "b" or (matrix.dtype.itemsize == 1 and matrix.flags.c_contiguous
-                                    and matrix.reshape(-1).view(np.uint8).max() <= 1):
-        binary = _binary_matrix_counts(matrix, "R")
+    ones = binary_row_counts(matrix)  # 0/1 data (the common case): one blocked pass
+    if ones is not None:
         width = max(2, n_categories or 2)
         counts = np.zeros((matrix.shape[0], width), dtype=np.int64)
-        counts[:, 0] = binary.n_samples - binary.n_correct
-        counts[:, 1] = binary.n_correct
+        counts[:, 0] = matrix.shape[1] - ones
+        counts[:, 1] = ones
         return counts
     low, high = int(matrix.min()), int(matrix.max())
     limit = n_categories if n_categories is not None else high + 1
@@ -407,7 +406,9 @@ def _small_category_counts(matrix: np.ndarray, n_categories: int | None) -> np.n
         return None
     counts = np.empty((matrix.shape[0], limit), dtype=np.int64)
     for category in range(limit):
-        counts[:, category] = np.count_nonzero(matrix == category, axis=1)
+        hits = np.equal(matrix, category)
+        in_rows = binary_row_counts(hits)
+        counts[:, category] = np.count_nonzero(hits, axis=1) if in_rows is None else in_rows
     return counts
 
 
