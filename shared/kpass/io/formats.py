@@ -455,7 +455,8 @@ class _NpyReader(_Reader):
                                            "drop --column")
         try:
             matrix = np.load(self.path, mmap_mode="r", allow_pickle=False)
-        except (ValueError, EOFError, OSError) as error:
+        except Exception as error:  # noqa: BLE001 - a broken header raises ValueError, OSError,
+            # EOFError, SyntaxError (numpy parses it with ast.literal_eval), ...
             pickled = "allow_pickle" in str(error) or "Python objects" in str(error)
             problem = ("it holds Python objects (ragged lists?); save a 2-D numeric array, or "
                        "use JSONL or Parquet for lists of different lengths" if pickled

@@ -9,6 +9,7 @@ reported by its index in the batch, which the caller turns into ``line 12``.
 from __future__ import annotations
 
 import csv
+import re
 import sys
 import zlib
 from dataclasses import dataclass
@@ -36,10 +37,30 @@ class ReportError(ValueError):
     """A file, row or argument ``kpass report`` cannot use; ``str()`` is a one-line message."""
 
     def __init__(self, source: str, problem: str, where: str | None = None) -> None:
-        self.source = source
+        self.source = one_line(source)
         self.where = where
-        self.problem = problem
-        super().__init__(f"{source}: {where}: {problem}" if where else f"{source}: {problem}")
+        self.problem = one_line(problem)
+        super().__init__(f"{self.source}: {where}: {self.problem}" if where
+                         else f"{self.source}: {self.problem}")
+
+
+_LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def one_line(text: str) -> str:
+    r"""``text`` as one printable line, so that any stderr can print it.
+
+    Line breaks become spaces; control characters and undecodable bytes (surrogates)
+    are escaped.
+
+    Example:
+        >>> one_line("Invalid data\nDeserializing page header failed.\n)")
+        'Invalid data Deserializing page header failed. )'
+    """
+    text = _LINE_BREAKS.sub(" ", text.strip())
+    text = _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def read_errors() -> tuple[type[BaseException], ...]:
