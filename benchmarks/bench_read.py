@@ -112,7 +112,7 @@ def main() -> int:
         _memory_child(args.memory_of)
         return 0
     m = 20000 if args.quick else args.rows
-    repeats = 1 if args.quick else 3
+    repeats = 1 if args.quick else 5
 
     from kpass.io.readers import load_counts
     from kpass.report.cli import main as kpass_main

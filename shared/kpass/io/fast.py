@@ -203,8 +203,8 @@ def _same_shape_counts(cells: np.ndarray) -> BinaryCounts | None:
     digits = cells[:, digit_column]
     if not (np.subtract(digits, ord("0"), dtype=np.uint8) < 2).all():
         return None
-    if not (cells[:, ~digit_column] == template[~digit_column]).all():
-        return None
+    if ((cells != template).any(axis=0) & ~digit_column).any():
+        return None  # a separator or bracket differs from the template's somewhere
     correct = np.count_nonzero(digits == ord("1"), axis=1).astype(np.int64)
     return BinaryCounts(np.full(len(cells), digits.shape[1], dtype=np.int64), correct)
 
