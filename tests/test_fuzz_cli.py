@@ -334,3 +334,108 @@ def test_every_sample_reads_uncorrupted(tmp_path, capsys, fmt):
     result = json.loads(captured.out)["results"][0]
     assert result["questions"] == len(expected) == len(rows)
     assert result["estimate"] == pytest.approx(kpass.pass_at_k(expected, 1), rel=1e-12)
+
+
+# ----------------------------------------------------------------------------- --answers
+
+
+def _answer_sample(fmt: str, rng: np.random.Generator) -> tuple[bytes, list[list[str]], list[str]]:
+    answers = [[str(v) for v in rng.integers(0, 4, size=int(rng.integers(2, 6)))]
+               for _ in range(10)]
+    golds = [str(rng.integers(0, 4)) for _ in answers]
+    records = [{"id": i, "answers": a, "reference": g}
+               for i, (a, g) in enumerate(zip(answers, golds, strict=True))]
+    if fmt == "jsonl":
+        data = "".join(json.dumps(r) + "\n" for r in records).encode()
+    elif fmt == "json":
+        data = json.dumps(records, indent=1).encode()
+    elif fmt == "csv":
+        quoted = [json.dumps(r["answers"]).replace('"', '""') for r in records]
+        data = ("id,answers,reference\n" + "".join(
+            f'{r["id"]},"{cell}",{r["reference"]}\n' for r, cell in zip(records, quoted,
+                                                                          strict=True))).encode()
+    else:
+        pa = pytest.importorskip("pyarrow")
+        import pyarrow.parquet as pq
+
+        buffer = io.BytesIO()
+        pq.write_table(pa.table({"answers": answers, "reference": golds}), buffer)
+        data = buffer.getvalue()
+    return data, answers, golds
+
+
+def _answer_fraction(answers, gold) -> float:
+    if not isinstance(answers, list) or not answers or gold is None or isinstance(gold,
+                                                                                  (list, dict)):
+        raise UnreadableError("bad question")
+    if any(isinstance(a, (list, dict)) for a in answers):
+        raise UnreadableError("nested answer")
+    return sum(a is not None and a == gold for a in answers) / len(answers)
+
+
+def independent_answer_fractions(fmt: str, data: bytes) -> list[float]:
+    if fmt in ("jsonl", "json"):
+        text = _strip_bom(data)
+        try:
+            document = json.loads(text.decode("utf-8")) if fmt == "json" else None
+        except (UnicodeDecodeError, ValueError):
+            document = None
+        if document is None:
+            records = []
+            for line in text.split(b"\n"):
+                if line.strip():
+                    try:
+                        records.append(json.loads(line))
+                    except ValueError:
+                        raise UnreadableError("bad JSON line") from None
+        else:
+            records = document
+        if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+            raise UnreadableError("not records")
+        return [_answer_fraction(r.get("answers"), r.get("reference")) for r in records]
+    if fmt == "csv":
+        lines = [line.decode("utf-8") for line in io.BytesIO(_strip_bom(data))]
+        reader = csv.DictReader(lines)
+        fractions = []
+        for row in reader:
+            try:
+                answers = json.loads(row["answers"])
+            except (ValueError, TypeError):
+                raise UnreadableError("answers cell") from None
+            if isinstance(answers, list):
+                answers = [None if a is None else str(a) for a in answers]
+            fractions.append(_answer_fraction(answers, row["reference"]))
+        return fractions
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(io.BytesIO(data)).to_pydict()
+    except Exception as error:  # noqa: BLE001 - pyarrow raises several types
+        raise UnreadableError(str(error)) from None
+    return [_answer_fraction(a, g)
+            for a, g in zip(table["answers"], table["reference"], strict=True)]
+
+
+@pytest.mark.parametrize("fmt, seed", [
+    pytest.param(fmt, seed, id=f"{fmt}-{seed}")
+    for fmt in ("jsonl", "json", "csv", "parquet") for seed in range(CASES_PER_FORMAT // 2)])
+def test_corrupted_answer_files_give_the_right_numbers_or_one_line(tmp_path, capsys, fmt, seed):
+    rng = np.random.default_rng([SEED, seed, len(fmt)])
+    data, _, _ = _answer_sample(fmt, rng)
+    kind, data = _corrupt(data, "answers", rng)
+    path = tmp_path / f"answers.{fmt}"
+    path.write_bytes(data)
+    code = main(["report", str(path), "--answers", "--k", "1", "--metrics", "pass@k",
+                 "--format", "json"])
+    captured = capsys.readouterr()
+    if code != 0:
+        assert_one_line_error(code, captured.err)
+        return
+    try:
+        fractions = independent_answer_fractions(fmt, data)
+    except UnreadableError as why:
+        pytest.fail(f"kpass reported numbers for a file an independent reader refuses ({why}); "
+                    f"corruption {kind}")
+    result = json.loads(captured.out)["results"][0]
+    assert result["questions"] == len(fractions), kind
+    assert result["estimate"] == pytest.approx(sum(fractions) / len(fractions), rel=1e-12), kind
