@@ -9,10 +9,12 @@ import evaluate
 from kpass.evaluate_module import KPassMetric
 
 _CITATION = r"""
-@article{hariri2026dontpassk,
+@inproceedings{hariri2026dontpassk,
   title={Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation},
   author={Hariri, Mohsen and Samandar, Amirhossein and Hinczewski, Michael and Chaudhary, Vipin},
-  journal={International Conference on Learning Representations (ICLR 2026), arXiv:2510.04265},
+  booktitle={International Conference on Learning Representations (ICLR 2026)},
+  eprint={2510.04265},
+  archivePrefix={arXiv},
   year={2026},
   url={https://arxiv.org/abs/2510.04265}
 }

@@ -147,7 +147,7 @@ class KPassMetric(evaluate.Metric, abc.ABC):
             citation=citation,
             inputs_description=inputs_description,
             features=features,
-            codebase_urls=["https://pypi.org/project/kpass/"],
+            codebase_urls=[],  # kpass is not on a package index: no page to link yet
             reference_urls=list(reference_urls),
         )
 
@@ -455,7 +455,15 @@ def _check_answers(predictions: Any, references: Any) -> tuple[list[list[str]], 
 
 
 def default_metrics_dir() -> Path:
-    """The ``metrics/`` folder of the kpass source tree (editable installs)."""
+    """Where the metric scripts are: in the package (a wheel), else the source tree's ``metrics/``.
+
+    The wheel carries ``metrics/<name>/<name>.py`` as package data
+    ``kpass/metrics/<name>/<name>.py`` (setup.cfg maps the one copy in the
+    repository there); a checkout run from source has only the repository's folder.
+    """
+    packaged = Path(__file__).resolve().parents[1] / "metrics"
+    if packaged.is_dir():
+        return packaged
     return Path(__file__).resolve().parents[3] / "metrics"
 
 
@@ -470,7 +478,8 @@ def install_metric_modules(source: str | os.PathLike[str] | None = None,
     re-installing after an edit adds the newer version, which evaluate prefers).
 
     Args:
-        source: folder holding ``<name>/<name>.py`` (default: the repo's ``metrics/``).
+        source: folder holding ``<name>/<name>.py`` (default: :func:`default_metrics_dir`,
+            the scripts the wheel carries, or the source tree's ``metrics/``).
         modules_cache: evaluate's modules cache (default: ``HF_MODULES_CACHE``).
 
     Returns:
@@ -547,7 +556,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kpass.hf.evaluate_module")
     commands = parser.add_subparsers(dest="command", required=True)
     install = commands.add_parser("install", help="copy metrics/* into evaluate's modules cache")
-    install.add_argument("--source", default=None, help="folder with <name>/<name>.py")
+    install.add_argument("--source", default=None, help="folder with <name>/<name>.py "
+                         "(default: the scripts in the installed package)")
     install.add_argument("--modules-cache", default=None, help="default: $HF_MODULES_CACHE")
     args = parser.parse_args(argv)
     for path in install_metric_modules(args.source, args.modules_cache):

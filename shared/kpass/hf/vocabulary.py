@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -60,12 +61,17 @@ KEYWORDS: dict[str, str] = {
     "short": '"error" or "skip": questions with fewer than k samples (default "error")',
     "ties": 'tie rule of vote_at_k_bayes (default "fractional")',
     "per_question": "bool: also return per-question point estimates (default False)",
+    "key_style": '"kpass" (default: pass@8, pass^4_sigma) or "safe": names every logger '
+                 "takes (MLflow, TensorBoard, W&B): pass_at_8/estimate, pass_hat_4/sigma",
 }
 
 #: Inputs (Arrow columns), not options: they travel with their questions.
 INPUTS = ("predictions", "references", "R0")
 
 SUFFIXES = ("_mu", "_sigma", "_lo", "_hi")
+
+#: ``key_style`` values: the family's own names, or names valid for every logger.
+KEY_STYLES = ("kpass", "safe")
 
 
 def _kpass() -> Any:
@@ -116,6 +122,13 @@ def _check_ties(value: Any) -> str:
     return value
 
 
+def _check_key_style(value: Any) -> str:
+    if not isinstance(value, str) or value not in KEY_STYLES:
+        raise ValueError(f"`key_style` must be one of {list(KEY_STYLES)}; "
+                         f"got key_style={_show(value)}")
+    return value
+
+
 def _check_positive(value: Any, name: str) -> float:
     return check_real(value, name, low=0.0, low_open=True)
 
@@ -136,6 +149,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "short": check_short,
     "ties": _check_ties,
     "per_question": lambda v: check_flag(v, "per_question"),
+    "key_style": _check_key_style,
 }
 
 
@@ -173,6 +187,34 @@ def unknown_keyword_message(module: str, name: str, when: str) -> str:
 
 
 # ----------------------------------------------------------------------------- result keys
+
+
+# Trailing parts of a result key that name a statistic of the value before them.
+_STATISTICS = re.compile(r"_(mu|sigma|lo|hi|se|per_question)$")
+_OPERATORS = {"@": "_at_", "^": "_hat_"}
+
+
+def safe_key(key: str) -> str:
+    """A result key as a name every logger takes: MLflow, TensorBoard and W&B.
+
+    MLflow allows only letters, digits and ``_ - . / :`` and space in metric
+    names, so ``pass@8`` and ``pass^4`` are rejected. Here ``@`` becomes
+    ``_at_``, ``^`` becomes ``_hat_`` and ``-`` becomes ``_``; each statistic
+    is a path part under its metric (``pass_at_8/estimate``, ``pass_at_8/mu``,
+    ``/sigma``, ``/lo``, ``/hi``), so TensorBoard and W&B group them, and no
+    name is a path prefix of another (MLflow's file store keeps ``a/b`` as a
+    file inside a folder ``a``, so ``a`` and ``a/b`` cannot both be logged).
+    The mapping is one-to-one over the family's keys.
+
+    Example:
+        >>> [safe_key(k) for k in ("pass@8", "pass^4_sigma", "g-pass@4_tau0.5_lo", "bayes@n")]
+        ['pass_at_8/estimate', 'pass_hat_4/sigma', 'g_pass_at_4_tau0.5/lo', 'bayes_at_n/estimate']
+    """
+    match = _STATISTICS.search(key)
+    base, statistic = (key[:match.start()], match[1]) if match else (key, "estimate")
+    for operator, word in _OPERATORS.items():
+        base = base.replace(operator, word)
+    return f"{base.replace('-', '_')}/{statistic}"
 
 
 def number_label(value: float) -> str:
@@ -279,7 +321,11 @@ def g_pass_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def maj_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
-    """Maj@k (strict majority of k samples correct; cons@k): key ``maj@{k}``."""
+    """Maj@k, a strict majority of k samples correct (the seeds' cons@k): key ``maj@{k}``.
+
+    Not lighteval's maj@k, a plurality vote over answers: that is ``vote@{k}``
+    (:func:`vote_at_k_bayes`).
+    """
     kp = _kpass()
     results: dict[str, Any] = {}
     _run_series(results, state, _ks(options), _Series("maj@{k}", kp.maj_at_k, kp.maj_at_k_ci),
@@ -446,5 +492,8 @@ def compute_results(module: str, state: Any, options: Mapping[str, Any]) -> dict
         Key -> Python float (lists of floats for ``*_per_question``).
     """
     _, run = FAMILIES[module]
-    return run(state, options)
+    results = run(state, options)
+    if options.get("key_style", "kpass") == "safe":
+        return {safe_key(key): value for key, value in results.items()}
+    return results
 
