@@ -17,6 +17,7 @@ import csv
 import io
 import json
 import math
+import multiprocessing
 import os
 import re
 import threading
@@ -55,9 +56,13 @@ MAX_OUTCOMES = 200_000
 MAX_KS = 20
 MAX_K = 1_000
 MAX_CATEGORY = 100
+# Sizes alone do not bound the time (vote@k intervals grow with k and the number of
+# distinct answers), so each computation also runs in a child process with a deadline.
+MAX_SECONDS = 20.0
 LIMITS = (f"Limits: {MAX_CHARS // 1000:,} kB of input, {MAX_QUESTIONS:,} questions, "
           f"{MAX_OUTCOMES:,} outcomes, {MAX_KS} values of k up to {MAX_K:,}, categories "
-          f"0..{MAX_CATEGORY}. For more, use `kpass report` or `evaluate.load` locally.")
+          f"0..{MAX_CATEGORY}, {MAX_SECONDS:g} s of computing. For more, use `kpass report` "
+          "or `evaluate.load` locally.")
 
 
 # ----------------------------------------------------------------------------- the module
@@ -710,15 +715,59 @@ def example_text(kind: str = "binary") -> str:
     return "\n".join(f"{line} | 1" for line in lines) if kind == "answers" else "\n".join(lines)
 
 
+def _compute_in_child(module: evaluate.EvaluationModule, inputs: dict[str, Any],
+                      options: dict[str, Any], send: Any) -> None:
+    try:
+        send.send(("ok", module._compute(**inputs, **options)))
+    except TypeError as error:
+        send.send(("TypeError", str(error)))
+    except Exception as error:  # noqa: BLE001 (reported to the parent, which raises it)
+        kind = "ValueError" if isinstance(error, (ValueError, ArithmeticError, MemoryError)) \
+            else type(error).__name__
+        send.send((kind, str(error)))
+    finally:
+        send.close()
+
+
 def compute_results(module: evaluate.EvaluationModule, inputs: dict[str, Any],
-                    options: dict[str, Any]) -> dict[str, Any]:
-    """One stateless computation through the module.
+                    options: dict[str, Any], seconds: float | None = None) -> dict[str, Any]:
+    """One stateless computation through the module, within ``seconds`` (default MAX_SECONDS).
 
     ``_compute`` validates and counts its inputs and returns the results without
     storing anything, so a failed request leaves nothing behind for the next one.
+    It runs in a forked child that is killed at the deadline: one lock serves every
+    visitor, so no request may hold it for long.
+
+    Raises:
+        ValueError / TypeError: the module's message for bad input.
+        TimeoutError: the computation needs more than ``seconds``.
     """
+    seconds = MAX_SECONDS if seconds is None else seconds
     with COMPUTE_LOCK:
-        return module._compute(**inputs, **options)
+        if "fork" not in multiprocessing.get_all_start_methods():
+            return module._compute(**inputs, **options)  # no fork (Windows): no deadline
+        context = multiprocessing.get_context("fork")
+        receive, send = context.Pipe(duplex=False)
+        child = context.Process(target=_compute_in_child, args=(module, inputs, options, send),
+                                daemon=True)
+        child.start()
+        send.close()
+        try:
+            if not receive.poll(seconds):
+                raise TimeoutError(f"this computation takes more than {seconds:g} s, the "
+                                   "page's limit: use fewer or smaller k, or run kpass locally")
+            kind, payload = receive.recv()
+        except EOFError:
+            raise RuntimeError(f"the computation stopped (exit code {child.exitcode})") from None
+        finally:
+            child.kill()
+            child.join()
+            receive.close()
+    if kind == "ok":
+        return payload
+    if kind in ("ValueError", "TypeError"):
+        raise (ValueError if kind == "ValueError" else TypeError)(payload)
+    raise RuntimeError(f"{kind}: {payload}")
 
 
 def empty_table() -> pd.DataFrame:
@@ -744,7 +793,7 @@ def run(module: evaluate.EvaluationModule, controls: list[Control], text: str,
     except RecursionError:
         return ("**Input error:** the input is nested too deeply; give one flat list of "
                 "outcomes per question", empty_table(), None)
-    except (ValueError, TypeError, KeyError, OverflowError, MemoryError) as error:
+    except (ValueError, TypeError, KeyError, OverflowError, MemoryError, TimeoutError) as error:
         message = str(error).strip().strip("'\"") or type(error).__name__
         where = source if source.startswith("the file") else "text box"
         return f"**Input error:** {locate(message, questions, where)}", empty_table(), None

@@ -214,3 +214,20 @@ def test_results_table_groups_keys_by_metric_and_k_with_se():
 def test_formulas_are_short_latex(modules, name):
     text = app.formulas(app.module_family(modules[name]))
     assert "$" in text and len(text) < 900
+
+
+def test_a_slow_computation_is_stopped_at_the_deadline_and_the_page_stays_usable(
+        modules, monkeypatch):
+    import random
+    import time
+
+    rng = random.Random(0)  # vote@k intervals over many distinct answers: minutes at k = 16
+    text = "\n".join(" ".join(str(rng.randrange(20)) for _ in range(400)) + " | 1"
+                     for _ in range(50))
+    monkeypatch.setattr(app, "MAX_SECONDS", 1.0)
+    start = time.monotonic()
+    message, table, _ = run(modules["vote_at_k_bayes"], text, "16")
+    assert time.monotonic() - start < 10
+    assert "takes more than 1 s, the page's limit" in message and len(table) == 0
+    message, table, _ = run(modules["vote_at_k_bayes"], "a b a | a", "1, 2")
+    assert message.startswith("Computed") and len(table) == 2
