@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from ._core.categorical import dirichlet_summary, prepare
-from ._core.driver import normal_interval
+from ._core.driver import finish, normal_interval
 from ._core.inputs import check_bounds, check_confidence
 
 
@@ -55,9 +55,11 @@ def bayes(R: Any, w: Any = None, R0: Any = None) -> tuple[float, float]:
         (0.5625, 0.091998)
     """
     counts, weights = prepare(R, w, R0)
-    means, variances, _ = dirichlet_summary(counts, weights)
+    scale, means, variances, _ = dirichlet_summary(counts, weights)
     m = means.size
-    return float(means.mean()), float(math.sqrt(variances.sum()) / m)
+    mu = scale * float(means.mean())
+    sigma = scale * (math.sqrt(float(variances.sum())) / m)
+    return finish([(mu, sigma)], False)
 
 
 def bayes_ci(R: Any, w: Any = None, R0: Any = None, confidence: float = 0.95,
@@ -88,7 +90,7 @@ def bayes_ci(R: Any, w: Any = None, R0: Any = None, confidence: float = 0.95,
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
     mu, sigma = bayes(R, w, R0)
-    return (mu, sigma, *normal_interval(mu, sigma, confidence, bounds))
+    return finish([(mu, sigma, *normal_interval(mu, sigma, confidence, bounds))], False)
 
 
 __all__ = ["bayes", "bayes_ci"]

@@ -33,15 +33,19 @@ from .bayes import bayes_ci
 
 FloatArray = npt.NDArray[np.float64]
 
+#: Most distinct reward levels max_at_k_ci accepts: its variance is O(levels^2) per question.
+MAX_LEVELS = 1024
+
 
 def _levels(counts: CategoricalCounts, weights: FloatArray, prior: bool
             ) -> tuple[npt.NDArray[np.int64], FloatArray]:
     """Counts grouped by distinct reward level (ascending), and the levels."""
-    levels, group = np.unique(weights, return_inverse=True)
-    membership = np.zeros((weights.size, levels.size), dtype=np.int64)
-    membership[np.arange(weights.size), group.reshape(-1)] = 1
+    levels = np.unique(weights)
+    order = np.argsort(weights, kind="stable")
+    starts = np.searchsorted(weights[order], levels)
     matrix = counts.counts + (counts.prior_counts + 1 if prior else 0)
-    return matrix @ membership, levels
+    # Columns sorted by reward, then summed per run of equal rewards: O(M C), no C x L table.
+    return np.add.reduceat(matrix[:, order], starts, axis=1), levels
 
 
 def max_at_k(R: Any, k: Any, w: Any = None, *, short: str = "error",
@@ -119,18 +123,24 @@ def _posterior_rows(gamma: npt.NDArray[np.int64], gaps: FloatArray, k: int
         a = cumulative[:, level]
         log_ak[:, level] = log_beta_power_moments(a, total - a, k)
     mean = (-np.expm1(log_ak)) @ gaps
+    log_a2k = np.stack([log_beta_power_moments(cumulative[:, level], total - cumulative[:, level],
+                                               2 * k) for level in range(levels)], axis=1)
     variance = np.zeros(total.size)
     for i in range(levels):
         a = cumulative[:, i]
         var_i = power_variance(log_ak[:, i], log_power_variance_ratio(a, total - a, k))
         variance += gaps[i] * gaps[i] * var_i
-        for j in range(i + 1, levels):
-            outer = cumulative[:, j]
-            # E[A_i^k A_j^k] = E[A_j^{2k}] E[(A_i / A_j)^k], A_i / A_j ~ Beta(a_i, a_j - a_i).
-            log_cross = (log_beta_power_moments(outer, total - outer, 2 * k)
-                         + log_beta_power_moments(a, outer - a, k))
-            covariance = np.exp(log_cross) * -np.expm1(log_ak[:, i] + log_ak[:, j] - log_cross)
-            variance += 2.0 * gaps[i] * gaps[j] * covariance
+        if i + 1 == levels:
+            continue
+        # E[A_i^k A_j^k] = E[A_j^{2k}] E[(A_i / A_j)^k], A_i / A_j ~ Beta(a_i, a_j - a_i),
+        # for every j > i at once.
+        outer = cumulative[:, i + 1 :]
+        inner = log_beta_power_moments(np.repeat(a, outer.shape[1]),
+                                       (outer - a[:, None]).ravel(), k).reshape(outer.shape)
+        log_cross = log_a2k[:, i + 1 :] + inner
+        covariance = np.exp(log_cross) * -np.expm1(log_ak[:, i, None] + log_ak[:, i + 1 :]
+                                                    - log_cross)
+        variance += 2.0 * gaps[i] * (covariance @ gaps[i + 1 :])
     return mean, np.maximum(variance, 0.0)
 
 
@@ -177,6 +187,11 @@ def max_at_k_ci(R: Any, k: Any, w: Any = None, R0: Any = None, confidence: float
     bounds = check_bounds(bounds)
     counts, weights = prepare(R, w, R0)
     gamma, levels = _levels(counts, weights, prior=True)
+    if levels.size > MAX_LEVELS:
+        raise ValueError(
+            f"`w` must hold at most {MAX_LEVELS} distinct rewards for max_at_k_ci (its variance "
+            f"sums over pairs of reward levels); got {levels.size}"
+        )
     rows, multiplicity, _ = distinct_rows(gamma)
     m = float(gamma.shape[0])
     clip = bounds if bounds is not None else (float(weights.min()), float(weights.max()))
@@ -188,9 +203,12 @@ def max_at_k_ci(R: Any, k: Any, w: Any = None, R0: Any = None, confidence: float
         if levels.size == 1:
             mu, sigma = float(levels[0]), 0.0
         else:
-            increment, variance = _posterior_rows(rows, np.diff(levels), budget)
-            mu = float(levels[0] + np.dot(multiplicity, increment) / m)
-            sigma = math.sqrt(float(np.dot(multiplicity, variance))) / m
+            # On gaps / s (s = the reward range), so squared gaps stay finite; scaled back.
+            gaps = np.diff(levels)
+            scale = float(gaps.sum())
+            increment, variance = _posterior_rows(rows, gaps / scale, budget)
+            mu = float(levels[0] + scale * (np.dot(multiplicity, increment) / m))
+            sigma = scale * (math.sqrt(float(np.dot(multiplicity, variance))) / m)
         results.append((mu, sigma, *normal_interval(mu, sigma, confidence, clip)))
     return finish(results, many)
 

@@ -28,12 +28,15 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
+from .concentrated import refine_covariance, refine_variance
 from .kernels import (
     CHUNK_ENTRIES,
+    TAIL_RECURRENCE_MAX_N,
     bernstein_product,
     beta_binomial_pmf,
     beta_expectation,
     hypergeom_expectation,
+    hypergeom_upper_tails,
     log_beta_power_moments,
     log_cross_ratio,
     log_draw_all_from,
@@ -52,7 +55,8 @@ class Credit:
         k: the budget.
         values: (k + 1,) credits A_0..A_k.
         kind: 'pass' or 'unanimous' for the two endpoints (closed-form moments),
-            'auc' for AUC@K (closed-form finite-sample estimator), else None.
+            'threshold' for [j >= j0] in between (tails summed along c), else None
+            (AUC@K's point estimate is :func:`pass_curve`, not its credit).
     """
 
     k: int
@@ -97,7 +101,7 @@ def threshold_credit(k: int, threshold: int) -> Credit:
         return unanimous_credit(k)
     values = np.zeros(k + 1)
     values[threshold:] = 1.0
-    return Credit(k, values)
+    return Credit(k, values, "threshold")
 
 
 def tau_threshold(tau: float, k: int) -> int:
@@ -162,7 +166,7 @@ def auc_credit(k: int) -> Credit:
     """AUC@K: trapezoidal area under Pass@1..Pass@K, as a credit of j correct in k."""
     j = np.arange(k + 1, dtype=np.int64)
     values = pass_curve(np.full(k + 1, k, dtype=np.int64), j, k, auc_coefficients(k))
-    return Credit(k, values, "auc")
+    return Credit(k, values)
 
 
 def spectrum_credit(weights: FloatArray) -> Credit:
@@ -183,8 +187,9 @@ def mg_spectrum_weights(k: int) -> FloatArray:
 
 def state_values(states: BinaryStates, credit: Credit) -> FloatArray:
     """Finite-sample estimator E[A_X], X ~ Hypergeometric(n, c, k), per state."""
-    if credit.kind == "auc":
-        return pass_curve(states.n, states.c, credit.k, auc_coefficients(credit.k))
+    if credit.kind in ("pass", "unanimous", "threshold") and _one_moderate_n(states):
+        threshold = int(np.argmax(credit.values))  # the first j with credit 1
+        return hypergeom_upper_tails(int(states.n[0]), credit.k, threshold)[states.c]
     if credit.kind == "pass":
         return -np.expm1(log_draw_all_from(states.n, states.n - states.c, credit.k))
     if credit.kind == "unanimous":
@@ -193,6 +198,12 @@ def state_values(states: BinaryStates, credit: Credit) -> FloatArray:
     if np.all(values == values[0]):
         return np.full(states.n.size, values[0])
     return hypergeom_expectation(states.n, states.c, credit.k, values)
+
+
+def _one_moderate_n(states: BinaryStates) -> bool:
+    """All states share one n small enough for the tail recurrence (rectangular data)."""
+    n = states.n
+    return bool(n[0] <= TAIL_RECURRENCE_MAX_N and np.all(n == n[0]))
 
 
 def posterior_parameters(states: BinaryStates, alpha0: float, beta0: float
@@ -272,7 +283,8 @@ def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit) -> St
         for mask, sign in ((~use_down, 1.0), (use_down, -1.0)):
             if mask.any():
                 second[mask] = beta_expectation(alpha[mask], beta[mask], credit.squared(sign))
-    variance = np.maximum(second - shifted * shifted, 0.0)
+    variance = refine_variance(alpha, beta, table, up,
+                               np.maximum(second - shifted * shifted, 0.0), second)
     mean = np.where(use_down, high - shifted, low + shifted)
     return StateMoments(mean, variance, side, shifted)
 
@@ -292,6 +304,7 @@ def posterior_covariance(alpha: FloatArray, beta: FloatArray, left: Credit, righ
         low, high = credit.values.min(), credit.values.max()
         shifted_credit[name, 1.0] = credit.values - low
         shifted_credit[name, -1.0] = high - credit.values
+    second = np.zeros(alpha.size)
     for left_side in (1.0, -1.0):
         for right_side in (1.0, -1.0):
             mask = (left_moments.side == left_side) & (right_moments.side == right_side)
@@ -300,7 +313,8 @@ def posterior_covariance(alpha: FloatArray, beta: FloatArray, left: Credit, righ
             product = bernstein_product(shifted_credit["left", left_side],
                                         shifted_credit["right", right_side])
             cross = beta_expectation(alpha[mask], beta[mask], product)
+            second[mask] = cross
             out[mask] = left_side * right_side * (
                 cross - left_moments.shifted[mask] * right_moments.shifted[mask]
             )
-    return out
+    return refine_covariance(alpha, beta, left.values, right.values, out, second)

@@ -165,8 +165,16 @@ def beta_binomial_pmf(degree: int, alpha: FloatArray, beta: FloatArray) -> Float
     if degree == 0:
         return np.ones((alpha.size, 1))
     j = np.arange(degree, dtype=np.float64)[None, :]
-    log_ratios = np.log(((degree - j) * (alpha[:, None] + j))
-                        / ((j + 1.0) * (beta[:, None] + degree - j - 1.0)))
+    # Integer parts first (beta + (d - 1 - j), not beta + d - j - 1, which loses a tiny beta),
+    # and the Beta part as its own ratio, by logs where it would overflow (alpha / beta > 1e308).
+    with np.errstate(over="ignore", divide="ignore"):
+        beta_part = np.log((alpha[:, None] + j) / (beta[:, None] + (degree - 1.0 - j)))
+    extreme = ~np.isfinite(beta_part)
+    if extreme.any():
+        rows = np.nonzero(extreme)[0]
+        beta_part[extreme] = (np.log(alpha[rows] + j[0, np.nonzero(extreme)[1]])
+                              - np.log(beta[rows] + (degree - 1.0 - j[0, np.nonzero(extreme)[1]])))
+    log_ratios = np.log((degree - j) / (j + 1.0)) + beta_part
     length = np.full(alpha.size, degree + 1, dtype=np.int64)
     concave = bool(np.all(alpha >= 1.0) and np.all(beta >= 1.0))
     return normalized_from_log_ratios(log_ratios, length, log_concave=concave)
@@ -274,6 +282,57 @@ def hypergeom_expectation(n: IntArray, c: IntArray, k: int, credit: FloatArray) 
     return out
 
 
+#: Largest n for which threshold tails are summed along c (error ~ n * 1e-16).
+TAIL_RECURRENCE_MAX_N = 2048
+
+
+def hypergeom_upper_tails(n: int, k: int, threshold: int) -> FloatArray:
+    """P(X_c >= threshold), X_c ~ Hypergeometric(n, c, k), for every c = 0..n at once.
+
+    Adding one success to a population of n (c -> c + 1) raises X by one exactly when
+    the converted item is among the k drawn; given X_c = x, that has probability
+    (k - x) / (n - c). So with x = threshold - 1,
+
+        P(X_{c+1} >= x + 1) = P(X_c >= x + 1) + P(X_c = x) (k - x) / (n - c),
+
+    a running sum of positive terms from P(X_x >= x + 1) = 0. Along c, P(X_c = x)
+    moves by the ratio (c + 1)(n - c - k + x) / ((c + 1 - x)(n - c)), starting from
+    P(X_x = x) = prod_{i<x} (k - i) / (n - i); its logs are summed in one cumsum.
+    O(n) for all n + 1 states, against O(n k) for their probability tables. Every
+    step is a product or a sum of positive numbers, so the relative error stays
+    within about n machine epsilons (hence :data:`TAIL_RECURRENCE_MAX_N`).
+
+    Args:
+        n: population (samples per question).
+        k: draws, 1 <= k <= n.
+        threshold: 1 <= threshold <= k.
+
+    Returns:
+        (n + 1,) tails, indexed by c.
+    """
+    x = threshold - 1
+    tails = np.zeros(n + 1)
+    # Terms exist for x <= c while n - c >= k - x (enough failures to fill the draw).
+    last = n - k + x
+    if last < x:
+        return tails
+    c = np.arange(x, last + 1, dtype=np.float64)
+    i = np.arange(x, dtype=np.float64)
+    log_steps = np.empty(c.size)
+    log_steps[0] = np.sum(np.log((k - i) / (n - i)))
+    # ratio from c to c + 1, for c = x .. last - 1
+    previous = c[:-1]
+    log_steps[1:] = np.log(((previous + 1.0) * (n - previous - k + x))
+                           / ((previous + 1.0 - x) * (n - previous)))
+    terms = np.exp(np.cumsum(log_steps))
+    terms *= (k - x) / (n - c)
+    np.cumsum(terms, out=terms)
+    tails[x + 1 : last + 1] = terms[:-1]
+    # Beyond `last` there are too few failures to keep X at x: the tail is exactly 1.
+    tails[last + 1 :] = 1.0
+    return tails
+
+
 def log_draw_all_from(n: IntArray, m: IntArray, k: int) -> FloatArray:
     """log(C(m, k) / C(n, k)): all k draws from n land among m marked items (m <= n).
 
@@ -333,7 +392,7 @@ def log_power_variance_ratio(alpha: FloatArray, beta: FloatArray, k: int) -> Flo
         a = alpha[start:stop, None]
         b = beta[start:stop, None]
         i = np.arange(k, dtype=np.float64)[None, :]
-        out[start:stop] = np.sum(np.log1p(k * b / ((a + b + k + i) * (a + i))), axis=1)
+        out[start:stop] = np.sum(np.log1p(k * (b / (a + b + k + i)) / (a + i)), axis=1)
     return out
 
 

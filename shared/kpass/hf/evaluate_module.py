@@ -16,7 +16,12 @@ everything else lives here:
   at load time and at compute time by every module; unknown names are refused.
 - **Nothing is lost.** Options are checked before any data moves; if the
   computation itself fails (say k larger than a question's samples), the
-  collected counts are kept and the next ``compute`` uses them.
+  collected counts are kept and the next ``compute`` uses them. In
+  ``evaluate.combine([...])`` the kpass modules computed before the failing one
+  get their questions back too, so a retry sees the same questions everywhere.
+- **Empty shards merge.** In a distributed run a process that added nothing
+  (normal at the tail of a sharded eval set) writes an empty cache file at
+  ``compute``, so process 0 merges the others instead of waiting for it.
 
 It is not imported by ``kpass/__init__.py``: the core does not need `evaluate`.
 """
@@ -107,6 +112,9 @@ class KPassMetric(evaluate.Metric, abc.ABC):
         self.kind = FAMILIES[self.family][0]
         self.options = check_options(self.family, options, when="load")
         self._retained: Any = None
+        # The state of the last successful compute, handed back if a module combined after
+        # this one fails in the same evaluate.combine(...).compute call.
+        self._last_state: Any = None
         super().__init__(config_name=config_name, keep_in_memory=keep_in_memory,
                          cache_dir=cache_dir, num_process=num_process, process_id=process_id,
                          seed=seed, experiment_id=experiment_id, hash=hash,
@@ -205,6 +213,7 @@ class KPassMetric(evaluate.Metric, abc.ABC):
             raise ValueError(f"{self.family}: bad inputs {bad or ['references']}; "
                              f"this module takes {names}")
         table = self._encode(predictions, references, kwargs.get("R0"))
+        self._last_state = None  # new questions: a new round, the last one is settled
         if table is None:
             return
         if self.writer is None:
@@ -256,6 +265,11 @@ class KPassMetric(evaluate.Metric, abc.ABC):
                            references=references if "references" in names else None, **extra)
         elif inputs.get("R0") is not None and "R0" in names:
             raise ValueError(f"{self.family}: `R0` must be passed with its `predictions`")
+        if self.writer is None and self.num_process > 1 and self._retained is None:
+            # This process added nothing (the tail of a sharded eval set): an empty cache file
+            # lets process 0 merge the others instead of waiting for this one.
+            self.selected_feature_format = STORED_FEATURES[self.kind]
+            self._init_writer()
         if self.writer is not None:
             self._finalize()
             self.cache_file_name = None
@@ -276,15 +290,51 @@ class KPassMetric(evaluate.Metric, abc.ABC):
             results = compute_results(self.family, state, options)
         except (TypeError, ValueError) as error:
             self._retained = state
+            combined = self._give_back_combined()
+            also = (f" (and those of {', '.join(combined)}, computed before it in the "
+                    "combination)" if combined else "")
             raise type(error)(
-                f"{self.family}: {error}. The {_n_questions(state)} questions added are kept; "
-                "call compute again with corrected options."
+                f"{self.family}: {error}. The {_n_questions(state)} questions added are "
+                f"kept{also}; call compute again with corrected options."
             ) from error
         except Exception:
             self._retained = state
+            self._give_back_combined()
             raise
         self._retained = None
+        self._last_state = state
         return results
+
+    def _give_back_combined(self) -> list[str]:
+        """Hand their questions back to the kpass modules that computed before this one.
+
+        ``evaluate.combine(...).compute`` calls its modules one after the other: when
+        this one fails, the kpass modules before it have already computed and emptied
+        their cache. They keep their last state, restored here so that a retry of the
+        combination computes every module on the same questions. The combination is
+        found on the call stack (``CombinedEvaluations.compute`` is the caller).
+
+        Returns:
+            The names of the modules whose questions were restored.
+        """
+        frame = sys._getframe(1)
+        for _ in range(8):
+            frame = frame.f_back
+            if frame is None:
+                return []
+            owner = frame.f_locals.get("self")
+            if isinstance(owner, evaluate.module.CombinedEvaluations):
+                break
+        else:
+            return []
+        restored = []
+        for module in owner.evaluation_modules:
+            if module is self:
+                break
+            if isinstance(module, KPassMetric) and module._last_state is not None:
+                module._retained, module._last_state = module._last_state, None
+                restored.append(module.family)
+        return restored
 
     def _compute(self, *, predictions: Any = None, references: Any = None,
                  **kwargs: Any) -> dict[str, Any]:

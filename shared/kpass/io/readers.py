@@ -24,7 +24,16 @@ import numpy as np
 from .._core.inputs import BinaryCounts
 from .formats import FORMATS, READERS, detect_format, parse_cell
 from .progress import Progress
-from .rows import INSTALL_HINT, OUTCOME_COLUMNS, BadRowError, Batch, ReportError, count_rows
+from .rows import (
+    INSTALL_HINT,
+    OUTCOME_COLUMNS,
+    BadRowError,
+    Batch,
+    ReportError,
+    count_rows,
+    describe_read_error,
+    read_errors,
+)
 
 __all__ = ["FORMATS", "INSTALL_HINT", "OUTCOME_COLUMNS", "LoadedFile", "ReportError",
            "detect_format", "load_counts", "parse_cell"]
@@ -106,6 +115,10 @@ def load_counts(source: str, *, column: str | None = None, chunk_size: int = 655
                 index = int(np.argmin(counts.n_samples))
                 if shortest is None or counts.n_samples[index] < shortest[0]:
                     shortest = (int(counts.n_samples[index]), part.where(index))
+    except read_errors() as error:
+        where = None if reader.at is None else f"after {reader.at}" if isinstance(
+            error, EOFError) else reader.at
+        raise ReportError(source, describe_read_error(error), where) from None
     finally:
         if progress is not None:
             progress.close()

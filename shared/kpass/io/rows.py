@@ -8,6 +8,9 @@ reported by its index in the batch, which the caller turns into ``line 12``.
 
 from __future__ import annotations
 
+import csv
+import sys
+import zlib
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -36,6 +39,48 @@ class ReportError(ValueError):
         self.where = where
         self.problem = problem
         super().__init__(f"{source}: {where}: {problem}" if where else f"{source}: {problem}")
+
+
+def read_errors() -> tuple[type[BaseException], ...]:
+    """The exception types a broken or unreadable file raises while it is read.
+
+    OSError covers permissions, directories, a full disk and ``gzip.BadGzipFile``;
+    EOFError a truncated gzip stream; zlib.error corrupt compressed data;
+    csv.Error a malformed CSV; pyarrow's errors a corrupt Parquet or Arrow file.
+    """
+    types: list[type[BaseException]] = [OSError, EOFError, zlib.error, UnicodeDecodeError,
+                                        csv.Error]
+    if "pyarrow" in sys.modules:  # never import pyarrow just to name its error type
+        types.append(sys.modules["pyarrow"].ArrowException)
+    return tuple(types)
+
+
+def describe_read_error(error: BaseException) -> str:
+    """A one-line description of an error raised while reading a file (see :func:`read_errors`).
+
+    Example:
+        >>> describe_read_error(EOFError("Compressed file ended"))
+        'the compressed file is truncated (it ends before the end of the gzip stream)'
+    """
+    import gzip
+
+    if isinstance(error, gzip.BadGzipFile):
+        return "not a gzip file (named .gz, but its content is not gzip-compressed)"
+    if isinstance(error, EOFError):
+        return "the compressed file is truncated (it ends before the end of the gzip stream)"
+    if isinstance(error, zlib.error):
+        return f"the compressed data is corrupt ({error})"
+    if isinstance(error, UnicodeDecodeError):
+        return f"not UTF-8 text ({error.reason} at byte {error.start + 1} of the line)"
+    if isinstance(error, csv.Error):
+        return f"not valid CSV ({error})"
+    if isinstance(error, PermissionError):
+        return "cannot read the file (permission denied)"
+    if isinstance(error, OSError):
+        reason = error.strerror or str(error) or type(error).__name__
+        return f"cannot read the file ({reason})"
+    text = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return f"not a readable file ({text})"
 
 
 class BadRowError(Exception):
