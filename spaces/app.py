@@ -165,12 +165,15 @@ BY_FAMILY = {
     "geo_spectrum_bayes": ("lam", "weights", "pass_power", "unanimous_power"),
 }
 HELP = {
-    "bounds": "lo, hi: where the interval is clipped; empty = the module's default "
-              "([0, 1]; [min w, max w] for rewards w)",
+    "bounds": "lo, hi: where the interval is clipped; empty = {default}",
     "weights": "length-k weights w_1..w_k (e.g. 0, 0, 0.5, 0.5), or one list per k: "
                "2: 0, 1; 4: 0, 0, 0.5, 0.5. Empty = upper-half mG weights",
     "tau": "thresholds in [0, 1], e.g. 0.5, 0.75 (adds G-Pass@k_tau rows)",
     "lam": "couplings in [0, 1], e.g. 0.25, 0.5 (adds GeoSpectrum rows)",
+    "short": "questions with fewer than k samples: error refuses them, skip leaves them out "
+             "at that k (see the questions column)",
+    "ties": "a tie with the gold answer: fractional credits 1/(t+1) for t tied answers, "
+            "wrong counts it as wrong",
 }
 EXAMPLE_K = "1, 2, 3, 4"
 
@@ -188,10 +191,13 @@ def module_controls(module: evaluate.EvaluationModule) -> list[Control]:
     controls = []
     for name in names:
         kind, default, choices = SPECS[name]
-        described = re.sub(r"\s*\(default[^)]*\)", "", KEYWORDS.get(name, ""))
+        # The shared description minus what the page shows otherwise: defaults, module names.
+        described = re.sub(r"\s*\([^)]*(default|_bayes|_at_n)[^)]*\)", "",
+                           KEYWORDS.get(name, ""))
         described = re.sub(r"^[^:]*: ", "", described)  # the type, shown by the control
-        controls.append(Control(name, kind, loaded.get(name, default),
-                                HELP.get(name) or described, choices))
+        help_text = HELP.get(name, described).format(
+            default="[min w, max w]" if module_kind(module) == "categorical" else "[0, 1]")
+        controls.append(Control(name, kind, loaded.get(name, default), help_text, choices))
     return controls
 
 
