@@ -216,6 +216,14 @@ def test_a_full_disk_on_stdout_is_one_line_and_status_1():
         "device)"]
 
 
+def test_a_closed_stdout_is_one_line_and_status_1():
+    done = subprocess.run(f"{sys.executable} -m kpass.cli report >&-", shell=True,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        "kpass report: error: cannot write the report: standard output is closed"]
+
+
 def test_a_closed_pipe_ends_quietly():
     done = subprocess.run(f"{sys.executable} -m kpass.cli report | head -c 10", shell=True,
                           capture_output=True, text=True, timeout=120)
