@@ -349,6 +349,10 @@ def run_report(args: argparse.Namespace) -> int:
 
 def _write(text: str) -> int:
     """Write the report to stdout; a closed pipe is the reader's choice, a full disk an error."""
+    if sys.stdout is None:  # started with stdout closed (`kpass report >&-`)
+        print("kpass report: error: cannot write the report: standard output is closed",
+              file=sys.stderr)
+        return 1
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
