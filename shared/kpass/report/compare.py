@@ -40,8 +40,10 @@ class Line:
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-safe fields."""
+        fields = {name: value for name, value in self.result.as_dict().items()
+                  if name not in ("metric", "k")}
         return {"metric": self.metric, "label": self.label, "k": self.k, "tau": self.tau,
-                **self.result.as_dict()}
+                **fields}
 
 
 def _with_labels(loaded: LoadedFile, column: str | None, what: str) -> list[Any] | None:
