@@ -204,11 +204,6 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--reference", metavar="NAME",
                         help="with --answers, the reference column (default: the first of "
                              "ground_truth, reference, gold, target, answer)")
-    report.add_argument("--normalize", metavar="MODULE:FUNCTION",
-                        help="with --answers, a Python function applied to every answer and "
-                             "reference before they are compared (e.g. a math answer "
-                             "extractor); answers are compared as numbers where they are "
-                             "numbers (170 = 170.0 = \"170\"), else as stripped text")
     report.add_argument("--ties", choices=("fractional", "wrong"), default="fractional",
                         help="with --answers, a tie including the reference scores 1/(t+1) "
                              "(fractional, default) or 0 (wrong)")
@@ -279,25 +274,8 @@ def _families() -> tuple[Family, ...]:
     return FAMILIES
 
 
-def _normalizer(spec: str | None) -> Callable[[Any], Any] | None:
-    """``module:function`` -> the function, or a ReportError saying what is wrong."""
-    if spec is None:
-        return None
-    import importlib
-
-    module_name, _, name = spec.partition(":")
-    try:
-        function = getattr(importlib.import_module(module_name), name) if name else None
-    except (ImportError, AttributeError) as error:
-        raise ReportError("--normalize", f"cannot load {spec!r} ({error})") from None
-    if not callable(function):
-        raise ReportError("--normalize", f"expected MODULE:FUNCTION naming a function; got "
-                                         f"{spec!r}")
-    return function
-
-
-def _load(sources: list[str], args: argparse.Namespace,
-          notes: list[str]) -> tuple[list[LoadedFile], list[list[Any] | None]]:
+def _load(sources: list[str],
+          args: argparse.Namespace) -> tuple[list[LoadedFile], list[list[Any] | None]]:
     loaded, answers = [], []
     for source in sources:
         if getattr(args, "id", None) and not args.answers:
@@ -309,14 +287,7 @@ def _load(sources: list[str], args: argparse.Namespace,
             from ..io.answers import load_answers
 
             item, coded = load_answers(source, column=args.column, reference=args.reference,
-                                       skip_bad=args.skip_bad, chunk_size=args.chunk_size,
-                                       normalize=_normalizer(args.normalize))
-            if not item.counts.n_correct.any():
-                warning = (f"{source}: no answer matches its question's reference anywhere in "
-                           "the file; check the reference column, or pass --normalize to "
-                           "extract final answers")
-                print(f"kpass report: warning: {warning}", file=sys.stderr)
-                notes.append(f"Warning: {warning}.")
+                                       skip_bad=args.skip_bad, chunk_size=args.chunk_size)
         else:
             progress = Progress(f"reading {source}")
             item = load_counts(source, column=args.column, chunk_size=args.chunk_size,
@@ -360,7 +331,7 @@ def run_report(args: argparse.Namespace) -> int:
         except ValueError as error:
             print(f"kpass report: error: {error}", file=sys.stderr)
             return 2
-        loaded, answers = _load(sources, args, notes)
+        loaded, answers = _load(sources, args)
         n_min = min(item.n_min for item in loaded)
         ks = sorted({k for group in args.k for k in group}) if args.k else default_ks(n_min)
         if not args.k and n_min > DEFAULT_K_MAX:

@@ -22,15 +22,7 @@ from .._core.counts import BinaryCounts
 from ..io.labels import read_labels
 from ..io.progress import Progress
 from ..io.readers import LoadedFile, ReportError, load_counts
-from .table import (
-    DEFAULT_K_MAX,
-    LEGEND_WIDTH,
-    Family,
-    default_ks,
-    fixed,
-    input_labels,
-    parse_metrics,
-)
+from .table import DEFAULT_K_MAX, LEGEND_WIDTH, Family, default_ks, input_labels, parse_metrics
 
 FIELDS = ("metric", "label", "k", "tau", "questions", "a", "b", "difference", "se", "lo", "hi",
           "p_value", "prob_a_better", "mde", "se_unpaired", "correlation", "confidence")
@@ -193,15 +185,20 @@ def _legend(labels: list[str], confidence: float, clustered: bool) -> list[str]:
     return [line for paragraph in paragraphs for line in textwrap.wrap(paragraph, LEGEND_WIDTH)]
 
 
+def _number(value: float, digits: int) -> str:
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
 def _p_value(value: float) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def _table_cells(line: Line, digits: int) -> list[str]:
     r = line.result
-    return [line.label, fixed(r.a, digits), fixed(r.b, digits), fixed(r.difference, digits),
-            fixed(r.se, digits), f"[{fixed(r.lo, digits)}, {fixed(r.hi, digits)}]",
-            _p_value(r.p_value), f"{r.prob_a_better:.3f}", fixed(r.mde, digits),
+    return [line.label, _number(r.a, digits), _number(r.b, digits), _number(r.difference, digits),
+            _number(r.se, digits), f"[{_number(r.lo, digits)}, {_number(r.hi, digits)}]",
+            _p_value(r.p_value), f"{r.prob_a_better:.3f}", _number(r.mde, digits),
             str(r.questions)]
 
 

@@ -404,20 +404,14 @@ def _row_labels(report: Report) -> list[str]:
     return labels
 
 
-def fixed(value: float, digits: int) -> str:
-    """``value`` with ``digits`` decimals, never ``-0.000`` (a tiny negative rounds to 0)."""
-    text = f"{value:.{digits}f}"
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
-
-
 def _cells(row: Row, digits: int, with_questions: bool) -> list[str]:
     if row.se is None:  # fewer than 2 questions: no standard error over questions
         over_questions = ["n/a", "n/a"]
     else:
-        over_questions = [fixed(row.se, digits),
-                          f"[{fixed(row.se_lo, digits)}, {fixed(row.se_hi, digits)}]"]
-    cells = [fixed(row.estimate, digits), *over_questions, fixed(row.mean, digits),
-             fixed(row.sd, digits), f"[{fixed(row.lo, digits)}, {fixed(row.hi, digits)}]"]
+        over_questions = [f"{row.se:.{digits}f}",
+                          f"[{row.se_lo:.{digits}f}, {row.se_hi:.{digits}f}]"]
+    cells = [f"{row.estimate:.{digits}f}", *over_questions, f"{row.mean:.{digits}f}",
+             f"{row.sd:.{digits}f}", f"[{row.lo:.{digits}f}, {row.hi:.{digits}f}]"]
     return ([str(row.questions)] if with_questions else []) + cells
 
 
