@@ -17,98 +17,44 @@ from .formats import _need_pyarrow, dataset_files, detect_format, read_text
 from .rows import ReportError, show
 
 
-def read_columns(source: str, columns: list[str]) -> tuple[dict[str, list[Any]], list[str]]:
-    """The values of some columns, row by row, and where each row is (``line 7``, ``row 3``).
+def read_labels(source: str, column: str) -> list[Any]:
+    """The values of a scalar column, one per question row.
 
     Args:
         source: an outcome file (JSONL, JSON, CSV/TSV, .gz of those, Parquet) or a saved
             ``datasets`` directory.
-        columns: the column names.
-
-    Returns:
-        ``{column: values}`` (one value per row, as the file holds it) and the rows'
-        locations, for messages.
-
-    Raises:
-        ReportError: a ``.npy`` file (no columns), a missing column (the message lists
-            the columns there are), or a row without one of the columns.
-    """
-    path = Path(source)
-    fmt = detect_format(path)
-    if fmt == "npy":
-        raise ReportError(source, f"a .npy matrix has no `{columns[0]}` column; save the runs "
-                                  "as JSONL, CSV or Parquet with the ids beside the outcomes")
-    if fmt in ("parquet", "datasets"):
-        values = {name: _arrow_column(source, path, fmt, name) for name in columns}
-        size = len(values[columns[0]])
-        return values, [f"row {i}" for i in range(1, size + 1)]
-    if fmt == "jsonl":
-        records, where = _jsonl_records(source, path)
-    elif fmt == "json":
-        records, where = _json_records(source, path, columns)
-    else:
-        records, where = _csv_records(source, path, "\t" if fmt == "tsv" else ",")
-    values = {name: [] for name in columns}
-    for record, place in zip(records, where, strict=True):
-        for name in columns:
-            if not isinstance(record, dict) or name not in record:
-                names = list(record) if isinstance(record, dict) else []
-                raise _missing(source, name, names, place)
-            values[name].append(record[name])
-    return values, where
-
-
-def column_names(source: str) -> list[str]:
-    """The columns of a file (those of its first record for JSONL and JSON lists)."""
-    path = Path(source)
-    fmt = detect_format(path)
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
-
-        _need_pyarrow(source)
-        return list(pq.read_schema(str(path)).names)
-    if fmt == "datasets":
-        pa = _need_pyarrow(source)
-        with pa.memory_map(str(dataset_files(source, path)[0])) as handle:
-            return list(pa.ipc.open_stream(handle).schema.names)
-    if fmt == "npy":
-        return []
-    if fmt == "jsonl":
-        records, _ = _jsonl_records(source, path)
-    elif fmt == "json":
-        document = json.loads(read_text(source, path))
-        records = [document] if isinstance(document, dict) else document
-    else:
-        text = read_text(source, path)
-        header = next(csv.reader(io.StringIO(text), delimiter="\t" if fmt == "tsv" else ","), [])
-        return [name.strip() for name in header]
-    first = records[0] if records else {}
-    return list(first) if isinstance(first, dict) else []
-
-
-def read_labels(source: str, column: str) -> list[Any]:
-    """The values of a scalar label column (question ids, clusters), one per row.
-
-    Args:
-        source: an outcome file or a saved ``datasets`` directory.
         column: the label column, e.g. ``question_id``.
 
     Returns:
-        One str or int per row.
+        One str or int per row (other JSON scalars are refused).
 
     Raises:
-        ReportError: no such column, or a label that is not a string or an integer.
+        ReportError: a ``.npy`` file (no columns), a missing column (the message lists
+            the columns there are), a row without the column, or a label that is not a
+            string or an integer.
     """
-    values, where = read_columns(source, [column])
-    return [label(source, column, value, place)
-            for value, place in zip(values[column], where, strict=True)]
+    path = Path(source)
+    fmt = detect_format(path)
+    if fmt == "npy":
+        raise ReportError(source, f"a .npy matrix has no `{column}` column; save the runs as "
+                                  "JSONL, CSV or Parquet with the ids beside the outcomes")
+    if fmt in ("parquet", "datasets"):
+        values, where = _arrow_column(source, path, fmt, column), "row"
+    elif fmt == "jsonl":
+        values, where = _jsonl_column(source, path, column), "line"
+    elif fmt == "json":
+        values, where = _json_column(source, path, column), "question"
+    else:
+        values, where = _csv_column(source, path, column, "\t" if fmt == "tsv" else ","), "line"
+    return [_label(source, column, value, where, position)
+            for position, value in enumerate(values, 1)]
 
 
-def label(source: str, column: str, value: Any, place: str) -> Any:
-    """A question id or cluster label: a str or an int, or a ReportError naming the row."""
+def _label(source: str, column: str, value: Any, where: str, position: int) -> Any:
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise ReportError(source, f"`{column}` must hold a string or integer label; got "
-                                  f"{show(value)}", place)
+        place = f"{where} {position + 1 if where == 'line' else position}"
+        raise ReportError(source, f"`{column}` must hold a string or integer label per "
+                                  f"question; got {show(value)}", place)
     return value
 
 
@@ -136,47 +82,55 @@ def _arrow_column(source: str, path: Path, fmt: str, column: str) -> list[Any]:
     return values
 
 
-def _jsonl_records(source: str, path: Path) -> tuple[list[Any], list[str]]:
-    records, where = [], []
+def _jsonl_column(source: str, path: Path, column: str) -> list[Any]:
+    values = []
     for number, line in enumerate(read_text(source, path).splitlines(), 1):
         if not line.strip():
             continue
         try:
-            records.append(json.loads(line))
+            record = json.loads(line)
         except ValueError:
             raise ReportError(source, "not valid JSON", f"line {number}") from None
-        where.append(f"line {number}")
-    return records, where
+        if not isinstance(record, dict) or column not in record:
+            names = list(record) if isinstance(record, dict) else []
+            raise _missing(source, column, names, f"line {number}")
+        values.append(record[column])
+    return values
 
 
-def _json_records(source: str, path: Path, columns: list[str]) -> tuple[list[Any], list[str]]:
+def _json_column(source: str, path: Path, column: str) -> list[Any]:
     try:
         document = json.loads(read_text(source, path))
     except ValueError as error:
         raise ReportError(source, f"not valid JSON ({getattr(error, 'msg', error)})") from None
-    if isinstance(document, dict):  # an object of columns
-        for name in columns:
-            if not isinstance(document.get(name), list):
-                raise _missing(source, name, list(document))
-        size = len(document[columns[0]])
-        if any(len(document[name]) != size for name in columns):
-            raise ReportError(source, f"the columns {', '.join(columns)} have different lengths")
-        records = [{name: document[name][i] for name in columns} for i in range(size)]
-        return records, [f"row {i}" for i in range(1, size + 1)]
+    if isinstance(document, dict):
+        if not isinstance(document.get(column), list):
+            raise _missing(source, column, list(document))
+        return document[column]
     if not isinstance(document, list):
         raise ReportError(source, f"a JSON {type(document).__name__}; expected a list of "
                                   "records or an object of columns")
-    return document, [f"record {i}" for i in range(1, len(document) + 1)]
+    values = []
+    for position, record in enumerate(document, 1):
+        if not isinstance(record, dict) or column not in record:
+            raise _missing(source, column, list(record) if isinstance(record, dict) else [],
+                           f"question {position}")
+        values.append(record[column])
+    return values
 
 
-def _csv_records(source: str, path: Path, delimiter: str) -> tuple[list[Any], list[str]]:
+def _csv_column(source: str, path: Path, column: str, delimiter: str) -> list[Any]:
     reader = csv.DictReader(io.StringIO(read_text(source, path), newline=""),
                             delimiter=delimiter)
-    records, where = [], []
+    names = [name.strip() for name in reader.fieldnames or []]
+    if column not in names:
+        raise _missing(source, column, names)
+    key = (reader.fieldnames or [])[names.index(column)]
+    values = []
     for record in reader:
-        records.append({(key or "").strip(): (value.strip() if isinstance(value, str) else value)
-                        for key, value in record.items()})
-        where.append(f"line {reader.line_num}")
-    if reader.fieldnames is None:
-        raise ReportError(source, "no header line; a CSV needs column names")
-    return records, where
+        value = record.get(key)
+        if value is None:
+            raise ReportError(source, f"the row has no `{column}` cell",
+                              f"line {reader.line_num}")
+        values.append(value.strip())
+    return values

@@ -173,12 +173,6 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--column", metavar="NAME",
                         help="the outcome column (default: the first of "
                              f"{', '.join(OUTCOME_COLUMNS)})")
-    report.add_argument("--id", metavar="COLUMN",
-                        help="group rows by this question id column: long files (one row per "
-                             "sample) and shards of one question add up")
-    report.add_argument("--sample", metavar="COLUMN",
-                        help="with --id, the sample index column; a repeated (id, sample) pair "
-                             "is an error")
     report.add_argument("--k", action="append", type=_positive_ints, metavar="K[,K...]",
                         help="the k to report (repeatable; default: 1..n for n <= 8, else "
                              "1, 2, 4, ... below the smallest n, and n, up to "
@@ -278,12 +272,7 @@ def _load(sources: list[str],
           args: argparse.Namespace) -> tuple[list[LoadedFile], list[list[Any] | None]]:
     loaded, answers = [], []
     for source in sources:
-        if getattr(args, "id", None) and not args.answers:
-            from ..io.long import load_long
-
-            item, coded = load_long(source, args.id, column=args.column,
-                                    sample_column=args.sample), None
-        elif args.answers:
+        if args.answers:
             from ..io.answers import load_answers
 
             item, coded = load_answers(source, column=args.column, reference=args.reference,
@@ -324,10 +313,6 @@ def run_report(args: argparse.Namespace) -> int:
             sources, notes = [str(sample_path())], [SAMPLE_NOTE]
         try:
             families = parse_metrics(args.metrics, answers=args.answers)
-            if args.sample and not args.id:
-                raise ValueError("--sample goes with --id (the question id column)")
-            if args.id and (args.answers or args.skip_bad):
-                raise ValueError("--id cannot be combined with --answers or --skip-bad yet")
         except ValueError as error:
             print(f"kpass report: error: {error}", file=sys.stderr)
             return 2

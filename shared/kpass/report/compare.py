@@ -46,22 +46,23 @@ class Line:
                 **fields}
 
 
-def _clusters(loaded: LoadedFile, column: str | None, id_column: str | None) -> list[Any] | None:
-    """A cluster label per question of A, in the order of its counts."""
+def _with_labels(loaded: LoadedFile, column: str | None, what: str) -> list[Any] | None:
     if column is None:
         return None
     labels = read_labels(loaded.source, column)
-    if id_column is None:
-        if len(labels) != loaded.counts.n_questions:
-            raise ReportError(loaded.source, f"`{column}` has {len(labels)} values for "
-                                             f"{loaded.counts.n_questions} questions")
-        return labels
-    cluster_of: dict[Any, Any] = {}
-    for question, cluster in zip(read_labels(loaded.source, id_column), labels, strict=True):
-        if cluster_of.setdefault(question, cluster) != cluster:
-            raise ReportError(loaded.source, f"question {question!r} has two `{column}` "
-                                             f"labels, {cluster_of[question]!r} and {cluster!r}")
-    return [cluster_of[question] for question in loaded.counts.ids]
+    if len(labels) != loaded.counts.n_questions:
+        raise ReportError(loaded.source, f"`{column}` has {len(labels)} values for "
+                                         f"{loaded.counts.n_questions} questions ({what})")
+    return labels
+
+
+def _counts(loaded: LoadedFile, ids: list[Any] | None) -> BinaryCounts:
+    if ids is None:
+        return loaded.counts
+    try:
+        return BinaryCounts(loaded.counts.n_samples, loaded.counts.n_correct, ids=ids)
+    except (TypeError, ValueError) as error:
+        raise ReportError(loaded.source, f"--id: {error}") from None
 
 
 def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Family],
@@ -134,22 +135,17 @@ def run_compare(args: argparse.Namespace) -> int:
         print(f"kpass compare: error: {error}", file=sys.stderr)
         return 2
     try:
-        if args.id:  # grouped by id: long files, wide files with an id column, shards
-            from ..io.long import load_long
-
-            loaded = [load_long(source, args.id, column=args.column) for source in args.files]
-        else:
-            loaded = [load_counts(source, column=args.column, chunk_size=args.chunk_size,
-                                  skip_bad=args.skip_bad, progress=Progress(f"reading {source}"))
-                      for source in args.files]
-        first, second = (item.counts for item in loaded)
+        loaded = [load_counts(source, column=args.column, chunk_size=args.chunk_size,
+                              skip_bad=args.skip_bad, progress=Progress(f"reading {source}"))
+                  for source in args.files]
+        first, second = (_counts(item, _with_labels(item, args.id, "--id")) for item in loaded)
         if args.id is None and first.n_questions != second.n_questions:
             raise ReportError(args.files[1], f"{second.n_questions} questions against "
                                              f"{first.n_questions} in {args.files[0]}; without "
                                              "--id rows are matched by order, so both files "
                                              "must hold the same questions: pass --id COLUMN "
                                              "to match them by question id")
-        clusters = _clusters(loaded[0], args.clusters, args.id)
+        clusters = _with_labels(loaded[0], args.clusters, "--clusters")
         n_min = min(int(first.n_samples.min()), int(second.n_samples.min()))
         ks = sorted({k for group in args.k for k in group}) if args.k else default_ks(n_min)
         try:
