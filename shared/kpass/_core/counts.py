@@ -7,8 +7,9 @@ results mergeable across batches and processes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +28,9 @@ class BinaryCounts:
     Attributes:
         n_samples: int64 array (M,), samples per question (>= 1).
         n_correct: int64 array (M,), correct samples per question, 0 <= c <= n.
+        ids: optional object array (M,) of unique str/int question ids (keyword-only;
+            None when the questions are only known by position). Ids let two files
+            be matched question by question and shards of one question be merged.
 
     Example:
         >>> from kpass import binary_counts
@@ -37,6 +41,7 @@ class BinaryCounts:
 
     n_samples: npt.NDArray[np.int64]
     n_correct: npt.NDArray[np.int64]
+    ids: npt.NDArray[np.object_] | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         n = np.asarray(self.n_samples)
@@ -64,6 +69,7 @@ class BinaryCounts:
             )
         object.__setattr__(self, "n_samples", n.astype(np.int64, copy=False))
         object.__setattr__(self, "n_correct", c.astype(np.int64, copy=False))
+        object.__setattr__(self, "ids", _check_ids(self.ids, n.size))
 
     @classmethod
     def _trusted(cls, n_samples: npt.NDArray[np.int64], n_correct: npt.NDArray[np.int64]
@@ -72,6 +78,7 @@ class BinaryCounts:
         counts = object.__new__(cls)
         object.__setattr__(counts, "n_samples", n_samples)
         object.__setattr__(counts, "n_correct", n_correct)
+        object.__setattr__(counts, "ids", None)
         return counts
 
     @property
@@ -86,17 +93,37 @@ class BinaryCounts:
 
     @classmethod
     def concat(cls, parts: Sequence[BinaryCounts]) -> BinaryCounts:
-        """Concatenate the counts of several batches, in order."""
+        """Concatenate the counts of several batches, in order.
+
+        Without ids the questions of the parts are stacked. With ids (every part
+        must have them) a question seen in several parts -- the same id from two
+        shards -- is merged by adding its samples: ``n`` and ``c`` add, and the
+        questions keep the order in which their ids were first seen.
+
+        Example:
+            >>> a = BinaryCounts([2, 3], [1, 0], ids=["q1", "q2"])
+            >>> b = BinaryCounts([4, 1], [4, 1], ids=["q2", "q3"])
+            >>> m = BinaryCounts.concat([a, b])
+            >>> m.ids.tolist(), m.n_samples.tolist(), m.n_correct.tolist()
+            (['q1', 'q2', 'q3'], [2, 7, 1], [1, 4, 1])
+        """
         if not parts:
             raise ValueError("`parts` must contain at least one BinaryCounts")
-        return cls(
-            np.concatenate([p.n_samples for p in parts]),
-            np.concatenate([p.n_correct for p in parts]),
-        )
+        n = np.concatenate([p.n_samples for p in parts])
+        c = np.concatenate([p.n_correct for p in parts])
+        if _ids_mode(parts) is None:
+            return cls(n, c)
+        ids, slot = _merge_ids(parts)
+        merged_n = np.zeros(ids.size, dtype=np.int64)
+        merged_c = np.zeros(ids.size, dtype=np.int64)
+        np.add.at(merged_n, slot, n)
+        np.add.at(merged_c, slot, c)
+        return cls(merged_n, merged_c, ids=ids)
 
     def select(self, mask: npt.NDArray[np.bool_]) -> BinaryCounts:
         """The counts of the questions where ``mask`` is true."""
-        return BinaryCounts(self.n_samples[mask], self.n_correct[mask])
+        ids = None if self.ids is None else self.ids[mask]
+        return BinaryCounts(self.n_samples[mask], self.n_correct[mask], ids=ids)
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,6 +133,7 @@ class CategoricalCounts:
     Attributes:
         counts: int64 array (M, K): ``counts[q, j]`` samples of question q in category j.
         prior_counts: int64 array (M, K): prior outcomes (``R0``) per question and category.
+        ids: optional object array (M,) of unique str/int question ids (keyword-only).
 
     Example:
         >>> from kpass import categorical_counts
@@ -116,6 +144,7 @@ class CategoricalCounts:
 
     counts: npt.NDArray[np.int64]
     prior_counts: npt.NDArray[np.int64]
+    ids: npt.NDArray[np.object_] | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         counts = np.asarray(self.counts)
@@ -137,6 +166,7 @@ class CategoricalCounts:
             raise ValueError(f"every question needs at least one sample; question {bad} has none")
         object.__setattr__(self, "counts", counts)
         object.__setattr__(self, "prior_counts", prior)
+        object.__setattr__(self, "ids", _check_ids(self.ids, counts.shape[0]))
 
     @property
     def n_questions(self) -> int:
@@ -160,14 +190,25 @@ class CategoricalCounts:
 
     @classmethod
     def concat(cls, parts: Sequence[CategoricalCounts]) -> CategoricalCounts:
-        """Concatenate the counts of several batches, in order."""
+        """Concatenate the counts of several batches, in order.
+
+        With ids, the same id in several parts is one question whose category
+        counts (and prior counts) add, in first-seen order (as
+        :meth:`BinaryCounts.concat`).
+        """
         if not parts:
             raise ValueError("`parts` must contain at least one CategoricalCounts")
         width = max(p.n_categories for p in parts)
-        return cls(
-            np.concatenate([_pad_columns(p.counts, width) for p in parts]),
-            np.concatenate([_pad_columns(p.prior_counts, width) for p in parts]),
-        )
+        counts = np.concatenate([_pad_columns(p.counts, width) for p in parts])
+        prior = np.concatenate([_pad_columns(p.prior_counts, width) for p in parts])
+        if _ids_mode(parts) is None:
+            return cls(counts, prior)
+        ids, slot = _merge_ids(parts)
+        merged = np.zeros((ids.size, width), dtype=np.int64)
+        merged_prior = np.zeros((ids.size, width), dtype=np.int64)
+        np.add.at(merged, slot, counts)
+        np.add.at(merged_prior, slot, prior)
+        return cls(merged, merged_prior, ids=ids)
 
     def with_categories(self, n_categories: int) -> CategoricalCounts:
         """The same counts widened to ``n_categories`` columns.
@@ -186,12 +227,13 @@ class CategoricalCounts:
                     f"category {int(used.max())} occurs (expected len(w) >= {int(used.max()) + 1})"
                 )
             return CategoricalCounts(
-                self.counts[:, :n_categories], self.prior_counts[:, :n_categories]
+                self.counts[:, :n_categories], self.prior_counts[:, :n_categories], ids=self.ids
             )
         if self.n_categories == n_categories:
             return self
         return CategoricalCounts(
-            _pad_columns(self.counts, n_categories), _pad_columns(self.prior_counts, n_categories)
+            _pad_columns(self.counts, n_categories), _pad_columns(self.prior_counts, n_categories),
+            ids=self.ids,
         )
 
     def is_binary(self) -> bool:
@@ -203,7 +245,7 @@ class CategoricalCounts:
     def to_binary(self) -> BinaryCounts:
         """Binary counts (n, c) of binary categorical counts (prior outcomes are ignored)."""
         counts = self.with_categories(max(2, self.n_categories)).counts
-        return BinaryCounts(counts.sum(axis=1), counts[:, 1])
+        return BinaryCounts(counts.sum(axis=1), counts[:, 1], ids=self.ids)
 
 
 def _pad_columns(matrix: npt.NDArray[np.int64], width: int) -> npt.NDArray[np.int64]:
@@ -212,3 +254,59 @@ def _pad_columns(matrix: npt.NDArray[np.int64], width: int) -> npt.NDArray[np.in
     padded = np.zeros((matrix.shape[0], width), dtype=np.int64)
     padded[:, : matrix.shape[1]] = matrix
     return padded
+
+
+def _check_ids(ids: Any, m: int) -> npt.NDArray[np.object_] | None:
+    """Question ids as an object array of M unique str/int, or None (no ids)."""
+    if ids is None:
+        return None
+    if isinstance(ids, (str, bytes)):
+        raise ArgumentTypeError(f"`ids` must be a sequence of str or int, one per question; "
+                                f"got a single {type(ids).__name__} {ids!r}")
+    values = list(ids.ravel()) if isinstance(ids, np.ndarray) else list(ids)
+    if len(values) != m:
+        raise ValueError(f"`ids` must have one id per question (M={m}); got {len(values)} ids")
+    out = np.empty(m, dtype=object)
+    seen: dict[Hashable, int] = {}
+    for q, value in enumerate(values):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (str, int, np.integer)):
+            raise ArgumentTypeError(
+                f"`ids` must hold str or int question ids; got {value!r} "
+                f"({type(value).__name__}) for question {q}"
+            )
+        value = int(value) if isinstance(value, np.integer) else value
+        if value in seen:
+            raise ValueError(
+                f"`ids` must be unique; got id {value!r} for questions {seen[value]} and {q}"
+            )
+        seen[value] = q
+        out[q] = value
+    return out
+
+
+def _ids_mode(parts: Sequence[Any]) -> bool | None:
+    """True if every part has ids, None if none has; mixing them is an error."""
+    with_ids = [p.ids is not None for p in parts]
+    if all(with_ids):
+        return True
+    if not any(with_ids):
+        return None
+    raise ValueError(
+        "cannot concat counts with question ids and counts without: parts "
+        f"{[i for i, w in enumerate(with_ids) if w]} have ids, parts "
+        f"{[i for i, w in enumerate(with_ids) if not w]} have none"
+    )
+
+
+def _merge_ids(parts: Sequence[Any]) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.intp]]:
+    """Merged ids in first-seen order, and each stacked question's slot among them."""
+    slots: dict[Hashable, int] = {}
+    slot = np.empty(sum(p.n_questions for p in parts), dtype=np.intp)
+    i = 0
+    for part in parts:
+        for value in part.ids:
+            slot[i] = slots.setdefault(value, len(slots))
+            i += 1
+    ids = np.empty(len(slots), dtype=object)
+    ids[:] = list(slots)
+    return ids, slot
