@@ -79,6 +79,6 @@ def test_metrics_work_on_counts_with_ids():
     assert kpass.pass_at_k(counts, 2) == pytest.approx(expected, rel=1e-12)
     assert kpass.pass_at_k(counts, 2) == kpass.pass_at_k(plain, 2)
     assert kpass.pass_hat_k(counts, 2) == kpass.pass_hat_k(plain, 2)
-    assert kpass.g_pass_at_k(counts, 3, tau=0.5) == kpass.g_pass_at_k(plain, 3, tau=0.5)
+    assert kpass.g_pass_at_k_tau(counts, 3, 0.5) == kpass.g_pass_at_k_tau(plain, 3, 0.5)
     assert kpass.pass_at_k_ci(counts, 2) == kpass.pass_at_k_ci(plain, 2)
     assert counts.select(np.array([True, False, True])).ids.tolist() == ["a", "c"]
