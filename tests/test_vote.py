@@ -270,7 +270,8 @@ def test_vote_rejects_bad_answers(answers, references, error, pattern):
 @pytest.mark.parametrize(("kwargs", "error", "pattern"), [
     ({"confidence": 1.0}, ValueError, r"`confidence` must be a finite number in \(0, 1\)"),
     ({"confidence": 0.0}, ValueError, r"`confidence`"),
-    ({"prior": 0.0}, ValueError, r"`prior` must be a finite number in \(0, inf\]; got prior=0"),
+    ({"prior": 0.0}, ValueError,
+     r"`prior` must be a finite number in \[1e-300, 1e\+12\]; got prior=0"),
     ({"prior": -1}, ValueError, r"`prior`"),
     ({"ties": "half"}, ValueError, r"`ties`"),
     ({"draws": 1}, ValueError, r"`draws` must be an int >= 2"),

@@ -10,11 +10,18 @@ from __future__ import annotations
 from typing import Any
 
 from ._core import driver as _driver
-from ._core.credits import auc_credit, pass_credit
+from ._core.credits import auc_coefficients, auc_credit, pass_credit, pass_curve
+from ._core.states import BinaryStates
 
 
 def _auc_credit(k: int):
     return pass_credit(1) if k == 1 else auc_credit(k)
+
+
+def _auc_values(states: BinaryStates, k: int, _: int):
+    # The point estimate needs only Pass@1..Pass@K of each state, O(S K); the credit
+    # vector (an O(K^2) table) is built only by the posterior, which needs it.
+    return pass_curve(states.n, states.c, k, auc_coefficients(k))
 
 
 def auc_at_k(R: Any, k: Any, *, short: str = "error", per_question: bool = False) -> Any:
@@ -50,7 +57,7 @@ def auc_at_k(R: Any, k: Any, *, short: str = "error", per_question: bool = False
         >>> round(auc_at_k(R, 3), 6)
         0.9
     """
-    return _driver.point(R, k, _auc_credit, short=short, per_question=per_question)
+    return _driver.point_values(R, k, _auc_values, short=short, per_question=per_question)
 
 
 def auc_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
@@ -68,8 +75,8 @@ def auc_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
         k: K, 1 <= K <= n, or a sequence of K.
         confidence: credibility level in (0, 1).
         bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha > 0.
-        beta0: Beta prior beta > 0.
+        alpha0: Beta prior alpha in [1e-300, 1e300].
+        beta0: Beta prior beta in [1e-300, 1e300].
         short: ``"error"`` or ``"skip"``.
 
     Returns:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ._core.categorical import dirichlet_summary, prepare
-from ._core.driver import normal_interval
+from ._core.driver import finish, normal_interval
 from ._core.inputs import check_bounds, check_confidence, check_flag
 
 
@@ -52,14 +52,16 @@ def avg(R: Any, w: Any = None, *, per_question: bool = False) -> Any:
     per_question = check_flag(per_question, "per_question")
     counts, weights = prepare(R, w)
     n = counts.n_samples.astype(np.float64)
-    offset = float(weights[0])
-    averages = offset + (counts.counts @ (weights - offset)) / n
+    scale, _, variances, total = dirichlet_summary(counts, weights)
+    # On rewards u = w / s (s = max|w|), so sums of counts times rewards stay finite.
+    normalized = weights / scale
+    offset = float(normalized[0])
+    averages = offset + (counts.counts @ (normalized - offset)) / n
     if per_question:
-        return averages
-    _, variances, total = dirichlet_summary(counts, weights)
+        return finish([scale * averages], False)
     m = n.size
-    sigma = math.sqrt(float(np.sum((total / n) ** 2 * variances))) / m
-    return float(averages.mean()), float(sigma)
+    sigma = scale * (math.sqrt(float(np.sum((total / n) ** 2 * variances))) / m)
+    return finish([(scale * float(averages.mean()), sigma)], False)
 
 
 def avg_ci(R: Any, w: Any = None, confidence: float = 0.95,
@@ -94,7 +96,7 @@ def avg_ci(R: Any, w: Any = None, confidence: float = 0.95,
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
     a, sigma = avg(R, w)
-    return (a, sigma, *normal_interval(a, sigma, confidence, bounds))
+    return finish([(a, sigma, *normal_interval(a, sigma, confidence, bounds))], False)
 
 
 __all__ = ["avg", "avg_ci"]

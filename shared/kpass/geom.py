@@ -332,8 +332,8 @@ def threshold_spectrum_at_k_ci(R: Any, k: Any, weights: Any, confidence: float =
         weights: length-k weights (a list of vectors for several k).
         confidence: credibility level in (0, 1).
         bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha > 0.
-        beta0: Beta prior beta > 0.
+        alpha0: Beta prior alpha in [1e-300, 1e300].
+        beta0: Beta prior beta in [1e-300, 1e300].
 
     Returns:
         (mu, sigma, lo, hi); a list for several k.
@@ -373,8 +373,8 @@ def geom_at_k_ci(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float
         unanimous_power: exponent b.
         confidence: credibility level in (0, 1).
         bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha > 0.
-        beta0: Beta prior beta > 0.
+        alpha0: Beta prior alpha in [1e-300, 1e300].
+        beta0: Beta prior beta in [1e-300, 1e300].
 
     Returns:
         (mu, sigma, lo, hi); a list for several k.
@@ -432,8 +432,8 @@ def geom_ds_at_k_ci(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: fl
         unanimous_power: exponent b.
         confidence: credibility level in (0, 1).
         bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha > 0.
-        beta0: Beta prior beta > 0.
+        alpha0: Beta prior alpha in [1e-300, 1e300].
+        beta0: Beta prior beta in [1e-300, 1e300].
 
     Returns:
         (mu, sigma, lo, hi); a list for several k.
@@ -478,8 +478,8 @@ def geo_spectrum_at_k_ci(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike 
         lambda_: alias of ``lam``.
         confidence: credibility level in (0, 1).
         bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha > 0.
-        beta0: Beta prior beta > 0.
+        alpha0: Beta prior alpha in [1e-300, 1e300].
+        beta0: Beta prior beta in [1e-300, 1e300].
 
     Returns:
         (mu, sigma, lo, hi); a list for several k.
@@ -520,8 +520,8 @@ def geo_spectrum_star_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
         k: latent budget k >= 1, or a sequence of k.
         confidence: credibility level in (0, 1).
         bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha > 0.
-        beta0: Beta prior beta > 0.
+        alpha0: Beta prior alpha in [1e-300, 1e300].
+        beta0: Beta prior beta in [1e-300, 1e300].
 
     Returns:
         (mu, sigma, lo, hi); a list for several k.

@@ -60,8 +60,8 @@ def maj_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
         k: 1 <= k <= n, or a sequence of k.
         confidence: credibility level in (0, 1).
         bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha > 0.
-        beta0: Beta prior beta > 0.
+        alpha0: Beta prior alpha in [1e-300, 1e300].
+        beta0: Beta prior beta in [1e-300, 1e300].
         short: ``"error"`` or ``"skip"``.
 
     Returns:
@@ -117,8 +117,8 @@ def cons_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
         k: 1 <= k <= n, or a sequence of k.
         confidence: credibility level in (0, 1).
         bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha > 0.
-        beta0: Beta prior beta > 0.
+        alpha0: Beta prior alpha in [1e-300, 1e300].
+        beta0: Beta prior beta in [1e-300, 1e300].
         short: ``"error"`` or ``"skip"``.
 
     Returns:

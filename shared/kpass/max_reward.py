@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._core.categorical import distinct_rows, prepare
-from ._core.credits import pass_credit, power_variance
+from ._core.credits import power_variance
 from ._core.driver import finish, normal_interval
 from ._core.inputs import (
     BinaryCounts,
@@ -27,21 +27,25 @@ from ._core.inputs import (
     check_short,
     normalize_ks,
 )
-from ._core.kernels import hypergeom_expectation, log_beta_power_moments, log_power_variance_ratio
+from ._core.kernels import log_beta_power_moments, log_draw_all_from, log_power_variance_ratio
 from ._core.states import states_for
 from .bayes import bayes_ci
 
 FloatArray = npt.NDArray[np.float64]
 
+#: Most distinct reward levels max_at_k_ci accepts: its variance is O(levels^2) per question.
+MAX_LEVELS = 1024
+
 
 def _levels(counts: CategoricalCounts, weights: FloatArray, prior: bool
             ) -> tuple[npt.NDArray[np.int64], FloatArray]:
     """Counts grouped by distinct reward level (ascending), and the levels."""
-    levels, group = np.unique(weights, return_inverse=True)
-    membership = np.zeros((weights.size, levels.size), dtype=np.int64)
-    membership[np.arange(weights.size), group.reshape(-1)] = 1
+    levels = np.unique(weights)
+    order = np.argsort(weights, kind="stable")
+    starts = np.searchsorted(weights[order], levels)
     matrix = counts.counts + (counts.prior_counts + 1 if prior else 0)
-    return matrix @ membership, levels
+    # Columns sorted by reward, then summed per run of equal rewards: O(M C), no C x L table.
+    return np.add.reduceat(matrix[:, order], starts, axis=1), levels
 
 
 def max_at_k(R: Any, k: Any, w: Any = None, *, short: str = "error",
@@ -91,14 +95,18 @@ def max_at_k(R: Any, k: Any, w: Any = None, *, short: str = "error",
     for budget in ks:
         states = states_for(BinaryCounts(n, np.zeros_like(n)), budget, short)
         kept = states.kept if states.kept is not None else np.ones(n.size, dtype=bool)
-        values = np.full(int(kept.sum()), levels[0])
+        anchor = _anchor(levels)
+        values = np.full(int(kept.sum()), levels[anchor])
         if levels.size > 1:
-            above = n[kept, None] - np.cumsum(grouped[kept], axis=1)[:, :-1]
+            at_most = np.cumsum(grouped[kept], axis=1)[:, :-1]
             pairs, _, inverse = distinct_rows(
-                np.stack([np.repeat(n[kept], levels.size - 1), above.ravel()], axis=1))
-            exceed = hypergeom_expectation(pairs[:, 0], pairs[:, 1], budget,
-                                           pass_credit(budget).values)
-            values = values + exceed[inverse].reshape(above.shape) @ np.diff(levels)
+                np.stack([np.repeat(n[kept], levels.size - 1), at_most.ravel()], axis=1))
+            # log P(every draw has reward <= r_l) = log(C(m_l, k) / C(n, k))
+            log_all = log_draw_all_from(pairs[:, 0], pairs[:, 1], budget)[inverse].reshape(
+                at_most.shape)
+            gaps = np.diff(levels)
+            values = (values + (-np.expm1(log_all[:, anchor:])) @ gaps[anchor:]
+                      - np.exp(log_all[:, :anchor]) @ gaps[:anchor])
         if per_question:
             out = np.full(n.size, np.nan)
             out[kept] = values
@@ -108,9 +116,23 @@ def max_at_k(R: Any, k: Any, w: Any = None, *, short: str = "error",
     return finish(results, many)
 
 
-def _posterior_rows(gamma: npt.NDArray[np.int64], gaps: FloatArray, k: int
+def _anchor(levels: FloatArray) -> int:
+    """The reward level nearest 0, from which Max@k is written as up minus down moves.
+
+    max = r_a + sum_{l>=a} gap_l [max > r_l] - sum_{l<a} gap_l [max <= r_l]: both sums are
+    non-negative, so rewards far below 0 (-1e300) do not swamp small positive ones
+    (1e155) as they do in r_1 + sum_l gap_l [max > r_l].
+    """
+    return int(np.argmin(np.abs(levels)))
+
+
+def _posterior_rows(gamma: npt.NDArray[np.int64], gaps: FloatArray, k: int, anchor: int
                     ) -> tuple[FloatArray, FloatArray]:
-    """Posterior mean increment and variance of sum_l gap_l (1 - A_l^k), A_l ~ Beta."""
+    """Posterior mean move from level ``anchor`` and the variance of the Max@k target.
+
+    The target is r_a + sum_{l>=a} gap_l (1 - A_l^k) - sum_{l<a} gap_l A_l^k, A_l ~ Beta
+    (see :func:`_anchor`).
+    """
     total = gamma.sum(axis=1).astype(np.float64)
     cumulative = np.cumsum(gamma, axis=1)[:, :-1].astype(np.float64)
     levels = cumulative.shape[1]
@@ -118,19 +140,26 @@ def _posterior_rows(gamma: npt.NDArray[np.int64], gaps: FloatArray, k: int
     for level in range(levels):
         a = cumulative[:, level]
         log_ak[:, level] = log_beta_power_moments(a, total - a, k)
-    mean = (-np.expm1(log_ak)) @ gaps
+    mean = ((-np.expm1(log_ak[:, anchor:])) @ gaps[anchor:]
+            - np.exp(log_ak[:, :anchor]) @ gaps[:anchor])
+    log_a2k = np.stack([log_beta_power_moments(cumulative[:, level], total - cumulative[:, level],
+                                               2 * k) for level in range(levels)], axis=1)
     variance = np.zeros(total.size)
     for i in range(levels):
         a = cumulative[:, i]
         var_i = power_variance(log_ak[:, i], log_power_variance_ratio(a, total - a, k))
         variance += gaps[i] * gaps[i] * var_i
-        for j in range(i + 1, levels):
-            outer = cumulative[:, j]
-            # E[A_i^k A_j^k] = E[A_j^{2k}] E[(A_i / A_j)^k], A_i / A_j ~ Beta(a_i, a_j - a_i).
-            log_cross = (log_beta_power_moments(outer, total - outer, 2 * k)
-                         + log_beta_power_moments(a, outer - a, k))
-            covariance = np.exp(log_cross) * -np.expm1(log_ak[:, i] + log_ak[:, j] - log_cross)
-            variance += 2.0 * gaps[i] * gaps[j] * covariance
+        if i + 1 == levels:
+            continue
+        # E[A_i^k A_j^k] = E[A_j^{2k}] E[(A_i / A_j)^k], A_i / A_j ~ Beta(a_i, a_j - a_i),
+        # for every j > i at once.
+        outer = cumulative[:, i + 1 :]
+        inner = log_beta_power_moments(np.repeat(a, outer.shape[1]),
+                                       (outer - a[:, None]).ravel(), k).reshape(outer.shape)
+        log_cross = log_a2k[:, i + 1 :] + inner
+        covariance = np.exp(log_cross) * -np.expm1(log_ak[:, i, None] + log_ak[:, i + 1 :]
+                                                    - log_cross)
+        variance += 2.0 * gaps[i] * (covariance @ gaps[i + 1 :])
     return mean, np.maximum(variance, 0.0)
 
 
@@ -177,6 +206,11 @@ def max_at_k_ci(R: Any, k: Any, w: Any = None, R0: Any = None, confidence: float
     bounds = check_bounds(bounds)
     counts, weights = prepare(R, w, R0)
     gamma, levels = _levels(counts, weights, prior=True)
+    if levels.size > MAX_LEVELS:
+        raise ValueError(
+            f"`w` must hold at most {MAX_LEVELS} distinct rewards for max_at_k_ci (its variance "
+            f"sums over pairs of reward levels); got {levels.size}"
+        )
     rows, multiplicity, _ = distinct_rows(gamma)
     m = float(gamma.shape[0])
     clip = bounds if bounds is not None else (float(weights.min()), float(weights.max()))
@@ -188,9 +222,13 @@ def max_at_k_ci(R: Any, k: Any, w: Any = None, R0: Any = None, confidence: float
         if levels.size == 1:
             mu, sigma = float(levels[0]), 0.0
         else:
-            increment, variance = _posterior_rows(rows, np.diff(levels), budget)
-            mu = float(levels[0] + np.dot(multiplicity, increment) / m)
-            sigma = math.sqrt(float(np.dot(multiplicity, variance))) / m
+            # On gaps / s (s = the reward range), so squared gaps stay finite; scaled back.
+            gaps = np.diff(levels)
+            scale = float(gaps.sum())
+            anchor = _anchor(levels)
+            increment, variance = _posterior_rows(rows, gaps / scale, budget, anchor)
+            mu = float(levels[anchor] + scale * (np.dot(multiplicity, increment) / m))
+            sigma = scale * (math.sqrt(float(np.dot(multiplicity, variance))) / m)
         results.append((mu, sigma, *normal_interval(mu, sigma, confidence, clip)))
     return finish(results, many)
 

@@ -45,9 +45,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from numpy.polynomial.legendre import leggauss
-from scipy.stats import binom, nbinom, poisson
 
-from ._core.driver import normal_interval
+from ._core.driver import finish, normal_interval
 from ._core.inputs import (
     ArgumentTypeError,
     _show,
@@ -66,6 +65,10 @@ IntArray = npt.NDArray[np.int64]
 Interval = tuple[float, float, float, float]
 
 TIE_RULES = ("fractional", "wrong")
+#: Largest Dirichlet concentration ``prior`` accepted by :func:`vote_at_k_ci`.
+MAX_PRIOR = 1e12
+#: Smallest (subnormal floats lose the precision the weights need).
+MIN_PRIOR = 1e-300
 
 #: Largest working table (rows x nodes x degree) built at once.
 _CHUNK_ENTRIES = 1 << 21
@@ -272,10 +275,14 @@ def _vote_sums(ref_weights: FloatArray, active: Callable[[int], IntArray],
 
 def _binomial_table(size: int, top: int, p: float) -> FloatArray:
     """T[m, y] = C(m, y) p^y (1 - p)^(m - y) for m <= size, y <= top (0 where y > m)."""
+    from scipy.stats import binom  # scipy.stats costs 0.3 s to import: only when voting
+
     return binom.pmf(np.arange(top + 1)[None, :], np.arange(size + 1)[:, None], p)
 
 
 def _log_binomial_pmf(k: int, n: int, p: float) -> float:
+    from scipy.stats import binom
+
     return float(binom.logpmf(k, n, p))
 
 
@@ -403,7 +410,7 @@ def vote_at_k(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashab
     for index in range(len(ks)):
         per = values[states.inverse, index]
         results.append(per if per_question else float(np.nanmean(per)))
-    return results if many else results[0]
+    return finish(results, many)
 
 
 # ----------------------------------------------------------------------------- posterior
@@ -414,6 +421,8 @@ def _negative_binomial_table(alpha: FloatArray, top: int, q: FloatArray) -> Floa
 
     Entries with alpha = 0 (padding) are the point mass at y = 0.
     """
+    from scipy.stats import nbinom
+
     y = np.arange(top + 1)
     success = 1.0 - q.reshape(q.shape + (1,) * (alpha.ndim - q.ndim + 1))
     safe = np.where(alpha > 0, alpha, 1.0)[..., None]
@@ -448,6 +457,8 @@ def _draw_votes(pi_ref: FloatArray, pi_other: FloatArray, pi_pool: FloatArray, k
     Poisson mean it adds to), and reference counts x of weight below 1e-16 times
     the normaliser are skipped: each answer or x changes g by at most ~1e-15.
     """
+    from scipy.stats import poisson
+
     y = np.arange(k + 1)
     order = np.argsort(-pi_other, axis=1, kind="stable")
     pi_other = np.take_along_axis(pi_other, order, axis=1)
@@ -506,7 +517,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         ties: ``"fractional"`` (default) or ``"wrong"``, as in :func:`vote_at_k`.
         confidence: credibility of the interval, in (0, 1).
         bounds: clipping bounds (lo, hi) of the interval, or None.
-        prior: Dirichlet concentration added to every category, > 0.
+        prior: Dirichlet concentration added to every category, in [1e-300, 1e12].
         short: ``"error"`` (default) refuses questions with fewer than k answers,
             ``"skip"`` leaves them out (the same questions as :func:`vote_at_k`).
         draws: posterior samples per question for the variance, >= 2.
@@ -532,10 +543,13 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
     short = check_short(short)
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
-    prior = check_real(prior, "prior", low=0.0, low_open=True)
+    # Above ~1e15 the negative-binomial weights of the exact mean lose all accuracy (scipy
+    # returns NaN from 1e16); 1e12 leaves a margin, and such a prior means "ignore the data".
+    prior = check_real(prior, "prior", low=MIN_PRIOR, high=MAX_PRIOR)
     if check_int(draws, "draws") < 2:
         raise ValueError(f"`draws` must be an int >= 2; got draws={draws}")
-    check_int(seed, "seed")
+    if check_int(seed, "seed") < 0:
+        raise ValueError(f"`seed` must be an int >= 0; got seed={seed}")
     ks, many = normalize_ks(k)
     states = _clusters(answers, references)
     n_questions = states.n[states.inverse]
@@ -553,7 +567,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         mu = float(np.dot(weight, means) / total)
         sigma = float(math.sqrt(max(np.dot(weight, variances), 0.0)) / total)
         results.append((mu, sigma, *normal_interval(mu, sigma, confidence, bounds)))
-    return results if many else results[0]
+    return finish(results, many)
 
 
 def _posterior_variance(states: _Clusters, k: int, ties: str, prior: float, means: FloatArray,

@@ -6,18 +6,31 @@ with identical count rows are evaluated once (their distinct states).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from .inputs import ArgumentTypeError, CategoricalCounts, categorical_counts
+from .inputs import (
+    MAX_CATEGORIES,
+    ArgumentTypeError,
+    CategoricalCounts,
+    CategoryValueError,
+    _show,
+    categorical_counts,
+)
 
 FloatArray = npt.NDArray[np.float64]
 
 
+#: Largest reward magnitude accepted: results are computed on w / max|w| and scaled
+#: back, and an interval mu -/+ z sigma must stay finite (z < 9 for any confidence).
+MAX_REWARD = 1e300
+
+
 def check_weights(w: Any, *, name: str = "w") -> FloatArray | None:
-    """Validate a reward vector (w_0..w_C): 1-D, non-empty, finite numbers."""
+    """Validate a reward vector (w_0..w_C): 1-D, non-empty, finite, |w_j| <= 1e300, C < 65536."""
     if w is None:
         return None
     try:
@@ -25,28 +38,40 @@ def check_weights(w: Any, *, name: str = "w") -> FloatArray | None:
     except (TypeError, ValueError):
         raise ArgumentTypeError(f"`{name}` must be a 1-D sequence of numbers; got {w!r}") from None
     if array.dtype.kind not in "biuf":
-        raise ArgumentTypeError(f"`{name}` must be a 1-D sequence of numbers; got {w!r}")
+        raise ArgumentTypeError(f"`{name}` must be a 1-D sequence of numbers; got {_show(w)}")
     if array.ndim != 1 or array.size == 0:
         raise ValueError(f"`{name}` must be a non-empty 1-D sequence; got shape {array.shape}")
+    if array.size > MAX_CATEGORIES:
+        raise ValueError(
+            f"`{name}` must have at most {MAX_CATEGORIES} entries (one per category); got "
+            f"len({name})={array.size}"
+        )
     array = array.astype(np.float64)
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"`{name}` must contain finite numbers; got {array.tolist()}")
+    if not np.all(np.isfinite(array)) or np.any(np.abs(array) > MAX_REWARD):
+        bad = int(np.flatnonzero(~(np.abs(array) <= MAX_REWARD))[0])
+        raise ValueError(
+            f"`{name}` must hold finite rewards in [-1e300, 1e300]; got {name}[{bad}]="
+            f"{_show(w[bad] if isinstance(w, Sequence) else array[bad].item())}"
+        )
     return array
 
 
 def prepare(R: Any, w: Any, R0: Any = None) -> tuple[CategoricalCounts, FloatArray]:
-    """Counts with one column per weight, and the weights (default [0, 1] for binary R)."""
+    """Counts with one column per weight, and the weights (default [0, 1] for binary R).
+
+    Categories are checked against ``len(w)`` (or against {0, 1} without ``w``) before
+    any table is built, so a stray huge category costs nothing.
+    """
     weights = check_weights(w)
     if weights is None:
-        counts = categorical_counts(R, R0)
-        if not counts.is_binary():
-            seen = np.flatnonzero(counts.counts.sum(axis=0) + counts.prior_counts.sum(axis=0))
-            raise ValueError(
-                f"`R` is not binary (categories {seen.tolist()} occur), so the reward vector "
-                "`w` must be given"
-            )
-        weights = np.array([0.0, 1.0])
-        return counts.with_categories(2), weights
+        try:
+            counts = categorical_counts(R, R0, n_categories=2)
+        except CategoryValueError as error:
+            raise CategoryValueError(
+                f"`{error.name}` is not binary ({error.name}{error.where}={_show(error.value)}), "
+                "so the reward vector `w` must be given"
+            ) from None
+        return counts, np.array([0.0, 1.0])
     counts = categorical_counts(R, R0, n_categories=weights.size)
     return counts, weights
 
@@ -68,30 +93,38 @@ def distinct_rows(matrix: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64],
     return unique, multiplicity.astype(np.float64), inverse.reshape(-1)
 
 
-def scaled(weights: FloatArray) -> tuple[float, float, FloatArray]:
-    """Offset w_0, scale max|w - w_0| and the normalised rewards (w - w_0) / scale."""
-    offset = float(weights[0])
-    centered = weights - offset
-    scale = float(np.max(np.abs(centered)))
+def scaled(weights: FloatArray) -> tuple[float, FloatArray]:
+    """Scale s = max|w| (1 when every reward is 0) and the rewards w / s, all in [-1, 1].
+
+    Computing on w / s and multiplying results back by s keeps squares of rewards
+    (variances) finite for rewards up to the float limit.
+    """
+    scale = float(np.max(np.abs(weights)))
     if scale == 0.0:
-        return offset, 0.0, np.zeros_like(weights)
-    return offset, scale, centered / scale
+        return 1.0, weights.copy()
+    return scale, weights / scale
 
 
 def dirichlet_summary(counts: CategoricalCounts, weights: FloatArray
-                      ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Per-question posterior mean, variance and T of the expected reward.
+                      ) -> tuple[float, FloatArray, FloatArray, FloatArray]:
+    """Per-question posterior mean, variance and T of the expected reward, in units of s.
 
     nu_j = n_j + n0_j + 1 (Dirichlet(+1) prior plus prior outcomes), T = sum_j nu_j =
-    (C+1) + D + N per question; mean = sum_j nu_j w_j / T;
-    Var = (sum_j nu_j/T w_j^2 - mean^2) / (T + 1) (computed on rewards shifted by w_0
-    and scaled, to keep the subtraction well conditioned).
+    (C+1) + D + N per question; with u = w / s, s = max|w|: mean = sum_j nu_j u_j / T;
+    Var = (sum_j nu_j/T (u_j - u_0)^2 - (sum_j nu_j/T (u_j - u_0))^2) / (T + 1) (on rewards
+    shifted by u_0, to keep the subtraction well conditioned).
+
+    Returns:
+        ``(s, mean, variance, T)``: the reward's mean is ``s * mean`` and its sd
+        ``s * sqrt(variance)`` (multiply after any averaging or square root).
     """
-    offset, scale, normalized = scaled(weights)
+    scale, normalized = scaled(weights)
+    offset = float(normalized[0])
+    centered = normalized - offset
     nu = (counts.counts + counts.prior_counts + 1).astype(np.float64)
     total = nu.sum(axis=1)
     probabilities = nu / total[:, None]
-    row_means = probabilities @ normalized
-    row_second = probabilities @ (normalized * normalized)
+    row_means = probabilities @ centered
+    row_second = probabilities @ (centered * centered)
     row_variance = np.maximum(row_second - row_means * row_means, 0.0) / (total + 1.0)
-    return offset + scale * row_means, scale * scale * row_variance, total
+    return scale, offset + row_means, row_variance, total

@@ -105,11 +105,17 @@ def check_confidence(confidence: Any) -> float:
     return check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
 
 
+#: Range of a prior parameter: normal (not subnormal) floats, so every ratio
+#: and log of the posterior kernels keeps full relative precision.
+PRIOR_RANGE = (1e-300, 1e300)
+
+
 def check_prior(alpha0: Any, beta0: Any) -> tuple[float, float]:
-    """Validate Beta prior parameters, both finite and > 0."""
+    """Validate Beta prior parameters, both in [1e-300, 1e300]."""
+    low, high = PRIOR_RANGE
     return (
-        check_real(alpha0, "alpha0", low=0.0, low_open=True),
-        check_real(beta0, "beta0", low=0.0, low_open=True),
+        check_real(alpha0, "alpha0", low=low, high=high),
+        check_real(beta0, "beta0", low=low, high=high),
     )
 
 
@@ -155,6 +161,8 @@ def normalize_ks(k: Any) -> tuple[list[int], bool]:
         ArgumentTypeError: an entry is not an int.
         ValueError: the sequence is empty, or an entry is < 1.
     """
+    if isinstance(k, np.ndarray) and k.ndim == 0:
+        k = k[()]  # a 0-d array is one k, as numpy treats it elsewhere
     many = isinstance(k, (Sequence, np.ndarray)) and not isinstance(k, (str, bytes))
     values = list(k) if many else [k]
     if many and not values:

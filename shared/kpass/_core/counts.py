@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .checks import ArgumentTypeError
+from .checks import ArgumentTypeError, _show
 
 
 @dataclass(frozen=True, eq=False)
@@ -25,12 +25,19 @@ class BinaryCounts:
     all a computation needs; it is also what a batch or a process contributes,
     and counts merge by concatenation (:meth:`concat`).
 
+    The arrays are copied on construction and stored read-only, so changing the
+    caller's arrays afterwards changes nothing. Counts may be given as any integer
+    dtype, or as floats holding whole numbers (2.0 is 2; 2.5, NaN and inf are
+    refused); every count must lie in [0, 2**53] (float64 arithmetic on counts is
+    exact up to there), so uint64 values beyond int64 are refused, not wrapped.
+
     Attributes:
-        n_samples: int64 array (M,), samples per question (>= 1).
-        n_correct: int64 array (M,), correct samples per question, 0 <= c <= n.
-        ids: optional object array (M,) of unique str/int question ids (keyword-only;
-            None when the questions are only known by position). Ids let two files
-            be matched question by question and shards of one question be merged.
+        n_samples: int64 array (M,), samples per question (>= 1), read-only.
+        n_correct: int64 array (M,), correct samples per question, 0 <= c <= n, read-only.
+        ids: optional read-only object array (M,) of unique str/int question ids
+            (keyword-only; None when the questions are only known by position). Ids
+            let two files be matched question by question and shards of one question
+            be merged.
 
     Example:
         >>> from kpass import binary_counts
@@ -44,8 +51,8 @@ class BinaryCounts:
     ids: npt.NDArray[np.object_] | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
-        n = np.asarray(self.n_samples)
-        c = np.asarray(self.n_correct)
+        n = _count_array(self.n_samples, "n_samples")
+        c = _count_array(self.n_correct, "n_correct")
         if n.ndim != 1 or c.shape != n.shape:
             raise ValueError(
                 "`n_samples` and `n_correct` must be 1-D arrays of one length; got shapes "
@@ -53,9 +60,6 @@ class BinaryCounts:
             )
         if n.size == 0:
             raise ValueError("`R` must contain at least one question; got 0 questions")
-        for name, array in (("n_samples", n), ("n_correct", c)):
-            if not np.issubdtype(array.dtype, np.integer):
-                raise ArgumentTypeError(f"`{name}` must hold integers; got dtype {array.dtype}")
         if np.any(n < 1):
             bad = int(np.flatnonzero(n < 1)[0])
             raise ValueError(
@@ -67,8 +71,8 @@ class BinaryCounts:
                 f"`n_correct` must be in [0, n]; got c={int(c[bad])} with n={int(n[bad])} "
                 f"for question {bad}"
             )
-        object.__setattr__(self, "n_samples", n.astype(np.int64, copy=False))
-        object.__setattr__(self, "n_correct", c.astype(np.int64, copy=False))
+        object.__setattr__(self, "n_samples", n)
+        object.__setattr__(self, "n_correct", c)
         object.__setattr__(self, "ids", _check_ids(self.ids, n.size))
 
     @classmethod
@@ -76,6 +80,8 @@ class BinaryCounts:
                  ) -> BinaryCounts:
         """Counts this module computed itself (int64, valid by construction): no re-check."""
         counts = object.__new__(cls)
+        n_samples.setflags(write=False)
+        n_correct.setflags(write=False)
         object.__setattr__(counts, "n_samples", n_samples)
         object.__setattr__(counts, "n_correct", n_correct)
         object.__setattr__(counts, "ids", None)
@@ -147,23 +153,23 @@ class CategoricalCounts:
     ids: npt.NDArray[np.object_] | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
-        counts = np.asarray(self.counts)
-        prior = np.asarray(self.prior_counts)
+        counts = _count_array(self.counts, "counts")
+        prior = _count_array(self.prior_counts, "R0")
         if counts.ndim != 2 or counts.shape[0] == 0:
             raise ValueError(f"`counts` must be a 2-D array (M, K) with M >= 1; got {counts.shape}")
-        if prior.shape[0] != counts.shape[0] or prior.ndim != 2:
+        if prior.ndim != 2 or prior.shape[0] != counts.shape[0]:
             raise ValueError(
                 f"`R0` must have one row per question (M={counts.shape[0]}); "
                 f"got {prior.shape[0] if prior.ndim else 0} rows"
             )
         width = max(counts.shape[1], prior.shape[1])
-        counts = _pad_columns(counts.astype(np.int64, copy=False), width)
-        prior = _pad_columns(prior.astype(np.int64, copy=False), width)
-        if np.any(counts < 0) or np.any(prior < 0):
-            raise ValueError("category counts must be non-negative")
+        counts = _pad_columns(counts, width)
+        prior = _pad_columns(prior, width)
         if np.any(counts.sum(axis=1) < 1):
             bad = int(np.flatnonzero(counts.sum(axis=1) < 1)[0])
             raise ValueError(f"every question needs at least one sample; question {bad} has none")
+        counts.setflags(write=False)
+        prior.setflags(write=False)
         object.__setattr__(self, "counts", counts)
         object.__setattr__(self, "prior_counts", prior)
         object.__setattr__(self, "ids", _check_ids(self.ids, counts.shape[0]))
@@ -281,6 +287,7 @@ def _check_ids(ids: Any, m: int) -> npt.NDArray[np.object_] | None:
             )
         seen[value] = q
         out[q] = value
+    out.setflags(write=False)
     return out
 
 
@@ -310,3 +317,37 @@ def _merge_ids(parts: Sequence[Any]) -> tuple[npt.NDArray[np.object_], npt.NDArr
     ids = np.empty(len(slots), dtype=object)
     ids[:] = list(slots)
     return ids, slot
+
+
+#: Largest count accepted: counts enter float64 arithmetic, exact up to 2**53.
+MAX_COUNT = 1 << 53
+
+
+def _count_array(value: object, name: str) -> npt.NDArray[np.int64]:
+    """A validated read-only int64 copy of counts: whole numbers in [0, 2**53].
+
+    Integer dtypes and floats holding whole numbers are accepted (2.0 is 2); bools,
+    non-numbers, fractions, NaN, negative counts and counts beyond 2**53 (uint64
+    values above the int64 range included) are refused before any cast could wrap.
+    """
+    try:
+        array = np.array(value)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"`{name}` must be an array of counts; got {_show(value)}"
+                                ) from None
+    if array.dtype.kind not in "iuf":
+        raise ArgumentTypeError(
+            f"`{name}` must hold integer counts; got dtype {array.dtype} ({_show(value)})")
+    bad = (array < 0) | (array > MAX_COUNT)
+    if array.dtype.kind == "f":
+        bad |= ~np.isfinite(array) | (array != np.round(array))
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        where = "".join(f"[{i}]" for i in index)
+        raise ValueError(
+            f"`{name}` must hold whole-number counts in [0, 2**53]; got {name}{where}="
+            f"{_show(array[index].item())}"
+        )
+    out = array.astype(np.int64)
+    out.setflags(write=False)
+    return out

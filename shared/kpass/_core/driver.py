@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from scipy.special import ndtri
 
 from .credits import Credit, posterior_moments, posterior_parameters, state_values
@@ -53,8 +54,24 @@ def summary(mu: float, variance: float, confidence: float,
 
 
 def finish(values: list[Any], many: bool) -> Any:
-    """A list for several k, the single result otherwise."""
-    return values if many else values[0]
+    """A list for several k, the single result otherwise; every public result passes here.
+
+    Zeros are made positive on the way out (``x + 0.0`` turns -0.0 into 0.0 and leaves
+    every other number, NaN included, unchanged), so no public function returns -0.0
+    whatever sign an intermediate ``-expm1(...)`` left on it.
+    """
+    cleaned = [_positive_zeros(value) for value in values]
+    return cleaned if many else cleaned[0]
+
+
+def _positive_zeros(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_positive_zeros(item) for item in value)
+    if isinstance(value, np.ndarray):
+        return value + 0.0
+    if isinstance(value, float):
+        return value + 0.0
+    return value
 
 
 def over_k(R: Any, k: Any, short: str,

@@ -31,43 +31,13 @@ from .checks import (
     normalize_ks,
 )
 from .counts import BinaryCounts, CategoricalCounts, _pad_columns
+from .rowcount import binary_row_counts
 
 __all__ = [
     "SHORT_POLICIES", "ArgumentTypeError", "BinaryCounts", "CategoricalCounts", "binary_counts",
     "categorical_counts", "check_bounds", "check_confidence", "check_flag", "check_int",
     "check_prior", "check_real", "check_short", "check_tau", "normalize_ks", "_show",
 ]
-
-
-_BYTE_ONES = np.uint64(0x0101010101010101)
-_EVEN_BYTES = np.uint64(0x00FF00FF00FF00FF)
-_SHORT_ONES = np.uint64(0x0001000100010001)
-
-
-def _binary_row_counts_bytes(matrix: np.ndarray) -> np.ndarray | None:
-    """Row counts of a C-contiguous 1-byte matrix of 0/1, in about two fast passes.
-
-    The matrix is binary iff its largest byte (read unsigned, so -1 is 255) is <= 1.
-    Eight outcome bytes are then summed as one 64-bit word: the per-row sum of words
-    holds eight byte counters, each < 256 while N <= 2040, and the eight counters
-    add up to the row count. Returns None where the layout does not allow it or the
-    data is not binary (the general path then names the bad value).
-    """
-    m, n = matrix.shape
-    if not matrix.flags.c_contiguous:
-        return None
-    flat = matrix.reshape(-1).view(np.uint8)
-    if flat.size and flat.max() > 1:
-        return None
-    if n % 8 == 0 and n <= 2040:
-        lanes = matrix.view(np.uint64).sum(axis=1, dtype=np.uint64) if n > 8 else \
-            matrix.view(np.uint64)[:, 0].copy()
-        if n < 256:  # the eight counters add up below 256: one multiply sums them
-            return ((lanes * _BYTE_ONES) >> np.uint64(56)).astype(np.int64)
-        # Pair the byte counters into four 16-bit ones (each <= 510), then one multiply.
-        pairs = (lanes & _EVEN_BYTES) + ((lanes >> np.uint64(8)) & _EVEN_BYTES)
-        return ((pairs * _SHORT_ONES) >> np.uint64(48)).astype(np.int64)
-    return np.count_nonzero(matrix.view(np.bool_), axis=1).astype(np.int64)
 
 
 def _first_bad(matrix: np.ndarray, bad: np.ndarray) -> tuple[int, int]:
@@ -79,13 +49,12 @@ def _binary_matrix_counts(matrix: np.ndarray, name: str) -> BinaryCounts:
     """Validate a 2-D numeric array of 0/1 outcomes and count each row."""
     m, n = matrix.shape
     dtype = matrix.dtype
+    fast = binary_row_counts(matrix)
+    if fast is not None:
+        return BinaryCounts._trusted(np.full(m, n, dtype=np.int64), fast)
     if dtype == np.bool_:
         return BinaryCounts(np.full(m, n, dtype=np.int64),
                             np.count_nonzero(matrix, axis=1).astype(np.int64))
-    if dtype.kind in "iu" and dtype.itemsize == 1:
-        fast = _binary_row_counts_bytes(matrix)
-        if fast is not None:
-            return BinaryCounts._trusted(np.full(m, n, dtype=np.int64), fast)
     if dtype.kind in "iuf":
         bad = (matrix != 0) & (matrix != 1)
         if bad.any():
@@ -106,9 +75,12 @@ def _bad_element_type(rows: Any, name: str, expected: str) -> ArgumentTypeError:
     for i, row in enumerate(rows):
         for j, value in enumerate(row):
             if not _is_number(value):
+                missing = value is None or type(value).__name__ == "NAType"
+                hint = ("; to leave samples out, pass a numpy masked array, a pandas table "
+                        "or per-question lists of different lengths") if missing else ""
                 return ArgumentTypeError(
                     f"`{name}` must hold {expected}; got {name}[{i}][{j}]={_show(value)} "
-                    f"({type(value).__name__})"
+                    f"({type(value).__name__}){hint}"
                 )
     return ArgumentTypeError(f"`{name}` must hold {expected}; got an array of non-numbers")
 
@@ -185,6 +157,89 @@ def _ragged_flat(rows: list[Any], name: str) -> tuple[np.ndarray, np.ndarray]:
     return values, lengths
 
 
+def _is_pandas(R: Any) -> bool:
+    """A pandas DataFrame or Series (duck-typed: the core does not import pandas)."""
+    return type(R).__module__.startswith("pandas") and hasattr(R, "isna") and \
+        hasattr(R, "to_numpy")
+
+
+def _plain_numeric(R: Any) -> bool:
+    """A pandas table of plain numpy int/uint/bool columns, or float columns without NaN.
+
+    Such a table has no missing entry, so it needs no object conversion (which costs
+    about a second per 10^7 entries).
+    """
+    dtypes = list(R.dtypes) if hasattr(R, "columns") else [R.dtype]
+    if not dtypes or not all(isinstance(dtype, np.dtype) and dtype.kind in "biuf"
+                             for dtype in dtypes):
+        return False
+    if all(dtype.kind in "biu" for dtype in dtypes):
+        return True
+    return not bool(np.isnan(R.to_numpy(dtype=np.float64)).any())
+
+
+def _without_missing(R: Any, name: str, *, allow_empty: bool = False
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(values, lengths, columns)`` of a masked array or a pandas table, missing left out.
+
+    A masked entry (numpy masked array) or a missing one (pandas ``isna``: NA, None,
+    NaN in nullable and plain columns) is not a sample: each question keeps its own
+    n, its unmasked entries, as if the rows had been given as ragged lists.
+    ``columns`` holds the original column of each value, for messages. Returns None
+    for any other input (and for a pandas Series of per-question lists).
+    """
+    if isinstance(R, np.ma.MaskedArray):
+        data, missing = np.ma.getdata(R), np.ma.getmaskarray(R)
+    elif _is_pandas(R):
+        if _plain_numeric(R):
+            return None  # nothing can be missing: the array path counts it in one pass
+        data = R.to_numpy(dtype=object)
+        if data.ndim == 1 and any(_is_sequence(value) for value in data):
+            return None
+        missing = np.asarray(R.isna(), dtype=bool)
+    else:
+        return None
+    if data.ndim == 1:
+        data, missing = data.reshape(1, -1), missing.reshape(1, -1)
+    if data.ndim != 2:
+        raise ValueError(f"`{name}` must be a 2-D array (questions x samples); got an array "
+                         f"with {data.ndim} dimensions")
+    if data.shape[0] == 0:
+        raise ValueError(f"`{name}` must contain at least one question; got 0 questions")
+    present = ~missing
+    lengths = present.sum(axis=1).astype(np.int64)
+    if np.any(lengths == 0) and not allow_empty:
+        i = int(np.flatnonzero(lengths == 0)[0])
+        raise ValueError(
+            f"every question needs at least one sample; {name}[{i}] has none (every entry is "
+            "masked or missing)")
+    values = data[present]
+    columns = np.nonzero(present)[1]
+    if values.dtype == object:
+        try:
+            converted = np.asarray(values.tolist())
+        except (TypeError, ValueError):
+            converted = values
+        if converted.dtype.kind not in "biuf" and values.size:
+            bad = next(t for t, value in enumerate(values.tolist()) if not _is_number(value))
+            i, j = _locate(bad, lengths)
+            raise ArgumentTypeError(
+                f"`{name}` must hold numbers; got {name}[{i}][{int(columns[bad])}]="
+                f"{_show(values[bad])} ({type(values[bad]).__name__})")
+        values = converted
+    return values, lengths, columns
+
+
+def _at_column(error: OutcomeValueError | CategoryValueError, columns: np.ndarray,
+               lengths: np.ndarray, name: str) -> Exception:
+    """The same error, naming the sample by its original column (masked entries counted)."""
+    i, j = error.question, error.sample
+    column = int(columns[int(lengths[:i].sum()) + j])
+    error.args = (str(error).replace(f"{name}[{i}][{j}]=", f"{name}[{i}][{column}]="),)
+    error.sample = column
+    return error
+
+
 def _locate(flat_index: int, lengths: np.ndarray) -> tuple[int, int]:
     ends = np.cumsum(lengths)
     row = int(np.searchsorted(ends, flat_index, side="right"))
@@ -218,6 +273,13 @@ def binary_counts(R: Any, *, name: str = "R") -> BinaryCounts:
         if not R.is_binary():
             raise ValueError(f"`{name}` must hold binary outcomes 0 or 1; got categorical counts")
         return R.to_binary()
+    masked = _without_missing(R, name)
+    if masked is not None:
+        values, lengths, columns = masked
+        try:
+            return binary_counts_from_flat(values, lengths, name=name)
+        except OutcomeValueError as error:
+            raise _at_column(error, columns, lengths, name) from None
     matrix, rows = _matrix_or_rows(R, name)
     if matrix is not None:
         if matrix.shape[0] == 0:
@@ -317,6 +379,27 @@ def _add_padded(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 _FAST_CATEGORY_LIMIT = 16
+#: Most categories (reward levels) an outcome may take: categories are 0..65535.
+MAX_CATEGORIES = 1 << 16
+#: Largest per-question category table (questions x categories) built, 2**27 entries (1 GiB).
+MAX_CATEGORY_TABLE = 1 << 27
+
+
+class CategoryValueError(ValueError):
+    """A category outside the allowed range, with where it is (``name``, ``where``, ``value``)."""
+
+    def __init__(self, message: str, name: str = "R", question: int = -1, sample: int = -1,
+                 value: Any = None) -> None:
+        super().__init__(message)
+        self.name = name
+        self.question = question
+        self.sample = sample
+        self.value = value
+
+    @property
+    def where(self) -> str:
+        """``[question][sample]``."""
+        return f"[{self.question}][{self.sample}]"
 
 
 def _small_category_counts(matrix: np.ndarray, n_categories: int | None) -> np.ndarray | None:
@@ -327,13 +410,12 @@ def _small_category_counts(matrix: np.ndarray, n_categories: int | None) -> np.n
     """
     if matrix.dtype.kind not in "biu" or matrix.size == 0:
         return None
-    if matrix.dtype.kind == "b" or (matrix.dtype.itemsize == 1 and matrix.flags.c_contiguous
-                                    and matrix.reshape(-1).view(np.uint8).max() <= 1):
-        binary = _binary_matrix_counts(matrix, "R")
+    ones = binary_row_counts(matrix)  # 0/1 data (the common case): one blocked pass
+    if ones is not None:
         width = max(2, n_categories or 2)
         counts = np.zeros((matrix.shape[0], width), dtype=np.int64)
-        counts[:, 0] = binary.n_samples - binary.n_correct
-        counts[:, 1] = binary.n_correct
+        counts[:, 0] = matrix.shape[1] - ones
+        counts[:, 1] = ones
         return counts
     low, high = int(matrix.min()), int(matrix.max())
     limit = n_categories if n_categories is not None else high + 1
@@ -341,7 +423,9 @@ def _small_category_counts(matrix: np.ndarray, n_categories: int | None) -> np.n
         return None
     counts = np.empty((matrix.shape[0], limit), dtype=np.int64)
     for category in range(limit):
-        counts[:, category] = np.count_nonzero(matrix == category, axis=1)
+        hits = np.equal(matrix, category)
+        in_rows = binary_row_counts(hits)
+        counts[:, category] = np.count_nonzero(hits, axis=1) if in_rows is None else in_rows
     return counts
 
 
@@ -356,6 +440,18 @@ def _category_matrix_counts(R: Any, name: str, n_categories: int | None,
                 f"of {R.size} entries"
             )
         R = R.reshape(rows_expected, -1)
+    masked = _without_missing(R, name, allow_empty=allow_empty)
+    if masked is not None:
+        values, lengths, columns = masked
+        if rows_expected is not None and lengths.size != rows_expected:
+            raise ValueError(
+                f"`{name}` must have one row per question (M={rows_expected}); got "
+                f"{lengths.size} rows"
+            )
+        try:
+            return _tabulate_categories(values, lengths, name, n_categories)
+        except CategoryValueError as error:
+            raise _at_column(error, columns, lengths, name) from None
     matrix, rows = _matrix_or_rows(R, name)
     if matrix is not None:
         m = matrix.shape[0]
@@ -393,26 +489,37 @@ def _category_matrix_counts(R: Any, name: str, n_categories: int | None,
                       else np.zeros(0, dtype=np.int64))
         else:
             values, lengths = _ragged_flat(rows, name)
+    return _tabulate_categories(values, lengths, name, n_categories)
+
+
+def _tabulate_categories(values: np.ndarray, lengths: np.ndarray, name: str,
+                         n_categories: int | None) -> np.ndarray:
+    """Validate categories stored back to back and count them per question, (M, C)."""
     if values.dtype.kind == "f":
         bad = ~np.isfinite(values) | (values != np.round(values))
     else:
         bad = np.zeros(values.shape, dtype=bool)
-    limit = "C" if n_categories is None else str(n_categories - 1)
-    bad |= values < 0
-    if n_categories is not None:
-        bad |= values >= n_categories
+    limit = MAX_CATEGORIES if n_categories is None else n_categories
+    bad |= (values < 0) | (values >= limit)
     if bad.any():
         flat_index = int(np.flatnonzero(bad)[0])
         i, j = _locate(flat_index, lengths)
-        hint = "" if n_categories is None else " (one weight in `w` per category)"
-        raise ValueError(
-            f"`{name}` must hold integer categories in [0, {limit}]{hint}; got {name}[{i}][{j}]="
-            f"{_show(values[flat_index].item())}"
-        )
+        hint = (f" (at most {MAX_CATEGORIES} categories)" if n_categories is None
+                else " (one weight in `w` per category)")
+        raise CategoryValueError(
+            f"`{name}` must hold integer categories in [0, {limit - 1}]{hint}; got "
+            f"{name}[{i}][{j}]={_show(values[flat_index].item())}",
+            name, i, j, values[flat_index].item())
     ints = values.astype(np.int64)
     width = (int(ints.max()) + 1) if ints.size else 1
     if n_categories is not None:
         width = max(width, n_categories)
+    if lengths.size * width > MAX_CATEGORY_TABLE:
+        raise ValueError(
+            f"`{name}` needs a table of {lengths.size} questions x {width} categories, more than "
+            f"the {MAX_CATEGORY_TABLE} entries supported; use fewer categories (renumber them "
+            "0..C-1) or fewer questions per call"
+        )
     rows_index = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
     flat = np.bincount(rows_index * width + ints, minlength=lengths.size * width)
     return flat.reshape(lengths.size, width).astype(np.int64)

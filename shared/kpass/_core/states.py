@@ -50,10 +50,18 @@ class BinaryStates:
 
     def inverse(self) -> npt.NDArray[np.int64]:
         """State index of every kept question, in input order (computed on demand)."""
-        order = np.lexsort((self.c, self.n))
-        keys_n, keys_c = self.n[order], self.c[order]
-        position = np.searchsorted(keys_n * (int(self.c.max()) + 1) + keys_c,
-                                   self.question_n * (int(self.c.max()) + 1) + self.question_c)
+        state_keys = _pair_keys(self.n, self.c)
+        if state_keys is None:  # counts too large for one int64 key: match the pairs
+            pairs = np.concatenate([np.stack([self.n, self.c], axis=1),
+                                    np.stack([self.question_n, self.question_c], axis=1)])
+            _, key = np.unique(pairs, axis=0, return_inverse=True)
+            key = key.reshape(-1)
+            state_of_key = np.empty(int(key.max()) + 1, dtype=np.int64)
+            state_of_key[key[: self.n.size]] = np.arange(self.n.size)
+            return state_of_key[key[self.n.size :]]
+        order = np.argsort(state_keys, kind="stable")
+        position = np.searchsorted(state_keys[order], _pair_keys(self.question_n, self.question_c,
+                                                                 int(self.c.max())))
         return order[position]
 
     def per_question(self, values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -107,7 +115,8 @@ def states_for(counts: BinaryCounts, k: int | None, short: str) -> BinaryStates:
     kept = None if k is None else keep_at_least(n, k, short)
     n_kept = n if kept is None else n[kept]
     c_kept = counts.n_correct if kept is None else counts.n_correct[kept]
-    if counts.rectangular:
+    if counts.rectangular and int(n_kept[0]) <= 4 * n_kept.size + 1024:
+        # A histogram over c = 0..n only where its length is bounded by the data's size.
         histogram = np.bincount(c_kept, minlength=int(n_kept[0]) + 1)
         values = np.flatnonzero(histogram)
         return BinaryStates(
@@ -119,8 +128,12 @@ def states_for(counts: BinaryCounts, k: int | None, short: str) -> BinaryStates:
             question_n=n_kept,
             question_c=c_kept,
         )
-    keys = n_kept * (int(c_kept.max()) + 1) + c_kept
-    _, first, multiplicity = np.unique(keys, return_index=True, return_counts=True)
+    keys = _pair_keys(n_kept, c_kept)
+    if keys is None:
+        keys = np.stack([n_kept, c_kept], axis=1)
+        _, first, multiplicity = np.unique(keys, axis=0, return_index=True, return_counts=True)
+    else:
+        _, first, multiplicity = np.unique(keys, return_index=True, return_counts=True)
     return BinaryStates(
         n=n_kept[first],
         c=c_kept[first],
@@ -130,3 +143,12 @@ def states_for(counts: BinaryCounts, k: int | None, short: str) -> BinaryStates:
         question_n=n_kept,
         question_c=c_kept,
     )
+
+
+def _pair_keys(n: npt.NDArray[np.int64], c: npt.NDArray[np.int64], c_max: int | None = None
+               ) -> npt.NDArray[np.int64] | None:
+    """One int64 key n * (c_max + 1) + c per pair, or None where that could overflow."""
+    c_max = int(c.max()) if c_max is None else c_max
+    if int(n.max()) * (c_max + 1) + c_max >= 1 << 62:
+        return None
+    return n * (c_max + 1) + c

@@ -70,6 +70,6 @@ def plot_curves(path: str, labels: list[str], rows: list[list[Row]], confidence:
     figure.suptitle(f"kpass report: estimates with {confidence * 100:g}% credible bands")
     target = Path(path)
     try:
-        figure.savefig(target, dpi=DPI)
+        figure.savefig(target, dpi=DPI, format=target.suffix.lower().lstrip("."))
     except (OSError, ValueError) as error:
         raise ReportError(path, f"cannot write the plot ({error})") from None
