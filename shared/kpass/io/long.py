@@ -39,11 +39,12 @@ from typing import Any
 import numpy as np
 
 from .._core.counts import BinaryCounts
-from .formats import _open_bytes, detect_format
+from .formats import _open_bytes, detect_format, parse_cell
 from .readers import LoadedFile
-from .rows import ReportError, pick_column, show
+from .rows import LONG_HINT, ReportError, Unreadable, pick_column, show
 
 _INT_TEXT = re.compile(r"-?(0|[1-9][0-9]*)")
+_SEPARATORS = re.compile(r"[\s,;|]")
 
 
 @dataclass
@@ -68,7 +69,7 @@ class LongFile(LoadedFile):
     soft: SoftScores | None = None
 
 
-def load_long(source: str, *, id: str, sample: str | None = None,  # noqa: A002 - CLI name
+def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa: A002
               column: str | None = None, threshold: float | None = None,
               chunk_size: int = 65536) -> LongFile:
     """Read a long (or id-keyed wide) outcome file into counts keyed by question id.
@@ -76,7 +77,8 @@ def load_long(source: str, *, id: str, sample: str | None = None,  # noqa: A002 
     Args:
         source: a CSV, TSV, JSONL, JSON, Parquet file (text formats also ``.gz``) or
             a saved ``datasets`` directory.
-        id: the question-id column.
+        id: the question-id column; None for a wide file read only for its soft
+            scores (then the questions have no ids and a long row is refused).
         sample: an optional sample-id column; a repeated (id, sample) pair is an error.
         column: the outcome column (default: the first of ``outcomes``, ``correct``,
             ``scores`` present).
@@ -97,6 +99,8 @@ def load_long(source: str, *, id: str, sample: str | None = None,  # noqa: A002 
     fmt = detect_format(path)
     if fmt == "npy":
         raise ReportError(source, "a .npy matrix has no id column; drop --id")
+    if id is None and sample is not None:
+        raise ReportError(source, "--sample needs --id COLUMN (the question of each sample)")
     tally = _Tally(source, sample is not None, threshold)
     names = {"id": id, "sample": sample, "column": column}
     for where, ids, samples, values in _CHUNKS[fmt](source, path, names, max(1, chunk_size)):
@@ -117,12 +121,20 @@ class _Tally:
         self.first: list[str] = []
         self.pairs: dict[tuple[Any, Any], str] | None = {} if keep_pairs else None
         self.shape: str | None = None  # "long" or "wide", fixed by the first row
+        self.keyed = True  # False when the file has no id column
 
-    def add(self, where: list[str], ids: list[Any], samples: list[Any] | None,
+    def add(self, where: list[str], ids: list[Any] | None, samples: list[Any] | None,
             values: list[Any]) -> None:
+        self.keyed = ids is not None
         for i, value in enumerate(values):
-            qid = _canonical_id(ids[i], self.source, where[i])
             shape = "wide" if isinstance(value, (list, tuple)) else "long"
+            if ids is None:  # no id column: rows are questions, by position
+                if shape == "long":
+                    raise ReportError(self.source, f"the outcome {show(value)} is one value, not a "
+                                                   f"list. {LONG_HINT}", where[i])
+                qid: Any = len(self.n)
+            else:
+                qid = _canonical_id(ids[i], self.source, where[i])
             if self.shape is None:
                 self.shape = shape
             elif shape != self.shape:
@@ -180,6 +192,8 @@ class _Tally:
         ids = np.empty(len(self.slot), dtype=object)
         ids[:] = list(self.slot)
         n = np.array(self.n, dtype=np.int64)
+        if not self.keyed:
+            ids = None
         counts = BinaryCounts(n, np.array(self.c, dtype=np.int64), ids=ids)
         shortest = self.first[int(np.argmin(n))]
         soft = None
@@ -260,24 +274,61 @@ def _csv_chunks(source: str, path: Path, names: dict[str, Any], size: int,
                 raise ReportError(source, f"the row has {len(record)} fields; expected at least "
                                           f"{width + 1}", line)
             where.append(line)
-            ids.append(record[cols[0]])
+            ids.append(record[cols[0]] if cols[0] is not None else None)
             samples.append(record[cols[1]] if cols[1] is not None else None)
-            cell = record[cols[2]].strip()
-            values.append(_cell_list(cell, source, line) if cell[:1] in "[(" else cell)
+            values.append(_text_cell(record[cols[2]], source, line))
             if len(where) >= size:
-                yield where, ids, samples, values
+                yield where, None if cols[0] is None else ids, samples, values
                 where, ids, samples, values = [], [], [], []
         if where:
-            yield where, ids, samples, values
+            yield where, None if cols[0] is None else ids, samples, values
 
 
-def _cell_list(cell: str, source: str, where: str) -> list[Any]:
-    try:
-        value = json.loads(cell.replace("(", "[").replace(")", "]")
-                           .replace("True", "true").replace("False", "false"))
-    except json.JSONDecodeError:
-        raise ReportError(source, f"cannot read the outcome list {show(cell)}", where) from None
-    return value
+def _text_cell(text: str, source: str, where: str) -> Any:
+    """A CSV cell: a list (``[1, 0]``, ``1 0 1``) for wide rows, else the scalar text."""
+    cell = text.strip()
+    if _is_scalar_cell(cell):
+        return cell
+    values = parse_cell(cell)
+    if isinstance(values, Unreadable):
+        raise ReportError(source, values.problem, where)
+    return values
+
+
+def _is_scalar_cell(cell: str) -> bool:
+    """One value, not a list: no brackets and none of the list separators of parse_cell."""
+    return bool(cell) and cell[:1] not in "[(" and not _SEPARATORS.search(cell)
+
+
+def refuse_scalar_cells(source: str, path: Path, column: str | None, delimiter: str) -> None:
+    """Refuse a CSV/TSV whose first outcome cell is one value: the long format needs ``--id``.
+
+    Read without ``--id``, such a file would silently become one-sample questions.
+
+    Raises:
+        ReportError: naming the line, the cell and ``--id``.
+    """
+    with _open_bytes(path) as (stream, _raw):
+        reader = csv.reader(io.TextIOWrapper(stream, encoding="utf-8", errors="replace",
+                                             newline=""), delimiter=delimiter)
+        header = next(reader, None)
+        while header is not None and not any(cell.strip() for cell in header):
+            header = next(reader, None)
+        if header is None:
+            return
+        names = [name.strip() for name in header]
+        if column is None and not any(n in names for n in ("outcomes", "correct", "scores")):
+            return  # the reader reports the missing column in its words
+        if column is not None and column not in names:
+            return
+        index = names.index(pick_column(names, column, source))
+        for record in reader:
+            if any(cell.strip() for cell in record):
+                if index < len(record) and _is_scalar_cell(record[index].strip()):
+                    raise ReportError(source, f"`{names[index]}` holds one outcome per row "
+                                              f"({show(record[index].strip())}), not a list. "
+                                              f"{LONG_HINT}", f"line {reader.line_num}")
+                return
 
 
 def _tsv_chunks(source: str, path: Path, names: dict[str, Any], size: int) -> Iterator[Chunk]:
@@ -301,14 +352,14 @@ def _record_chunks(records: Iterator[tuple[str, Any]], source: str, names: dict[
             if names[key] is not None and names[key] not in record:
                 raise ReportError(source, f"the record has no `{names[key]}` field", line)
         where.append(line)
-        ids.append(record[names["id"]])
+        ids.append(record[names["id"]] if names["id"] else None)
         samples.append(record[names["sample"]] if names["sample"] else None)
         values.append(record[names["column"]])
         if len(where) >= size:
-            yield where, ids, samples, values
+            yield where, ids if names["id"] else None, samples, values
             where, ids, samples, values = [], [], [], []
     if where:
-        yield where, ids, samples, values
+        yield where, ids if names["id"] else None, samples, values
 
 
 def _jsonl_chunks(source: str, path: Path, names: dict[str, Any], size: int) -> Iterator[Chunk]:
@@ -353,8 +404,8 @@ def _arrow_chunks(batches: Iterator[Any], names: dict[str, Any]) -> Iterator[Chu
         where = [f"row {first + i + 1}" for i in range(batch.num_rows)]
         first += batch.num_rows
         samples = batch.column(names["sample"]).to_pylist() if names["sample"] else None
-        yield (where, batch.column(names["id"]).to_pylist(), samples,
-               batch.column(names["column"]).to_pylist())
+        ids = batch.column(names["id"]).to_pylist() if names["id"] else None
+        yield where, ids, samples, batch.column(names["column"]).to_pylist()
 
 
 def _parquet_chunks(source: str, path: Path, names: dict[str, Any], size: int
