@@ -126,6 +126,28 @@ class BinaryCounts:
         np.add.at(merged_c, slot, c)
         return cls(merged_n, merged_c, ids=ids)
 
+    @classmethod
+    def from_long(cls, frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
+                  sample: str | None = None, threshold: float | None = None) -> BinaryCounts:
+        """Counts of a long dataframe (one row per sample), grouped by ``id`` in its engine.
+
+        pandas, polars, pyarrow, DuckDB, Dask, PySpark frames and ``datasets.Dataset``
+        (through narwhals, ``pip install 'kpass[frames]'``); only one row per question
+        comes back from the engine. Questions are sorted by id. See
+        :func:`kpass.io.frames.binary_from_long`.
+
+        Example:
+            >>> import pandas as pd
+            >>> frame = pd.DataFrame({"q": ["b", "a", "b"], "ok": [1, 0, 0]})
+            >>> counts = BinaryCounts.from_long(frame, id="q", outcome="ok")
+            >>> counts.ids.tolist(), counts.n_samples.tolist(), counts.n_correct.tolist()
+            (['a', 'b'], [1, 2], [0, 1])
+        """
+        from ..io.frames import binary_from_long  # the edges, not the numpy-only core
+
+        return binary_from_long(frame, id=id, outcome=outcome, sample=sample,
+                                threshold=threshold)
+
     def select(self, mask: npt.NDArray[np.bool_]) -> BinaryCounts:
         """The counts of the questions where ``mask`` is true."""
         ids = None if self.ids is None else self.ids[mask]
@@ -215,6 +237,18 @@ class CategoricalCounts:
         np.add.at(merged, slot, counts)
         np.add.at(merged_prior, slot, prior)
         return cls(merged, merged_prior, ids=ids)
+
+    @classmethod
+    def from_long(cls, frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
+                  sample: str | None = None) -> CategoricalCounts:
+        """Category counts of a long dataframe, grouped by (id, category) in its engine.
+
+        As :meth:`BinaryCounts.from_long`, with integer categories 0, 1, ... in
+        ``outcome``; see :func:`kpass.io.frames.categorical_from_long`.
+        """
+        from ..io.frames import categorical_from_long
+
+        return categorical_from_long(frame, id=id, outcome=outcome, sample=sample)
 
     def with_categories(self, n_categories: int) -> CategoricalCounts:
         """The same counts widened to ``n_categories`` columns.
