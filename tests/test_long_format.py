@@ -90,8 +90,8 @@ def test_text_integer_ids_match_json_integers(tmp_path):
     rows = long_rows()
     from_csv = load_long(str(write(tmp_path / "a.csv", rows)), id="qid")
     from_jsonl = load_long(str(write(tmp_path / "a.jsonl", rows)), id="qid")
-    assert from_csv.counts.ids.tolist() == from_jsonl.counts.ids.tolist()
-    assert 7 in from_csv.counts.ids.tolist()  # "7" in CSV is the integer id 7
+    assert from_csv.counts.ids == from_jsonl.counts.ids
+    assert 7 in from_csv.counts.ids  # "7" in CSV is the integer id 7
 
 
 def test_cli_long_report_equals_wide_report(tmp_path, capsys):
@@ -138,7 +138,7 @@ def test_wide_file_with_id_column(tmp_path):
     path = tmp_path / "w.jsonl"
     path.write_text('{"task": "x", "outcomes": [1, 0]}\n{"task": 3, "outcomes": [1, 1, 1]}\n')
     loaded = load_long(str(path), id="task")
-    assert loaded.counts.ids.tolist() == ["x", 3]
+    assert loaded.counts.ids == ("x", 3)
     assert loaded.counts.n_samples.tolist() == [2, 3]
     path.write_text('{"task": "x", "outcomes": [1, 0]}\n{"task": "x", "outcomes": [1]}\n')
     with pytest.raises(ReportError, match="line 1 and line 2"):
@@ -164,6 +164,6 @@ def test_shards_merge_by_id(tmp_path):
     second = load_long(str(write(tmp_path / "b.parquet", rows[half:])), id="qid")
     merged = kpass.BinaryCounts.concat([first.counts, second.counts])
     whole = load_long(str(write(tmp_path / "all.jsonl", rows)), id="qid")
-    assert merged.ids.tolist() == whole.counts.ids.tolist()
+    assert merged.ids == whole.counts.ids
     assert np.array_equal(merged.n_samples, whole.counts.n_samples)
     assert np.array_equal(merged.n_correct, whole.counts.n_correct)

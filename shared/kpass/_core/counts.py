@@ -7,7 +7,7 @@ results mergeable across batches and processes.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,24 +31,30 @@ class BinaryCounts:
     refused); every count must lie in [0, 2**53] (float64 arithmetic on counts is
     exact up to there), so uint64 values beyond int64 are refused, not wrapped.
 
+    Questions may carry ids (``ids=``, one unique str or int per question): counts of
+    two runs are then matched by id (:func:`kpass.compare`), and :meth:`concat` of
+    shards that hold samples of the same question adds them up.
+
     Attributes:
         n_samples: int64 array (M,), samples per question (>= 1), read-only.
         n_correct: int64 array (M,), correct samples per question, 0 <= c <= n, read-only.
-        ids: optional read-only object array (M,) of unique str/int question ids
-            (keyword-only; None when the questions are only known by position). Ids
-            let two files be matched question by question and shards of one question
-            be merged.
+        ids: None, or a tuple of M unique question ids (str or int).
 
     Example:
         >>> from kpass import binary_counts
         >>> counts = binary_counts([[1, 0, 1], [0, 0]])
         >>> counts.n_samples.tolist(), counts.n_correct.tolist()
         ([3, 2], [2, 0])
+        >>> shard_1 = BinaryCounts([3, 2], [2, 0], ids=["q1", "q2"])
+        >>> shard_2 = BinaryCounts([1], [1], ids=["q1"])
+        >>> merged = BinaryCounts.concat([shard_1, shard_2])
+        >>> merged.ids, merged.n_samples.tolist(), merged.n_correct.tolist()
+        (('q1', 'q2'), [4, 2], [3, 0])
     """
 
     n_samples: npt.NDArray[np.int64]
     n_correct: npt.NDArray[np.int64]
-    ids: npt.NDArray[np.object_] | None = field(default=None, kw_only=True)
+    ids: Any = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         n = _count_array(self.n_samples, "n_samples")
@@ -73,7 +79,7 @@ class BinaryCounts:
             )
         object.__setattr__(self, "n_samples", n)
         object.__setattr__(self, "n_correct", c)
-        object.__setattr__(self, "ids", _check_ids(self.ids, n.size))
+        object.__setattr__(self, "ids", _question_ids(self.ids, n.size))
 
     @classmethod
     def _trusted(cls, n_samples: npt.NDArray[np.int64], n_correct: npt.NDArray[np.int64]
@@ -101,30 +107,25 @@ class BinaryCounts:
     def concat(cls, parts: Sequence[BinaryCounts]) -> BinaryCounts:
         """Concatenate the counts of several batches, in order.
 
-        Without ids the questions of the parts are stacked. With ids (every part
-        must have them) a question seen in several parts -- the same id from two
-        shards -- is merged by adding its samples: ``n`` and ``c`` add, and the
-        questions keep the order in which their ids were first seen.
-
-        Example:
-            >>> a = BinaryCounts([2, 3], [1, 0], ids=["q1", "q2"])
-            >>> b = BinaryCounts([4, 1], [4, 1], ids=["q2", "q3"])
-            >>> m = BinaryCounts.concat([a, b])
-            >>> m.ids.tolist(), m.n_samples.tolist(), m.n_correct.tolist()
-            (['q1', 'q2', 'q3'], [2, 7, 1], [1, 4, 1])
+        With question ids, the samples of an id seen in several parts add up (shards of
+        one run), in the order ids are first seen; parts must all have ids or none.
         """
         if not parts:
             raise ValueError("`parts` must contain at least one BinaryCounts")
         n = np.concatenate([p.n_samples for p in parts])
         c = np.concatenate([p.n_correct for p in parts])
-        if _ids_mode(parts) is None:
+        with_ids = [p.ids is not None for p in parts]
+        if not any(with_ids):
             return cls(n, c)
-        ids, slot = _merge_ids(parts)
-        merged_n = np.zeros(ids.size, dtype=np.int64)
-        merged_c = np.zeros(ids.size, dtype=np.int64)
-        np.add.at(merged_n, slot, n)
-        np.add.at(merged_c, slot, c)
-        return cls(merged_n, merged_c, ids=ids)
+        if not all(with_ids):
+            raise ValueError("`parts` must all carry question ids or none; got "
+                             f"{sum(with_ids)} of {len(parts)} with ids")
+        every = [question for p in parts for question in p.ids]
+        order: dict[Any, int] = {}
+        index = np.array([order.setdefault(question, len(order)) for question in every])
+        merged_n = np.bincount(index, weights=n, minlength=len(order)).astype(np.int64)
+        merged_c = np.bincount(index, weights=c, minlength=len(order)).astype(np.int64)
+        return cls(merged_n, merged_c, ids=tuple(order))
 
     @classmethod
     def from_long(cls, frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
@@ -140,8 +141,8 @@ class BinaryCounts:
             >>> import pandas as pd
             >>> frame = pd.DataFrame({"q": ["b", "a", "b"], "ok": [1, 0, 0]})
             >>> counts = BinaryCounts.from_long(frame, id="q", outcome="ok")
-            >>> counts.ids.tolist(), counts.n_samples.tolist(), counts.n_correct.tolist()
-            (['a', 'b'], [1, 2], [0, 1])
+            >>> counts.ids, counts.n_samples.tolist(), counts.n_correct.tolist()
+            (('a', 'b'), [1, 2], [0, 1])
         """
         from ..io.frames import binary_from_long  # the edges, not the numpy-only core
 
@@ -149,8 +150,8 @@ class BinaryCounts:
                                 threshold=threshold)
 
     def select(self, mask: npt.NDArray[np.bool_]) -> BinaryCounts:
-        """The counts of the questions where ``mask`` is true."""
-        ids = None if self.ids is None else self.ids[mask]
+        """The counts of the questions where ``mask`` is true (or at these indices)."""
+        ids = None if self.ids is None else tuple(np.asarray(self.ids, dtype=object)[mask])
         return BinaryCounts(self.n_samples[mask], self.n_correct[mask], ids=ids)
 
 
@@ -161,7 +162,8 @@ class CategoricalCounts:
     Attributes:
         counts: int64 array (M, K): ``counts[q, j]`` samples of question q in category j.
         prior_counts: int64 array (M, K): prior outcomes (``R0``) per question and category.
-        ids: optional object array (M,) of unique str/int question ids (keyword-only).
+        ids: None, or a tuple of M unique question ids (str or int; keyword-only), as
+            for :class:`BinaryCounts`.
 
     Example:
         >>> from kpass import categorical_counts
@@ -172,7 +174,7 @@ class CategoricalCounts:
 
     counts: npt.NDArray[np.int64]
     prior_counts: npt.NDArray[np.int64]
-    ids: npt.NDArray[np.object_] | None = field(default=None, kw_only=True)
+    ids: Any = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         counts = _count_array(self.counts, "counts")
@@ -194,7 +196,7 @@ class CategoricalCounts:
         prior.setflags(write=False)
         object.__setattr__(self, "counts", counts)
         object.__setattr__(self, "prior_counts", prior)
-        object.__setattr__(self, "ids", _check_ids(self.ids, counts.shape[0]))
+        object.__setattr__(self, "ids", _question_ids(self.ids, counts.shape[0]))
 
     @property
     def n_questions(self) -> int:
@@ -220,23 +222,27 @@ class CategoricalCounts:
     def concat(cls, parts: Sequence[CategoricalCounts]) -> CategoricalCounts:
         """Concatenate the counts of several batches, in order.
 
-        With ids, the same id in several parts is one question whose category
-        counts (and prior counts) add, in first-seen order (as
-        :meth:`BinaryCounts.concat`).
+        With question ids, the category counts (and prior counts) of an id seen in
+        several parts add up, in first-seen order, as :meth:`BinaryCounts.concat`.
         """
         if not parts:
             raise ValueError("`parts` must contain at least one CategoricalCounts")
         width = max(p.n_categories for p in parts)
         counts = np.concatenate([_pad_columns(p.counts, width) for p in parts])
         prior = np.concatenate([_pad_columns(p.prior_counts, width) for p in parts])
-        if _ids_mode(parts) is None:
+        with_ids = [p.ids is not None for p in parts]
+        if not any(with_ids):
             return cls(counts, prior)
-        ids, slot = _merge_ids(parts)
-        merged = np.zeros((ids.size, width), dtype=np.int64)
-        merged_prior = np.zeros((ids.size, width), dtype=np.int64)
-        np.add.at(merged, slot, counts)
-        np.add.at(merged_prior, slot, prior)
-        return cls(merged, merged_prior, ids=ids)
+        if not all(with_ids):
+            raise ValueError("`parts` must all carry question ids or none; got "
+                             f"{sum(with_ids)} of {len(parts)} with ids")
+        order: dict[Any, int] = {}
+        index = np.array([order.setdefault(q, len(order)) for p in parts for q in p.ids])
+        merged = np.zeros((len(order), width), dtype=np.int64)
+        merged_prior = np.zeros((len(order), width), dtype=np.int64)
+        np.add.at(merged, index, counts)
+        np.add.at(merged_prior, index, prior)
+        return cls(merged, merged_prior, ids=tuple(order))
 
     @classmethod
     def from_long(cls, frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
@@ -246,7 +252,7 @@ class CategoricalCounts:
         As :meth:`BinaryCounts.from_long`, with integer categories 0, 1, ... in
         ``outcome``; see :func:`kpass.io.frames.categorical_from_long`.
         """
-        from ..io.frames import categorical_from_long
+        from ..io.frames import categorical_from_long  # the edges, not the numpy-only core
 
         return categorical_from_long(frame, id=id, outcome=outcome, sample=sample)
 
@@ -288,69 +294,33 @@ class CategoricalCounts:
         return BinaryCounts(counts.sum(axis=1), counts[:, 1], ids=self.ids)
 
 
+def _question_ids(ids: Any, m: int) -> tuple[Any, ...] | None:
+    """Question ids as a tuple of M unique str or int, or None; a clear error otherwise."""
+    if ids is None:
+        return None
+    if isinstance(ids, (str, bytes)) or not hasattr(ids, "__len__"):
+        raise ArgumentTypeError(f"`ids` must be a sequence of question ids; got {_show(ids)}")
+    values = tuple(item.item() if isinstance(item, np.generic) else item for item in ids)
+    if len(values) != m:
+        raise ValueError(f"`ids` must have one id per question (M={m}); got {len(values)}")
+    for position, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise ArgumentTypeError(f"question ids must be str or int; got ids[{position}]="
+                                    f"{_show(value)} ({type(value).__name__})")
+    if len(set(values)) != m:
+        seen: set[Any] = set()
+        repeated = next(value for value in values if value in seen or seen.add(value))
+        raise ValueError(f"question ids must be unique; {repeated!r} appears more than once "
+                         "(to add shards of the same question, concat their counts)")
+    return values
+
+
 def _pad_columns(matrix: npt.NDArray[np.int64], width: int) -> npt.NDArray[np.int64]:
     if matrix.shape[1] >= width:
         return matrix
     padded = np.zeros((matrix.shape[0], width), dtype=np.int64)
     padded[:, : matrix.shape[1]] = matrix
     return padded
-
-
-def _check_ids(ids: Any, m: int) -> npt.NDArray[np.object_] | None:
-    """Question ids as an object array of M unique str/int, or None (no ids)."""
-    if ids is None:
-        return None
-    if isinstance(ids, (str, bytes)):
-        raise ArgumentTypeError(f"`ids` must be a sequence of str or int, one per question; "
-                                f"got a single {type(ids).__name__} {ids!r}")
-    values = list(ids.ravel()) if isinstance(ids, np.ndarray) else list(ids)
-    if len(values) != m:
-        raise ValueError(f"`ids` must have one id per question (M={m}); got {len(values)} ids")
-    out = np.empty(m, dtype=object)
-    seen: dict[Hashable, int] = {}
-    for q, value in enumerate(values):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (str, int, np.integer)):
-            raise ArgumentTypeError(
-                f"`ids` must hold str or int question ids; got {value!r} "
-                f"({type(value).__name__}) for question {q}"
-            )
-        value = int(value) if isinstance(value, np.integer) else value
-        if value in seen:
-            raise ValueError(
-                f"`ids` must be unique; got id {value!r} for questions {seen[value]} and {q}"
-            )
-        seen[value] = q
-        out[q] = value
-    out.setflags(write=False)
-    return out
-
-
-def _ids_mode(parts: Sequence[Any]) -> bool | None:
-    """True if every part has ids, None if none has; mixing them is an error."""
-    with_ids = [p.ids is not None for p in parts]
-    if all(with_ids):
-        return True
-    if not any(with_ids):
-        return None
-    raise ValueError(
-        "cannot concat counts with question ids and counts without: parts "
-        f"{[i for i, w in enumerate(with_ids) if w]} have ids, parts "
-        f"{[i for i, w in enumerate(with_ids) if not w]} have none"
-    )
-
-
-def _merge_ids(parts: Sequence[Any]) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.intp]]:
-    """Merged ids in first-seen order, and each stacked question's slot among them."""
-    slots: dict[Hashable, int] = {}
-    slot = np.empty(sum(p.n_questions for p in parts), dtype=np.intp)
-    i = 0
-    for part in parts:
-        for value in part.ids:
-            slot[i] = slots.setdefault(value, len(slots))
-            i += 1
-    ids = np.empty(len(slots), dtype=object)
-    ids[:] = list(slots)
-    return ids, slot
 
 
 #: Largest count accepted: counts enter float64 arithmetic, exact up to 2**53.

@@ -20,8 +20,8 @@ Example:
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "long.csv"
     >>> _ = path.write_text("id,correct\nq2,1\nq1,0\nq2,0\nq1,1\nq1,1\n")
     >>> loaded = load_long(str(path), id="id")
-    >>> loaded.counts.ids.tolist(), loaded.counts.n_samples.tolist()
-    (['q2', 'q1'], [2, 3])
+    >>> loaded.counts.ids, loaded.counts.n_samples.tolist()
+    (('q2', 'q1'), [2, 3])
 """
 
 from __future__ import annotations
