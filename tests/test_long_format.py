@@ -167,3 +167,20 @@ def test_shards_merge_by_id(tmp_path):
     assert merged.ids == whole.counts.ids
     assert np.array_equal(merged.n_samples, whole.counts.n_samples)
     assert np.array_equal(merged.n_correct, whole.counts.n_correct)
+
+
+def test_compare_matches_a_long_file_and_a_wide_file_by_id(tmp_path, capsys):
+    long_path = tmp_path / "a.csv"
+    long_path.write_text("qid,correct\nb,1\na,0\nb,1\na,1\nc,0\nc,0\n")
+    wide_path = tmp_path / "b.jsonl"
+    wide_path.write_text('{"qid": "a", "correct": [1, 1]}\n{"qid": "c", "correct": [1, 0]}\n'
+                         '{"qid": "b", "correct": [0, 0]}\n')
+    code, out, err = run(capsys, "compare", long_path, wide_path, "--id", "qid", "--k", "1",
+                         "--metrics", "pass@k", "--format", "json")
+    assert code == 0, err
+    document = json.loads(out)
+    line = document["results"][0] if "results" in document else document["lines"][0]
+    # by id: a: 1/2 - 1, b: 1 - 0, c: 0 - 1/2 -> mean difference 0; by row order it would not be
+    assert line["difference"] == pytest.approx(0.0, abs=1e-12)
+    per_q = np.array([0.5 - 1.0, 1.0 - 0.0, 0.0 - 0.5])
+    assert line["se"] == pytest.approx(per_q.std(ddof=1) / np.sqrt(3), abs=1e-12)
