@@ -184,3 +184,9 @@ def test_compare_matches_a_long_file_and_a_wide_file_by_id(tmp_path, capsys):
     assert line["difference"] == pytest.approx(0.0, abs=1e-12)
     per_q = np.array([0.5 - 1.0, 1.0 - 0.0, 0.0 - 0.5])
     assert line["se"] == pytest.approx(per_q.std(ddof=1) / np.sqrt(3), abs=1e-12)
+
+
+def test_skip_bad_is_refused_with_id(tmp_path, capsys):
+    path = write(tmp_path / "l.csv", long_rows())
+    code, _, err = run(capsys, "report", path, "--id", "qid", "--skip-bad")
+    assert code == 1 and "--skip-bad" in err and err.count("\n") == 1

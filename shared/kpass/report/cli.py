@@ -317,6 +317,11 @@ def _load(sources: list[str], args: argparse.Namespace, warnings: list[str]
         elif args.id is not None or args.threshold is not None or args.sample is not None:
             from ..io.long import load_long
 
+            if args.skip_bad:
+                raise ReportError(source, "--skip-bad is not available with --id, --sample or "
+                                          "--threshold: every row of a question counts, so a "
+                                          "bad row stops the run with its line")
+
             item = load_long(source, id=args.id, sample=args.sample, column=args.column,
                              threshold=args.threshold, chunk_size=args.chunk_size)
             coded = None
