@@ -126,6 +126,69 @@ class _Tally:
     def add(self, where: list[str], ids: list[Any] | None, samples: list[Any] | None,
             values: list[Any]) -> None:
         self.keyed = ids is not None
+        if ids is not None and self.shape != "wide" and self._add_fast(where, ids, samples,
+                                                                       values):
+            return
+        self._add_rows(where, ids, samples, values)
+
+    def _add_fast(self, where: list[str], ids: list[Any], samples: list[Any] | None,
+                  values: list[Any]) -> bool:
+        """A chunk of plain numeric long rows, counted with numpy; False: use the row loop.
+
+        The row loop is the reference (it locates every problem); this path only
+        takes chunks it can count exactly and leaves anything unusual to it.
+        """
+        try:
+            scores = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            return False  # lists (wide rows), `true`/`false` text, bad cells
+        if scores.ndim != 1 or not np.isfinite(scores).all():
+            return False
+        if self.threshold is None:
+            if not np.isin(scores, (0.0, 1.0)).all():
+                return False
+            hard = scores.astype(np.int64)
+        else:
+            hard = (scores > self.threshold).astype(np.int64)
+        local: dict[Any, int] = {}
+        codes = np.fromiter((local.setdefault(i, len(local)) for i in ids), dtype=np.intp,
+                            count=len(ids))
+        first_row = {code: row for row, code in
+                     reversed(list(zip(range(len(ids)), codes.tolist(), strict=True)))}
+        slots = np.empty(len(local), dtype=np.intp)
+        for raw, code in local.items():
+            qid = _canonical_id(raw, self.source, where[first_row[code]])
+            slot = self.slot.get(qid)
+            if slot is None:
+                slot = self.slot[qid] = len(self.n)
+                self.n.append(0)
+                self.c.append(0)
+                self.soft.append(0.0)
+                self.first.append(where[first_row[code]])
+            slots[code] = slot
+        rows = slots[codes]
+        if self.pairs is not None and samples is not None:
+            qids = list(self.slot)
+            for row, (slot, sample) in enumerate(zip(rows.tolist(), samples, strict=True)):
+                key = (qids[slot], sample)
+                if key in self.pairs:
+                    raise ReportError(self.source, f"(id, sample) = ({key[0]!r}, {sample!r}) "
+                                                   f"is repeated: {self.pairs[key]} and "
+                                                   f"{where[row]}")
+                self.pairs[key] = where[row]
+        size = len(self.n)
+        n_add = np.bincount(rows, minlength=size)
+        c_add = np.bincount(rows, weights=hard, minlength=size)
+        soft_add = np.bincount(rows, weights=scores, minlength=size)
+        for slot in np.flatnonzero(n_add).tolist():
+            self.n[slot] += int(n_add[slot])
+            self.c[slot] += int(c_add[slot])
+            self.soft[slot] += float(soft_add[slot])
+        self.shape = "long"
+        return True
+
+    def _add_rows(self, where: list[str], ids: list[Any] | None, samples: list[Any] | None,
+                  values: list[Any]) -> None:
         for i, value in enumerate(values):
             shape = "wide" if isinstance(value, (list, tuple)) else "long"
             if ids is None:  # no id column: rows are questions, by position
