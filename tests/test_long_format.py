@@ -190,3 +190,19 @@ def test_skip_bad_is_refused_with_id(tmp_path, capsys):
     path = write(tmp_path / "l.csv", long_rows())
     code, _, err = run(capsys, "report", path, "--id", "qid", "--skip-bad")
     assert code == 1 and "--skip-bad" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 65536])
+def test_numpy_chunks_and_the_row_loop_agree(tmp_path, chunk):
+    rows = long_rows(seed=9)
+    numeric = load_long(str(write(tmp_path / "n.csv", rows)), id="qid", chunk_size=chunk)
+    # `true`/`false` cells are counted by the row loop, numbers by numpy
+    spelled = [dict(r, correct="true" if r["correct"] else "false") for r in rows]
+    text = load_long(str(write(tmp_path / "t.csv", spelled)), id="qid", chunk_size=chunk)
+    mixed = [dict(r, correct="true") if i % 4 == 0 and r["correct"] else r
+             for i, r in enumerate(rows)]
+    both = load_long(str(write(tmp_path / "m.csv", mixed)), id="qid", chunk_size=chunk)
+    for other in (text, both):
+        assert other.counts.ids == numeric.counts.ids
+        assert other.counts.n_samples.tolist() == numeric.counts.n_samples.tolist()
+        assert other.counts.n_correct.tolist() == numeric.counts.n_correct.tolist()
