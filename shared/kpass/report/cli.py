@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ..io.harness import HARNESSES, detect_harness, is_path, load_harness
 from ..io.progress import Progress
 from ..io.readers import FORMATS, OUTCOME_COLUMNS, LoadedFile, ReportError, load_counts
 from .table import (
@@ -170,7 +171,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="outcome files, shown side by side (default: the bundled sample)")
     report.add_argument("--column", metavar="NAME",
                         help="the outcome column (default: the first of "
-                             f"{', '.join(OUTCOME_COLUMNS)})")
+                             f"{', '.join(OUTCOME_COLUMNS)}); a path reaches nested fields: "
+                             "metrics.correct, details[].correct")
+    report.add_argument("--from", dest="from_", choices=HARNESSES, metavar="TOOL",
+                        help="read a harness's per-sample output: "
+                             f"{'|'.join(HARNESSES)} (detected when recognisable)")
+    report.add_argument("--filter", metavar="NAME",
+                        help="with lm-eval files scored under several filters, the filter "
+                             "whose scores count")
     report.add_argument("--k", action="append", type=_positive_ints, metavar="K[,K...]",
                         help="the k to report (repeatable; default: 1..n for n <= 8, else "
                              "1, 2, 4, ... below the smallest n, and n, up to "
@@ -227,10 +235,7 @@ def _load(sources: list[str],
             item, coded = load_answers(source, column=args.column, reference=args.reference,
                                        skip_bad=args.skip_bad, chunk_size=args.chunk_size)
         else:
-            progress = Progress(f"reading {source}")
-            item = load_counts(source, column=args.column, chunk_size=args.chunk_size,
-                               skip_bad=args.skip_bad, progress=progress)
-            coded = None
+            item, coded = _load_outcomes(source, args), None
         for where, problem in item.bad_rows[:MAX_WARNINGS]:
             print(f"kpass report: warning: {source}: {where}: {problem} (row left out)",
                   file=sys.stderr)
@@ -240,6 +245,21 @@ def _load(sources: list[str],
         loaded.append(item)
         answers.append(coded)
     return loaded, answers
+
+
+def _load_outcomes(source: str, args: argparse.Namespace) -> LoadedFile:
+    """A plain outcome file, or a harness file (``--from``, a nested ``--column``, or detected)."""
+    nested = args.from_ is not None or args.filter is not None or is_path(args.column)
+    if not nested:
+        try:
+            return load_counts(source, column=args.column, chunk_size=args.chunk_size,
+                               skip_bad=args.skip_bad, progress=Progress(f"reading {source}"))
+        except ReportError:
+            if detect_harness(source) is None:
+                raise
+    counts, ids, label = load_harness(source, args.from_, args.column, args.filter)
+    shortest = int(counts.n_samples.argmin())
+    return LoadedFile(source, Path(source), label, counts, f"question {ids[shortest]!r}")
 
 
 def run_report(args: argparse.Namespace) -> int:
