@@ -23,8 +23,9 @@ Two things evaluation outputs do that flat tables do not:
   ``opencompass``
       OpenCompass results JSON (``results/<model>/<dataset>.json``): one object whose
       ``details`` holds one record per question (a list, or an object keyed by index);
-      the question id is the key or position, the default column ``correct`` (a list
-      of per-sample booleans in pass@k-style runs, a single boolean otherwise).
+      the question id is ``example_abbr`` (else the key or position), the default
+      column ``correct`` (a list of per-sample booleans when the dataset has ``n``
+      replicas, a single boolean otherwise).
 
 Every reader yields :class:`LongRecord` (question id, sample index, value, where);
 :func:`group_counts` turns them into :class:`~kpass.BinaryCounts`, refusing a repeated
@@ -285,8 +286,9 @@ def opencompass_records(rows: Iterable[tuple[str, Any]], source: str,
         items = details.items() if isinstance(details, dict) else enumerate(details)
         for key, item in items:
             at = f"details[{key}]"
+            question = item.get("example_abbr", key) if isinstance(item, dict) else key
             for _, value in get_path(item, name, source=source, where=at):
-                yield from _samples(key, value, at)
+                yield from _samples(question, value, at)
 
 
 def _first(names: Any, source: str, where: str, field: str) -> str:
