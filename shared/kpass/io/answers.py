@@ -123,7 +123,9 @@ def load_answers(source: str, *, column: str | None = None, reference: str | Non
                 shortest = (len(encoded), where)
             questions.append(encoded)
     except read_errors() as error:
-        raise ReportError(source, describe_read_error(error), state.get("at")) from None
+        at = state.get("at")
+        where = f"after {at}" if at is not None and isinstance(error, EOFError) else at
+        raise ReportError(source, describe_read_error(error), where) from None
     if not questions:
         raise ReportError(source, "no readable question" + (
             f"; all {len(bad_rows)} rows are bad" if bad_rows else ""))

@@ -110,7 +110,10 @@ def load_counts(source: str, *, column: str | None = None, chunk_size: int = 655
     bad_rows: list[tuple[str, str]] = []
     shortest: tuple[int, str] | None = None
     try:
-        fast = _fast(reader) if not skip_bad and hasattr(reader, "fast_counts") else None
+        # The fast path may read the file twice (a fallback, locating the shortest question):
+        # regular files only, not a named pipe whose content is gone once read.
+        fast = (_fast(reader) if not skip_bad and path.is_file() and hasattr(reader, "fast_counts")
+                else None)
         if fast is not None:
             return fast
         for batch in reader.batches():

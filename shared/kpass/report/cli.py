@@ -1,12 +1,14 @@
 """The ``kpass`` command.
 
 ``kpass report [FILE ...]`` reads per-question outcome files and prints every
-pass-family metric with its posterior mean, standard deviation and credible
-interval; with no file it runs on the bundled tau-bench sample::
+pass-family metric with its standard error over questions and its posterior mean,
+standard deviation and credible interval; with no file it runs on the bundled
+tau-bench sample. ``kpass compare A B`` compares two models on the same questions::
 
     $ kpass report
     $ kpass report model_a.jsonl model_b.parquet --k 1,4,16 --format markdown
     $ kpass report runs.csv --column correct --plot curves.png
+    $ kpass compare model_a.jsonl model_b.jsonl --id question_id --k 1,8
 
 Exit status: 0 on success, 1 for an unusable file or row, 2 for a bad argument;
 every error is one line on stderr naming the file, the line and the problem.
@@ -216,7 +218,56 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
                         help="rows read and counted at a time (default: 65536)")
     report.set_defaults(handler=run_report, command_parser=report)
+    _add_compare(commands)
     return parser
+
+
+def _add_compare(commands: Any) -> None:
+    """The ``compare`` subcommand: two runs on the same questions, paired."""
+    compare = commands.add_parser(
+        "compare", help="is model A better than model B? paired comparison of two outcome files",
+        description="Read two outcome files (model A and model B on the same questions) and "
+                    "print, for each metric and k, both estimates, the paired difference, its "
+                    "standard error over questions, interval, p-value, P(A better | these "
+                    "questions) and the minimum detectable effect.",
+        epilog="Questions are matched by --id, or by row order (equal counts required).")
+    compare.add_argument("files", nargs="*", metavar="FILE", help="model A's file, model B's file")
+    compare.add_argument("--column", metavar="NAME", help="the outcome column (default: the "
+                         f"first of {', '.join(OUTCOME_COLUMNS)})")
+    compare.add_argument("--id", metavar="COLUMN",
+                         help="match questions by this id column (default: by row order)")
+    compare.add_argument("--clusters", metavar="COLUMN",
+                         help="cluster label column of A's file (questions about one passage, "
+                              "say): clustered standard errors")
+    compare.add_argument("--k", action="append", type=_positive_ints, metavar="K[,K...]",
+                         help="the k to compare (default: as kpass report)")
+    compare.add_argument("--metrics", type=_metrics, metavar="LIST",
+                         help="comma-separated metrics, or all (default: as kpass report)")
+    compare.add_argument("--tau", type=_taus, default=[0.5], metavar="TAU[,TAU...]",
+                         help="G-Pass@k thresholds in [0, 1] (default: 0.5)")
+    compare.add_argument("--confidence", type=_confidence, default=0.95, metavar="C",
+                         help="level of the intervals (default: 0.95); the MDE uses alpha = "
+                              "1 - C and 80%% power")
+    compare.add_argument("--short", choices=("error", "skip"), default="error",
+                         help="questions with fewer than k samples in either file: refuse "
+                              "(error, default) or leave them out of both at that k (skip)")
+    compare.add_argument("--format", choices=("table", "markdown", "csv", "json"),
+                         default="table", help="output format (default: table)")
+    compare.add_argument("--digits", type=_count(0, 15), default=3, metavar="D",
+                         help="decimals in table and markdown output (default: 3)")
+    compare.add_argument("--plot", metavar="FILE.png", type=_plot_path,
+                         help="also draw the difference A - B against k with its interval band")
+    compare.add_argument("--skip-bad", action="store_true",
+                         help="leave unreadable rows out (not with --id or --clusters)")
+    compare.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
+                         help="rows read and counted at a time (default: 65536)")
+    compare.set_defaults(handler=_run_compare, command_parser=compare)
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    from .compare import run_compare
+
+    return run_compare(args)
 
 
 def _families() -> tuple[Family, ...]:
@@ -318,6 +369,10 @@ def run_report(args: argparse.Namespace) -> int:
 
 def _write(text: str) -> int:
     """Write the report to stdout; a closed pipe is the reader's choice, a full disk an error."""
+    if sys.stdout is None:  # started with stdout closed (`kpass report >&-`)
+        print("kpass report: error: cannot write the report: standard output is closed",
+              file=sys.stderr)
+        return 1
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -356,7 +411,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Example:
         >>> main(["report", "--k", "1", "--metrics", "pass^k", "--format", "csv"])
         ... # doctest: +ELLIPSIS
-        file,metric,label,k,tau,questions,estimate,mean,sd,lo,hi,confidence
+        file,metric,label,k,tau,questions,estimate,se,se_lo,se_hi,mean,sd,lo,hi,confidence
         tau_bench_airline_gpt4o.jsonl,pass^k,Pass^1,1,,50,0.42,...
         0
     """
