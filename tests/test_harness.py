@@ -211,3 +211,19 @@ def _numbers(node) -> list[float]:
     if isinstance(node, list):
         return [x for value in node for x in _numbers(value)]
     return [node] if isinstance(node, (int, float)) and not isinstance(node, bool) else []
+
+
+def test_compare_matches_harness_files_by_question_id(tmp_path, capsys):
+    path = _lm_eval_file("kp_mc")
+    lines = path.read_text().splitlines()
+    shuffled = tmp_path / "samples_kp_mc_shuffled.jsonl"
+    shuffled.write_text("\n".join(reversed(lines)) + "\n")
+    assert main(["compare", str(path), str(shuffled), "--from", "lm-eval", "--k", "1",
+                 "--metrics", "pass", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["matched_by"] == "question id"
+    records = report["results"]
+    expected = pass_at_k(list(_hand_lm_eval(path, "acc", "none").values()), 1)
+    (line,) = [r for r in records if r["metric"].lower().startswith("pass@")]
+    assert line["a"] == pytest.approx(expected) and line["b"] == pytest.approx(expected)
+    assert line["difference"] == 0

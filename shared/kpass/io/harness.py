@@ -49,11 +49,13 @@ from typing import Any
 
 from .._core.inputs import BinaryCounts, binary_counts
 from .formats import dataset_files, detect_format
+from .progress import Progress
+from .readers import LoadedFile, load_counts
 from .rows import ReportError, show
 
 __all__ = ["HARNESSES", "LongRecord", "detect_harness", "get_path", "group_counts",
            "harness_records", "is_path", "lighteval_records", "lm_eval_records",
-           "load_harness", "opencompass_records", "path_records", "read_rows"]
+           "load_file", "load_harness", "opencompass_records", "path_records", "read_rows"]
 
 HARNESSES = ("lm-eval", "lighteval", "opencompass")
 _EACH = "[]"
@@ -361,7 +363,32 @@ def group_counts(records: Iterable[LongRecord], source: str) -> tuple[BinaryCoun
                 raise ReportError(source, f"expected a 0/1 outcome; got {show(value)}",
                                   record.where)
         lists.append(values)
-    return binary_counts(lists), list(seen)
+    counts = binary_counts(lists)
+    return BinaryCounts(counts.n_samples, counts.n_correct, ids=tuple(seen)), list(seen)
+
+
+def load_file(source: str, *, tool: str | None = None, filter: str | None = None,
+              column: str | None = None, chunk_size: int = 65536, skip_bad: bool = False,
+              progress: Progress | None = None) -> LoadedFile:
+    """A plain outcome file (:func:`~kpass.io.readers.load_counts`) or a harness file.
+
+    The harness path is taken with ``tool`` or ``filter``, with a nested ``column``,
+    or when the plain reader cannot use the file and :func:`detect_harness`
+    recognises it (so a plain file costs nothing extra). The counts of a harness
+    file carry its question ids, so ``kpass compare`` matches two runs by id.
+    """
+    if tool is None and filter is None and not is_path(column):
+        try:
+            return load_counts(source, column=column, chunk_size=chunk_size,
+                               skip_bad=skip_bad, progress=progress)
+        except ReportError:
+            if detect_harness(source) is None:
+                raise
+    elif progress is not None:
+        progress.close()
+    counts, ids, label = load_harness(source, tool, column, filter)
+    shortest = int(counts.n_samples.argmin())
+    return LoadedFile(source, Path(source), label, counts, f"question {ids[shortest]!r}")
 
 
 def load_harness(source: str, tool: str | None, column: str | None = None,
