@@ -24,8 +24,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ..io.harness import HARNESSES, load_file
 from ..io.progress import Progress
-from ..io.readers import FORMATS, OUTCOME_COLUMNS, LoadedFile, ReportError, load_counts
+from ..io.readers import FORMATS, OUTCOME_COLUMNS, LoadedFile, ReportError
 from .table import (
     DEFAULT_K_MAX,
     PLOTTED,
@@ -148,6 +149,16 @@ def _count(low: int, high: int | None = None) -> Callable[[str], int]:
     return parse
 
 
+def _harness_options(command: argparse.ArgumentParser) -> None:
+    """``--from`` and ``--filter``, shared by report and compare."""
+    command.add_argument("--from", dest="from_", choices=HARNESSES, metavar="TOOL",
+                         help="read a harness's per-sample output: "
+                              f"{'|'.join(HARNESSES)} (detected when recognisable)")
+    command.add_argument("--filter", metavar="NAME",
+                         help="with lm-eval files scored under several filters, the filter "
+                              "whose scores count")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``kpass`` argument parser with its ``report`` subcommand.
 
@@ -174,7 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="outcome files, shown side by side (default: the bundled sample)")
     report.add_argument("--column", metavar="NAME",
                         help="the outcome column (default: the first of "
-                             f"{', '.join(OUTCOME_COLUMNS)})")
+                             f"{', '.join(OUTCOME_COLUMNS)}); a path reaches nested fields: "
+                             "metrics.correct, details[].correct")
+    _harness_options(report)
     report.add_argument("--k", action="append", type=_positive_ints, metavar="K[,K...]",
                         help="the k to report (repeatable; default: 1..n for n <= 8, else "
                              "1, 2, 4, ... below the smallest n, and n, up to "
@@ -250,6 +263,7 @@ def _add_compare(commands: Any) -> None:
     compare.add_argument("files", nargs="*", metavar="FILE", help="model A's file, model B's file")
     compare.add_argument("--column", metavar="NAME", help="the outcome column (default: the "
                          f"first of {', '.join(OUTCOME_COLUMNS)})")
+    _harness_options(compare)
     compare.add_argument("--id", metavar="COLUMN",
                          help="match questions by this id column (default: by row order)")
     compare.add_argument("--clusters", metavar="COLUMN",
@@ -326,9 +340,9 @@ def _load(sources: list[str], args: argparse.Namespace, warnings: list[str]
                              threshold=args.threshold, chunk_size=args.chunk_size)
             coded = None
         else:
-            progress = Progress(f"reading {source}")
-            item = load_counts(source, column=args.column, chunk_size=args.chunk_size,
-                               skip_bad=args.skip_bad, progress=progress)
+            item = load_file(source, tool=args.from_, filter=args.filter, column=args.column,
+                             chunk_size=args.chunk_size, skip_bad=args.skip_bad,
+                             progress=Progress(f"reading {source}"))
             coded = None
         for where, problem in item.bad_rows[:MAX_WARNINGS]:
             print(f"kpass report: warning: {source}: {where}: {problem} (row left out)",
