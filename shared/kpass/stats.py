@@ -116,14 +116,18 @@ def _clt_se(values: np.ndarray, codes: np.ndarray | None) -> float:
     sums = np.bincount(codes, weights=residuals)
     groups = int(np.count_nonzero(np.bincount(codes)))
     if groups < 2:
-        raise ValueError("the clustered standard error needs at least 2 clusters among the "
-                         f"questions used; got {groups}")
+        raise TooFewQuestionsError("the clustered standard error needs at least 2 clusters "
+                                   f"among the questions used; got {groups}")
     return math.sqrt(groups / (groups - 1) * float(sums @ sums) / (m * m))
+
+
+class TooFewQuestionsError(ValueError):
+    """Fewer than 2 questions (or clusters) for a standard error over questions."""
 
 
 def _need_two(m: int, what: str) -> None:
     if m < 2:
-        raise ValueError(f"the standard error over questions needs at least 2 questions; "
+        raise TooFewQuestionsError(f"the standard error over questions needs at least 2 questions; "
                          f"{what} has {m}")
 
 
@@ -131,17 +135,35 @@ def _counts_of(R: Any) -> BinaryCounts:
     return R if isinstance(R, BinaryCounts) else _kpass().binary_counts(R)
 
 
-def _jackknife(statistic: Callable[[np.ndarray], list[float]], m: int,
+def _jackknife(statistic: Callable[[np.ndarray], list[float]], keys: np.ndarray,
                codes: np.ndarray | None) -> list[float]:
-    """Delete-one-group jackknife SE of a vector statistic (groups: questions or clusters)."""
-    groups = np.arange(m) if codes is None else codes
-    labels = np.unique(groups)
-    if labels.size < 2:
-        raise ValueError(f"the jackknife needs at least 2 questions or clusters; got {labels.size}")
-    leave_out = np.array([statistic(groups != g) for g in labels])  # (G, K)
-    spread = leave_out - leave_out.mean(axis=0)
-    g = labels.size
-    return [math.sqrt((g - 1) / g * float(col @ col)) for col in spread.T]
+    """Delete-one-group jackknife SE of a vector statistic (groups: questions or clusters).
+
+    SE^2 = (G-1)/G sum_g (theta_(-g) - theta_bar)^2. Without clusters every question is a
+    group, and leaving out any of the questions that share a row of ``keys`` (their
+    counts) gives the same theta, so the statistic is evaluated once per distinct row.
+    """
+    m = keys.shape[0]
+    if codes is None:
+        _, first, weights = np.unique(keys, axis=0, return_index=True, return_counts=True)
+        masks = [np.arange(m) != i for i in first]
+        groups = m
+    else:
+        labels = np.unique(codes)
+        masks = [codes != label for label in labels]
+        weights = np.ones(labels.size, dtype=np.int64)
+        groups = labels.size
+    if groups < 2:
+        raise TooFewQuestionsError(
+            f"the jackknife needs at least 2 questions or clusters; got {groups}")
+    leave_out = np.array([statistic(mask) for mask in masks])  # (units, K)
+    weights = weights.astype(float)
+    spread = leave_out - weights @ leave_out / weights.sum()
+    return [math.sqrt((groups - 1) / groups * float(weights @ (col * col))) for col in spread.T]
+
+
+def _state_keys(*counts: BinaryCounts) -> np.ndarray:
+    return np.stack([column for c in counts for column in (c.n_samples, c.n_correct)], axis=1)
 
 
 def _dataset_statistic(metric: Metric, R: Any, args: tuple[Any, ...],
@@ -205,7 +227,7 @@ def standard_error(metric: Metric, R: Any, *args: Any, clusters: Any = None,
         statistic, m = _dataset_statistic(metric, R, args, kwargs)
         codes = _labels(clusters, m)
         _need_two(m, "R")
-        ses = _jackknife(statistic, m, codes)
+        ses = _jackknife(statistic, _state_keys(_counts_of(R)), codes)
         value = metric(_counts_of(R), *args, **kwargs)
         return ses if isinstance(value, list) else ses[0]
     per_k, many = _per_question(metric, name, R, args, kwargs)
@@ -444,9 +466,10 @@ def _compare_dataset(metric: Metric, name: str, R_a: Any, R_b: Any, args: tuple[
     codes = _labels(clusters, m)
     everything = np.ones(m, dtype=bool)
     values_a, values_b = stat_a(everything), stat_b(everything)
+    keys = _state_keys(_counts_of(R_a), _counts_of(R_b))
     ses = _jackknife(lambda mask: [x - y for x, y in zip(stat_a(mask), stat_b(mask),
-                                                         strict=True)], m, codes)
-    ses_a, ses_b = _jackknife(stat_a, m, codes), _jackknife(stat_b, m, codes)
+                                                         strict=True)], keys, codes)
+    ses_a, ses_b = _jackknife(stat_a, keys, codes), _jackknife(stat_b, keys, codes)
     value = metric(_counts_of(R_a), *args, **kwargs)
     many = isinstance(value, list)
     budgets = _budgets(args, len(values_a), name)
