@@ -41,6 +41,7 @@ from .kernels import (
     log_cross_ratio,
     log_draw_all_from,
     log_power_variance_ratio,
+    threshold_square_coefficients,
 )
 from .states import BinaryStates
 
@@ -71,9 +72,33 @@ class Credit:
     def squared(self, side: float) -> FloatArray:
         """Bernstein coefficients (degree 2k) of the squared side ``+1`` (up) or ``-1`` (down)."""
         if side not in self._squares:
-            h = self.sides()[0 if side > 0 else 1]
-            self._squares[side] = bernstein_product(h, h)
+            if self.kind == "threshold":
+                up, down = threshold_square_coefficients(self.k, int(np.argmax(self.values)))
+                self._squares[1.0], self._squares[-1.0] = up, down
+            else:
+                check_product_degree(self.k)
+                h = self.sides()[0 if side > 0 else 1]
+                self._squares[side] = bernstein_product(h, h)
         return self._squares[side]
+
+
+#: Largest k whose general squared credit (a (2k + 1) x (k + 1) weight table, about
+#: 10 s of work at this size) is computed; threshold credits have an O(k) route.
+MAX_PRODUCT_K = 4000
+
+
+def check_product_degree(k: int) -> None:
+    """Refuse a credit whose posterior variance would need an O(k^2) table beyond the limit.
+
+    Raises:
+        ValueError: k > :data:`MAX_PRODUCT_K`, naming the limit.
+    """
+    if k > MAX_PRODUCT_K:
+        raise ValueError(
+            f"`k` must be an int in [1, {MAX_PRODUCT_K}] for this metric's posterior (its "
+            f"variance needs a ({2 * k + 1} x {k + 1}) table); got k={k}. Pass@k, Pass^k, "
+            f"G-Pass@k_tau and Maj@k have no such limit"
+        )
 
 
 @lru_cache(maxsize=256)
@@ -163,9 +188,22 @@ def pass_curve(n: npt.NDArray[np.int64], c: npt.NDArray[np.int64], k: int,
 
 @lru_cache(maxsize=256)
 def auc_credit(k: int) -> Credit:
-    """AUC@K: trapezoidal area under Pass@1..Pass@K, as a credit of j correct in k."""
-    j = np.arange(k + 1, dtype=np.int64)
-    values = pass_curve(np.full(k + 1, k, dtype=np.int64), j, k, auc_coefficients(k))
+    """AUC@K: trapezoidal area under Pass@1..Pass@K, as a credit of j correct in k.
+
+    With m = k - j wrong in the bank, Pass@i = 1 - r_i, r_i = C(m, i) / C(k, i), and
+    sum_{i=0}^{k} r_i = (k + 1) / (k + 1 - m); the trapezoid halves r_1 = m / k and
+    r_k = [m = k]. So, for k >= 2, O(1) per j instead of a sum over i:
+
+        A_j = 1 - (m / (k + 1 - m) - m / (2k) - [m = k] / 2) / (k - 1).
+
+    A_0 = 0 exactly; every other A_j is at least about 1/2, so the subtraction
+    loses nothing.
+    """
+    if k == 1:
+        return Credit(1, np.array([0.0, 1.0]))
+    m = k - np.arange(k + 1, dtype=np.float64)
+    values = 1.0 - (m / (k + 1.0 - m) - m / (2.0 * k)) / (k - 1.0)
+    values[0] = 0.0
     return Credit(k, values)
 
 
@@ -264,6 +302,8 @@ def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit) -> St
     if low == high:
         zeros = np.zeros(alpha.size)
         return StateMoments(np.full(alpha.size, low), zeros, ones, zeros)
+    if credit.kind != "threshold":
+        check_product_degree(k)  # before any work: the variance would need an O(k^2) table
     up, down = credit.sides()
     fits = alpha.size * (2 * k + 1) <= CHUNK_ENTRIES
     table = beta_binomial_pmf(k, alpha, beta) if fits else None

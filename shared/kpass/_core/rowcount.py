@@ -91,11 +91,12 @@ def _counts_by_row_blocks(matrix: np.ndarray) -> npt.NDArray[np.int64] | None:
     # 8-byte integers: numpy's own row sum is as fast as reading them, so sum first
     # (the one read from memory) and check the block while it is still in cache.
     add_directly = integral and matrix.dtype.itemsize == 8
+    unsigned_matrix = _unsigned(matrix) if integral else matrix
     for start in range(0, m, rows):
         block = matrix[start : start + rows]
+        unsigned = unsigned_matrix[start : start + rows]
         r = block.shape[0]
         if add_directly:
-            unsigned = _unsigned(block)
             np.add.reduce(unsigned, axis=1, out=counts[start : start + r].view(np.uint64))
             if unsigned.max() > 1:
                 return None
@@ -112,7 +113,7 @@ def _counts_by_row_blocks(matrix: np.ndarray) -> npt.NDArray[np.int64] | None:
         else:
             bits = ones[:r]
             np.equal(block, 1, out=bits[:, :n].view(np.bool_))
-            if integral and _unsigned(block).max() > 1:
+            if integral and unsigned.max() > 1:
                 return None
         block_counts = _byte_row_sums(bits)
         if not integral and (int(block_counts.sum()) + np.count_nonzero(
@@ -122,9 +123,14 @@ def _counts_by_row_blocks(matrix: np.ndarray) -> npt.NDArray[np.int64] | None:
     return counts
 
 
-def _unsigned(block: np.ndarray) -> np.ndarray:
+def _unsigned(matrix: np.ndarray) -> np.ndarray:
     """The same bits read as unsigned, so that -1 is the largest value of its width."""
-    return block.view(np.dtype(f"u{block.dtype.itemsize}")) if block.dtype.kind == "i" else block
+    if matrix.dtype.kind != "i":
+        return matrix
+    return matrix.view(_UNSIGNED[matrix.dtype.itemsize])
+
+
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def _byte_row_sums(bits: np.ndarray) -> npt.NDArray[np.int64]:
@@ -162,6 +168,7 @@ def _counts_by_column_blocks(columns: np.ndarray) -> npt.NDArray[np.int64] | Non
     # A byte holds counts up to 255; wider rows need a wider counter.
     accumulate = np.uint8 if n < 256 else np.int64
     add_directly = integral and columns.dtype.itemsize == 8
+    unsigned_columns = _unsigned(columns) if integral else columns
     if add_directly:  # as in the row path: add the values, then check them in cache
         accumulate = np.uint64
     for start in range(0, m, span):
@@ -170,8 +177,8 @@ def _counts_by_column_blocks(columns: np.ndarray) -> npt.NDArray[np.int64] | Non
         total = np.zeros(c, dtype=accumulate)
         for sample in range(n):
             run = columns[sample, start:stop]
+            unsigned = unsigned_columns[sample, start:stop]
             if add_directly:
-                unsigned = _unsigned(run)
                 np.add(total, unsigned, out=total)
                 if unsigned.max() > 1:
                     return None
@@ -183,7 +190,7 @@ def _counts_by_column_blocks(columns: np.ndarray) -> npt.NDArray[np.int64] | Non
             else:
                 bits = np.equal(run, 1, out=ones[:c]).view(np.uint8)
                 if integral:
-                    if _unsigned(run).max() > 1:
+                    if unsigned.max() > 1:
                         return None
                 elif np.count_nonzero(bits) + np.count_nonzero(
                         np.equal(run, 0, out=zeros[:c])) != c:
