@@ -53,8 +53,10 @@ def build_wheel(out_dir: Path, repo: Path = REPO) -> Path:
                 shutil.copy2(repo / name, source / name)
         ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
         shutil.copytree(repo / "shared" / "kpass", source / "shared" / "kpass", ignore=ignore)
-        # The metric scripts: package data kpass/metrics/<name>/ (see setup.cfg).
-        shutil.copytree(repo / "metrics", source / "metrics", ignore=ignore)
+        # The metric and comparison scripts: package data kpass/metrics/<name>/ and
+        # kpass/comparisons/<name>/ (see setup.cfg).
+        for folder in ("metrics", "comparisons"):
+            shutil.copytree(repo / folder, source / folder, ignore=ignore)
         command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out_dir),
                    str(source)]
         # Without isolation is offline and fast, but needs a wheel-capable setuptools here.
