@@ -64,6 +64,25 @@ def test_truncated_gzip_is_an_error_naming_the_file_and_where_it_stopped(tmp_pat
     assert_one_line_error(code, err, 1, str(path), "after line", "truncated")
 
 
+def test_a_named_pipe_is_read_once_with_a_bad_row_located(tmp_path, capsys):
+    import os
+    import threading
+
+    rows = [[1, 0, 1, 1]] * 2000 + [[1, 0.5]]
+    fifo = tmp_path / "runs.jsonl"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with open(fifo, "wb") as pipe:
+            pipe.write(jsonl_bytes(rows))
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    code, _, err = run(capsys, "report", fifo)
+    writer.join(timeout=30)
+    assert_one_line_error(code, err, 1, "line 2001", "outcomes[1]=0.5")
+
+
 def test_plain_text_named_gz_is_an_error(tmp_path, capsys):
     path = tmp_path / "runs.jsonl.gz"
     path.write_bytes(jsonl_bytes(ROWS))
@@ -214,6 +233,14 @@ def test_a_full_disk_on_stdout_is_one_line_and_status_1():
     assert done.stderr.splitlines() == [
         "kpass report: error: cannot write the report to standard output (No space left on "
         "device)"]
+
+
+def test_a_closed_stdout_is_one_line_and_status_1():
+    done = subprocess.run(f"{sys.executable} -m kpass.cli report >&-", shell=True,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        "kpass report: error: cannot write the report: standard output is closed"]
 
 
 def test_a_closed_pipe_ends_quietly():

@@ -29,11 +29,14 @@ OPTIONS = {"k": [1, 2, 4], "tau": [0.5], "lam": [0.5], "per_question": True}
 
 
 def load(name, **kwargs):
-    return evaluate.load(str(METRICS / name), keep_in_memory=True, **kwargs)
+    folder = METRICS.parent / "comparisons" if FAMILIES[name][0] == "binary_pair" else METRICS
+    return evaluate.load(str(folder / name), keep_in_memory=True, **kwargs)
 
 
 def inputs(name):
     R = tau_bench_outcomes()
+    if FAMILIES[name][0] == "binary_pair":
+        return {"predictions1": R, "predictions2": [row[::-1] for row in R[::-1]]}
     if FAMILIES[name][0] == "answers":
         return {"predictions": [[str(x) for x in row] for row in R], "references": ["1"] * len(R)}
     return {"predictions": R}

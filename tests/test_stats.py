@@ -216,3 +216,36 @@ def test_plan_refuses_bad_input():
         pilot.se(samples=1)
     with pytest.raises(ValueError, match="`power`"):
         pilot.questions_for(0.1, power=1.0)
+
+
+def test_compare_matches_questions_by_id_whatever_the_order():
+    A = RNG.integers(0, 2, size=(12, 5))
+    B = RNG.integers(0, 2, size=(12, 5))
+    ids = [f"q{i}" for i in range(12)]
+    order = RNG.permutation(12)
+    counts_a = kpass.BinaryCounts(A.sum(axis=1) * 0 + 5, A.sum(axis=1), ids=ids)
+    counts_b = kpass.BinaryCounts(np.full(12, 5), B[order].sum(axis=1),
+                                  ids=[ids[i] for i in order])
+    assert kpass.compare(kpass.pass_at_k, counts_a, counts_b, 2) == kpass.compare(
+        kpass.pass_at_k, A, B, 2)
+    other = kpass.BinaryCounts(np.full(12, 5), B.sum(axis=1), ids=ids[:11] + ["extra"])
+    with pytest.raises(ValueError, match=r"1 ids of A are not in B \(e.g. \['q11'\]\).*extra"):
+        kpass.compare(kpass.pass_at_k, counts_a, other, 2)
+    with pytest.raises(ValueError, match="only one of"):
+        kpass.compare(kpass.pass_at_k, counts_a, B, 2)
+
+
+def test_counts_with_ids_merge_shards_and_refuse_duplicates():
+    first = kpass.BinaryCounts([4, 4], [1, 4], ids=["a", "b"])
+    second = kpass.BinaryCounts([2, 3], [2, 0], ids=["c", "a"])
+    merged = kpass.BinaryCounts.concat([first, second])
+    assert merged.ids == ("a", "b", "c")
+    assert merged.n_samples.tolist() == [7, 4, 2] and merged.n_correct.tolist() == [1, 4, 2]
+    with pytest.raises(ValueError, match="unique; 'a' appears more than once"):
+        kpass.BinaryCounts([1, 1], [0, 1], ids=["a", "a"])
+    with pytest.raises(ValueError, match="one id per question"):
+        kpass.BinaryCounts([1, 1], [0, 1], ids=["a"])
+    with pytest.raises(ValueError, match="all carry question ids or none"):
+        kpass.BinaryCounts.concat([first, kpass.BinaryCounts([1], [1])])
+    with pytest.raises(TypeError, match=r"ids\[1\]"):
+        kpass.BinaryCounts([1, 1], [0, 1], ids=["a", 2.5])

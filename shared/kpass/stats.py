@@ -240,6 +240,35 @@ def standard_error(metric: Metric, R: Any, *args: Any, clusters: Any = None,
     return ses if many else ses[0]
 
 
+def standard_errors_by_k(point: Callable[..., Any], state: Any, ks: list[int] | None,
+                         *args: Any, before_k: tuple[Any, ...] = (),
+                         **kwargs: Any) -> list[float | None]:
+    """:func:`standard_error` of every k, None where fewer than 2 questions were used.
+
+    What the metric modules report as ``_se`` and ``kpass report`` as ``se``: one k with
+    too few questions (``short="skip"``) does not take the other k down with it.
+
+    ``ks`` is the list of budgets, or None for the families without k; ``before_k`` are
+    positional arguments that come before k (the references of ``vote_at_k``).
+    """
+    if ks is None:
+        try:
+            return [standard_error(point, state, *before_k, *args, **kwargs)]
+        except TooFewQuestionsError:
+            return [None]
+    try:
+        return list(standard_error(point, state, *before_k, ks, *args, **kwargs))
+    except TooFewQuestionsError:
+        pass
+    values: list[float | None] = []
+    for budget in ks:
+        try:
+            values.append(standard_error(point, state, *before_k, budget, *args, **kwargs))
+        except TooFewQuestionsError:  # short="skip" left fewer than 2 questions at this k
+            values.append(None)
+    return values
+
+
 # ----------------------------------------------------------------------------- comparison
 
 

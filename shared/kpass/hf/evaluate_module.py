@@ -449,6 +449,11 @@ class KPassComparison(KPassMetric, abc.ABC):
             paired = _Paired(predictions1, predictions2)
         return super().compute(predictions=paired, **kwargs)
 
+    def _compute(self, *, predictions1: Any = None, predictions2: Any = None,
+                 **kwargs: Any) -> dict[str, Any]:
+        """Results on raw inputs (what evaluate's base would call; ``compute`` counts first)."""
+        return super()._compute(predictions=_Paired(predictions1, predictions2), **kwargs)
+
 
 # ----------------------------------------------------------------------------- helpers
 

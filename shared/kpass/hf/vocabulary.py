@@ -42,6 +42,7 @@ from .._core.inputs import (
     check_tau,
     normalize_ks,
 )
+from ..stats import standard_errors_by_k
 
 #: The family's keyword vocabulary: every metric module accepts all of these.
 KEYWORDS: dict[str, str] = {
@@ -236,34 +237,6 @@ def _put(results: dict[str, Any], key: str, point: Any, interval: Sequence[Any],
         results[key + suffix] = float(value)
 
 
-def _standard_errors(point: Callable[..., Any], state: Any, ks: list[int] | None, *args: Any,
-                     before_k: tuple[Any, ...] = (), **kwargs: Any) -> list[float | None]:
-    """The ``_se`` of every k: SE over questions (None where fewer than 2 were used).
-
-    ``ks`` is the list of budgets, or None for the families without k; ``before_k`` are
-    positional arguments that come before k (the references of ``vote_at_k``).
-    """
-    from ..stats import TooFewQuestionsError
-
-    standard_error = _kpass().standard_error
-    if ks is None:
-        try:
-            return [standard_error(point, state, *before_k, *args, **kwargs)]
-        except TooFewQuestionsError:
-            return [None]
-    try:
-        return list(standard_error(point, state, *before_k, ks, *args, **kwargs))
-    except TooFewQuestionsError:
-        pass
-    values: list[float | None] = []
-    for budget in ks:
-        try:
-            values.append(standard_error(point, state, *before_k, budget, *args, **kwargs))
-        except TooFewQuestionsError:  # short="skip" left fewer than 2 questions at this k
-            values.append(None)
-    return values
-
-
 def _per_question(values: Any) -> list[float]:
     return [float(v) for v in np.asarray(values, dtype=float).ravel()]
 
@@ -302,7 +275,7 @@ def _run_series(results: dict[str, Any], state: Any, ks: list[int], series: _Ser
                    **(series.interval_kw or {})}
     points = series.point(state, ks, *series.args, **point_kw)
     intervals = series.interval(state, ks, *series.args, **interval_kw)
-    ses = _standard_errors(series.point, state, ks, *series.args, **point_kw)
+    ses = standard_errors_by_k(series.point, state, ks, *series.args, **point_kw)
     per_question = options.get("per_question", False) and _accepts(series.point, "per_question")
     per_k = (series.point(state, ks, *series.args, per_question=True, **point_kw)
              if per_question else [None] * len(ks))
@@ -442,7 +415,7 @@ def bayes_at_n(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     w = _pick(options, "w")
     results: dict[str, Any] = {}
     _put(results, "bayes@n", mu, (mu, sigma, lo, hi),
-         _standard_errors(kp.bayes, state, None, **w)[0])
+         standard_errors_by_k(kp.bayes, state, None, **w)[0])
     if options.get("per_question", False):
         results["bayes@n_per_question"] = _per_question(kp.bayes(state, **w, per_question=True))
     return results
@@ -459,7 +432,7 @@ def avg_at_n_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     a, sigma, lo, hi = kp.avg_ci(state, **kw)
     results: dict[str, Any] = {}
     _put(results, "avg@n", a, (a, sigma, lo, hi),
-         _standard_errors(kp.avg, state, None, **_pick(options, "w"))[0])
+         standard_errors_by_k(kp.avg, state, None, **_pick(options, "w"))[0])
     if options.get("per_question", False):
         results["avg@n_per_question"] = _per_question(
             kp.avg(state, **_pick(options, "w"), per_question=True))
@@ -476,7 +449,7 @@ def vote_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     points = vote.vote_at_k(answers, references, ks, **common)
     intervals = vote.vote_at_k_ci(answers, references, ks, **common,
                                   **_pick(options, "confidence", "bounds", "prior"))
-    ses = _standard_errors(vote.vote_at_k, answers, ks, before_k=(references,), **common)
+    ses = standard_errors_by_k(vote.vote_at_k, answers, ks, before_k=(references,), **common)
     per_question = options.get("per_question", False)
     results: dict[str, Any] = {}
     for budget, value, interval, se in zip(ks, points, intervals, ses, strict=True):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -50,8 +51,41 @@ def _pick(names: list[str], requested: str | None, defaults: tuple[str, ...], wh
                               f"choose one with {option} NAME", where)
 
 
-def _encode(answers: Any, reference: Any, label: str) -> list[int | None] | str:
-    """Integer codes of one question's answers, or the reason they cannot be read."""
+def canonical(answer: Any) -> Any:
+    """An answer as it is compared with the reference: numbers as numbers, text stripped.
+
+    ``170``, ``170.0``, ``"170"`` and ``" 170.0 "`` are one answer; ``"1/2"`` and ``"0.5"``
+    stay two (text that is not a plain decimal number is compared as stripped text);
+    ``true``/``false`` are text, never the numbers 1 and 0.
+
+    Example:
+        >>> [canonical(x) for x in (170, 170.0, " 170 ", "1e2", "x ", True, 0.5)]
+        [170, 170, 170, 100, 'x', 'true', 0.5]
+    """
+    if isinstance(answer, bool):
+        return "true" if answer else "false"
+    if isinstance(answer, str):
+        text = answer.strip()
+        try:
+            number = float(text)
+        except ValueError:
+            return text
+        if not math.isfinite(number) or not text or text.lower() in ("nan", "inf", "infinity",
+                                                                      "+inf", "-inf"):
+            return text
+        answer = number
+    if isinstance(answer, (int, float)) and math.isfinite(answer):
+        return int(answer) if float(answer).is_integer() else float(answer)
+    return answer
+
+
+def _encode(answers: Any, reference: Any, label: str,
+            normalize: Any = None) -> list[int | None] | str:
+    """Integer codes of one question's answers, or the reason they cannot be read.
+
+    Answers and the reference are compared by :func:`canonical` form, after the user's
+    ``normalize`` (e.g. a math answer extractor) when one is given.
+    """
     if isinstance(answers, Unreadable):
         return answers.problem
     if not isinstance(answers, list):
@@ -60,7 +94,10 @@ def _encode(answers: Any, reference: Any, label: str) -> list[int | None] | str:
         return f"`{label}` is an empty list; a question needs at least one answer"
     if reference is None or isinstance(reference, (list, dict)):
         return f"the reference must be one answer (not null or a list); got {show(reference)}"
-    codes: dict[Any, int] = {reference: 0}
+    def key(value: Any) -> Any:
+        return canonical(normalize(value) if normalize is not None else value)
+
+    codes: dict[Any, int] = {key(reference): 0}
     encoded: list[int | None] = []
     for position, answer in enumerate(answers):
         if answer is None:
@@ -68,13 +105,13 @@ def _encode(answers: Any, reference: Any, label: str) -> list[int | None] | str:
         elif isinstance(answer, (list, dict)):
             return f"`{label}` must hold final answers; got {label}[{position}]={show(answer)}"
         else:
-            encoded.append(codes.setdefault(answer, len(codes)))
+            encoded.append(codes.setdefault(key(answer), len(codes)))
     return encoded
 
 
 def load_answers(source: str, *, column: str | None = None, reference: str | None = None,
-                 skip_bad: bool = False,
-                 chunk_size: int = 65536) -> tuple[LoadedFile, list[list[int | None]]]:
+                 skip_bad: bool = False, chunk_size: int = 65536,
+                 normalize: Any = None) -> tuple[LoadedFile, list[list[int | None]]]:
     """Read sampled answers and references; return counts and integer-coded answers.
 
     Args:
@@ -84,6 +121,8 @@ def load_answers(source: str, *, column: str | None = None, reference: str | Non
             ``reference``, ``gold``, ``target``, ``answer``).
         skip_bad: leave unreadable rows out (listed in ``bad_rows``) instead of stopping.
         chunk_size: rows per pyarrow batch.
+        normalize: optional function applied to every answer and reference before they
+            are compared (in :func:`canonical` form).
 
     Returns:
         The file's binary counts (answers equal to the reference) and, per question,
@@ -113,7 +152,11 @@ def load_answers(source: str, *, column: str | None = None, reference: str | Non
     shortest = (0, "")
     try:
         for where, answers, gold in records:
-            encoded = _encode(answers, gold, state.get("answers", "answers"))
+            try:
+                encoded = _encode(answers, gold, state.get("answers", "answers"), normalize)
+            except Exception as error:  # the user's normaliser failed on this row
+                raise ReportError(source, f"--normalize failed: {type(error).__name__}: "
+                                          f"{error}", where) from None
             if isinstance(encoded, str):
                 if not skip_bad:
                     raise ReportError(source, encoded, where)
@@ -123,7 +166,9 @@ def load_answers(source: str, *, column: str | None = None, reference: str | Non
                 shortest = (len(encoded), where)
             questions.append(encoded)
     except read_errors() as error:
-        raise ReportError(source, describe_read_error(error), state.get("at")) from None
+        at = state.get("at")
+        where = f"after {at}" if at is not None and isinstance(error, EOFError) else at
+        raise ReportError(source, describe_read_error(error), where) from None
     if not questions:
         raise ReportError(source, "no readable question" + (
             f"; all {len(bad_rows)} rows are bad" if bad_rows else ""))

@@ -110,9 +110,12 @@ def load_counts(source: str, *, column: str | None = None, chunk_size: int = 655
     bad_rows: list[tuple[str, str]] = []
     shortest: tuple[int, str] | None = None
     try:
-        fast = _fast(reader) if not skip_bad and hasattr(reader, "fast_counts") else None
+        # The fast path may read the file twice (a fallback, locating the shortest question):
+        # regular files only, not a named pipe whose content is gone once read.
+        fast = (_fast(reader) if not skip_bad and path.is_file() and hasattr(reader, "fast_counts")
+                else None)
         if fast is not None:
-            return fast
+            return _refuse_bare_scalars(fast, fmt)
         for batch in reader.batches():
             for counts, part in _count_batch(batch, reader.label, source, skip_bad, bad_rows):
                 parts.append(counts)
@@ -132,8 +135,31 @@ def load_counts(source: str, *, column: str | None = None, chunk_size: int = 655
                                       f"(first: {bad_rows[0][0]}: {bad_rows[0][1]})")
         raise ReportError(source, "the file holds no questions")
     assert shortest is not None
-    return LoadedFile(source, path, reader.column, BinaryCounts.concat(parts), shortest[1],
-                      bad_rows)
+    return _refuse_bare_scalars(LoadedFile(source, path, reader.column,
+                                           BinaryCounts.concat(parts), shortest[1], bad_rows),
+                                fmt)
+
+
+def _refuse_bare_scalars(loaded: LoadedFile, fmt: str) -> LoadedFile:
+    """A CSV whose outcome cells are bare scalars (``1``) is a long file, not one-sample rows.
+
+    Read as one question per row, a file with one row per sample would give a wrong
+    number without a word; it is refused, naming ``--id``. A one-sample question is
+    still written as a list cell, ``[1]``.
+    """
+    if fmt not in ("csv", "tsv") or loaded.n_max != 1 or loaded.column is None:
+        return loaded
+    from .labels import read_columns
+
+    values, where = read_columns(loaded.source, [loaded.column])
+    first = str(values[loaded.column][0]).strip()
+    if first.startswith("["):
+        return loaded
+    raise ReportError(loaded.source, f"`{loaded.column}` holds one bare outcome per row "
+                                     f"({first!r}): a long file, one row per sample? Pass --id "
+                                     "COLUMN (and --sample COLUMN) to group rows by question; "
+                                     "write a question with one sample as a list cell, [1]",
+                      where[0])
 
 
 def _fast(reader: Any) -> LoadedFile | None:

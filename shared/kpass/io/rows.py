@@ -211,7 +211,8 @@ def _python_flat(rows: list[Any], label: str) -> tuple[np.ndarray, np.ndarray]:
             raise BadRowError(index, row.problem)
         if not isinstance(row, (list, tuple, np.ndarray)):
             raise BadRowError(index, f"`{label}` must be a list of outcomes; got {show(row)} "
-                                 f"({type(row).__name__})")
+                                 f"({type(row).__name__}); for a long file (one row per "
+                                 "sample) pass --id COLUMN to group its rows by question")
         if len(row) == 0:
             raise BadRowError(index, f"`{label}` is an empty list; a question needs at least one "
                                  "sample")
@@ -271,7 +272,8 @@ def check_arrow_type(arrow_type: Any, source: str, column: str) -> None:
         raise ReportError(source, f"column `{column}` holds lists of {inner}; expected lists of "
                                   "0/1 outcomes (bool, int or float)")
     raise ReportError(source, f"column `{column}` has type {arrow_type}; expected one list of "
-                              "0/1 outcomes per question")
+                              "0/1 outcomes per question (for a long file, one row per sample, "
+                              "pass --id COLUMN to group its rows by question)")
 
 
 def pick_column(names: list[str], requested: str | None, source: str,

@@ -1,12 +1,14 @@
 """The ``kpass`` command.
 
 ``kpass report [FILE ...]`` reads per-question outcome files and prints every
-pass-family metric with its posterior mean, standard deviation and credible
-interval; with no file it runs on the bundled tau-bench sample::
+pass-family metric with its standard error over questions and its posterior mean,
+standard deviation and credible interval; with no file it runs on the bundled
+tau-bench sample. ``kpass compare A B`` compares two models on the same questions::
 
     $ kpass report
     $ kpass report model_a.jsonl model_b.parquet --k 1,4,16 --format markdown
     $ kpass report runs.csv --column correct --plot curves.png
+    $ kpass compare model_a.jsonl model_b.jsonl --id question_id --k 1,8
 
 Exit status: 0 on success, 1 for an unusable file or row, 2 for a bad argument;
 every error is one line on stderr naming the file, the line and the problem.
@@ -171,6 +173,12 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--column", metavar="NAME",
                         help="the outcome column (default: the first of "
                              f"{', '.join(OUTCOME_COLUMNS)})")
+    report.add_argument("--id", metavar="COLUMN",
+                        help="group rows by this question id column: long files (one row per "
+                             "sample) and shards of one question add up")
+    report.add_argument("--sample", metavar="COLUMN",
+                        help="with --id, the sample index column; a repeated (id, sample) pair "
+                             "is an error")
     report.add_argument("--k", action="append", type=_positive_ints, metavar="K[,K...]",
                         help="the k to report (repeatable; default: 1..n for n <= 8, else "
                              "1, 2, 4, ... below the smallest n, and n, up to "
@@ -196,6 +204,11 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--reference", metavar="NAME",
                         help="with --answers, the reference column (default: the first of "
                              "ground_truth, reference, gold, target, answer)")
+    report.add_argument("--normalize", metavar="MODULE:FUNCTION",
+                        help="with --answers, a Python function applied to every answer and "
+                             "reference before they are compared (e.g. a math answer "
+                             "extractor); answers are compared as numbers where they are "
+                             "numbers (170 = 170.0 = \"170\"), else as stripped text")
     report.add_argument("--ties", choices=("fractional", "wrong"), default="fractional",
                         help="with --answers, a tie including the reference scores 1/(t+1) "
                              "(fractional, default) or 0 (wrong)")
@@ -208,7 +221,56 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
                         help="rows read and counted at a time (default: 65536)")
     report.set_defaults(handler=run_report, command_parser=report)
+    _add_compare(commands)
     return parser
+
+
+def _add_compare(commands: Any) -> None:
+    """The ``compare`` subcommand: two runs on the same questions, paired."""
+    compare = commands.add_parser(
+        "compare", help="is model A better than model B? paired comparison of two outcome files",
+        description="Read two outcome files (model A and model B on the same questions) and "
+                    "print, for each metric and k, both estimates, the paired difference, its "
+                    "standard error over questions, interval, p-value, P(A better | these "
+                    "questions) and the minimum detectable effect.",
+        epilog="Questions are matched by --id, or by row order (equal counts required).")
+    compare.add_argument("files", nargs="*", metavar="FILE", help="model A's file, model B's file")
+    compare.add_argument("--column", metavar="NAME", help="the outcome column (default: the "
+                         f"first of {', '.join(OUTCOME_COLUMNS)})")
+    compare.add_argument("--id", metavar="COLUMN",
+                         help="match questions by this id column (default: by row order)")
+    compare.add_argument("--clusters", metavar="COLUMN",
+                         help="cluster label column of A's file (questions about one passage, "
+                              "say): clustered standard errors")
+    compare.add_argument("--k", action="append", type=_positive_ints, metavar="K[,K...]",
+                         help="the k to compare (default: as kpass report)")
+    compare.add_argument("--metrics", type=_metrics, metavar="LIST",
+                         help="comma-separated metrics, or all (default: as kpass report)")
+    compare.add_argument("--tau", type=_taus, default=[0.5], metavar="TAU[,TAU...]",
+                         help="G-Pass@k thresholds in [0, 1] (default: 0.5)")
+    compare.add_argument("--confidence", type=_confidence, default=0.95, metavar="C",
+                         help="level of the intervals (default: 0.95); the MDE uses alpha = "
+                              "1 - C and 80%% power")
+    compare.add_argument("--short", choices=("error", "skip"), default="error",
+                         help="questions with fewer than k samples in either file: refuse "
+                              "(error, default) or leave them out of both at that k (skip)")
+    compare.add_argument("--format", choices=("table", "markdown", "csv", "json"),
+                         default="table", help="output format (default: table)")
+    compare.add_argument("--digits", type=_count(0, 15), default=3, metavar="D",
+                         help="decimals in table and markdown output (default: 3)")
+    compare.add_argument("--plot", metavar="FILE.png", type=_plot_path,
+                         help="also draw the difference A - B against k with its interval band")
+    compare.add_argument("--skip-bad", action="store_true",
+                         help="leave unreadable rows out (not with --id or --clusters)")
+    compare.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
+                         help="rows read and counted at a time (default: 65536)")
+    compare.set_defaults(handler=_run_compare, command_parser=compare)
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    from .compare import run_compare
+
+    return run_compare(args)
 
 
 def _families() -> tuple[Family, ...]:
@@ -217,15 +279,44 @@ def _families() -> tuple[Family, ...]:
     return FAMILIES
 
 
-def _load(sources: list[str],
-          args: argparse.Namespace) -> tuple[list[LoadedFile], list[list[Any] | None]]:
+def _normalizer(spec: str | None) -> Callable[[Any], Any] | None:
+    """``module:function`` -> the function, or a ReportError saying what is wrong."""
+    if spec is None:
+        return None
+    import importlib
+
+    module_name, _, name = spec.partition(":")
+    try:
+        function = getattr(importlib.import_module(module_name), name) if name else None
+    except (ImportError, AttributeError) as error:
+        raise ReportError("--normalize", f"cannot load {spec!r} ({error})") from None
+    if not callable(function):
+        raise ReportError("--normalize", f"expected MODULE:FUNCTION naming a function; got "
+                                         f"{spec!r}")
+    return function
+
+
+def _load(sources: list[str], args: argparse.Namespace,
+          notes: list[str]) -> tuple[list[LoadedFile], list[list[Any] | None]]:
     loaded, answers = [], []
     for source in sources:
-        if args.answers:
+        if getattr(args, "id", None) and not args.answers:
+            from ..io.long import load_long
+
+            item, coded = load_long(source, args.id, column=args.column,
+                                    sample_column=args.sample), None
+        elif args.answers:
             from ..io.answers import load_answers
 
             item, coded = load_answers(source, column=args.column, reference=args.reference,
-                                       skip_bad=args.skip_bad, chunk_size=args.chunk_size)
+                                       skip_bad=args.skip_bad, chunk_size=args.chunk_size,
+                                       normalize=_normalizer(args.normalize))
+            if not item.counts.n_correct.any():
+                warning = (f"{source}: no answer matches its question's reference anywhere in "
+                           "the file; check the reference column, or pass --normalize to "
+                           "extract final answers")
+                print(f"kpass report: warning: {warning}", file=sys.stderr)
+                notes.append(f"Warning: {warning}.")
         else:
             progress = Progress(f"reading {source}")
             item = load_counts(source, column=args.column, chunk_size=args.chunk_size,
@@ -262,10 +353,14 @@ def run_report(args: argparse.Namespace) -> int:
             sources, notes = [str(sample_path())], [SAMPLE_NOTE]
         try:
             families = parse_metrics(args.metrics, answers=args.answers)
+            if args.sample and not args.id:
+                raise ValueError("--sample goes with --id (the question id column)")
+            if args.id and (args.answers or args.skip_bad):
+                raise ValueError("--id cannot be combined with --answers or --skip-bad yet")
         except ValueError as error:
             print(f"kpass report: error: {error}", file=sys.stderr)
             return 2
-        loaded, answers = _load(sources, args)
+        loaded, answers = _load(sources, args, notes)
         n_min = min(item.n_min for item in loaded)
         ks = sorted({k for group in args.k for k in group}) if args.k else default_ks(n_min)
         if not args.k and n_min > DEFAULT_K_MAX:
@@ -298,6 +393,10 @@ def run_report(args: argparse.Namespace) -> int:
 
 def _write(text: str) -> int:
     """Write the report to stdout; a closed pipe is the reader's choice, a full disk an error."""
+    if sys.stdout is None:  # started with stdout closed (`kpass report >&-`)
+        print("kpass report: error: cannot write the report: standard output is closed",
+              file=sys.stderr)
+        return 1
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -336,7 +435,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Example:
         >>> main(["report", "--k", "1", "--metrics", "pass^k", "--format", "csv"])
         ... # doctest: +ELLIPSIS
-        file,metric,label,k,tau,questions,estimate,mean,sd,lo,hi,confidence
+        file,metric,label,k,tau,questions,estimate,se,se_lo,se_hi,mean,sd,lo,hi,confidence
         tau_bench_airline_gpt4o.jsonl,pass^k,Pass^1,1,,50,0.42,...
         0
     """
