@@ -51,7 +51,7 @@ from .._core.inputs import BinaryCounts, binary_counts
 from .formats import dataset_files, detect_format
 from .progress import Progress
 from .readers import LoadedFile, load_counts
-from .rows import ReportError, show
+from .rows import ReportError, describe_read_error, show
 
 __all__ = ["HARNESSES", "LongRecord", "detect_harness", "get_path", "group_counts",
            "harness_records", "is_path", "lighteval_records", "lm_eval_records",
@@ -173,27 +173,41 @@ def read_rows(source: str) -> Iterator[tuple[str, Any]]:
         raise ReportError(source, "no such file or directory")
     fmt = detect_format(path)
     if fmt in ("jsonl", "json"):
-        opener = gzip.open if path.suffix.lower() == ".gz" else open
-        with opener(path, "rt", encoding="utf-8") as stream:
-            if fmt == "json":
-                try:
-                    document = json.load(stream)
-                except ValueError as error:
-                    raise ReportError(source, f"not valid JSON ({error})") from None
-                if isinstance(document, list):
-                    yield from ((f"element {i}", item) for i, item in enumerate(document))
-                else:
-                    yield "the document", document
-                return
-            for number, line in enumerate(stream, 1):
-                if not line.strip():
-                    continue
-                try:
-                    yield f"line {number}", json.loads(line)
-                except ValueError as error:
-                    raise ReportError(source, f"not valid JSON ({error})",
-                                      f"line {number}") from None
+        try:
+            yield from _text_rows(source, path, fmt)
+        except UnicodeDecodeError as error:
+            raise ReportError(source, f"not UTF-8 text ({error.reason})") from None
+        except (EOFError, OSError) as error:  # a truncated or fake .gz, an unreadable file
+            raise ReportError(source, describe_read_error(error)) from None
         return
+    yield from _binary_rows(source, path, fmt)
+
+
+def _text_rows(source: str, path: Path, fmt: str) -> Iterator[tuple[str, Any]]:
+    """The records of a JSONL or JSON file (see :func:`read_rows`)."""
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    with opener(path, "rt", encoding="utf-8-sig") as stream:
+        if fmt == "json":
+            try:
+                document = json.load(stream)
+            except ValueError as error:
+                raise ReportError(source, f"not valid JSON ({error})") from None
+            if isinstance(document, list):
+                yield from ((f"element {i}", item) for i, item in enumerate(document))
+            else:
+                yield "the document", document
+            return
+        for number, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            try:
+                yield f"line {number}", json.loads(line)
+            except ValueError as error:
+                raise ReportError(source, f"not valid JSON ({error})", f"line {number}") from None
+
+
+def _binary_rows(source: str, path: Path, fmt: str) -> Iterator[tuple[str, Any]]:
+    """The rows of a Parquet file or datasets folder as dicts (see :func:`read_rows`)."""
     if fmt not in ("parquet", "datasets"):
         raise ReportError(source, f"nested column paths and --from read JSONL, JSON, Parquet "
                                   f"or a datasets folder; this is {fmt}")
@@ -304,7 +318,7 @@ def detect_harness(source: str) -> str | None:
     name = Path(source).name
     try:
         where, first = next(read_rows(source), (None, None))
-    except ReportError:
+    except Exception:  # a probe: any file it cannot read is simply not a harness file
         return None
     if not isinstance(first, dict):
         return None

@@ -108,7 +108,10 @@ def load_counts(source: str, *, column: str | None = None, chunk_size: int = 655
     if fmt in ("csv", "tsv"):
         from .long import refuse_scalar_cells
 
-        refuse_scalar_cells(source, path, column, "\t" if fmt == "tsv" else ",")
+        try:
+            refuse_scalar_cells(source, path, column, "\t" if fmt == "tsv" else ",")
+        except read_errors():
+            pass  # a broken file: the reader below reports it, with its line
     reader = READERS[fmt](source, path, column, max(1, chunk_size), progress)
     parts: list[BinaryCounts] = []
     bad_rows: list[tuple[str, str]] = []
