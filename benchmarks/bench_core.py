@@ -1,14 +1,19 @@
 """Core benchmark: kpass against the reference library (scorio 0.2.3) in the same process.
 
 Run on demand: ``python benchmarks/bench_core.py [--quick]``. Prints one row per
-function with medians of repeated runs and the ratio scorio / kpass.
+function with medians of repeated runs and the ratio scorio / kpass (int64 and
+bool inputs), counting against ``R.sum(axis=1)`` for every dtype, ``import kpass``
+against ``import numpy, scipy.special`` in fresh interpreters, and the very-large-k
+posteriors.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import statistics
+import subprocess
 import sys
 import time
 
@@ -86,12 +91,12 @@ CALLS = {
 }
 
 
-def math_bound(quick):
+def math_bound(quick, dtype):
     rng = np.random.default_rng(0)
     M, N, k = (400, 64, 16) if quick else (2000, 256, 64)
     p = rng.beta(0.7, 0.7, size=(M, 1))
-    R = (rng.random((M, N)) < p).astype(np.int8)
-    header(f"Math-bound: M={M}, N={N}, k={k}")
+    R = (rng.random((M, N)) < p).astype(dtype)
+    header(f"Math-bound: M={M}, N={N}, k={k}, {np.dtype(dtype).name} input")
     ci, point = [], []
     for name, call in CALLS.items():
         np.testing.assert_allclose(call(kpass, R, k), call(se, R, k), rtol=1e-9, atol=1e-12)
@@ -118,6 +123,80 @@ def large_n(quick):
     row(f"mg_pass_at_k M={M} N={N} k={k}", ours, theirs)
 
 
+def very_large_k(quick):
+    """n = k = 100000: every threshold _ci in seconds (scorio is not timed: minutes)."""
+    n = 20000 if quick else 100000
+    print(f"\n### Very large k: M=20 questions, n = k = {n} (kpass only)\n")
+    rng = np.random.default_rng(4)
+    counts = kpass.BinaryCounts(np.full(20, n), rng.integers(0, n + 1, 20))
+    for name, call in [
+        ("pass_at_k_ci", lambda: kpass.pass_at_k_ci(counts, n)),
+        ("g_pass_at_k_tau_ci(0.5)", lambda: kpass.g_pass_at_k_tau_ci(counts, n, 0.5)),
+        ("maj_at_k_ci", lambda: kpass.maj_at_k_ci(counts, n)),
+    ]:
+        try:
+            print(f"{name:<28} {once(call):8.2f} s")
+        except ValueError as error:
+            print(f"{name:<28} ValueError: {error}")
+
+
+DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint64, np.float32,
+          np.float64]
+
+
+def counting(quick):
+    """binary_counts (validation included) against R.sum(axis=1) on the same array."""
+    M, N = (50_000, 64) if quick else (200_000, 64)
+    rng = np.random.default_rng(2)
+    binary = rng.random((M, N)) < 0.4
+    print(f"\n### Counting: M={M}, N={N}, kpass.binary_counts(R) / R.sum(axis=1)\n")
+    print(f"| {'input':<22} | {'sum ms':>8} | {'kpass ms':>8} | {'ratio':>6} |")
+    print(f"|{'-' * 24}|{'-' * 10}|{'-' * 10}|{'-' * 8}|")
+    worst = 0.0
+    for dtype in DTYPES:
+        for layout in ("C", "F"):
+            R = binary.astype(dtype, order=layout)
+            floor = timed(lambda R=R: R.sum(axis=1), 7)
+            ours = timed(lambda R=R: kpass.binary_counts(R), 7)
+            worst = max(worst, ours / floor)
+            print(f"| {np.dtype(dtype).name + ' ' + layout:<22} | {floor * 1e3:8.2f} | "
+                  f"{ours * 1e3:8.2f} | {ours / floor:5.2f}x |")
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover
+        pd = None
+    if pd is not None:
+        frame = pd.DataFrame(binary.astype(np.int64))
+        floor = timed(lambda: frame.to_numpy().sum(axis=1), 7)
+        ours = timed(lambda: kpass.binary_counts(frame), 7)
+        print(f"| {'DataFrame int64':<22} | {floor * 1e3:8.2f} | {ours * 1e3:8.2f} | "
+              f"{ours / floor:5.2f}x |")
+    rows = binary[: M // 10].astype(int).tolist()
+    floor = timed(lambda: np.asarray(rows).sum(axis=1), 3)
+    ours = timed(lambda: kpass.binary_counts(rows), 3)
+    print(f"| {'lists (M/10), asarray':<22} | {floor * 1e3:8.2f} | {ours * 1e3:8.2f} | "
+          f"{ours / floor:5.2f}x |")
+    print(f"\nslowest array ratio: {worst:.2f}x")
+
+
+def import_time():
+    """Fresh interpreters: import kpass against import numpy, scipy.special (best of 7)."""
+    def best(code):
+        times = []
+        for _ in range(7):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True, env=os.environ.copy())
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    bare = best("pass")
+    floor = best("import numpy, scipy.special")
+    ours = best("import kpass")
+    print(f"\n### Import (fresh interpreter, best of 7)\n\npython -c pass: {bare * 1e3:.0f} ms; "
+          f"import numpy, scipy.special: {floor * 1e3:.0f} ms; import kpass: {ours * 1e3:.0f} ms "
+          f"-> {ours / floor:.2f}x")
+
+
 def input_bound(quick):
     rng = np.random.default_rng(2)
     M, N = (100_000, 64) if quick else (1_000_000, 64)
@@ -136,8 +215,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     args = parser.parse_args()
-    math_bound(args.quick)
+    print(f"numpy {np.__version__}, kpass from {kpass.__file__}")
+    counting(args.quick)
+    import_time()
+    for dtype in (np.int64, np.bool_):
+        math_bound(args.quick, dtype)
     large_n(args.quick)
+    very_large_k(args.quick)
     input_bound(args.quick)
 
 

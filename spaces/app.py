@@ -4,8 +4,8 @@ The same file is copied into each Space next to the metric script
 ``<name>.py``; the app finds that script beside itself (or takes
 ``KPASS_METRIC``: a script path, a folder or a name under ``metrics/``),
 loads it with ``evaluate.load`` and computes everything through it. No metric
-math lives here: the app only parses input, calls ``module.compute`` and lays
-out what comes back.
+math lives here: the app only parses input, calls the module and lays out
+what comes back.
 
 Run locally with ``python app.py``; the server honours ``GRADIO_SERVER_NAME``
 and ``GRADIO_SERVER_PORT`` (Spaces set them).
@@ -17,32 +17,52 @@ import csv
 import io
 import json
 import math
+import multiprocessing
 import os
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import evaluate
 import gradio as gr
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import pandas as pd
+from matplotlib.figure import Figure
 
 HERE = Path(__file__).resolve().parent
 NOT_SCRIPTS = {"app.py", "setup.py", "conftest.py"}
-# Key suffixes of a metric module's flat result dict, in table order.
-SUFFIXES = {"_mu": "posterior mean", "_sigma": "sd", "_lo": "lower", "_hi": "upper"}
-COLUMNS = ["metric", "k", "estimate", "posterior mean", "sd", "lower", "upper"]
+# Key suffixes of a metric module's flat result dict -> table column.
+SUFFIXES = {"_se": "SE", "_mu": "posterior mean", "_sigma": "sd", "_lo": "lower",
+            "_hi": "upper"}
+COLUMNS = ["metric", "k", "estimate", "SE", "posterior mean", "sd", "lower", "upper",
+           "questions"]
+NUMERIC = COLUMNS[2:8]
 # Field names accepted in JSONL objects and CSV headers, per input.
-ALIASES = {"predictions": ("outcomes", "answers", "samples", "scores", "rewards"),
-           "references": ("reference", "ground_truth", "gold", "answer"),
+ALIASES = {"predictions": ("outcomes", "outcome", "correct", "is_correct", "answers",
+                           "samples", "scores", "score", "rewards", "reward", "prediction"),
+           "references": ("reference", "ground_truth", "gold", "answer", "target"),
            "R0": ("prior", "prior_outcomes")}
+# A column naming the question: rows sharing it are one question's samples (long format).
+ID_FIELDS = ("id", "question_id", "task_id", "problem_id", "qid", "example_id", "instance_id",
+             "question", "task", "problem")
 MESSAGE_ID = "kpass-message"
 COMPUTE_LOCK = threading.Lock()
+
+# Limits: every request runs under one lock, so one paste must not hold the Space for long.
+MAX_CHARS = 1_000_000
+MAX_QUESTIONS = 20_000
+MAX_OUTCOMES = 200_000
+MAX_KS = 20
+MAX_K = 1_000
+MAX_CATEGORY = 100
+# Sizes alone do not bound the time (vote@k intervals grow with k and the number of
+# distinct answers), so each computation also runs in a child process with a deadline.
+MAX_SECONDS = 20.0
+LIMITS = (f"Limits: {MAX_CHARS // 1000:,} kB of input, {MAX_QUESTIONS:,} questions, "
+          f"{MAX_OUTCOMES:,} outcomes, {MAX_KS} values of k up to {MAX_K:,}, categories "
+          f"0..{MAX_CATEGORY}, {MAX_SECONDS:g} s of computing. For more, use `kpass report` "
+          "or `evaluate.load` locally.")
 
 
 # ----------------------------------------------------------------------------- the module
@@ -72,37 +92,6 @@ def find_metric_script(folder: Path = HERE) -> Path:
     return scripts[0]
 
 
-# Page controls per kind of module, then extras per family (the keyword vocabulary
-# itself, its checks and its meaning live in kpass; this only chooses what to show).
-CONTROLS = {
-    "binary": ("confidence", "alpha0", "beta0", "bounds"),
-    "categorical": ("w", "confidence", "bounds"),
-    "answers": ("confidence", "prior", "ties", "bounds"),
-}
-FAMILY_CONTROLS = {
-    "g_pass_at_k_bayes": ("tau",),
-    "geo_spectrum_bayes": ("lam", "weights", "pass_power", "unanimous_power"),
-}
-WITHOUT_K = ("bayes_at_n", "avg_at_n_bayes")
-DEFAULTS: dict[str, Any] = {
-    "confidence": 0.95, "alpha0": 1.0, "beta0": 1.0, "prior": 1.0, "pass_power": 0.5,
-    "unanimous_power": 0.5, "w": [0, 1], "ties": "fractional", "bounds": None, "tau": None,
-    "lam": None, "weights": None,
-}
-NUMBERS = ("confidence", "alpha0", "beta0", "prior", "pass_power", "unanimous_power")
-SCALAR_OR_LIST = ("tau", "lam")
-EXAMPLE_K = "1, 2, 3, 4"
-
-
-@dataclass(frozen=True)
-class Parameter:
-    """A keyword option of the module shown on the page, with the default it shows."""
-
-    name: str
-    default: Any
-    help: str = ""
-
-
 def module_family(module: evaluate.EvaluationModule) -> str:
     """The module's family name (its script name for a non-kpass module)."""
     return getattr(module, "family", "") or module.name
@@ -116,16 +105,7 @@ def module_kind(module: evaluate.EvaluationModule) -> str:
     return "answers" if "references" in input_names(module) else "binary"
 
 
-def module_parameters(module: evaluate.EvaluationModule) -> list[Parameter]:
-    """The options the page offers for this module, defaulting to its load-time options."""
-    try:
-        from kpass.hf.vocabulary import KEYWORDS
-    except ImportError:  # a module outside kpass: no descriptions
-        KEYWORDS = {}
-    loaded = dict(getattr(module, "options", {}) or {})
-    names = CONTROLS.get(module_kind(module), ()) + FAMILY_CONTROLS.get(module_family(module), ())
-    return [Parameter(name, loaded.get(name, DEFAULTS.get(name)), KEYWORDS.get(name, ""))
-            for name in names]
+WITHOUT_K = ("bayes_at_n", "avg_at_n_bayes")
 
 
 def uses_k(module: evaluate.EvaluationModule) -> bool:
@@ -141,7 +121,179 @@ def input_names(module: evaluate.EvaluationModule) -> list[str]:
     return list(features)
 
 
+# ----------------------------------------------------------------------------- controls
+
+
+@dataclass(frozen=True)
+class Control:
+    """A keyword option of the module as a page control, with the default it shows.
+
+    ``kind``: ``number``, ``numbers`` (a list), ``choice``, ``bounds`` (lo, hi) or
+    ``weights`` (a list, or ``k: list`` parts for a per-k dict).
+    """
+
+    name: str
+    kind: str
+    default: Any
+    help: str = ""
+    choices: tuple[str, ...] = ()
+
+
+# The keyword vocabulary, its checks and its meaning live in kpass; this chooses what to show.
+SPECS: dict[str, tuple[str, Any, tuple[str, ...]]] = {
+    "confidence": ("number", 0.95, ()),
+    "alpha0": ("number", 1.0, ()),
+    "beta0": ("number", 1.0, ()),
+    "prior": ("number", 1.0, ()),
+    "pass_power": ("number", 0.5, ()),
+    "unanimous_power": ("number", 0.5, ()),
+    "w": ("numbers", [0, 1], ()),
+    "tau": ("numbers", None, ()),
+    "lam": ("numbers", None, ()),
+    "weights": ("weights", None, ()),
+    "bounds": ("bounds", None, ()),
+    "short": ("choice", "error", ("error", "skip")),
+    "ties": ("choice", "fractional", ("fractional", "wrong")),
+}
+BY_KIND = {
+    "binary": ("confidence", "alpha0", "beta0", "bounds", "short"),
+    "categorical": ("w", "confidence", "bounds", "short"),
+    "answers": ("confidence", "prior", "ties", "bounds", "short"),
+}
+BY_FAMILY = {
+    "g_pass_at_k_bayes": ("tau",),
+    "geo_spectrum_bayes": ("lam", "weights", "pass_power", "unanimous_power"),
+}
+HELP = {
+    "bounds": "lo, hi: where the interval is clipped; empty = {default}",
+    "weights": "length-k weights w_1..w_k (e.g. 0, 0, 0.5, 0.5), or one list per k: "
+               "2: 0, 1; 4: 0, 0, 0.5, 0.5. Empty = upper-half mG weights",
+    "tau": "thresholds in [0, 1], e.g. 0.5, 0.75 (adds G-Pass@k_tau rows)",
+    "lam": "couplings in [0, 1], e.g. 0.25, 0.5 (adds GeoSpectrum rows)",
+    "short": "questions with fewer than k samples: error refuses them, skip leaves them out "
+             "at that k (see the questions column)",
+    "ties": "a tie with the gold answer: fractional credits 1/(t+1) for t tied answers, "
+            "wrong counts it as wrong",
+}
+EXAMPLE_K = "1, 2, 3, 4"
+
+
+def module_controls(module: evaluate.EvaluationModule) -> list[Control]:
+    """The options the page offers for this module, defaulting to its load-time options."""
+    try:
+        from kpass.hf.vocabulary import KEYWORDS
+    except ImportError:  # a module outside kpass: no descriptions
+        KEYWORDS = {}
+    loaded = dict(getattr(module, "options", {}) or {})
+    names = BY_KIND.get(module_kind(module), ()) + BY_FAMILY.get(module_family(module), ())
+    if not uses_k(module):
+        names = tuple(name for name in names if name != "short")
+    controls = []
+    for name in names:
+        kind, default, choices = SPECS[name]
+        # The shared description minus what the page shows otherwise: defaults, module names.
+        described = re.sub(r"\s*\([^)]*(default|_bayes|_at_n)[^)]*\)", "",
+                           KEYWORDS.get(name, ""))
+        described = re.sub(r"^[^:]*: ", "", described)  # the type, shown by the control
+        help_text = HELP.get(name, described).format(
+            default="[min w, max w]" if module_kind(module) == "categorical" else "[0, 1]")
+        controls.append(Control(name, kind, loaded.get(name, default), help_text, choices))
+    return controls
+
+
+def control_value(control: Control) -> Any:
+    """What the control shows at first: its default, lists as comma-separated text."""
+    default = control.default
+    if control.kind in ("numbers", "bounds", "weights"):
+        if isinstance(default, dict):
+            return "; ".join(f"{k}: {', '.join(map(str, v))}" for k, v in default.items())
+        return "" if default is None else ", ".join(str(item) for item in default)
+    return default
+
+
+def _numbers(text: str, name: str) -> list[float]:
+    tokens = [t for t in re.split(r"[,\s;]+", text.strip().strip("[]()")) if t]
+    values = []
+    for token in tokens:
+        try:
+            values.append(float(token))
+        except ValueError:
+            raise ValueError(f"`{name}` must be numbers separated by commas; got {token!r}") \
+                from None
+    if not values:
+        raise ValueError(f"`{name}` is empty")
+    return values
+
+
+def parse_control(control: Control, value: Any) -> Any:
+    """A control's value -> the Python value for the module (None: leave the default)."""
+    if control.kind == "number":
+        return None if value is None or value == "" else float(value)
+    if control.kind == "choice":
+        return value or None
+    text = str(value or "").strip()
+    if text.lower() in ("", "none", "default"):
+        return None
+    if control.kind == "bounds":
+        values = _numbers(text, "bounds")
+        if len(values) != 2:
+            raise ValueError(f"`bounds` must be two numbers lo, hi; got {text!r}")
+        return values
+    if control.kind == "weights" and ":" in text:
+        weights = {}
+        for part in (p for p in re.split(r"[;\n]+", text) if p.strip()):
+            budget, sep, vector = part.partition(":")
+            if not sep or not re.fullmatch(r"\s*\d+\s*", budget):
+                raise ValueError(f"`weights`: expected 'k: w1, w2, ...' parts separated by ';'; "
+                                 f"got {part.strip()!r}")
+            weights[int(budget)] = _numbers(vector, f"weights[{int(budget)}]")
+        return weights
+    values = _numbers(text, control.name)
+    if control.name in ("tau", "lam") and len(values) == 1:
+        return values[0]
+    return values
+
+
+def parse_ks(text: Any) -> list[int]:
+    """``"1, 2, 4"`` -> ``[1, 2, 4]``; the module checks the range against the data."""
+    tokens = [t for t in re.split(r"[,\s;]+", str(text or "")) if t]
+    if not tokens:
+        raise ValueError("`k` is empty: enter one or more k values, e.g. 1, 2, 4")
+    for token in tokens:
+        if not re.fullmatch(r"[+-]?\d+", token):
+            raise ValueError(f"`k` must be integers separated by commas; got {token!r}")
+    if len(tokens) > MAX_KS:
+        raise ValueError(f"`k`: at most {MAX_KS} values on this page; got {len(tokens)}")
+    ks = [int(token) for token in tokens]
+    if max(ks) > MAX_K:
+        raise ValueError(f"`k` must be at most {MAX_K:,} on this page; got k={max(ks)}")
+    return ks
+
+
 # ----------------------------------------------------------------------------- input
+
+
+@dataclass
+class Question:
+    """One question's values and where each came from (1-based line and column)."""
+
+    values: list[Any]
+    line: int
+    columns: list[int] | None = None  # column of each value on ``line``, if known
+    lines: list[int] | None = None  # line of each value (long format)
+    extras: dict[str, Any] = field(default_factory=dict)  # references, R0
+
+    def where(self, value: int | None = None) -> str:
+        """``line 3, column 5`` for a value (``line 3`` for the question)."""
+        if value is not None and self.lines is not None and value < len(self.lines):
+            return f"line {self.lines[value]}"
+        if value is not None and self.columns is not None and value < len(self.columns):
+            return f"line {self.line}, column {self.columns[value]}"
+        return f"line {self.line}"
+
+
+# A value on a line: a quoted string, or a run without separators or brackets.
+TOKEN = re.compile(r'"[^"]*"|\'[^\']*\'|[^\s,;\[\]|]+')
 
 
 def parse_token(token: str, kind: str) -> Any:
@@ -149,30 +301,50 @@ def parse_token(token: str, kind: str) -> Any:
     text = token.strip()
     if kind == "answers":
         return text.strip("\"'")
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        return text
-
-
-def _values(part: str, kind: str, number: int) -> list[Any]:
-    if part.startswith("["):
+    for convert in (int, float):
         try:
-            values = json.loads(part)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"line {number}: not a valid list ({error.msg})") from None
-    else:
-        values = [parse_token(t, kind) for t in re.split(r"[,\s;]+", part) if t.strip()]
-    if not values:
-        raise ValueError(f"line {number}: no outcomes")
+            return convert(text)
+        except ValueError:
+            pass
+    return text.strip("\"'")
+
+
+def _load_json(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{what}: not valid JSON ({error.msg} at column {error.colno})") \
+            from None
+    except RecursionError:
+        raise ValueError(f"{what}: nested too deeply (one flat list of outcomes per "
+                         "question)") from None
+
+
+def _flat(values: Any, where: str) -> list[Any]:
+    if not isinstance(values, list):
+        values = [values]
+    for index, value in enumerate(values, start=1):
+        if isinstance(value, (list, dict)):
+            raise ValueError(f"{where}: value {index} is a {type(value).__name__}; each "
+                             "question is one flat list of outcomes")
     return values
 
 
-def _from_record(record: dict[str, Any], number: int, names: list[str]) -> dict[str, Any]:
+def _part(part: str, offset: int, kind: str, line: int) -> tuple[list[Any], list[int]]:
+    """Values of one ``|``-separated part of a line, with their 1-based columns."""
+    tokens = list(TOKEN.finditer(part))
+    if part.lstrip().startswith("["):
+        values = _flat(_load_json(part, f"line {line}"), f"line {line}")
+        columns = [offset + t.start() + 1 for t in tokens] if len(tokens) == len(values) else []
+    else:
+        values = [parse_token(t[0], kind) for t in tokens]
+        columns = [offset + t.start() + 1 for t in tokens]
+    if not values:
+        raise ValueError(f"line {line}: no outcomes")
+    return values, columns
+
+
+def _from_record(record: dict[str, Any], line: int, names: list[str]) -> dict[str, Any]:
     row = {}
     for name in names:
         for key in (name, *ALIASES.get(name, ())):
@@ -180,138 +352,226 @@ def _from_record(record: dict[str, Any], number: int, names: list[str]) -> dict[
                 row[name] = record[key]
                 break
     if "predictions" not in row:
-        raise ValueError(f"line {number}: no outcomes field (predictions or outcomes) in "
-                         f"{sorted(record)}")
+        raise ValueError(f"line {line}: no outcomes field (predictions, outcomes, correct, ...) "
+                         f"among {sorted(record)}")
     return row
 
 
-def parse_line(line: str, number: int, names: list[str], kind: str) -> dict[str, Any]:
-    """One question: a JSON object or list, or values split by commas/spaces, ``|`` for more."""
-    line = line.strip()
-    if line.startswith("{"):
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"line {number}: not valid JSON ({error.msg})") from None
+def _id_of(record: dict[str, Any]) -> Any:
+    return next((record[key] for key in ID_FIELDS if key in record), None)
+
+
+def parse_line(text: str, line: int, names: list[str], kind: str) -> Question:
+    """One question: values split by commas/spaces or a JSON list, ``|`` before each extra."""
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        record = _load_json(stripped, f"line {line}")
         if not isinstance(record, dict):
-            raise ValueError(f"line {number}: expected a JSON object")
-        return _from_record(record, number, names)
-    parts = [part.strip() for part in line.split("|")]
+            raise ValueError(f"line {line}: expected a JSON object")
+        row = _from_record(record, line, names)
+        question = Question(_flat(row.pop("predictions"), f"line {line}"), line, extras=row)
+        question.extras["_id"] = _id_of(record)
+        return question
+    parts, offset, spans = text.split("|"), 0, []
+    for part in parts:
+        spans.append((part, offset))
+        offset += len(part) + 1
     if len(parts) > len(names):
-        raise ValueError(f"line {number}: expected at most {len(names)} part(s) separated by "
+        raise ValueError(f"line {line}: expected at most {len(names)} part(s) separated by "
                          f"'|' ({' | '.join(names)}); got {len(parts)}")
-    row: dict[str, Any] = {"predictions": _values(parts[0], kind, number)}
-    for name, part in zip(names[1:], parts[1:], strict=False):
-        row[name] = part.strip("\"'") if name == "references" else _values(part, kind, number)
-    return row
+    values, columns = _part(parts[0], 0, kind, line)
+    question = Question(values, line, columns or None)
+    for name, (part, start) in zip(names[1:], spans[1:], strict=False):
+        if name == "references":
+            question.extras[name] = part.strip().strip("\"'")
+        else:
+            question.extras[name] = _part(part, start, kind, line)[0]
+    return question
 
 
-def parse_text(text: str, names: list[str], kind: str) -> dict[str, list[Any]]:
-    """Pasted or uploaded text -> one list per input column, one entry per question.
+def _group_long(questions: list[Question], names: list[str]) -> list[Question]:
+    """Long format: one sample a record, grouped by the question id (first-seen order)."""
+    grouped: dict[Any, Question] = {}
+    for question in questions:
+        key = json.dumps(question.extras.get("_id"))
+        if key not in grouped:
+            extras = {name: question.extras[name] for name in names[1:]
+                      if name in question.extras}
+            grouped[key] = Question([], question.line, lines=[], extras=extras)
+        target = grouped[key]
+        target.values.extend(question.values)
+        target.lines.extend([question.line] * len(question.values))
+        for name in names[1:]:
+            if name == "references" and question.extras.get(name) != target.extras.get(name):
+                raise ValueError(f"line {question.line}: question id {question.extras['_id']!r} "
+                                 f"has gold answer {question.extras.get(name)!r} but "
+                                 f"{target.extras.get(name)!r} on line {target.line}")
+    return list(grouped.values())
+
+
+def parse_questions(text: str, names: list[str], kind: str) -> list[Question]:
+    """Pasted or uploaded text -> one :class:`Question` per question.
 
     Accepted: one question a line (``1 0 1 1``, ``1,0,1``, ``[1, 0, 1]``, a JSON
-    object such as ``{"outcomes": [1, 0]}``; extra columns after ``|``), or a
-    whole JSON list of lists. Blank lines and lines starting with ``#`` are skipped.
+    object such as ``{"outcomes": [1, 0]}``; extra columns after ``|``), a whole
+    JSON list of lists, or JSON objects with an id field and one outcome each
+    (long format: grouped by id). Blank lines and lines starting with ``#`` are skipped.
     """
-    text = (text or "").strip()
-    if not text:
+    text = text or ""
+    if len(text) > MAX_CHARS:
+        raise ValueError(f"the input has {len(text):,} characters; this page takes at most "
+                         f"{MAX_CHARS:,} (use kpass locally for more)")
+    if not text.strip():
         raise ValueError("no input: paste one question per line, or upload a CSV/JSONL file")
-    if re.match(r"\[\s*\[", text):
-        try:
-            whole = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"not a valid JSON list of lists ({error.msg})") from None
-        lines = [json.dumps(row) for row in whole]
+    if re.match(r"\s*\[\s*\[", text):
+        whole = _load_json(text, "the input (a JSON list of lists)")
+        if not isinstance(whole, list):
+            raise ValueError("the input: expected a JSON list of lists")
+        questions = [Question(_flat(row, f"question {i}"), 1) for i, row in
+                     enumerate(whole, start=1)]
     else:
-        lines = text.splitlines()
-    rows = [parse_line(line, number, names, kind) for number, line in enumerate(lines, start=1)
-            if line.strip() and not line.lstrip().startswith("#")]
-    if not rows:
+        questions = [parse_line(line, number, names, kind)
+                     for number, line in enumerate(text.splitlines(), start=1)
+                     if line.strip() and not line.lstrip().startswith("#")]
+    if any("_id" in q.extras and q.extras["_id"] is not None and len(q.values) == 1
+           for q in questions):
+        questions = _group_long(questions, names)
+    for question in questions:
+        question.extras.pop("_id", None)
+    check_size(questions, kind)
+    return questions
+
+
+def check_size(questions: list[Question], kind: str) -> None:
+    """The page's limits (the lock serialises requests, so one must stay short)."""
+    if not questions:
         raise ValueError("no questions found in the input")
-    columns: dict[str, list[Any]] = {}
-    for name in names:
-        present = [name in row for row in rows]
-        if name == "predictions" or all(present):
-            columns[name] = [row.get(name) for row in rows]
+    if len(questions) > MAX_QUESTIONS:
+        raise ValueError(f"{len(questions):,} questions; this page takes at most "
+                         f"{MAX_QUESTIONS:,}")
+    total = sum(len(q.values) for q in questions)
+    if total > MAX_OUTCOMES:
+        raise ValueError(f"{total:,} outcomes; this page takes at most {MAX_OUTCOMES:,}")
+    if kind == "categorical":
+        for question in questions:
+            for index, value in enumerate(question.values):
+                if isinstance(value, (int, float)) and value > MAX_CATEGORY:
+                    raise ValueError(f"{question.where(index)}: category {value} is above "
+                                     f"{MAX_CATEGORY}, the largest this page takes")
+
+
+def columns_of(questions: list[Question], names: list[str]) -> dict[str, list[Any]]:
+    """Questions -> one list per input column, as the module takes them."""
+    columns = {"predictions": [q.values for q in questions]}
+    for name in names[1:]:
+        present = [name in q.extras for q in questions]
+        if all(present):
+            columns[name] = [q.extras[name] for q in questions]
         elif any(present):
-            missing = present.index(False) + 1
-            raise ValueError(f"`{name}` is given for some questions but not for question "
-                             f"{missing}: give it for every question or for none")
+            missing = questions[present.index(False)]
+            raise ValueError(f"`{name}` is given for some questions but not on line "
+                             f"{missing.line}: give it for every question or for none")
     return columns
 
 
-def csv_to_text(content: str, names: list[str]) -> str:
-    """A CSV file -> the line format: named input columns, or one row of outcomes per question."""
-    rows = [row for row in csv.reader(io.StringIO(content)) if any(cell.strip() for cell in row)]
+def _is_number(cell: str) -> bool:
+    return re.fullmatch(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*", cell) is not None
+
+
+def csv_questions(content: str, names: list[str], kind: str) -> list[Question]:
+    """A CSV file -> questions: named columns (wide or long with an id), or rows of outcomes."""
+    rows = [(number, row) for number, row in enumerate(csv.reader(io.StringIO(content)), 1)
+            if any(cell.strip() for cell in row)]
     if not rows:
-        return ""
-    header = [cell.strip() for cell in rows[0]]
-    columns = {}
+        raise ValueError("the CSV file is empty")
+    header = [cell.strip() for cell in rows[0][1]]
+    found = {}
     for name in names:
-        found = next((key for key in (name, *ALIASES.get(name, ())) if key in header), None)
-        if found is not None:
-            columns[name] = header.index(found)
-    if "predictions" in columns:
-        wanted = list(columns.values())[: len(columns)]
-        return "\n".join(" | ".join(row[i].strip() if i < len(row) else "" for i in wanted)
-                         for row in rows[1:])
-    if all(not re.fullmatch(r"[-+.\deE]+", cell) for cell in header):
-        rows = rows[1:]  # a header naming the samples
-    return "\n".join(",".join(cell.strip() for cell in row) for row in rows)
+        key = next((k for k in (name, *ALIASES.get(name, ())) if k in header), None)
+        if key is not None:
+            found[name] = header.index(key)
+    id_column = next((header.index(k) for k in ID_FIELDS if k in header), None)
+    questions = []
+    if "predictions" in found:
+        for number, row in rows[1:]:
+            cell = row[found["predictions"]] if found["predictions"] < len(row) else ""
+            values, _ = _part(cell, 0, kind, number)
+            question = Question(values, number)
+            for name in names[1:]:
+                if name in found and found[name] < len(row):
+                    cell = row[found[name]].strip()
+                    question.extras[name] = (cell if name == "references"
+                                             else _part(cell, 0, kind, number)[0])
+            if id_column is not None and id_column < len(row):
+                question.extras["_id"] = row[id_column].strip()
+            questions.append(question)
+        return questions
+    # A header names the samples: a word past the first column (which may hold ids), or an id name.
+    has_header = kind != "answers" and (header[0] in ID_FIELDS or not all(
+        _is_number(c) for c in header[1:] if c.strip()))
+    body = rows[1:] if has_header else rows
+    # An id column in wide rows: named in the header, or a first column that is never a number.
+    if id_column is None and kind != "answers" and all(
+            row and not _is_number(row[0]) for _, row in body):
+        id_column = 0
+    for number, row in body:
+        cells = [(i, c) for i, c in enumerate(row) if i != id_column and c.strip()]
+        if not cells:
+            raise ValueError(f"line {number}: no outcomes")
+        questions.append(Question([parse_token(c, kind) for _, c in cells], number,
+                                  [i + 1 for i, _ in cells]))
+    return questions
 
 
-def read_upload(path: str | None, names: list[str]) -> str | None:
-    """The text of an uploaded file, CSV converted to the line format."""
+def read_upload(path: str | None, names: list[str], kind: str) -> list[Question] | None:
+    """The questions of an uploaded CSV / JSONL / text file (None: nothing uploaded)."""
     if not path:
         return None
-    content = Path(path).read_text(encoding="utf-8")
-    return csv_to_text(content, names) if path.lower().endswith(".csv") else content
-
-
-def parse_ks(text: Any) -> list[int]:
-    """``"1, 2, 4"`` -> ``[1, 2, 4]``; the module checks the range."""
-    tokens = [t for t in re.split(r"[,\s;]+", str(text or "")) if t]
-    if not tokens:
-        raise ValueError("`k` is empty: enter one or more k values, e.g. 1, 2, 4")
-    for token in tokens:
-        if not re.fullmatch(r"[+-]?\d+", token):
-            raise ValueError(f"`k` must be integers separated by commas; got {token!r}")
-    return [int(token) for token in tokens]
-
-
-def parse_parameter(parameter: Parameter, value: Any) -> Any:
-    """A control's value -> the Python value for the module (None: leave the default)."""
-    if parameter.name in NUMBERS:
-        if value is None or value == "":
-            return None
-        return float(value)
-    text = str(value or "").strip()
-    if text in ("", "None", "none", "null", "default"):
-        return None
-    if parameter.name == "ties":
-        return text
+    raw = Path(path).read_bytes()
+    if len(raw) > MAX_CHARS:
+        raise ValueError(f"the file has {len(raw):,} bytes; this page takes at most "
+                         f"{MAX_CHARS:,} (use kpass locally for more)")
     try:
-        parsed = json.loads(text if text[0] in "[{" else f"[{text}]")
-    except json.JSONDecodeError:
-        raise ValueError(f"`{parameter.name}`: cannot read {text!r} (numbers separated by "
-                         "commas, or JSON)") from None
-    if parameter.name in SCALAR_OR_LIST and isinstance(parsed, list) and len(parsed) == 1:
-        return parsed[0]
-    return parsed
+        content = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"the file is not UTF-8 text (byte {error.start + 1})") from None
+    if path.lower().endswith(".csv"):
+        questions = csv_questions(content, names, kind)
+        if any(q.extras.get("_id") is not None and len(q.values) == 1 for q in questions):
+            questions = _group_long(questions, names)
+        for question in questions:
+            question.extras.pop("_id", None)
+        check_size(questions, kind)
+        return questions
+    return parse_questions(content, names, kind)
 
 
-def parse_options(text: str) -> dict[str, Any]:
-    """The free-form options box: a JSON object of any keywords the module accepts."""
-    text = (text or "").strip()
-    if not text:
-        return {}
-    try:
-        options = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"other options: not a JSON object ({error.msg})") from None
-    if not isinstance(options, dict):
-        raise ValueError("other options: expected a JSON object such as {\"short\": \"skip\"}")
-    return options
+# ----------------------------------------------------------------------------- errors
+
+
+_INDEXED = re.compile(r"\b(predictions|R0|references|R|answers)\[(\d+)\](?:\[(\d+)\])?(=?)")
+# The core's argument names, as the page calls them.
+_SHOWN_AS = {"R": "predictions", "answers": "predictions"}
+
+
+def locate(message: str, questions: list[Question], source: str) -> str:
+    """Turn ``predictions[1][2]=2.0`` (0-based, within the batch) into ``line 2, column 5``."""
+    message = message.split(" (indices count questions within this batch)")[0]
+    message = re.sub(r"^\w+: ", "", message)  # the module's name
+    match = _INDEXED.search(message)
+    if not match or int(match[2]) >= len(questions):
+        return message
+    question = questions[int(match[2])]
+    value = int(match[3]) if match[3] is not None else None
+    where = question.where(value)
+    name = _SHOWN_AS.get(match[1], match[1])
+    message = message.replace(f"`{match[1]}`", f"`{name}`")
+    match = _INDEXED.search(message)
+    if name == "R0" and value is not None:
+        where = question.where()  # R0 values sit after the '|': point at the line
+    text = message[:match.start()] + (f"`{name}` " if not match[4] else "") + \
+        message[match.end():]
+    return f"{source}, {where}: {text}"
 
 
 # ----------------------------------------------------------------------------- output
@@ -336,9 +596,25 @@ def results_table(result: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(list(rows.values()), columns=COLUMNS)
 
 
+def questions_used(table: pd.DataFrame, questions: list[Question], short: str | None) -> None:
+    """Fill the ``questions`` column: with ``short="skip"``, only those with n >= k count."""
+    sizes = [len(q.values) for q in questions]
+    table["questions"] = [
+        sum(n >= int(k) for n in sizes) if short == "skip" and k == k and k is not None
+        else len(sizes) for k in table["k"]]
+
+
+def error_bars(table: pd.DataFrame) -> list[Any]:
+    """Distances from the estimate to the interval ends (0 where clipping left it outside)."""
+    return [(table["estimate"] - table["lower"]).clip(lower=0),
+            (table["upper"] - table["estimate"]).clip(lower=0)]
+
+
 def results_plot(table: pd.DataFrame):
     """Each metric against k with its credible band; metrics without k as points with intervals."""
-    figure, axes = plt.subplots(figsize=(7, 3.8))
+    # A bare Figure, not pyplot's: pyplot would keep every request's figure alive.
+    figure = Figure(figsize=(7, 3.4))
+    axes = figure.subplots()
     with_k = table[table["k"].notna()]
     for label, group in with_k.groupby("metric", sort=False):
         group = group.sort_values("k")
@@ -352,36 +628,90 @@ def results_plot(table: pd.DataFrame):
                               color=line.get_color(), linewidth=0)
             if len(group) == 1:
                 axes.errorbar(ks, group["estimate"], capsize=4, color=line.get_color(),
-                              yerr=[group["estimate"] - group["lower"],
-                                    group["upper"] - group["estimate"]])
+                              yerr=error_bars(group))
     if len(with_k):
         axes.set_xlabel("k")
         axes.xaxis.get_major_locator().set_params(integer=True)
+        axes.legend(loc="best", fontsize="small")
     else:
-        labels = list(table["metric"])
         axes.errorbar(range(len(table)), table["estimate"], fmt="o", capsize=6,
-                      yerr=[table["estimate"] - table["lower"], table["upper"] - table["estimate"]])
-        axes.set_xticks(range(len(table)), labels)
+                      yerr=error_bars(table))
+        axes.set_xticks(range(len(table)), list(table["metric"]))
         axes.set_xlim(-1, len(table))
     axes.set_ylabel("estimate (dashed: posterior mean)")
     axes.grid(alpha=0.3)
-    if len(with_k):
-        axes.legend(loc="best", fontsize="small")
     figure.tight_layout()
     return figure
 
 
 def shown(table: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
-    """The table as displayed: numbers rounded for reading, k as text."""
+    """The table as displayed: numbers rounded, k as text, SE only when the module gives it."""
     display = table.copy()
-    for column in COLUMNS[2:]:
+    for column in NUMERIC:
         display[column] = [None if v is None or math.isnan(v) else round(float(v), digits)
                            for v in display[column]]
     display["k"] = ["" if v is None or v != v else str(int(v)) for v in display["k"]]
+    display["questions"] = [str(int(v)) if v == v and v is not None else ""
+                            for v in display["questions"]]
+    if display["SE"].isna().all():
+        display = display.drop(columns="SE")
     return display
 
 
-# ----------------------------------------------------------------------------- the page
+# ----------------------------------------------------------------------------- formulas
+
+
+BETA = (r"Each question's success rate $p \sim \mathrm{Beta}(\alpha_0 + c,\ \beta_0 + n - c)$; "
+        r"**posterior mean** $\mu=\frac1M\sum_q \mathbb E[g(p_q)]$, **sd** "
+        r"$\sigma=\frac1M\sqrt{\sum_q \mathrm{Var}[g(p_q)]}$ (questions fixed), interval "
+        r"$\mu \pm z\sigma$.")
+HYPER = r"$X \sim \mathrm{Hypergeometric}(n, c, k)$: correct among $k$ of a question's $n$ samples."
+FORMULAS = {
+    "pass_at_k_bayes": [r"$\mathrm{Pass@}k = 1 - \binom{n-c}{k}\big/\binom{n}{k}$, "
+                        r"$\mathrm{Pass}^k = \binom{c}{k}\big/\binom{n}{k}$, averaged over "
+                        r"questions; $g(p) = 1-(1-p)^k$ or $p^k$.", BETA],
+    "g_pass_at_k_bayes": [HYPER, r"$\text{G-Pass@}k_\tau = P(X \ge \lceil \tau k\rceil)$, "
+                          r"$\text{G-Pass@}k = \text{G-Pass@}k_1$, $\text{mG-Pass@}k = "
+                          r"2\int_{1/2}^{1}\text{G-Pass@}k_\tau\,d\tau$.", BETA],
+    "maj_at_k_bayes": [HYPER, r"$\mathrm{Maj@}k = P(X \ge \lfloor k/2\rfloor + 1)$: a **strict "
+                       r"majority of correct** samples (cons@k on 0/1 outcomes). For a "
+                       r"plurality vote over answers see `vote_at_k_bayes`.", BETA],
+    "auc_at_k_bayes": [r"$\mathrm{AUC@}K = \frac{1}{K-1}\sum_{j=1}^{K-1} "
+                       r"\frac{\mathrm{Pass@}j + \mathrm{Pass@}(j+1)}{2}$ "
+                       r"($\mathrm{AUC@}1 = \mathrm{Pass@}1$).", BETA],
+    "geo_spectrum_bayes": [r"$\mathrm{Geom@}k = \frac1M\sum_q P_q^{a} U_q^{b}$ "
+                           r"($P$ = Pass@k, $U$ = Pass^k); $S_{w,k}=\sum_r w_r P(X\ge r)$; "
+                           r"$\mathrm{GeoSpectrum@}k = \mathrm{Pass@}k^{\lambda} "
+                           r"S_{w,k}^{1-\lambda}$.", HYPER, BETA],
+    "max_at_k_bayes": [r"$\mathrm{Max@}k = \binom{n}{k}^{-1}\sum_{i=k}^{n}\binom{i-1}{k-1} "
+                       r"g_{(i)}$ with rewards $g = w_{\text{category}}$ sorted; "
+                       r"$w=[0,1]$ gives Pass@k.",
+                       r"Posterior: Dirichlet(1 + counts) over categories."],
+    "bayes_at_n": [r"$\mu = w_0 + \frac{1}{MT}\sum_q\sum_j \nu_{qj}(w_j - w_0)$, "
+                   r"$\nu_{qj} = n_{qj} + 1 + n^0_{qj}$, $T = 1 + C + D + N$ "
+                   r"(Dirichlet posterior over categories, with prior outcomes).",
+                   r"Interval $\mu \pm z\sigma$."],
+    "avg_at_n_bayes": [r"$\mathrm{avg@}N = \frac1M\sum_q\frac1N\sum_i w_{R_{qi}}$; "
+                       r"$\sigma_a = \frac{T}{N}\sigma_{\text{Bayes}}$, interval "
+                       r"$a \pm z\sigma_a$."],
+    "vote_at_k_bayes": [r"$\mathrm{Vote@}k = \frac1M\sum_q P(\text{plurality of }k\text{ "
+                        r"draws} = \text{gold})$, ties split fractionally; posterior: "
+                        r"Dirichlet(prior) over answer frequencies."],
+}
+SE_NOTE = (r"**SE**: standard error over questions (the spread if the questions were "
+           r"re-drawn); **sd**: posterior sd with the questions fixed. $z = "
+           r"\Phi^{-1}\!\left(\frac{1+\text{confidence}}{2}\right)$.")
+LATEX = [{"left": "$$", "right": "$$", "display": True},
+         {"left": "$", "right": "$", "display": False}]
+
+
+def formulas(family: str) -> str:
+    """Short Markdown with LaTeX for the family (empty for a module outside kpass)."""
+    lines = FORMULAS.get(family)
+    return "\n\n".join([*lines, SE_NOTE]) if lines else ""
+
+
+# ----------------------------------------------------------------------------- compute
 
 
 def example_text(kind: str = "binary") -> str:
@@ -395,38 +725,246 @@ def example_text(kind: str = "binary") -> str:
     return "\n".join(f"{line} | 1" for line in lines) if kind == "answers" else "\n".join(lines)
 
 
+def _in_child(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any], send: Any) -> None:
+    try:
+        send.send(("ok", function(*args, **kwargs)))
+    except TypeError as error:
+        send.send(("TypeError", str(error)))
+    except Exception as error:  # noqa: BLE001 (reported to the parent, which raises it)
+        kind = "ValueError" if isinstance(error, (ValueError, ArithmeticError, MemoryError)) \
+            else type(error).__name__
+        send.send((kind, str(error)))
+    finally:
+        send.close()
+
+
+def within_deadline(function: Any, *args: Any, seconds: float | None = None, **kwargs: Any
+                    ) -> Any:
+    """``function(*args, **kwargs)`` under the page's lock, stopped after ``seconds``.
+
+    It runs in a forked child that is killed at the deadline (default MAX_SECONDS):
+    one lock serves every visitor, so no request may hold it for long.
+
+    Raises:
+        ValueError / TypeError: the function's own message for bad input.
+        TimeoutError: it needs more than ``seconds``.
+    """
+    seconds = MAX_SECONDS if seconds is None else seconds
+    with COMPUTE_LOCK:
+        if "fork" not in multiprocessing.get_all_start_methods():
+            return function(*args, **kwargs)  # no fork (Windows): no deadline
+        context = multiprocessing.get_context("fork")
+        receive, send = context.Pipe(duplex=False)
+        child = context.Process(target=_in_child, args=(function, args, kwargs, send),
+                                daemon=True)
+        child.start()
+        send.close()
+        try:
+            if not receive.poll(seconds):
+                raise TimeoutError(f"this computation takes more than {seconds:g} s, the "
+                                   "page's limit: use fewer or smaller k, or run kpass locally")
+            kind, payload = receive.recv()
+        except EOFError:
+            raise RuntimeError(f"the computation stopped (exit code {child.exitcode})") from None
+        finally:
+            child.kill()
+            child.join()
+            receive.close()
+    if kind == "ok":
+        return payload
+    if kind in ("ValueError", "TypeError"):
+        raise (ValueError if kind == "ValueError" else TypeError)(payload)
+    raise RuntimeError(f"{kind}: {payload}")
+
+
 def compute_results(module: evaluate.EvaluationModule, inputs: dict[str, Any],
                     options: dict[str, Any]) -> dict[str, Any]:
-    """One stateless computation through the module.
+    """One stateless computation through the module, within the page's deadline.
 
     ``_compute`` validates and counts its inputs and returns the results without
     storing anything, so a failed request leaves nothing behind for the next one.
     """
-    with COMPUTE_LOCK:
-        return module._compute(**inputs, **options)
+    return within_deadline(module._compute, **inputs, **options)
 
 
-def run(module: evaluate.EvaluationModule, parameters: list[Parameter], text: str,
-        upload: str | None, ks_text: str, other: str, *values: Any):
+def empty_table() -> pd.DataFrame:
+    return pd.DataFrame(columns=[c for c in COLUMNS if c != "SE"])
+
+
+def run(module: evaluate.EvaluationModule, controls: list[Control], text: str,
+        upload: str | None, ks_text: str, *values: Any):
     """Compute through the module; any bad input becomes a message, never a traceback."""
     names, kind = input_names(module), module_kind(module)
+    source, questions = "the text box", []
     try:
-        uploaded = read_upload(upload, names)
-        inputs = parse_text(uploaded if uploaded is not None else text, names, kind)
-        options = {p.name: parse_parameter(p, v) for p, v in zip(parameters, values, strict=True)}
+        uploaded = read_upload(upload, names, kind)
+        if uploaded is not None:
+            source, questions = f"the file {Path(upload).name}", uploaded
+        else:
+            questions = parse_questions(text, names, kind)
+        options = {c.name: parse_control(c, v) for c, v in zip(controls, values, strict=True)}
         options = {name: value for name, value in options.items() if value is not None}
         if uses_k(module):
             options["k"] = parse_ks(ks_text)
-        options.update(parse_options(other))
-        table = results_table(compute_results(module, inputs, options))
-    except (ValueError, TypeError, KeyError, UnicodeDecodeError) as error:
+        table = results_table(compute_results(module, columns_of(questions, names), options))
+    except RecursionError:
+        return ("**Input error:** the input is nested too deeply; give one flat list of "
+                "outcomes per question", empty_table(), None)
+    except (ValueError, TypeError, KeyError, OverflowError, MemoryError, TimeoutError) as error:
         message = str(error).strip().strip("'\"") or type(error).__name__
-        message = message.split(" (indices count questions within this batch)")[0]
-        return f"**Input error:** {message}", pd.DataFrame(columns=COLUMNS), None
-    source = "the uploaded file" if uploaded is not None else "the pasted input"
-    note = (f"Computed {len(table)} value(s) over {len(inputs['predictions'])} question(s) "
-            f"from {source}.")
+        where = source if source.startswith("the file") else "text box"
+        return f"**Input error:** {locate(message, questions, where)}", empty_table(), None
+    questions_used(table, questions, options.get("short"))
+    note = f"Computed {len(table)} value(s) over {len(questions)} question(s) from {source}."
+    if options.get("short") == "skip":
+        note += " With short = skip, each k uses only the questions with at least k samples."
     return note, shown(table), results_plot(table)
+
+
+# ----------------------------------------------------------------------------- compare
+
+
+# The point functions a module's comparison pairs per question (through kpass.compare).
+COMPARED = {
+    "pass_at_k_bayes": (("pass@k", "pass_at_k"), ("pass^k", "pass_hat_k")),
+    "g_pass_at_k_bayes": (("g-pass@k", "g_pass_at_k"), ("mg-pass@k", "mg_pass_at_k")),
+    "maj_at_k_bayes": (("maj@k", "maj_at_k"),),
+    "auc_at_k_bayes": (("auc@k", "auc_at_k"),),
+    "geo_spectrum_bayes": (("geom@k", "geom_at_k"),),
+    "max_at_k_bayes": (("max@k", "max_at_k"),),
+    "bayes_at_n": (("bayes@n", "bayes"),),
+    "avg_at_n_bayes": (("avg@n", "avg"),),
+    "vote_at_k_bayes": (("vote@k", "vote_at_k"),),
+}
+COMPARE_COLUMNS = ["metric", "k", "A", "B", "A - B", "SE", "lower", "upper", "p-value",
+                   "P(A better)", "questions"]
+# Options of the point functions; the posteriors' options only enter P(A better).
+POINT_OPTIONS = ("short", "w", "pass_power", "unanimous_power", "ties")
+
+
+def compare_models(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
+                   ks: list[int] | None, options: dict[str, Any]) -> pd.DataFrame:
+    """Model A against model B on the same questions, for each of the module's metrics.
+
+    ``kpass.compare`` pairs the per-question values: the difference, its SE over
+    questions, interval and p-value, and P(A better) from the two posteriors.
+    Each model's input is first checked alone, so a bad value names its model.
+    """
+    import inspect
+
+    import kpass
+
+    rows = []
+    references = (a["references"],) if kind == "answers" else ()
+    budget = (ks,) if ks is not None else ()
+    for label, name in COMPARED[family]:
+        function = getattr(kpass, name)
+        accepted = inspect.signature(function).parameters
+        kwargs = {key: value for key, value in options.items()
+                  if key in POINT_OPTIONS and key in accepted}
+        for which, data in (("A", a), ("B", b)):
+            try:
+                function(data["predictions"], *references, *budget, **kwargs)
+            except (ValueError, TypeError) as error:
+                raise type(error)(f"model {which}: {error}") from None
+        found = kpass.compare(function, a["predictions"], b["predictions"], *references,
+                              *budget, confidence=options.get("confidence", 0.95), **kwargs)
+        for one in found if isinstance(found, list) else [found]:
+            rows.append({"metric": label, "k": one.k, "A": one.a, "B": one.b,
+                         "A - B": one.difference, "SE": one.se, "lower": one.lo,
+                         "upper": one.hi, "p-value": one.p_value,
+                         "P(A better)": one.prob_a_better, "questions": one.questions})
+    return pd.DataFrame(rows, columns=COMPARE_COLUMNS)
+
+
+def compare_plot(table: pd.DataFrame):
+    """The difference A - B of each metric against k, with its interval and the zero line."""
+    figure = Figure(figsize=(7, 3.2))
+    axes = figure.subplots()
+    axes.axhline(0, color="black", linewidth=0.8)
+    with_k = table[table["k"].notna()]
+    for label, group in with_k.groupby("metric", sort=False):
+        group = group.sort_values("k")
+        ks = group["k"].astype(int).to_numpy()
+        line = axes.plot(ks, group["A - B"], marker="o", label=label)[0]
+        axes.fill_between(ks, group["lower"], group["upper"], alpha=0.18,
+                          color=line.get_color(), linewidth=0)
+    if len(with_k):
+        axes.set_xlabel("k")
+        axes.xaxis.get_major_locator().set_params(integer=True)
+        axes.legend(loc="best", fontsize="small")
+    else:
+        axes.errorbar(range(len(table)), table["A - B"], fmt="o", capsize=6,
+                      yerr=[table["A - B"] - table["lower"], table["upper"] - table["A - B"]])
+        axes.set_xticks(range(len(table)), list(table["metric"]))
+        axes.set_xlim(-1, len(table))
+    axes.set_ylabel("A - B (band: interval)")
+    axes.grid(alpha=0.3)
+    figure.tight_layout()
+    return figure
+
+
+def shown_compare(table: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
+    """The comparison as displayed: numbers rounded, k as text."""
+    display = table.copy()
+    for column in COMPARE_COLUMNS[2:-1]:
+        display[column] = [round(float(v), digits) for v in display[column]]
+    display["k"] = ["" if v is None or v != v else str(int(v)) for v in display["k"]]
+    return display
+
+
+def example_pair(kind: str = "binary") -> tuple[str, str]:
+    """Trials 1-2 against trials 3-4 of the bundled tau-bench run: two runs of one model."""
+    from kpass.data import tau_bench_outcomes
+
+    rows = tau_bench_outcomes()
+    gold = " | 1" if kind == "answers" else ""
+    return tuple("\n".join(" ".join(str(x) for x in row[half]) + gold for row in rows)
+                 for half in (slice(0, 2), slice(2, 4)))
+
+
+def run_compare(module: evaluate.EvaluationModule, controls: list[Control], text_a: str,
+                text_b: str, ks_text: str, *values: Any):
+    """Compare two models through kpass.compare; bad input becomes a located message."""
+    names, kind, family = input_names(module), module_kind(module), module_family(module)
+    sides: dict[str, list[Question]] = {"A": [], "B": []}
+    side = "A"
+    try:
+        sides["A"] = parse_questions(text_a, names, kind)
+        side = "B"
+        sides["B"] = parse_questions(text_b, names, kind)
+        side = ""
+        if len(sides["A"]) != len(sides["B"]):
+            raise ValueError(f"model A has {len(sides['A'])} questions and model B "
+                             f"{len(sides['B'])}: give both the same questions, in the same "
+                             "order (one a line)")
+        a, b = columns_of(sides["A"], names), columns_of(sides["B"], names)
+        if "R0" in a or "R0" in b:
+            raise ValueError("the comparison takes no prior outcomes (R0): remove the '| ...' "
+                             "part of the lines")
+        if kind == "answers" and "references" not in a:
+            raise ValueError("give each question's gold answer after '|' on model A's lines")
+        options = {c.name: parse_control(c, v) for c, v in zip(controls, values, strict=True)}
+        options = {name: value for name, value in options.items() if value is not None}
+        ks = parse_ks(ks_text) if uses_k(module) else None
+        table = within_deadline(compare_models, family, kind, a, b, ks, options)
+    except RecursionError:
+        return ("**Input error:** the input is nested too deeply; give one flat list of "
+                "outcomes per question", pd.DataFrame(columns=COMPARE_COLUMNS), None)
+    except (ValueError, TypeError, KeyError, OverflowError, MemoryError, TimeoutError) as error:
+        message = str(error).strip().strip("'\"") or type(error).__name__
+        named = re.match(r"model ([AB]): ", message)
+        if named:
+            side, message = named[1], message[named.end():]
+        where = f"model {side} box" if side else "input"
+        message = locate(message, sides.get(side, []), where) if side else message
+        return (f"**Input error:** {message}", pd.DataFrame(columns=COMPARE_COLUMNS), None)
+    note = (f"Compared {len(table)} value(s) over {len(sides['A'])} paired question(s): "
+            "A - B with its SE over questions; P(A better) from the two posteriors.")
+    return note, shown_compare(table), compare_plot(table)
+
+
+# ----------------------------------------------------------------------------- the page
 
 
 def input_help(kind: str, names: list[str]) -> str:
@@ -439,68 +977,145 @@ def input_help(kind: str, names: list[str]) -> str:
     return "One question a line: its 0/1 outcomes, separated by spaces or commas."
 
 
-def build_demo(script: Path | None = None) -> gr.Blocks:
-    """The Blocks page for one metric script."""
-    script = script or find_metric_script()
-    module = evaluate.load(str(script))
-    name, kind, names = script.stem, module_kind(module), input_names(module)
-    parameters = module_parameters(module)
-    description = " ".join((module.description or "").split())
+UPLOAD_HELP = ("CSV or JSONL: one question a row (an `outcomes` column, or the outcomes "
+               "themselves; an `id` column is ignored), or one sample a row with an `id` "
+               "column (long format, grouped by id).")
+# Narrow screens: the wide results table scrolls inside its box, never the page, and the
+# results come above the inputs.
+COMPARE_HELP = (
+    "The same questions for both models, one a line in the same order. It opens on trials "
+    "1-2 against trials 3-4 of the tau-bench run (one model twice: the difference should "
+    "be within its interval). **A - B** is the paired difference, **SE** its standard "
+    "error over questions, **p-value** the test of no difference, **P(A better)** the "
+    "posterior probability on these questions. The Compute tab's options apply.")
+CSS = """
+.gradio-container {max-width: min(1280px, 100vw) !important; margin: 0 auto;}
+.gradio-container .main, .gradio-container .wrap, .gradio-container .contain {min-width: 0;
+  max-width: 100%;}
+#kpass-message p {margin: 0.2em 0; font-size: 0.95em;}
+#kpass-message strong {color: #b91c1c;}
+#kpass-table, #kpass-plot, #kpass-compare-table {min-width: 0; max-width: 100%;
+  overflow-x: auto;}
+#kpass-main, #kpass-main > .column {min-width: 0; max-width: 100%;}
+#kpass-upload .icon-wrap {display: none;}
+@media (max-width: 700px) {#kpass-main {flex-direction: column-reverse;}}
+"""
+
+
+def parameter_widget(control: Control):
+    """A page control for one option, showing its default."""
+    elem_id, value = f"kpass-param-{control.name}", control_value(control)
+    info = control.help or None
+    if control.kind == "number":
+        return gr.Number(value=value, label=f"{control.name} (default {value:g})", info=info,
+                         elem_id=elem_id, min_width=140)
+    if control.kind == "choice":
+        return gr.Radio(list(control.choices), value=value, info=info, elem_id=elem_id,
+                        label=f"{control.name} (default {control.default})", min_width=140)
+    return gr.Textbox(value=value, label=control.name, info=info, elem_id=elem_id,
+                      placeholder="default", min_width=140)
+
+
+def build_demo(script: Path | None = None, module: evaluate.EvaluationModule | None = None
+               ) -> gr.Blocks:
+    """The Blocks page for one metric script (or an already loaded module).
+
+    Serve it with ``.launch(css=CSS)``: gradio takes page styles at launch.
+    """
+    if module is None:
+        script = script or find_metric_script()
+        module = evaluate.load(str(script))
+    name, kind, names = module.name, module_kind(module), input_names(module)
+    controls = module_controls(module)
+    summary = " ".join((module.description or "").split("\n\n")[0].split())
     with gr.Blocks(title=f"{name} (kpass)") as demo:
-        gr.Markdown(f"# {name}\n\n{description}\n\n"
-                    "Opens on the tau-bench airline sample (50 tasks x 4 trials of GPT-4o). "
-                    "Paste your own outcomes or upload a CSV / JSONL file.")
-        with gr.Row():
-            with gr.Column(scale=3):
-                text = gr.Textbox(value=example_text(kind), lines=10, max_lines=16,
-                                  label=f"Outcomes ({' | '.join(names)})",
-                                  info=input_help(kind, names), elem_id="kpass-input")
-                upload = gr.File(label="...or upload a CSV / JSONL file (used instead of the text)",
-                                 file_types=[".csv", ".jsonl", ".json", ".txt"], height=160,
-                                 elem_id="kpass-upload")
-            with gr.Column(scale=2):
-                ks = gr.Textbox(value=EXAMPLE_K, label="k values", visible=uses_k(module),
-                                info="sample budgets, separated by commas", elem_id="kpass-k")
-                controls = [parameter_widget(p) for p in parameters]
-                other = gr.Textbox(value="", label="other options (JSON object)",
-                                   info='e.g. {"short": "skip"}', elem_id="kpass-options")
-                with gr.Row():
-                    button = gr.Button("Compute", variant="primary", elem_id="kpass-run")
-                    example = gr.Button("Load tau-bench example", elem_id="kpass-example")
-        message = gr.Markdown(elem_id=MESSAGE_ID)
-        table = gr.Dataframe(headers=COLUMNS, label="Results (credible interval: lower, upper)",
-                             interactive=False, elem_id="kpass-table")
-        plot = gr.Plot(label="Each metric against k, with its credible band", elem_id="kpass-plot")
+        gr.Markdown(f"## {name}\n{summary} Opens on the tau-bench airline sample (50 tasks x "
+                    "4 trials of GPT-4o).", elem_id="kpass-header")
+        with gr.Tabs():
+            with gr.Tab("Compute", elem_id="kpass-tab-compute"):
+                with gr.Row(equal_height=False, elem_id="kpass-main"):
+                    with gr.Column(scale=2, min_width=300):
+                        text = gr.Textbox(value=example_text(kind), lines=7, max_lines=7,
+                                          label=f"Outcomes ({' | '.join(names)})",
+                                          info=input_help(kind, names), elem_id="kpass-input")
+                        upload = gr.File(label="...or upload a CSV / JSONL file (used instead)",
+                                         file_types=[".csv", ".jsonl", ".json", ".txt"], height=120,
+                                         elem_id="kpass-upload")
+                        with gr.Row():
+                            ks = gr.Textbox(value=EXAMPLE_K, label="k values",
+                                            visible=uses_k(module), elem_id="kpass-k",
+                                            min_width=120, scale=2)
+                            button = gr.Button("Compute", variant="primary", elem_id="kpass-run",
+                                               min_width=100, scale=1)
+                        message = gr.Markdown(elem_id=MESSAGE_ID)
+                        with gr.Accordion("Options (defaults shown)", open=True):
+                            with gr.Row():
+                                widgets = [parameter_widget(c) for c in controls]
+                            example = gr.Button("Reload the tau-bench example", size="sm",
+                                                elem_id="kpass-example")
+                        gr.Markdown(f"{UPLOAD_HELP}\n\n{LIMITS}", elem_id="kpass-limits")
+                    with gr.Column(scale=3, min_width=300):
+                        table = gr.Dataframe(value=empty_table(), label="Results",
+                                             interactive=False, elem_id="kpass-table",
+                                             max_height=330)
+                        plot = gr.Plot(label="Each metric against k, with its credible band",
+                                       elem_id="kpass-plot")
+            with gr.Tab("Compare two models", elem_id="kpass-tab-compare",
+                        visible=module_family(module) in COMPARED):
+                pair = example_pair(kind) if module_family(module) in COMPARED else ("", "")
+                with gr.Row(equal_height=False, elem_id="kpass-compare-main"):
+                    with gr.Column(scale=2, min_width=300):
+                        with gr.Row():
+                            text_a = gr.Textbox(value=pair[0], lines=6, max_lines=6,
+                                                label="Model A", elem_id="kpass-compare-a",
+                                                min_width=140)
+                            text_b = gr.Textbox(value=pair[1], lines=6, max_lines=6,
+                                                label="Model B", elem_id="kpass-compare-b",
+                                                min_width=140)
+                        with gr.Row():
+                            compare_ks = gr.Textbox(value="1, 2", label="k values",
+                                                    visible=uses_k(module), min_width=120,
+                                                    scale=2, elem_id="kpass-compare-k")
+                            compare_button = gr.Button("Compare", variant="primary",
+                                                       elem_id="kpass-compare-run",
+                                                       min_width=100, scale=1)
+                        compare_message = gr.Markdown(elem_id="kpass-compare-message")
+                        gr.Markdown(COMPARE_HELP, elem_id="kpass-compare-help")
+                    with gr.Column(scale=3, min_width=300):
+                        compare_table = gr.Dataframe(
+                            value=pd.DataFrame(columns=COMPARE_COLUMNS), label="A against B",
+                            interactive=False, elem_id="kpass-compare-table", max_height=300)
+                        compare_figure = gr.Plot(label="A - B against k, with its interval",
+                                                 elem_id="kpass-compare-plot")
+        gr.Markdown(formulas(module_family(module)), latex_delimiters=LATEX,
+                    elem_id="kpass-formulas")
 
         def compute(*args: Any):
-            return run(module, parameters, *args)
+            return run(module, controls, *args)
 
-        inputs = [text, upload, ks, other, *controls]
+        inputs = [text, upload, ks, *widgets]
         outputs = [message, table, plot]
         button.click(compute, inputs, outputs)
+        upload.upload(compute, inputs, outputs)
+        upload.clear(compute, inputs, outputs)
         example.click(lambda: (example_text(kind), None, EXAMPLE_K), None, [text, upload, ks]
                       ).then(compute, inputs, outputs)
         demo.load(compute, inputs, outputs)
+        if module_family(module) in COMPARED:
+            def compare(*args: Any):
+                return run_compare(module, controls, *args)
+
+            compare_inputs = [text_a, text_b, compare_ks, *widgets]
+            compare_outputs = [compare_message, compare_table, compare_figure]
+            compare_button.click(compare, compare_inputs, compare_outputs)
+            demo.load(compare, compare_inputs, compare_outputs)
     return demo
-
-
-def parameter_widget(parameter: Parameter):
-    """A page control for one option, showing its default."""
-    default, elem_id = parameter.default, f"kpass-param-{parameter.name}"
-    if parameter.name in NUMBERS:
-        return gr.Number(value=default, label=parameter.name, info=parameter.help,
-                         elem_id=elem_id)
-    if isinstance(default, (list, tuple)):
-        value = ", ".join(str(item) for item in default)
-    else:
-        value = "" if default is None else str(default)
-    return gr.Textbox(value=value, label=parameter.name, info=parameter.help or None,
-                      placeholder="default", elem_id=elem_id)
 
 
 def main() -> None:
     """Serve the demo (``GRADIO_SERVER_NAME`` / ``GRADIO_SERVER_PORT`` choose the address)."""
-    build_demo().launch()
+    demo = build_demo()
+    demo.launch(css=CSS)
 
 
 if __name__ == "__main__":

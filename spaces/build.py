@@ -51,8 +51,12 @@ def build_wheel(out_dir: Path, repo: Path = REPO) -> Path:
         for name in ("setup.cfg", "pyproject.toml", "README.md", "LICENSE"):
             if (repo / name).is_file():
                 shutil.copy2(repo / name, source / name)
-        shutil.copytree(repo / "shared" / "kpass", source / "shared" / "kpass",
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+        shutil.copytree(repo / "shared" / "kpass", source / "shared" / "kpass", ignore=ignore)
+        # The metric and comparison scripts: package data kpass/metrics/<name>/ and
+        # kpass/comparisons/<name>/ (see setup.cfg).
+        for folder in ("metrics", "comparisons"):
+            shutil.copytree(repo / folder, source / folder, ignore=ignore)
         command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out_dir),
                    str(source)]
         # Without isolation is offline and fast, but needs a wheel-capable setuptools here.

@@ -254,12 +254,17 @@ def test_several_files_are_shown_side_by_side(tmp_path, capsys):
     assert header.index("model_a.jsonl") < header.index("model_b.jsonl")
     pass_one = next(line for line in lines if line.startswith("Pass@1 ")).split()
     pass_a = sum(Fraction(sum(row), len(row)) for row in ROWS) / len(ROWS)
-    assert len(pass_one) == 11
-    assert (pass_one[1], pass_one[6]) == (f"{float(pass_a):.3f}", f"{float(1 - pass_a):.3f}")
+    assert len(pass_one) == 17  # per file: estimate, se, [interval], mean, sd, [credible]
+    assert (pass_one[1], pass_one[9]) == (f"{float(pass_a):.3f}", f"{float(1 - pass_a):.3f}")
+    # se: sd of the per-question Pass@1 values / sqrt(M), the same for the complement file
+    import statistics
+    values = [sum(row) / len(row) for row in ROWS]
+    se = statistics.stdev(values) / len(values) ** 0.5
+    assert pass_one[2] == pass_one[10] == f"{se:.3f}"
     code, out, _ = run(capsys, "report", a, b, "--format", "markdown", "--k", "1")
     header, align, *body = out.splitlines()
     assert header.startswith("| metric | model_a.jsonl estimate |")
-    assert header.count("|") == align.count("|") == body[0].count("|") == 10
+    assert header.count("|") == align.count("|") == body[0].count("|") == 14
 
 
 def test_csv_and_markdown_outputs_are_well_formed(capsys):
@@ -273,8 +278,8 @@ def test_csv_and_markdown_outputs_are_well_formed(capsys):
     code, out, _ = run(capsys, "report", "--format", "markdown", "--digits", "4",
                        "--metrics", "pass^k")
     assert out.splitlines()[:3] == [
-        "| metric | estimate | mean | sd | 95% interval |",
-        "| :--- | ---: | ---: | ---: | :--- |",
+        "| metric | estimate | se | 95% interval | mean | sd | 95% credible |",
+        "| :--- | ---: | ---: | :--- | ---: | ---: | :--- |",
         out.splitlines()[2]]
     assert out.splitlines()[2].startswith("| Pass^1 | 0.4200 |")
 

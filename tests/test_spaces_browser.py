@@ -1,8 +1,10 @@
 """Each built Space served by its own ``python app.py`` and driven in headless Chromium.
 
-For every module: the page opens on the tau-bench example, the table shown
-matches the kpass core, a bad input shows a readable message (no traceback),
-and a screenshot goes to ``screenshots/<name>.png``. About 5 s per Space.
+For every module, at 1280x800: the page opens on the tau-bench example and the
+table shown matches the kpass core; a bad input shows a located message in view,
+next to the button (no traceback); after Compute the whole results table is in
+view without scrolling. At 420 px wide the page does not scroll sideways. An
+upload recomputes. Screenshots go to ``screenshots/``. About 10 s per Space.
 """
 
 import importlib.util
@@ -19,6 +21,8 @@ import pytest
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parent.parent
+SCREENSHOTS = REPO / "screenshots"
+DESKTOP = {"width": 1280, "height": 800}
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
@@ -113,52 +117,165 @@ def serve(folder):
 def wait_for_message(page, text):
     page.wait_for_function(
         "text => (document.querySelector('#kpass-message') || {innerText: ''})"
-        ".innerText.includes(text)", arg=text, timeout=30_000)
+        ".innerText.includes(text)", arg=text, timeout=60_000)
+    page.wait_for_timeout(400)  # the outputs' fade-in, for the screenshots
     return page.inner_text("#kpass-message")
 
 
-def table_rows(page):
-    return page.evaluate("""() => Array.from(
-        document.querySelectorAll('#kpass-table [role=row][aria-rowindex]'))
-        .filter(tr => Number(tr.getAttribute('aria-rowindex')) > 1)
-        .map(row => Array.from(row.querySelectorAll('[role=gridcell]'))
-                         .map(cell => cell.innerText.trim()))""")
+def table(page, selector="#kpass-table"):
+    """A results table: (header, rows of cell texts) as rendered (rows are virtualised)."""
+    return page.evaluate("""selector => {
+        const root = document.querySelector(selector);
+        const text = cell => cell.textContent.replace('\u22ee', '').trim();
+        const header = Array.from(root.querySelectorAll('thead th')).map(text);
+        const rows = Array.from(root.querySelectorAll('.virtual-row'))
+            .map(row => Array.from(row.querySelectorAll('[role=gridcell]')).map(text));
+        return [header, rows];
+    }""", selector)
+
+
+def assert_in_viewport(page, selector, viewport):
+    box = page.locator(selector).bounding_box()
+    assert box is not None, f"{selector} is not shown"
+    assert box["x"] >= 0 and box["y"] >= 0, (selector, box)
+    assert box["x"] + box["width"] <= viewport["width"], (selector, box)
+    assert box["y"] + box["height"] <= viewport["height"], (selector, box)
+
+
+def assert_matches_core(page, name):
+    header, rows = table(page)
+    assert rows, "no results table shown"
+    columns = [header.index(c) for c in ("estimate", "posterior mean", "sd", "lower", "upper")]
+    checked = 0
+    for row in rows:
+        label, k = row[header.index("metric")], row[header.index("k")]
+        expected = core_reference(label, int(k) if k else None)
+        if expected is None:
+            continue
+        shown = [float(row[i]) for i in columns]
+        assert shown == pytest.approx([float(e) for e in expected], abs=6e-5), (label, k)
+        assert row[header.index("questions")] == "50"
+        checked += 1
+    assert checked >= 1, f"no row of {name} has a core reference: {rows[:3]}"
+
+
+def no_sideways_scroll(page):
+    return page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_space_in_browser(built, browser, name):
     process, url = serve(built[name])
     try:
-        page = browser.new_page(viewport={"width": 1200, "height": 1000})
+        page = browser.new_page(viewport=DESKTOP)
         page.goto(url)
         message = wait_for_message(page, "Computed")
         assert "50 question(s)" in message
-        rows = [row for row in table_rows(page) if len(row) >= 7]
-        assert rows, "no results table shown"
-        checked = 0
-        for label, k, *values in rows:
-            expected = core_reference(label, int(k) if k else None)
-            if expected is None:
-                continue
-            shown = [float(v) for v in values[:5]]
-            assert shown == pytest.approx([float(e) for e in expected], abs=6e-5), (label, k)
-            checked += 1
-        assert checked >= 1, f"no row of {name} has a core reference: {rows[:3]}"
+        assert_matches_core(page, name)
         assert page.locator("#kpass-plot img, #kpass-plot svg, #kpass-plot canvas").count() > 0
-        screenshots = REPO / "screenshots"
-        screenshots.mkdir(exist_ok=True)
-        page.screenshot(path=str(screenshots / f"{name}.png"), full_page=True)
+        assert page.locator("#kpass-formulas .katex").count() > 0, "formulas not rendered"
+        SCREENSHOTS.mkdir(exist_ok=True)
 
-        page.fill("#kpass-input textarea", "0 1 x 1\n1 0 0 1")
+        example = page.input_value("#kpass-input textarea")
+        bad = "0 1 x 1\n1 0 0 1" if "| 1" not in example else "a b | a\nb b"
+        page.fill("#kpass-input textarea", bad)
         page.click("#kpass-run")
         message = wait_for_message(page, "Input error")
-        assert "Traceback" not in message
-        assert ("predictions" in message) or ("references" in message)
-        assert page.get_by_text("Traceback").count() == 0
+        assert "Traceback" not in message and page.get_by_text("Traceback").count() == 0
+        assert "line" in message, message
+        assert_in_viewport(page, "#kpass-message", DESKTOP)
+        page.screenshot(path=str(SCREENSHOTS / f"{name}_error.png"))
+
+        page.fill("#kpass-input textarea", example)
+        page.click("#kpass-run")
+        wait_for_message(page, "Computed")
+        assert_in_viewport(page, "#kpass-table", DESKTOP)
+        assert page.evaluate("() => window.scrollY") == 0
+        assert_matches_core(page, name)
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+
+        page.set_viewport_size({"width": 420, "height": 800})
+        page.wait_for_timeout(300)
+        assert no_sideways_scroll(page), page.evaluate(
+            "() => [document.documentElement.scrollWidth, window.innerWidth]")
+        page.screenshot(path=str(SCREENSHOTS / f"{name}_420.png"), full_page=True)
         page.close()
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process)
+
+
+def test_upload_recomputes(built, browser, tmp_path):
+    import kpass
+
+    process, url = serve(built["pass_at_k_bayes"])
+    try:
+        page = browser.new_page(viewport=DESKTOP)
+        page.goto(url)
+        wait_for_message(page, "Computed")
+        upload = tmp_path / "long.csv"
+        R = [[1, 0, 1, 1], [0, 0, 1, 0], [1, 1, 1, 1]]
+        lines = [f"q{q},{row[j]}" for j in range(4) for q, row in enumerate(R)]
+        upload.write_text("id,correct\n" + "\n".join(lines) + "\n")
+        page.set_input_files("#kpass-upload input[type=file]", str(upload))
+        message = wait_for_message(page, "from the file long.csv")
+        assert "over 3 question(s)" in message
+        header, rows = table(page)
+        got = {(r[0], r[1]): float(r[header.index("estimate")]) for r in rows}
+        for k in (1, 2, 3, 4):
+            assert got[("pass@k", str(k))] == pytest.approx(kpass.pass_at_k(R, k), abs=6e-5)
+            assert got[("pass^k", str(k))] == pytest.approx(kpass.pass_hat_k(R, k), abs=6e-5)
+        assert_in_viewport(page, "#kpass-table", DESKTOP)
+        page.screenshot(path=str(SCREENSHOTS / "upload.png"))
+        page.close()
+    finally:
+        stop(process)
+
+
+def test_compare_tab_values_equal_the_core(built, browser):
+    import kpass
+    from kpass.data import tau_bench_outcomes
+
+    process, url = serve(built["pass_at_k_bayes"])
+    try:
+        page = browser.new_page(viewport=DESKTOP)
+        page.goto(url)
+        wait_for_message(page, "Computed")
+        page.get_by_role("tab", name="Compare two models").click()
+        page.fill("#kpass-compare-k textarea, #kpass-compare-k input", "1, 2, 3")
+        rows = [list(row) for row in tau_bench_outcomes()]
+        A = [row[:2] + row[:1] for row in rows]  # three trials each: k = 3 is valid
+        B = [row[2:] + row[3:] for row in rows]
+        page.fill("#kpass-compare-a textarea", "\n".join(" ".join(map(str, r)) for r in A))
+        page.fill("#kpass-compare-b textarea", "\n".join(" ".join(map(str, r)) for r in B))
+        page.click("#kpass-compare-run")
+        page.wait_for_function(
+            "() => document.querySelector('#kpass-compare-message').innerText"
+            ".includes('Compared 6 value(s)')", timeout=60_000)
+        page.wait_for_timeout(400)
+        header, shown = table(page, "#kpass-compare-table")
+        assert len(shown) == 6
+        functions = {"pass@k": kpass.pass_at_k, "pass^k": kpass.pass_hat_k}
+        for row in shown:
+            label, k = row[header.index("metric")], int(row[header.index("k")])
+            c = kpass.compare(functions[label], A, B, k)
+            values = [float(row[header.index(name)]) for name in
+                      ("A", "B", "A - B", "SE", "lower", "upper", "p-value", "P(A better)")]
+            assert values == pytest.approx([c.a, c.b, c.difference, c.se, c.lo, c.hi,
+                                            c.p_value, c.prob_a_better], abs=6e-5), (label, k)
+        assert page.locator("#kpass-compare-plot img, #kpass-compare-plot svg").count() > 0
+        assert_in_viewport(page, "#kpass-compare-table", DESKTOP)
+        page.screenshot(path=str(SCREENSHOTS / "compare.png"))
+        page.set_viewport_size({"width": 420, "height": 800})
+        page.wait_for_timeout(300)
+        assert no_sideways_scroll(page)
+        page.close()
+    finally:
+        stop(process)
+
+
+def stop(process):
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()

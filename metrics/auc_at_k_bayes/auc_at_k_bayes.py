@@ -9,17 +9,20 @@ import evaluate
 from kpass.evaluate_module import KPassMetric
 
 _CITATION = r"""
-@article{hu2026rare,
+@misc{hu2026rare,
   title={Rewarding the Rare: Uniqueness-Aware RL for Creative Problem Solving in LLMs},
   author={Hu, Zhiyuan and others},
-  journal={arXiv preprint arXiv:2601.08763},
+  eprint={2601.08763},
+  archivePrefix={arXiv},
   year={2026},
   url={https://arxiv.org/abs/2601.08763}
 }
-@article{hariri2026dontpassk,
+@inproceedings{hariri2026dontpassk,
   title={Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation},
   author={Hariri, Mohsen and Samandar, Amirhossein and Hinczewski, Michael and Chaudhary, Vipin},
-  journal={International Conference on Learning Representations (ICLR 2026), arXiv:2510.04265},
+  booktitle={International Conference on Learning Representations (ICLR 2026)},
+  eprint={2510.04265},
+  archivePrefix={arXiv},
   year={2026},
   url={https://arxiv.org/abs/2510.04265}
 }
@@ -63,7 +66,7 @@ Examples:
     >>> results = auc.compute(predictions=[[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], k=[2, 3])
     >>> SUFFIXES = ("_mu", "_sigma", "_lo", "_hi")
     >>> {key: round(value, 4) for key, value in results.items() if not key.endswith(SUFFIXES)}
-    {'auc@2': 0.825, 'auc@3': 0.9}
+    {'auc@2': 0.825, 'auc@2_se': 0.075, 'auc@3': 0.9, 'auc@3_se': 0.05}
 """
 
 

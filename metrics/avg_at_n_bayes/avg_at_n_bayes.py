@@ -9,10 +9,12 @@ import evaluate
 from kpass.evaluate_module import KPassMetric
 
 _CITATION = r"""
-@article{hariri2026dontpassk,
+@inproceedings{hariri2026dontpassk,
   title={Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation},
   author={Hariri, Mohsen and Samandar, Amirhossein and Hinczewski, Michael and Chaudhary, Vipin},
-  journal={International Conference on Learning Representations (ICLR 2026), arXiv:2510.04265},
+  booktitle={International Conference on Learning Representations (ICLR 2026)},
+  eprint={2510.04265},
+  archivePrefix={arXiv},
   year={2026},
   url={https://arxiv.org/abs/2510.04265}
 }
@@ -50,8 +52,8 @@ Examples:
     >>> avg = evaluate.load("avg_at_n_bayes")
     >>> results = avg.compute(predictions=[[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], bounds=(0.0, 1.0))
     >>> {key: round(value, 4) for key, value in results.items()}
-    {'avg@n': 0.7, 'avg@n_mu': 0.7, 'avg@n_sigma': 0.1658, 'avg@n_lo': 0.375, 'avg@n_hi':
-    1.0}
+    {'avg@n': 0.7, 'avg@n_se': 0.1, 'avg@n_mu': 0.7, 'avg@n_sigma': 0.1658, 'avg@n_lo': 0.375,
+    'avg@n_hi': 1.0}
 """
 
 

@@ -9,10 +9,12 @@ import evaluate
 from kpass.evaluate_module import KPassMetric
 
 _CITATION = r"""
-@article{hariri2026dontpassk,
+@inproceedings{hariri2026dontpassk,
   title={Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation},
   author={Hariri, Mohsen and Samandar, Amirhossein and Hinczewski, Michael and Chaudhary, Vipin},
-  journal={International Conference on Learning Representations (ICLR 2026), arXiv:2510.04265},
+  booktitle={International Conference on Learning Representations (ICLR 2026)},
+  eprint={2510.04265},
+  archivePrefix={arXiv},
   year={2026},
   url={https://arxiv.org/abs/2510.04265}
 }
@@ -58,8 +60,8 @@ Examples:
     >>> results = bayes.compute(
     ...     predictions=[[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]], R0=[[0, 2], [1, 2]], w=[0.0, 0.5, 1.0])
     >>> {key: round(value, 6) for key, value in results.items()}
-    {'bayes@n': 0.575, 'bayes@n_mu': 0.575, 'bayes@n_sigma': 0.084275, 'bayes@n_lo':
-    0.409824, 'bayes@n_hi': 0.740176}
+    {'bayes@n': 0.575, 'bayes@n_se': 0.025, 'bayes@n_mu': 0.575, 'bayes@n_sigma': 0.084275,
+    'bayes@n_lo': 0.409824, 'bayes@n_hi': 0.740176}
 """
 
 

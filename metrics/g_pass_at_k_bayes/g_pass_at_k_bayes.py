@@ -9,17 +9,20 @@ import evaluate
 from kpass.evaluate_module import KPassMetric
 
 _CITATION = r"""
-@article{liu2024stable,
+@misc{liu2024stable,
   title={Are Your LLMs Capable of Stable Reasoning?},
   author={Liu, Junnan and Liu, Hongwei and Xiao, Linchen and others},
-  journal={arXiv preprint arXiv:2412.13147},
+  eprint={2412.13147},
+  archivePrefix={arXiv},
   year={2024},
   url={https://arxiv.org/abs/2412.13147}
 }
-@article{hariri2026dontpassk,
+@inproceedings{hariri2026dontpassk,
   title={Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation},
   author={Hariri, Mohsen and Samandar, Amirhossein and Hinczewski, Michael and Chaudhary, Vipin},
-  journal={International Conference on Learning Representations (ICLR 2026), arXiv:2510.04265},
+  booktitle={International Conference on Learning Representations (ICLR 2026)},
+  eprint={2510.04265},
+  archivePrefix={arXiv},
   year={2026},
   url={https://arxiv.org/abs/2510.04265}
 }
@@ -71,8 +74,10 @@ Examples:
     ...     predictions=[[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], k=[2, 3], tau=0.5)
     >>> SUFFIXES = ("_mu", "_sigma", "_lo", "_hi")
     >>> {key: round(value, 4) for key, value in results.items() if not key.endswith(SUFFIXES)}
-    {'g-pass@2': 0.45, 'g-pass@3': 0.25, 'g-pass@2_tau0.5': 0.95, 'g-pass@3_tau0.5': 0.85,
-    'mg-pass@2': 0.45, 'mg-pass@3': 0.1667}
+    {'g-pass@2': 0.45, 'g-pass@2_se': 0.15, 'g-pass@3': 0.25, 'g-pass@3_se': 0.15,
+    'g-pass@2_tau0.5': 0.95, 'g-pass@2_tau0.5_se': 0.05, 'g-pass@3_tau0.5': 0.85,
+    'g-pass@3_tau0.5_se': 0.15, 'mg-pass@2': 0.45, 'mg-pass@2_se': 0.15, 'mg-pass@3': 0.1667,
+    'mg-pass@3_se': 0.1}
 """
 
 

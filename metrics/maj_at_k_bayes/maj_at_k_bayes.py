@@ -9,17 +9,21 @@ import evaluate
 from kpass.evaluate_module import KPassMetric
 
 _CITATION = r"""
-@article{wang2023selfconsistency,
+@inproceedings{wang2023selfconsistency,
   title={Self-Consistency Improves Chain of Thought Reasoning in Language Models},
   author={Wang, Xuezhi and Wei, Jason and Schuurmans, Dale and others},
-  journal={International Conference on Learning Representations (ICLR 2023), arXiv:2203.11171},
+  booktitle={International Conference on Learning Representations (ICLR 2023)},
+  eprint={2203.11171},
+  archivePrefix={arXiv},
   year={2023},
   url={https://arxiv.org/abs/2203.11171}
 }
-@article{hariri2026dontpassk,
+@inproceedings{hariri2026dontpassk,
   title={Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation},
   author={Hariri, Mohsen and Samandar, Amirhossein and Hinczewski, Michael and Chaudhary, Vipin},
-  journal={International Conference on Learning Representations (ICLR 2026), arXiv:2510.04265},
+  booktitle={International Conference on Learning Representations (ICLR 2026)},
+  eprint={2510.04265},
+  archivePrefix={arXiv},
   year={2026},
   url={https://arxiv.org/abs/2510.04265}
 }
@@ -58,14 +62,16 @@ Args:
 Returns:
     For every k: 'maj@{k}', each the point estimate, plus the same key with '_mu', '_sigma',
     '_lo', '_hi' (posterior mean, sd and credible interval). Values are Python floats
-    ('<key>_per_question': lists of floats).
+    ('<key>_per_question': lists of floats). maj@k is a strict majority of k samples
+    correct (cons@k on 0/1 outcomes), not lighteval's maj@k (a plurality vote over answers:
+    vote_at_k_bayes).
 Examples:
     >>> import evaluate
     >>> maj = evaluate.load("maj_at_k_bayes")
     >>> results = maj.compute(predictions=[[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], k=[2, 3])
     >>> SUFFIXES = ("_mu", "_sigma", "_lo", "_hi")
     >>> {key: round(value, 4) for key, value in results.items() if not key.endswith(SUFFIXES)}
-    {'maj@2': 0.45, 'maj@3': 0.85}
+    {'maj@2': 0.45, 'maj@2_se': 0.15, 'maj@3': 0.85, 'maj@3_se': 0.15}
 """
 
 

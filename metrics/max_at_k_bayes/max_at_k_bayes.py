@@ -9,25 +9,29 @@ import evaluate
 from kpass.evaluate_module import KPassMetric
 
 _CITATION = r"""
-@article{bagirov2025bestofn,
+@misc{bagirov2025bestofn,
   title={The Best of N Worlds: Aligning Reinforcement Learning with Best-of-N Sampling
     via max@k Optimization},
   author={Bagirov, Farid and others},
-  journal={arXiv preprint arXiv:2510.23393},
+  eprint={2510.23393},
+  archivePrefix={arXiv},
   year={2025},
   url={https://arxiv.org/abs/2510.23393}
 }
-@article{walder2025passk,
+@misc{walder2025passk,
   title={Pass@K Policy Optimization: Solving Harder Reinforcement Learning Problems},
   author={Walder, Christian and Karkhanis, Deep},
-  journal={arXiv preprint arXiv:2505.15201},
+  eprint={2505.15201},
+  archivePrefix={arXiv},
   year={2025},
   url={https://arxiv.org/abs/2505.15201}
 }
-@article{hariri2026dontpassk,
+@inproceedings{hariri2026dontpassk,
   title={Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation},
   author={Hariri, Mohsen and Samandar, Amirhossein and Hinczewski, Michael and Chaudhary, Vipin},
-  journal={International Conference on Learning Representations (ICLR 2026), arXiv:2510.04265},
+  booktitle={International Conference on Learning Representations (ICLR 2026)},
+  eprint={2510.04265},
+  archivePrefix={arXiv},
   year={2026},
   url={https://arxiv.org/abs/2510.04265}
 }
@@ -77,8 +81,8 @@ Examples:
     >>> results = max_at_k.compute(
     ...     predictions=[[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]], k=2, w=[0.0, 0.5, 1.0])
     >>> {key: round(value, 4) for key, value in results.items()}
-    {'max@2': 0.85, 'max@2_mu': 0.75, 'max@2_sigma': 0.0881, 'max@2_lo': 0.5773, 'max@2_hi':
-    0.9227}
+    {'max@2': 0.85, 'max@2_se': 0.0, 'max@2_mu': 0.75, 'max@2_sigma': 0.0881, 'max@2_lo': 0.5773,
+    'max@2_hi': 0.9227}
 """
 
 

@@ -9,24 +9,28 @@ import evaluate
 from kpass.evaluate_module import KPassMetric
 
 _CITATION = r"""
-@article{chen2021evaluating,
+@misc{chen2021evaluating,
   title={Evaluating Large Language Models Trained on Code},
   author={Chen, Mark and Tworek, Jerry and Jun, Heewoo and others},
-  journal={arXiv preprint arXiv:2107.03374},
+  eprint={2107.03374},
+  archivePrefix={arXiv},
   year={2021},
   url={https://arxiv.org/abs/2107.03374}
 }
-@article{yao2024taubench,
+@misc{yao2024taubench,
   title={$\\tau$-bench: A Benchmark for Tool-Agent-User Interaction in Real-World Domains},
   author={Yao, Shunyu and Shinn, Noah and Razavi, Pedram and Narasimhan, Karthik},
-  journal={arXiv preprint arXiv:2406.12045},
+  eprint={2406.12045},
+  archivePrefix={arXiv},
   year={2024},
   url={https://arxiv.org/abs/2406.12045}
 }
-@article{hariri2026dontpassk,
+@inproceedings{hariri2026dontpassk,
   title={Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation},
   author={Hariri, Mohsen and Samandar, Amirhossein and Hinczewski, Michael and Chaudhary, Vipin},
-  journal={International Conference on Learning Representations (ICLR 2026), arXiv:2510.04265},
+  booktitle={International Conference on Learning Representations (ICLR 2026)},
+  eprint={2510.04265},
+  archivePrefix={arXiv},
   year={2026},
   url={https://arxiv.org/abs/2510.04265}
 }
@@ -73,9 +77,9 @@ Examples:
     >>> pass_at_k = evaluate.load("pass_at_k_bayes")
     >>> results = pass_at_k.compute(predictions=[[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], k=[1, 2])
     >>> {key: round(value, 4) for key, value in results.items() if key.startswith("pass@")}
-    {'pass@1': 0.7, 'pass@1_mu': 0.6429, 'pass@1_sigma': 0.1185, 'pass@1_lo': 0.4107,
-    'pass@1_hi': 0.875, 'pass@2': 0.95, 'pass@2_mu': 0.8393, 'pass@2_sigma': 0.0973,
-    'pass@2_lo': 0.6487, 'pass@2_hi': 1.0}
+    {'pass@1': 0.7, 'pass@1_se': 0.1, 'pass@1_mu': 0.6429, 'pass@1_sigma': 0.1185,
+    'pass@1_lo': 0.4107, 'pass@1_hi': 0.875, 'pass@2': 0.95, 'pass@2_se': 0.05, 'pass@2_mu': 0.8393,
+    'pass@2_sigma': 0.0973, 'pass@2_lo': 0.6487, 'pass@2_hi': 1.0}
 """
 
 

@@ -9,17 +9,21 @@ import evaluate
 from kpass.evaluate_module import KPassMetric
 
 _CITATION = r"""
-@article{wang2023selfconsistency,
+@inproceedings{wang2023selfconsistency,
   title={Self-Consistency Improves Chain of Thought Reasoning in Language Models},
   author={Wang, Xuezhi and Wei, Jason and Schuurmans, Dale and others},
-  journal={International Conference on Learning Representations (ICLR 2023), arXiv:2203.11171},
+  booktitle={International Conference on Learning Representations (ICLR 2023)},
+  eprint={2203.11171},
+  archivePrefix={arXiv},
   year={2023},
   url={https://arxiv.org/abs/2203.11171}
 }
-@article{hariri2026dontpassk,
+@inproceedings{hariri2026dontpassk,
   title={Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation},
   author={Hariri, Mohsen and Samandar, Amirhossein and Hinczewski, Michael and Chaudhary, Vipin},
-  journal={International Conference on Learning Representations (ICLR 2026), arXiv:2510.04265},
+  booktitle={International Conference on Learning Representations (ICLR 2026)},
+  eprint={2510.04265},
+  archivePrefix={arXiv},
   year={2026},
   url={https://arxiv.org/abs/2510.04265}
 }
@@ -67,7 +71,7 @@ Examples:
     ...     predictions=[["7", "7", "3"], ["a", "b", "b", "b"]], references=["7", "a"], k=[1, 3])
     >>> SUFFIXES = ("_mu", "_sigma", "_lo", "_hi")
     >>> {key: round(value, 4) for key, value in results.items() if not key.endswith(SUFFIXES)}
-    {'vote@1': 0.4583, 'vote@3': 0.5}
+    {'vote@1': 0.4583, 'vote@1_se': 0.2083, 'vote@3': 0.5, 'vote@3_se': 0.5}
 """
 
 

@@ -45,7 +45,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from numpy.polynomial.legendre import leggauss
-from scipy.stats import binom, nbinom, poisson
 
 from ._core.driver import finish, normal_interval
 from ._core.inputs import (
@@ -276,10 +275,14 @@ def _vote_sums(ref_weights: FloatArray, active: Callable[[int], IntArray],
 
 def _binomial_table(size: int, top: int, p: float) -> FloatArray:
     """T[m, y] = C(m, y) p^y (1 - p)^(m - y) for m <= size, y <= top (0 where y > m)."""
+    from scipy.stats import binom  # scipy.stats costs 0.3 s to import: only when voting
+
     return binom.pmf(np.arange(top + 1)[None, :], np.arange(size + 1)[:, None], p)
 
 
 def _log_binomial_pmf(k: int, n: int, p: float) -> float:
+    from scipy.stats import binom
+
     return float(binom.logpmf(k, n, p))
 
 
@@ -418,6 +421,8 @@ def _negative_binomial_table(alpha: FloatArray, top: int, q: FloatArray) -> Floa
 
     Entries with alpha = 0 (padding) are the point mass at y = 0.
     """
+    from scipy.stats import nbinom
+
     y = np.arange(top + 1)
     success = 1.0 - q.reshape(q.shape + (1,) * (alpha.ndim - q.ndim + 1))
     safe = np.where(alpha > 0, alpha, 1.0)[..., None]
@@ -452,6 +457,8 @@ def _draw_votes(pi_ref: FloatArray, pi_other: FloatArray, pi_pool: FloatArray, k
     Poisson mean it adds to), and reference counts x of weight below 1e-16 times
     the normaliser are skipped: each answer or x changes g by at most ~1e-15.
     """
+    from scipy.stats import poisson
+
     y = np.arange(k + 1)
     order = np.argsort(-pi_other, axis=1, kind="stable")
     pi_other = np.take_along_axis(pi_other, order, axis=1)

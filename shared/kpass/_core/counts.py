@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -30,19 +31,30 @@ class BinaryCounts:
     refused); every count must lie in [0, 2**53] (float64 arithmetic on counts is
     exact up to there), so uint64 values beyond int64 are refused, not wrapped.
 
+    Questions may carry ids (``ids=``, one unique str or int per question): counts of
+    two runs are then matched by id (:func:`kpass.compare`), and :meth:`concat` of
+    shards that hold samples of the same question adds them up.
+
     Attributes:
         n_samples: int64 array (M,), samples per question (>= 1), read-only.
         n_correct: int64 array (M,), correct samples per question, 0 <= c <= n, read-only.
+        ids: None, or a tuple of M unique question ids (str or int).
 
     Example:
         >>> from kpass import binary_counts
         >>> counts = binary_counts([[1, 0, 1], [0, 0]])
         >>> counts.n_samples.tolist(), counts.n_correct.tolist()
         ([3, 2], [2, 0])
+        >>> shard_1 = BinaryCounts([3, 2], [2, 0], ids=["q1", "q2"])
+        >>> shard_2 = BinaryCounts([1], [1], ids=["q1"])
+        >>> merged = BinaryCounts.concat([shard_1, shard_2])
+        >>> merged.ids, merged.n_samples.tolist(), merged.n_correct.tolist()
+        (('q1', 'q2'), [4, 2], [3, 0])
     """
 
     n_samples: npt.NDArray[np.int64]
     n_correct: npt.NDArray[np.int64]
+    ids: Any = None
 
     def __post_init__(self) -> None:
         n = _count_array(self.n_samples, "n_samples")
@@ -67,6 +79,7 @@ class BinaryCounts:
             )
         object.__setattr__(self, "n_samples", n)
         object.__setattr__(self, "n_correct", c)
+        object.__setattr__(self, "ids", _question_ids(self.ids, n.size))
 
     @classmethod
     def _trusted(cls, n_samples: npt.NDArray[np.int64], n_correct: npt.NDArray[np.int64]
@@ -77,6 +90,7 @@ class BinaryCounts:
         n_correct.setflags(write=False)
         object.__setattr__(counts, "n_samples", n_samples)
         object.__setattr__(counts, "n_correct", n_correct)
+        object.__setattr__(counts, "ids", None)
         return counts
 
     @property
@@ -91,17 +105,32 @@ class BinaryCounts:
 
     @classmethod
     def concat(cls, parts: Sequence[BinaryCounts]) -> BinaryCounts:
-        """Concatenate the counts of several batches, in order."""
+        """Concatenate the counts of several batches, in order.
+
+        With question ids, the samples of an id seen in several parts add up (shards of
+        one run), in the order ids are first seen; parts must all have ids or none.
+        """
         if not parts:
             raise ValueError("`parts` must contain at least one BinaryCounts")
-        return cls(
-            np.concatenate([p.n_samples for p in parts]),
-            np.concatenate([p.n_correct for p in parts]),
-        )
+        n = np.concatenate([p.n_samples for p in parts])
+        c = np.concatenate([p.n_correct for p in parts])
+        with_ids = [p.ids is not None for p in parts]
+        if not any(with_ids):
+            return cls(n, c)
+        if not all(with_ids):
+            raise ValueError("`parts` must all carry question ids or none; got "
+                             f"{sum(with_ids)} of {len(parts)} with ids")
+        every = [question for p in parts for question in p.ids]
+        order: dict[Any, int] = {}
+        index = np.array([order.setdefault(question, len(order)) for question in every])
+        merged_n = np.bincount(index, weights=n, minlength=len(order)).astype(np.int64)
+        merged_c = np.bincount(index, weights=c, minlength=len(order)).astype(np.int64)
+        return cls(merged_n, merged_c, ids=tuple(order))
 
     def select(self, mask: npt.NDArray[np.bool_]) -> BinaryCounts:
-        """The counts of the questions where ``mask`` is true."""
-        return BinaryCounts(self.n_samples[mask], self.n_correct[mask])
+        """The counts of the questions where ``mask`` is true (or at these indices)."""
+        ids = None if self.ids is None else tuple(np.asarray(self.ids, dtype=object)[mask])
+        return BinaryCounts(self.n_samples[mask], self.n_correct[mask], ids=ids)
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,6 +238,27 @@ class CategoricalCounts:
         """Binary counts (n, c) of binary categorical counts (prior outcomes are ignored)."""
         counts = self.with_categories(max(2, self.n_categories)).counts
         return BinaryCounts(counts.sum(axis=1), counts[:, 1])
+
+
+def _question_ids(ids: Any, m: int) -> tuple[Any, ...] | None:
+    """Question ids as a tuple of M unique str or int, or None; a clear error otherwise."""
+    if ids is None:
+        return None
+    if isinstance(ids, (str, bytes)) or not hasattr(ids, "__len__"):
+        raise ArgumentTypeError(f"`ids` must be a sequence of question ids; got {_show(ids)}")
+    values = tuple(item.item() if isinstance(item, np.generic) else item for item in ids)
+    if len(values) != m:
+        raise ValueError(f"`ids` must have one id per question (M={m}); got {len(values)}")
+    for position, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise ArgumentTypeError(f"question ids must be str or int; got ids[{position}]="
+                                    f"{_show(value)} ({type(value).__name__})")
+    if len(set(values)) != m:
+        seen: set[Any] = set()
+        repeated = next(value for value in values if value in seen or seen.add(value))
+        raise ValueError(f"question ids must be unique; {repeated!r} appears more than once "
+                         "(to add shards of the same question, concat their counts)")
+    return values
 
 
 def _pad_columns(matrix: npt.NDArray[np.int64], width: int) -> npt.NDArray[np.int64]:

@@ -31,14 +31,17 @@ import numpy.typing as npt
 from .concentrated import refine_covariance, refine_variance
 from .kernels import (
     CHUNK_ENTRIES,
+    TAIL_RECURRENCE_MAX_N,
     bernstein_product,
     beta_binomial_pmf,
     beta_expectation,
     hypergeom_expectation,
+    hypergeom_upper_tails,
     log_beta_power_moments,
     log_cross_ratio,
     log_draw_all_from,
     log_power_variance_ratio,
+    threshold_square_coefficients,
 )
 from .states import BinaryStates
 
@@ -53,7 +56,8 @@ class Credit:
         k: the budget.
         values: (k + 1,) credits A_0..A_k.
         kind: 'pass' or 'unanimous' for the two endpoints (closed-form moments),
-            else None (AUC@K's point estimate is :func:`pass_curve`, not its credit).
+            'threshold' for [j >= j0] in between (tails summed along c), else None
+            (AUC@K's point estimate is :func:`pass_curve`, not its credit).
     """
 
     k: int
@@ -68,9 +72,33 @@ class Credit:
     def squared(self, side: float) -> FloatArray:
         """Bernstein coefficients (degree 2k) of the squared side ``+1`` (up) or ``-1`` (down)."""
         if side not in self._squares:
-            h = self.sides()[0 if side > 0 else 1]
-            self._squares[side] = bernstein_product(h, h)
+            if self.kind == "threshold":
+                up, down = threshold_square_coefficients(self.k, int(np.argmax(self.values)))
+                self._squares[1.0], self._squares[-1.0] = up, down
+            else:
+                check_product_degree(self.k)
+                h = self.sides()[0 if side > 0 else 1]
+                self._squares[side] = bernstein_product(h, h)
         return self._squares[side]
+
+
+#: Largest k whose general squared credit (a (2k + 1) x (k + 1) weight table, about
+#: 10 s of work at this size) is computed; threshold credits have an O(k) route.
+MAX_PRODUCT_K = 4000
+
+
+def check_product_degree(k: int) -> None:
+    """Refuse a credit whose posterior variance would need an O(k^2) table beyond the limit.
+
+    Raises:
+        ValueError: k > :data:`MAX_PRODUCT_K`, naming the limit.
+    """
+    if k > MAX_PRODUCT_K:
+        raise ValueError(
+            f"`k` must be an int in [1, {MAX_PRODUCT_K}] for this metric's posterior (its "
+            f"variance needs a ({2 * k + 1} x {k + 1}) table); got k={k}. Pass@k, Pass^k, "
+            f"G-Pass@k_tau and Maj@k have no such limit"
+        )
 
 
 @lru_cache(maxsize=256)
@@ -98,7 +126,7 @@ def threshold_credit(k: int, threshold: int) -> Credit:
         return unanimous_credit(k)
     values = np.zeros(k + 1)
     values[threshold:] = 1.0
-    return Credit(k, values)
+    return Credit(k, values, "threshold")
 
 
 def tau_threshold(tau: float, k: int) -> int:
@@ -160,9 +188,22 @@ def pass_curve(n: npt.NDArray[np.int64], c: npt.NDArray[np.int64], k: int,
 
 @lru_cache(maxsize=256)
 def auc_credit(k: int) -> Credit:
-    """AUC@K: trapezoidal area under Pass@1..Pass@K, as a credit of j correct in k."""
-    j = np.arange(k + 1, dtype=np.int64)
-    values = pass_curve(np.full(k + 1, k, dtype=np.int64), j, k, auc_coefficients(k))
+    """AUC@K: trapezoidal area under Pass@1..Pass@K, as a credit of j correct in k.
+
+    With m = k - j wrong in the bank, Pass@i = 1 - r_i, r_i = C(m, i) / C(k, i), and
+    sum_{i=0}^{k} r_i = (k + 1) / (k + 1 - m); the trapezoid halves r_1 = m / k and
+    r_k = [m = k]. So, for k >= 2, O(1) per j instead of a sum over i:
+
+        A_j = 1 - (m / (k + 1 - m) - m / (2k) - [m = k] / 2) / (k - 1).
+
+    A_0 = 0 exactly; every other A_j is at least about 1/2, so the subtraction
+    loses nothing.
+    """
+    if k == 1:
+        return Credit(1, np.array([0.0, 1.0]))
+    m = k - np.arange(k + 1, dtype=np.float64)
+    values = 1.0 - (m / (k + 1.0 - m) - m / (2.0 * k)) / (k - 1.0)
+    values[0] = 0.0
     return Credit(k, values)
 
 
@@ -184,6 +225,9 @@ def mg_spectrum_weights(k: int) -> FloatArray:
 
 def state_values(states: BinaryStates, credit: Credit) -> FloatArray:
     """Finite-sample estimator E[A_X], X ~ Hypergeometric(n, c, k), per state."""
+    if credit.kind in ("pass", "unanimous", "threshold") and _one_moderate_n(states):
+        threshold = int(np.argmax(credit.values))  # the first j with credit 1
+        return hypergeom_upper_tails(int(states.n[0]), credit.k, threshold)[states.c]
     if credit.kind == "pass":
         return -np.expm1(log_draw_all_from(states.n, states.n - states.c, credit.k))
     if credit.kind == "unanimous":
@@ -192,6 +236,12 @@ def state_values(states: BinaryStates, credit: Credit) -> FloatArray:
     if np.all(values == values[0]):
         return np.full(states.n.size, values[0])
     return hypergeom_expectation(states.n, states.c, credit.k, values)
+
+
+def _one_moderate_n(states: BinaryStates) -> bool:
+    """All states share one n small enough for the tail recurrence (rectangular data)."""
+    n = states.n
+    return bool(n[0] <= TAIL_RECURRENCE_MAX_N and np.all(n == n[0]))
 
 
 def posterior_parameters(states: BinaryStates, alpha0: float, beta0: float
@@ -252,6 +302,8 @@ def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit) -> St
     if low == high:
         zeros = np.zeros(alpha.size)
         return StateMoments(np.full(alpha.size, low), zeros, ones, zeros)
+    if credit.kind != "threshold":
+        check_product_degree(k)  # before any work: the variance would need an O(k^2) table
     up, down = credit.sides()
     fits = alpha.size * (2 * k + 1) <= CHUNK_ENTRIES
     table = beta_binomial_pmf(k, alpha, beta) if fits else None

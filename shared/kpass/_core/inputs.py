@@ -31,43 +31,13 @@ from .checks import (
     normalize_ks,
 )
 from .counts import BinaryCounts, CategoricalCounts, _pad_columns
+from .rowcount import binary_row_counts
 
 __all__ = [
     "SHORT_POLICIES", "ArgumentTypeError", "BinaryCounts", "CategoricalCounts", "binary_counts",
     "categorical_counts", "check_bounds", "check_confidence", "check_flag", "check_int",
     "check_prior", "check_real", "check_short", "check_tau", "normalize_ks", "_show",
 ]
-
-
-_BYTE_ONES = np.uint64(0x0101010101010101)
-_EVEN_BYTES = np.uint64(0x00FF00FF00FF00FF)
-_SHORT_ONES = np.uint64(0x0001000100010001)
-
-
-def _binary_row_counts_bytes(matrix: np.ndarray) -> np.ndarray | None:
-    """Row counts of a C-contiguous 1-byte matrix of 0/1, in about two fast passes.
-
-    The matrix is binary iff its largest byte (read unsigned, so -1 is 255) is <= 1.
-    Eight outcome bytes are then summed as one 64-bit word: the per-row sum of words
-    holds eight byte counters, each < 256 while N <= 2040, and the eight counters
-    add up to the row count. Returns None where the layout does not allow it or the
-    data is not binary (the general path then names the bad value).
-    """
-    m, n = matrix.shape
-    if not matrix.flags.c_contiguous:
-        return None
-    flat = matrix.reshape(-1).view(np.uint8)
-    if flat.size and flat.max() > 1:
-        return None
-    if n % 8 == 0 and n <= 2040:
-        lanes = matrix.view(np.uint64).sum(axis=1, dtype=np.uint64) if n > 8 else \
-            matrix.view(np.uint64)[:, 0].copy()
-        if n < 256:  # the eight counters add up below 256: one multiply sums them
-            return ((lanes * _BYTE_ONES) >> np.uint64(56)).astype(np.int64)
-        # Pair the byte counters into four 16-bit ones (each <= 510), then one multiply.
-        pairs = (lanes & _EVEN_BYTES) + ((lanes >> np.uint64(8)) & _EVEN_BYTES)
-        return ((pairs * _SHORT_ONES) >> np.uint64(48)).astype(np.int64)
-    return np.count_nonzero(matrix.view(np.bool_), axis=1).astype(np.int64)
 
 
 def _first_bad(matrix: np.ndarray, bad: np.ndarray) -> tuple[int, int]:
@@ -79,13 +49,12 @@ def _binary_matrix_counts(matrix: np.ndarray, name: str) -> BinaryCounts:
     """Validate a 2-D numeric array of 0/1 outcomes and count each row."""
     m, n = matrix.shape
     dtype = matrix.dtype
+    fast = binary_row_counts(matrix)
+    if fast is not None:
+        return BinaryCounts._trusted(np.full(m, n, dtype=np.int64), fast)
     if dtype == np.bool_:
         return BinaryCounts(np.full(m, n, dtype=np.int64),
                             np.count_nonzero(matrix, axis=1).astype(np.int64))
-    if dtype.kind in "iu" and dtype.itemsize == 1:
-        fast = _binary_row_counts_bytes(matrix)
-        if fast is not None:
-            return BinaryCounts._trusted(np.full(m, n, dtype=np.int64), fast)
     if dtype.kind in "iuf":
         bad = (matrix != 0) & (matrix != 1)
         if bad.any():
@@ -194,6 +163,21 @@ def _is_pandas(R: Any) -> bool:
         hasattr(R, "to_numpy")
 
 
+def _plain_numeric(R: Any) -> bool:
+    """A pandas table of plain numpy int/uint/bool columns, or float columns without NaN.
+
+    Such a table has no missing entry, so it needs no object conversion (which costs
+    about a second per 10^7 entries).
+    """
+    dtypes = list(R.dtypes) if hasattr(R, "columns") else [R.dtype]
+    if not dtypes or not all(isinstance(dtype, np.dtype) and dtype.kind in "biuf"
+                             for dtype in dtypes):
+        return False
+    if all(dtype.kind in "biu" for dtype in dtypes):
+        return True
+    return not bool(np.isnan(R.to_numpy(dtype=np.float64)).any())
+
+
 def _without_missing(R: Any, name: str, *, allow_empty: bool = False
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """``(values, lengths, columns)`` of a masked array or a pandas table, missing left out.
@@ -207,6 +191,8 @@ def _without_missing(R: Any, name: str, *, allow_empty: bool = False
     if isinstance(R, np.ma.MaskedArray):
         data, missing = np.ma.getdata(R), np.ma.getmaskarray(R)
     elif _is_pandas(R):
+        if _plain_numeric(R):
+            return None  # nothing can be missing: the array path counts it in one pass
         data = R.to_numpy(dtype=object)
         if data.ndim == 1 and any(_is_sequence(value) for value in data):
             return None
@@ -424,13 +410,12 @@ def _small_category_counts(matrix: np.ndarray, n_categories: int | None) -> np.n
     """
     if matrix.dtype.kind not in "biu" or matrix.size == 0:
         return None
-    if matrix.dtype.kind == "b" or (matrix.dtype.itemsize == 1 and matrix.flags.c_contiguous
-                                    and matrix.reshape(-1).view(np.uint8).max() <= 1):
-        binary = _binary_matrix_counts(matrix, "R")
+    ones = binary_row_counts(matrix)  # 0/1 data (the common case): one blocked pass
+    if ones is not None:
         width = max(2, n_categories or 2)
         counts = np.zeros((matrix.shape[0], width), dtype=np.int64)
-        counts[:, 0] = binary.n_samples - binary.n_correct
-        counts[:, 1] = binary.n_correct
+        counts[:, 0] = matrix.shape[1] - ones
+        counts[:, 1] = ones
         return counts
     low, high = int(matrix.min()), int(matrix.max())
     limit = n_categories if n_categories is not None else high + 1
@@ -438,7 +423,9 @@ def _small_category_counts(matrix: np.ndarray, n_categories: int | None) -> np.n
         return None
     counts = np.empty((matrix.shape[0], limit), dtype=np.int64)
     for category in range(limit):
-        counts[:, category] = np.count_nonzero(matrix == category, axis=1)
+        hits = np.equal(matrix, category)
+        in_rows = binary_row_counts(hits)
+        counts[:, category] = np.count_nonzero(hits, axis=1) if in_rows is None else in_rows
     return counts
 
 

@@ -69,38 +69,15 @@ def normalized_from_log_ratios(log_ratios: FloatArray, length: IntArray, *,
     # Sums that start at the mode: forwards after it, backwards before it.
     after_mode = np.where(columns[None, :] >= mode[:, None], steps, 0.0)
     before_mode = steps - after_mode
-    if width <= _TRIANGLE_WIDTH:
-        # Narrow tables: the running sums as products with triangular 0/1 matrices
-        # (one BLAS call each, much faster than numpy's cumsum along short rows).
-        forward, backward = _triangles(width)
-        log_terms = after_mode @ forward
-        log_terms -= before_mode @ backward
-    else:
-        log_terms = np.zeros((rows, width))
-        np.cumsum(after_mode, axis=1, out=log_terms[:, 1:])
-        log_terms[:, :-1] -= np.cumsum(before_mode[:, ::-1], axis=1)[:, ::-1]
+    # Running sums by cumsum, not by products with triangular 0/1 matrices: those are
+    # BLAS calls whose worker threads, on a busy machine, made a 0.3 ms table take 40 ms.
+    log_terms = np.zeros((rows, width))
+    np.cumsum(after_mode, axis=1, out=log_terms[:, 1:])
+    log_terms[:, :-1] -= np.cumsum(before_mode[:, ::-1], axis=1)[:, ::-1]
     terms = np.exp(log_terms, out=log_terms)
     terms[:, 1:][~valid] = 0.0
     terms /= terms.sum(axis=1, keepdims=True)
     return terms
-
-
-_TRIANGLE_WIDTH = 160
-
-
-@lru_cache(maxsize=32)
-def _triangles(width: int) -> tuple[FloatArray, FloatArray]:
-    """0/1 matrices F, B of shape (width - 1, width) for running sums.
-
-    (x @ F)[t] = sum_{u<t} x_u and (x @ B)[t] = sum_{u>=t} x_u.
-    """
-    u = np.arange(width - 1)[:, None]
-    t = np.arange(width)[None, :]
-    forward = (u < t).astype(np.float64)
-    backward = (u >= t).astype(np.float64)
-    forward.setflags(write=False)
-    backward.setflags(write=False)
-    return forward, backward
 
 
 def hypergeom_support(population: IntArray, successes: IntArray, draws: IntArray | int
@@ -280,6 +257,107 @@ def hypergeom_expectation(n: IntArray, c: IntArray, k: int, credit: FloatArray) 
         out[rows] = expect_over(low, pmf, credit)
         position += take
     return out
+
+
+#: Largest n for which threshold tails are summed along c (error ~ n * 1e-16).
+TAIL_RECURRENCE_MAX_N = 2048
+
+
+def hypergeom_upper_tails(n: int, k: int, threshold: int) -> FloatArray:
+    """P(X_c >= threshold), X_c ~ Hypergeometric(n, c, k), for every c = 0..n at once.
+
+    Adding one success to a population of n (c -> c + 1) raises X by one exactly when
+    the converted item is among the k drawn; given X_c = x, that has probability
+    (k - x) / (n - c). So with x = threshold - 1,
+
+        P(X_{c+1} >= x + 1) = P(X_c >= x + 1) + P(X_c = x) (k - x) / (n - c),
+
+    a running sum of positive terms from P(X_x >= x + 1) = 0. Along c, P(X_c = x)
+    moves by the ratio (c + 1)(n - c - k + x) / ((c + 1 - x)(n - c)), starting from
+    P(X_x = x) = prod_{i<x} (k - i) / (n - i); its logs are summed in one cumsum.
+    O(n) for all n + 1 states, against O(n k) for their probability tables. Every
+    step is a product or a sum of positive numbers, so the relative error stays
+    within about n machine epsilons (hence :data:`TAIL_RECURRENCE_MAX_N`).
+
+    Args:
+        n: population (samples per question).
+        k: draws, 1 <= k <= n.
+        threshold: 1 <= threshold <= k.
+
+    Returns:
+        (n + 1,) tails, indexed by c.
+    """
+    x = threshold - 1
+    tails = np.zeros(n + 1)
+    # Terms exist for x <= c while n - c >= k - x (enough failures to fill the draw).
+    last = n - k + x
+    if last < x:
+        return tails
+    c = np.arange(x, last + 1, dtype=np.float64)
+    i = np.arange(x, dtype=np.float64)
+    log_steps = np.empty(c.size)
+    log_steps[0] = np.sum(np.log((k - i) / (n - i)))
+    # ratio from c to c + 1, for c = x .. last - 1
+    previous = c[:-1]
+    log_steps[1:] = np.log(((previous + 1.0) * (n - previous - k + x))
+                           / ((previous + 1.0 - x) * (n - previous)))
+    terms = np.exp(np.cumsum(log_steps))
+    terms *= (k - x) / (n - c)
+    np.cumsum(terms, out=terms)
+    tails[x + 1 : last + 1] = terms[:-1]
+    # Beyond `last` there are too few failures to keep X at x: the tail is exactly 1.
+    tails[last + 1 :] = 1.0
+    return tails
+
+
+def threshold_square_coefficients(k: int, threshold: int) -> tuple[FloatArray, FloatArray]:
+    """Bernstein coefficients (degree 2k) of g^2 and (1 - g)^2, g(p) = P(Bin(k, p) >= j0).
+
+    With J1, J2 | p i.i.d. Bin(k, p), g(p)^2 = P(J1 >= j0, J2 >= j0 | p); given
+    S = J1 + J2 = s, J1 ~ H_s ~ Hypergeometric(2k, s, k), whatever p. So the
+    coefficient at s is u_s = P(j0 <= H_s <= s - j0) (and d_s = P(s - j0 < H_s < j0)
+    for (1 - g)^2). Adding one success to the population (s -> s + 1) moves H by one
+    exactly when that item is drawn, and H_s, s - H_s have one law (k of 2k drawn),
+    so both ends of the interval gain the same mass q_s (k - j0 + 1) / (2k - s),
+    q_s = P(H_s = j0 - 1):
+
+        u_{s+1} = u_s + 2 q_s (k - j0 + 1) / (2k - s),   u_{2 j0 - 1} = 0,
+
+    and d_s is the same sum taken from the other end. Both are running sums of
+    positive terms: O(k) for all 2k + 1 coefficients, where the general product
+    of two Bernstein polynomials costs O(k^2). q_s follows its ratio along s
+    (as in :func:`hypergeom_upper_tails`), summed in logs: relative error about
+    k machine epsilons.
+
+    Args:
+        k: degree of g, k >= 1.
+        threshold: j0, 1 <= j0 <= k.
+
+    Returns:
+        ``(up, down)``: (2k + 1,) coefficients of g^2 and of (1 - g)^2.
+    """
+    population, x = 2 * k, threshold - 1
+    # q_s > 0 for s in [x, population - k + x] (enough of both kinds to draw x and k - x).
+    last = population - k + x
+    s = np.arange(x, last + 1, dtype=np.float64)
+    i = np.arange(x, dtype=np.float64)
+    log_q = np.empty(s.size)
+    log_q[0] = np.sum(np.log((k - i) / (population - i)))
+    previous = s[:-1]
+    log_q[1:] = np.log(((previous + 1.0) * (population - previous - k + x))
+                       / ((previous + 1.0 - x) * (population - previous)))
+    np.cumsum(log_q, out=log_q)
+    # step[s] = 2 q_s (k - j0 + 1) / (2k - s): the mass both interval ends gain from s to s + 1
+    step = np.zeros(population + 1)
+    step[x : last + 1] = 2.0 * np.exp(log_q) * (k - x) / (population - s)
+    middle = 2 * threshold - 1  # u and d are both 0 here (the interval is empty)
+    up = np.zeros(population + 1)
+    np.cumsum(step[middle:-1], out=up[middle + 1 :])
+    down = np.zeros(population + 1)
+    down[:middle] = np.cumsum(step[:middle][::-1])[::-1]
+    np.minimum(up, 1.0, out=up)
+    np.minimum(down, 1.0, out=down)
+    return up, down
 
 
 def log_draw_all_from(n: IntArray, m: IntArray, k: int) -> FloatArray:

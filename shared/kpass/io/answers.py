@@ -10,7 +10,6 @@ Memory is one small integer per answer, not the answer strings.
 from __future__ import annotations
 
 import csv
-import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,9 +18,17 @@ from typing import Any
 import numpy as np
 
 from .._core.inputs import BinaryCounts
-from .formats import _element_lines, _open_bytes, _skip_space, detect_format
+from .formats import (
+    BOM,
+    _element_lines,
+    _open_bytes,
+    _skip_space,
+    dataset_files,
+    detect_format,
+    read_text,
+)
 from .readers import LoadedFile
-from .rows import ReportError, Unreadable, show
+from .rows import ReportError, Unreadable, describe_read_error, read_errors, show
 
 ANSWER_COLUMNS = ("answers",)
 REFERENCE_COLUMNS = ("ground_truth", "reference", "gold", "target", "answer")
@@ -104,16 +111,21 @@ def load_answers(source: str, *, column: str | None = None, reference: str | Non
     questions: list[list[int | None]] = []
     bad_rows: list[tuple[str, str]] = []
     shortest = (0, "")
-    for where, answers, gold in records:
-        encoded = _encode(answers, gold, state.get("answers", "answers"))
-        if isinstance(encoded, str):
-            if not skip_bad:
-                raise ReportError(source, encoded, where)
-            bad_rows.append((where, encoded))
-            continue
-        if not questions or len(encoded) < shortest[0]:
-            shortest = (len(encoded), where)
-        questions.append(encoded)
+    try:
+        for where, answers, gold in records:
+            encoded = _encode(answers, gold, state.get("answers", "answers"))
+            if isinstance(encoded, str):
+                if not skip_bad:
+                    raise ReportError(source, encoded, where)
+                bad_rows.append((where, encoded))
+                continue
+            if not questions or len(encoded) < shortest[0]:
+                shortest = (len(encoded), where)
+            questions.append(encoded)
+    except read_errors() as error:
+        at = state.get("at")
+        where = f"after {at}" if at is not None and isinstance(error, EOFError) else at
+        raise ReportError(source, describe_read_error(error), where) from None
     if not questions:
         raise ReportError(source, "no readable question" + (
             f"; all {len(bad_rows)} rows are bad" if bad_rows else ""))
@@ -144,7 +156,7 @@ def _from_dict(record: Any, where: str, source: str, column: str | None, referen
 def _jsonl(source: str, path: Path, column: str | None, reference: str | None,
            state: dict[str, str], chunk_size: int) -> Iterator[Record]:
     with _open_bytes(path) as (stream, _):
-        for number, line in enumerate(stream, 1):
+        for number, line in _numbered(stream, state):
             if not line.strip():
                 continue
             try:
@@ -156,10 +168,16 @@ def _jsonl(source: str, path: Path, column: str | None, reference: str | None,
             yield _from_dict(record, f"line {number}", source, column, reference, state)
 
 
+def _numbered(stream: Any, state: dict[str, str]) -> Iterator[tuple[int, bytes]]:
+    """Lines numbered from 1, BOM dropped; ``state["at"]`` says where reading stopped."""
+    for number, line in enumerate(stream, 1):
+        state["at"] = f"line {number}"
+        yield number, line[len(BOM):] if number == 1 and line.startswith(BOM) else line
+
+
 def _json(source: str, path: Path, column: str | None, reference: str | None,
           state: dict[str, str], chunk_size: int) -> Iterator[Record]:
-    with _open_bytes(path) as (stream, _):
-        text = stream.read().decode("utf-8")
+    text = read_text(source, path)
     start = _skip_space(text, 0)
     try:
         document, end = json.JSONDecoder().raw_decode(text, start)
@@ -190,7 +208,7 @@ def _csv(source: str, path: Path, column: str | None, reference: str | None,
          state: dict[str, str], chunk_size: int) -> Iterator[Record]:
     delimiter = "\t" if detect_format(path) == "tsv" else ","
     with _open_bytes(path) as (stream, _):
-        reader = csv.reader(io.TextIOWrapper(stream, encoding="utf-8", newline=""),
+        reader = csv.reader((line.decode("utf-8") for _, line in _numbered(stream, state)),
                             delimiter=delimiter)
         names = [name.strip() for name in next(reader, [])]
         state["answers"] = _pick(names, column, ANSWER_COLUMNS, "answers", source, "line 1")
@@ -228,20 +246,8 @@ def _arrow(source: str, path: Path, column: str | None, reference: str | None,
         batches = handle.iter_batches(batch_size=chunk_size,
                                       columns=[state["answers"], state["reference"]])
     else:
-        directory = path
-        splits = directory / "dataset_dict.json"
-        if splits.exists():
-            names = json.loads(splits.read_text(encoding="utf-8")).get("splits", [])
-            if len(names) != 1:
-                raise ReportError(source, f"a DatasetDict with splits {', '.join(names)}; pass "
-                                          "one split's directory")
-            directory = directory / names[0]
-        state_file = directory / "state.json"
-        if not state_file.exists():
-            raise ReportError(source, "a directory, but not a saved datasets dataset")
-        files = [directory / entry["filename"] for entry in
-                 json.loads(state_file.read_text(encoding="utf-8")).get("_data_files", [])]
-        batches = _dataset_batches(pa, files, source, column, reference, state)
+        batches = _dataset_batches(pa, dataset_files(source, path), source, column, reference,
+                                   state)
     row = 0
     for batch in batches:
         answers = batch.column(state["answers"]).to_pylist()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import gzip
-import io
 import json
 import json.scanner
 import math
@@ -22,6 +21,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from .._core.inputs import BinaryCounts
 from .progress import Progress
 from .rows import INSTALL_HINT, Batch, ReportError, Unreadable, check_arrow_type, pick_column, show
 
@@ -30,6 +30,13 @@ FORMATS = {
     ".parquet": "parquet", ".pq": "parquet", ".npy": "npy",
 }
 """File suffix -> format; ``.gz`` may follow the text formats; directories are datasets."""
+
+BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte-order mark some editors (Excel, Notepad) put first; every text reader drops it."""
+
+# A question with a million samples is a ~3 MB CSV cell; the csv module's default limit is
+# 128 kB. Raised once to the largest value every platform's C long holds.
+csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
 
 
 def detect_format(path: Path) -> str:
@@ -85,6 +92,8 @@ class _Reader:
         self.chunk_size = chunk_size
         self.progress = progress
         self.picked = False
+        self.at: str | None = None
+        """Where the reader is (``line 12``), so an error while reading can say where."""
 
     @property
     def label(self) -> str:
@@ -100,6 +109,15 @@ class _Reader:
 
     def batches(self) -> Iterator[Batch]:  # pragma: no cover - every reader overrides it
         raise NotImplementedError
+
+    def _lines(self, stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
+        """The file's lines as bytes, numbered from 1, the BOM dropped; tracks :attr:`at`."""
+        for number, line in enumerate(stream, 1):
+            self.at = f"line {number}"
+            if number == 1 and line.startswith(BOM):
+                line = line[len(BOM):]
+            yield number, line
+        self.at = None
 
 
 class _RecordReader(_Reader):
@@ -129,14 +147,21 @@ class _JsonlReader(_RecordReader):
         # The C scanner behind json.loads, called directly: a third of the cost per line.
         scan = json.scanner.make_scanner(json.JSONDecoder())
         with _open_bytes(self.path) as (stream, raw):
-            for number, line in enumerate(stream, 1):
+            for number, line in self._lines(stream):
                 if not line.strip():
                     continue
                 try:
                     rows.append(self._parse(scan, line.decode("utf-8").strip(), number))
                 except UnicodeDecodeError as error:
-                    rows.append(Unreadable(f"not UTF-8 text ({error.reason} at byte "
-                                           f"{error.start + 1})"))
+                    # Bad bytes in another field are not ours to judge (pyarrow's fast path
+                    # ignores them too); in the outcomes they are an error.
+                    value = self._parse(scan, line.decode("utf-8", "surrogateescape").strip(),
+                                        number)
+                    if isinstance(value, Unreadable) or (
+                            isinstance(value, list) and any(isinstance(v, str) for v in value)):
+                        value = Unreadable(f"not UTF-8 text ({error.reason} at byte "
+                                           f"{error.start + 1} of the line)")
+                    rows.append(value)
                 lines.append(number)
                 if len(rows) >= self.chunk_size:
                     yield Batch(rows, 0, "line", lines)
@@ -145,6 +170,25 @@ class _JsonlReader(_RecordReader):
             if rows:
                 yield Batch(rows, 0, "line", lines)
             self._update(raw.tell())
+
+    def fast_counts(self) -> list[BinaryCounts]:
+        """The counts by pyarrow's JSON reader (:mod:`kpass.io.fast`); raises FallbackError."""
+        from .fast import jsonl_counts
+
+        self._start(self.path.stat().st_size, "bytes")
+        self.column, parts = jsonl_counts(self.path, self.requested, self.source,
+                                          self.chunk_size, self.progress)
+        return parts
+
+    def locate(self, index: int) -> str:
+        """The line of question ``index`` (0-based): the index-th non-blank line."""
+        with _open_bytes(self.path) as (stream, _):
+            seen = -1
+            for number, line in enumerate(stream, 1):
+                seen += bool(line.strip())
+                if seen == index:
+                    return f"line {number}"
+        return f"question {index + 1}"  # pragma: no cover - index is a question of the file
 
     def _parse(self, scan: Any, body: str, number: int) -> Any:
         try:
@@ -162,8 +206,7 @@ class _JsonReader(_RecordReader):
     """A whole JSON document: a list of records or lists, or an object of columns."""
 
     def batches(self) -> Iterator[Batch]:
-        with _open_bytes(self.path) as (stream, _):
-            text = stream.read().decode("utf-8")
+        text = read_text(self.source, self.path)
         decoder = json.JSONDecoder()
         start = _skip_space(text, 0)
         if start == len(text):
@@ -207,6 +250,25 @@ class _JsonReader(_RecordReader):
             values = [values]  # one question's outcomes, as in the AIME sample
         for first in range(0, len(values), self.chunk_size):
             yield Batch(values[first:first + self.chunk_size], first, "question")
+
+
+def read_text(source: str, path: Path) -> str:
+    """A whole (optionally gzipped) UTF-8 text file, BOM dropped; bad bytes located by line.
+
+    Raises:
+        ReportError: the bytes are not UTF-8 (the message names the line).
+    """
+    with _open_bytes(path) as (stream, _):
+        data = stream.read()
+    if data.startswith(BOM):
+        data = data[len(BOM):]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise ReportError(source, f"not UTF-8 text ({error.reason} at byte {column} of the "
+                                  "line)", f"line {line}") from None
 
 
 def _skip_space(text: str, index: int) -> int:
@@ -286,8 +348,7 @@ class _CsvReader(_Reader):
     def batches(self) -> Iterator[Batch]:
         self._start(self.path.stat().st_size, "bytes")
         with _open_bytes(self.path) as (stream, raw):
-            text = io.TextIOWrapper(stream, encoding="utf-8", newline="")
-            reader = csv.reader(text, delimiter=self.delimiter)
+            reader = csv.reader(self._decoded(stream), delimiter=self.delimiter)
             header = next(reader, None)
             while header is not None and not any(cell.strip() for cell in header):
                 header = next(reader, None)
@@ -306,7 +367,7 @@ class _CsvReader(_Reader):
                     rows.append(Unreadable(f"the row has {len(record)} fields; `{self.column}` "
                                             f"is field {index + 1}"))
                 else:
-                    rows.append(parse_cell(record[index]))
+                    rows.append(_parse_text_cell(record[index]))
                 lines.append(reader.line_num)
                 if len(rows) >= self.chunk_size:
                     yield Batch(rows, 0, "line", lines)
@@ -315,6 +376,44 @@ class _CsvReader(_Reader):
             if rows:
                 yield Batch(rows, 0, "line", lines)
             self._update(raw.tell())
+
+
+    def _decoded(self, stream: BinaryIO) -> Iterator[str]:
+        # Decoded line by line (not by io.TextIOWrapper) so bad bytes are located by line;
+        # kept as surrogates, so only bad bytes in the outcome cell are an error.
+        for _, line in self._lines(stream):
+            yield line.decode("utf-8", "surrogateescape")
+
+    def fast_counts(self) -> list[BinaryCounts]:
+        """The counts by pyarrow's CSV reader (:mod:`kpass.io.fast`); raises FallbackError."""
+        from .fast import csv_counts
+
+        self._start(self.path.stat().st_size, "bytes")
+        self.column, parts = csv_counts(self.path, self.requested, self.source, self.delimiter,
+                                        self.chunk_size, self.progress)
+        return parts
+
+    def locate(self, index: int) -> str:
+        """The line of question ``index`` (0-based): where its non-blank record ends."""
+        with _open_bytes(self.path) as (stream, _):
+            reader = csv.reader(self._decoded(stream), delimiter=self.delimiter)
+            seen = -2  # the header is the first non-blank record
+            for record in reader:
+                seen += any(cell.strip() for cell in record)
+                if seen == index:
+                    return f"line {reader.line_num}"
+        return f"question {index + 1}"  # pragma: no cover - index is a question of the file
+
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+def _parse_text_cell(cell: str) -> list[Any] | Unreadable:
+    """:func:`parse_cell`, saying "not UTF-8" when the cell holds bytes that are not UTF-8."""
+    values = parse_cell(cell)
+    if isinstance(values, Unreadable) and _SURROGATE.search(cell):
+        return Unreadable("not UTF-8 text (bytes that are not UTF-8 in the outcome cell)")
+    return values
 
 
 class _TsvReader(_CsvReader):
@@ -356,12 +455,17 @@ class _NpyReader(_Reader):
                                            "drop --column")
         try:
             matrix = np.load(self.path, mmap_mode="r", allow_pickle=False)
-        except ValueError as error:
+        except Exception as error:  # noqa: BLE001 - a broken header raises ValueError, OSError,
+            # EOFError, SyntaxError (numpy parses it with ast.literal_eval), ...
             pickled = "allow_pickle" in str(error) or "Python objects" in str(error)
             problem = ("it holds Python objects (ragged lists?); save a 2-D numeric array, or "
                        "use JSONL or Parquet for lists of different lengths" if pickled
                        else f"not a readable .npy file ({error})")
             raise ReportError(self.source, problem) from None
+        if not isinstance(matrix, np.ndarray):  # np.load opens a .npz archive whatever its name
+            matrix.close()
+            raise ReportError(self.source, "a .npz archive (several arrays), not a .npy array; "
+                                           "save one 2-D array with numpy.save")
         if matrix.ndim != 2:
             raise ReportError(self.source, f"expected a 2-D array (questions x samples); got "
                                            f"shape {matrix.shape} (use shape (1, n) for one "
@@ -387,23 +491,7 @@ class _DatasetReader(_Reader):
 
     def batches(self) -> Iterator[Batch]:
         pa = _need_pyarrow(self.source)
-        directory = self.path
-        splits_file = directory / "dataset_dict.json"
-        if splits_file.exists():
-            splits = json.loads(splits_file.read_text(encoding="utf-8")).get("splits", [])
-            if len(splits) != 1:
-                names = ", ".join(splits) or "none"
-                raise ReportError(self.source, f"a DatasetDict with splits {names}; pass one "
-                                               f"split's directory, e.g. {directory / splits[0]}"
-                                  if splits else f"a DatasetDict with splits {names}")
-            directory = directory / splits[0]
-        state_file = directory / "state.json"
-        if not state_file.exists():
-            raise ReportError(self.source, "a directory, but not a saved datasets dataset (no "
-                                           "state.json); kpass reads files or "
-                                           "Dataset.save_to_disk directories")
-        state = json.loads(state_file.read_text(encoding="utf-8"))
-        files = [directory / entry["filename"] for entry in state.get("_data_files", [])]
+        files = dataset_files(self.source, self.path)
         self._start(sum(path.stat().st_size for path in files), "bytes")
         first, done, checked = 0, 0, False
         for path in files:
@@ -422,6 +510,55 @@ class _DatasetReader(_Reader):
                         first += len(part)
                     self._update(done + handle.tell())
             done += path.stat().st_size
+
+
+def _json_file(source: str, path: Path, shape: type) -> Any:
+    """A small JSON file of a datasets folder (``state.json``), checked to be ``shape``."""
+    try:
+        document = json.loads(read_text(source, path))
+    except ValueError as error:  # a ReportError for bad bytes, a JSONDecodeError otherwise
+        raise ReportError(source, f"{path.name} of the dataset is not valid JSON "
+                                  f"({getattr(error, 'msg', error)})") from None
+    if not isinstance(document, shape):
+        raise ReportError(source, f"{path.name} of the dataset holds {show(document)}; "
+                                  f"expected a JSON {'object' if shape is dict else 'list'}")
+    return document
+
+
+def dataset_files(source: str, directory: Path) -> list[Path]:
+    """The Arrow files of a ``Dataset.save_to_disk`` folder (or of its one split).
+
+    Raises:
+        ReportError: not a dataset folder, several splits, a broken ``state.json``, or
+            a listed Arrow file that is missing.
+    """
+    splits_file = directory / "dataset_dict.json"
+    if splits_file.exists():
+        splits = _json_file(source, splits_file, dict).get("splits", [])
+        if not isinstance(splits, list) or len(splits) != 1:
+            names = ", ".join(map(str, splits)) if isinstance(splits, list) else show(splits)
+            raise ReportError(source, f"a DatasetDict with splits {names or 'none'}; pass one "
+                                      f"split's directory, e.g. {directory / str(splits[0])}"
+                              if isinstance(splits, list) and splits
+                              else f"a DatasetDict with splits {names or 'none'}")
+        directory = directory / str(splits[0])
+    state_file = directory / "state.json"
+    if not state_file.exists():
+        raise ReportError(source, "a directory, but not a saved datasets dataset (no "
+                                  "state.json); kpass reads files or "
+                                  "Dataset.save_to_disk directories")
+    entries = _json_file(source, state_file, dict).get("_data_files")
+    if (not isinstance(entries, list) or not entries
+            or not all(isinstance(entry, dict) and isinstance(entry.get("filename"), str)
+                       for entry in entries)):
+        raise ReportError(source, f"{state_file.name} of the dataset lists no data files "
+                                  f"(`_data_files` is {show(entries)})")
+    files = [directory / entry["filename"] for entry in entries]
+    for path in files:
+        if not path.is_file():
+            raise ReportError(source, f"the dataset's data file {path.name} is missing "
+                                      f"(listed in {state_file.name})")
+    return files
 
 
 READERS = {

@@ -18,13 +18,23 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from .._core.inputs import BinaryCounts
 from .formats import FORMATS, READERS, detect_format, parse_cell
 from .progress import Progress
-from .rows import INSTALL_HINT, OUTCOME_COLUMNS, BadRowError, Batch, ReportError, count_rows
+from .rows import (
+    INSTALL_HINT,
+    OUTCOME_COLUMNS,
+    BadRowError,
+    Batch,
+    ReportError,
+    count_rows,
+    describe_read_error,
+    read_errors,
+)
 
 __all__ = ["FORMATS", "INSTALL_HINT", "OUTCOME_COLUMNS", "LoadedFile", "ReportError",
            "detect_format", "load_counts", "parse_cell"]
@@ -100,12 +110,22 @@ def load_counts(source: str, *, column: str | None = None, chunk_size: int = 655
     bad_rows: list[tuple[str, str]] = []
     shortest: tuple[int, str] | None = None
     try:
+        # The fast path may read the file twice (a fallback, locating the shortest question):
+        # regular files only, not a named pipe whose content is gone once read.
+        fast = (_fast(reader) if not skip_bad and path.is_file() and hasattr(reader, "fast_counts")
+                else None)
+        if fast is not None:
+            return fast
         for batch in reader.batches():
             for counts, part in _count_batch(batch, reader.label, source, skip_bad, bad_rows):
                 parts.append(counts)
                 index = int(np.argmin(counts.n_samples))
                 if shortest is None or counts.n_samples[index] < shortest[0]:
                     shortest = (int(counts.n_samples[index]), part.where(index))
+    except read_errors() as error:
+        where = None if reader.at is None else f"after {reader.at}" if isinstance(
+            error, EOFError) else reader.at
+        raise ReportError(source, describe_read_error(error), where) from None
     finally:
         if progress is not None:
             progress.close()
@@ -117,6 +137,30 @@ def load_counts(source: str, *, column: str | None = None, chunk_size: int = 655
     assert shortest is not None
     return LoadedFile(source, path, reader.column, BinaryCounts.concat(parts), shortest[1],
                       bad_rows)
+
+
+def _fast(reader: Any) -> LoadedFile | None:
+    """The file read by pyarrow (:mod:`kpass.io.fast`), or None: the line-by-line pass decides.
+
+    Any problem (a bad row, an unusual spelling, a parse error) sends the file to the
+    line-by-line reader, which reads it again from the start and locates the problem.
+    """
+    from .fast import FallbackError
+
+    try:
+        parts = [part for part in reader.fast_counts() if part.n_questions]
+    except FallbackError:
+        return None
+    finally:
+        if reader.progress is not None:
+            reader.progress.close()
+    if not parts:
+        return None  # no question: the line-by-line reader says why, in its words
+    counts = BinaryCounts.concat(parts)
+    # The first question with the fewest samples, located by a partial second pass (for
+    # messages only; question 0 when all have the same n, which costs one line).
+    shortest = reader.locate(int(np.argmin(counts.n_samples)))
+    return LoadedFile(reader.source, reader.path, reader.column, counts, shortest)
 
 
 def _count_batch(batch: Batch, label: str, source: str, skip_bad: bool,

@@ -1,12 +1,14 @@
 """The ``kpass`` command.
 
 ``kpass report [FILE ...]`` reads per-question outcome files and prints every
-pass-family metric with its posterior mean, standard deviation and credible
-interval; with no file it runs on the bundled tau-bench sample::
+pass-family metric with its standard error over questions and its posterior mean,
+standard deviation and credible interval; with no file it runs on the bundled
+tau-bench sample. ``kpass compare A B`` compares two models on the same questions::
 
     $ kpass report
     $ kpass report model_a.jsonl model_b.parquet --k 1,4,16 --format markdown
     $ kpass report runs.csv --column correct --plot curves.png
+    $ kpass compare model_a.jsonl model_b.jsonl --id question_id --k 1,8
 
 Exit status: 0 on success, 1 for an unusable file or row, 2 for a bad argument;
 every error is one line on stderr naming the file, the line and the problem.
@@ -15,13 +17,16 @@ every error is one line on stderr naming the file, the line and the problem.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from ..io.progress import Progress
 from ..io.readers import FORMATS, OUTCOME_COLUMNS, LoadedFile, ReportError, load_counts
 from .table import (
+    DEFAULT_K_MAX,
     PLOTTED,
     RENDERERS,
     Family,
@@ -109,6 +114,25 @@ def _metrics(text: str) -> str:
     return text
 
 
+PLOT_FORMATS = ("png", "pdf", "svg")
+"""What ``--plot`` writes, chosen by the file's extension."""
+
+
+def _plot_path(text: str) -> str:
+    """A file name ending in .png, .pdf or .svg that is not a directory (written at the end)."""
+    path = Path(text)
+    suffix = path.suffix.lower().lstrip(".")
+    expected = ", ".join(f".{name}" for name in PLOT_FORMATS)
+    if path.is_dir() or text.endswith(("/", os.sep)):
+        raise argparse.ArgumentTypeError(f"{text!r} is a directory; give a file name ending in "
+                                         f"{expected}, e.g. {path / 'curves.png'}")
+    if suffix not in PLOT_FORMATS:
+        got = f"extension .{suffix}" if suffix else "no extension"
+        raise argparse.ArgumentTypeError(f"the plot file must end in {expected} (the extension "
+                                         f"picks the format); got {text!r} ({got})")
+    return text
+
+
 def _count(low: int, high: int | None = None) -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:
@@ -151,7 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
                              f"{', '.join(OUTCOME_COLUMNS)})")
     report.add_argument("--k", action="append", type=_positive_ints, metavar="K[,K...]",
                         help="the k to report (repeatable; default: 1..n for n <= 8, else "
-                             "1, 2, 4, ... below the smallest n, and n)")
+                             "1, 2, 4, ... below the smallest n, and n, up to "
+                             f"{DEFAULT_K_MAX})")
     report.add_argument("--metrics", type=_metrics, metavar="LIST",
                         help="comma-separated metrics, or all (default: pass@k, pass^k, "
                              "g-pass@k, mg-pass@k, maj@k, auc@k, avg@n)")
@@ -176,15 +201,65 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--ties", choices=("fractional", "wrong"), default="fractional",
                         help="with --answers, a tie including the reference scores 1/(t+1) "
                              "(fractional, default) or 0 (wrong)")
-    report.add_argument("--plot", metavar="FILE.png",
-                        help="also draw Pass@k, Pass^k, G-Pass@k_tau and Maj@k against k")
+    report.add_argument("--plot", metavar="FILE.png", type=_plot_path,
+                        help="also draw Pass@k, Pass^k, G-Pass@k_tau and Maj@k against k; the "
+                             "extension picks the format: .png, .pdf or .svg")
     report.add_argument("--skip-bad", action="store_true",
                         help="leave unreadable rows out (each is listed on stderr) instead of "
                              "stopping at the first")
     report.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
                         help="rows read and counted at a time (default: 65536)")
     report.set_defaults(handler=run_report, command_parser=report)
+    _add_compare(commands)
     return parser
+
+
+def _add_compare(commands: Any) -> None:
+    """The ``compare`` subcommand: two runs on the same questions, paired."""
+    compare = commands.add_parser(
+        "compare", help="is model A better than model B? paired comparison of two outcome files",
+        description="Read two outcome files (model A and model B on the same questions) and "
+                    "print, for each metric and k, both estimates, the paired difference, its "
+                    "standard error over questions, interval, p-value, P(A better | these "
+                    "questions) and the minimum detectable effect.",
+        epilog="Questions are matched by --id, or by row order (equal counts required).")
+    compare.add_argument("files", nargs="*", metavar="FILE", help="model A's file, model B's file")
+    compare.add_argument("--column", metavar="NAME", help="the outcome column (default: the "
+                         f"first of {', '.join(OUTCOME_COLUMNS)})")
+    compare.add_argument("--id", metavar="COLUMN",
+                         help="match questions by this id column (default: by row order)")
+    compare.add_argument("--clusters", metavar="COLUMN",
+                         help="cluster label column of A's file (questions about one passage, "
+                              "say): clustered standard errors")
+    compare.add_argument("--k", action="append", type=_positive_ints, metavar="K[,K...]",
+                         help="the k to compare (default: as kpass report)")
+    compare.add_argument("--metrics", type=_metrics, metavar="LIST",
+                         help="comma-separated metrics, or all (default: as kpass report)")
+    compare.add_argument("--tau", type=_taus, default=[0.5], metavar="TAU[,TAU...]",
+                         help="G-Pass@k thresholds in [0, 1] (default: 0.5)")
+    compare.add_argument("--confidence", type=_confidence, default=0.95, metavar="C",
+                         help="level of the intervals (default: 0.95); the MDE uses alpha = "
+                              "1 - C and 80%% power")
+    compare.add_argument("--short", choices=("error", "skip"), default="error",
+                         help="questions with fewer than k samples in either file: refuse "
+                              "(error, default) or leave them out of both at that k (skip)")
+    compare.add_argument("--format", choices=("table", "markdown", "csv", "json"),
+                         default="table", help="output format (default: table)")
+    compare.add_argument("--digits", type=_count(0, 15), default=3, metavar="D",
+                         help="decimals in table and markdown output (default: 3)")
+    compare.add_argument("--plot", metavar="FILE.png", type=_plot_path,
+                         help="also draw the difference A - B against k with its interval band")
+    compare.add_argument("--skip-bad", action="store_true",
+                         help="leave unreadable rows out (not with --id or --clusters)")
+    compare.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
+                         help="rows read and counted at a time (default: 65536)")
+    compare.set_defaults(handler=_run_compare, command_parser=compare)
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    from .compare import run_compare
+
+    return run_compare(args)
 
 
 def _families() -> tuple[Family, ...]:
@@ -242,8 +317,13 @@ def run_report(args: argparse.Namespace) -> int:
             print(f"kpass report: error: {error}", file=sys.stderr)
             return 2
         loaded, answers = _load(sources, args)
-        ks = (sorted({k for group in args.k for k in group}) if args.k
-              else default_ks(min(item.n_min for item in loaded)))
+        n_min = min(item.n_min for item in loaded)
+        ks = sorted({k for group in args.k for k in group}) if args.k else default_ks(n_min)
+        if not args.k and n_min > DEFAULT_K_MAX:
+            notes.append(f"k stops at {DEFAULT_K_MAX} by default (questions have n={n_min} "
+                         "samples or more); ask for larger k with --k, e.g. --k "
+                         f"{n_min}: the Maj@k, mG-Pass@k, G-Pass@k and AUC@k intervals take "
+                         "O(k^2) time, seconds for k in the thousands.")
         for item in loaded:
             check_ks(item, ks, args.short)
         labels = input_labels(sources)
@@ -261,14 +341,42 @@ def run_report(args: argparse.Namespace) -> int:
             curves = [compute_rows(item, plotted, ks, args.tau[:1], args.confidence, args.short)
                       for item in loaded]
             plot_curves(args.plot, labels, curves, args.confidence)
-        sys.stdout.write(text)
-        sys.stdout.flush()
     except ReportError as error:
         print(f"kpass report: error: {error}", file=sys.stderr)
         return 1
+    return _write(text)
+
+
+def _write(text: str) -> int:
+    """Write the report to stdout; a closed pipe is the reader's choice, a full disk an error."""
+    if sys.stdout is None:  # started with stdout closed (`kpass report >&-`)
+        print("kpass report: error: cannot write the report: standard output is closed",
+              file=sys.stderr)
+        return 1
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
     except BrokenPipeError:  # e.g. `kpass report | head`: the reader has had enough
+        _discard_stdout()
         return 0
+    except OSError as error:  # e.g. `kpass report > /dev/full`
+        _discard_stdout()
+        reason = error.strerror or str(error)
+        print(f"kpass report: error: cannot write the report to standard output ({reason})",
+              file=sys.stderr)
+        return 1
     return 0
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so the exit-time flush of what is still buffered cannot fail."""
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # a StringIO (tests): nothing is flushed at exit
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, descriptor)
+    os.close(null)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -283,7 +391,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Example:
         >>> main(["report", "--k", "1", "--metrics", "pass^k", "--format", "csv"])
         ... # doctest: +ELLIPSIS
-        file,metric,label,k,tau,questions,estimate,mean,sd,lo,hi,confidence
+        file,metric,label,k,tau,questions,estimate,se,se_lo,se_hi,mean,sd,lo,hi,confidence
         tau_bench_airline_gpt4o.jsonl,pass^k,Pass^1,1,,50,0.42,...
         0
     """

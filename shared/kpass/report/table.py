@@ -14,10 +14,16 @@ from typing import Any
 import numpy as np
 
 from ..io.readers import LoadedFile, ReportError
+from ..stats import standard_errors_by_k
 
 LEGEND_WIDTH = 96
 FULL_LADDER_UP_TO = 8
 """Up to this n the default k ladder is every k = 1..n; above it, powers of two and n."""
+DEFAULT_K_MAX = 512
+"""The largest default k. The Maj@k, mG-Pass@k, G-Pass@k and AUC@k intervals cost O(k^2):
+about 0.3 s for all of them at k = 512, 3 s at k = 1024, 20 s at k = 4096 (2 cores), so a
+default ladder ending at n made the report grow as N^2 (64 s measured at N = 8000, M = 50;
+1.4 s with this cap). Larger k are reported when asked for with ``--k``."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +129,7 @@ def default_ks(n: int) -> list[int]:
     """The default k ladder for questions with at least ``n`` samples.
 
     Every k up to 8 samples (so Pass^1..Pass^4 for four trials); beyond that the
-    powers of two below n, then n itself.
+    powers of two below n, then n itself, up to :data:`DEFAULT_K_MAX` (512).
 
     Args:
         n: the smallest number of samples of any question.
@@ -132,22 +138,28 @@ def default_ks(n: int) -> list[int]:
         The increasing list of k.
 
     Example:
-        >>> default_ks(4), default_ks(80)
-        ([1, 2, 3, 4], [1, 2, 4, 8, 16, 32, 64, 80])
+        >>> default_ks(4), default_ks(80), default_ks(8000)[-3:]
+        ([1, 2, 3, 4], [1, 2, 4, 8, 16, 32, 64, 80], [128, 256, 512])
     """
     if n <= FULL_LADDER_UP_TO:
         return list(range(1, n + 1))
+    top = min(n, DEFAULT_K_MAX)
     ladder = []
     k = 1
-    while k < n:
+    while k < top:
         ladder.append(k)
         k *= 2
-    return ladder + [n]
+    return ladder + [top]
 
 
 @dataclass
 class Row:
-    """One metric at one k (and tau) for one input."""
+    """One metric at one k (and tau) for one input.
+
+    ``se`` is the standard error over questions (None with fewer than 2 questions) and
+    ``se_lo``, ``se_hi`` the interval estimate -/+ z se clipped to [0, 1]; ``mean``,
+    ``sd``, ``lo``, ``hi`` are the Bayesian posterior's (questions held fixed).
+    """
 
     metric: str
     label: str
@@ -159,14 +171,28 @@ class Row:
     sd: float
     lo: float
     hi: float
+    se: float | None = None
+    se_lo: float | None = None
+    se_hi: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-safe fields."""
         return {
             "metric": self.metric, "label": self.label, "k": self.k, "tau": self.tau,
-            "questions": self.questions, "estimate": self.estimate, "mean": self.mean,
+            "questions": self.questions, "estimate": self.estimate, "se": self.se,
+            "se_lo": self.se_lo, "se_hi": self.se_hi, "mean": self.mean,
             "sd": self.sd, "lo": self.lo, "hi": self.hi,
         }
+
+    def with_se(self, se: float | None, confidence: float) -> Row:
+        """Set the standard error over questions and the interval it gives; return the row."""
+        if se is not None:
+            from .._core.driver import normal_interval
+
+            self.se = float(se)
+            self.se_lo, self.se_hi = normal_interval(self.estimate, self.se, confidence,
+                                                     (0.0, 1.0))
+        return self
 
 
 @dataclass
@@ -239,7 +265,7 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
     counts = loaded.counts
     n_label = str(loaded.n_min) if loaded.n_min == loaded.n_max else "n"
     used = {k: int(np.count_nonzero(counts.n_samples >= k)) for k in ks}
-    extra = {"short": short} if short != "error" else {}
+    extra = {"short": short} if short != "error" else {}  # vote@k takes `short`
     rows: list[Row] = []
     for fam in families:
         if fam.answers:
@@ -254,20 +280,48 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
             if not fam.per_k:
                 estimate, _ = point(counts)
                 mean, sd, lo, hi = posterior(counts, confidence=confidence, bounds=(0.0, 1.0))
+                se, = standard_errors_by_k(point, counts, None)
                 rows.append(Row(fam.key, fam.label(None, None, n_label), None, None,
-                                counts.n_questions, *_floats(estimate, mean, sd, lo, hi)))
+                                counts.n_questions, *_floats(estimate, mean, sd, lo, hi)
+                                ).with_se(se, confidence))
                 continue
             for tau in taus if fam.uses_tau else [None]:
-                args = (counts, ks) if tau is None else (counts, ks, tau)
-                estimates = point(*args, **extra)
-                posteriors = posterior(*args, confidence=confidence, **extra)
-                for k, estimate, (mean, sd, lo, hi) in zip(ks, estimates, posteriors,
-                                                          strict=True):
+                estimates = _per_k(point, counts, ks, tau, short)
+                posteriors = _per_k(posterior, counts, ks, tau, short, confidence=confidence)
+                head = () if tau is None else (tau,)
+                ses = standard_errors_by_k(point, counts, ks, *head,
+                                           **({"short": short} if short != "error" else {}))
+                for k, estimate, (mean, sd, lo, hi), se in zip(ks, estimates, posteriors, ses,
+                                                              strict=True):
                     rows.append(Row(fam.key, fam.label(k, tau, n_label), k, tau, used[k],
-                                    *_floats(estimate, mean, sd, lo, hi)))
+                                    *_floats(estimate, mean, sd, lo, hi)).with_se(se, confidence))
         except (TypeError, ValueError) as error:
             raise ReportError(loaded.source, f"{fam.key}: {error}") from None
     return rows
+
+
+def _per_k(function: Any, counts: Any, ks: list[int], tau: float | None, short: str,
+           **options: Any) -> list[Any]:
+    """``function(counts, ks[, tau], **options)`` with the short-question policy applied.
+
+    A function that takes ``short`` gets it; for one that does not, ``skip`` is done
+    here: at each k, the questions with at least k samples (what ``short="skip"``
+    means everywhere else), so ``--metrics all --short skip`` works for every family.
+    """
+    import inspect
+
+    taken = inspect.signature(function).parameters
+    head = () if tau is None else (tau,)
+    if short == "error":
+        return list(function(counts, ks, *head, **options))
+    if "short" in taken:
+        return list(function(counts, ks, *head, short=short, **options))
+    values = []
+    for k in ks:
+        keep = counts.n_samples >= k
+        part = counts if keep.all() else counts.select(keep)
+        values.append(function(part, [k], *head, **options)[0])
+    return values
 
 
 def _vote_rows(loaded: LoadedFile, fam: Family, ks: list[int], used: dict[int, int],
@@ -282,11 +336,14 @@ def _vote_rows(loaded: LoadedFile, fam: Family, ks: list[int], used: dict[int, i
         estimates = vote.vote_at_k(answers, references, ks, ties=ties, **extra)
         posteriors = vote.vote_at_k_ci(answers, references, ks, ties=ties,
                                        confidence=confidence, **extra)
+        ses = standard_errors_by_k(vote.vote_at_k, answers, ks, before_k=(references,),
+                                   ties=ties, **extra)
     except (TypeError, ValueError) as error:
         raise ReportError(loaded.source, f"{fam.key}: {error}") from None
     return [Row(fam.key, fam.label(k, None, ""), k, None, used[k],
-                *_floats(estimate, mean, sd, lo, hi))
-            for k, estimate, (mean, sd, lo, hi) in zip(ks, estimates, posteriors, strict=True)]
+                *_floats(estimate, mean, sd, lo, hi)).with_se(se, confidence)
+            for k, estimate, (mean, sd, lo, hi), se in zip(ks, estimates, posteriors, ses,
+                                                          strict=True)]
 
 
 def _floats(*values: Any) -> tuple[float, ...]:
@@ -320,6 +377,17 @@ def _interval_title(confidence: float) -> str:
     return f"{confidence * 100:g}% interval"
 
 
+def _credible_title(confidence: float) -> str:
+    return f"{confidence * 100:g}% credible"
+
+
+def _columns(report: Report, with_questions: bool) -> list[str]:
+    """The sub-columns of one input: estimate and SE over questions, then the posterior."""
+    return (["questions"] if with_questions else []) + [
+        "estimate", "se", _interval_title(report.confidence), "mean", "sd",
+        _credible_title(report.confidence)]
+
+
 def _show_questions(report: Report) -> bool:
     return any(row.questions < loaded.counts.n_questions
                for loaded, rows in zip(report.inputs, report.rows, strict=True) for row in rows)
@@ -337,8 +405,13 @@ def _row_labels(report: Report) -> list[str]:
 
 
 def _cells(row: Row, digits: int, with_questions: bool) -> list[str]:
-    cells = [f"{row.estimate:.{digits}f}", f"{row.mean:.{digits}f}", f"{row.sd:.{digits}f}",
-             f"[{row.lo:.{digits}f}, {row.hi:.{digits}f}]"]
+    if row.se is None:  # fewer than 2 questions: no standard error over questions
+        over_questions = ["n/a", "n/a"]
+    else:
+        over_questions = [f"{row.se:.{digits}f}",
+                          f"[{row.se_lo:.{digits}f}, {row.se_hi:.{digits}f}]"]
+    cells = [f"{row.estimate:.{digits}f}", *over_questions, f"{row.mean:.{digits}f}",
+             f"{row.sd:.{digits}f}", f"[{row.lo:.{digits}f}, {row.hi:.{digits}f}]"]
     return ([str(row.questions)] if with_questions else []) + cells
 
 
@@ -353,8 +426,7 @@ def render_table(report: Report, digits: int = 3) -> str:
         The table with a header line per input and notes underneath.
     """
     with_questions = _show_questions(report)
-    sub = (["questions"] if with_questions else []) + ["estimate", "mean", "sd",
-                                                       _interval_title(report.confidence)]
+    sub = _columns(report, with_questions)
     labels = _row_labels(report)
     body = [[label] + [cell for rows in report.rows
                        for cell in _cells(rows[index], digits, with_questions)]
@@ -364,7 +436,7 @@ def render_table(report: Report, digits: int = 3) -> str:
     group = len(sub)
     gap = "   "
 
-    left = [i == 0 or name.endswith("interval") for i, name in enumerate(header)]
+    left = [i == 0 or name.endswith(("interval", "credible")) for i, name in enumerate(header)]
 
     def line(cells: list[str]) -> str:
         parts = [cells[0].ljust(widths[0])]
@@ -395,9 +467,12 @@ def _legend(report: Report) -> list[str]:
     import textwrap
 
     paragraphs = [
-        "estimate: the unbiased estimator from the samples; mean, sd: posterior under a uniform "
-        f"Beta(1,1) prior per question; {_interval_title(report.confidence)}: normal "
-        "approximation, clipped to [0, 1].",
+        "estimate: the unbiased estimator from the samples. se and "
+        f"{_interval_title(report.confidence)}: standard error over questions and estimate "
+        "-/+ z se, for questions like these (the questions a sample; Miller 2024). mean, sd "
+        f"and {_credible_title(report.confidence)}: posterior under a uniform Beta(1,1) prior "
+        "per question, for these very questions with unlimited samples (the questions held "
+        "fixed). Intervals: normal approximation, clipped to [0, 1].",
     ]
     if any(row.metric == "vote@k" for row in report.rows[0]):
         paragraphs.append("Vote@k: a plurality vote over k of the answers, exact over all "
@@ -421,12 +496,11 @@ def render_markdown(report: Report, digits: int = 3) -> str:
         The table (no notes; a paper's caption should say what the columns are).
     """
     with_questions = _show_questions(report)
-    sub = (["questions"] if with_questions else []) + ["estimate", "mean", "sd",
-                                                       _interval_title(report.confidence)]
+    sub = _columns(report, with_questions)
     many = len(report.inputs) > 1
     header = ["metric"] + [f"{label} {name}" if many else name
                            for label in report.labels for name in sub]
-    align = [":---"] + [":---" if name.endswith("interval") else "---:"
+    align = [":---"] + [":---" if name.endswith(("interval", "credible")) else "---:"
                         for _ in report.labels for name in sub]
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
     for index, label in enumerate(_row_labels(report)):
@@ -436,8 +510,8 @@ def render_markdown(report: Report, digits: int = 3) -> str:
     return "\n".join(lines) + "\n"
 
 
-CSV_FIELDS = ("file", "metric", "label", "k", "tau", "questions", "estimate", "mean", "sd", "lo",
-              "hi", "confidence")
+CSV_FIELDS = ("file", "metric", "label", "k", "tau", "questions", "estimate", "se", "se_lo",
+              "se_hi", "mean", "sd", "lo", "hi", "confidence")
 
 
 def render_csv(report: Report) -> str:
