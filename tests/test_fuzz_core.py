@@ -38,6 +38,8 @@ def kind_of(fn) -> str | None:
         return "counts"
     if params[:1] == ["metric"]:
         return "stats"
+    if params == ["R", "threshold"]:
+        return "binarize"
     if params[:3] == ["answers", "references", "k"]:
         return "vote"
     if params[:1] == ["R"] and "w" in params:
@@ -51,7 +53,7 @@ def kind_of(fn) -> str | None:
 KNOWN = {"R", "k", "answers", "references", "w", "R0", "tau", "weights", "alpha0", "beta0",
          "confidence", "bounds", "short", "per_question", "pass_power", "unanimous_power",
          "lam", "lambda_", "ties", "prior", "draws", "seed", "n_categories", "name",
-         "metric", "R_a", "R_b", "args", "kwargs"}
+         "metric", "R_a", "R_b", "args", "kwargs", "threshold"}
 
 FUNCTIONS = {name: getattr(kpass, name) for name in kpass.__all__
              if inspect.isfunction(getattr(kpass, name))}
@@ -400,3 +402,18 @@ def test_fuzz_stats_over_questions(name, data):
     for value in fields(result):
         assert not math.isinf(value), f"{name}: inf in {result}"
         assert not (value == 0.0 and math.copysign(1.0, value) < 0), f"{name}: -0.0 in {result}"
+
+
+@pytest.mark.parametrize("name", by_kind("binarize"))
+@settings(FUZZ)
+@given(data=st.data())
+def test_fuzz_binarize(name, data):
+    """Soft scores to outcomes: 0/1 exactly where the score is above the threshold."""
+    fn = FUNCTIONS[name]
+    rows = data.draw(ragged(st.one_of(rewards, st.integers(-3, 3), st.booleans())), label="rows")
+    threshold = data.draw(st.one_of(rewards, st.floats(-1, 1)), label="threshold")
+    result = call(fn, rows, threshold)
+    if result is None:
+        return
+    for row, out in zip(rows, result, strict=True):
+        assert [int(x) for x in out] == [int(float(x) > threshold) for x in row]

@@ -1,0 +1,415 @@
+"""Nested fields and evaluation-harness files -> long records -> per-question counts.
+
+Two things evaluation outputs do that flat tables do not:
+
+* **Nested fields.** A column path reaches into objects and structs with dots
+  (``metrics.correct``) and into lists of records with ``[]`` (``details[].correct``):
+  every element of a ``[]`` list becomes a row of its own, so an OpenCompass results
+  file (one object whose ``details`` list holds a record per question) reads as one
+  row per question.
+* **Harness files** (``--from``), read as those tools write them:
+
+  ``lm-eval``
+      lm-evaluation-harness ``--log_samples`` JSONL (``samples_<task>_<date>.jsonl``):
+      one row per document *and per filter* (``doc_id``, ``filter``, ``metrics`` naming
+      the metric fields, e.g. ``exact_match`` or ``acc``). The question id is
+      ``doc_id``; the default column is the row's first metric; a file with several
+      filters needs ``filter`` (there is one score per filter, never a guess).
+  ``lighteval``
+      lighteval details Parquet (``details_<task>_<date>.parquet``): one row per
+      document with struct columns ``doc``, ``model_response`` and ``metric``; the
+      question id is the row number and the default column is the first field of
+      ``metric`` (``--column metric.<name>``, or just ``<name>``).
+  ``opencompass``
+      OpenCompass results JSON (``results/<model>/<dataset>.json``): one object whose
+      ``details`` holds one record per question (a list, or an object keyed by index);
+      the question id is ``example_abbr`` (else the key or position), the default
+      column ``correct`` (a list of per-sample booleans when the dataset has ``n``
+      replicas, a single boolean otherwise).
+
+Every reader yields :class:`LongRecord` (question id, sample index, value, where);
+:func:`group_counts` turns them into :class:`~kpass.BinaryCounts`, refusing a repeated
+(question, sample) pair with both places named.
+
+Example:
+    >>> rows = [{"doc_id": 0, "filter": "none", "metrics": ["acc"], "acc": 1.0},
+    ...         {"doc_id": 1, "filter": "none", "metrics": ["acc"], "acc": 0.0}]
+    >>> [(r.question, r.sample, r.value) for r in lm_eval_records(rows, "x.jsonl")]
+    [(0, 0, 1.0), (1, 0, 0.0)]
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._core.inputs import BinaryCounts, binary_counts
+from .formats import dataset_files, detect_format
+from .progress import Progress
+from .readers import LoadedFile, load_counts
+from .rows import ReportError, show
+
+__all__ = ["HARNESSES", "LongRecord", "detect_harness", "get_path", "group_counts",
+           "harness_records", "is_path", "lighteval_records", "lm_eval_records",
+           "load_file", "load_harness", "opencompass_records", "path_records", "read_rows"]
+
+HARNESSES = ("lm-eval", "lighteval", "opencompass")
+_EACH = "[]"
+
+
+@dataclass(frozen=True)
+class LongRecord:
+    """One sample of one question: ``question`` id, ``sample`` index, ``value``, ``where``."""
+
+    question: Any
+    sample: int
+    value: Any
+    where: str
+
+
+def is_path(column: str | None) -> bool:
+    """Whether ``column`` is a nested path (has a dot or ``[]``) rather than a plain name."""
+    return column is not None and ("." in column or _EACH in column)
+
+
+def _segments(path: str, source: str) -> list[str]:
+    """``details[].correct`` -> ``["details", "[]", "correct"]``; an empty segment is an error."""
+    out: list[str] = []
+    for part in path.split("."):
+        name, each = (part[:-2], True) if part.endswith(_EACH) else (part, False)
+        if not name or "[" in name or "]" in name:
+            raise ReportError(source, f"`--column {path}` is not a column path; expected names "
+                                      "joined by dots, a name ending in [] for a list of "
+                                      "records (e.g. metrics.correct or details[].correct)")
+        out.append(name)
+        if each:
+            out.append(_EACH)
+    return out
+
+
+def _prefix(at: str, segments: list[str]) -> str:
+    """``details[2].correct`` cut after the ``[]`` that ends ``segments`` -> ``details[2]``."""
+    names = sum(1 for segment in segments if segment != _EACH)
+    parts, count = [], 0
+    for part in at.split("."):
+        count += 1
+        parts.append(part)
+        if count == names:
+            break
+    return ".".join(parts)
+
+
+def _keys(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"`{key}`" for key in list(value)[:20]) or "none"
+    return f"none ({show(value)} is not an object)"
+
+
+def get_path(record: Any, path: str, *, source: str = "<data>",
+             where: str = "") -> list[tuple[str, Any]]:
+    """The values at ``path`` in ``record``, one per element of each ``[]`` list.
+
+    Args:
+        record: a decoded JSON object or Arrow struct (a dict).
+        path: names joined by dots; a name ending in ``[]`` is a list (or an object
+            keyed by index) whose every element is followed on.
+        source: the file, for messages.
+        where: where ``record`` is (``line 3``), for messages.
+
+    Returns:
+        ``(suffix, value)`` pairs: ``suffix`` locates the element (``details[2]``),
+        empty when the path has no ``[]``.
+
+    Raises:
+        ReportError: a name is missing (the message names the path and the keys
+            that are there) or a ``[]`` is not a list.
+
+    Example:
+        >>> get_path({"details": [{"correct": [1, 0]}, {"correct": [1, 1]}]},
+        ...          "details[].correct")
+        [('details[0]', [1, 0]), ('details[1]', [1, 1])]
+    """
+    segments = _segments(path, source)
+    found: list[tuple[str, Any]] = [("", record)]
+    for segment in segments:
+        step: list[tuple[str, Any]] = []
+        for at, value in found:
+            if segment == _EACH:
+                items = value.items() if isinstance(value, dict) else enumerate(value) \
+                    if isinstance(value, list) else None
+                if items is None:
+                    raise ReportError(source, f"`{at}[]` of `--column {path}` must be a list of "
+                                              f"records; got {show(value)}", where or None)
+                step.extend((f"{at}[{key}]", item) for key, item in items)
+            elif isinstance(value, dict) and segment in value:
+                step.append((f"{at}.{segment}" if at else segment, value[segment]))
+            else:
+                raise ReportError(source, f"`--column {path}`: {at or 'the record'} has no field "
+                                          f"`{segment}`; its fields: {_keys(value)}",
+                                  where or None)
+        found = step
+    if _EACH not in segments:
+        return [("", value) for _, value in found]
+    # the place of each element: the path up to its last [] with the indices filled in
+    depth = len(segments) - segments[::-1].index(_EACH)
+    return [(_prefix(at, segments[:depth]), value) for at, value in found]
+
+
+# ----------------------------------------------------------------------------- rows
+
+
+def read_rows(source: str) -> Iterator[tuple[str, Any]]:
+    """``(where, record)`` for each row of a JSONL, JSON, Parquet file or datasets folder.
+
+    A JSON document that is one object (an OpenCompass results file) is one row.
+    Parquet and datasets rows come as dicts, struct columns as nested dicts.
+    """
+    path = Path(source)
+    if not path.exists():
+        raise ReportError(source, "no such file or directory")
+    fmt = detect_format(path)
+    if fmt in ("jsonl", "json"):
+        opener = gzip.open if path.suffix.lower() == ".gz" else open
+        with opener(path, "rt", encoding="utf-8") as stream:
+            if fmt == "json":
+                try:
+                    document = json.load(stream)
+                except ValueError as error:
+                    raise ReportError(source, f"not valid JSON ({error})") from None
+                if isinstance(document, list):
+                    yield from ((f"element {i}", item) for i, item in enumerate(document))
+                else:
+                    yield "the document", document
+                return
+            for number, line in enumerate(stream, 1):
+                if not line.strip():
+                    continue
+                try:
+                    yield f"line {number}", json.loads(line)
+                except ValueError as error:
+                    raise ReportError(source, f"not valid JSON ({error})",
+                                      f"line {number}") from None
+        return
+    if fmt not in ("parquet", "datasets"):
+        raise ReportError(source, f"nested column paths and --from read JSONL, JSON, Parquet "
+                                  f"or a datasets folder; this is {fmt}")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    first = 0
+    if fmt == "parquet":
+        batches: Iterable[Any] = pq.ParquetFile(path).iter_batches(batch_size=4096)
+    else:
+        batches = (batch for file in dataset_files(source, path)
+                   for batch in pa.ipc.open_stream(pa.memory_map(str(file))))
+    for batch in batches:
+        for offset, row in enumerate(batch.to_pylist()):
+            yield f"row {first + offset}", row
+        first += batch.num_rows
+
+
+def _samples(question: Any, value: Any, where: str) -> Iterator[LongRecord]:
+    """A list value is one sample per element; a scalar is sample 0."""
+    if isinstance(value, (list, tuple)):
+        yield from (LongRecord(question, i, item, where) for i, item in enumerate(value))
+    else:
+        yield LongRecord(question, 0, value, where)
+
+
+def path_records(rows: Iterable[tuple[str, Any]], column: str, source: str) -> Iterator[LongRecord]:
+    """Generic nested reading: each value at ``column`` is one question (``where`` its id)."""
+    for where, row in rows:
+        for suffix, value in get_path(row, column, source=source, where=where):
+            question = f"{where} {suffix}".strip()
+            yield from _samples(question, value, question)
+
+
+# ----------------------------------------------------------------------------- harnesses
+
+
+def lm_eval_records(rows: Iterable[tuple[str, Any]] | Iterable[dict[str, Any]], source: str,
+                    column: str | None = None, filter: str | None = None) -> Iterator[LongRecord]:
+    """lm-evaluation-harness ``--log_samples`` rows -> long records (id ``doc_id``).
+
+    Args:
+        rows: ``(where, row)`` pairs or bare rows of a ``samples_*.jsonl`` file.
+        source: the file, for messages.
+        column: the metric field (a path); default the row's first ``metrics`` name.
+        filter: the filter whose rows count; needed when the file has several.
+    """
+    rows = list(rows)
+    pairs = [(r if isinstance(r, tuple) else (f"line {i + 1}", r)) for i, r in enumerate(rows)]
+    filters = list(dict.fromkeys(row.get("filter") for _, row in pairs if isinstance(row, dict)))
+    if filter is None and len(filters) > 1:
+        raise ReportError(source, f"the file scores each document under {len(filters)} filters "
+                                  f"({', '.join(map(str, filters))}); choose one with --filter")
+    if filter is not None and filter not in filters:
+        raise ReportError(source, f"`--filter {filter}` is not in the file; its filters: "
+                                  f"{', '.join(map(str, filters))}")
+    for where, row in pairs:
+        if not isinstance(row, dict) or "doc_id" not in row:
+            raise ReportError(source, f"not an lm-eval --log_samples row (no `doc_id`); its "
+                                      f"fields: {_keys(row)}", where)
+        if filter is not None and row.get("filter") != filter:
+            continue
+        name = column or _first(row.get("metrics"), source, where, "metrics")
+        for _, value in get_path(row, name, source=source, where=where):
+            yield from _samples(row["doc_id"], value, where)
+
+
+def lighteval_records(rows: Iterable[tuple[str, Any]], source: str,
+                      column: str | None = None) -> Iterator[LongRecord]:
+    """Rows of lighteval details (struct ``metric``) -> long records (id: the row number)."""
+    for index, (where, row) in enumerate(rows):
+        if not isinstance(row, dict) or not isinstance(row.get("metric"), dict):
+            raise ReportError(source, f"not a lighteval details row (no struct `metric`); its "
+                                      f"fields: {_keys(row)}", where)
+        name = column or "metric." + _first(list(row["metric"]), source, where, "metric")
+        if not is_path(name) and name not in row:
+            name = f"metric.{name}"
+        for _, value in get_path(row, name, source=source, where=where):
+            yield from _samples(index, value, where)
+
+
+def opencompass_records(rows: Iterable[tuple[str, Any]], source: str,
+                        column: str | None = None) -> Iterator[LongRecord]:
+    """OpenCompass results ``details`` -> long records (id: the key or position)."""
+    name = column or "correct"
+    for where, row in rows:
+        if where != "the document" or not isinstance(row, dict) or \
+                not isinstance(row.get("details"), (list, dict)):
+            raise ReportError(source, "not an OpenCompass results file (one JSON object with a "
+                                      f"`details` list); {where} has fields {_keys(row)}")
+        details = row["details"]
+        items = details.items() if isinstance(details, dict) else enumerate(details)
+        for key, item in items:
+            at = f"details[{key}]"
+            question = item.get("example_abbr", key) if isinstance(item, dict) else key
+            for _, value in get_path(item, name, source=source, where=at):
+                yield from _samples(question, value, at)
+
+
+def _first(names: Any, source: str, where: str, field: str) -> str:
+    if not isinstance(names, list) or not names:
+        raise ReportError(source, f"`{field}` names no metric; give --column", where)
+    return str(names[0])
+
+
+def detect_harness(source: str) -> str | None:
+    """The harness that wrote ``source``, from its name and first row, or None."""
+    name = Path(source).name
+    try:
+        where, first = next(read_rows(source), (None, None))
+    except ReportError:
+        return None
+    if not isinstance(first, dict):
+        return None
+    if {"doc_id", "filter", "metrics"} <= set(first) or name.startswith("samples_") and \
+            "doc_id" in first:
+        return "lm-eval"
+    if isinstance(first.get("metric"), dict) and "doc" in first:
+        return "lighteval"
+    if where == "the document" and isinstance(first.get("details"), (list, dict)):
+        return "opencompass"
+    return None
+
+
+def harness_records(source: str, tool: str, column: str | None = None,
+                    filter: str | None = None) -> Iterator[LongRecord]:
+    """The long records of a harness file written by ``tool`` (one of :data:`HARNESSES`)."""
+    if tool not in HARNESSES:
+        raise ReportError(source, f"`--from {tool}` is not a harness kpass reads; expected one "
+                                  f"of {', '.join(HARNESSES)}")
+    rows = read_rows(source)
+    if tool == "lm-eval":
+        return lm_eval_records(rows, source, column, filter)
+    if filter is not None:
+        raise ReportError(source, f"--filter is for lm-eval files; got --from {tool}")
+    if tool == "lighteval":
+        return lighteval_records(rows, source, column)
+    return opencompass_records(rows, source, column)
+
+
+def group_counts(records: Iterable[LongRecord], source: str) -> tuple[BinaryCounts, list[Any]]:
+    """Group long records by question (first-seen order) into counts and question ids.
+
+    Raises:
+        ReportError: a (question, sample) pair twice (both places named), or a value
+            other than 0/1 (``True``/``False`` and ``1.0``/``0.0`` are fine).
+    """
+    seen: dict[Any, dict[int, LongRecord]] = {}
+    for record in records:
+        samples = seen.setdefault(record.question, {})
+        if record.sample in samples:
+            raise ReportError(source, f"question {record.question!r} sample {record.sample} "
+                                      f"appears twice: at {samples[record.sample].where} and "
+                                      f"at {record.where}")
+        samples[record.sample] = record
+    if not seen:
+        raise ReportError(source, "the file holds no questions")
+    lists = []
+    for samples in seen.values():
+        values = []
+        for sample in sorted(samples):
+            record = samples[sample]
+            value = record.value
+            if isinstance(value, bool) or value in (0, 1) and not isinstance(value, str):
+                values.append(int(value))
+            else:
+                raise ReportError(source, f"expected a 0/1 outcome; got {show(value)}",
+                                  record.where)
+        lists.append(values)
+    counts = binary_counts(lists)
+    return BinaryCounts(counts.n_samples, counts.n_correct, ids=tuple(seen)), list(seen)
+
+
+def load_file(source: str, *, tool: str | None = None, filter: str | None = None,
+              column: str | None = None, chunk_size: int = 65536, skip_bad: bool = False,
+              progress: Progress | None = None) -> LoadedFile:
+    """A plain outcome file (:func:`~kpass.io.readers.load_counts`) or a harness file.
+
+    The harness path is taken with ``tool`` or ``filter``, with a nested ``column``,
+    or when the plain reader cannot use the file and :func:`detect_harness`
+    recognises it (so a plain file costs nothing extra). The counts of a harness
+    file carry its question ids, so ``kpass compare`` matches two runs by id.
+    """
+    if tool is None and filter is None and not is_path(column):
+        try:
+            return load_counts(source, column=column, chunk_size=chunk_size,
+                               skip_bad=skip_bad, progress=progress)
+        except ReportError:
+            if detect_harness(source) is None:
+                raise
+    elif progress is not None:
+        progress.close()
+    counts, ids, label = load_harness(source, tool, column, filter)
+    shortest = int(counts.n_samples.argmin())
+    return LoadedFile(source, Path(source), label, counts, f"question {ids[shortest]!r}")
+
+
+def load_harness(source: str, tool: str | None, column: str | None = None,
+                 filter: str | None = None) -> tuple[BinaryCounts, list[Any], str]:
+    """Counts, question ids and the column label of a harness or nested-path file.
+
+    ``tool`` None: detected from the file when it is recognisable, else ``column``
+    must be a nested path (:func:`path_records`).
+    """
+    if tool is None and not is_path(column):
+        tool = detect_harness(source)
+    if tool is None:
+        if column is None:
+            raise ReportError(source, "not a file of a known harness; give --from "
+                                      f"{'|'.join(HARNESSES)} or a --column path")
+        records: Iterable[LongRecord] = path_records(read_rows(source), column, source)
+    else:
+        records = harness_records(source, tool, column, filter)
+    counts, ids = group_counts(records, source)
+    label = column or {"lm-eval": "first metric", "lighteval": "first metric",
+                       "opencompass": "correct"}.get(tool or "", "")
+    if filter is not None:
+        label = f"{label} (filter {filter})"
+    return counts, ids, label
