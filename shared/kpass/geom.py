@@ -70,10 +70,15 @@ def _delta(mx: FloatArray, vx: FloatArray, my: FloatArray, vy: FloatArray, cov: 
            a: float, b: float) -> tuple[FloatArray, FloatArray]:
     """Mean x^a y^b and first-order delta-method variance, elementwise."""
     mean = _blend(mx, my, a, b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gx = a * np.power(mx, a - 1.0) * np.power(my, b) if a != 0.0 else np.zeros_like(mean)
-        gy = b * np.power(mx, a) * np.power(my, b - 1.0) if b != 0.0 else np.zeros_like(mean)
-        variance = gx * gx * vx + gy * gy * vy + 2.0 * gx * gy * cov
+    zeros = np.zeros_like(mean)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # g_x sd_x = a x^(a-1) y^b sd_x = a (mean / x) sd_x: the ratio first, so that
+        # x^(a-1) of a tiny x (a strong prior against success) cannot overflow.
+        sx, sy = np.sqrt(np.maximum(vx, 0.0)), np.sqrt(np.maximum(vy, 0.0))
+        ux = a * (mean / mx) * sx if a != 0.0 else zeros
+        uy = b * (mean / my) * sy if b != 0.0 else zeros
+        correlation = np.where((sx > 0.0) & (sy > 0.0), cov / sx / sy, 0.0)
+        variance = ux * ux + uy * uy + 2.0 * ux * uy * correlation
     variance = np.where(mean == 0.0, 0.0, np.maximum(variance, 0.0))
     return mean, variance
 

@@ -500,7 +500,8 @@ def _tabulate_categories(values: np.ndarray, lengths: np.ndarray, name: str,
     else:
         bad = np.zeros(values.shape, dtype=bool)
     limit = MAX_CATEGORIES if n_categories is None else n_categories
-    bad |= (values < 0) | (values >= limit)
+    with np.errstate(over="ignore"):  # float16 values against 65536: inf, still correct
+        bad |= (values < 0) | (values >= limit)
     if bad.any():
         flat_index = int(np.flatnonzero(bad)[0])
         i, j = _locate(flat_index, lengths)
