@@ -227,3 +227,28 @@ def test_compare_matches_harness_files_by_question_id(tmp_path, capsys):
     (line,) = [r for r in records if r["metric"].lower().startswith("pass@")]
     assert line["a"] == pytest.approx(expected) and line["b"] == pytest.approx(expected)
     assert line["difference"] == 0
+
+
+LIGHTEVAL = FIXTURES / "lighteval"
+
+
+def _hand_lighteval(path: Path, metric: str) -> dict[str, list[int]]:
+    """Per-document outcomes from the raw Parquet rows (pyarrow only, no kpass)."""
+    expected: dict[str, list[int]] = {}
+    for row in pq.read_table(path).to_pylist():
+        expected.setdefault(row["doc"]["id"], []).append(int(row["metric"][metric]))
+    return expected
+
+
+@pytest.mark.parametrize(("task", "metric"), [("kp_mc", "acc"), ("kp_gen", "em")])
+def test_lighteval_fixture_matches_hand_count(task, metric):
+    (path,) = LIGHTEVAL.glob(f"details_{task}_*.parquet")
+    expected = _hand_lighteval(path, metric)
+    assert detect_harness(str(path)) == "lighteval"
+    for tool, column in [("lighteval", None), ("lighteval", metric), (None, f"metric.{metric}")]:
+        counts, ids, _ = load_harness(str(path), tool, column)
+        by_id = dict(zip(ids, _lists(counts), strict=True))
+        if tool is None:  # a bare path: rows are the questions, in file order
+            assert sorted(_lists(counts)) == sorted((len(v), sum(v)) for v in expected.values())
+        else:
+            assert by_id == {q: (len(v), sum(v)) for q, v in expected.items()}

@@ -18,7 +18,7 @@ Two things evaluation outputs do that flat tables do not:
   ``lighteval``
       lighteval details Parquet (``details_<task>_<date>.parquet``): one row per
       document with struct columns ``doc``, ``model_response`` and ``metric``; the
-      question id is the row number and the default column is the first field of
+      question id is ``doc.id`` (else the row number) and the default column is the first field of
       ``metric`` (``--column metric.<name>``, or just ``<name>``).
   ``opencompass``
       OpenCompass results JSON (``results/<model>/<dataset>.json``): one object whose
@@ -263,7 +263,7 @@ def lm_eval_records(rows: Iterable[tuple[str, Any]] | Iterable[dict[str, Any]], 
 
 def lighteval_records(rows: Iterable[tuple[str, Any]], source: str,
                       column: str | None = None) -> Iterator[LongRecord]:
-    """Rows of lighteval details (struct ``metric``) -> long records (id: the row number)."""
+    """Rows of lighteval details (struct ``metric``) -> long records (id: ``doc.id``)."""
     for index, (where, row) in enumerate(rows):
         if not isinstance(row, dict) or not isinstance(row.get("metric"), dict):
             raise ReportError(source, f"not a lighteval details row (no struct `metric`); its "
@@ -271,8 +271,11 @@ def lighteval_records(rows: Iterable[tuple[str, Any]], source: str,
         name = column or "metric." + _first(list(row["metric"]), source, where, "metric")
         if not is_path(name) and name not in row:
             name = f"metric.{name}"
+        doc = row.get("doc")
+        question = doc.get("id") if isinstance(doc, dict) and doc.get("id") not in (None, "") \
+            else index  # lighteval writes rows in its own order; the doc id says which
         for _, value in get_path(row, name, source=source, where=where):
-            yield from _samples(index, value, where)
+            yield from _samples(question, value, where)
 
 
 def opencompass_records(rows: Iterable[tuple[str, Any]], source: str,
