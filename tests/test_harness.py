@@ -252,3 +252,30 @@ def test_lighteval_fixture_matches_hand_count(task, metric):
             assert sorted(_lists(counts)) == sorted((len(v), sum(v)) for v in expected.values())
         else:
             assert by_id == {q: (len(v), sum(v)) for q, v in expected.items()}
+
+
+OPENCOMPASS = FIXTURES / "opencompass" / "kp_tiny.json"
+
+
+def test_opencompass_fixture_matches_hand_count():
+    document = json.loads(OPENCOMPASS.read_text())
+    expected = {d["example_abbr"]: [int(c) for c in d["correct"]] for d in document["details"]}
+    assert detect_harness(str(OPENCOMPASS)) == "opencompass"
+    for tool, column in [("opencompass", None), ("opencompass", "correct")]:
+        counts, ids, _ = load_harness(str(OPENCOMPASS), tool, column)
+        assert ids == list(expected)
+        assert _lists(counts) == [(len(v), sum(v)) for v in expected.values()]
+    counts, _, _ = load_harness(str(OPENCOMPASS), None, "details[].correct")
+    assert _lists(counts) == [(len(v), sum(v)) for v in expected.values()]
+    # OpenCompass's own G-Pass@k_0.0 is Pass@k (in percent): an independent oracle
+    for k in (1, 2):
+        assert pass_at_k(list(expected.values()), k) == pytest.approx(
+            document[f"G-Pass@{k}_0.0"] / 100)
+
+
+def test_cli_reads_opencompass_file(capsys):
+    assert main(["report", str(OPENCOMPASS), "--k", "2", "--metrics", "pass", "--format",
+                 "json"]) == 0
+    document = json.loads(OPENCOMPASS.read_text())
+    want = pytest.approx(document["G-Pass@2_0.0"] / 100)  # OpenCompass's Pass@2
+    assert any(x == want for x in _numbers(json.loads(capsys.readouterr().out)))
