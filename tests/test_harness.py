@@ -279,3 +279,15 @@ def test_cli_reads_opencompass_file(capsys):
     document = json.loads(OPENCOMPASS.read_text())
     want = pytest.approx(document["G-Pass@2_0.0"] / 100)  # OpenCompass's Pass@2
     assert any(x == want for x in _numbers(json.loads(capsys.readouterr().out)))
+
+
+@pytest.mark.parametrize(("name", "data"), [("bad.jsonl", b"\xff\xfe{not json"),
+                                            ("bad.parquet", b"PAR1 not really"),
+                                            ("bad.json.gz", b"not gzip")])
+def test_broken_files_give_one_line_errors(tmp_path, capsys, name, data):
+    path = tmp_path / name
+    path.write_bytes(data)
+    for extra in ([], ["--from", "lm-eval"], ["--column", "a.b"]):
+        assert main(["report", str(path), *extra]) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and str(path) in err and "Traceback" not in err

@@ -51,7 +51,7 @@ from .._core.inputs import BinaryCounts, binary_counts
 from .formats import dataset_files, detect_format
 from .progress import Progress
 from .readers import LoadedFile, load_counts
-from .rows import ReportError, show
+from .rows import ReportError, describe_read_error, read_errors, show
 
 __all__ = ["HARNESSES", "LongRecord", "detect_harness", "get_path", "group_counts",
            "harness_records", "is_path", "lighteval_records", "lm_eval_records",
@@ -307,7 +307,7 @@ def detect_harness(source: str) -> str | None:
     name = Path(source).name
     try:
         where, first = next(read_rows(source), (None, None))
-    except ReportError:
+    except (ReportError, *read_errors()):  # not readable as rows: not a harness file
         return None
     if not isinstance(first, dict):
         return None
@@ -410,7 +410,10 @@ def load_harness(source: str, tool: str | None, column: str | None = None,
         records: Iterable[LongRecord] = path_records(read_rows(source), column, source)
     else:
         records = harness_records(source, tool, column, filter)
-    counts, ids = group_counts(records, source)
+    try:
+        counts, ids = group_counts(records, source)
+    except read_errors() as error:
+        raise ReportError(source, describe_read_error(error)) from None
     label = column or {"lm-eval": "first metric", "lighteval": "first metric",
                        "opencompass": "correct"}.get(tool or "", "")
     if filter is not None:
