@@ -1034,7 +1034,7 @@ def build_demo(script: Path | None = None, module: evaluate.EvaluationModule | N
         with gr.Tabs():
             with gr.Tab("Compute", elem_id="kpass-tab-compute"):
                 with gr.Row(equal_height=False, elem_id="kpass-main"):
-                    with gr.Column(scale=2, min_width=300):
+                    with gr.Column(scale=4, min_width=300):
                         text = gr.Textbox(value=example_text(kind), lines=7, max_lines=7,
                                           label=f"Outcomes ({' | '.join(names)})",
                                           info=input_help(kind, names), elem_id="kpass-input")
@@ -1054,7 +1054,7 @@ def build_demo(script: Path | None = None, module: evaluate.EvaluationModule | N
                             example = gr.Button("Reload the tau-bench example", size="sm",
                                                 elem_id="kpass-example")
                         gr.Markdown(f"{UPLOAD_HELP}\n\n{LIMITS}", elem_id="kpass-limits")
-                    with gr.Column(scale=3, min_width=300):
+                    with gr.Column(scale=7, min_width=300):
                         table = gr.Dataframe(value=empty_table(), label="Results",
                                              interactive=False, elem_id="kpass-table",
                                              max_height=330)
@@ -1064,7 +1064,7 @@ def build_demo(script: Path | None = None, module: evaluate.EvaluationModule | N
                         visible=module_family(module) in COMPARED):
                 pair = example_pair(kind) if module_family(module) in COMPARED else ("", "")
                 with gr.Row(equal_height=False, elem_id="kpass-compare-main"):
-                    with gr.Column(scale=2, min_width=300):
+                    with gr.Column(scale=4, min_width=300):
                         with gr.Row():
                             text_a = gr.Textbox(value=pair[0], lines=6, max_lines=6,
                                                 label="Model A", elem_id="kpass-compare-a",
@@ -1081,7 +1081,7 @@ def build_demo(script: Path | None = None, module: evaluate.EvaluationModule | N
                                                        min_width=100, scale=1)
                         compare_message = gr.Markdown(elem_id="kpass-compare-message")
                         gr.Markdown(COMPARE_HELP, elem_id="kpass-compare-help")
-                    with gr.Column(scale=3, min_width=300):
+                    with gr.Column(scale=7, min_width=300):
                         compare_table = gr.Dataframe(
                             value=pd.DataFrame(columns=COMPARE_COLUMNS), label="A against B",
                             interactive=False, elem_id="kpass-compare-table", max_height=300)

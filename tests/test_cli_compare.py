@@ -110,7 +110,7 @@ def test_table_markdown_and_plot(tmp_path, capsys):
 
 @pytest.mark.parametrize("args, message", [
     ([], "exactly two files"),
-    (["--id", "nope"], "no `nope` column; the columns are `outcomes`, `id`"),
+    (["--id", "nope"], "no column `nope` (--id); the columns are `outcomes`, `id`"),
     (["--clusters", "id", "--skip-bad", "--id", "id"], "--skip-bad cannot be combined"),
 ])
 def test_bad_arguments_are_one_line(tmp_path, capsys, args, message):
@@ -126,7 +126,7 @@ def test_duplicate_and_unmatched_ids_are_refused(tmp_path, capsys):
     a = write_jsonl(tmp_path / "a.jsonl", A, IDS[:-1] + [IDS[0]])
     b = write_jsonl(tmp_path / "b.jsonl", B, IDS)
     code, _, err = run(capsys, "compare", a, b, "--id", "id", "--k", "1")
-    assert code == 1 and "'q00' appears more than once" in err
+    assert code == 1 and "'q00' is repeated: line 1 and line 40" in err
     c = write_jsonl(tmp_path / "c.jsonl", B, IDS[:-1] + ["other"])
     code, _, err = run(capsys, "compare", b, c, "--id", "id", "--k", "1")
     assert code == 1 and "ids of A are not in B" in err and err.count("\n") == 1

@@ -18,7 +18,8 @@ REFERENCE_NAMES = [
     "geo_spectrum_star_at_k_ci", "threshold_spectrum_at_k", "threshold_spectrum_at_k_ci",
     "max_at_k", "max_at_k_ci",
 ]
-EXTRA_NAMES = ["ArgumentTypeError", "BinaryCounts", "CategoricalCounts", "binary_counts",
+EXTRA_NAMES = ["ArgumentTypeError", "BinaryCounts", "CategoricalCounts", "binarize",
+               "binary_counts",
                "categorical_counts", "cons_at_k", "cons_at_k_ci", "vote_at_k", "vote_at_k_ci",
                # uncertainty over questions and paired comparison (kpass.stats)
                "Comparison", "Plan", "compare", "plan", "standard_error"]

@@ -17,9 +17,11 @@ if "evaluate" not in sys.modules:
 
 evaluate = pytest.importorskip("evaluate")
 from kpass.data import tau_bench_outcomes  # noqa: E402
-from kpass.hf.vocabulary import FAMILIES, safe_key  # noqa: E402
+from kpass.hf.vocabulary import COMPARISONS, FAMILIES, safe_key  # noqa: E402
 
-METRICS = Path(__file__).resolve().parents[1] / "metrics"
+ROOT = Path(__file__).resolve().parents[1]
+METRICS = ROOT / "metrics"
+MODULES = sorted(name for name in FAMILIES if name not in COMPARISONS)
 # TensorBoard keeps tag characters matching this (others become "_"); W&B takes them as-is
 # and groups on "/". MLflow's own rule is checked with its validator below.
 PORTABLE = re.compile(r"[A-Za-z0-9_./-]+")
@@ -40,7 +42,7 @@ def inputs(name):
     return {"predictions": R}
 
 
-@pytest.mark.parametrize("name", sorted(FAMILIES))
+@pytest.mark.parametrize("name", MODULES)
 def test_safe_keys_are_valid_everywhere_and_carry_the_same_values(name):
     from mlflow.utils.validation import _validate_metric_name
 
@@ -56,6 +58,28 @@ def test_safe_keys_are_valid_everywhere_and_carry_the_same_values(name):
     # Compute-time overrides load-time, both ways.
     assert load(name, key_style="safe")._compute(**inputs(name), **OPTIONS,
                                                  key_style="kpass") == plain
+
+
+def assert_portable(keys):
+    from mlflow.utils.validation import _validate_metric_name
+
+    assert not [a for a in keys for b in keys if b.startswith(a + "/")]
+    for key in keys:
+        assert PORTABLE.fullmatch(key), key
+        _validate_metric_name(key)
+
+
+@pytest.mark.parametrize("name", COMPARISONS)
+def test_comparison_keys_are_safe_too(name):
+    module = evaluate.load(str(ROOT / "comparisons" / name), module_type="comparison",
+                           keep_in_memory=True)
+    R = tau_bench_outcomes()
+    A, B = [row[:2] for row in R], [row[2:] for row in R]
+    plain = module.compute(predictions1=A, predictions2=B, k=[1, 2])
+    safe = module.compute(predictions1=A, predictions2=B, k=[1, 2], key_style="safe")
+    assert safe == {safe_key(key): value for key, value in plain.items()}
+    assert len(safe) == len(plain) and "pass_at_1/difference" in safe
+    assert_portable(safe)
 
 
 def test_examples_of_the_mapping():

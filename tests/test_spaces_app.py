@@ -298,3 +298,21 @@ def test_compare_errors_name_the_model_and_place(modules, text_a, text_b, needle
     message, table, figure = compare(modules["pass_at_k_bayes"], text_a, text_b, "1")
     assert message.startswith("**Input error:**") and needle in message, message
     assert len(table) == 0 and figure is None
+
+
+def test_compare_tab_equals_the_comparison_module(modules):
+    from kpass.data import tau_bench_outcomes
+
+    comparison = evaluate.load(str(REPO / "comparisons" / "kpass_compare"),
+                               module_type="comparison", keep_in_memory=True)
+    rows = [list(row) for row in tau_bench_outcomes()]
+    A, B = [row[:2] for row in rows], [row[2:] for row in rows]
+    _, table, _ = compare(modules["pass_at_k_bayes"], *app.example_pair())
+    for metric in ("pass@k", "pass^k"):
+        results = comparison.compute(predictions1=A, predictions2=B, metric=metric, k=[1, 2])
+        for _, row in table[table["metric"] == metric].iterrows():
+            key = metric.replace("k", "") + row["k"]
+            assert [row["A - B"], row["SE"], row["p-value"], row["P(A better)"]] == \
+                pytest.approx([results[f"{key}_difference"], results[f"{key}_se"],
+                               results[f"{key}_p_value"], results[f"{key}_prob_a_better"]],
+                              abs=6e-5)

@@ -43,6 +43,10 @@ def load_builder():
     return module
 
 
+STANDARD_ERRORS = {"pass@k": "pass_at_k", "pass^k": "pass_hat_k", "maj@k": "maj_at_k",
+                   "auc@k": "auc_at_k", "mg-pass@k": "mg_pass_at_k"}
+
+
 def core_reference(label, k):
     """(estimate, mu, sigma, lo, hi) of a row, straight from the kpass core."""
     import kpass
@@ -155,6 +159,13 @@ def assert_matches_core(page, name):
         shown = [float(row[i]) for i in columns]
         assert shown == pytest.approx([float(e) for e in expected], abs=6e-5), (label, k)
         assert row[header.index("questions")] == "50"
+        if label in STANDARD_ERRORS:  # the SE over questions, straight from the core
+            import kpass
+            from kpass.data import tau_bench_outcomes
+
+            se = kpass.standard_error(getattr(kpass, STANDARD_ERRORS[label]),
+                                      tau_bench_outcomes(), int(k))
+            assert float(row[header.index("SE")]) == pytest.approx(se, abs=6e-5), (label, k)
         checked += 1
     assert checked >= 1, f"no row of {name} has a core reference: {rows[:3]}"
 

@@ -17,8 +17,9 @@ import pytest
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parent.parent
-NAMES = sorted(p.name for folder in ("metrics", "comparisons") for p in (REPO / folder).iterdir()
-               if (p / f"{p.name}.py").is_file())
+NAMES = sorted(p.name for p in (REPO / "metrics").iterdir() if (p / f"{p.name}.py").is_file())
+COMPARISONS = sorted(p.name for p in (REPO / "comparisons").iterdir()
+                     if (p / f"{p.name}.py").is_file())
 
 
 def load_builder():
@@ -40,6 +41,8 @@ def test_the_wheel_carries_each_metric_script_and_card_once(wheel):
     for name in NAMES:
         assert f"kpass/metrics/{name}/{name}.py" in names
         assert f"kpass/metrics/{name}/README.md" in names
+    for name in COMPARISONS:
+        assert f"kpass/comparisons/{name}/{name}.py" in names
     assert not [n for n in names if n.endswith("/app.py")]
 
 
@@ -65,7 +68,7 @@ def test_install_then_load_by_bare_name_from_any_directory(venv):
     installed = subprocess.run([str(python), "-m", "kpass.evaluate_module", "install"],
                                cwd=anywhere, env=env, capture_output=True, text=True)
     assert installed.returncode == 0, installed.stderr
-    assert len(installed.stdout.split()) == len(NAMES)
+    assert len(installed.stdout.split()) == len(NAMES) + len(COMPARISONS)
     script = "\n".join([
         "import json, evaluate, kpass",
         "assert 'site-packages' in kpass.__file__, kpass.__file__",

@@ -6,6 +6,7 @@ import statistics
 
 import numpy as np
 import pytest
+from scipy import special
 
 import kpass
 
@@ -184,7 +185,8 @@ def test_plan_pilot_se_is_the_standard_error_and_within_is_exact_for_the_mean():
     rng = np.random.default_rng(3)
     p = rng.beta(2, 2, size=200)
     R = (rng.random((200, 10)) < p[:, None]).astype(int)
-    pilot = kpass.plan(kpass.pass_at_k, R, 1)
+    pilot = kpass.plan(kpass.pass_at_k, R, 1, alpha0=1.0, beta0=1.0)
+    assert pilot.populations == ((1.0, 1.0),)
     assert pilot.se() == pytest.approx(kpass.standard_error(kpass.pass_at_k, R, 1), rel=1e-9)
     # Pass@1: Var(c/n | p) = p(1-p)/n; under the posterior Beta(1 + c, 1 + n - c),
     # E[p(1-p)] = a b / ((a + b)(a + b + 1)); written out per question:
@@ -201,6 +203,28 @@ def test_plan_pilot_se_is_the_standard_error_and_within_is_exact_for_the_mean():
     assert n is not None and n > 1
     assert z * pilot.se(300, n) <= 0.04 < z * pilot.se(300, n - 1)
     assert pilot.samples_for(0.001, questions=300) is None  # the between part alone is too large
+
+
+def test_plan_fits_the_population_by_maximum_likelihood():
+    rng = np.random.default_rng(4)
+    R = (rng.random((300, 4)) < rng.beta(0.5, 0.8, size=300)[:, None]).astype(int)
+    c = R.sum(axis=1)
+    pilot = kpass.plan(kpass.pass_at_k, R, 1)
+    (a, b), = pilot.populations
+
+    def loglik(x, y):  # Beta-binomial likelihood, written out with Beta functions
+        return float(np.sum(special.betaln(x + c, y + 4 - c) - special.betaln(x, y)))
+
+    best = loglik(a, b)
+    for da, db in [(0.97, 1), (1.03, 1), (1, 0.97), (1, 1.03), (0.97, 0.97), (1.03, 1.03)]:
+        assert loglik(a * da, b * db) <= best + 1e-7
+    # Within part at n: mean posterior E[p(1-p)]/n under Beta(a + c, b + 4 - c).
+    x, y = a + c, b + 4 - c
+    for n in (1, 7):
+        moment = float(np.mean(x * y / ((x + y) * (x + y + 1))))
+        assert pilot.within_at(n) == pytest.approx(moment / n, rel=1e-9)
+    with pytest.raises(ValueError, match="together"):
+        kpass.plan(kpass.pass_at_k, R, 1, alpha0=1.0)
 
 
 def test_plan_refuses_bad_input():

@@ -125,6 +125,23 @@ def test_plan_predicts_the_se_at_another_size(metric, k, extra, questions, sampl
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("a, b", [(2.0, 3.0), (0.3, 0.5)])
+def test_plan_extrapolates_from_a_few_sample_pilot(a, b):
+    """Pilot with 4 samples per question, plan at 16 and 64: the fitted population keeps the
+    prediction within 10% (a uniform prior per question was 13-16% off at (2, 3))."""
+    from scipy.special import comb
+
+    rng = np.random.default_rng(101)
+    pilot = simulate_counts(rng, rng.beta(a, b, size=3000), 4)
+    plan = kpass.plan(kpass.pass_at_k, pilot, 3)
+    for questions, samples in ((500, 16), (300, 64)):
+        c = rng.binomial(samples, rng.beta(a, b, size=(2000, questions)))
+        estimates = (1 - comb(samples - c, 3) / comb(samples, 3)).mean(axis=1)
+        assert plan.se(questions, samples) == pytest.approx(float(np.std(estimates, ddof=1)),
+                                                            rel=0.10)
+
+
+@pytest.mark.slow
 def test_paired_plan_predicts_the_se_of_the_difference():
     rng = np.random.default_rng(31)
     pilot_a, pilot_b = paired_runs(rng, 1500, 8, shift=0.3)

@@ -24,6 +24,7 @@ from ._core.inputs import (
     binary_counts,
     categorical_counts,
 )
+from ._core.soft import binarize
 from .auc import auc_at_k, auc_at_k_ci
 from .avg import avg, avg_ci
 from .bayes import bayes, bayes_ci
@@ -74,6 +75,7 @@ __all__ = [
     "avg_ci",
     "bayes",
     "bayes_ci",
+    "binarize",
     "binary_counts",
     "categorical_counts",
     "compare",

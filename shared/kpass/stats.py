@@ -537,6 +537,8 @@ class Plan:
         between: between-question variance (of g(p_q), or of g_A - g_B when paired).
         within: within-question variance at the pilot's n (averaged over questions).
         paired: whether this plans a comparison of two models.
+        populations: the Beta(alpha0, beta0) prior of each run's success rates (fitted to
+            the pilot unless given).
     """
 
     metric: str
@@ -547,6 +549,7 @@ class Plan:
     within: float
     paired: bool
     _within_at: Callable[[int], float]
+    populations: tuple[tuple[float, float], ...] = ()
 
     def within_at(self, samples: int) -> float:
         """Within-question variance of the per-question estimate at ``samples`` per question."""
@@ -654,8 +657,32 @@ def _expected_square(metric: Metric, n: int, args: tuple[Any, ...], kwargs: dict
     return (pmf @ (table * table))[inverse.ravel()]
 
 
-def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None, alpha0: float = 1.0,
-         beta0: float = 1.0, **kwargs: Any) -> Plan:
+def _fit_population(counts: BinaryCounts) -> tuple[float, float]:
+    """Maximum-likelihood Beta(a, b) population of success rates (Beta-binomial fit).
+
+    Parameters are searched on the log scale within [e^-7, e^9]: an all-correct or
+    all-wrong pilot drives one of them to the bound, which stays a proper prior.
+    """
+    from scipy.optimize import minimize
+    from scipy.stats import betabinom
+
+    keys, weight = np.unique(np.stack([counts.n_samples, counts.n_correct], axis=1), axis=0,
+                             return_counts=True)
+    n, c = keys[:, 0], keys[:, 1]
+
+    def loss(theta: np.ndarray) -> float:
+        a, b = np.exp(theta)
+        return -float(weight @ betabinom.logpmf(c, n, a, b))
+
+    mean = float(np.clip(counts.n_correct.sum() / counts.n_samples.sum(), 0.01, 0.99))
+    fit = minimize(loss, np.log([2 * mean, 2 * (1 - mean)]), method="L-BFGS-B",
+                   bounds=[(-7.0, 9.0)] * 2)
+    a, b = np.exp(fit.x)
+    return float(a), float(b)
+
+
+def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
+         alpha0: float | None = None, beta0: float | None = None, **kwargs: Any) -> Plan:
     r"""Plan an evaluation from a pilot run: SE at other sizes, questions or samples needed.
 
     Formula:
@@ -664,7 +691,12 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None, alpha0: fl
         V_q(n) = sum_c Binom(n, p_q)(c) s(n, c)^2 - g(p_q)^2. Not knowing p_q, each
         question's V_q(n) is averaged over its posterior Beta(alpha0 + c_q, beta0 + n_q -
         c_q): E[V_q(n)] = sum_c BetaBinom(n; alpha, beta)(c) s(n, c)^2 - E[g(p)^2] (for
-        Pass@1 this is the familiar E[p(1-p)]/n, shrunk towards the prior).
+        Pass@1 this is the familiar E[p(1-p)]/n). By default (empirical Bayes) the prior
+        Beta(alpha0, beta0) is the population of success rates fitted to the pilot by
+        maximum likelihood (Beta-binomial), one per run: then mean_q E[V_q(n) | c_q] is
+        unbiased for E_q[V_q(n)] when the population is Beta (law of total expectation),
+        where a fixed uniform prior over-smooths a few-sample pilot and mispredicts other
+        n (by up to 15% from n = 4 to n' = 64 at k = 3 in simulation; 4% fitted).
         within(n) = mean_q E[V_q(n)];
         between = sample variance of the pilot's s_q - within(pilot n) (law of total
         variance; clipped at 0); SE(M', n') = sqrt((between + within(n')) / M').
@@ -680,8 +712,9 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None, alpha0: fl
         k: the budget (one int).
         *args: the metric's other positional arguments (tau, weights).
         R_b: a second model's pilot on the same questions, for a paired plan.
-        alpha0: Beta prior alpha of each question's success rate.
-        beta0: Beta prior beta.
+        alpha0: Beta prior alpha of each question's success rate; None (default) fits it
+            to the pilot with ``beta0`` (empirical Bayes).
+        beta0: Beta prior beta; None (default) fits it.
         **kwargs: the metric's keyword arguments (``short`` is not supported: planning
             needs every question at k).
 
@@ -705,7 +738,7 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None, alpha0: fl
         >>> round(p.se(), 6) == round(kpass.standard_error(kpass.pass_at_k, R, 1), 6)
         True
         >>> round(p.se(questions=400), 4), round(p.se(samples=64), 4)
-        (0.0163, 0.0257)
+        (0.0163, 0.025)
         >>> p.questions_for(0.05), p.samples_for(0.1, questions=400)
         (335, 1)
     """
@@ -720,12 +753,22 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None, alpha0: fl
     args = (int(k), *args)
     runs = [R] if R_b is None else [R, R_b]
     parts = []
+    populations = []
+    if (alpha0 is None) != (beta0 is None):
+        raise ValueError(f"`alpha0` and `beta0` must be given together (or both None to fit "
+                         f"them); got alpha0={_show(alpha0)}, beta0={_show(beta0)}")
     for run in runs:
         counts = _counts_of(run)
         values = np.asarray(metric(counts, *args, per_question=True, **kwargs), dtype=float)
-        mean, second = _posterior_g(metric, name, counts, args, alpha0, beta0)
-        alpha = alpha0 + counts.n_correct
-        beta = beta0 + counts.n_samples - counts.n_correct
+        if alpha0 is None:
+            a0, b0 = _fit_population(counts)
+        else:
+            a0 = check_real(alpha0, "alpha0", low=0.0, low_open=True)
+            b0 = check_real(beta0, "beta0", low=0.0, low_open=True)
+        populations.append((float(a0), float(b0)))
+        mean, second = _posterior_g(metric, name, counts, args, a0, b0)
+        alpha = a0 + counts.n_correct
+        beta = b0 + counts.n_samples - counts.n_correct
         parts.append((counts, values, second, alpha, beta))
     m = parts[0][0].n_questions
     if any(part[0].n_questions != m for part in parts):
@@ -756,7 +799,8 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None, alpha0: fl
     between = max(float(np.var(scores, ddof=1)) - within, 0.0)
     samples = float(np.mean(parts[0][0].n_samples))
     return Plan(metric=name, k=int(k), questions=m, samples=samples, between=between,
-                within=within, paired=R_b is not None, _within_at=within_at)
+                within=within, paired=R_b is not None, _within_at=within_at,
+                populations=tuple(populations))
 
 
 __all__ = ["Comparison", "Plan", "compare", "plan", "standard_error"]

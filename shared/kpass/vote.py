@@ -46,6 +46,7 @@ import numpy as np
 import numpy.typing as npt
 from numpy.polynomial.legendre import leggauss
 
+from ._core.canonical import answer_key
 from ._core.driver import finish, normal_interval
 from ._core.inputs import (
     ArgumentTypeError,
@@ -102,8 +103,14 @@ def _is_rows(value: Any) -> bool:
     return isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, (str, bytes))
 
 
-def _clusters(answers: Any, references: Any) -> _Clusters:
-    """Validate answers and references and reduce questions to distinct cluster states."""
+def _clusters(answers: Any, references: Any,
+              normalize: Callable[[Any], Any] | None = None) -> _Clusters:
+    """Validate answers and references and reduce questions to distinct cluster states.
+
+    Answers and references are compared by their canonical form (``normalize``
+    first, if given): see :func:`kpass._core.canonical.canonical_answer`.
+    """
+    key_of = answer_key(normalize)
     if not _is_rows(answers):
         raise ArgumentTypeError(
             f"`answers` must be a list of per-question answer lists; got {_show(answers)} "
@@ -134,8 +141,8 @@ def _clusters(answers: Any, references: Any) -> _Clusters:
         if reference is None:
             raise ValueError(f"`references[{i}]` must be an answer; got None")
         try:
-            counts = Counter(row)
-            ref = counts.pop(reference, 0)
+            counts = Counter(map(key_of, row))
+            ref = counts.pop(key_of(reference), 0)
         except TypeError:
             bad = next((j for j, v in enumerate(row) if not isinstance(v, Hashable)), None)
             where = f"answers[{i}][{bad}]={_show(row[bad])}" if bad is not None else (
@@ -343,7 +350,7 @@ def _subset_vote(states: _Clusters, ks: list[int], ties: str) -> FloatArray:
 
 def vote_at_k(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashable], k: Any, *,
               ties: str = "fractional", per_question: bool = False,
-              short: str = "error") -> Any:
+              short: str = "error", normalize: Callable[[Any], Any] | None = None) -> Any:
     r"""Exact expected accuracy of a plurality vote over k of each question's sampled answers.
 
     For each question, k of its n answers are drawn uniformly without replacement
@@ -362,8 +369,10 @@ def vote_at_k(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashab
         module docstring); it is never enumerated.
 
     Conventions:
-        Answers are compared with Python equality and hashing (normalise them
-        first: "0.5" and "1/2" are different answers; 1, 1.0 and True are one).
+        Answers are compared by canonical form: numbers as numbers (170, "170",
+        170.0 and "170.0" are one answer), text stripped of surrounding space,
+        booleans as the text "True"/"False"; "0.5" and "1/2" stay different unless
+        ``normalize`` maps them together.
         ``None`` means "no answer": it occupies a draw but never wins, even when
         it is the most frequent. A question whose reference never occurs scores 0.
         At k = 1 the value is the fraction of answers equal to the reference.
@@ -378,6 +387,8 @@ def vote_at_k(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashab
             where skipped) instead of their mean.
         short: ``"error"`` (default) refuses questions with fewer than k answers;
             ``"skip"`` leaves them out for that k.
+        normalize: a function answer -> answer applied to every answer and
+            reference before the canonical form (e.g. a math answer extractor).
 
     Returns:
         float (or numpy array with ``per_question``); a list of them for several k.
@@ -401,7 +412,7 @@ def vote_at_k(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashab
     short = check_short(short)
     per_question = check_flag(per_question, "per_question")
     ks, many = normalize_ks(k)
-    states = _clusters(answers, references)
+    states = _clusters(answers, references, normalize)
     n_questions = states.n[states.inverse]
     for budget in ks:
         _kept(n_questions, budget, short)
@@ -483,7 +494,8 @@ def _draw_votes(pi_ref: FloatArray, pi_other: FloatArray, pi_pool: FloatArray, k
 def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashable],
                  k: Any, *, ties: str = "fractional", confidence: float = 0.95,
                  bounds: tuple[float, float] | None = (0.0, 1.0), prior: float = 1.0,
-                 short: str = "error", draws: int = 256, seed: int = 0) -> Any:
+                 short: str = "error", draws: int = 256, seed: int = 0,
+                 normalize: Callable[[Any], Any] | None = None) -> Any:
     r"""Posterior mean, sd and credible interval of the plurality-vote accuracy at k.
 
     Model: each question q has an unknown answer distribution pi_q over categories:
@@ -522,6 +534,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
             ``"skip"`` leaves them out (the same questions as :func:`vote_at_k`).
         draws: posterior samples per question for the variance, >= 2.
         seed: seed of those samples (results are deterministic for a given seed).
+        normalize: as in :func:`vote_at_k`.
 
     Returns:
         (mu, sigma, lo, hi) as Python floats, or a list of them for several k.
@@ -551,7 +564,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
     if check_int(seed, "seed") < 0:
         raise ValueError(f"`seed` must be an int >= 0; got seed={seed}")
     ks, many = normalize_ks(k)
-    states = _clusters(answers, references)
+    states = _clusters(answers, references, normalize)
     n_questions = states.n[states.inverse]
     kept_by_k = [_kept(n_questions, budget, short) for budget in ks]
     results = []

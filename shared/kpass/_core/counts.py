@@ -8,7 +8,7 @@ results mergeable across batches and processes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -54,7 +54,7 @@ class BinaryCounts:
 
     n_samples: npt.NDArray[np.int64]
     n_correct: npt.NDArray[np.int64]
-    ids: Any = None
+    ids: Any = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         n = _count_array(self.n_samples, "n_samples")
@@ -127,6 +127,28 @@ class BinaryCounts:
         merged_c = np.bincount(index, weights=c, minlength=len(order)).astype(np.int64)
         return cls(merged_n, merged_c, ids=tuple(order))
 
+    @classmethod
+    def from_long(cls, frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
+                  sample: str | None = None, threshold: float | None = None) -> BinaryCounts:
+        """Counts of a long dataframe (one row per sample), grouped by ``id`` in its engine.
+
+        pandas, polars, pyarrow, DuckDB, Dask, PySpark frames and ``datasets.Dataset``
+        (through narwhals, ``pip install 'kpass[frames]'``); only one row per question
+        comes back from the engine. Questions are sorted by id. See
+        :func:`kpass.io.frames.binary_from_long`.
+
+        Example:
+            >>> import pandas as pd
+            >>> frame = pd.DataFrame({"q": ["b", "a", "b"], "ok": [1, 0, 0]})
+            >>> counts = BinaryCounts.from_long(frame, id="q", outcome="ok")
+            >>> counts.ids, counts.n_samples.tolist(), counts.n_correct.tolist()
+            (('a', 'b'), [1, 2], [0, 1])
+        """
+        from ..io.frames import binary_from_long  # the edges, not the numpy-only core
+
+        return binary_from_long(frame, id=id, outcome=outcome, sample=sample,
+                                threshold=threshold)
+
     def select(self, mask: npt.NDArray[np.bool_]) -> BinaryCounts:
         """The counts of the questions where ``mask`` is true (or at these indices)."""
         ids = None if self.ids is None else tuple(np.asarray(self.ids, dtype=object)[mask])
@@ -140,6 +162,8 @@ class CategoricalCounts:
     Attributes:
         counts: int64 array (M, K): ``counts[q, j]`` samples of question q in category j.
         prior_counts: int64 array (M, K): prior outcomes (``R0``) per question and category.
+        ids: None, or a tuple of M unique question ids (str or int; keyword-only), as
+            for :class:`BinaryCounts`.
 
     Example:
         >>> from kpass import categorical_counts
@@ -150,6 +174,7 @@ class CategoricalCounts:
 
     counts: npt.NDArray[np.int64]
     prior_counts: npt.NDArray[np.int64]
+    ids: Any = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         counts = _count_array(self.counts, "counts")
@@ -171,6 +196,7 @@ class CategoricalCounts:
         prior.setflags(write=False)
         object.__setattr__(self, "counts", counts)
         object.__setattr__(self, "prior_counts", prior)
+        object.__setattr__(self, "ids", _question_ids(self.ids, counts.shape[0]))
 
     @property
     def n_questions(self) -> int:
@@ -194,14 +220,41 @@ class CategoricalCounts:
 
     @classmethod
     def concat(cls, parts: Sequence[CategoricalCounts]) -> CategoricalCounts:
-        """Concatenate the counts of several batches, in order."""
+        """Concatenate the counts of several batches, in order.
+
+        With question ids, the category counts (and prior counts) of an id seen in
+        several parts add up, in first-seen order, as :meth:`BinaryCounts.concat`.
+        """
         if not parts:
             raise ValueError("`parts` must contain at least one CategoricalCounts")
         width = max(p.n_categories for p in parts)
-        return cls(
-            np.concatenate([_pad_columns(p.counts, width) for p in parts]),
-            np.concatenate([_pad_columns(p.prior_counts, width) for p in parts]),
-        )
+        counts = np.concatenate([_pad_columns(p.counts, width) for p in parts])
+        prior = np.concatenate([_pad_columns(p.prior_counts, width) for p in parts])
+        with_ids = [p.ids is not None for p in parts]
+        if not any(with_ids):
+            return cls(counts, prior)
+        if not all(with_ids):
+            raise ValueError("`parts` must all carry question ids or none; got "
+                             f"{sum(with_ids)} of {len(parts)} with ids")
+        order: dict[Any, int] = {}
+        index = np.array([order.setdefault(q, len(order)) for p in parts for q in p.ids])
+        merged = np.zeros((len(order), width), dtype=np.int64)
+        merged_prior = np.zeros((len(order), width), dtype=np.int64)
+        np.add.at(merged, index, counts)
+        np.add.at(merged_prior, index, prior)
+        return cls(merged, merged_prior, ids=tuple(order))
+
+    @classmethod
+    def from_long(cls, frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
+                  sample: str | None = None) -> CategoricalCounts:
+        """Category counts of a long dataframe, grouped by (id, category) in its engine.
+
+        As :meth:`BinaryCounts.from_long`, with integer categories 0, 1, ... in
+        ``outcome``; see :func:`kpass.io.frames.categorical_from_long`.
+        """
+        from ..io.frames import categorical_from_long  # the edges, not the numpy-only core
+
+        return categorical_from_long(frame, id=id, outcome=outcome, sample=sample)
 
     def with_categories(self, n_categories: int) -> CategoricalCounts:
         """The same counts widened to ``n_categories`` columns.
@@ -220,12 +273,13 @@ class CategoricalCounts:
                     f"category {int(used.max())} occurs (expected len(w) >= {int(used.max()) + 1})"
                 )
             return CategoricalCounts(
-                self.counts[:, :n_categories], self.prior_counts[:, :n_categories]
+                self.counts[:, :n_categories], self.prior_counts[:, :n_categories], ids=self.ids
             )
         if self.n_categories == n_categories:
             return self
         return CategoricalCounts(
-            _pad_columns(self.counts, n_categories), _pad_columns(self.prior_counts, n_categories)
+            _pad_columns(self.counts, n_categories), _pad_columns(self.prior_counts, n_categories),
+            ids=self.ids,
         )
 
     def is_binary(self) -> bool:
@@ -237,7 +291,7 @@ class CategoricalCounts:
     def to_binary(self) -> BinaryCounts:
         """Binary counts (n, c) of binary categorical counts (prior outcomes are ignored)."""
         counts = self.with_categories(max(2, self.n_categories)).counts
-        return BinaryCounts(counts.sum(axis=1), counts[:, 1])
+        return BinaryCounts(counts.sum(axis=1), counts[:, 1], ids=self.ids)
 
 
 def _question_ids(ids: Any, m: int) -> tuple[Any, ...] | None:

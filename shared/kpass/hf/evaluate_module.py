@@ -51,6 +51,7 @@ from .._core.inputs import (
     binary_counts,
     categorical_counts,
 )
+from .._core.soft import binarize
 from .vocabulary import (
     COMPARISONS,
     FAMILIES,
@@ -174,8 +175,13 @@ class KPassMetric(evaluate.Metric, abc.ABC):
         retained = 0 if self._retained is None else _n_questions(self._retained)
         return len(self) + retained
 
-    def _encode(self, predictions: Any, references: Any, R0: Any) -> pa.Table | None:
-        """Validate and count one batch; None for an empty batch."""
+    def _encode(self, predictions: Any, references: Any, R0: Any,
+                threshold: float | None = None) -> pa.Table | None:
+        """Validate and count one batch; None for an empty batch.
+
+        With ``threshold``, predictions are soft scores made hard by
+        :func:`kpass.binarize` (correct iff score > threshold) before counting.
+        """
         if predictions is None:
             raise ValueError(f"{self.family}: `predictions` is required (one list of outcomes "
                              "per question)")
@@ -184,6 +190,11 @@ class KPassMetric(evaluate.Metric, abc.ABC):
                 raise ValueError(f"{self.family}: `R0` has rows but `predictions` is empty")
             return None
         try:
+            if threshold is not None:
+                if self.kind != "binary":
+                    raise ValueError("`threshold` applies to modules of binary outcomes; "
+                                     f"this module takes {self.kind} inputs")
+                predictions = binarize(predictions, threshold)
             if self.kind == "binary":
                 counts = binary_counts(predictions, name="predictions")
                 return pa.table({"n_samples": counts.n_samples, "n_correct": counts.n_correct})
@@ -216,12 +227,13 @@ class KPassMetric(evaluate.Metric, abc.ABC):
             ValueError: a bad outcome (the message names the question), or an
                 input this module does not take. Nothing of the batch is stored.
         """
+        threshold = kwargs.pop("threshold", self.options.get("threshold"))
         names = self._input_names()
         bad = [name for name in kwargs if name not in names]
         if bad or (references is not None and "references" not in names):
             raise ValueError(f"{self.family}: bad inputs {bad or ['references']}; "
                              f"this module takes {names}")
-        table = self._encode(predictions, references, kwargs.get("R0"))
+        table = self._encode(predictions, references, kwargs.get("R0"), threshold)
         self._last_state = None  # new questions: a new round, the last one is settled
         if table is None:
             return
@@ -270,6 +282,8 @@ class KPassMetric(evaluate.Metric, abc.ABC):
         names = self._input_names()
         if predictions is not None:
             extra = {name: value for name, value in inputs.items() if name in names}
+            if options.get("threshold") is not None:
+                extra["threshold"] = options["threshold"]
             self.add_batch(predictions=predictions,
                            references=references if "references" in names else None, **extra)
         elif inputs.get("R0") is not None and "R0" in names:
@@ -350,7 +364,7 @@ class KPassMetric(evaluate.Metric, abc.ABC):
         """Results on raw inputs (what evaluate's base would call; ``compute`` counts first)."""
         R0 = kwargs.pop("R0", None)
         options = {**self.options, **check_options(self.family, kwargs, when="compute")}
-        table = self._encode(predictions, references, R0)
+        table = self._encode(predictions, references, R0, options.get("threshold"))
         if table is None:
             raise ValueError(f"{self.family}: no questions to compute on")
         return compute_results(self.family, _state_from_table(self.kind, table), options)

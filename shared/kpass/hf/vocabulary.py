@@ -54,6 +54,8 @@ KEYWORDS: dict[str, str] = {
     "unanimous_power": "float: exponent of Pass^k in Geom@k (geo_spectrum_bayes; default 0.5)",
     "w": "list of floats: reward of each category 0..C (max_at_k_bayes, bayes_at_n, "
          "avg_at_n_bayes; default [0, 1])",
+    "threshold": "float or None: predictions are soft scores; a sample is correct iff its "
+                 "score > threshold (binary modules; default None: outcomes must be 0/1)",
     "confidence": "float in (0, 1): credibility level of the interval (default 0.95)",
     "alpha0": "float > 0: Beta prior alpha of the binary modules (default 1)",
     "beta0": "float > 0: Beta prior beta of the binary modules (default 1)",
@@ -144,6 +146,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "pass_power": lambda v: check_real(v, "pass_power", low=0.0),
     "unanimous_power": lambda v: check_real(v, "unanimous_power", low=0.0),
     "w": lambda v: _real_vector(v, "w"),
+    "threshold": lambda v: None if v is None else check_real(v, "threshold"),
     "confidence": check_confidence,
     "alpha0": lambda v: check_prior(v, 1.0)[0],
     "beta0": lambda v: check_prior(1.0, v)[1],

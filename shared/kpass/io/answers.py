@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .._core.canonical import answer_key, canonical_answer
 from .._core.inputs import BinaryCounts
 from .formats import (
     BOM,
@@ -50,8 +51,12 @@ def _pick(names: list[str], requested: str | None, defaults: tuple[str, ...], wh
                               f"choose one with {option} NAME", where)
 
 
-def _encode(answers: Any, reference: Any, label: str) -> list[int | None] | str:
-    """Integer codes of one question's answers, or the reason they cannot be read."""
+def _encode(answers: Any, reference: Any, label: str,
+            key: Callable[[Any], Any] = canonical_answer) -> list[int | None] | str:
+    """Integer codes of one question's answers, or the reason they cannot be read.
+
+    Answers are compared by ``key`` (canonical form: 170, "170" and 170.0 match).
+    """
     if isinstance(answers, Unreadable):
         return answers.problem
     if not isinstance(answers, list):
@@ -60,21 +65,60 @@ def _encode(answers: Any, reference: Any, label: str) -> list[int | None] | str:
         return f"`{label}` is an empty list; a question needs at least one answer"
     if reference is None or isinstance(reference, (list, dict)):
         return f"the reference must be one answer (not null or a list); got {show(reference)}"
-    codes: dict[Any, int] = {reference: 0}
-    encoded: list[int | None] = []
-    for position, answer in enumerate(answers):
-        if answer is None:
-            encoded.append(None)
-        elif isinstance(answer, (list, dict)):
-            return f"`{label}` must hold final answers; got {label}[{position}]={show(answer)}"
-        else:
-            encoded.append(codes.setdefault(answer, len(codes)))
+    try:
+        codes: dict[Any, int] = {key(reference): 0}
+        encoded: list[int | None] = []
+        for position, answer in enumerate(answers):
+            if answer is None:
+                encoded.append(None)
+            elif isinstance(answer, (list, dict)):
+                return f"`{label}` must hold final answers; got {label}[{position}]={show(answer)}"
+            else:
+                encoded.append(codes.setdefault(key(answer), len(codes)))
+    except ValueError as error:  # the user's normaliser failed: say on which answer
+        return str(error)
+    except TypeError:
+        return "the normaliser returned an unhashable value (e.g. a list); return text or a number"
     return encoded
 
 
+def import_normalizer(spec: str) -> Callable[[Any], Any]:
+    """The function named ``module:function`` (``--normalize``), imported.
+
+    Args:
+        spec: e.g. ``my_project.grading:extract_boxed``; the current directory is on
+            the import path, so a local ``norm.py`` works as ``norm:function``.
+
+    Returns:
+        The callable.
+
+    Raises:
+        ReportError: a malformed spec, a module that cannot be imported, a missing or
+            non-callable attribute.
+    """
+    import importlib
+    import sys
+
+    module_name, _, name = spec.partition(":")
+    if not module_name or not name:
+        raise ReportError("--normalize", f"expected MODULE:FUNCTION; got {spec!r}")
+    if "" not in sys.path:
+        sys.path.insert(0, "")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:  # noqa: BLE001 - importing user code may raise anything
+        raise ReportError("--normalize", f"cannot import {module_name!r} "
+                                         f"({type(error).__name__}: {error})") from None
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise ReportError("--normalize", f"{module_name!r} has no function {name!r}")
+    return function
+
+
 def load_answers(source: str, *, column: str | None = None, reference: str | None = None,
-                 skip_bad: bool = False,
-                 chunk_size: int = 65536) -> tuple[LoadedFile, list[list[int | None]]]:
+                 skip_bad: bool = False, chunk_size: int = 65536,
+                 normalize: Callable[[Any], Any] | None = None
+                 ) -> tuple[LoadedFile, list[list[int | None]]]:
     """Read sampled answers and references; return counts and integer-coded answers.
 
     Args:
@@ -84,6 +128,8 @@ def load_answers(source: str, *, column: str | None = None, reference: str | Non
             ``reference``, ``gold``, ``target``, ``answer``).
         skip_bad: leave unreadable rows out (listed in ``bad_rows``) instead of stopping.
         chunk_size: rows per pyarrow batch.
+        normalize: a function answer -> answer applied before comparing (answers
+            and references are compared by canonical form either way).
 
     Returns:
         The file's binary counts (answers equal to the reference) and, per question,
@@ -111,9 +157,10 @@ def load_answers(source: str, *, column: str | None = None, reference: str | Non
     questions: list[list[int | None]] = []
     bad_rows: list[tuple[str, str]] = []
     shortest = (0, "")
+    key = answer_key(normalize)
     try:
         for where, answers, gold in records:
-            encoded = _encode(answers, gold, state.get("answers", "answers"))
+            encoded = _encode(answers, gold, state.get("answers", "answers"), key)
             if isinstance(encoded, str):
                 if not skip_bad:
                     raise ReportError(source, encoded, where)
@@ -227,9 +274,7 @@ def _csv(source: str, path: Path, column: str | None, reference: str | None,
             except ValueError:
                 answers = Unreadable(f"cannot read the answers cell {show(record[first])} as a "
                                      "JSON list")
-            # CSV cells are text: compare answers as text with the reference cell.
-            if isinstance(answers, list):
-                answers = [None if a is None else str(a) for a in answers]
+            # CSV cells are text; the canonical form makes "170" and 170 one answer.
             yield where, answers, record[second]
 
 

@@ -105,6 +105,10 @@ def load_counts(source: str, *, column: str | None = None, chunk_size: int = 655
     fmt = detect_format(path)
     if path.is_file() and path.stat().st_size == 0:
         raise ReportError(source, "the file is empty; it holds no questions")
+    if fmt in ("csv", "tsv"):
+        from .long import refuse_scalar_cells
+
+        refuse_scalar_cells(source, path, column, "\t" if fmt == "tsv" else ",")
     reader = READERS[fmt](source, path, column, max(1, chunk_size), progress)
     parts: list[BinaryCounts] = []
     bad_rows: list[tuple[str, str]] = []

@@ -32,6 +32,10 @@ OUTCOME_COLUMNS = ("outcomes", "correct", "scores")
 
 INSTALL_HINT = "install kpass[report] (pip install 'kpass[report]')"
 
+LONG_HINT = ("One outcome per row is the long format (one row per sample): pass --id COLUMN "
+             "(and --sample COLUMN) to group the rows by question id")
+"""Said wherever a scalar outcome cell is refused: never read as one-sample questions."""
+
 
 class ReportError(ValueError):
     """A file, row or argument ``kpass report`` cannot use; ``str()`` is a one-line message."""
@@ -211,7 +215,7 @@ def _python_flat(rows: list[Any], label: str) -> tuple[np.ndarray, np.ndarray]:
             raise BadRowError(index, row.problem)
         if not isinstance(row, (list, tuple, np.ndarray)):
             raise BadRowError(index, f"`{label}` must be a list of outcomes; got {show(row)} "
-                                 f"({type(row).__name__})")
+                                 f"({type(row).__name__}). {LONG_HINT}")
         if len(row) == 0:
             raise BadRowError(index, f"`{label}` is an empty list; a question needs at least one "
                                  "sample")
@@ -271,7 +275,7 @@ def check_arrow_type(arrow_type: Any, source: str, column: str) -> None:
         raise ReportError(source, f"column `{column}` holds lists of {inner}; expected lists of "
                                   "0/1 outcomes (bool, int or float)")
     raise ReportError(source, f"column `{column}` has type {arrow_type}; expected one list of "
-                              "0/1 outcomes per question")
+                              f"0/1 outcomes per question. {LONG_HINT}")
 
 
 def pick_column(names: list[str], requested: str | None, source: str,

@@ -17,6 +17,7 @@ every error is one line on stderr naming the file, the line and the problem.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -38,6 +39,7 @@ from .table import (
     family,
     input_labels,
     parse_metrics,
+    soft_rows,
 )
 
 SAMPLE_NOTE = (
@@ -214,6 +216,18 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--ties", choices=("fractional", "wrong"), default="fractional",
                         help="with --answers, a tie including the reference scores 1/(t+1) "
                              "(fractional, default) or 0 (wrong)")
+    report.add_argument("--id", metavar="COLUMN",
+                        help="the question-id column: rows are grouped by question wherever they "
+                             "lie (long format, one row per sample); wide files get their ids")
+    report.add_argument("--sample", metavar="COLUMN",
+                        help="with --id, the sample-id column; a repeated (id, sample) pair is "
+                             "an error")
+    report.add_argument("--threshold", type=_finite, metavar="T",
+                        help="soft scores: a sample is correct iff its score > T; the report "
+                             "adds the mean soft score, accuracy (n runs average)")
+    report.add_argument("--normalize", metavar="MODULE:FUNCTION",
+                        help="with --answers, a Python function str -> str applied to answers "
+                             "and references before comparing (e.g. a math answer extractor)")
     report.add_argument("--plot", metavar="FILE.png", type=_plot_path,
                         help="also draw Pass@k, Pass^k, G-Pass@k_tau and Maj@k against k; the "
                              "extension picks the format: .png, .pdf or .svg")
@@ -225,6 +239,16 @@ def build_parser() -> argparse.ArgumentParser:
     report.set_defaults(handler=run_report, command_parser=report)
     _add_compare(commands)
     return parser
+
+
+def _finite(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number; got {text!r}")
+    return value
 
 
 def _add_compare(commands: Any) -> None:
@@ -282,15 +306,39 @@ def _families() -> tuple[Family, ...]:
     return FAMILIES
 
 
-def _load(sources: list[str],
-          args: argparse.Namespace) -> tuple[list[LoadedFile], list[list[Any] | None]]:
+def _load(sources: list[str], args: argparse.Namespace, warnings: list[str]
+          ) -> tuple[list[LoadedFile], list[list[Any] | None]]:
     loaded, answers = [], []
+    normalize = None
+    if args.answers and args.normalize:
+        from ..io.answers import import_normalizer
+
+        normalize = import_normalizer(args.normalize)
     for source in sources:
         if args.answers:
             from ..io.answers import load_answers
 
             item, coded = load_answers(source, column=args.column, reference=args.reference,
-                                       skip_bad=args.skip_bad, chunk_size=args.chunk_size)
+                                       skip_bad=args.skip_bad, chunk_size=args.chunk_size,
+                                       normalize=normalize)
+            if not item.counts.n_correct.any():
+                warning = (f"{source}: no answer matches its reference in any of the "
+                           f"{item.counts.n_questions} questions; are the answers and "
+                           "references spelt alike (extract the final answer with --normalize "
+                           "MODULE:FUNCTION)?")
+                print(f"kpass report: warning: {warning}", file=sys.stderr)
+                warnings.append(warning)
+        elif args.id is not None or args.threshold is not None or args.sample is not None:
+            from ..io.long import load_long
+
+            if args.skip_bad:
+                raise ReportError(source, "--skip-bad is not available with --id, --sample or "
+                                          "--threshold: every row of a question counts, so a "
+                                          "bad row stops the run with its line")
+
+            item = load_long(source, id=args.id, sample=args.sample, column=args.column,
+                             threshold=args.threshold, chunk_size=args.chunk_size)
+            coded = None
         else:
             item = load_file(source, tool=args.from_, filter=args.filter, column=args.column,
                              chunk_size=args.chunk_size, skip_bad=args.skip_bad,
@@ -330,7 +378,8 @@ def run_report(args: argparse.Namespace) -> int:
         except ValueError as error:
             print(f"kpass report: error: {error}", file=sys.stderr)
             return 2
-        loaded, answers = _load(sources, args)
+        warnings: list[str] = []
+        loaded, answers = _load(sources, args, warnings)
         n_min = min(item.n_min for item in loaded)
         ks = sorted({k for group in args.k for k in group}) if args.k else default_ks(n_min)
         if not args.k and n_min > DEFAULT_K_MAX:
@@ -342,9 +391,9 @@ def run_report(args: argparse.Namespace) -> int:
             check_ks(item, ks, args.short)
         labels = input_labels(sources)
         rows = [compute_rows(item, families, ks, args.tau, args.confidence, args.short, coded,
-                             args.ties)
+                             args.ties) + soft_rows(item, args.confidence)
                 for item, coded in zip(loaded, answers, strict=True)]
-        report = Report(loaded, labels, rows, args.confidence, args.short, notes)
+        report = Report(loaded, labels, rows, args.confidence, args.short, notes, warnings)
         renderer = RENDERERS[args.format]
         text = (renderer(report, args.digits) if args.format in ("table", "markdown")
                 else renderer(report))

@@ -136,13 +136,22 @@ def run_compare(args: argparse.Namespace) -> int:
         print(f"kpass compare: error: {error}", file=sys.stderr)
         return 2
     try:
-        loaded = [load_file(source, tool=args.from_, filter=args.filter, column=args.column,
-                            chunk_size=args.chunk_size, skip_bad=args.skip_bad,
-                            progress=Progress(f"reading {source}"))
-                  for source in args.files]
-        first, second = (_counts(item, _with_labels(item, args.id, "--id")) for item in loaded)
-        if args.id is None and first.ids is not None:
-            args.id = "question id"  # a harness file's own ids; the legend says so
+        if args.id is not None and args.clusters is None and args.from_ is None:
+            # Long files (one row per sample) or wide ones, grouped and keyed by --id.
+            from ..io.long import load_long
+
+            loaded = [load_long(source, id=args.id, column=args.column,
+                                chunk_size=args.chunk_size) for source in args.files]
+            first, second = (item.counts for item in loaded)
+        else:
+            loaded = [load_file(source, tool=args.from_, filter=args.filter, column=args.column,
+                                chunk_size=args.chunk_size, skip_bad=args.skip_bad,
+                                progress=Progress(f"reading {source}"))
+                      for source in args.files]
+            first, second = (_counts(item, _with_labels(item, args.id, "--id"))
+                             for item in loaded)
+            if args.id is None and first.ids is not None:
+                args.id = "question id"  # a harness file's own ids; the legend says so
         if first.ids is None and first.n_questions != second.n_questions:
             raise ReportError(args.files[1], f"{second.n_questions} questions against "
                                              f"{first.n_questions} in {args.files[0]}; without "

@@ -206,6 +206,8 @@ class Report:
         confidence: the credibility level of the intervals.
         short: the policy for questions with fewer than k samples.
         notes: lines printed under the table (data attribution and the like).
+        warnings: problems worth a look that did not stop the run (also on stderr),
+            e.g. no answer of a whole file matching its reference.
     """
 
     inputs: list[LoadedFile]
@@ -214,6 +216,7 @@ class Report:
     confidence: float
     short: str
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 def check_ks(loaded: LoadedFile, ks: list[int], short: str) -> None:
@@ -346,6 +349,25 @@ def _vote_rows(loaded: LoadedFile, fam: Family, ks: list[int], used: dict[int, i
                                                           strict=True)]
 
 
+def soft_rows(loaded: LoadedFile, confidence: float) -> list[Row]:
+    """The mean soft score row of an input read with a threshold (none otherwise).
+
+    "accuracy (n runs average)" (seed 002, part III): each question's mean score
+    over its samples, averaged over questions; sd is its standard error over
+    questions and the interval is the normal one, mean +- z * se.
+    """
+    soft = getattr(loaded, "soft", None)
+    if soft is None:
+        return []
+    from scipy.stats import norm
+
+    z = float(norm.ppf(0.5 + confidence / 2))
+    m = loaded.counts.n_questions
+    row = Row("accuracy", "accuracy (n runs average)", None, None, m, soft.mean, soft.mean,
+              soft.se, soft.mean - z * soft.se, soft.mean + z * soft.se)
+    return [row.with_se(soft.se if m > 1 else None, confidence)]
+
+
 def _floats(*values: Any) -> tuple[float, ...]:
     return tuple(float(value) for value in values)
 
@@ -404,14 +426,20 @@ def _row_labels(report: Report) -> list[str]:
     return labels
 
 
+def fixed(value: float, digits: int) -> str:
+    """``value`` with ``digits`` decimals, never ``-0.000`` (a zero has no sign here)."""
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
+
+
 def _cells(row: Row, digits: int, with_questions: bool) -> list[str]:
     if row.se is None:  # fewer than 2 questions: no standard error over questions
         over_questions = ["n/a", "n/a"]
     else:
-        over_questions = [f"{row.se:.{digits}f}",
-                          f"[{row.se_lo:.{digits}f}, {row.se_hi:.{digits}f}]"]
-    cells = [f"{row.estimate:.{digits}f}", *over_questions, f"{row.mean:.{digits}f}",
-             f"{row.sd:.{digits}f}", f"[{row.lo:.{digits}f}, {row.hi:.{digits}f}]"]
+        over_questions = [fixed(row.se, digits),
+                          f"[{fixed(row.se_lo, digits)}, {fixed(row.se_hi, digits)}]"]
+    cells = [fixed(row.estimate, digits), *over_questions, fixed(row.mean, digits),
+             fixed(row.sd, digits), f"[{fixed(row.lo, digits)}, {fixed(row.hi, digits)}]"]
     return ([str(row.questions)] if with_questions else []) + cells
 
 
@@ -478,6 +506,12 @@ def _legend(report: Report) -> list[str]:
         paragraphs.append("Vote@k: a plurality vote over k of the answers, exact over all "
                           "k-subsets; mean, sd under a Dirichlet(1, ...) posterior over each "
                           "question's answers.")
+    if any(row.metric == "accuracy" for row in report.rows[0]):
+        paragraphs.append("accuracy (n runs average): the mean soft score of each question's "
+                          "samples, averaged over questions; it has no posterior: its mean, sd "
+                          "and interval repeat the estimate, its standard error over questions "
+                          "and the normal interval. The other metrics count a sample correct "
+                          "iff its score > --threshold.")
     if _show_questions(report):
         paragraphs.append("questions: those with at least k samples (--short skip leaves the "
                           "others out at that k).")
@@ -567,6 +601,7 @@ def render_json(report: Report) -> str:
             for label, rows in zip(report.labels, report.rows, strict=True) for row in rows
         ],
         "notes": report.notes,
+        "warnings": report.warnings,
     }
     return json.dumps(document, indent=2) + "\n"
 

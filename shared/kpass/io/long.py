@@ -1,0 +1,519 @@
+r"""Long tables (one row per sample) -> per-question counts keyed by question id.
+
+Most evaluation logs hold one row per sample: ``question_id,sample,correct``.
+:func:`load_long` reads such a file (CSV, TSV, JSONL, JSON, Parquet, a saved
+``datasets`` directory; text formats also ``.gz``) row by row, in chunks, and
+adds each row to its question's tally wherever the rows of a question lie in the
+file. Only the tallies are kept -- ``n``, ``c`` and the sum of soft scores per id --
+so memory is O(questions); with ``--sample`` the (id, sample) pairs seen are kept
+too, to refuse a repeated pair with both of its lines.
+
+A file whose outcome cells are lists (the wide format, one row per question) read
+with ``--id`` gets its ids from that column; a repeated id is an error there.
+
+Soft scores (seed 002, part III) need a threshold: a sample is correct when its
+score is strictly greater than ``threshold`` (exactly ``threshold`` is wrong), and
+the mean soft score is kept beside the counts.
+
+Example:
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "long.csv"
+    >>> _ = path.write_text("id,correct\nq2,1\nq1,0\nq2,0\nq1,1\nq1,1\n")
+    >>> loaded = load_long(str(path), id="id")
+    >>> loaded.counts.ids, loaded.counts.n_samples.tolist()
+    (('q2', 'q1'), [2, 3])
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._core.counts import BinaryCounts
+from .formats import _open_bytes, detect_format, parse_cell
+from .readers import LoadedFile
+from .rows import LONG_HINT, ReportError, Unreadable, pick_column, show
+
+_INT_TEXT = re.compile(r"-?(0|[1-9][0-9]*)")
+_SEPARATORS = re.compile(r"[\s,;|]")
+
+
+@dataclass
+class SoftScores:
+    """The mean soft score of a file read with a threshold ("accuracy (n runs average)").
+
+    Attributes:
+        mean: mean over questions of each question's mean score.
+        se: standard error of that mean over questions (sample SD / sqrt(M); 0 for M=1).
+        threshold: the threshold T the hard outcomes use (correct iff score > T).
+    """
+
+    mean: float
+    se: float
+    threshold: float
+
+
+@dataclass
+class LongFile(LoadedFile):
+    """A :class:`LoadedFile` read by question id; ``soft`` is set when a threshold was given."""
+
+    soft: SoftScores | None = None
+
+
+def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa: A002
+              column: str | None = None, threshold: float | None = None,
+              chunk_size: int = 65536) -> LongFile:
+    """Read a long (or id-keyed wide) outcome file into counts keyed by question id.
+
+    Args:
+        source: a CSV, TSV, JSONL, JSON, Parquet file (text formats also ``.gz``) or
+            a saved ``datasets`` directory.
+        id: the question-id column; None for a wide file read only for its soft
+            scores (then the questions have no ids and a long row is refused).
+        sample: an optional sample-id column; a repeated (id, sample) pair is an error.
+        column: the outcome column (default: the first of ``outcomes``, ``correct``,
+            ``scores`` present).
+        threshold: for soft scores: a sample is correct iff its score > threshold.
+        chunk_size: rows read at a time.
+
+    Returns:
+        The counts with ``ids`` in first-seen order, plus the mean soft score when
+        ``threshold`` is given.
+
+    Raises:
+        ReportError: a missing column or file, a bad value (with its line), a
+            repeated (id, sample) pair or wide id (with both lines).
+    """
+    path = Path(source)
+    if not path.exists():
+        raise ReportError(source, "no such file or directory")
+    fmt = detect_format(path)
+    if fmt == "npy":
+        raise ReportError(source, "a .npy matrix has no id column; drop --id")
+    if id is None and sample is not None:
+        raise ReportError(source, "--sample needs --id COLUMN (the question of each sample)")
+    tally = _Tally(source, sample is not None, threshold)
+    names = {"id": id, "sample": sample, "column": column}
+    for where, ids, samples, values in _CHUNKS[fmt](source, path, names, max(1, chunk_size)):
+        tally.add(where, ids, samples, values)
+    return tally.result(path, names["column"])
+
+
+class _Tally:
+    """Per-id counts, accumulated chunk by chunk."""
+
+    def __init__(self, source: str, keep_pairs: bool, threshold: float | None) -> None:
+        self.source = source
+        self.threshold = threshold
+        self.slot: dict[Any, int] = {}
+        self.n: list[int] = []
+        self.c: list[int] = []
+        self.soft: list[float] = []
+        self.first: list[str] = []
+        self.pairs: dict[tuple[Any, Any], str] | None = {} if keep_pairs else None
+        self.shape: str | None = None  # "long" or "wide", fixed by the first row
+        self.keyed = True  # False when the file has no id column
+
+    def add(self, where: list[str], ids: list[Any] | None, samples: list[Any] | None,
+            values: list[Any]) -> None:
+        self.keyed = ids is not None
+        if ids is not None and self.shape != "wide" and self._add_fast(where, ids, samples,
+                                                                       values):
+            return
+        self._add_rows(where, ids, samples, values)
+
+    def _add_fast(self, where: list[str], ids: list[Any], samples: list[Any] | None,
+                  values: list[Any]) -> bool:
+        """A chunk of plain numeric long rows, counted with numpy; False: use the row loop.
+
+        The row loop is the reference (it locates every problem); this path only
+        takes chunks it can count exactly and leaves anything unusual to it.
+        """
+        try:
+            scores = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            return False  # lists (wide rows), `true`/`false` text, bad cells
+        if scores.ndim != 1 or not np.isfinite(scores).all():
+            return False
+        if self.threshold is None:
+            if not np.isin(scores, (0.0, 1.0)).all():
+                return False
+            hard = scores.astype(np.int64)
+        else:
+            hard = (scores > self.threshold).astype(np.int64)
+        local: dict[Any, int] = {}
+        codes = np.fromiter((local.setdefault(i, len(local)) for i in ids), dtype=np.intp,
+                            count=len(ids))
+        first_row = {code: row for row, code in
+                     reversed(list(zip(range(len(ids)), codes.tolist(), strict=True)))}
+        slots = np.empty(len(local), dtype=np.intp)
+        for raw, code in local.items():
+            qid = _canonical_id(raw, self.source, where[first_row[code]])
+            slot = self.slot.get(qid)
+            if slot is None:
+                slot = self.slot[qid] = len(self.n)
+                self.n.append(0)
+                self.c.append(0)
+                self.soft.append(0.0)
+                self.first.append(where[first_row[code]])
+            slots[code] = slot
+        rows = slots[codes]
+        if self.pairs is not None and samples is not None:
+            qids = list(self.slot)
+            for row, (slot, sample) in enumerate(zip(rows.tolist(), samples, strict=True)):
+                key = (qids[slot], sample)
+                if key in self.pairs:
+                    raise ReportError(self.source, f"(id, sample) = ({key[0]!r}, {sample!r}) "
+                                                   f"is repeated: {self.pairs[key]} and "
+                                                   f"{where[row]}")
+                self.pairs[key] = where[row]
+        size = len(self.n)
+        n_add = np.bincount(rows, minlength=size)
+        c_add = np.bincount(rows, weights=hard, minlength=size)
+        soft_add = np.bincount(rows, weights=scores, minlength=size)
+        for slot in np.flatnonzero(n_add).tolist():
+            self.n[slot] += int(n_add[slot])
+            self.c[slot] += int(c_add[slot])
+            self.soft[slot] += float(soft_add[slot])
+        self.shape = "long"
+        return True
+
+    def _add_rows(self, where: list[str], ids: list[Any] | None, samples: list[Any] | None,
+                  values: list[Any]) -> None:
+        for i, value in enumerate(values):
+            shape = "wide" if isinstance(value, (list, tuple)) else "long"
+            if ids is None:  # no id column: rows are questions, by position
+                if shape == "long":
+                    raise ReportError(self.source, f"the outcome {show(value)} is one value, not a "
+                                                   f"list. {LONG_HINT}", where[i])
+                qid: Any = len(self.n)
+            else:
+                qid = _canonical_id(ids[i], self.source, where[i])
+            if self.shape is None:
+                self.shape = shape
+            elif shape != self.shape:
+                raise ReportError(self.source, f"a {shape} row (outcome {show(value)}) in a file "
+                                               f"whose first row is {self.shape}", where[i])
+            slot = self.slot.get(qid)
+            if shape == "wide":
+                if self.pairs is not None:
+                    raise ReportError(self.source, "--sample applies to long files (one row per "
+                                                   "sample); this row holds a list of outcomes",
+                                      where[i])
+                if slot is not None:
+                    raise ReportError(self.source, f"question id {qid!r} is repeated: "
+                                                   f"{self.first[slot]} and {where[i]}")
+                if len(value) == 0:
+                    raise ReportError(self.source, "the outcome list is empty", where[i])
+                scores = [self._score(v, where[i]) for v in value]
+            else:
+                if self.pairs is not None:
+                    key = (qid, samples[i] if samples is not None else None)
+                    if key in self.pairs:
+                        raise ReportError(self.source, f"(id, sample) = ({qid!r}, {key[1]!r}) "
+                                                       f"is repeated: {self.pairs[key]} and "
+                                                       f"{where[i]}")
+                    self.pairs[key] = where[i]
+                scores = [self._score(value, where[i])]
+            if slot is None:
+                slot = self.slot[qid] = len(self.n)
+                self.n.append(0)
+                self.c.append(0)
+                self.soft.append(0.0)
+                self.first.append(where[i])
+            self.n[slot] += len(scores)
+            self.c[slot] += sum(self._hard(s) for s in scores)
+            self.soft[slot] += math.fsum(scores)
+
+    def _score(self, value: Any, where: str) -> float:
+        number = _number(value)
+        if number is None or not math.isfinite(number):
+            expected = "0 or 1" if self.threshold is None else "a finite score"
+            raise ReportError(self.source, f"cannot read {show(value)} as an outcome "
+                                           f"(expected {expected})", where)
+        if self.threshold is None and number not in (0, 1):
+            raise ReportError(self.source, f"outcome {show(value)} is not binary (0 or 1); for "
+                                           "soft scores pass --threshold T (correct iff score > T)",
+                              where)
+        return number
+
+    def _hard(self, score: float) -> int:
+        return int(score > self.threshold) if self.threshold is not None else int(score)
+
+    def result(self, path: Path, column: str | None) -> LongFile:
+        if not self.n:
+            raise ReportError(self.source, "the file holds no questions")
+        ids = np.empty(len(self.slot), dtype=object)
+        ids[:] = list(self.slot)
+        n = np.array(self.n, dtype=np.int64)
+        if not self.keyed:
+            ids = None
+        counts = BinaryCounts(n, np.array(self.c, dtype=np.int64), ids=ids)
+        shortest = self.first[int(np.argmin(n))]
+        soft = None
+        if self.threshold is not None:
+            means = np.array(self.soft) / n
+            se = float(means.std(ddof=1) / math.sqrt(means.size)) if means.size > 1 else 0.0
+            soft = SoftScores(float(means.mean()), se, float(self.threshold))
+        return LongFile(self.source, path, column, counts, shortest, [], soft)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, (bool, np.bool_)):
+        return float(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in ("true", "false"):
+            return float(text == "true")
+        try:
+            return float(text)
+        except ValueError:
+            return None
+    return None
+
+
+def _canonical_id(value: Any, source: str, where: str) -> Any:
+    """A question id as str or int; integer text (from CSV) becomes an int, so files match."""
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            raise ReportError(source, "the question id is empty", where)
+        return int(text) if _INT_TEXT.fullmatch(text) else text
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    raise ReportError(source, f"question id {show(value)} must be a string or an integer", where)
+
+
+# ----------------------------------------------------------------------------- formats
+# Each yields chunks (where, ids, samples or None, outcome values) and fills
+# names["column"] with the outcome column it picked.
+
+Chunk = tuple[list[str], list[Any], list[Any] | None, list[Any]]
+
+
+def _need(names: dict[str, Any], present: list[str], source: str, where: str | None) -> None:
+    found = ", ".join(f"`{n}`" for n in present) or "none"
+    for option in ("id", "sample"):
+        if names[option] is not None and names[option] not in present:
+            raise ReportError(source, f"no column `{names[option]}` (--{option}); the columns "
+                                      f"are {found}", where)
+    names["column"] = pick_column(present, names["column"], source, where)
+
+
+def _csv_chunks(source: str, path: Path, names: dict[str, Any], size: int,
+                delimiter: str = ",") -> Iterator[Chunk]:
+    with _open_bytes(path) as (stream, _raw):
+        reader = csv.reader(io.TextIOWrapper(stream, encoding="utf-8", newline=""),
+                            delimiter=delimiter)
+        header = next(reader, None)
+        if header is None:
+            raise ReportError(source, "the file holds no header and no questions")
+        header = [name.strip() for name in header]
+        _need(names, header, source, "line 1")
+        cols = [header.index(names[key]) if names[key] else None
+                for key in ("id", "sample", "column")]
+        width = max(c for c in cols if c is not None)
+        where: list[str] = []
+        ids: list[Any] = []
+        samples: list[Any] = []
+        values: list[Any] = []
+        start = reader.line_num
+        for record in reader:
+            line, start = f"line {start + 1}", reader.line_num
+            if not any(cell.strip() for cell in record):
+                continue
+            if width >= len(record):
+                raise ReportError(source, f"the row has {len(record)} fields; expected at least "
+                                          f"{width + 1}", line)
+            where.append(line)
+            ids.append(record[cols[0]] if cols[0] is not None else None)
+            samples.append(record[cols[1]] if cols[1] is not None else None)
+            values.append(_text_cell(record[cols[2]], source, line))
+            if len(where) >= size:
+                yield where, None if cols[0] is None else ids, samples, values
+                where, ids, samples, values = [], [], [], []
+        if where:
+            yield where, None if cols[0] is None else ids, samples, values
+
+
+def _text_cell(text: str, source: str, where: str) -> Any:
+    """A CSV cell: a list (``[1, 0]``, ``1 0 1``) for wide rows, else the scalar text."""
+    cell = text.strip()
+    if _is_scalar_cell(cell):
+        return cell
+    values = parse_cell(cell)
+    if isinstance(values, Unreadable):
+        raise ReportError(source, values.problem, where)
+    return values
+
+
+def _is_scalar_cell(cell: str) -> bool:
+    """One value, not a list: no brackets and none of the list separators of parse_cell."""
+    return bool(cell) and cell[:1] not in "[(" and not _SEPARATORS.search(cell)
+
+
+def refuse_scalar_cells(source: str, path: Path, column: str | None, delimiter: str) -> None:
+    """Refuse a CSV/TSV whose first outcome cell is one value: the long format needs ``--id``.
+
+    Read without ``--id``, such a file would silently become one-sample questions.
+
+    Raises:
+        ReportError: naming the line, the cell and ``--id``.
+    """
+    with _open_bytes(path) as (stream, _raw):
+        reader = csv.reader(io.TextIOWrapper(stream, encoding="utf-8", errors="replace",
+                                             newline=""), delimiter=delimiter)
+        header = next(reader, None)
+        while header is not None and not any(cell.strip() for cell in header):
+            header = next(reader, None)
+        if header is None:
+            return
+        names = [name.strip() for name in header]
+        if column is None and not any(n in names for n in ("outcomes", "correct", "scores")):
+            return  # the reader reports the missing column in its words
+        if column is not None and column not in names:
+            return
+        index = names.index(pick_column(names, column, source))
+        for record in reader:
+            if any(cell.strip() for cell in record):
+                if index < len(record) and _is_scalar_cell(record[index].strip()):
+                    raise ReportError(source, f"`{names[index]}` holds one outcome per row "
+                                              f"({show(record[index].strip())}), not a list. "
+                                              f"{LONG_HINT}", f"line {reader.line_num}")
+                return
+
+
+def _tsv_chunks(source: str, path: Path, names: dict[str, Any], size: int) -> Iterator[Chunk]:
+    return _csv_chunks(source, path, names, size, "\t")
+
+
+def _record_chunks(records: Iterator[tuple[str, Any]], source: str, names: dict[str, Any],
+                   size: int) -> Iterator[Chunk]:
+    where: list[str] = []
+    ids: list[Any] = []
+    samples: list[Any] = []
+    values: list[Any] = []
+    checked = False
+    for line, record in records:
+        if not isinstance(record, dict):
+            raise ReportError(source, f"expected an object with fields; got {show(record)}", line)
+        if not checked:
+            checked = True
+            _need(names, list(record), source, line)
+        for key in ("id", "sample", "column"):
+            if names[key] is not None and names[key] not in record:
+                raise ReportError(source, f"the record has no `{names[key]}` field", line)
+        where.append(line)
+        ids.append(record[names["id"]] if names["id"] else None)
+        samples.append(record[names["sample"]] if names["sample"] else None)
+        values.append(record[names["column"]])
+        if len(where) >= size:
+            yield where, ids if names["id"] else None, samples, values
+            where, ids, samples, values = [], [], [], []
+    if where:
+        yield where, ids if names["id"] else None, samples, values
+
+
+def _jsonl_chunks(source: str, path: Path, names: dict[str, Any], size: int) -> Iterator[Chunk]:
+    def records() -> Iterator[tuple[str, Any]]:
+        with _open_bytes(path) as (stream, _raw):
+            for number, raw_line in enumerate(stream, 1):
+                if not raw_line.strip():
+                    continue
+                try:
+                    yield f"line {number}", json.loads(raw_line)
+                except json.JSONDecodeError as error:
+                    raise ReportError(source, f"not valid JSON ({error.msg})",
+                                      f"line {number}") from None
+
+    return _record_chunks(records(), source, names, size)
+
+
+def _json_chunks(source: str, path: Path, names: dict[str, Any], size: int) -> Iterator[Chunk]:
+    with _open_bytes(path) as (stream, _raw):
+        try:
+            document = json.load(stream)
+        except json.JSONDecodeError as error:
+            raise ReportError(source, f"not valid JSON ({error.msg})",
+                              f"line {error.lineno}") from None
+    if isinstance(document, dict):  # columns: {"id": [...], "correct": [...]}
+        keys = list(document)
+        lengths = {len(v) for v in document.values() if isinstance(v, list)}
+        if len(lengths) != 1 or not all(isinstance(v, list) for v in document.values()):
+            raise ReportError(source, "a JSON object must map each column to a list of one "
+                                      "length")
+        document = [dict(zip(keys, row, strict=True)) for row in zip(*document.values(),
+                                                                     strict=True)]
+    if not isinstance(document, list):
+        raise ReportError(source, "expected a list of records or an object of columns")
+    return _record_chunks(((f"record {i}", r) for i, r in enumerate(document, 1)), source,
+                          names, size)
+
+
+def _arrow_chunks(batches: Iterator[Any], names: dict[str, Any]) -> Iterator[Chunk]:
+    first = 0
+    for batch in batches:
+        where = [f"row {first + i + 1}" for i in range(batch.num_rows)]
+        first += batch.num_rows
+        samples = batch.column(names["sample"]).to_pylist() if names["sample"] else None
+        ids = batch.column(names["id"]).to_pylist() if names["id"] else None
+        yield where, ids, samples, batch.column(names["column"]).to_pylist()
+
+
+def _parquet_chunks(source: str, path: Path, names: dict[str, Any], size: int
+                    ) -> Iterator[Chunk]:
+    import pyarrow.parquet as pq
+
+    try:
+        handle = pq.ParquetFile(path)
+    except Exception as error:  # noqa: BLE001 - pyarrow raises several types here
+        raise ReportError(source, f"not a readable Parquet file ({error})") from None
+    present = handle.schema_arrow.names
+    _need(names, present, source, None)
+    wanted = [n for n in (names["id"], names["sample"], names["column"]) if n]
+    return _arrow_chunks(handle.iter_batches(batch_size=size, columns=wanted), names)
+
+
+def _datasets_chunks(source: str, path: Path, names: dict[str, Any], size: int
+                     ) -> Iterator[Chunk]:
+    import pyarrow as pa
+
+    directory = path
+    splits_file = directory / "dataset_dict.json"
+    if splits_file.exists():
+        splits = json.loads(splits_file.read_text(encoding="utf-8")).get("splits", [])
+        if len(splits) != 1:
+            raise ReportError(source, f"a DatasetDict with splits {', '.join(splits) or 'none'}; "
+                                      "pass one split's directory")
+        directory = directory / splits[0]
+    state_file = directory / "state.json"
+    if not state_file.exists():
+        raise ReportError(source, "a directory, but not a saved datasets dataset (no state.json)")
+    state = json.loads(state_file.read_text(encoding="utf-8"))
+    files = [directory / entry["filename"] for entry in state.get("_data_files", [])]
+
+    def batches() -> Iterator[Any]:
+        for file in files:
+            with pa.memory_map(str(file)) as handle:
+                for record_batch in pa.ipc.open_stream(handle):
+                    for start in range(0, record_batch.num_rows, size):
+                        yield record_batch.slice(start, size)
+
+    with pa.memory_map(str(files[0])) as handle:
+        _need(names, pa.ipc.open_stream(handle).schema.names, source, None)
+    return _arrow_chunks(batches(), names)
+
+
+_CHUNKS = {"csv": _csv_chunks, "tsv": _tsv_chunks, "jsonl": _jsonl_chunks,
+           "json": _json_chunks, "parquet": _parquet_chunks, "datasets": _datasets_chunks}
