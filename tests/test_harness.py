@@ -227,3 +227,67 @@ def test_compare_matches_harness_files_by_question_id(tmp_path, capsys):
     (line,) = [r for r in records if r["metric"].lower().startswith("pass@")]
     assert line["a"] == pytest.approx(expected) and line["b"] == pytest.approx(expected)
     assert line["difference"] == 0
+
+
+LIGHTEVAL = FIXTURES / "lighteval"
+
+
+def _hand_lighteval(path: Path, metric: str) -> dict[str, list[int]]:
+    """Per-document outcomes from the raw Parquet rows (pyarrow only, no kpass)."""
+    expected: dict[str, list[int]] = {}
+    for row in pq.read_table(path).to_pylist():
+        expected.setdefault(row["doc"]["id"], []).append(int(row["metric"][metric]))
+    return expected
+
+
+@pytest.mark.parametrize(("task", "metric"), [("kp_mc", "acc"), ("kp_gen", "em")])
+def test_lighteval_fixture_matches_hand_count(task, metric):
+    (path,) = LIGHTEVAL.glob(f"details_{task}_*.parquet")
+    expected = _hand_lighteval(path, metric)
+    assert detect_harness(str(path)) == "lighteval"
+    for tool, column in [("lighteval", None), ("lighteval", metric), (None, f"metric.{metric}")]:
+        counts, ids, _ = load_harness(str(path), tool, column)
+        by_id = dict(zip(ids, _lists(counts), strict=True))
+        if tool is None:  # a bare path: rows are the questions, in file order
+            assert sorted(_lists(counts)) == sorted((len(v), sum(v)) for v in expected.values())
+        else:
+            assert by_id == {q: (len(v), sum(v)) for q, v in expected.items()}
+
+
+OPENCOMPASS = FIXTURES / "opencompass" / "kp_tiny.json"
+
+
+def test_opencompass_fixture_matches_hand_count():
+    document = json.loads(OPENCOMPASS.read_text())
+    expected = {d["example_abbr"]: [int(c) for c in d["correct"]] for d in document["details"]}
+    assert detect_harness(str(OPENCOMPASS)) == "opencompass"
+    for tool, column in [("opencompass", None), ("opencompass", "correct")]:
+        counts, ids, _ = load_harness(str(OPENCOMPASS), tool, column)
+        assert ids == list(expected)
+        assert _lists(counts) == [(len(v), sum(v)) for v in expected.values()]
+    counts, _, _ = load_harness(str(OPENCOMPASS), None, "details[].correct")
+    assert _lists(counts) == [(len(v), sum(v)) for v in expected.values()]
+    # OpenCompass's own G-Pass@k_0.0 is Pass@k (in percent): an independent oracle
+    for k in (1, 2):
+        assert pass_at_k(list(expected.values()), k) == pytest.approx(
+            document[f"G-Pass@{k}_0.0"] / 100)
+
+
+def test_cli_reads_opencompass_file(capsys):
+    assert main(["report", str(OPENCOMPASS), "--k", "2", "--metrics", "pass", "--format",
+                 "json"]) == 0
+    document = json.loads(OPENCOMPASS.read_text())
+    want = pytest.approx(document["G-Pass@2_0.0"] / 100)  # OpenCompass's Pass@2
+    assert any(x == want for x in _numbers(json.loads(capsys.readouterr().out)))
+
+
+@pytest.mark.parametrize(("name", "data"), [("bad.jsonl", b"\xff\xfe{not json"),
+                                            ("bad.parquet", b"PAR1 not really"),
+                                            ("bad.json.gz", b"not gzip")])
+def test_broken_files_give_one_line_errors(tmp_path, capsys, name, data):
+    path = tmp_path / name
+    path.write_bytes(data)
+    for extra in ([], ["--from", "lm-eval"], ["--column", "a.b"]):
+        assert main(["report", str(path), *extra]) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and str(path) in err and "Traceback" not in err

@@ -18,7 +18,7 @@ Two things evaluation outputs do that flat tables do not:
   ``lighteval``
       lighteval details Parquet (``details_<task>_<date>.parquet``): one row per
       document with struct columns ``doc``, ``model_response`` and ``metric``; the
-      question id is the row number and the default column is the first field of
+      question id is ``doc.id`` (else the row number) and the default column is the first field of
       ``metric`` (``--column metric.<name>``, or just ``<name>``).
   ``opencompass``
       OpenCompass results JSON (``results/<model>/<dataset>.json``): one object whose
@@ -51,7 +51,7 @@ from .._core.inputs import BinaryCounts, binary_counts
 from .formats import dataset_files, detect_format
 from .progress import Progress
 from .readers import LoadedFile, load_counts
-from .rows import ReportError, describe_read_error, show
+from .rows import ReportError, describe_read_error, read_errors, show
 
 __all__ = ["HARNESSES", "LongRecord", "detect_harness", "get_path", "group_counts",
            "harness_records", "is_path", "lighteval_records", "lm_eval_records",
@@ -277,7 +277,7 @@ def lm_eval_records(rows: Iterable[tuple[str, Any]] | Iterable[dict[str, Any]], 
 
 def lighteval_records(rows: Iterable[tuple[str, Any]], source: str,
                       column: str | None = None) -> Iterator[LongRecord]:
-    """Rows of lighteval details (struct ``metric``) -> long records (id: the row number)."""
+    """Rows of lighteval details (struct ``metric``) -> long records (id: ``doc.id``)."""
     for index, (where, row) in enumerate(rows):
         if not isinstance(row, dict) or not isinstance(row.get("metric"), dict):
             raise ReportError(source, f"not a lighteval details row (no struct `metric`); its "
@@ -285,8 +285,11 @@ def lighteval_records(rows: Iterable[tuple[str, Any]], source: str,
         name = column or "metric." + _first(list(row["metric"]), source, where, "metric")
         if not is_path(name) and name not in row:
             name = f"metric.{name}"
+        doc = row.get("doc")
+        question = doc.get("id") if isinstance(doc, dict) and doc.get("id") not in (None, "") \
+            else index  # lighteval writes rows in its own order; the doc id says which
         for _, value in get_path(row, name, source=source, where=where):
-            yield from _samples(index, value, where)
+            yield from _samples(question, value, where)
 
 
 def opencompass_records(rows: Iterable[tuple[str, Any]], source: str,
@@ -318,7 +321,7 @@ def detect_harness(source: str) -> str | None:
     name = Path(source).name
     try:
         where, first = next(read_rows(source), (None, None))
-    except Exception:  # a probe: any file it cannot read is simply not a harness file
+    except (ReportError, *read_errors()):  # not readable as rows: not a harness file
         return None
     if not isinstance(first, dict):
         return None
@@ -421,7 +424,10 @@ def load_harness(source: str, tool: str | None, column: str | None = None,
         records: Iterable[LongRecord] = path_records(read_rows(source), column, source)
     else:
         records = harness_records(source, tool, column, filter)
-    counts, ids = group_counts(records, source)
+    try:
+        counts, ids = group_counts(records, source)
+    except read_errors() as error:
+        raise ReportError(source, describe_read_error(error)) from None
     label = column or {"lm-eval": "first metric", "lighteval": "first metric",
                        "opencompass": "correct"}.get(tool or "", "")
     if filter is not None:
