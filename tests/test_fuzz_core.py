@@ -377,9 +377,6 @@ def fields(result):
 
 
 @pytest.mark.parametrize("name", by_kind("stats"))
-@pytest.mark.xfail(strict=True, reason=(
-    "known defects in kpass.stats (not the core): 'needs at least 2 questions' names no "
-    "argument, and compare() on a pandas table raises \"'method' object is not iterable\""))
 @settings(FUZZ)
 @given(data=st.data())
 def test_fuzz_stats_over_questions(name, data):

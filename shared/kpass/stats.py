@@ -37,7 +37,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from ._core.checks import ArgumentTypeError, _show, check_confidence, check_real
-from ._core.counts import BinaryCounts
+from ._core.counts import BinaryCounts, CategoricalCounts
 
 Metric = Callable[..., Any]
 
@@ -226,7 +226,7 @@ def standard_error(metric: Metric, R: Any, *args: Any, clusters: Any = None,
     if name in _DATASET_LEVEL:
         statistic, m = _dataset_statistic(metric, R, args, kwargs)
         codes = _labels(clusters, m)
-        _need_two(m, "R")
+        _need_two(m, "`R`")
         ses = _jackknife(statistic, _state_keys(_counts_of(R)), codes)
         value = metric(_counts_of(R), *args, **kwargs)
         return ses if isinstance(value, list) else ses[0]
@@ -235,7 +235,7 @@ def standard_error(metric: Metric, R: Any, *args: Any, clusters: Any = None,
     ses = []
     for values in per_k:
         used = np.isfinite(values)
-        _need_two(int(used.sum()), "the input")
+        _need_two(int(used.sum()), "`R`")
         ses.append(_clt_se(values[used], None if codes is None else codes[used]))
     return ses if many else ses[0]
 
@@ -320,7 +320,8 @@ class Comparison:
 
 
 def _ids(R: Any) -> Any:
-    ids = getattr(R, "ids", None)
+    # Only counts carry question ids (a masked array has an unrelated `ids` method).
+    ids = R.ids if isinstance(R, (BinaryCounts, CategoricalCounts)) else None
     return None if ids is None else list(ids)
 
 
@@ -453,7 +454,7 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
     for index, (values_a, values_b) in enumerate(zip(per_a, per_b, strict=True)):
         used = np.isfinite(values_a) & np.isfinite(values_b)
         m = int(used.sum())
-        _need_two(m, "the pair of runs (questions scored in both)")
+        _need_two(m, "`R_a`/`R_b` (questions scored in both)")
         sa, sb = values_a[used], values_b[used]
         used_codes = None if codes is None else codes[used]
         se = _clt_se(sa - sb, used_codes)
@@ -491,7 +492,7 @@ def _compare_dataset(metric: Metric, name: str, R_a: Any, R_b: Any, args: tuple[
     if m != m_b:
         raise ValueError(f"`R_a` and `R_b` must score the same questions; got {m} and {m_b} "
                          "questions (give question ids to match by id)")
-    _need_two(m, "the pair of runs")
+    _need_two(m, "`R_a`/`R_b`")
     codes = _labels(clusters, m)
     everything = np.ones(m, dtype=bool)
     values_a, values_b = stat_a(everything), stat_b(everything)
@@ -774,7 +775,7 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
     if any(part[0].n_questions != m for part in parts):
         raise ValueError(f"`R` and `R_b` must score the same questions; got {m} and "
                          f"{parts[1][0].n_questions} questions")
-    _need_two(m, "the pilot")
+    _need_two(m, "the pilot `R`")
 
     def within_at(n: int) -> float:
         total = 0.0
