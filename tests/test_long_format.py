@@ -206,3 +206,11 @@ def test_numpy_chunks_and_the_row_loop_agree(tmp_path, chunk):
         assert other.counts.ids == numeric.counts.ids
         assert other.counts.n_samples.tolist() == numeric.counts.n_samples.tolist()
         assert other.counts.n_correct.tolist() == numeric.counts.n_correct.tolist()
+
+
+@pytest.mark.parametrize("name", ["bad.csv.gz", "bad.jsonl.gz", "bad.parquet"])
+def test_unreadable_files_are_one_line_with_id(tmp_path, capsys, name):
+    path = tmp_path / name
+    path.write_bytes(b"qid,correct\na,1\n" if "gz" in name else b"PAR1 not parquet")
+    code, out, err = run(capsys, "report", path, "--id", "qid")
+    assert code == 1 and out == "" and err.count("\n") == 1 and name in err

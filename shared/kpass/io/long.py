@@ -41,7 +41,15 @@ import numpy as np
 from .._core.counts import BinaryCounts
 from .formats import _open_bytes, detect_format, parse_cell
 from .readers import LoadedFile
-from .rows import LONG_HINT, ReportError, Unreadable, pick_column, show
+from .rows import (
+    LONG_HINT,
+    ReportError,
+    Unreadable,
+    describe_read_error,
+    pick_column,
+    read_errors,
+    show,
+)
 
 _INT_TEXT = re.compile(r"-?(0|[1-9][0-9]*)")
 _SEPARATORS = re.compile(r"[\s,;|]")
@@ -103,8 +111,11 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
         raise ReportError(source, "--sample needs --id COLUMN (the question of each sample)")
     tally = _Tally(source, sample is not None, threshold)
     names = {"id": id, "sample": sample, "column": column}
-    for where, ids, samples, values in _CHUNKS[fmt](source, path, names, max(1, chunk_size)):
-        tally.add(where, ids, samples, values)
+    try:
+        for where, ids, samples, values in _CHUNKS[fmt](source, path, names, max(1, chunk_size)):
+            tally.add(where, ids, samples, values)
+    except read_errors() as error:
+        raise ReportError(source, describe_read_error(error)) from None
     return tally.result(path, names["column"])
 
 
@@ -369,8 +380,16 @@ def refuse_scalar_cells(source: str, path: Path, column: str | None, delimiter: 
     Read without ``--id``, such a file would silently become one-sample questions.
 
     Raises:
-        ReportError: naming the line, the cell and ``--id``.
+        ReportError: naming the line, the cell and ``--id``. A file that cannot be
+            read is left to the reader, which says why in its words.
     """
+    try:
+        _first_cell_check(source, path, column, delimiter)
+    except read_errors():
+        return
+
+
+def _first_cell_check(source: str, path: Path, column: str | None, delimiter: str) -> None:
     with _open_bytes(path) as (stream, _raw):
         reader = csv.reader(io.TextIOWrapper(stream, encoding="utf-8", errors="replace",
                                              newline=""), delimiter=delimiter)
