@@ -1,4 +1,4 @@
-"""Run every benchmark in one process tree: core vs scorio, module ingestion, vote@k.
+"""Run every benchmark in one process tree: core vs scorio, module ingestion, vote@k, reading.
 
 Usage: python benchmarks/run.py [--quick]   (or: make bench)
 """
@@ -16,7 +16,7 @@ def main() -> int:
     quick = ["--quick"] if "--quick" in sys.argv[1:] else []
     status = 0
     for script, extra in (("bench_core.py", quick), ("bench_modules.py", []),
-                          ("bench_vote.py", [])):
+                          ("bench_vote.py", []), ("bench_read.py", quick)):
         print(f"\n## {script}\n", flush=True)
         status |= subprocess.call([sys.executable, str(HERE / script), *extra])
     return status

@@ -17,6 +17,7 @@ import csv
 import io
 import json
 import math
+import multiprocessing
 import os
 import re
 import threading
@@ -55,9 +56,13 @@ MAX_OUTCOMES = 200_000
 MAX_KS = 20
 MAX_K = 1_000
 MAX_CATEGORY = 100
+# Sizes alone do not bound the time (vote@k intervals grow with k and the number of
+# distinct answers), so each computation also runs in a child process with a deadline.
+MAX_SECONDS = 20.0
 LIMITS = (f"Limits: {MAX_CHARS // 1000:,} kB of input, {MAX_QUESTIONS:,} questions, "
           f"{MAX_OUTCOMES:,} outcomes, {MAX_KS} values of k up to {MAX_K:,}, categories "
-          f"0..{MAX_CATEGORY}. For more, use `kpass report` or `evaluate.load` locally.")
+          f"0..{MAX_CATEGORY}, {MAX_SECONDS:g} s of computing. For more, use `kpass report` "
+          "or `evaluate.load` locally.")
 
 
 # ----------------------------------------------------------------------------- the module
@@ -160,12 +165,15 @@ BY_FAMILY = {
     "geo_spectrum_bayes": ("lam", "weights", "pass_power", "unanimous_power"),
 }
 HELP = {
-    "bounds": "lo, hi: where the interval is clipped; empty = the module's default "
-              "([0, 1]; [min w, max w] for rewards w)",
+    "bounds": "lo, hi: where the interval is clipped; empty = {default}",
     "weights": "length-k weights w_1..w_k (e.g. 0, 0, 0.5, 0.5), or one list per k: "
                "2: 0, 1; 4: 0, 0, 0.5, 0.5. Empty = upper-half mG weights",
     "tau": "thresholds in [0, 1], e.g. 0.5, 0.75 (adds G-Pass@k_tau rows)",
     "lam": "couplings in [0, 1], e.g. 0.25, 0.5 (adds GeoSpectrum rows)",
+    "short": "questions with fewer than k samples: error refuses them, skip leaves them out "
+             "at that k (see the questions column)",
+    "ties": "a tie with the gold answer: fractional credits 1/(t+1) for t tied answers, "
+            "wrong counts it as wrong",
 }
 EXAMPLE_K = "1, 2, 3, 4"
 
@@ -183,10 +191,13 @@ def module_controls(module: evaluate.EvaluationModule) -> list[Control]:
     controls = []
     for name in names:
         kind, default, choices = SPECS[name]
-        described = re.sub(r"\s*\(default[^)]*\)", "", KEYWORDS.get(name, ""))
+        # The shared description minus what the page shows otherwise: defaults, module names.
+        described = re.sub(r"\s*\([^)]*(default|_bayes|_at_n)[^)]*\)", "",
+                           KEYWORDS.get(name, ""))
         described = re.sub(r"^[^:]*: ", "", described)  # the type, shown by the control
-        controls.append(Control(name, kind, loaded.get(name, default),
-                                HELP.get(name) or described, choices))
+        help_text = HELP.get(name, described).format(
+            default="[min w, max w]" if module_kind(module) == "categorical" else "[0, 1]")
+        controls.append(Control(name, kind, loaded.get(name, default), help_text, choices))
     return controls
 
 
@@ -538,7 +549,9 @@ def read_upload(path: str | None, names: list[str], kind: str) -> list[Question]
 # ----------------------------------------------------------------------------- errors
 
 
-_INDEXED = re.compile(r"\b(predictions|R0|references)\[(\d+)\](?:\[(\d+)\])?(=?)")
+_INDEXED = re.compile(r"\b(predictions|R0|references|R|answers)\[(\d+)\](?:\[(\d+)\])?(=?)")
+# The core's argument names, as the page calls them.
+_SHOWN_AS = {"R": "predictions", "answers": "predictions"}
 
 
 def locate(message: str, questions: list[Question], source: str) -> str:
@@ -551,7 +564,9 @@ def locate(message: str, questions: list[Question], source: str) -> str:
     question = questions[int(match[2])]
     value = int(match[3]) if match[3] is not None else None
     where = question.where(value)
-    name = match[1]
+    name = _SHOWN_AS.get(match[1], match[1])
+    message = message.replace(f"`{match[1]}`", f"`{name}`")
+    match = _INDEXED.search(message)
     if name == "R0" and value is not None:
         where = question.where()  # R0 values sit after the '|': point at the line
     text = message[:match.start()] + (f"`{name}` " if not match[4] else "") + \
@@ -710,15 +725,66 @@ def example_text(kind: str = "binary") -> str:
     return "\n".join(f"{line} | 1" for line in lines) if kind == "answers" else "\n".join(lines)
 
 
+def _in_child(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any], send: Any) -> None:
+    try:
+        send.send(("ok", function(*args, **kwargs)))
+    except TypeError as error:
+        send.send(("TypeError", str(error)))
+    except Exception as error:  # noqa: BLE001 (reported to the parent, which raises it)
+        kind = "ValueError" if isinstance(error, (ValueError, ArithmeticError, MemoryError)) \
+            else type(error).__name__
+        send.send((kind, str(error)))
+    finally:
+        send.close()
+
+
+def within_deadline(function: Any, *args: Any, seconds: float | None = None, **kwargs: Any
+                    ) -> Any:
+    """``function(*args, **kwargs)`` under the page's lock, stopped after ``seconds``.
+
+    It runs in a forked child that is killed at the deadline (default MAX_SECONDS):
+    one lock serves every visitor, so no request may hold it for long.
+
+    Raises:
+        ValueError / TypeError: the function's own message for bad input.
+        TimeoutError: it needs more than ``seconds``.
+    """
+    seconds = MAX_SECONDS if seconds is None else seconds
+    with COMPUTE_LOCK:
+        if "fork" not in multiprocessing.get_all_start_methods():
+            return function(*args, **kwargs)  # no fork (Windows): no deadline
+        context = multiprocessing.get_context("fork")
+        receive, send = context.Pipe(duplex=False)
+        child = context.Process(target=_in_child, args=(function, args, kwargs, send),
+                                daemon=True)
+        child.start()
+        send.close()
+        try:
+            if not receive.poll(seconds):
+                raise TimeoutError(f"this computation takes more than {seconds:g} s, the "
+                                   "page's limit: use fewer or smaller k, or run kpass locally")
+            kind, payload = receive.recv()
+        except EOFError:
+            raise RuntimeError(f"the computation stopped (exit code {child.exitcode})") from None
+        finally:
+            child.kill()
+            child.join()
+            receive.close()
+    if kind == "ok":
+        return payload
+    if kind in ("ValueError", "TypeError"):
+        raise (ValueError if kind == "ValueError" else TypeError)(payload)
+    raise RuntimeError(f"{kind}: {payload}")
+
+
 def compute_results(module: evaluate.EvaluationModule, inputs: dict[str, Any],
                     options: dict[str, Any]) -> dict[str, Any]:
-    """One stateless computation through the module.
+    """One stateless computation through the module, within the page's deadline.
 
     ``_compute`` validates and counts its inputs and returns the results without
     storing anything, so a failed request leaves nothing behind for the next one.
     """
-    with COMPUTE_LOCK:
-        return module._compute(**inputs, **options)
+    return within_deadline(module._compute, **inputs, **options)
 
 
 def empty_table() -> pd.DataFrame:
@@ -744,7 +810,7 @@ def run(module: evaluate.EvaluationModule, controls: list[Control], text: str,
     except RecursionError:
         return ("**Input error:** the input is nested too deeply; give one flat list of "
                 "outcomes per question", empty_table(), None)
-    except (ValueError, TypeError, KeyError, OverflowError, MemoryError) as error:
+    except (ValueError, TypeError, KeyError, OverflowError, MemoryError, TimeoutError) as error:
         message = str(error).strip().strip("'\"") or type(error).__name__
         where = source if source.startswith("the file") else "text box"
         return f"**Input error:** {locate(message, questions, where)}", empty_table(), None
@@ -753,6 +819,149 @@ def run(module: evaluate.EvaluationModule, controls: list[Control], text: str,
     if options.get("short") == "skip":
         note += " With short = skip, each k uses only the questions with at least k samples."
     return note, shown(table), results_plot(table)
+
+
+# ----------------------------------------------------------------------------- compare
+
+
+# The point functions a module's comparison pairs per question (through kpass.compare).
+COMPARED = {
+    "pass_at_k_bayes": (("pass@k", "pass_at_k"), ("pass^k", "pass_hat_k")),
+    "g_pass_at_k_bayes": (("g-pass@k", "g_pass_at_k"), ("mg-pass@k", "mg_pass_at_k")),
+    "maj_at_k_bayes": (("maj@k", "maj_at_k"),),
+    "auc_at_k_bayes": (("auc@k", "auc_at_k"),),
+    "geo_spectrum_bayes": (("geom@k", "geom_at_k"),),
+    "max_at_k_bayes": (("max@k", "max_at_k"),),
+    "bayes_at_n": (("bayes@n", "bayes"),),
+    "avg_at_n_bayes": (("avg@n", "avg"),),
+    "vote_at_k_bayes": (("vote@k", "vote_at_k"),),
+}
+COMPARE_COLUMNS = ["metric", "k", "A", "B", "A - B", "SE", "lower", "upper", "p-value",
+                   "P(A better)", "questions"]
+# Options of the point functions; the posteriors' options only enter P(A better).
+POINT_OPTIONS = ("short", "w", "pass_power", "unanimous_power", "ties")
+
+
+def compare_models(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
+                   ks: list[int] | None, options: dict[str, Any]) -> pd.DataFrame:
+    """Model A against model B on the same questions, for each of the module's metrics.
+
+    ``kpass.compare`` pairs the per-question values: the difference, its SE over
+    questions, interval and p-value, and P(A better) from the two posteriors.
+    Each model's input is first checked alone, so a bad value names its model.
+    """
+    import inspect
+
+    import kpass
+
+    rows = []
+    references = (a["references"],) if kind == "answers" else ()
+    budget = (ks,) if ks is not None else ()
+    for label, name in COMPARED[family]:
+        function = getattr(kpass, name)
+        accepted = inspect.signature(function).parameters
+        kwargs = {key: value for key, value in options.items()
+                  if key in POINT_OPTIONS and key in accepted}
+        for which, data in (("A", a), ("B", b)):
+            try:
+                function(data["predictions"], *references, *budget, **kwargs)
+            except (ValueError, TypeError) as error:
+                raise type(error)(f"model {which}: {error}") from None
+        found = kpass.compare(function, a["predictions"], b["predictions"], *references,
+                              *budget, confidence=options.get("confidence", 0.95), **kwargs)
+        for one in found if isinstance(found, list) else [found]:
+            rows.append({"metric": label, "k": one.k, "A": one.a, "B": one.b,
+                         "A - B": one.difference, "SE": one.se, "lower": one.lo,
+                         "upper": one.hi, "p-value": one.p_value,
+                         "P(A better)": one.prob_a_better, "questions": one.questions})
+    return pd.DataFrame(rows, columns=COMPARE_COLUMNS)
+
+
+def compare_plot(table: pd.DataFrame):
+    """The difference A - B of each metric against k, with its interval and the zero line."""
+    figure = Figure(figsize=(7, 3.2))
+    axes = figure.subplots()
+    axes.axhline(0, color="black", linewidth=0.8)
+    with_k = table[table["k"].notna()]
+    for label, group in with_k.groupby("metric", sort=False):
+        group = group.sort_values("k")
+        ks = group["k"].astype(int).to_numpy()
+        line = axes.plot(ks, group["A - B"], marker="o", label=label)[0]
+        axes.fill_between(ks, group["lower"], group["upper"], alpha=0.18,
+                          color=line.get_color(), linewidth=0)
+    if len(with_k):
+        axes.set_xlabel("k")
+        axes.xaxis.get_major_locator().set_params(integer=True)
+        axes.legend(loc="best", fontsize="small")
+    else:
+        axes.errorbar(range(len(table)), table["A - B"], fmt="o", capsize=6,
+                      yerr=[table["A - B"] - table["lower"], table["upper"] - table["A - B"]])
+        axes.set_xticks(range(len(table)), list(table["metric"]))
+        axes.set_xlim(-1, len(table))
+    axes.set_ylabel("A - B (band: interval)")
+    axes.grid(alpha=0.3)
+    figure.tight_layout()
+    return figure
+
+
+def shown_compare(table: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
+    """The comparison as displayed: numbers rounded, k as text."""
+    display = table.copy()
+    for column in COMPARE_COLUMNS[2:-1]:
+        display[column] = [round(float(v), digits) for v in display[column]]
+    display["k"] = ["" if v is None or v != v else str(int(v)) for v in display["k"]]
+    return display
+
+
+def example_pair(kind: str = "binary") -> tuple[str, str]:
+    """Trials 1-2 against trials 3-4 of the bundled tau-bench run: two runs of one model."""
+    from kpass.data import tau_bench_outcomes
+
+    rows = tau_bench_outcomes()
+    gold = " | 1" if kind == "answers" else ""
+    return tuple("\n".join(" ".join(str(x) for x in row[half]) + gold for row in rows)
+                 for half in (slice(0, 2), slice(2, 4)))
+
+
+def run_compare(module: evaluate.EvaluationModule, controls: list[Control], text_a: str,
+                text_b: str, ks_text: str, *values: Any):
+    """Compare two models through kpass.compare; bad input becomes a located message."""
+    names, kind, family = input_names(module), module_kind(module), module_family(module)
+    sides: dict[str, list[Question]] = {"A": [], "B": []}
+    side = "A"
+    try:
+        sides["A"] = parse_questions(text_a, names, kind)
+        side = "B"
+        sides["B"] = parse_questions(text_b, names, kind)
+        side = ""
+        if len(sides["A"]) != len(sides["B"]):
+            raise ValueError(f"model A has {len(sides['A'])} questions and model B "
+                             f"{len(sides['B'])}: give both the same questions, in the same "
+                             "order (one a line)")
+        a, b = columns_of(sides["A"], names), columns_of(sides["B"], names)
+        if "R0" in a or "R0" in b:
+            raise ValueError("the comparison takes no prior outcomes (R0): remove the '| ...' "
+                             "part of the lines")
+        if kind == "answers" and "references" not in a:
+            raise ValueError("give each question's gold answer after '|' on model A's lines")
+        options = {c.name: parse_control(c, v) for c, v in zip(controls, values, strict=True)}
+        options = {name: value for name, value in options.items() if value is not None}
+        ks = parse_ks(ks_text) if uses_k(module) else None
+        table = within_deadline(compare_models, family, kind, a, b, ks, options)
+    except RecursionError:
+        return ("**Input error:** the input is nested too deeply; give one flat list of "
+                "outcomes per question", pd.DataFrame(columns=COMPARE_COLUMNS), None)
+    except (ValueError, TypeError, KeyError, OverflowError, MemoryError, TimeoutError) as error:
+        message = str(error).strip().strip("'\"") or type(error).__name__
+        named = re.match(r"model ([AB]): ", message)
+        if named:
+            side, message = named[1], message[named.end():]
+        where = f"model {side} box" if side else "input"
+        message = locate(message, sides.get(side, []), where) if side else message
+        return (f"**Input error:** {message}", pd.DataFrame(columns=COMPARE_COLUMNS), None)
+    note = (f"Compared {len(table)} value(s) over {len(sides['A'])} paired question(s): "
+            "A - B with its SE over questions; P(A better) from the two posteriors.")
+    return note, shown_compare(table), compare_plot(table)
 
 
 # ----------------------------------------------------------------------------- the page
@@ -773,6 +982,12 @@ UPLOAD_HELP = ("CSV or JSONL: one question a row (an `outcomes` column, or the o
                "column (long format, grouped by id).")
 # Narrow screens: the wide results table scrolls inside its box, never the page, and the
 # results come above the inputs.
+COMPARE_HELP = (
+    "The same questions for both models, one a line in the same order. It opens on trials "
+    "1-2 against trials 3-4 of the tau-bench run (one model twice: the difference should "
+    "be within its interval). **A - B** is the paired difference, **SE** its standard "
+    "error over questions, **p-value** the test of no difference, **P(A better)** the "
+    "posterior probability on these questions. The Compute tab's options apply.")
 CSS = """
 .gradio-container {max-width: min(1280px, 100vw) !important; margin: 0 auto;}
 .gradio-container .main, .gradio-container .wrap, .gradio-container .contain {min-width: 0;
@@ -816,31 +1031,62 @@ def build_demo(script: Path | None = None, module: evaluate.EvaluationModule | N
     with gr.Blocks(title=f"{name} (kpass)") as demo:
         gr.Markdown(f"## {name}\n{summary} Opens on the tau-bench airline sample (50 tasks x "
                     "4 trials of GPT-4o).", elem_id="kpass-header")
-        with gr.Row(equal_height=False, elem_id="kpass-main"):
-            with gr.Column(scale=2, min_width=300):
-                text = gr.Textbox(value=example_text(kind), lines=7, max_lines=7,
-                                  label=f"Outcomes ({' | '.join(names)})",
-                                  info=input_help(kind, names), elem_id="kpass-input")
-                upload = gr.File(label="...or upload a CSV / JSONL file (used instead)",
-                                 file_types=[".csv", ".jsonl", ".json", ".txt"], height=120,
-                                 elem_id="kpass-upload")
-                with gr.Row():
-                    ks = gr.Textbox(value=EXAMPLE_K, label="k values", visible=uses_k(module),
-                                    elem_id="kpass-k", min_width=120, scale=2)
-                    button = gr.Button("Compute", variant="primary", elem_id="kpass-run",
-                                       min_width=100, scale=1)
-                message = gr.Markdown(elem_id=MESSAGE_ID)
-                with gr.Accordion("Options (defaults shown)", open=True):
-                    with gr.Row():
-                        widgets = [parameter_widget(c) for c in controls]
-                    example = gr.Button("Reload the tau-bench example", size="sm",
-                                        elem_id="kpass-example")
-                gr.Markdown(f"{UPLOAD_HELP}\n\n{LIMITS}", elem_id="kpass-limits")
-            with gr.Column(scale=3, min_width=300):
-                table = gr.Dataframe(value=empty_table(), label="Results", interactive=False,
-                                     elem_id="kpass-table", max_height=330)
-                plot = gr.Plot(label="Each metric against k, with its credible band",
-                               elem_id="kpass-plot")
+        with gr.Tabs():
+            with gr.Tab("Compute", elem_id="kpass-tab-compute"):
+                with gr.Row(equal_height=False, elem_id="kpass-main"):
+                    with gr.Column(scale=2, min_width=300):
+                        text = gr.Textbox(value=example_text(kind), lines=7, max_lines=7,
+                                          label=f"Outcomes ({' | '.join(names)})",
+                                          info=input_help(kind, names), elem_id="kpass-input")
+                        upload = gr.File(label="...or upload a CSV / JSONL file (used instead)",
+                                         file_types=[".csv", ".jsonl", ".json", ".txt"], height=120,
+                                         elem_id="kpass-upload")
+                        with gr.Row():
+                            ks = gr.Textbox(value=EXAMPLE_K, label="k values",
+                                            visible=uses_k(module), elem_id="kpass-k",
+                                            min_width=120, scale=2)
+                            button = gr.Button("Compute", variant="primary", elem_id="kpass-run",
+                                               min_width=100, scale=1)
+                        message = gr.Markdown(elem_id=MESSAGE_ID)
+                        with gr.Accordion("Options (defaults shown)", open=True):
+                            with gr.Row():
+                                widgets = [parameter_widget(c) for c in controls]
+                            example = gr.Button("Reload the tau-bench example", size="sm",
+                                                elem_id="kpass-example")
+                        gr.Markdown(f"{UPLOAD_HELP}\n\n{LIMITS}", elem_id="kpass-limits")
+                    with gr.Column(scale=3, min_width=300):
+                        table = gr.Dataframe(value=empty_table(), label="Results",
+                                             interactive=False, elem_id="kpass-table",
+                                             max_height=330)
+                        plot = gr.Plot(label="Each metric against k, with its credible band",
+                                       elem_id="kpass-plot")
+            with gr.Tab("Compare two models", elem_id="kpass-tab-compare",
+                        visible=module_family(module) in COMPARED):
+                pair = example_pair(kind) if module_family(module) in COMPARED else ("", "")
+                with gr.Row(equal_height=False, elem_id="kpass-compare-main"):
+                    with gr.Column(scale=2, min_width=300):
+                        with gr.Row():
+                            text_a = gr.Textbox(value=pair[0], lines=6, max_lines=6,
+                                                label="Model A", elem_id="kpass-compare-a",
+                                                min_width=140)
+                            text_b = gr.Textbox(value=pair[1], lines=6, max_lines=6,
+                                                label="Model B", elem_id="kpass-compare-b",
+                                                min_width=140)
+                        with gr.Row():
+                            compare_ks = gr.Textbox(value="1, 2", label="k values",
+                                                    visible=uses_k(module), min_width=120,
+                                                    scale=2, elem_id="kpass-compare-k")
+                            compare_button = gr.Button("Compare", variant="primary",
+                                                       elem_id="kpass-compare-run",
+                                                       min_width=100, scale=1)
+                        compare_message = gr.Markdown(elem_id="kpass-compare-message")
+                        gr.Markdown(COMPARE_HELP, elem_id="kpass-compare-help")
+                    with gr.Column(scale=3, min_width=300):
+                        compare_table = gr.Dataframe(
+                            value=pd.DataFrame(columns=COMPARE_COLUMNS), label="A against B",
+                            interactive=False, elem_id="kpass-compare-table", max_height=300)
+                        compare_figure = gr.Plot(label="A - B against k, with its interval",
+                                                 elem_id="kpass-compare-plot")
         gr.Markdown(formulas(module_family(module)), latex_delimiters=LATEX,
                     elem_id="kpass-formulas")
 
@@ -855,6 +1101,14 @@ def build_demo(script: Path | None = None, module: evaluate.EvaluationModule | N
         example.click(lambda: (example_text(kind), None, EXAMPLE_K), None, [text, upload, ks]
                       ).then(compute, inputs, outputs)
         demo.load(compute, inputs, outputs)
+        if module_family(module) in COMPARED:
+            def compare(*args: Any):
+                return run_compare(module, controls, *args)
+
+            compare_inputs = [text_a, text_b, compare_ks, *widgets]
+            compare_outputs = [compare_message, compare_table, compare_figure]
+            compare_button.click(compare, compare_inputs, compare_outputs)
+            demo.load(compare, compare_inputs, compare_outputs)
     return demo
 
 

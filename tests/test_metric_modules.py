@@ -40,7 +40,7 @@ CLASSES = {"pass_at_k_bayes": "PassAtKBayes", "g_pass_at_k_bayes": "GPassAtKBaye
            "geo_spectrum_bayes": "GeoSpectrumBayes", "max_at_k_bayes": "MaxAtKBayes",
            "bayes_at_n": "BayesAtN", "avg_at_n_bayes": "AvgAtNBayes",
            "vote_at_k_bayes": "VoteAtKBayes"}
-SUFFIXES = ("", "_mu", "_sigma", "_lo", "_hi")
+SUFFIXES = ("", "_se", "_mu", "_sigma", "_lo", "_hi")
 
 
 def load(name, **kwargs):
@@ -60,9 +60,10 @@ def ragged_categorical(seed, m=19):
     return R, R0
 
 
-def put(out, key, point, interval):
+def put(out, key, point, interval, se):
     out[key] = point
-    for suffix, value in zip(SUFFIXES[1:], interval, strict=True):
+    out[key + "_se"] = se  # the SE over questions (kpass.standard_error, tested in test_stats)
+    for suffix, value in zip(SUFFIXES[2:], interval, strict=True):
         out[key + suffix] = value
 
 
@@ -85,23 +86,26 @@ def core_results(name, R, ks=(1, 4), R0=None, w=None):
     }
     for template, point, interval in pairs.get(name, []):
         for k in ks:
-            put(out, template.format(k), point(R, k), interval(R, k))
+            put(out, template.format(k), point(R, k), interval(R, k),
+                kpass.standard_error(point, R, k))
     if name == "geo_spectrum_bayes":
         from kpass._core.credits import mg_spectrum_weights
 
         for k in ks:
             weights = mg_spectrum_weights(k).tolist()
             put(out, f"threshold_spectrum@{k}", kpass.threshold_spectrum_at_k(R, k, weights),
-                kpass.threshold_spectrum_at_k_ci(R, k, weights))
+                kpass.threshold_spectrum_at_k_ci(R, k, weights),
+                kpass.standard_error(kpass.threshold_spectrum_at_k, R, k, weights))
     if name == "max_at_k_bayes":
         for k in ks:
-            put(out, f"max@{k}", kpass.max_at_k(R, k, w), kpass.max_at_k_ci(R, k, w, R0))
+            put(out, f"max@{k}", kpass.max_at_k(R, k, w), kpass.max_at_k_ci(R, k, w, R0),
+                kpass.standard_error(kpass.max_at_k, R, k, w))
     if name == "bayes_at_n":
         mu, sigma, lo, hi = kpass.bayes_ci(R, w, R0)
-        put(out, "bayes@n", mu, (mu, sigma, lo, hi))
+        put(out, "bayes@n", mu, (mu, sigma, lo, hi), kpass.standard_error(kpass.bayes, R, w, R0))
     if name == "avg_at_n_bayes":
         a, sigma, lo, hi = kpass.avg_ci(R, w)
-        put(out, "avg@n", a, (a, sigma, lo, hi))
+        put(out, "avg@n", a, (a, sigma, lo, hi), kpass.standard_error(kpass.avg, R, w))
     return out
 
 
@@ -241,7 +245,8 @@ def test_vote_module_matches_the_core():
     expected = {}
     for k in (1, 3):
         put(expected, f"vote@{k}", vote.vote_at_k(answers, gold, k),
-            vote.vote_at_k_ci(answers, gold, k))
+            vote.vote_at_k_ci(answers, gold, k),
+            kpass.standard_error(vote.vote_at_k, answers, gold, k))
     assert_same(results, expected)
     with pytest.raises(TypeError, match=r"predictions\[0\]\[1\]"):
         module.add_batch(predictions=[["1", 1]], references=["1"])

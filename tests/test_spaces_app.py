@@ -214,3 +214,87 @@ def test_results_table_groups_keys_by_metric_and_k_with_se():
 def test_formulas_are_short_latex(modules, name):
     text = app.formulas(app.module_family(modules[name]))
     assert "$" in text and len(text) < 900
+
+
+def test_a_slow_computation_is_stopped_at_the_deadline_and_the_page_stays_usable(
+        modules, monkeypatch):
+    import random
+    import time
+
+    rng = random.Random(0)  # vote@k intervals over many distinct answers: minutes at k = 16
+    text = "\n".join(" ".join(str(rng.randrange(20)) for _ in range(400)) + " | 1"
+                     for _ in range(50))
+    monkeypatch.setattr(app, "MAX_SECONDS", 1.0)
+    start = time.monotonic()
+    message, table, _ = run(modules["vote_at_k_bayes"], text, "16")
+    assert time.monotonic() - start < 10
+    assert "takes more than 1 s, the page's limit" in message and len(table) == 0
+    message, table, _ = run(modules["vote_at_k_bayes"], "a b a | a", "1, 2")
+    assert message.startswith("Computed") and len(table) == 2
+
+
+# ----------------------------------------------------------------------------- compare
+
+
+def compare(module, text_a, text_b, ks="1, 2", **changed):
+    controls = app.module_controls(module)
+    values = [changed.pop(c.name, app.control_value(c)) for c in controls]
+    return app.run_compare(module, controls, text_a, text_b, ks, *values)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_compare_tab_equals_kpass_compare(modules, name):
+    import kpass
+    from kpass.data import tau_bench_outcomes
+
+    module = modules[name]
+    kind = app.module_kind(module)
+    message, table, figure = compare(module, *app.example_pair(kind))
+    assert message.startswith("Compared") and figure is not None, message
+    rows = [list(row) for row in tau_bench_outcomes()]
+    A, B = [row[:2] for row in rows], [row[2:] for row in rows]
+    expected = []
+    for label, function in app.COMPARED[name]:
+        function = getattr(kpass, function)
+        if kind == "answers":
+            found = kpass.compare(function, [[str(x) for x in r] for r in A],
+                                  [[str(x) for x in r] for r in B], ["1"] * len(A), [1, 2])
+        elif app.uses_k(module):
+            found = kpass.compare(function, A, B, [1, 2])
+        else:
+            found = [kpass.compare(function, A, B)]
+        expected += [(label, c) for c in found]
+    assert len(table) == len(expected)
+    for (_, row), (label, c) in zip(table.iterrows(), expected, strict=True):
+        assert row["metric"] == label
+        shown = [row[column] for column in ("A", "B", "A - B", "SE", "lower", "upper",
+                                            "p-value", "P(A better)")]
+        assert shown == pytest.approx([c.a, c.b, c.difference, c.se, c.lo, c.hi, c.p_value,
+                                       c.prob_a_better], abs=6e-5)
+        assert row["questions"] == c.questions == 50
+
+
+def test_compare_options_reach_the_comparison(modules):
+    import kpass
+
+    A = [[1, 0, 1, 1], [0, 0, 1, 0], [1, 1, 1], [0, 1]]
+    B = [[1, 0, 0, 0], [0, 0, 0, 0], [1, 1, 0], [1, 1]]
+    text = ["\n".join(" ".join(map(str, r)) for r in R) for R in (A, B)]
+    _, table, _ = compare(modules["maj_at_k_bayes"], *text, "1, 3", short="skip",
+                          confidence=0.8)
+    expected = kpass.compare(kpass.maj_at_k, A, B, [1, 3], short="skip", confidence=0.8)
+    assert table["lower"].tolist() == pytest.approx([c.lo for c in expected], abs=6e-5)
+    assert table["questions"].tolist() == [4, 3]
+
+
+@pytest.mark.parametrize("text_a,text_b,needle", [
+    ("1 0\n0 1", "1 0\n0 2", "model B box, line 2, column 3: `predictions` must hold binary"),
+    ("1 0\n0 x", "1 0\n0 1", "model A box, line 2, column 3: `predictions` must hold numbers"),
+    ("1 0\n0 1", "1 0", "model A has 2 questions and model B 1"),
+    ("1 0\n0 1", "", "no input"),
+    ("[" * 5000, "1 0", "nested too deeply"),
+])
+def test_compare_errors_name_the_model_and_place(modules, text_a, text_b, needle):
+    message, table, figure = compare(modules["pass_at_k_bayes"], text_a, text_b, "1")
+    assert message.startswith("**Input error:**") and needle in message, message
+    assert len(table) == 0 and figure is None

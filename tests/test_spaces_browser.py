@@ -122,16 +122,16 @@ def wait_for_message(page, text):
     return page.inner_text("#kpass-message")
 
 
-def table(page):
-    """The results table: (header, rows of cell texts) as rendered (rows are virtualised)."""
-    return page.evaluate("""() => {
-        const root = document.querySelector('#kpass-table');
+def table(page, selector="#kpass-table"):
+    """A results table: (header, rows of cell texts) as rendered (rows are virtualised)."""
+    return page.evaluate("""selector => {
+        const root = document.querySelector(selector);
         const text = cell => cell.textContent.replace('\u22ee', '').trim();
         const header = Array.from(root.querySelectorAll('thead th')).map(text);
         const rows = Array.from(root.querySelectorAll('.virtual-row'))
             .map(row => Array.from(row.querySelectorAll('[role=gridcell]')).map(text));
         return [header, rows];
-    }""")
+    }""", selector)
 
 
 def assert_in_viewport(page, selector, viewport):
@@ -226,6 +226,48 @@ def test_upload_recomputes(built, browser, tmp_path):
             assert got[("pass^k", str(k))] == pytest.approx(kpass.pass_hat_k(R, k), abs=6e-5)
         assert_in_viewport(page, "#kpass-table", DESKTOP)
         page.screenshot(path=str(SCREENSHOTS / "upload.png"))
+        page.close()
+    finally:
+        stop(process)
+
+
+def test_compare_tab_values_equal_the_core(built, browser):
+    import kpass
+    from kpass.data import tau_bench_outcomes
+
+    process, url = serve(built["pass_at_k_bayes"])
+    try:
+        page = browser.new_page(viewport=DESKTOP)
+        page.goto(url)
+        wait_for_message(page, "Computed")
+        page.get_by_role("tab", name="Compare two models").click()
+        page.fill("#kpass-compare-k textarea, #kpass-compare-k input", "1, 2, 3")
+        rows = [list(row) for row in tau_bench_outcomes()]
+        A = [row[:2] + row[:1] for row in rows]  # three trials each: k = 3 is valid
+        B = [row[2:] + row[3:] for row in rows]
+        page.fill("#kpass-compare-a textarea", "\n".join(" ".join(map(str, r)) for r in A))
+        page.fill("#kpass-compare-b textarea", "\n".join(" ".join(map(str, r)) for r in B))
+        page.click("#kpass-compare-run")
+        page.wait_for_function(
+            "() => document.querySelector('#kpass-compare-message').innerText"
+            ".includes('Compared 6 value(s)')", timeout=60_000)
+        page.wait_for_timeout(400)
+        header, shown = table(page, "#kpass-compare-table")
+        assert len(shown) == 6
+        functions = {"pass@k": kpass.pass_at_k, "pass^k": kpass.pass_hat_k}
+        for row in shown:
+            label, k = row[header.index("metric")], int(row[header.index("k")])
+            c = kpass.compare(functions[label], A, B, k)
+            values = [float(row[header.index(name)]) for name in
+                      ("A", "B", "A - B", "SE", "lower", "upper", "p-value", "P(A better)")]
+            assert values == pytest.approx([c.a, c.b, c.difference, c.se, c.lo, c.hi,
+                                            c.p_value, c.prob_a_better], abs=6e-5), (label, k)
+        assert page.locator("#kpass-compare-plot img, #kpass-compare-plot svg").count() > 0
+        assert_in_viewport(page, "#kpass-compare-table", DESKTOP)
+        page.screenshot(path=str(SCREENSHOTS / "compare.png"))
+        page.set_viewport_size({"width": 420, "height": 800})
+        page.wait_for_timeout(300)
+        assert no_sideways_scroll(page)
         page.close()
     finally:
         stop(process)

@@ -17,7 +17,8 @@ import pytest
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parent.parent
-NAMES = sorted(p.name for p in (REPO / "metrics").iterdir() if (p / f"{p.name}.py").is_file())
+NAMES = sorted(p.name for folder in ("metrics", "comparisons") for p in (REPO / folder).iterdir()
+               if (p / f"{p.name}.py").is_file())
 
 
 def load_builder():
@@ -72,7 +73,10 @@ def test_install_then_load_by_bare_name_from_any_directory(venv):
         "r = m.compute(predictions=[[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], k=[1, 2])",
         "v = evaluate.load('vote_at_k_bayes').compute(predictions=[['a', 'b', 'a']],",
         "                                             references=['a'], k=1)",
-        "print(json.dumps({'pass@2': r['pass@2'], 'vote@1': v['vote@1']}))",
+        "c = evaluate.load('kpass_compare', module_type='comparison')",
+        "d = c.compute(predictions1=[[1, 1], [0, 1]], predictions2=[[0, 1], [0, 0]])",
+        "print(json.dumps({'pass@2': r['pass@2'], 'vote@1': v['vote@1'],",
+        "                  'difference': d['pass@1_difference']}))",
     ])
     result = subprocess.run([str(python), "-c", script], cwd=anywhere, env=env,
                             capture_output=True, text=True)
@@ -84,4 +88,6 @@ def test_install_then_load_by_bare_name_from_any_directory(venv):
     # Exact references: Pass@2 = mean(1 - C(n-c, 2)/C(n, 2)) with (n, c) = (5, 3), (5, 4);
     # vote@1 of ['a', 'b', 'a'] against 'a' is the chance one draw is 'a', 2/3.
     assert values["pass@2"] == pytest.approx(float((1 - Fraction(1, 10) + 1) / 2), abs=1e-15)
+    # the comparison from the wheel: Pass@1 of A (1, 1/2) minus B's (1/2, 0) is 1/2
+    assert values["difference"] == pytest.approx(0.5, abs=1e-15)
     assert values["vote@1"] == pytest.approx(2 / 3, abs=1e-15)

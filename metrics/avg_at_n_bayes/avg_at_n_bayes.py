@@ -52,8 +52,8 @@ Examples:
     >>> avg = evaluate.load("avg_at_n_bayes")
     >>> results = avg.compute(predictions=[[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], bounds=(0.0, 1.0))
     >>> {key: round(value, 4) for key, value in results.items()}
-    {'avg@n': 0.7, 'avg@n_mu': 0.7, 'avg@n_sigma': 0.1658, 'avg@n_lo': 0.375, 'avg@n_hi':
-    1.0}
+    {'avg@n': 0.7, 'avg@n_se': 0.1, 'avg@n_mu': 0.7, 'avg@n_sigma': 0.1658, 'avg@n_lo': 0.375,
+    'avg@n_hi': 1.0}
 """
 
 

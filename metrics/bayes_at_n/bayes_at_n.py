@@ -60,8 +60,8 @@ Examples:
     >>> results = bayes.compute(
     ...     predictions=[[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]], R0=[[0, 2], [1, 2]], w=[0.0, 0.5, 1.0])
     >>> {key: round(value, 6) for key, value in results.items()}
-    {'bayes@n': 0.575, 'bayes@n_mu': 0.575, 'bayes@n_sigma': 0.084275, 'bayes@n_lo':
-    0.409824, 'bayes@n_hi': 0.740176}
+    {'bayes@n': 0.575, 'bayes@n_se': 0.025, 'bayes@n_mu': 0.575, 'bayes@n_sigma': 0.084275,
+    'bayes@n_lo': 0.409824, 'bayes@n_hi': 0.740176}
 """
 
 

@@ -74,8 +74,10 @@ Examples:
     ...     predictions=[[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], k=[2, 3], tau=0.5)
     >>> SUFFIXES = ("_mu", "_sigma", "_lo", "_hi")
     >>> {key: round(value, 4) for key, value in results.items() if not key.endswith(SUFFIXES)}
-    {'g-pass@2': 0.45, 'g-pass@3': 0.25, 'g-pass@2_tau0.5': 0.95, 'g-pass@3_tau0.5': 0.85,
-    'mg-pass@2': 0.45, 'mg-pass@3': 0.1667}
+    {'g-pass@2': 0.45, 'g-pass@2_se': 0.15, 'g-pass@3': 0.25, 'g-pass@3_se': 0.15,
+    'g-pass@2_tau0.5': 0.95, 'g-pass@2_tau0.5_se': 0.05, 'g-pass@3_tau0.5': 0.85,
+    'g-pass@3_tau0.5_se': 0.15, 'mg-pass@2': 0.45, 'mg-pass@2_se': 0.15, 'mg-pass@3': 0.1667,
+    'mg-pass@3_se': 0.1}
 """
 
 

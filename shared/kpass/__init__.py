@@ -57,6 +57,7 @@ from .pass_at_k import (
     unanimous_at_k,
     unanimous_at_k_ci,
 )
+from .stats import Comparison, Plan, compare, plan, standard_error
 from .vote import vote_at_k, vote_at_k_ci
 
 __version__ = "0.1.0"
@@ -65,6 +66,8 @@ __all__ = [
     "ArgumentTypeError",
     "BinaryCounts",
     "CategoricalCounts",
+    "Comparison",
+    "Plan",
     "auc_at_k",
     "auc_at_k_ci",
     "avg",
@@ -73,6 +76,7 @@ __all__ = [
     "bayes_ci",
     "binary_counts",
     "categorical_counts",
+    "compare",
     "cons_at_k",
     "cons_at_k_ci",
     "g_pass_at_k",
@@ -97,6 +101,8 @@ __all__ = [
     "pass_at_k_ci",
     "pass_hat_k",
     "pass_hat_k_ci",
+    "plan",
+    "standard_error",
     "threshold_spectrum_at_k",
     "threshold_spectrum_at_k_ci",
     "unanimous_at_k",

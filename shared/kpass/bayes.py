@@ -12,10 +12,10 @@ from typing import Any
 
 from ._core.categorical import dirichlet_summary, prepare
 from ._core.driver import finish, normal_interval
-from ._core.inputs import check_bounds, check_confidence
+from ._core.inputs import check_bounds, check_confidence, check_flag
 
 
-def bayes(R: Any, w: Any = None, R0: Any = None) -> tuple[float, float]:
+def bayes(R: Any, w: Any = None, R0: Any = None, *, per_question: bool = False) -> Any:
     r"""Bayes@N: (mu, sigma) of the expected reward under a Dirichlet(+1) posterior.
 
     Formula:
@@ -29,9 +29,11 @@ def bayes(R: Any, w: Any = None, R0: Any = None) -> tuple[float, float]:
             :class:`kpass.CategoricalCounts`.
         w: length C+1 reward vector; None means R must be binary and w = (0, 1).
         R0: optional prior outcomes, (M, D) or one list per question.
+        per_question: return each question's posterior mean of its expected reward
+            instead (a numpy array; their average is mu).
 
     Returns:
-        (mu, sigma).
+        (mu, sigma), or the per-question posterior means.
 
     Raises:
         ValueError: categories outside [0, len(w) - 1], non-binary R without w, R0 with
@@ -56,6 +58,8 @@ def bayes(R: Any, w: Any = None, R0: Any = None) -> tuple[float, float]:
     """
     counts, weights = prepare(R, w, R0)
     scale, means, variances, _ = dirichlet_summary(counts, weights)
+    if check_flag(per_question, "per_question"):
+        return scale * means + 0.0
     m = means.size
     mu = scale * float(means.mean())
     sigma = scale * (math.sqrt(float(variances.sum())) / m)

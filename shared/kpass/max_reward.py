@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._core.categorical import distinct_rows, prepare
-from ._core.credits import pass_credit, power_variance
+from ._core.credits import power_variance
 from ._core.driver import finish, normal_interval
 from ._core.inputs import (
     BinaryCounts,
@@ -27,7 +27,7 @@ from ._core.inputs import (
     check_short,
     normalize_ks,
 )
-from ._core.kernels import hypergeom_expectation, log_beta_power_moments, log_power_variance_ratio
+from ._core.kernels import log_beta_power_moments, log_draw_all_from, log_power_variance_ratio
 from ._core.states import states_for
 from .bayes import bayes_ci
 
@@ -95,14 +95,18 @@ def max_at_k(R: Any, k: Any, w: Any = None, *, short: str = "error",
     for budget in ks:
         states = states_for(BinaryCounts(n, np.zeros_like(n)), budget, short)
         kept = states.kept if states.kept is not None else np.ones(n.size, dtype=bool)
-        values = np.full(int(kept.sum()), levels[0])
+        anchor = _anchor(levels)
+        values = np.full(int(kept.sum()), levels[anchor])
         if levels.size > 1:
-            above = n[kept, None] - np.cumsum(grouped[kept], axis=1)[:, :-1]
+            at_most = np.cumsum(grouped[kept], axis=1)[:, :-1]
             pairs, _, inverse = distinct_rows(
-                np.stack([np.repeat(n[kept], levels.size - 1), above.ravel()], axis=1))
-            exceed = hypergeom_expectation(pairs[:, 0], pairs[:, 1], budget,
-                                           pass_credit(budget).values)
-            values = values + exceed[inverse].reshape(above.shape) @ np.diff(levels)
+                np.stack([np.repeat(n[kept], levels.size - 1), at_most.ravel()], axis=1))
+            # log P(every draw has reward <= r_l) = log(C(m_l, k) / C(n, k))
+            log_all = log_draw_all_from(pairs[:, 0], pairs[:, 1], budget)[inverse].reshape(
+                at_most.shape)
+            gaps = np.diff(levels)
+            values = (values + (-np.expm1(log_all[:, anchor:])) @ gaps[anchor:]
+                      - np.exp(log_all[:, :anchor]) @ gaps[:anchor])
         if per_question:
             out = np.full(n.size, np.nan)
             out[kept] = values
@@ -112,9 +116,23 @@ def max_at_k(R: Any, k: Any, w: Any = None, *, short: str = "error",
     return finish(results, many)
 
 
-def _posterior_rows(gamma: npt.NDArray[np.int64], gaps: FloatArray, k: int
+def _anchor(levels: FloatArray) -> int:
+    """The reward level nearest 0, from which Max@k is written as up minus down moves.
+
+    max = r_a + sum_{l>=a} gap_l [max > r_l] - sum_{l<a} gap_l [max <= r_l]: both sums are
+    non-negative, so rewards far below 0 (-1e300) do not swamp small positive ones
+    (1e155) as they do in r_1 + sum_l gap_l [max > r_l].
+    """
+    return int(np.argmin(np.abs(levels)))
+
+
+def _posterior_rows(gamma: npt.NDArray[np.int64], gaps: FloatArray, k: int, anchor: int
                     ) -> tuple[FloatArray, FloatArray]:
-    """Posterior mean increment and variance of sum_l gap_l (1 - A_l^k), A_l ~ Beta."""
+    """Posterior mean move from level ``anchor`` and the variance of the Max@k target.
+
+    The target is r_a + sum_{l>=a} gap_l (1 - A_l^k) - sum_{l<a} gap_l A_l^k, A_l ~ Beta
+    (see :func:`_anchor`).
+    """
     total = gamma.sum(axis=1).astype(np.float64)
     cumulative = np.cumsum(gamma, axis=1)[:, :-1].astype(np.float64)
     levels = cumulative.shape[1]
@@ -122,7 +140,8 @@ def _posterior_rows(gamma: npt.NDArray[np.int64], gaps: FloatArray, k: int
     for level in range(levels):
         a = cumulative[:, level]
         log_ak[:, level] = log_beta_power_moments(a, total - a, k)
-    mean = (-np.expm1(log_ak)) @ gaps
+    mean = ((-np.expm1(log_ak[:, anchor:])) @ gaps[anchor:]
+            - np.exp(log_ak[:, :anchor]) @ gaps[:anchor])
     log_a2k = np.stack([log_beta_power_moments(cumulative[:, level], total - cumulative[:, level],
                                                2 * k) for level in range(levels)], axis=1)
     variance = np.zeros(total.size)
@@ -206,8 +225,9 @@ def max_at_k_ci(R: Any, k: Any, w: Any = None, R0: Any = None, confidence: float
             # On gaps / s (s = the reward range), so squared gaps stay finite; scaled back.
             gaps = np.diff(levels)
             scale = float(gaps.sum())
-            increment, variance = _posterior_rows(rows, gaps / scale, budget)
-            mu = float(levels[0] + scale * (np.dot(multiplicity, increment) / m))
+            anchor = _anchor(levels)
+            increment, variance = _posterior_rows(rows, gaps / scale, budget, anchor)
+            mu = float(levels[anchor] + scale * (np.dot(multiplicity, increment) / m))
             sigma = scale * (math.sqrt(float(np.dot(multiplicity, variance))) / m)
         results.append((mu, sigma, *normal_interval(mu, sigma, confidence, clip)))
     return finish(results, many)

@@ -400,7 +400,8 @@ def log_beta_power_moments(alpha: FloatArray, beta: FloatArray, k: int) -> Float
         a = alpha[start:stop, None]
         b = beta[start:stop, None]
         i = np.arange(k, dtype=np.float64)[None, :]
-        out[start:stop] = -np.sum(np.log1p(b / (a + i)), axis=1)
+        with np.errstate(over="ignore"):  # b / a beyond 1e308: log inf, and E[p^k] is 0
+            out[start:stop] = -np.sum(np.log1p(b / (a + i)), axis=1)
     return out
 
 
@@ -419,7 +420,8 @@ def log_power_variance_ratio(alpha: FloatArray, beta: FloatArray, k: int) -> Flo
         a = alpha[start:stop, None]
         b = beta[start:stop, None]
         i = np.arange(k, dtype=np.float64)[None, :]
-        out[start:stop] = np.sum(np.log1p(k * (b / (a + b + k + i)) / (a + i)), axis=1)
+        with np.errstate(over="ignore"):  # as above: the variance it scales is 0
+            out[start:stop] = np.sum(np.log1p(k * (b / (a + b + k + i)) / (a + i)), axis=1)
     return out
 
 

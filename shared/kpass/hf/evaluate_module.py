@@ -52,8 +52,10 @@ from .._core.inputs import (
     categorical_counts,
 )
 from .vocabulary import (
+    COMPARISONS,
     FAMILIES,
     INPUTS,
+    PairedCounts,
     check_options,
     compute_results,
     module_inputs,
@@ -72,6 +74,8 @@ INPUT_FEATURES = {
                                       "R0": datasets.List(_INT)}),
     "answers": datasets.Features({"predictions": datasets.List(datasets.Value("string")),
                                   "references": datasets.Value("string")}),
+    "binary_pair": datasets.Features({"predictions1": datasets.List(_INT),
+                                      "predictions2": datasets.List(_INT)}),
 }
 
 #: What is written to Arrow: per-question counts (answers stay strings, validated first).
@@ -80,10 +84,13 @@ STORED_FEATURES = {
     "categorical": datasets.Features({"counts": datasets.List(_INT),
                                       "prior_counts": datasets.List(_INT)}),
     "answers": INPUT_FEATURES["answers"],
+    "binary_pair": datasets.Features({"n_samples1": _INT, "n_correct1": _INT,
+                                      "n_samples2": _INT, "n_correct2": _INT}),
 }
 
 
-__all__ = ["KPassMetric", "build_demo", "default_metrics_dir", "install_metric_modules", "main"]
+__all__ = ["KPassComparison", "KPassMetric", "build_demo", "default_metrics_dir",
+           "install_metric_modules", "main"]
 
 
 class KPassMetric(evaluate.Metric, abc.ABC):
@@ -180,6 +187,8 @@ class KPassMetric(evaluate.Metric, abc.ABC):
             if self.kind == "binary":
                 counts = binary_counts(predictions, name="predictions")
                 return pa.table({"n_samples": counts.n_samples, "n_correct": counts.n_correct})
+            if self.kind == "binary_pair":
+                return _pair_table(predictions)
             if self.kind == "categorical":
                 counts = categorical_counts(predictions, R0, name="predictions")
                 return pa.table({"counts": _list_column(counts.counts),
@@ -361,6 +370,86 @@ class KPassMetric(evaluate.Metric, abc.ABC):
         self.file_paths = None
 
 
+class KPassComparison(KPassMetric, abc.ABC):
+    """Abstract base of the kpass comparison modules (``comparisons/<name>/``).
+
+    Two models on the same questions: ``predictions1`` (model A) and ``predictions2``
+    (model B), one list of binary outcomes per question, row q of both being question q.
+    Each batch is validated and counted when added (both runs' counts go to Arrow side by
+    side, so batches, processes and retries keep the pairing); ``compute`` returns the
+    paired comparison of :func:`kpass.compare` for every k as flat floats.
+    """
+
+    def kpass_info(self, *, description: str, citation: str, inputs_description: str,
+                   reference_urls: Sequence[str] = ()) -> evaluate.ComparisonInfo:
+        """``ComparisonInfo`` with the two runs as features.
+
+        Args:
+            description: the script's ``_DESCRIPTION``.
+            citation: the script's ``_CITATION``.
+            inputs_description: the script's ``_KWARGS_DESCRIPTION``.
+            reference_urls: papers behind the comparison.
+
+        Returns:
+            The info ``evaluate`` reads (``module_type="comparison"``).
+        """
+        return evaluate.ComparisonInfo(
+            module_type="comparison",
+            description=description,
+            citation=citation,
+            inputs_description=inputs_description,
+            features=INPUT_FEATURES["binary_pair"],
+            reference_urls=list(reference_urls),
+        )
+
+    def add_batch(self, *, predictions1: Any = None, predictions2: Any = None,
+                  predictions: Any = None, **kwargs: Any) -> None:
+        """Add a batch of questions answered by both models.
+
+        Args:
+            predictions1: model A's outcome lists, one per question.
+            predictions2: model B's outcome lists on the same questions, in the same order.
+            predictions: internal (an already paired batch).
+            **kwargs: refused (a comparison takes no other input).
+
+        Raises:
+            ValueError: a bad outcome (named), or different numbers of questions.
+        """
+        if predictions is None:
+            if _is_empty(predictions1) and _is_empty(predictions2):
+                return
+            predictions = _Paired(predictions1, predictions2)
+        super().add_batch(predictions=predictions, **kwargs)
+
+    def add(self, *, prediction1: Any = None, prediction2: Any = None, **kwargs: Any) -> None:
+        """Add one question: model A's outcomes and model B's.
+
+        Args:
+            prediction1: model A's outcomes on the question.
+            prediction2: model B's outcomes on it.
+            **kwargs: refused.
+        """
+        self.add_batch(predictions1=[prediction1], predictions2=[prediction2], **kwargs)
+
+    def compute(self, *, predictions1: Any = None, predictions2: Any = None,
+                **kwargs: Any) -> dict[str, Any] | None:
+        """The paired comparison over every question added (and any passed here).
+
+        Args:
+            predictions1: optional last batch of model A.
+            predictions2: the same questions for model B.
+            **kwargs: keyword options (``metric``, ``k``, ``tau``, ``confidence``,
+                ``short``, ``key_style``; the family's other keywords are ignored).
+
+        Returns:
+            A flat dict of Python floats on process 0; None on other processes.
+        """
+        paired = None
+        if predictions1 is not None or predictions2 is not None:
+            paired = _Paired(predictions1, predictions2)
+        return super().compute(predictions=paired, **kwargs)
+
+
 # ----------------------------------------------------------------------------- helpers
 
 
@@ -393,9 +482,50 @@ def _matrix(column: pa.ChunkedArray) -> np.ndarray:
     return matrix
 
 
+def _pair_table(pair: Any) -> pa.Table:
+    """Both models' counts of one batch, question by question."""
+    if not isinstance(pair, _Paired):
+        raise ArgumentTypeError("a comparison takes `predictions1` and `predictions2`, one list "
+                                "of outcomes per question for each model")
+    first = binary_counts(pair.first, name="predictions1")
+    second = binary_counts(pair.second, name="predictions2")
+    if first.n_questions != second.n_questions:
+        raise ValueError("`predictions1` and `predictions2` must hold the same questions, row q "
+                         f"of both being question q; got {first.n_questions} and "
+                         f"{second.n_questions} questions")
+    return pa.table({"n_samples1": first.n_samples, "n_correct1": first.n_correct,
+                     "n_samples2": second.n_samples, "n_correct2": second.n_correct})
+
+
+class _Paired:
+    """One batch of a comparison: model A's and model B's outcome lists."""
+
+    def __init__(self, first: Any, second: Any) -> None:
+        if first is None or second is None:
+            raise ValueError("a comparison needs both `predictions1` (model A) and "
+                             "`predictions2` (model B)")
+        self.first, self.second = first, second
+
+    def __len__(self) -> int:
+        return max(_length(self.first), _length(self.second))
+
+
+def _length(value: Any) -> int:
+    try:
+        return len(value)
+    except TypeError:
+        return 1
+
+
 def _state_from_table(kind: str, table: pa.Table) -> Any:
     if table.num_rows == 0:
         raise ValueError("no questions to compute on")
+    if kind == "binary_pair":
+        def column(name: str) -> np.ndarray:
+            return np.array(table.column(name).to_numpy(), dtype=np.int64)
+
+        return PairedCounts(BinaryCounts(column("n_samples1"), column("n_correct1")),
+                            BinaryCounts(column("n_samples2"), column("n_correct2")))
     if kind == "binary":
         return BinaryCounts(np.array(table.column("n_samples").to_numpy(), dtype=np.int64),
                             np.array(table.column("n_correct").to_numpy(), dtype=np.int64))
@@ -406,6 +536,9 @@ def _state_from_table(kind: str, table: pa.Table) -> Any:
 
 
 def _concat(kind: str, parts: list[Any]) -> Any:
+    if kind == "binary_pair":
+        return PairedCounts(BinaryCounts.concat([part.a for part in parts]),
+                            BinaryCounts.concat([part.b for part in parts]))
     if kind == "binary":
         return BinaryCounts.concat(parts)
     if kind == "categorical":
@@ -414,7 +547,7 @@ def _concat(kind: str, parts: list[Any]) -> Any:
 
 
 def _n_questions(state: Any) -> int:
-    return len(state[0]) if isinstance(state, tuple) else state.n_questions
+    return len(state[0]) if isinstance(state, tuple) else int(state.n_questions)
 
 
 def _check_answers(predictions: Any, references: Any) -> tuple[list[list[str]], list[str]]:
@@ -467,6 +600,14 @@ def default_metrics_dir() -> Path:
     return Path(__file__).resolve().parents[3] / "metrics"
 
 
+def default_comparisons_dir() -> Path:
+    """Where the comparison scripts are: in the package (a wheel), else ``comparisons/``."""
+    packaged = Path(__file__).resolve().parents[1] / "comparisons"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[3] / "comparisons"
+
+
 def install_metric_modules(source: str | os.PathLike[str] | None = None,
                            modules_cache: str | os.PathLike[str] | None = None) -> list[Path]:
     """Copy the metric scripts into evaluate's modules cache, so bare names load offline.
@@ -486,6 +627,8 @@ def install_metric_modules(source: str | os.PathLike[str] | None = None,
         The installed script paths.
     """
     source_dir = Path(source) if source is not None else default_metrics_dir()
+    comparisons_dir = source_dir.parent / "comparisons" if source is not None else \
+        default_comparisons_dir()
     cache = Path(modules_cache) if modules_cache is not None else Path(
         evaluate.config.HF_MODULES_CACHE)
     root = cache / evaluate.config.MODULE_NAME_FOR_DYNAMIC_MODULES
@@ -495,11 +638,14 @@ def install_metric_modules(source: str | os.PathLike[str] | None = None,
         (package / "__init__.py").touch(exist_ok=True)
     installed = []
     for name in sorted(FAMILIES):
-        script = source_dir / name / f"{name}.py"
+        comparison = name in COMPARISONS
+        script = (comparisons_dir if comparison else source_dir) / name / f"{name}.py"
         if not script.is_file():
             continue
         digest = hashlib.sha256(script.read_bytes()).hexdigest()
-        folder = metrics_root / f"evaluate-metric--{name}"
+        # evaluate looks a cached comparison up as metrics/evaluate-comparison--<name>
+        kind = "comparison" if comparison else "metric"
+        folder = metrics_root / f"evaluate-{kind}--{name}"
         target_dir = folder / digest
         target_dir.mkdir(parents=True, exist_ok=True)
         (folder / "__init__.py").touch(exist_ok=True)

@@ -63,10 +63,12 @@ KEYWORDS: dict[str, str] = {
     "per_question": "bool: also return per-question point estimates (default False)",
     "key_style": '"kpass" (default: pass@8, pass^4_sigma) or "safe": names every logger '
                  "takes (MLflow, TensorBoard, W&B): pass_at_8/estimate, pass_hat_4/sigma",
+    "metric": 'the metric kpass_compare compares: "pass@k" (default), "pass^k", "g-pass@k", '
+              '"g-pass@k_tau" (with tau), "mg-pass@k", "maj@k", "auc@k"',
 }
 
 #: Inputs (Arrow columns), not options: they travel with their questions.
-INPUTS = ("predictions", "references", "R0")
+INPUTS = ("predictions", "references", "R0", "predictions1", "predictions2")
 
 SUFFIXES = ("_mu", "_sigma", "_lo", "_hi")
 
@@ -150,6 +152,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "ties": _check_ties,
     "per_question": lambda v: check_flag(v, "per_question"),
     "key_style": _check_key_style,
+    "metric": lambda v: _check_compared(v),
 }
 
 
@@ -190,7 +193,8 @@ def unknown_keyword_message(module: str, name: str, when: str) -> str:
 
 
 # Trailing parts of a result key that name a statistic of the value before them.
-_STATISTICS = re.compile(r"_(mu|sigma|lo|hi|se|per_question)$")
+_STATISTICS = re.compile(r"_(mu|sigma|lo|hi|se|per_question|a|b|difference|p_value|se_unpaired"
+                         r"|correlation|prob_a_better|mde|questions)$")
 _OPERATORS = {"@": "_at_", "^": "_hat_"}
 
 
@@ -223,10 +227,41 @@ def number_label(value: float) -> str:
     return short if float(short) == value else repr(float(value))
 
 
-def _put(results: dict[str, Any], key: str, point: Any, interval: Sequence[Any]) -> None:
+def _put(results: dict[str, Any], key: str, point: Any, interval: Sequence[Any],
+         se: float | None = None) -> None:
     results[key] = float(point)
+    if se is not None:
+        results[key + "_se"] = float(se)
     for suffix, value in zip(SUFFIXES, interval, strict=True):
         results[key + suffix] = float(value)
+
+
+def _standard_errors(point: Callable[..., Any], state: Any, ks: list[int] | None, *args: Any,
+                     before_k: tuple[Any, ...] = (), **kwargs: Any) -> list[float | None]:
+    """The ``_se`` of every k: SE over questions (None where fewer than 2 were used).
+
+    ``ks`` is the list of budgets, or None for the families without k; ``before_k`` are
+    positional arguments that come before k (the references of ``vote_at_k``).
+    """
+    from ..stats import TooFewQuestionsError
+
+    standard_error = _kpass().standard_error
+    if ks is None:
+        try:
+            return [standard_error(point, state, *before_k, *args, **kwargs)]
+        except TooFewQuestionsError:
+            return [None]
+    try:
+        return list(standard_error(point, state, *before_k, ks, *args, **kwargs))
+    except TooFewQuestionsError:
+        pass
+    values: list[float | None] = []
+    for budget in ks:
+        try:
+            values.append(standard_error(point, state, *before_k, budget, *args, **kwargs))
+        except TooFewQuestionsError:  # short="skip" left fewer than 2 questions at this k
+            values.append(None)
+    return values
 
 
 def _per_question(values: Any) -> list[float]:
@@ -267,12 +302,13 @@ def _run_series(results: dict[str, Any], state: Any, ks: list[int], series: _Ser
                    **(series.interval_kw or {})}
     points = series.point(state, ks, *series.args, **point_kw)
     intervals = series.interval(state, ks, *series.args, **interval_kw)
+    ses = _standard_errors(series.point, state, ks, *series.args, **point_kw)
     per_question = options.get("per_question", False) and _accepts(series.point, "per_question")
     per_k = (series.point(state, ks, *series.args, per_question=True, **point_kw)
              if per_question else [None] * len(ks))
-    for budget, value, interval, each in zip(ks, points, intervals, per_k, strict=True):
+    for budget, value, interval, se, each in zip(ks, points, intervals, ses, per_k, strict=True):
         key = series.key.format(k=budget)
-        _put(results, key, value, interval)
+        _put(results, key, value, interval, se)
         if each is not None:
             results[key + "_per_question"] = _per_question(each)
 
@@ -394,12 +430,6 @@ def max_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     return results
 
 
-def _single_questions(state: Any) -> list[Any]:
-    counts_type = type(state)
-    return [counts_type(state.counts[i:i + 1], state.prior_counts[i:i + 1])
-            for i in range(state.n_questions)]
-
-
 def bayes_at_n(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     """Bayes@N with weights ``w`` and prior outcomes: key ``bayes@n``.
 
@@ -409,12 +439,12 @@ def bayes_at_n(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     kp = _kpass()
     kw = {**_pick(options, "w"), **_pick(options, *_CATEGORICAL_INTERVAL)}
     mu, sigma, lo, hi = kp.bayes_ci(state, **kw)
+    w = _pick(options, "w")
     results: dict[str, Any] = {}
-    _put(results, "bayes@n", mu, (mu, sigma, lo, hi))
+    _put(results, "bayes@n", mu, (mu, sigma, lo, hi),
+         _standard_errors(kp.bayes, state, None, **w)[0])
     if options.get("per_question", False):
-        w = _pick(options, "w")
-        results["bayes@n_per_question"] = [float(kp.bayes(one, **w)[0])
-                                           for one in _single_questions(state)]
+        results["bayes@n_per_question"] = _per_question(kp.bayes(state, **w, per_question=True))
     return results
 
 
@@ -428,7 +458,8 @@ def avg_at_n_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     kw = {**_pick(options, "w"), **_pick(options, *_CATEGORICAL_INTERVAL)}
     a, sigma, lo, hi = kp.avg_ci(state, **kw)
     results: dict[str, Any] = {}
-    _put(results, "avg@n", a, (a, sigma, lo, hi))
+    _put(results, "avg@n", a, (a, sigma, lo, hi),
+         _standard_errors(kp.avg, state, None, **_pick(options, "w"))[0])
     if options.get("per_question", False):
         results["avg@n_per_question"] = _per_question(
             kp.avg(state, **_pick(options, "w"), per_question=True))
@@ -445,14 +476,83 @@ def vote_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     points = vote.vote_at_k(answers, references, ks, **common)
     intervals = vote.vote_at_k_ci(answers, references, ks, **common,
                                   **_pick(options, "confidence", "bounds", "prior"))
+    ses = _standard_errors(vote.vote_at_k, answers, ks, before_k=(references,), **common)
     per_question = options.get("per_question", False)
     results: dict[str, Any] = {}
-    for budget, value, interval in zip(ks, points, intervals, strict=True):
+    for budget, value, interval, se in zip(ks, points, intervals, ses, strict=True):
         key = f"vote@{budget}"
-        _put(results, key, value, interval)
+        _put(results, key, value, interval, se)
         if per_question:
             results[key + "_per_question"] = _per_question(
                 vote.vote_at_k(answers, references, budget, per_question=True, **common))
+    return results
+
+
+@dataclass(frozen=True)
+class PairedCounts:
+    """Two models' counts on the same questions (row q of both is question q)."""
+
+    a: Any
+    b: Any
+
+    @property
+    def n_questions(self) -> int:
+        """Number of questions (the same in both runs)."""
+        return int(self.a.n_questions)
+
+
+#: What kpass_compare can compare: metric name -> (key template, core point function name).
+COMPARED = {
+    "pass@k": ("pass@{k}", "pass_at_k"),
+    "pass^k": ("pass^{k}", "pass_hat_k"),
+    "g-pass@k": ("g-pass@{k}", "g_pass_at_k"),
+    "g-pass@k_tau": ("g-pass@{k}_tau{tau}", "g_pass_at_k_tau"),
+    "mg-pass@k": ("mg-pass@{k}", "mg_pass_at_k"),
+    "maj@k": ("maj@{k}", "maj_at_k"),
+    "auc@k": ("auc@{k}", "auc_at_k"),
+}
+
+#: The fields of a paired comparison reported per k (``correlation`` only when defined).
+COMPARISON_FIELDS = ("a", "b", "difference", "se", "lo", "hi", "p_value", "se_unpaired",
+                     "correlation", "prob_a_better", "mde", "questions")
+
+
+def _check_compared(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ArgumentTypeError(f"`metric` must be a string; got metric={_show(value)}")
+    if value not in COMPARED:
+        raise ValueError(f"`metric` must be one of {list(COMPARED)}; got metric={value!r}")
+    return value
+
+
+def kpass_compare(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Paired comparison of two models (``predictions1`` = A, ``predictions2`` = B).
+
+    Keys ``<metric key>_<field>`` for every k (and tau), e.g. ``pass@8_difference``,
+    ``pass@8_se``, ``pass@8_lo``, ``pass@8_hi``, ``pass@8_p_value``,
+    ``pass@8_prob_a_better`` (fields: :data:`COMPARISON_FIELDS`).
+    """
+    kp = _kpass()
+    name = options.get("metric", "pass@k")
+    template, function = COMPARED[name]
+    point = getattr(kp, function)
+    taus = [None]
+    if "{tau}" in template:
+        if "tau" not in options:
+            raise ValueError('`tau` is required with metric="g-pass@k_tau"')
+        taus = _floats(options["tau"], "tau", lambda x, n: check_tau(x))[0]
+    ks = _ks(options)
+    kw = {**_pick(options, "short", "confidence")}
+    results: dict[str, Any] = {}
+    for tau in taus:
+        args = () if tau is None else (tau,)
+        found = kp.compare(point, state.a, state.b, ks, *args, **kw)
+        for budget, comparison in zip(ks, found, strict=True):
+            key = template.format(k=budget, tau=None if tau is None else number_label(tau))
+            for field in COMPARISON_FIELDS:
+                value = getattr(comparison, field)
+                if value is not None:
+                    results[f"{key}_{field}"] = float(value)
     return results
 
 
@@ -467,7 +567,11 @@ FAMILIES: dict[str, tuple[str, Callable[[Any, Mapping[str, Any]], dict[str, Any]
     "bayes_at_n": ("categorical", bayes_at_n),
     "avg_at_n_bayes": ("categorical", avg_at_n_bayes),
     "vote_at_k_bayes": ("answers", vote_at_k_bayes),
+    "kpass_compare": ("binary_pair", kpass_compare),
 }
+
+#: Families that are `evaluate` comparisons (folder ``comparisons/<name>/``), not metrics.
+COMPARISONS = ("kpass_compare",)
 
 
 def module_inputs(module: str) -> tuple[str, ...]:
@@ -475,6 +579,8 @@ def module_inputs(module: str) -> tuple[str, ...]:
     kind = FAMILIES[module][0]
     if kind == "answers":
         return ("predictions", "references")
+    if kind == "binary_pair":
+        return ("predictions1", "predictions2")
     if module in ("max_at_k_bayes", "bayes_at_n"):  # the two with prior outcomes
         return ("predictions", "R0")
     return ("predictions",)

@@ -21,6 +21,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from .._core.inputs import BinaryCounts
 from .progress import Progress
 from .rows import INSTALL_HINT, Batch, ReportError, Unreadable, check_arrow_type, pick_column, show
 
@@ -152,8 +153,15 @@ class _JsonlReader(_RecordReader):
                 try:
                     rows.append(self._parse(scan, line.decode("utf-8").strip(), number))
                 except UnicodeDecodeError as error:
-                    rows.append(Unreadable(f"not UTF-8 text ({error.reason} at byte "
-                                           f"{error.start + 1} of the line)"))
+                    # Bad bytes in another field are not ours to judge (pyarrow's fast path
+                    # ignores them too); in the outcomes they are an error.
+                    value = self._parse(scan, line.decode("utf-8", "surrogateescape").strip(),
+                                        number)
+                    if isinstance(value, Unreadable) or (
+                            isinstance(value, list) and any(isinstance(v, str) for v in value)):
+                        value = Unreadable(f"not UTF-8 text ({error.reason} at byte "
+                                           f"{error.start + 1} of the line)")
+                    rows.append(value)
                 lines.append(number)
                 if len(rows) >= self.chunk_size:
                     yield Batch(rows, 0, "line", lines)
@@ -162,6 +170,25 @@ class _JsonlReader(_RecordReader):
             if rows:
                 yield Batch(rows, 0, "line", lines)
             self._update(raw.tell())
+
+    def fast_counts(self) -> list[BinaryCounts]:
+        """The counts by pyarrow's JSON reader (:mod:`kpass.io.fast`); raises FallbackError."""
+        from .fast import jsonl_counts
+
+        self._start(self.path.stat().st_size, "bytes")
+        self.column, parts = jsonl_counts(self.path, self.requested, self.source,
+                                          self.chunk_size, self.progress)
+        return parts
+
+    def locate(self, index: int) -> str:
+        """The line of question ``index`` (0-based): the index-th non-blank line."""
+        with _open_bytes(self.path) as (stream, _):
+            seen = -1
+            for number, line in enumerate(stream, 1):
+                seen += bool(line.strip())
+                if seen == index:
+                    return f"line {number}"
+        return f"question {index + 1}"  # pragma: no cover - index is a question of the file
 
     def _parse(self, scan: Any, body: str, number: int) -> Any:
         try:
@@ -340,7 +367,7 @@ class _CsvReader(_Reader):
                     rows.append(Unreadable(f"the row has {len(record)} fields; `{self.column}` "
                                             f"is field {index + 1}"))
                 else:
-                    rows.append(parse_cell(record[index]))
+                    rows.append(_parse_text_cell(record[index]))
                 lines.append(reader.line_num)
                 if len(rows) >= self.chunk_size:
                     yield Batch(rows, 0, "line", lines)
@@ -352,9 +379,41 @@ class _CsvReader(_Reader):
 
 
     def _decoded(self, stream: BinaryIO) -> Iterator[str]:
-        # Decoded line by line (not by io.TextIOWrapper) so bad bytes are located by line.
+        # Decoded line by line (not by io.TextIOWrapper) so bad bytes are located by line;
+        # kept as surrogates, so only bad bytes in the outcome cell are an error.
         for _, line in self._lines(stream):
-            yield line.decode("utf-8")
+            yield line.decode("utf-8", "surrogateescape")
+
+    def fast_counts(self) -> list[BinaryCounts]:
+        """The counts by pyarrow's CSV reader (:mod:`kpass.io.fast`); raises FallbackError."""
+        from .fast import csv_counts
+
+        self._start(self.path.stat().st_size, "bytes")
+        self.column, parts = csv_counts(self.path, self.requested, self.source, self.delimiter,
+                                        self.chunk_size, self.progress)
+        return parts
+
+    def locate(self, index: int) -> str:
+        """The line of question ``index`` (0-based): where its non-blank record ends."""
+        with _open_bytes(self.path) as (stream, _):
+            reader = csv.reader(self._decoded(stream), delimiter=self.delimiter)
+            seen = -2  # the header is the first non-blank record
+            for record in reader:
+                seen += any(cell.strip() for cell in record)
+                if seen == index:
+                    return f"line {reader.line_num}"
+        return f"question {index + 1}"  # pragma: no cover - index is a question of the file
+
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+def _parse_text_cell(cell: str) -> list[Any] | Unreadable:
+    """:func:`parse_cell`, saying "not UTF-8" when the cell holds bytes that are not UTF-8."""
+    values = parse_cell(cell)
+    if isinstance(values, Unreadable) and _SURROGATE.search(cell):
+        return Unreadable("not UTF-8 text (bytes that are not UTF-8 in the outcome cell)")
+    return values
 
 
 class _TsvReader(_CsvReader):
@@ -396,7 +455,8 @@ class _NpyReader(_Reader):
                                            "drop --column")
         try:
             matrix = np.load(self.path, mmap_mode="r", allow_pickle=False)
-        except (ValueError, EOFError, OSError) as error:
+        except Exception as error:  # noqa: BLE001 - a broken header raises ValueError, OSError,
+            # EOFError, SyntaxError (numpy parses it with ast.literal_eval), ...
             pickled = "allow_pickle" in str(error) or "Python objects" in str(error)
             problem = ("it holds Python objects (ragged lists?); save a 2-D numeric array, or "
                        "use JSONL or Parquet for lists of different lengths" if pickled

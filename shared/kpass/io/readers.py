@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -109,6 +110,9 @@ def load_counts(source: str, *, column: str | None = None, chunk_size: int = 655
     bad_rows: list[tuple[str, str]] = []
     shortest: tuple[int, str] | None = None
     try:
+        fast = _fast(reader) if not skip_bad and hasattr(reader, "fast_counts") else None
+        if fast is not None:
+            return fast
         for batch in reader.batches():
             for counts, part in _count_batch(batch, reader.label, source, skip_bad, bad_rows):
                 parts.append(counts)
@@ -130,6 +134,30 @@ def load_counts(source: str, *, column: str | None = None, chunk_size: int = 655
     assert shortest is not None
     return LoadedFile(source, path, reader.column, BinaryCounts.concat(parts), shortest[1],
                       bad_rows)
+
+
+def _fast(reader: Any) -> LoadedFile | None:
+    """The file read by pyarrow (:mod:`kpass.io.fast`), or None: the line-by-line pass decides.
+
+    Any problem (a bad row, an unusual spelling, a parse error) sends the file to the
+    line-by-line reader, which reads it again from the start and locates the problem.
+    """
+    from .fast import FallbackError
+
+    try:
+        parts = [part for part in reader.fast_counts() if part.n_questions]
+    except FallbackError:
+        return None
+    finally:
+        if reader.progress is not None:
+            reader.progress.close()
+    if not parts:
+        return None  # no question: the line-by-line reader says why, in its words
+    counts = BinaryCounts.concat(parts)
+    # The first question with the fewest samples, located by a partial second pass (for
+    # messages only; question 0 when all have the same n, which costs one line).
+    shortest = reader.locate(int(np.argmin(counts.n_samples)))
+    return LoadedFile(reader.source, reader.path, reader.column, counts, shortest)
 
 
 def _count_batch(batch: Batch, label: str, source: str, skip_bad: bool,

@@ -9,6 +9,7 @@ reported by its index in the batch, which the caller turns into ``line 12``.
 from __future__ import annotations
 
 import csv
+import re
 import sys
 import zlib
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from .._core.inputs import (
     OutcomeValueError,
     _is_number,
     _locate,
+    binary_counts,
     binary_counts_from_flat,
 )
 
@@ -35,10 +37,30 @@ class ReportError(ValueError):
     """A file, row or argument ``kpass report`` cannot use; ``str()`` is a one-line message."""
 
     def __init__(self, source: str, problem: str, where: str | None = None) -> None:
-        self.source = source
+        self.source = one_line(source)
         self.where = where
-        self.problem = problem
-        super().__init__(f"{source}: {where}: {problem}" if where else f"{source}: {problem}")
+        self.problem = one_line(problem)
+        super().__init__(f"{self.source}: {where}: {self.problem}" if where
+                         else f"{self.source}: {self.problem}")
+
+
+_LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def one_line(text: str) -> str:
+    r"""``text`` as one printable line, so that any stderr can print it.
+
+    Line breaks become spaces; control characters and undecodable bytes (surrogates)
+    are escaped.
+
+    Example:
+        >>> one_line("Invalid data\nDeserializing page header failed.\n)")
+        'Invalid data Deserializing page header failed. )'
+    """
+    text = _LINE_BREAKS.sub(" ", text.strip())
+    text = _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def read_errors() -> tuple[type[BaseException], ...]:
@@ -159,6 +181,11 @@ def count_rows(rows: Any, label: str = "outcomes") -> BinaryCounts:
             if bad.index:
                 count_rows(rows[:bad.index], label)  # an earlier row may hold a bad value
             raise
+    if lengths.size and (lengths == lengths[0]).all():
+        try:  # equal lengths: the core's matrix count, 10x the flat one on int64
+            return binary_counts(values.reshape(lengths.size, int(lengths[0])), name=label)
+        except (TypeError, ValueError):
+            pass  # a bad value: binary_counts_from_flat locates it by question and sample
     try:
         return binary_counts_from_flat(values, lengths, name=label)
     except OutcomeValueError as bad:

@@ -1,0 +1,94 @@
+"""kpass compare: a paired comparison of two models for Hugging Face `evaluate`.
+
+A Hugging Face `evaluate` comparison module, thin over kpass: the numbers come from
+``kpass.compare`` (see the comparison card, README.md).
+"""
+
+import evaluate
+
+from kpass.evaluate_module import KPassComparison
+
+_CITATION = r"""
+@misc{miller2024errorbars,
+  title={Adding Error Bars to Evals: A Statistical Approach to Language Model Evaluations},
+  author={Miller, Evan},
+  year={2024},
+  eprint={2411.00640},
+  archivePrefix={arXiv},
+  url={https://arxiv.org/abs/2411.00640}
+}
+@misc{chen2021evaluating,
+  title={Evaluating Large Language Models Trained on Code},
+  author={Chen, Mark and Tworek, Jerry and Jun, Heewoo and others},
+  year={2021},
+  eprint={2107.03374},
+  archivePrefix={arXiv},
+  url={https://arxiv.org/abs/2107.03374}
+}
+"""
+
+_DESCRIPTION = r"""
+Is model A better than model B on the same questions? A paired comparison of any metric of
+the pass family (Pass@k by default), with the uncertainty over questions.
+
+For each question q both models are scored with the metric's unbiased per-question value
+(for Pass@k, 1 - C(n - c, k) / C(n, k)); the comparison works on the differences
+d_q = s_q(A) - s_q(B):
+
+    difference = mean(d),  se = sd(d) / sqrt(M),  interval = difference -/+ z se,
+    p_value = 2 Phi(-|difference| / se),  mde = (z + 0.84) se
+
+(Miller 2024, arXiv:2411.00640). Pairing removes the between-question variance the two
+models share, so the paired se is usually far smaller than sqrt(se_A^2 + se_B^2)
+(reported as se_unpaired). prob_a_better is the posterior probability that A's metric
+exceeds B's on these very questions (questions fixed, from the two Bayesian posteriors).
+"""
+
+_KWARGS_DESCRIPTION = r"""
+Args:
+    predictions1 (list of lists of int): model A's 0/1 outcomes, one list per question (lists
+        may differ in length).
+    predictions2 (list of lists of int): model B's outcomes on the same questions, in the
+        same order.
+    metric (str): "pass@k" (default), "pass^k", "g-pass@k", "g-pass@k_tau" (give tau),
+        "mg-pass@k", "maj@k" or "auc@k".
+    k (int or list of int): sample budgets (default 1).
+    tau (float or list of float): thresholds of "g-pass@k_tau".
+    confidence (float): level of the interval (default 0.95); the MDE uses alpha = 1 -
+        confidence and 80% power.
+    short (str): "error" (default) or "skip" (questions with fewer than k samples in either
+        run are left out of both).
+    key_style (str): "kpass" (default) or "safe" (names every logger takes).
+    Other kpass keywords are accepted and ignored; an unknown keyword raises ValueError.
+Returns:
+    For every k: '<key>_a', '<key>_b' (the metric of each model), '<key>_difference',
+    '<key>_se' (paired SE over questions), '<key>_lo', '<key>_hi', '<key>_p_value',
+    '<key>_se_unpaired', '<key>_correlation' (when defined), '<key>_prob_a_better',
+    '<key>_mde' and '<key>_questions', with <key> as in the metric modules ('pass@8').
+Examples:
+    >>> import evaluate
+    >>> compare = evaluate.load("kpass_compare", module_type="comparison")
+    >>> A = [[1, 1, 0, 1], [0, 1, 1, 0], [1, 1, 1, 1], [0, 1, 0, 0]]
+    >>> B = [[1, 0, 0, 1], [0, 0, 1, 0], [1, 1, 1, 1], [0, 0, 0, 0]]
+    >>> results = compare.compute(predictions1=A, predictions2=B, k=1)
+    >>> {key: round(value, 4) for key, value in results.items()}
+    {'pass@1_a': 0.625, 'pass@1_b': 0.4375, 'pass@1_difference': 0.1875, 'pass@1_se': 0.0625,
+    'pass@1_lo': 0.065, 'pass@1_hi': 0.31, 'pass@1_p_value': 0.0027, 'pass@1_se_unpaired': 0.2676,
+    'pass@1_correlation': 0.9827, 'pass@1_prob_a_better': 0.8534, 'pass@1_mde': 0.1751,
+    'pass@1_questions': 4.0}
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class KpassCompare(KPassComparison):
+    """kpass compare: paired comparison of two models on the same questions."""
+
+    family = "kpass_compare"
+
+    def _info(self):
+        return self.kpass_info(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            reference_urls=["https://arxiv.org/abs/2411.00640"],
+        )

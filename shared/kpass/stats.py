@@ -1,0 +1,733 @@
+r"""Uncertainty over questions, paired comparison of two models, and planning an eval.
+
+The Bayesian ``*_ci`` functions hold the benchmark's questions fixed: their sigma is the
+uncertainty left by having only n samples of each question ("how would this model do on
+*these* questions with unlimited samples"). The functions here treat the questions as a
+sample from a super-population ("how would it do on questions like these"), as
+lm-evaluation-harness and lighteval do when they print a stderr (Miller 2024):
+
+- :func:`standard_error`: the CLT standard error of a metric from its per-question
+  unbiased values, clustered when questions come in groups; a jackknife over questions
+  for the dataset-level blends (Geom@k over the dataset, GeoSpectrum).
+- :func:`compare`: two models on the same questions, from per-question differences
+  (paired): difference, its SE, interval, p-value, minimum detectable effect, and the
+  posterior probability that A beats B on these very questions.
+- :func:`plan`: from a pilot run, the standard error at another number of questions and
+  samples, and the questions or samples needed to detect a difference.
+
+The law of total variance links the two views: the variance of a per-question estimate
+s_q is the between-question variance of the true values g(p_q) plus the within-question
+sampling variance of s_q given p_q, so the SE over questions already contains the noise
+of the n samples.
+
+References:
+    Miller, E. (2024). Adding Error Bars to Evals: A Statistical Approach to Language
+    Model Evaluations. arXiv:2411.00640.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.special import ndtr, ndtri
+
+from ._core.checks import ArgumentTypeError, _show, check_confidence, check_real
+from ._core.counts import BinaryCounts
+
+Metric = Callable[..., Any]
+
+#: Dataset-level blends: no per-question value exists, so their SE is a jackknife.
+_DATASET_LEVEL = ("geom_ds_at_k", "geo_spectrum_at_k", "geo_spectrum_star_at_k")
+
+#: Point functions whose value is the mean of a per-question U-statistic of a binary
+#: credit (E[s_q | p_q] = g(p_q), the Bernstein polynomial): what :func:`plan` decomposes.
+_CREDIT_METRICS = ("pass_at_k", "pass_hat_k", "unanimous_at_k", "g_pass_at_k",
+                   "g_pass_at_k_tau", "mg_pass_at_k", "maj_at_k", "cons_at_k", "auc_at_k",
+                   "threshold_spectrum_at_k")
+
+
+def _kpass() -> Any:
+    import kpass  # the public functions; imported late, as kpass imports this module
+
+    return kpass
+
+
+def _check_metric(metric: Any) -> str:
+    """The public name of a point function of the family, or a TypeError."""
+    name = getattr(metric, "__name__", None)
+    kp = _kpass()
+    if not callable(metric) or name is None or getattr(kp, name, None) is not metric:
+        raise ArgumentTypeError(
+            f"`metric` must be a kpass point function such as kpass.pass_at_k; got "
+            f"metric={_show(metric)}")
+    if name.endswith("_ci"):
+        raise ArgumentTypeError(
+            f"`metric` must be a point function, not the posterior `{name}`; pass "
+            f"kpass.{name[:-3]} (its `_ci` companion is used for prob_a_better)")
+    if name in ("binary_counts", "categorical_counts") or not (
+            name in _DATASET_LEVEL or "per_question" in inspect.signature(metric).parameters
+            or name == "bayes"):
+        raise ArgumentTypeError(f"`metric` must be a metric of the family; got kpass.{name}")
+    return name
+
+
+def _per_question(metric: Metric, name: str, R: Any, args: tuple[Any, ...],
+                  kwargs: dict[str, Any]) -> tuple[list[np.ndarray], bool]:
+    """Per-question values of every k (NaN where a question was skipped), and 'several k'."""
+    values = metric(R, *args, per_question=True, **kwargs)
+    if name in ("avg", "bayes"):
+        return [np.asarray(values, dtype=float)], False
+    if isinstance(values, list):
+        return [np.asarray(v, dtype=float) for v in values], True
+    return [np.asarray(values, dtype=float)], False
+
+
+def _labels(clusters: Any, m: int) -> np.ndarray | None:
+    if clusters is None:
+        return None
+    if isinstance(clusters, (str, bytes)) or not hasattr(clusters, "__len__"):
+        raise ArgumentTypeError(
+            f"`clusters` must be a sequence of labels, one per question; got {_show(clusters)}")
+    labels = np.asarray(list(clusters) if not isinstance(clusters, np.ndarray) else clusters)
+    if labels.ndim != 1 or labels.size != m:
+        raise ValueError(f"`clusters` must have one label per question (M={m}); got "
+                         f"{labels.size if labels.ndim == 1 else labels.shape} labels")
+    _, codes = np.unique(labels.astype(str) if labels.dtype == object else labels,
+                         return_inverse=True)
+    return codes.ravel()
+
+
+def _clt_se(values: np.ndarray, codes: np.ndarray | None) -> float:
+    """sqrt(sum (s - mean)^2 / (M (M - 1))), or its clustered form over cluster codes.
+
+    Clustered (Miller 2024, eq. 4, with the small-sample factor G/(G-1) of G clusters):
+    Var = G/(G-1) * (1/M^2) * sum_g (sum_{q in g} (s_q - mean))^2. With one question per
+    cluster it equals the plain formula exactly.
+    """
+    m = values.size
+    residuals = values - values.mean()
+    if codes is None:
+        return math.sqrt(float(residuals @ residuals) / (m * (m - 1)))
+    sums = np.bincount(codes, weights=residuals)
+    groups = int(np.count_nonzero(np.bincount(codes)))
+    if groups < 2:
+        raise TooFewQuestionsError("the clustered standard error needs at least 2 clusters "
+                                   f"among the questions used; got {groups}")
+    return math.sqrt(groups / (groups - 1) * float(sums @ sums) / (m * m))
+
+
+class TooFewQuestionsError(ValueError):
+    """Fewer than 2 questions (or clusters) for a standard error over questions."""
+
+
+def _need_two(m: int, what: str) -> None:
+    if m < 2:
+        raise TooFewQuestionsError(f"the standard error over questions needs at least 2 questions; "
+                         f"{what} has {m}")
+
+
+def _counts_of(R: Any) -> BinaryCounts:
+    return R if isinstance(R, BinaryCounts) else _kpass().binary_counts(R)
+
+
+def _jackknife(statistic: Callable[[np.ndarray], list[float]], keys: np.ndarray,
+               codes: np.ndarray | None) -> list[float]:
+    """Delete-one-group jackknife SE of a vector statistic (groups: questions or clusters).
+
+    SE^2 = (G-1)/G sum_g (theta_(-g) - theta_bar)^2. Without clusters every question is a
+    group, and leaving out any of the questions that share a row of ``keys`` (their
+    counts) gives the same theta, so the statistic is evaluated once per distinct row.
+    """
+    m = keys.shape[0]
+    if codes is None:
+        _, first, weights = np.unique(keys, axis=0, return_index=True, return_counts=True)
+        masks = [np.arange(m) != i for i in first]
+        groups = m
+    else:
+        labels = np.unique(codes)
+        masks = [codes != label for label in labels]
+        weights = np.ones(labels.size, dtype=np.int64)
+        groups = labels.size
+    if groups < 2:
+        raise TooFewQuestionsError(
+            f"the jackknife needs at least 2 questions or clusters; got {groups}")
+    leave_out = np.array([statistic(mask) for mask in masks])  # (units, K)
+    weights = weights.astype(float)
+    spread = leave_out - weights @ leave_out / weights.sum()
+    return [math.sqrt((groups - 1) / groups * float(weights @ (col * col))) for col in spread.T]
+
+
+def _state_keys(*counts: BinaryCounts) -> np.ndarray:
+    return np.stack([column for c in counts for column in (c.n_samples, c.n_correct)], axis=1)
+
+
+def _dataset_statistic(metric: Metric, R: Any, args: tuple[Any, ...],
+                       kwargs: dict[str, Any]) -> tuple[Callable[[np.ndarray], list[float]], int]:
+    counts = _counts_of(R)
+
+    def statistic(mask: np.ndarray) -> list[float]:
+        value = metric(counts.select(mask), *args, **kwargs)
+        return [float(v) for v in (value if isinstance(value, list) else [value])]
+
+    return statistic, counts.n_questions
+
+
+def standard_error(metric: Metric, R: Any, *args: Any, clusters: Any = None,
+                   **kwargs: Any) -> float | list[float]:
+    r"""Standard error of a metric over questions (questions as a sample; Miller 2024).
+
+    Formula:
+        SE = sqrt( sum_q (s_q - s_bar)^2 / (M (M - 1)) ) over the M questions used, where
+        s_q is question q's unbiased per-question value (``metric(..., per_question=True)``;
+        questions left out by ``short="skip"`` do not count). With ``clusters`` (one label
+        per question, G clusters): SE^2 = G/(G-1) (1/M^2) sum_g (sum_{q in g}(s_q - s_bar))^2.
+        Dataset-level blends (``geom_ds_at_k``, ``geo_spectrum_at_k``,
+        ``geo_spectrum_star_at_k``) have no per-question value: their SE is the delete-one
+        jackknife over questions (or clusters), SE^2 = (G-1)/G sum_g (theta_(-g) -
+        theta_bar)^2.
+
+    Args:
+        metric: the point function itself, e.g. ``kpass.pass_at_k`` or
+            ``kpass.g_pass_at_k_tau``.
+        R: the outcomes, as ``metric`` takes them (for ``vote_at_k``: the answers).
+        *args: ``metric``'s other positional arguments (k, tau, w, references, ...).
+        clusters: optional label per question (same length as the questions) for the
+            clustered standard error.
+        **kwargs: ``metric``'s keyword arguments (``short``, ``ties``, ...).
+
+    Returns:
+        The SE (a float), or a list of floats when ``k`` is a sequence.
+
+    Raises:
+        TypeError: ``metric`` is not a point function of the family (a ``_ci`` function
+            is refused too), or ``clusters`` is not a sequence.
+        ValueError: fewer than 2 questions (or clusters) used, ``clusters`` of the wrong
+            length, or any error of ``metric`` itself.
+
+    References:
+        Miller (2024), arXiv:2411.00640, sections 2 (CLT) and 3 (clustered SE).
+
+    Example:
+        >>> import kpass
+        >>> R = [[1, 1, 0, 1], [0, 0, 1, 0], [1, 1, 1, 1], [0, 1, 0, 0]]
+        >>> round(kpass.standard_error(kpass.pass_at_k, R, 1), 6)     # sd(0.75,.25,1,.25)/2
+        0.1875
+        >>> [round(x, 4) for x in kpass.standard_error(kpass.pass_at_k, R, [1, 2])]
+        [0.1875, 0.1443]
+        >>> round(kpass.standard_error(kpass.pass_at_k, R, 1, clusters=["a", "a", "b", "b"]), 4)
+        0.0625
+    """
+    name = _check_metric(metric)
+    if name in _DATASET_LEVEL:
+        statistic, m = _dataset_statistic(metric, R, args, kwargs)
+        codes = _labels(clusters, m)
+        _need_two(m, "R")
+        ses = _jackknife(statistic, _state_keys(_counts_of(R)), codes)
+        value = metric(_counts_of(R), *args, **kwargs)
+        return ses if isinstance(value, list) else ses[0]
+    per_k, many = _per_question(metric, name, R, args, kwargs)
+    codes = _labels(clusters, per_k[0].size)
+    ses = []
+    for values in per_k:
+        used = np.isfinite(values)
+        _need_two(int(used.sum()), "the input")
+        ses.append(_clt_se(values[used], None if codes is None else codes[used]))
+    return ses if many else ses[0]
+
+
+# ----------------------------------------------------------------------------- comparison
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Paired comparison of two models on the same questions, for one metric and k.
+
+    Attributes:
+        metric: the metric's name (e.g. ``"pass_at_k"``).
+        k: the budget (None for metrics without k).
+        a: metric of model A over the questions both were scored on.
+        b: metric of model B over the same questions.
+        difference: a - b (the mean of the per-question differences).
+        se: paired standard error of the difference over questions (clustered when
+            clusters were given; jackknife for dataset-level blends).
+        lo: lower end of the ``confidence`` interval difference -/+ z se.
+        hi: upper end.
+        p_value: two-sided p-value of "no difference" (normal test on difference / se).
+        se_unpaired: sqrt(se_a^2 + se_b^2), what treating the runs as independent gives.
+        correlation: Pearson correlation of the two models' per-question values (None
+            when one of them is constant, or for dataset-level blends).
+        prob_a_better: posterior probability that A's metric exceeds B's on these very
+            questions (questions fixed; from the two ``_ci`` posteriors).
+        mde: minimum detectable effect: (z_{1-alpha/2} + z_{0.8}) se, the smallest true
+            difference this comparison detects with 80% power at alpha = 1 - confidence.
+        questions: how many questions the comparison used.
+        confidence: the interval's level.
+    """
+
+    metric: str
+    k: int | None
+    a: float
+    b: float
+    difference: float
+    se: float
+    lo: float
+    hi: float
+    p_value: float
+    se_unpaired: float
+    correlation: float | None
+    prob_a_better: float
+    mde: float
+    questions: int
+    confidence: float
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a plain dict (JSON-safe)."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+def _ids(R: Any) -> Any:
+    ids = getattr(R, "ids", None)
+    return None if ids is None else list(ids)
+
+
+def _align(R_a: Any, R_b: Any) -> tuple[Any, Any]:
+    """Put B's questions in A's order when both carry question ids; else keep row order."""
+    ids_a, ids_b = _ids(R_a), _ids(R_b)
+    if ids_a is None or ids_b is None:
+        if (ids_a is None) != (ids_b is None):
+            raise ValueError("only one of `R_a`, `R_b` carries question ids; give both ids "
+                             "(to match questions by id) or neither (to match by row)")
+        return R_a, R_b
+    position = {question: i for i, question in enumerate(ids_b)}
+    missing_b = [q for q in ids_a if q not in position]
+    missing_a = sorted(set(ids_b) - set(ids_a), key=str)
+    if missing_b or missing_a:
+        raise ValueError(
+            "the two runs must score the same questions; "
+            + (f"{len(missing_b)} ids of A are not in B (e.g. {missing_b[:3]})" if missing_b
+               else "")
+            + ("; " if missing_b and missing_a else "")
+            + (f"{len(missing_a)} ids of B are not in A (e.g. {missing_a[:3]})" if missing_a
+               else ""))
+    order = np.array([position[q] for q in ids_a])
+    return R_a, R_b.select(order)
+
+
+def _posterior_pair(metric: Metric, name: str, R: Any, used: np.ndarray, args: tuple[Any, ...],
+                    kwargs: dict[str, Any]) -> list[tuple[float, float]]:
+    """(mu, sigma) per k from the metric's ``_ci`` companion, over the questions used."""
+    companion = getattr(_kpass(), name + "_ci")
+    accepted = inspect.signature(companion).parameters
+    options = {key: value for key, value in kwargs.items() if key in accepted}
+    if not used.all():
+        R = _counts_of(R).select(used)
+    result = companion(R, *args, **options)
+    rows = result if isinstance(result, list) else [result]
+    return [(float(row[0]), float(row[1])) for row in rows]
+
+
+def _prob_greater(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> float:
+    spread = math.hypot(sigma_a, sigma_b)
+    if spread == 0.0:
+        return 1.0 if mu_a > mu_b else 0.0 if mu_a < mu_b else 0.5
+    return float(ndtr((mu_a - mu_b) / spread))
+
+
+def _test(difference: float, se: float, confidence: float) -> tuple[float, float, float, float]:
+    """(lo, hi, p_value, mde) of a normal test of difference with standard error se."""
+    z = float(ndtri(0.5 + 0.5 * confidence))
+    mde = (z + float(ndtri(0.8))) * se
+    if se == 0.0:
+        return difference, difference, 1.0 if difference == 0.0 else 0.0, mde
+    p_value = float(2.0 * ndtr(-abs(difference) / se))
+    return difference - z * se, difference + z * se, p_value, mde
+
+
+def _budgets(args: tuple[Any, ...], count: int, name: str) -> list[int | None]:
+    if name in ("avg", "bayes", "vote_at_k") or not args:
+        ks = args[1] if name == "vote_at_k" and len(args) > 1 else None
+    else:
+        ks = args[0]
+    if ks is None:
+        return [None] * count
+    values = list(ks) if isinstance(ks, (Sequence, np.ndarray)) else [ks]
+    return [int(v) for v in values] if len(values) == count else [None] * count
+
+
+def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None,
+            confidence: float = 0.95, **kwargs: Any) -> Comparison | list[Comparison]:
+    r"""Is model A better than model B on the same questions? A paired comparison.
+
+    Row q of ``R_a`` and of ``R_b`` is question q; when both are counts carrying
+    question ids (``BinaryCounts(..., ids=...)``), questions are matched by id.
+
+    Formula:
+        d_q = s_q(A) - s_q(B) over the M questions both were scored on;
+        difference = mean(d); se = sqrt(sum (d_q - mean d)^2 / (M (M-1))) (clustered with
+        ``clusters`` as in :func:`standard_error`; for dataset-level blends, a paired
+        jackknife); interval difference -/+ z se with z = Phi^{-1}((1 + confidence)/2);
+        p_value = 2 Phi(-|difference| / se); mde = (z + Phi^{-1}(0.8)) se;
+        se_unpaired = sqrt(se_A^2 + se_B^2); prob_a_better = Phi((mu_A - mu_B) /
+        sqrt(sigma_A^2 + sigma_B^2)) from the two Bayesian posteriors (``<metric>_ci``),
+        independent given the questions.
+
+    Args:
+        metric: the point function, e.g. ``kpass.pass_at_k``.
+        R_a: model A's outcomes (as ``metric`` takes them).
+        R_b: model B's outcomes on the same questions.
+        *args: ``metric``'s other positional arguments (k, tau, ...).
+        clusters: optional label per question for clustered standard errors.
+        confidence: level of the interval in (0, 1) (alpha = 1 - confidence for the MDE).
+        **kwargs: ``metric``'s keyword arguments (``short``, ...).
+
+    Returns:
+        A :class:`Comparison`, or a list of them when ``k`` is a sequence.
+
+    Raises:
+        ValueError: different numbers of questions without ids, different id sets, fewer
+            than 2 questions, ``clusters`` of the wrong length, a bad ``confidence``.
+        TypeError: ``metric`` is not a point function of the family.
+
+    References:
+        Miller (2024), arXiv:2411.00640, section 4 (paired differences) and 5 (power).
+
+    Example:
+        >>> import kpass
+        >>> A = [[1, 1, 0, 1], [0, 1, 1, 0], [1, 1, 1, 1], [0, 1, 0, 0]]
+        >>> B = [[1, 0, 0, 1], [0, 0, 1, 0], [1, 1, 1, 1], [0, 0, 0, 0]]
+        >>> c = kpass.compare(kpass.pass_at_k, A, B, 1)      # d_q = .25, .25, 0, .25
+        >>> round(c.difference, 4), round(c.se, 4), round(c.se_unpaired, 4)
+        (0.1875, 0.0625, 0.2676)
+        >>> c.questions, round(c.p_value, 4), round(c.correlation, 3)
+        (4, 0.0027, 0.983)
+    """
+    name = _check_metric(metric)
+    confidence = check_confidence(confidence)
+    R_a, R_b = _align(R_a, R_b)
+    if name in _DATASET_LEVEL:
+        return _compare_dataset(metric, name, R_a, R_b, args, kwargs, clusters, confidence)
+    per_a, many = _per_question(metric, name, R_a, args, kwargs)
+    per_b, _ = _per_question(metric, name, R_b, args, kwargs)
+    if per_a[0].size != per_b[0].size:
+        raise ValueError(
+            f"`R_a` and `R_b` must score the same questions, row q of both being question q; "
+            f"got {per_a[0].size} and {per_b[0].size} questions (give question ids to match "
+            "by id: BinaryCounts(..., ids=...) or `kpass compare --id COLUMN`)")
+    codes = _labels(clusters, per_a[0].size)
+    budgets = _budgets(args, len(per_a), name)
+    results = []
+    for index, (values_a, values_b) in enumerate(zip(per_a, per_b, strict=True)):
+        used = np.isfinite(values_a) & np.isfinite(values_b)
+        m = int(used.sum())
+        _need_two(m, "the pair of runs (questions scored in both)")
+        sa, sb = values_a[used], values_b[used]
+        used_codes = None if codes is None else codes[used]
+        se = _clt_se(sa - sb, used_codes)
+        se_unpaired = math.hypot(_clt_se(sa, used_codes), _clt_se(sb, used_codes))
+        difference = float(sa.mean() - sb.mean())
+        lo, hi, p_value, mde = _test(difference, se, confidence)
+        spread = float(sa.std() * sb.std())
+        correlation = (float(np.mean((sa - sa.mean()) * (sb - sb.mean())) / spread)
+                       if spread > 0 else None)
+        k_args = _one_k(args, budgets[index], name)
+        (mu_a, sd_a), = _posterior_pair(metric, name, R_a, used, k_args, kwargs)
+        (mu_b, sd_b), = _posterior_pair(metric, name, R_b, used, k_args, kwargs)
+        results.append(Comparison(
+            metric=name, k=budgets[index], a=float(sa.mean()) + 0.0, b=float(sb.mean()) + 0.0,
+            difference=difference + 0.0, se=se, lo=lo, hi=hi, p_value=p_value,
+            se_unpaired=se_unpaired, correlation=correlation,
+            prob_a_better=_prob_greater(mu_a, sd_a, mu_b, sd_b), mde=mde, questions=m,
+            confidence=confidence))
+    return results if many else results[0]
+
+
+def _one_k(args: tuple[Any, ...], budget: int | None, name: str) -> tuple[Any, ...]:
+    """``args`` with the sequence of k replaced by one k (for the per-k posterior call)."""
+    if budget is None:
+        return args
+    position = 1 if name == "vote_at_k" else 0
+    return (*args[:position], budget, *args[position + 1:])
+
+
+def _compare_dataset(metric: Metric, name: str, R_a: Any, R_b: Any, args: tuple[Any, ...],
+                     kwargs: dict[str, Any], clusters: Any,
+                     confidence: float) -> Comparison | list[Comparison]:
+    stat_a, m = _dataset_statistic(metric, R_a, args, kwargs)
+    stat_b, m_b = _dataset_statistic(metric, R_b, args, kwargs)
+    if m != m_b:
+        raise ValueError(f"`R_a` and `R_b` must score the same questions; got {m} and {m_b} "
+                         "questions (give question ids to match by id)")
+    _need_two(m, "the pair of runs")
+    codes = _labels(clusters, m)
+    everything = np.ones(m, dtype=bool)
+    values_a, values_b = stat_a(everything), stat_b(everything)
+    keys = _state_keys(_counts_of(R_a), _counts_of(R_b))
+    ses = _jackknife(lambda mask: [x - y for x, y in zip(stat_a(mask), stat_b(mask),
+                                                         strict=True)], keys, codes)
+    ses_a, ses_b = _jackknife(stat_a, keys, codes), _jackknife(stat_b, keys, codes)
+    value = metric(_counts_of(R_a), *args, **kwargs)
+    many = isinstance(value, list)
+    budgets = _budgets(args, len(values_a), name)
+    results = []
+    for index, (a, b) in enumerate(zip(values_a, values_b, strict=True)):
+        lo, hi, p_value, mde = _test(a - b, ses[index], confidence)
+        k_args = _one_k(args, budgets[index], name)
+        (mu_a, sd_a), = _posterior_pair(metric, name, R_a, everything, k_args, kwargs)
+        (mu_b, sd_b), = _posterior_pair(metric, name, R_b, everything, k_args, kwargs)
+        results.append(Comparison(
+            metric=name, k=budgets[index], a=a, b=b, difference=a - b + 0.0, se=ses[index],
+            lo=lo, hi=hi, p_value=p_value, se_unpaired=math.hypot(ses_a[index], ses_b[index]),
+            correlation=None, prob_a_better=_prob_greater(mu_a, sd_a, mu_b, sd_b), mde=mde,
+            questions=m, confidence=confidence))
+    return results if many else results[0]
+
+
+# ----------------------------------------------------------------------------- planning
+
+
+@dataclass(frozen=True)
+class Plan:
+    r"""A pilot run's variance of a metric, split into what more questions and more samples shrink.
+
+    The per-question estimate s_q of a question with success rate p_q has
+    Var(s_q) = Var_q(g(p_q)) + E_q[Var(s_q | p_q, n)]: ``between`` (the spread of the true
+    per-question values, which only more questions average away) plus the within-question
+    sampling variance at n samples (which more samples shrink). For a paired plan the
+    same holds for the per-question differences.
+
+    Attributes:
+        metric: the metric's name.
+        k: the budget.
+        questions: questions in the pilot.
+        samples: the pilot's samples per question (the mean, for ragged pilots).
+        between: between-question variance (of g(p_q), or of g_A - g_B when paired).
+        within: within-question variance at the pilot's n (averaged over questions).
+        paired: whether this plans a comparison of two models.
+    """
+
+    metric: str
+    k: int
+    questions: int
+    samples: float
+    between: float
+    within: float
+    paired: bool
+    _within_at: Callable[[int], float]
+
+    def within_at(self, samples: int) -> float:
+        """Within-question variance of the per-question estimate at ``samples`` per question."""
+        n = _check_samples(samples, self.k)
+        return self._within_at(n)
+
+    def se(self, questions: int | None = None, samples: int | None = None) -> float:
+        """Predicted standard error over questions at ``questions`` and ``samples``.
+
+        SE(M', n') = sqrt((between + within(n')) / M'); defaults are the pilot's.
+        """
+        m = self.questions if questions is None else _check_questions(questions)
+        within = self.within if samples is None else self.within_at(samples)
+        return math.sqrt((self.between + within) / m)
+
+    def questions_for(self, difference: float, samples: int | None = None, *,
+                      power: float = 0.8, alpha: float = 0.05) -> int:
+        """Questions needed to detect ``difference`` (two-sided test at ``alpha``, ``power``).
+
+        M' = ceil((z_{1-alpha/2} + z_power)^2 (between + within(n')) / difference^2).
+        """
+        delta, z = _effect(difference, power, alpha)
+        within = self.within if samples is None else self.within_at(samples)
+        return max(2, math.ceil(z * z * (self.between + within) / (delta * delta)))
+
+    def samples_for(self, difference: float, questions: int, *, power: float = 0.8,
+                    alpha: float = 0.05, largest: int = 4096) -> int | None:
+        """Samples per question needed to detect ``difference`` with ``questions`` questions.
+
+        The smallest n' >= k with (z_{1-alpha/2} + z_power) SE(M', n') <= |difference|;
+        None when ``largest`` samples cannot (the between part alone may be too large).
+        """
+        delta, z = _effect(difference, power, alpha)
+        m = _check_questions(questions)
+        target = delta * delta * m / (z * z) - self.between
+        if target <= 0 or self.within_at(largest) > target:
+            return None
+        low, high = self.k, largest
+        if self.within_at(low) <= target:
+            return low
+        while high - low > 1:  # within(n) decreases in n
+            middle = (low + high) // 2
+            if self.within_at(middle) <= target:
+                high = middle
+            else:
+                low = middle
+        return high
+
+
+def _check_samples(samples: Any, k: int) -> int:
+    value = check_real(samples, "samples", low=k)
+    if value != int(value):
+        raise ValueError(f"`samples` must be a whole number >= k={k}; got samples={samples}")
+    return int(value)
+
+
+def _check_questions(questions: Any) -> int:
+    value = check_real(questions, "questions", low=2)
+    if value != int(value):
+        raise ValueError(f"`questions` must be a whole number >= 2; got questions={questions}")
+    return int(value)
+
+
+def _effect(difference: Any, power: Any, alpha: Any) -> tuple[float, float]:
+    delta = abs(check_real(difference, "difference"))
+    if delta == 0.0:
+        raise ValueError("`difference` must be non-zero; got difference=0")
+    power = check_real(power, "power", low=0.0, high=1.0, low_open=True, high_open=True)
+    alpha = check_real(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
+    return delta, float(ndtri(1.0 - alpha / 2.0) + ndtri(power))
+
+
+def _state_table(metric: Metric, n: int, args: tuple[Any, ...],
+                 kwargs: dict[str, Any]) -> np.ndarray:
+    """s(n, c) for c = 0..n: the estimator's value at every count, from the metric itself."""
+    counts = BinaryCounts(np.full(n + 1, n), np.arange(n + 1))
+    return np.asarray(metric(counts, *args, per_question=True, **kwargs), dtype=float)
+
+
+def _posterior_g(metric: Metric, name: str, counts: BinaryCounts, args: tuple[Any, ...],
+                 alpha0: float, beta0: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per question: posterior E[g(p)] and E[g(p)^2] under Beta(alpha0 + c, beta0 + n - c)."""
+    companion = getattr(_kpass(), name + "_ci")
+    pairs = np.stack([counts.n_samples, counts.n_correct], axis=1)
+    states, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    mean = np.empty(len(states))
+    second = np.empty(len(states))
+    for i, (n, c) in enumerate(states):
+        mu, sigma, *_ = companion(BinaryCounts(np.array([n]), np.array([c])), *args,
+                                  alpha0=alpha0, beta0=beta0)
+        mean[i], second[i] = mu, sigma * sigma + mu * mu
+    inverse = inverse.ravel()
+    return mean[inverse], second[inverse]
+
+
+def _expected_square(metric: Metric, n: int, args: tuple[Any, ...], kwargs: dict[str, Any],
+                     alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """E[s(n, X)^2] with X ~ BetaBinomial(n, alpha, beta), per question."""
+    from scipy.stats import betabinom
+
+    table = _state_table(metric, n, args, kwargs)
+    states, inverse = np.unique(np.stack([alpha, beta], axis=1), axis=0, return_inverse=True)
+    support = np.arange(n + 1)
+    pmf = betabinom.pmf(support[None, :], n, states[:, :1], states[:, 1:])
+    return (pmf @ (table * table))[inverse.ravel()]
+
+
+def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None, alpha0: float = 1.0,
+         beta0: float = 1.0, **kwargs: Any) -> Plan:
+    r"""Plan an evaluation from a pilot run: SE at other sizes, questions or samples needed.
+
+    Formula:
+        For question q with success rate p_q and n samples, the unbiased estimate s_q has
+        E[s_q | p_q] = g(p_q) (the metric's Bernstein polynomial) and sampling variance
+        V_q(n) = sum_c Binom(n, p_q)(c) s(n, c)^2 - g(p_q)^2. Not knowing p_q, each
+        question's V_q(n) is averaged over its posterior Beta(alpha0 + c_q, beta0 + n_q -
+        c_q): E[V_q(n)] = sum_c BetaBinom(n; alpha, beta)(c) s(n, c)^2 - E[g(p)^2] (for
+        Pass@1 this is the familiar E[p(1-p)]/n, shrunk towards the prior).
+        within(n) = mean_q E[V_q(n)];
+        between = sample variance of the pilot's s_q - within(pilot n) (law of total
+        variance; clipped at 0); SE(M', n') = sqrt((between + within(n')) / M').
+        Paired (``R_b`` given): the same for d_q = s_q(A) - s_q(B), the two runs'
+        sampling noise independent given the questions: within = within_A + within_B.
+
+    Args:
+        metric: a point function whose value is a mean of per-question U-statistics:
+            ``pass_at_k``, ``pass_hat_k``, ``unanimous_at_k``, ``g_pass_at_k``,
+            ``g_pass_at_k_tau``, ``mg_pass_at_k``, ``maj_at_k``, ``cons_at_k``,
+            ``auc_at_k``, ``threshold_spectrum_at_k``.
+        R: the pilot's binary outcomes (model A).
+        k: the budget (one int).
+        *args: the metric's other positional arguments (tau, weights).
+        R_b: a second model's pilot on the same questions, for a paired plan.
+        alpha0: Beta prior alpha of each question's success rate.
+        beta0: Beta prior beta.
+        **kwargs: the metric's keyword arguments (``short`` is not supported: planning
+            needs every question at k).
+
+    Returns:
+        A :class:`Plan`: ``se(questions, samples)``, ``questions_for(difference, samples)``,
+        ``samples_for(difference, questions)``, ``within_at(samples)``, and the pilot's
+        ``between`` and ``within``.
+
+    Raises:
+        TypeError: a metric outside the list above.
+        ValueError: fewer than 2 questions, a question with fewer than k samples, bad k.
+
+    References:
+        Miller (2024), arXiv:2411.00640, section 5 (power analysis) and the law of total
+        variance of section 2.2.
+
+    Example:
+        >>> import kpass
+        >>> R = [[1, 1, 0, 1], [0, 0, 1, 0], [1, 1, 1, 1], [0, 1, 0, 0]] * 25
+        >>> p = kpass.plan(kpass.pass_at_k, R, 1)
+        >>> round(p.se(), 6) == round(kpass.standard_error(kpass.pass_at_k, R, 1), 6)
+        True
+        >>> round(p.se(questions=400), 4), round(p.se(samples=64), 4)
+        (0.0163, 0.0257)
+        >>> p.questions_for(0.05), p.samples_for(0.1, questions=400)
+        (335, 1)
+    """
+    name = _check_metric(metric)
+    if name not in _CREDIT_METRICS:
+        raise ArgumentTypeError(f"`metric` must be one of kpass.{', kpass.'.join(_CREDIT_METRICS)} "
+                                f"for planning; got kpass.{name}")
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
+        raise ArgumentTypeError(f"`k` must be one int for planning; got k={_show(k)}")
+    if "short" in kwargs:
+        raise ValueError("`short` is not supported by plan: every question needs k samples")
+    args = (int(k), *args)
+    runs = [R] if R_b is None else [R, R_b]
+    parts = []
+    for run in runs:
+        counts = _counts_of(run)
+        values = np.asarray(metric(counts, *args, per_question=True, **kwargs), dtype=float)
+        mean, second = _posterior_g(metric, name, counts, args, alpha0, beta0)
+        alpha = alpha0 + counts.n_correct
+        beta = beta0 + counts.n_samples - counts.n_correct
+        parts.append((counts, values, second, alpha, beta))
+    m = parts[0][0].n_questions
+    if any(part[0].n_questions != m for part in parts):
+        raise ValueError(f"`R` and `R_b` must score the same questions; got {m} and "
+                         f"{parts[1][0].n_questions} questions")
+    _need_two(m, "the pilot")
+
+    def within_at(n: int) -> float:
+        total = 0.0
+        for _, _, second, alpha, beta in parts:
+            total += float(np.mean(_expected_square(metric, n, args, kwargs, alpha, beta)
+                                   - second))
+        return max(total, 0.0)
+
+    def pilot_within() -> float:
+        total = 0.0
+        for counts, _, second, alpha, beta in parts:
+            per_question = np.empty(m)
+            for n in np.unique(counts.n_samples):
+                rows = counts.n_samples == n
+                per_question[rows] = _expected_square(metric, int(n), args, kwargs,
+                                                      alpha[rows], beta[rows]) - second[rows]
+            total += float(per_question.mean())
+        return max(total, 0.0)
+
+    scores = parts[0][1] if R_b is None else parts[0][1] - parts[1][1]
+    within = pilot_within()
+    between = max(float(np.var(scores, ddof=1)) - within, 0.0)
+    samples = float(np.mean(parts[0][0].n_samples))
+    return Plan(metric=name, k=int(k), questions=m, samples=samples, between=between,
+                within=within, paired=R_b is not None, _within_at=within_at)
+
+
+__all__ = ["Comparison", "Plan", "compare", "plan", "standard_error"]
