@@ -520,7 +520,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         the mean squared deviation from the exact mean; its relative standard
         error is about sqrt(2 / draws) (9% of the variance, 4.4% of sigma at the
         default 256 per question; the errors of different questions average out
-        in sigma).
+        in sigma). At k = 1 the variance is exact: g_1(pi) = pi_ref ~ Beta(a, A - a).
 
     Args:
         answers: one list of hashable final answers per question (lengths may differ).
@@ -574,13 +574,28 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         sub = _Clusters(states.n[live], states.ref[live], states.none[live],
                         states.sizes[live], np.arange(live.size))
         means = _posterior_mean(sub, budget, ties, prior)
-        variances = _posterior_variance(sub, budget, ties, prior, means, int(draws), int(seed))
+        if budget == 1:
+            variances = _single_draw_variance(sub, prior)
+        else:
+            variances = _posterior_variance(sub, budget, ties, prior, means, int(draws),
+                                            int(seed))
         weight = used[live].astype(float)
         total = weight.sum()
         mu = float(np.dot(weight, means) / total)
         sigma = float(math.sqrt(max(np.dot(weight, variances), 0.0)) / total)
         results.append((mu, sigma, *normal_interval(mu, sigma, confidence, bounds)))
     return finish(results, many)
+
+
+def _single_draw_variance(states: _Clusters, prior: float) -> FloatArray:
+    """Exact Var[g_1(pi)]: one draw votes for itself, so g_1(pi) = pi_ref ~ Beta(a, A - a).
+
+    Var = a (A - a) / (A^2 (A + 1)), a = ref + prior, A = the sum of all concentrations.
+    """
+    a = states.ref + prior
+    total = a + np.where(states.sizes > 0, states.sizes + prior, 0.0).sum(axis=1) + (
+        states.none + prior)
+    return a * (total - a) / (total * total * (total + 1.0))
 
 
 def _posterior_variance(states: _Clusters, k: int, ties: str, prior: float, means: FloatArray,
