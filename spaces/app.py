@@ -1016,15 +1016,118 @@ def parameter_widget(control: Control):
                       placeholder="default", min_width=140)
 
 
+def comparison_table(module: evaluate.EvaluationModule, a: list[list[int]], b: list[list[int]],
+                     ks: list[int], metric: str, confidence: float) -> pd.DataFrame:
+    """The comparison module's flat results for ``metric`` at every k, as the compare table."""
+    results = module.compute(predictions1=a, predictions2=b, k=ks, metric=metric,
+                             confidence=confidence)
+    from kpass.hf.vocabulary import COMPARED as MODULE_COMPARED
+
+    template = MODULE_COMPARED[metric][0]
+    rows = []
+    for k in ks:
+        key = template.format(k=k, tau="")
+        rows.append({"metric": metric, "k": k, "A": results[f"{key}_a"],
+                     "B": results[f"{key}_b"], "A - B": results[f"{key}_difference"],
+                     "SE": results[f"{key}_se"], "lower": results[f"{key}_lo"],
+                     "upper": results[f"{key}_hi"], "p-value": results[f"{key}_p_value"],
+                     "P(A better)": results[f"{key}_prob_a_better"],
+                     "questions": int(results[f"{key}_questions"])})
+    return pd.DataFrame(rows, columns=COMPARE_COLUMNS)
+
+
+def run_comparison_module(module: evaluate.EvaluationModule, text_a: str, text_b: str,
+                          ks_text: str, metric: str, confidence: Any):
+    """The comparison module's page: parse both boxes, compute, or a located message."""
+    sides: dict[str, list[Question]] = {"A": [], "B": []}
+    side = "A"
+    try:
+        import kpass
+
+        runs = {}
+        for side in ("A", "B"):  # each box alone first, so a bad value names its box and line
+            sides[side] = parse_questions(text_a if side == "A" else text_b, ["predictions"],
+                                          "binary")
+            runs[side] = columns_of(sides[side], ["predictions"])["predictions"]
+            kpass.binary_counts(runs[side], name="predictions")
+        side = ""
+        if len(sides["A"]) != len(sides["B"]):
+            raise ValueError(f"model A has {len(sides['A'])} questions and model B "
+                             f"{len(sides['B'])}: give both the same questions, in the same "
+                             "order (one a line)")
+        a, b = runs["A"], runs["B"]
+        table = within_deadline(comparison_table, module, a, b, parse_ks(ks_text), metric,
+                                float(confidence))
+    except RecursionError:
+        return ("**Input error:** the input is nested too deeply; give one flat list of "
+                "outcomes per question", pd.DataFrame(columns=COMPARE_COLUMNS), None)
+    except (ValueError, TypeError, KeyError, OverflowError, MemoryError, TimeoutError) as error:
+        message = str(error).strip().strip("'\"") or type(error).__name__
+        where = f"model {side} box" if side else "input"
+        message = locate(message, sides.get(side, []), where) if side else message
+        return (f"**Input error:** {message}", pd.DataFrame(columns=COMPARE_COLUMNS), None)
+    note = (f"{len(sides['A'])} paired question(s): A - B with its SE over questions; "
+            "P(A better) from the two posteriors.")
+    return note, shown_compare(table), compare_plot(table)
+
+
+def build_comparison_demo(module: evaluate.EvaluationModule) -> gr.Blocks:
+    """The page of a comparison module (``kpass_compare``): two models, one metric, every k."""
+    from kpass.hf.vocabulary import COMPARED as MODULE_COMPARED
+
+    summary = " ".join((module.description or "").split("\n\n")[0].split())
+    metrics = [name for name in MODULE_COMPARED if "{tau}" not in MODULE_COMPARED[name][0]]
+    first, second = example_pair()
+    with gr.Blocks(title=f"{module.name} (kpass)") as demo:
+        gr.Markdown(f"## {module.name}\n{summary} Opens on trials 1-2 against trials 3-4 of "
+                    "the tau-bench airline sample (one model twice: the difference should lie "
+                    "within its interval).", elem_id="kpass-header")
+        with gr.Row(equal_height=False, elem_id="kpass-compare-main"):
+            with gr.Column(scale=4, min_width=300):
+                text_a = gr.Textbox(value=first, lines=6, max_lines=6, label="Model A",
+                                    info=input_help("binary", ["predictions"]),
+                                    elem_id="kpass-compare-a")
+                text_b = gr.Textbox(value=second, lines=6, max_lines=6, label="Model B",
+                                    elem_id="kpass-compare-b")
+                with gr.Row():
+                    ks = gr.Textbox(value="1, 2", label="k values", min_width=120, scale=2,
+                                    elem_id="kpass-compare-k")
+                    button = gr.Button("Compare", variant="primary", min_width=100, scale=1,
+                                       elem_id="kpass-compare-run")
+                message = gr.Markdown(elem_id="kpass-compare-message")
+                with gr.Row():
+                    metric = gr.Dropdown(metrics, value="pass@k", label="metric (default pass@k)")
+                    confidence = gr.Number(value=0.95, label="confidence (default 0.95)")
+                gr.Markdown(LIMITS, elem_id="kpass-limits")
+            with gr.Column(scale=7, min_width=300):
+                table = gr.Dataframe(value=pd.DataFrame(columns=COMPARE_COLUMNS),
+                                     label="A - B on the same questions", interactive=False,
+                                     elem_id="kpass-compare-table", max_height=300)
+                figure = gr.Plot(label="A - B against k, with its interval",
+                                 elem_id="kpass-compare-plot")
+
+        def compare(*args: Any):
+            return run_comparison_module(module, *args)
+
+        inputs = [text_a, text_b, ks, metric, confidence]
+        button.click(compare, inputs, [message, table, figure])
+        demo.load(compare, inputs, [message, table, figure])
+    return demo
+
+
 def build_demo(script: Path | None = None, module: evaluate.EvaluationModule | None = None
                ) -> gr.Blocks:
     """The Blocks page for one metric script (or an already loaded module).
 
-    Serve it with ``.launch(css=CSS)``: gradio takes page styles at launch.
+    A comparison module (``module_type == "comparison"``) gets its own page
+    (:func:`build_comparison_demo`). Serve it with ``.launch(css=CSS)``: gradio takes
+    page styles at launch.
     """
     if module is None:
         script = script or find_metric_script()
         module = evaluate.load(str(script))
+    if module.module_type == "comparison":
+        return build_comparison_demo(module)
     name, kind, names = module.name, module_kind(module), input_names(module)
     controls = module_controls(module)
     summary = " ".join((module.description or "").split("\n\n")[0].split())

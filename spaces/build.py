@@ -26,6 +26,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 METRICS = REPO / "metrics"
+COMPARISONS = REPO / "comparisons"
 DIST = REPO / "dist" / "spaces"
 APP = Path(__file__).resolve().parent / "app.py"
 # What the app and the metric scripts import, pinned to the versions installed here.
@@ -39,8 +40,16 @@ DEFAULTS = {"emoji": "🎯", "colorFrom": "blue", "colorTo": "indigo", "pinned":
 
 
 def module_names(metrics_dir: Path = METRICS) -> list[str]:
-    """Every metric module: a folder ``metrics/<name>/`` holding ``<name>.py``."""
-    return sorted(p.name for p in metrics_dir.iterdir() if (p / f"{p.name}.py").is_file())
+    """Every module: a folder ``metrics/<name>/`` (or ``comparisons/<name>/`` beside it)."""
+    folders = [metrics_dir] + ([COMPARISONS] if metrics_dir == METRICS else [])
+    return sorted(p.name for folder in folders for p in folder.iterdir()
+                  if (p / f"{p.name}.py").is_file())
+
+
+def module_source(name: str, metrics_dir: Path = METRICS) -> Path:
+    """The folder of module ``name``: under ``metrics/``, else under ``comparisons/``."""
+    source = metrics_dir / name
+    return source if source.is_dir() or metrics_dir != METRICS else COMPARISONS / name
 
 
 def build_wheel(out_dir: Path, repo: Path = REPO) -> Path:
@@ -126,7 +135,7 @@ def requirements(wheel_name: str, extra: str = "") -> str:
 
 def build_space(name: str, wheel: Path, out: Path = DIST, metrics_dir: Path = METRICS) -> Path:
     """Write ``out/<name>/``: script, card, app, wheel and requirements."""
-    source = metrics_dir / name
+    source = module_source(name, metrics_dir)
     target = out / name
     if target.exists():
         shutil.rmtree(target)
