@@ -399,7 +399,8 @@ def load_file(source: str, *, tool: str | None = None, filter: str | None = None
             return load_counts(source, column=column, chunk_size=chunk_size,
                                skip_bad=skip_bad, progress=progress)
         except ReportError:
-            if detect_harness(source) is None:
+            # A pipe was read once already; only a regular file can be probed again.
+            if not Path(source).is_file() or detect_harness(source) is None:
                 raise
     elif progress is not None:
         progress.close()
