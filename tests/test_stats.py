@@ -273,3 +273,30 @@ def test_counts_with_ids_merge_shards_and_refuse_duplicates():
         kpass.BinaryCounts.concat([first, kpass.BinaryCounts([1], [1])])
     with pytest.raises(TypeError, match=r"ids\[1\]"):
         kpass.BinaryCounts([1, 1], [0, 1], ids=["a", 2.5])
+
+
+@pytest.mark.parametrize("spread", ["dense", "sparse"])
+def test_per_question_values_map_each_question_to_its_own_state(spread):
+    # Dense keys (rectangular-ish n) take a direct table, sparse keys (n up to 1e9) a
+    # binary search; both must return question q's own 1 - C(n-c, k)/C(n, k), in input order.
+    from math import comb
+
+    rng = np.random.default_rng(7)
+    m = 300
+    if spread == "dense":
+        n = rng.integers(4, 12, size=m)
+    else:
+        n = rng.choice([4, 9, 10**6, 10**9], size=m)
+    c = np.array([rng.integers(0, int(x) + 1) if x < 100 else rng.choice([0, 1, int(x) - 2, x])
+                  for x in n], dtype=np.int64)
+    counts = kpass.BinaryCounts(n, c)
+    got = kpass.pass_at_k(counts, 3, per_question=True)
+
+    def exact(total, correct):
+        if total < 100:
+            return 1 - comb(total - correct, 3) / comb(total, 3)
+        wrong = total - correct  # ratio of falling factorials, exact enough in floats
+        return 1 - (wrong / total) * ((wrong - 1) / (total - 1)) * ((wrong - 2) / (total - 2))
+
+    expected = [exact(int(a), int(b)) for a, b in zip(n, c, strict=True)]
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15)

@@ -59,10 +59,16 @@ class BinaryStates:
             state_of_key = np.empty(int(key.max()) + 1, dtype=np.int64)
             state_of_key[key[: self.n.size]] = np.arange(self.n.size)
             return state_of_key[key[self.n.size :]]
+        question_keys = _pair_keys(self.question_n, self.question_c, int(self.c.max()))
+        top = int(state_keys.max())
+        if top <= 4 * question_keys.size + 1024:
+            # A direct table where the keys are dense (rectangular data: the key is c), one
+            # gather per question instead of a binary search of each (5x faster at M=1e5).
+            table = np.empty(top + 1, dtype=np.int64)
+            table[state_keys] = np.arange(state_keys.size)
+            return table[question_keys]
         order = np.argsort(state_keys, kind="stable")
-        position = np.searchsorted(state_keys[order], _pair_keys(self.question_n, self.question_c,
-                                                                 int(self.c.max())))
-        return order[position]
+        return order[np.searchsorted(state_keys[order], question_keys)]
 
     def per_question(self, values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """Per-question vector in input order (NaN for questions left out)."""
