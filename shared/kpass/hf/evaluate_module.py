@@ -90,7 +90,7 @@ STORED_FEATURES = {
 }
 
 
-__all__ = ["KPassComparison", "KPassMetric", "build_demo", "default_metrics_dir",
+__all__ = ["KPassComparison", "KPassMetric", "default_metrics_dir",
            "install_metric_modules", "main"]
 
 
@@ -676,44 +676,6 @@ def install_metric_modules(source: str | os.PathLike[str] | None = None,
     if not installed:
         raise FileNotFoundError(f"no metric scripts found under {source_dir}")
     return installed
-
-
-# ----------------------------------------------------------------------------- Space app
-
-
-def build_demo(module: KPassMetric) -> Any:
-    """A minimal Gradio app for one module: paste outcome lists as JSON, get the results.
-
-    Args:
-        module: a loaded kpass metric module.
-
-    Returns:
-        A ``gradio.Blocks`` (call ``.launch()``).
-    """
-    import json
-
-    import gradio as gr
-
-    def run(predictions: str, k: str, extra: str) -> dict[str, Any]:
-        options = json.loads(extra) if extra.strip() else {}
-        if k.strip():
-            options["k"] = json.loads(k)
-        inputs = {"predictions": json.loads(predictions)}
-        for name in ("references", "R0"):
-            if name in options:
-                inputs[name] = options.pop(name)
-        return module.compute(**inputs, **options)
-
-    with gr.Blocks(title=module.name) as demo:
-        gr.Markdown(f"# {module.name}\n\n{module.description}")
-        predictions = gr.Textbox(label="predictions (JSON: one list of outcomes per question)",
-                                 value="[[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]]")
-        k = gr.Textbox(label="k (JSON: an int or a list of ints)", value="[1, 2]")
-        extra = gr.Textbox(label="other options (JSON object, e.g. {\"confidence\": 0.9})",
-                           value="")
-        output = gr.JSON(label="results")
-        gr.Button("Compute").click(run, [predictions, k, extra], output)
-    return demo
 
 
 def main(argv: Sequence[str] | None = None) -> int:
