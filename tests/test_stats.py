@@ -300,3 +300,23 @@ def test_per_question_values_map_each_question_to_its_own_state(spread):
 
     expected = [exact(int(a), int(b)) for a, b in zip(n, c, strict=True)]
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15)
+
+
+def test_standard_error_by_state_agrees_with_per_question_values_on_sparse_states():
+    # Counts with n up to 1e9 take the sorted-unique path of the weighted-state SE.
+    rng = np.random.default_rng(11)
+    n = rng.choice([5, 40, 10**6, 10**9], size=200)
+    c = np.minimum(rng.integers(0, 6, size=200), n)
+    counts = kpass.BinaryCounts(n, c)
+    for metric, extra in PER_QUESTION_METRICS:
+        got = kpass.standard_error(metric, counts, [1, 4], *extra)
+        for k, se in zip([1, 4], got, strict=True):
+            values = metric(counts, k, *extra, per_question=True).tolist()
+            assert se == pytest.approx(clt(values), rel=1e-10), metric.__name__
+
+
+def test_standard_error_refusals_count_questions_not_states():
+    # 3 of the 30 questions have 2 samples; the message must say so (not "1 of 2" states).
+    R = [[1, 0]] * 3 + [[1, 0, 1, 1]] * 27
+    with pytest.raises(ValueError, match="3 of 30 questions"):
+        kpass.standard_error(kpass.pass_at_k, R, 4)

@@ -51,6 +51,52 @@ _CREDIT_METRICS = ("pass_at_k", "pass_hat_k", "unanimous_at_k", "g_pass_at_k",
                    "threshold_spectrum_at_k")
 
 
+#: Point functions whose per-question value depends on a question only through its state
+#: (n, c): their SE over M questions is a weighted sum over the distinct states.
+_STATE_METRICS = (*_CREDIT_METRICS, "geom_at_k")
+
+
+def _distinct_states(counts: BinaryCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(n, c) of each distinct state and its number of questions."""
+    n, c = counts.n_samples, counts.n_correct
+    width = int(c.max()) + 1
+    if int(n.max()) * width + width <= 4 * n.size + 1024:  # dense keys: one tally, O(M)
+        tally = np.bincount(n * width + c)
+        keys = np.flatnonzero(tally)
+        return keys // width, keys % width, tally[keys]
+    pairs, multiplicity = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
+    return pairs[:, 0], pairs[:, 1], multiplicity
+
+
+def _standard_errors_by_state(metric: Metric, R: Any, args: tuple[Any, ...],
+                              kwargs: dict[str, Any]) -> float | list[float] | None:
+    """The CLT SE from the metric's values on the distinct (n, c) states, weighted.
+
+    sum_q (s_q - s_bar)^2 = sum_s w_s (v_s - s_bar)^2 over states s with w_s questions,
+    so M questions cost one evaluation per state (<= N + 1 of them) instead of a
+    per-question vector per k. Returns None where the per-question path must answer
+    instead: any refusal, so that its message counts questions, not states.
+    """
+    try:
+        counts = _counts_of(R)
+        n, c, weights = _distinct_states(counts)
+        values = metric(BinaryCounts(n, c), *args, per_question=True, **kwargs)
+    except (TypeError, ValueError):
+        return None
+    many = isinstance(values, list)
+    ses = []
+    for per_state in values if many else [values]:
+        per_state = np.asarray(per_state, dtype=float)
+        used = np.isfinite(per_state)
+        w, v = weights[used].astype(float), per_state[used]
+        m = float(w.sum())
+        if m < 2:
+            return None
+        mean = float((w * v).sum() / m)
+        ses.append(math.sqrt(float((w * np.square(v - mean)).sum()) / (m * (m - 1))))
+    return ses if many else ses[0]
+
+
 def _kpass() -> Any:
     import kpass  # the public functions; imported late, as kpass imports this module
 
@@ -232,6 +278,10 @@ def standard_error(metric: Metric, R: Any, *args: Any, clusters: Any = None,
         ses = _jackknife(statistic, _state_keys(_counts_of(R)), codes)
         value = metric(_counts_of(R), *args, **kwargs)
         return ses if isinstance(value, list) else ses[0]
+    if clusters is None and name in _STATE_METRICS:
+        fast = _standard_errors_by_state(metric, R, args, kwargs)
+        if fast is not None:
+            return fast
     per_k, many = _per_question(metric, name, R, args, kwargs)
     codes = _labels(clusters, per_k[0].size)
     ses = []
