@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -98,10 +99,16 @@ class BinaryCounts:
         """Number of questions M."""
         return int(self.n_samples.size)
 
-    @property
+    @cached_property
     def rectangular(self) -> bool:
         """Whether every question has the same number of samples."""
+        # Cached (the arrays are read-only): every metric at every k asks it.
         return bool(np.all(self.n_samples == self.n_samples[0]))
+
+    @cached_property
+    def smallest_n(self) -> int:
+        """The fewest samples any question has."""
+        return int(self.n_samples.min())
 
     @classmethod
     def concat(cls, parts: Sequence[BinaryCounts]) -> BinaryCounts:

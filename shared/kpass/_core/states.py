@@ -118,7 +118,22 @@ def states_for(counts: BinaryCounts, k: int | None, short: str) -> BinaryStates:
             or every question does.
     """
     n = counts.n_samples
-    kept = None if k is None else keep_at_least(n, k, short)
+    kept = None if k is None or k <= counts.smallest_n else keep_at_least(n, k, short)
+    if kept is None and "_all_states" in counts.__dict__:
+        # Every question kept: the states depend on the counts alone (read-only arrays), and
+        # a report asks for them at every metric and k.
+        return counts.__dict__["_all_states"]
+    states = _distinct(counts, kept)
+    if kept is None:
+        for array in (states.n, states.c, states.weight):
+            array.setflags(write=False)
+        counts.__dict__["_all_states"] = states
+    return states
+
+
+def _distinct(counts: BinaryCounts, kept: npt.NDArray[np.bool_] | None) -> BinaryStates:
+    """The distinct states of the kept questions (all of them when ``kept`` is None)."""
+    n = counts.n_samples
     n_kept = n if kept is None else n[kept]
     c_kept = counts.n_correct if kept is None else counts.n_correct[kept]
     if counts.rectangular and int(n_kept[0]) <= 4 * n_kept.size + 1024:
