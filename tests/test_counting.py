@@ -25,7 +25,8 @@ def _layouts(matrix):
 def small_blocks(monkeypatch):
     """Blocks of a few KiB, so that every test matrix spans several blocks and a tail."""
     monkeypatch.setattr(rowcount, "BLOCK_BYTES", 4096)
-    monkeypatch.setattr(rowcount, "_FEW_QUESTIONS", 64)
+    monkeypatch.setattr(rowcount, "RUN_BYTES", 512)
+    monkeypatch.setattr(rowcount, "_MIN_SPAN", 16)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ._core.categorical import dirichlet_summary, prepare
+from ._core.categorical import binary_dirichlet_summary, dirichlet_summary, prepare
 from ._core.driver import finish, normal_interval
 from ._core.inputs import check_bounds, check_confidence, check_flag
 
@@ -56,8 +56,11 @@ def bayes(R: Any, w: Any = None, R0: Any = None, *, per_question: bool = False) 
         >>> round(mu2, 6), round(sigma2, 6)
         (0.5625, 0.091998)
     """
-    counts, weights = prepare(R, w, R0)
-    scale, means, variances, _ = dirichlet_summary(counts, weights)
+    summary = binary_dirichlet_summary(R) if w is None and R0 is None else None
+    if summary is None:
+        counts, weights = prepare(R, w, R0)
+        summary = dirichlet_summary(counts, weights)
+    scale, means, variances, _ = summary
     if check_flag(per_question, "per_question"):
         return scale * means + 0.0
     m = means.size
