@@ -191,45 +191,46 @@ def _counts_by_column_tiles(columns: np.ndarray) -> npt.NDArray[np.int64] | None
     """Counts per column of a C-contiguous (N, M) matrix: the transpose of the outcomes.
 
     Each sample's outcomes are a contiguous run of M values, taken in spans of
-    :data:`RUN_BYTES`: each sample's run is compared with 1 (read from memory) and
-    checked at once, while it is in cache. A tile of up to 255 samples' flags is then
-    added down the samples in uint8 counters, elementwise.
+    :data:`RUN_BYTES`: each sample's run is compared with 1 (read from memory),
+    checked at once while it is in cache, and its flags added into one uint8
+    counter per question (elementwise adds, which numpy vectorises), emptied into
+    the int64 counts every 255 samples. The run, its flags and the counters stay
+    in L2 together.
     """
     n, m = columns.shape
     itemsize = columns.dtype.itemsize
     integral = columns.dtype.kind in "biu"
-    height = min(n, _MOST_TILE_SAMPLES)
     span = min(m, max(_MIN_SPAN, RUN_BYTES // itemsize))
-    flags = np.empty((height, span), dtype=np.bool_)
-    zeros = None if integral else np.empty((height, span), dtype=np.bool_)
+    flags = np.empty(span, dtype=np.bool_)
+    zeros = None if integral else np.empty(span, dtype=np.bool_)
     unsigned = _unsigned(columns)
-    tile_counts = np.empty(span, dtype=np.uint8)
+    total = np.empty(span, dtype=np.uint8)
     counts = np.zeros(m, dtype=np.int64)
     for start in range(0, m, span):
         stop = min(m, start + span)
         c = stop - start
-        for top in range(0, n, height):
-            bottom = min(n, top + height)
-            h = bottom - top
-            if itemsize == 1:
-                tile_flags = columns[top:bottom, start:stop].view(np.uint8)
-                for sample in range(top, bottom):
-                    if np.bitwise_or.reduce(tile_flags[sample - top]) > 1:
+        for top in range(0, n, _MOST_TILE_SAMPLES):
+            bottom = min(n, top + _MOST_TILE_SAMPLES)
+            tile_total = total[:c]
+            tile_total.fill(0)
+            zero_count = 0
+            for sample in range(top, bottom):
+                if itemsize == 1:
+                    run_flags = unsigned[sample, start:stop].view(np.uint8)
+                    if np.bitwise_or.reduce(run_flags) > 1:
                         return None
-            else:
-                tile_flags = flags[:h, :c]
-                for row, sample in enumerate(range(top, bottom)):
+                else:
                     run = columns[sample, start:stop]
-                    np.equal(run, 1, out=tile_flags[row])
+                    np.equal(run, 1, out=flags[:c])
                     if integral:
                         if np.bitwise_or.reduce(unsigned[sample, start:stop]) > 1:
                             return None
                     else:
-                        np.equal(run, 0, out=zeros[row, :c])
-                if not integral and np.count_nonzero(tile_flags) + np.count_nonzero(
-                        zeros[:h, :c]) != h * c:
-                    return None
-                tile_flags = tile_flags.view(np.uint8)
-            np.add.reduce(tile_flags, axis=0, dtype=np.uint8, out=tile_counts[:c])
-            counts[start:stop] += tile_counts[:c]
+                        zero_count += int(np.count_nonzero(np.equal(run, 0, out=zeros[:c])))
+                    run_flags = flags[:c].view(np.uint8)
+                np.add(tile_total, run_flags, out=tile_total)
+            # Every entry of a float tile must be a 1 (counted) or a 0 (-0.0 included).
+            if not integral and int(tile_total.sum()) + zero_count != (bottom - top) * c:
+                return None
+            counts[start:stop] += tile_total
     return counts
