@@ -5,10 +5,13 @@ is then checked and counted while it is still in cache:
 
 * 1-byte matrices (bool, int8, uint8) are their own 0/1 flags: the block is
   binary iff its largest byte (read unsigned, so -1 is 255) is <= 1.
-* Wider ints are compared with 1 into a reused flag buffer (the one read from
-  memory, 1 byte written per entry), and the block is binary iff the bitwise or
-  of all its values, read unsigned, is <= 1 (an or is as cheap as a max and,
-  unlike a 64-bit unsigned max, needs no emulation on AVX2).
+* 2- and 4-byte ints are compared with 1 into a reused flag buffer (the one
+  read from memory, 1 byte written per entry), and the block is binary iff the
+  bitwise or of all its values, read unsigned, is <= 1 (an or is as cheap as a
+  max and, unlike a 64-bit unsigned max, needs no emulation on AVX2).
+* 8-byte ints are summed along rows by ``np.einsum`` (vectorised, unlike
+  ``sum(axis=1)``, a scalar loop per row: 2-4x faster on short rows) into the
+  counts, then or-checked the same way while the block is in cache.
 * Floats are compared with 1 and with 0; the block is binary iff the two masks
   together cover every entry (NaN, 0.5, 2, inf and -1 fall in neither). -0.0
   equals 0, as in the general path.
@@ -17,12 +20,15 @@ The flags are then counted at 1/8 of a byte each: ``np.packbits`` packs a row
 into whole words and ``np.bitwise_count`` counts each word's bits (both are
 vectorised in numpy >= 2; older numpy sums the flag bytes as 64-bit words,
 :func:`_byte_row_sums`). An F-ordered matrix (what ``np.asarray`` gives for a
-DataFrame) is read as its C-ordered transpose, in tiles of samples x questions,
-and a tile's flags are added down the samples: elementwise adds of contiguous
-runs, which numpy vectorises.
+DataFrame) is read as its C-ordered transpose, one sample's run of questions at
+a time, compared, checked and added into uint8 counters while the run is in L2.
 
 Measured on 200000 x 64 matrices (``benchmarks/bench_core.py``, counting
-table): see ``benchmarks/README.md``. Anything this path does not take
+table, ``benchmarks/README.md``): C order within 1.5x of ``R.sum(axis=1)`` on
+the same array for every dtype (1- to 4-byte ones and float32 below it); F order
+8-byte and float inputs 1.7-2.5x, because numpy's sum of an F-ordered matrix is
+one vectorised stream from memory while an exact 0/1 check must read every value
+a second time (from cache) and costs numpy calls per run. Anything this path does not take
 (non-binary data, non-contiguous layouts) returns None, and the general path then
 validates and names the bad value.
 """
@@ -34,15 +40,20 @@ import numpy.typing as npt
 
 #: Bytes of input per block. The data comes from memory once; the check (and for
 #: floats the second comparison) reads it again from cache. Measured on the 2-core
-#: development machine (512 KiB L2 per core, 32 MiB shared L3): 2 MiB blocks beat
-#: 256 KiB and 1 MiB ones, because each block costs about ten numpy calls (1-2 us
-#: each) and the second read from L3 is still 3-4x faster than the first from memory.
+#: development machine (512 KiB L2 per core, 32 MiB shared L3): 2-4 MiB blocks beat
+#: 256 KiB to 1 MiB ones (1.1-1.2x the floor against 1.2-1.8x on int64), because
+#: each block costs several numpy calls (1-2 us each) and the second read from L3
+#: is still 3-4x faster than the first from memory; 4 MiB also takes a 2000 x 256
+#: int64 matrix (Bayes@N's benchmark) in one block.
 BLOCK_BYTES = 1 << 22
+#: Bytes of one sample's run of an F-ordered matrix: with its flags and counters it
+#: stays in the 512 KiB L2 for the check that follows the compare.
 RUN_BYTES = 1 << 18
-#: Fewest questions per tile of an F-ordered matrix: shorter runs make each numpy
+#: Fewest questions per run of an F-ordered matrix: shorter runs make each numpy
 #: call do too little work for its overhead.
 _MIN_SPAN = 1024
-#: Most samples per tile of an F-ordered matrix: its flags are added in uint8.
+#: Most samples added into the uint8 counters of an F-ordered matrix before they are
+#: emptied into the counts.
 _MOST_TILE_SAMPLES = 255
 #: Sums of bit counts in float32 are exact below 2**24.
 _FLOAT32_EXACT = 1 << 24
