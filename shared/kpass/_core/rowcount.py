@@ -21,7 +21,8 @@ into whole words and ``np.bitwise_count`` counts each word's bits (both are
 vectorised in numpy >= 2; older numpy sums the flag bytes as 64-bit words,
 :func:`_byte_row_sums`). An F-ordered matrix (what ``np.asarray`` gives for a
 DataFrame) is read as its C-ordered transpose, one sample's run of questions at
-a time, compared, checked and added into uint8 counters while the run is in L2.
+a time, compared, checked and added into uint8 counters while the run is in L2;
+8-byte ints are summed by einsum down the samples of a tile, then or-checked.
 
 Measured on 200000 x 64 matrices (``benchmarks/bench_core.py``, counting
 table, ``benchmarks/README.md``): C order within 1.5x of ``R.sum(axis=1)`` on
@@ -211,6 +212,8 @@ def _counts_by_column_tiles(columns: np.ndarray) -> npt.NDArray[np.int64] | None
     n, m = columns.shape
     itemsize = columns.dtype.itemsize
     integral = columns.dtype.kind in "biu"
+    if integral and itemsize == 8:
+        return _counts_by_column_sums(columns)
     span = min(m, max(_MIN_SPAN, RUN_BYTES // itemsize))
     flags = np.empty(span, dtype=np.bool_)
     zeros = None if integral else np.empty(span, dtype=np.bool_)
@@ -244,4 +247,27 @@ def _counts_by_column_tiles(columns: np.ndarray) -> npt.NDArray[np.int64] | None
             if not integral and int(tile_total.sum()) + zero_count != (bottom - top) * c:
                 return None
             counts[start:stop] += tile_total
+    return counts
+
+
+def _counts_by_column_sums(columns: np.ndarray) -> npt.NDArray[np.int64] | None:
+    """Counts per column of a C-contiguous (N, M) matrix of 8-byte ints, by tiles.
+
+    A tile is every sample across a span of questions (:data:`BLOCK_BYTES` of
+    input): ``np.einsum`` adds its rows elementwise into the counts (the one read
+    from memory, as numpy's own sum of the F-ordered matrix), then each sample's
+    run is or-checked in cache, one 2-D call for the tile. Measured against the
+    per-run compare and check of the other dtypes: 1.5-1.6x the floor instead of
+    1.8-1.9x, with two numpy calls per tile instead of two per sample.
+    """
+    n, m = columns.shape
+    unsigned = _unsigned(columns)
+    span = min(m, max(_MIN_SPAN, BLOCK_BYTES // (n * columns.dtype.itemsize)))
+    counts = np.empty(m, dtype=np.int64)
+    as_unsigned = counts.view(np.uint64)
+    for start in range(0, m, span):
+        tile = unsigned[:, start : start + span]
+        np.einsum("ij->j", tile, out=as_unsigned[start : start + span])
+        if np.bitwise_or.reduce(tile, axis=1).max() > 1:
+            return None
     return counts
