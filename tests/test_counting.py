@@ -142,6 +142,21 @@ def test_negative_zeros_in_whole_blocks_and_both_layouts_count_as_zeros():
                                       err_msg=layout)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64],
+                         ids=lambda d: np.dtype(d).name)
+def test_a_bad_value_among_negative_zeros_is_still_found(dtype):
+    """-0.0 sends a block to the comparison with 0, which must still see the bad value."""
+    rng = np.random.default_rng(17)
+    base = np.where(rng.random((300, 40)) < 0.5, 1.0, -0.0).astype(dtype)
+    for bad in (0.5, np.nan, np.inf, -1.0, 2.0):
+        matrix = base.copy()
+        matrix[123, 9] = bad
+        for layout, laid_out in _layouts(matrix):
+            assert binary_row_counts(laid_out) is None, (layout, bad)
+            with pytest.raises(ValueError, match=r"R\[123\]\[9\]"):
+                kpass.binary_counts(laid_out)
+
+
 def test_bools_that_are_not_zero_or_one_bytes_leave_the_fast_path_and_still_count():
     raw = np.array([[0, 1, 2, 0], [3, 0, 0, 1]], dtype=np.uint8)
     for layout, matrix in _layouts(raw.view(np.bool_)):
