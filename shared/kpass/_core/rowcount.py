@@ -15,8 +15,7 @@ is then checked and counted while it is still in cache:
 * Floats are compared with 1; the block is binary iff every other entry is 0:
   iff its count of nonzero bit patterns (read unsigned, in cache) equals its count
   of ones, or else (a -0.0, which equals 0 as in the general path, or a bad value:
-  NaN, 0.5, 2, inf, -1) iff its entries equal to 0 make up the rest. (F order:
-  compared with 1 and with 0, the two masks must cover every entry.)
+  NaN, 0.5, 2, inf, -1) iff its entries equal to 0 make up the rest.
 
 The flags are then counted at 1/8 of a byte each: ``np.packbits`` packs a row
 into whole words and ``np.bitwise_count`` counts each word's bits (both are
@@ -232,8 +231,7 @@ def _counts_by_column_tiles(columns: np.ndarray) -> npt.NDArray[np.int64] | None
         return _counts_by_column_sums(columns)
     span = min(m, max(_MIN_SPAN, RUN_BYTES // itemsize))
     flags = np.empty(span, dtype=np.bool_)
-    zeros = None if integral else np.empty(span, dtype=np.bool_)
-    unsigned = _unsigned(columns)
+    unsigned = columns.view(_UNSIGNED[itemsize]) if not integral else _unsigned(columns)
     total = np.empty(span, dtype=np.uint8)
     counts = np.zeros(m, dtype=np.int64)
     for start in range(0, m, span):
@@ -243,7 +241,7 @@ def _counts_by_column_tiles(columns: np.ndarray) -> npt.NDArray[np.int64] | None
             bottom = min(n, top + _MOST_TILE_SAMPLES)
             tile_total = total[:c]
             tile_total.fill(0)
-            zero_count = 0
+            nonzero_bits = 0
             for sample in range(top, bottom):
                 if itemsize == 1:
                     run_flags = unsigned[sample, start:stop].view(np.uint8)
@@ -256,11 +254,11 @@ def _counts_by_column_tiles(columns: np.ndarray) -> npt.NDArray[np.int64] | None
                         if np.bitwise_or.reduce(unsigned[sample, start:stop]) > 1:
                             return None
                     else:
-                        zero_count += int(np.count_nonzero(np.equal(run, 0, out=zeros[:c])))
+                        nonzero_bits += int(np.count_nonzero(unsigned[sample, start:stop]))
                     run_flags = flags[:c].view(np.uint8)
                 np.add(tile_total, run_flags, out=tile_total)
-            # Every entry of a float tile must be a 1 (counted) or a 0 (-0.0 included).
-            if not integral and int(tile_total.sum()) + zero_count != (bottom - top) * c:
+            if not integral and not _only_zeros_besides(
+                    columns[top:bottom, start:stop], int(tile_total.sum()), nonzero_bits):
                 return None
             counts[start:stop] += tile_total
     return counts
