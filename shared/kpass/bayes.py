@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ._core.categorical import dirichlet_summary, prepare
+from ._core.categorical import binary_dirichlet_summary, dirichlet_summary, prepare
 from ._core.driver import finish, normal_interval
 from ._core.inputs import check_bounds, check_confidence, check_flag
 
@@ -56,14 +56,26 @@ def bayes(R: Any, w: Any = None, R0: Any = None, *, per_question: bool = False) 
         >>> round(mu2, 6), round(sigma2, 6)
         (0.5625, 0.091998)
     """
-    counts, weights = prepare(R, w, R0)
-    scale, means, variances, _ = dirichlet_summary(counts, weights)
+    scale, means, variances, _ = _summary(R, w, R0)
     if check_flag(per_question, "per_question"):
         return scale * means + 0.0
+    return finish([_mu_sigma(scale, means, variances)], False)
+
+
+def _summary(R: Any, w: Any, R0: Any) -> tuple[float, Any, Any, Any]:
+    """Per-question posterior moments: straight from row counts for a plain 0/1 array."""
+    summary = binary_dirichlet_summary(R) if w is None and R0 is None else None
+    if summary is None:
+        counts, weights = prepare(R, w, R0)
+        summary = dirichlet_summary(counts, weights)
+    return summary
+
+
+def _mu_sigma(scale: float, means: Any, variances: Any) -> tuple[float, float]:
     m = means.size
-    mu = scale * float(means.mean())
+    mu = scale * (float(means.sum()) / m)  # the float np.mean gives, without its overhead
     sigma = scale * (math.sqrt(float(variances.sum())) / m)
-    return finish([(mu, sigma)], False)
+    return mu, sigma
 
 
 def bayes_ci(R: Any, w: Any = None, R0: Any = None, confidence: float = 0.95,
@@ -93,7 +105,7 @@ def bayes_ci(R: Any, w: Any = None, R0: Any = None, confidence: float = 0.95,
     """
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
-    mu, sigma = bayes(R, w, R0)
+    mu, sigma = _mu_sigma(*_summary(R, w, R0)[:3])
     return finish([(mu, sigma, *normal_interval(mu, sigma, confidence, bounds))], False)
 
 

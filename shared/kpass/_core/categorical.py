@@ -20,6 +20,7 @@ from .inputs import (
     _show,
     categorical_counts,
 )
+from .rowcount import binary_row_counts
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -128,3 +129,30 @@ def dirichlet_summary(counts: CategoricalCounts, weights: FloatArray
     row_second = probabilities @ (centered * centered)
     row_variance = np.maximum(row_second - row_means * row_means, 0.0) / (total + 1.0)
     return scale, offset + row_means, row_variance, total
+
+
+def binary_dirichlet_summary(R: Any) -> tuple[float, FloatArray, FloatArray, FloatArray] | None:
+    """:func:`dirichlet_summary` of a plain 0/1 matrix with w = (0, 1) and no R0, or None.
+
+    The common Bayes@N call (a numeric (M, N) array, no ``w``, no ``R0``) needs only
+    each row's count of ones: one blocked pass (:func:`binary_row_counts`), then the
+    Beta(c + 1, N - c + 1) moments, with the same float operations as
+    :func:`dirichlet_summary` takes on the (M, 2) table (so results are identical),
+    without building the table, the Dirichlet weights or the matrix products.
+    Returns None for any other input (lists, tables, masked arrays, non-binary
+    values), which then takes the general path and its messages.
+    """
+    if type(R) is not np.ndarray or R.ndim != 2 or R.size == 0:
+        return None
+    ones = binary_row_counts(R)
+    if ones is None:
+        return None
+    total = float(R.shape[1] + 2)  # nu_0 + nu_1 = (N - c + 1) + (c + 1)
+    means = np.add(ones, 1.0)
+    means /= total
+    # p - p * p >= 0 for p in [0, 1] (the rounded p * p never exceeds p), so the
+    # general path's clip at 0 never applies here.
+    variances = np.multiply(means, means)
+    np.subtract(means, variances, out=variances)
+    variances /= total + 1.0
+    return 1.0, means, variances, np.full(ones.size, total)
