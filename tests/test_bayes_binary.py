@@ -80,3 +80,44 @@ def test_results_and_messages_do_not_depend_on_the_path():
 def test_per_question_means_come_from_the_same_counts():
     R = np.array([[1, 1, 0, 1], [0, 0, 0, 0], [1, 1, 1, 1]], dtype=np.int64)
     assert kpass.bayes(R, per_question=True).tolist() == [4 / 6, 1 / 6, 5 / 6]
+
+
+def _python_avg(rows):
+    """avg@N with w = (0, 1) in plain Python, sigma of Eq. 20 per question (T = n + 2)."""
+    m = len(rows)
+    averages, parts = [], []
+    for row in rows:
+        n, c = len(row), sum(row)
+        p = (c + 1) / (n + 2)
+        averages.append(c / n)
+        parts.append(((n + 2) / n) ** 2 * p * (1 - p) / (n + 3))
+    return sum(averages) / m, sum(parts) ** 0.5 / m
+
+
+def test_counts_take_the_shortcut_with_the_same_floats_for_bayes_and_avg():
+    # What kpass report and the modules hold: counts, ragged here.
+    rng = np.random.default_rng(5)
+    rows = [(rng.random(int(n)) < rng.random()).astype(int).tolist()
+            for n in rng.integers(1, 40, size=300)]
+    counts = kpass.binary_counts(rows)
+    fast = binary_dirichlet_summary(counts)
+    general = _general(counts)
+    for ours, theirs in zip(fast, general, strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+    assert kpass.bayes(counts) == pytest.approx(_python_bayes(rows), rel=1e-12)
+    assert kpass.avg(counts) == pytest.approx(_python_avg(rows), rel=1e-12)
+    # avg through the general path (lists) gives the very same floats.
+    assert kpass.avg(counts) == kpass.avg(rows)
+    np.testing.assert_array_equal(kpass.avg(counts, per_question=True),
+                                  kpass.avg(rows, per_question=True))
+    assert kpass.avg_ci(counts) == kpass.avg_ci(rows)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int64, np.float64])
+def test_avg_of_a_binary_array_equals_the_general_path(dtype):
+    rng = np.random.default_rng(8)
+    R = (rng.random((500, 33)) < 0.4).astype(dtype)
+    assert kpass.avg(R) == kpass.avg(R.tolist())
+    assert kpass.avg(R) == pytest.approx(_python_avg(R.astype(int).tolist()), rel=1e-12)
+    # A reward vector still takes the weighted path.
+    assert kpass.avg(R, [0.0, 2.0])[0] == pytest.approx(2 * kpass.avg(R)[0], rel=1e-12)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ._core.categorical import dirichlet_summary, prepare
+from ._core.categorical import binary_dirichlet_summary, binary_rows, dirichlet_summary, prepare
 from ._core.driver import finish, normal_interval
 from ._core.inputs import check_bounds, check_confidence, check_flag
 
@@ -50,13 +50,19 @@ def avg(R: Any, w: Any = None, *, per_question: bool = False) -> Any:
         (0.6, 0.147196)
     """
     per_question = check_flag(per_question, "per_question")
-    counts, weights = prepare(R, w)
-    n = counts.n_samples.astype(np.float64)
-    scale, _, variances, total = dirichlet_summary(counts, weights)
-    # On rewards u = w / s (s = max|w|), so sums of counts times rewards stay finite.
-    normalized = weights / scale
-    offset = float(normalized[0])
-    averages = offset + (counts.counts @ (normalized - offset)) / n
+    rows = binary_rows(R) if w is None else None
+    if rows is not None:  # binary: a_q = c_q / n_q, the same floats as the general path
+        n, ones = rows
+        scale, _, variances, total = binary_dirichlet_summary(R)
+        averages = ones / n
+    else:
+        counts, weights = prepare(R, w)
+        n = counts.n_samples.astype(np.float64)
+        scale, _, variances, total = dirichlet_summary(counts, weights)
+        # On rewards u = w / s (s = max|w|), so sums of counts times rewards stay finite.
+        normalized = weights / scale
+        offset = float(normalized[0])
+        averages = offset + (counts.counts @ (normalized - offset)) / n
     if per_question:
         return finish([scale * averages], False)
     m = n.size

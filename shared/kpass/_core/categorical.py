@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .counts import BinaryCounts
 from .inputs import (
     MAX_CATEGORIES,
     ArgumentTypeError,
@@ -131,23 +132,38 @@ def dirichlet_summary(counts: CategoricalCounts, weights: FloatArray
     return scale, offset + row_means, row_variance, total
 
 
-def binary_dirichlet_summary(R: Any) -> tuple[float, FloatArray, FloatArray, FloatArray] | None:
-    """:func:`dirichlet_summary` of a plain 0/1 matrix with w = (0, 1) and no R0, or None.
+def binary_rows(R: Any) -> tuple[FloatArray, npt.NDArray[np.int64]] | None:
+    """(n, c) of every question for binary outcomes given as counts or a plain 0/1 array.
 
-    The common Bayes@N call (a numeric (M, N) array, no ``w``, no ``R0``) needs only
-    each row's count of ones: one blocked pass (:func:`binary_row_counts`), then the
-    Beta(c + 1, N - c + 1) moments, with the same float operations as
-    :func:`dirichlet_summary` takes on the (M, 2) table (so results are identical),
-    without building the table, the Dirichlet weights or the matrix products.
-    Returns None for any other input (lists, tables, masked arrays, non-binary
-    values), which then takes the general path and its messages.
+    A ``BinaryCounts`` (what ``kpass report`` and the modules hold) or a numeric (M, N)
+    array of 0/1 values (one blocked pass, :func:`binary_row_counts`); None for any
+    other input (lists, tables, masked arrays, non-binary values), which then takes the
+    general path and its messages.
     """
+    if type(R) is BinaryCounts:
+        return R.n_samples.astype(np.float64), R.n_correct
     if type(R) is not np.ndarray or R.ndim != 2 or R.size == 0:
         return None
     ones = binary_row_counts(R)
     if ones is None:
         return None
-    total = float(R.shape[1] + 2)  # nu_0 + nu_1 = (N - c + 1) + (c + 1)
+    return np.full(ones.size, float(R.shape[1])), ones
+
+
+def binary_dirichlet_summary(R: Any) -> tuple[float, FloatArray, FloatArray, FloatArray] | None:
+    """:func:`dirichlet_summary` of binary outcomes with w = (0, 1) and no R0, or None.
+
+    The common Bayes@N / avg@N call needs only each question's (n, c)
+    (:func:`binary_rows`), then the Beta(c + 1, n - c + 1) moments, with the same
+    float operations as :func:`dirichlet_summary` takes on the (M, 2) table (so
+    results are identical), without building the table, the Dirichlet weights or the
+    matrix products. Returns None where :func:`binary_rows` does.
+    """
+    rows = binary_rows(R)
+    if rows is None:
+        return None
+    n, ones = rows
+    total = n + 2.0  # nu_0 + nu_1 = (n - c + 1) + (c + 1)
     means = np.add(ones, 1.0)
     means /= total
     # p - p * p >= 0 for p in [0, 1] (the rounded p * p never exceeds p), so the
@@ -155,4 +171,4 @@ def binary_dirichlet_summary(R: Any) -> tuple[float, FloatArray, FloatArray, Flo
     variances = np.multiply(means, means)
     np.subtract(means, variances, out=variances)
     variances /= total + 1.0
-    return 1.0, means, variances, np.full(ones.size, total)
+    return 1.0, means, variances, total
