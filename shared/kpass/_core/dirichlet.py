@@ -1,0 +1,242 @@
+"""Dirichlet-multinomial machinery of TailPass: count grids, predictive tables, covariances.
+
+A question with reward levels s_0 < ... < s_{L-1} and posterior Dirichlet(alpha) over
+them sends k fresh attempts to a count vector x (a weak composition of k into L
+parts) with the Dirichlet-multinomial probability
+
+    P(x) = k! / prod_c x_c! * prod_c alpha_c^(x_c) / A^(k),   A = sum_c alpha_c,
+
+a^(x) the rising factorial a (a+1) ... (a+x-1). The average reward of the bank is
+x . s / k. A payoff u(x) of the bank has posterior mean E[u] = sum_x P(x) u(x) and,
+as a function of the latent probabilities p, posterior (co)variance
+
+    Cov[f_u(p), f_v(p)] = sum_x P(x) (u(x) - E u) E[v(Y) - E v | x],
+
+where f_u(p) = E[u(X) | p] and Y | x is Dirichlet-multinomial with alpha + x (two
+banks drawn from the same p): the "conditional" form, O(G^2) for a grid of G banks.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+import numpy as np
+import numpy.typing as npt
+from scipy.special import gammaln, logsumexp, xlogy
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: Most bank count vectors enumerated (weak compositions of k into L levels).
+MAX_COUNT_STATES = 20_000
+#: Most (bank, bank) pairs in one exact covariance: G^2 for a grid of G banks.
+MAX_COVARIANCE_PAIRS = 4_000_000
+
+
+def grid_size(k: int, levels: int) -> int:
+    """Number of weak compositions of k into ``levels`` parts, C(k + L - 1, L - 1)."""
+    return math.comb(k + levels - 1, levels - 1)
+
+
+def count_grid(k: int, levels: int) -> IntArray:
+    """Every count vector of k attempts over ``levels`` reward levels, (G, L).
+
+    Raises:
+        ValueError: more than :data:`MAX_COUNT_STATES` vectors.
+    """
+    size = grid_size(k, levels)
+    if size > MAX_COUNT_STATES:
+        raise ValueError(
+            f"`k` is too large for an exact TailPass profile over {levels} reward levels: "
+            f"it needs {size} bank count vectors, more than {MAX_COUNT_STATES}; got k={k}. "
+            "Use a smaller k, fewer distinct rewards in `w`, or moment(lam) with lam 1, 2 or 4"
+        )
+    if levels == 1:
+        return np.array([[k]], dtype=np.int64)
+    if levels == 2:
+        high = np.arange(k + 1, dtype=np.int64)
+        return np.column_stack((k - high, high))
+    # Stars and bars: L - 1 bar positions among k + L - 1 slots.
+    bars = np.array(list(combinations(range(k + levels - 1), levels - 1)), dtype=np.int64)
+    edges = np.column_stack((np.full(len(bars), -1), bars, np.full(len(bars), k + levels - 1)))
+    return np.diff(edges, axis=1) - 1
+
+
+def bank_scores(counts: IntArray, levels: FloatArray, k: int) -> FloatArray:
+    """Average reward x . s / k of each bank, rounded once to float64 (extended precision first).
+
+    Rounded once, a bank of j successes in k scores exactly j / k, the default threshold.
+    """
+    exact = counts.astype(np.longdouble) @ levels.astype(np.longdouble) / k
+    return np.asarray(exact, dtype=np.float64)
+
+
+def log_multinomial(counts: IntArray) -> FloatArray:
+    """log(k! / prod_c x_c!) per count vector."""
+    return gammaln(counts.sum(axis=1) + 1.0) - gammaln(counts + 1.0).sum(axis=1)
+
+
+def _log_rising(alpha: FloatArray, top: int) -> FloatArray:
+    """Log a^(n) for n = 0..top, one row per entry of ``alpha`` (shape (..., top + 1))."""
+    steps = np.log(alpha[..., None] + np.arange(top, dtype=np.float64))
+    out = np.zeros((*alpha.shape, top + 1))
+    np.cumsum(steps, axis=-1, out=out[..., 1:])
+    return out
+
+
+def predictive_pmf(counts: IntArray, alpha: FloatArray) -> FloatArray:
+    """Dirichlet-multinomial probabilities of every bank, one row per state, (S, G).
+
+    Args:
+        counts: (G, L) count grid of k attempts.
+        alpha: (S, L) posterior concentrations.
+    """
+    k = int(counts[0].sum())
+    alpha = np.atleast_2d(alpha)
+    rising = _log_rising(alpha, k)  # (S, L, k + 1)
+    logs = np.broadcast_to(log_multinomial(counts), (alpha.shape[0], len(counts))).copy()
+    for level in range(counts.shape[1]):
+        logs += rising[:, level, counts[:, level]]
+    # The constant log A^(k) cancels in the normalisation.
+    return np.exp(logs - logsumexp(logs, axis=1, keepdims=True))
+
+
+def conditional_pmf(counts: IntArray, alpha: FloatArray) -> FloatArray:
+    """P(Y = y | X = x) for two banks from the same latent p, (G, G), rows x, columns y.
+
+    Y | x is Dirichlet-multinomial with alpha + x: log (alpha_c + x_c)^(y_c) is
+    log alpha_c^(x_c + y_c) - log alpha_c^(x_c).
+    """
+    k = int(counts[0].sum())
+    rising = _log_rising(alpha, 2 * k)  # (L, 2k + 1)
+    logs = np.broadcast_to(log_multinomial(counts), (len(counts), len(counts))).copy()
+    for level in range(counts.shape[1]):
+        x = counts[:, level]
+        logs += rising[level, x[:, None] + x[None, :]] - rising[level, x][:, None]
+    return np.exp(logs - logsumexp(logs, axis=1, keepdims=True))
+
+
+def payoff_covariance(counts: IntArray, alpha: FloatArray, values: FloatArray) -> FloatArray:
+    """Posterior covariance of the payoff columns of ``values`` (G, P) for one state, (P, P).
+
+    Raises:
+        ValueError: the grid has more than sqrt(:data:`MAX_COVARIANCE_PAIRS`) banks.
+    """
+    size = len(counts)
+    if size * size > MAX_COVARIANCE_PAIRS:
+        raise ValueError(
+            f"the exact TailPass covariance needs {size}^2 pairs of banks, more than "
+            f"{MAX_COVARIANCE_PAIRS}; use a smaller `k` or the posterior draws (sample())"
+        )
+    pmf = predictive_pmf(counts, alpha[None, :])[0]
+    centered = values - pmf @ values
+    covariance = (centered * pmf[:, None]).T @ (conditional_pmf(counts, alpha) @ centered)
+    return (covariance + covariance.T) / 2.0
+
+
+def multinomial_pmf(counts: IntArray, probabilities: FloatArray) -> FloatArray:
+    """Multinomial probabilities of every bank given latent probabilities, (D, G)."""
+    logs = np.broadcast_to(log_multinomial(counts),
+                           (len(probabilities), len(counts))).copy()
+    for level in range(counts.shape[1]):
+        logs += xlogy(counts[:, level], probabilities[:, level, None])
+    return np.exp(logs - logsumexp(logs, axis=1, keepdims=True))
+
+
+def hypergeometric_pmf(counts: IntArray, population: IntArray) -> FloatArray:
+    """Multivariate hypergeometric probabilities of every bank drawn from ``population`` (L,).
+
+    P(x) = prod_c C(n_c, x_c) / C(n, k); banks asking for more than n_c of a level get 0.
+    """
+    possible = np.all(counts <= population, axis=1)
+    logs = np.full(len(counts), -np.inf)
+    chosen = counts[possible]
+    logs[possible] = (gammaln(population + 1.0) - gammaln(chosen + 1.0)
+                      - gammaln(population - chosen + 1.0)).sum(axis=1)
+    return np.exp(logs - logsumexp(logs))
+
+
+# ----------------------------------------------------------------------------- moments
+
+
+def power_mean_terms(k: int, power: int) -> list[tuple[float, tuple[int, ...]]]:
+    """E[(mean of k i.i.d. rewards)^power | p] as sum coefficient * prod_r m_r, power 1, 2, 4.
+
+    m_r = sum_c p_c s_c^r is the r-th raw moment of one reward. Expanding
+    (S / k)^power for S a sum of k i.i.d. rewards and grouping the attempts by
+    which coincide gives, for power 4,
+    E[S^4] = k m4 + 4k(k-1) m3 m1 + 3k(k-1) m2^2 + 6k(k-1)(k-2) m2 m1^2 + k(k-1)(k-2)(k-3) m1^4.
+    """
+    if power == 1:
+        return [(1.0, (1,))]
+    if power == 2:
+        return [(1.0 / k, (2,)), ((k - 1) / k, (1, 1))]
+    f1, f2, f3 = (k - 1) / k, (k - 2) / k, (k - 3) / k
+    return [
+        (1.0 / k**3, (4,)),
+        (4.0 * f1 / k**2, (3, 1)),
+        (3.0 * f1 / k**2, (2, 2)),
+        (6.0 * f1 * f2 / k, (2, 1, 1)),
+        (f1 * f2 * f3, (1, 1, 1, 1)),
+    ]
+
+
+def power_mean_polynomial(levels: FloatArray, k: int, power: int
+                          ) -> tuple[IntArray, FloatArray]:
+    """The same expectation as a polynomial in p: (exponents (T, L), coefficients (T,))."""
+    polynomial: dict[tuple[int, ...], float] = {}
+    zero = (0,) * len(levels)
+    for coefficient, factors in power_mean_terms(k, power):
+        terms = {zero: coefficient}
+        for order in factors:
+            expanded: dict[tuple[int, ...], float] = {}
+            for exponents, value in terms.items():
+                for level, reward in enumerate(levels):
+                    if reward == 0.0:
+                        continue
+                    key = exponents[:level] + (exponents[level] + 1,) + exponents[level + 1:]
+                    expanded[key] = expanded.get(key, 0.0) + value * reward**order
+            terms = expanded
+        for exponents, value in terms.items():
+            polynomial[exponents] = polynomial.get(exponents, 0.0) + value
+    if not polynomial:
+        return np.zeros((1, len(levels)), dtype=np.int64), np.zeros(1)
+    return (np.array(list(polynomial), dtype=np.int64),
+            np.array(list(polynomial.values()), dtype=np.float64))
+
+
+def dirichlet_monomials(exponents: IntArray, alpha: FloatArray) -> FloatArray:
+    """E[prod_c p_c^{a_c}] = prod_c alpha_c^(a_c) / A^(|a|), as a product of ratios <= 1."""
+    out = np.ones(exponents.shape[:-1])
+    used = np.zeros(exponents.shape[:-1])
+    total = float(alpha.sum())
+    for level, concentration in enumerate(alpha):
+        for step in range(int(exponents[..., level].max(initial=0))):
+            active = exponents[..., level] > step
+            out[active] *= (concentration + step) / (total + used[active])
+            used[active] += 1.0
+    return out
+
+
+def polynomial_moments(exponents: IntArray, coefficients: FloatArray, alpha: FloatArray
+                       ) -> tuple[float, float]:
+    """Posterior mean and variance of a polynomial in p under Dirichlet(alpha)."""
+    first = dirichlet_monomials(exponents, alpha)
+    second = dirichlet_monomials(exponents[:, None, :] + exponents[None, :, :], alpha)
+    mean = float(coefficients @ first)
+    variance = float(coefficients @ (second - np.outer(first, first)) @ coefficients)
+    return mean, max(variance, 0.0)
+
+
+def raw_power_mean(probabilities: FloatArray, levels: FloatArray, k: int, power: int
+                   ) -> FloatArray:
+    """E[(mean of k rewards)^power | p] for latent probability rows p (D, L), power 1, 2, 4."""
+    raw = {order: probabilities @ levels**order for order in range(1, power + 1)}
+    out = np.zeros(len(probabilities))
+    for coefficient, factors in power_mean_terms(k, power):
+        term = np.full(len(probabilities), coefficient)
+        for order in factors:
+            term = term * raw[order]
+        out += term
+    return out
