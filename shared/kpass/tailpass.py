@@ -364,8 +364,8 @@ class TailPassProfile:
 
         Formula:
             lam = 1: E[B | p] = p . s; Var = sum_c p_c (s_c - p . s)^2 / (A + 1), p = alpha/A.
-            lam = 2, 4 (categorical, or k >= 20000): a polynomial in p of degree lam, moments
-            by Dirichlet monomials. Otherwise the bank payoff score(x)^lam.
+            lam = 2, 4: a polynomial in p of degree lam, moments by Dirichlet monomials.
+            Otherwise the bank payoff score(x)^lam.
 
         Args:
             lam: finite exponent > 0.
@@ -381,7 +381,9 @@ class TailPassProfile:
             means = probabilities @ self._levels
             spread = probabilities * (self._levels[None, :] - means[:, None]) ** 2
             return self._aggregate(means, spread.sum(axis=1) / (totals + 1.0))
-        if lam in (2.0, 4.0) and (not self._binary or self.k >= MAX_COUNT_STATES):
+        if lam in (2.0, 4.0):
+            # A polynomial of degree lam in p whatever k: O(1) in k, where the bank payoff
+            # (the reference library's route for binary data) is a degree-k Bernstein sum.
             exponents, coefficients = power_mean_polynomial(self._levels, self.k, int(lam))
             moments = np.array([polynomial_moments(exponents, coefficients, alpha)
                                 for alpha in rows])
