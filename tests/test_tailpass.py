@@ -498,3 +498,14 @@ def test_a_large_k_binary_moment_matches_scorio():
     close(mine.mean, ref.mean, rtol=1e-11, atol=1e-15)
     for lam in (1.5, 2.0, 4.0):
         close(mine.moment(lam), ref.moment(lam), rtol=1e-11)
+
+
+def test_per_question_empirical_profiles_average_to_the_profile():
+    rows = [[0, 2, 1, 1, 2], [2, 2, 0, 1], [1, 1], [0, 0, 2]]
+    w = [0.0, 0.5, 1.0]
+    each = kpass.tailpass_empirical(rows, 3, w, per_question=True, short="skip")
+    assert each.shape == (4, 3) and np.isnan(each[2]).all()
+    for row, values in zip(rows, each, strict=True):
+        if len(row) >= 3:
+            close(values, se.tailpass_empirical([row], 3, w))
+    close(np.nanmean(each, axis=0), kpass.tailpass_empirical(rows, 3, w, short="skip"))

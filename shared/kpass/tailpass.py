@@ -41,6 +41,7 @@ from ._core.categorical import distinct_rows, prepare
 from ._core.checks import (
     _show,
     check_confidence,
+    check_flag,
     check_int,
     check_real,
     check_short,
@@ -268,12 +269,9 @@ class TailPassProfile:
         return order, np.searchsorted(self._grid[1][order], self.thresholds)
 
     def _tails(self, pmf: FloatArray) -> FloatArray:
-        """P(score >= t) per threshold from bank probabilities (..., G): upper sums."""
+        """P(score >= t) per threshold from bank probabilities (..., G)."""
         order, cut = self._tail_index
-        ordered = pmf[..., order]
-        tails = np.zeros((*pmf.shape[:-1], pmf.shape[-1] + 1))
-        tails[..., :-1] = np.cumsum(ordered[..., ::-1], axis=-1)[..., ::-1]
-        return tails[..., cut]
+        return upper_tails(pmf[..., order], cut)
 
     def _pmf(self, rows: FloatArray) -> FloatArray:
         if self._binary:
@@ -483,6 +481,21 @@ def _normal_summary(mean: float, sd: float, confidence: float
     return finish([(mean, sd, *normal_interval(mean, sd, confidence, (0.0, 1.0)))], False)
 
 
+def upper_tails(ordered: FloatArray, cut: npt.NDArray[np.int64]) -> FloatArray:
+    """sum_{i >= cut} ordered[..., i] for each cut, from the smaller side of the split.
+
+    Where the upper part is the larger, 1 - (lower part): a sure event comes out exactly 1
+    and a likely one keeps its small complement's precision.
+    """
+    width = ordered.shape[-1]
+    upper = np.zeros((*ordered.shape[:-1], width + 1))
+    upper[..., :-1] = np.cumsum(ordered[..., ::-1], axis=-1)[..., ::-1]
+    lower = np.zeros_like(upper)
+    lower[..., 1:] = np.cumsum(ordered, axis=-1)
+    upper, lower = upper[..., cut], lower[..., cut]
+    return np.where(upper > 0.5, 1.0 - lower, upper)
+
+
 def _credit(k: int, payoff: FloatArray) -> Credit:
     """The payoff of j high-level attempts in k as a credit, with its closed form if any."""
     steps = np.flatnonzero(np.diff(payoff))
@@ -492,7 +505,7 @@ def _credit(k: int, payoff: FloatArray) -> Credit:
 
 
 def tailpass_empirical(R: Any, k: Any, w: Any = None, *, thresholds: Any = None,
-                       short: str = "error") -> Any:
+                       short: str = "error", per_question: bool = False) -> Any:
     r"""Finite-bank TailPass profile: k of the n observed attempts, without replacement.
 
     Formula:
@@ -507,9 +520,12 @@ def tailpass_empirical(R: Any, k: Any, w: Any = None, *, thresholds: Any = None,
         thresholds: required average scores, strictly increasing in [0, 1];
             default 1/k, ..., 1.
         short: ``"error"`` or ``"skip"`` for questions with fewer than k attempts.
+        per_question: return each question's profile instead, (M, thresholds), NaN rows
+            for questions left out by ``short="skip"`` (their average is the profile).
 
     Returns:
-        Read-only array over thresholds; a list of them for a list of k.
+        Read-only array over thresholds (or (M, thresholds)); a list of them for a list
+        of k.
 
     Raises:
         ValueError: bad outcomes, w outside [0, 1], bad thresholds, k outside [1, n].
@@ -524,6 +540,7 @@ def tailpass_empirical(R: Any, k: Any, w: Any = None, *, thresholds: Any = None,
     counts, weights = prepare(R, w)
     ks, many = normalize_ks(k)
     short = check_short(short)
+    per_question = check_flag(per_question, "per_question")
     grids = [check_thresholds(budget, thresholds) for budget in ks]
     _check_rewards(weights)
     observed, levels = _group_levels(counts.counts, weights)
@@ -536,13 +553,16 @@ def tailpass_empirical(R: Any, k: Any, w: Any = None, *, thresholds: Any = None,
         scores = bank_scores(bank, levels, budget)
         order = np.argsort(scores, kind="stable")
         cut = np.searchsorted(scores[order], grid)
-        states, multiplicity, _ = distinct_rows(rows)
-        total = np.zeros(grid.size)
-        for state, weight in zip(states, multiplicity, strict=True):
-            pmf = hypergeometric_pmf(bank, state)[order]
-            tails = np.concatenate((np.cumsum(pmf[::-1])[::-1], [0.0]))
-            total += weight * tails[cut]
-        results.append(_frozen(total / len(rows)))
+        states, multiplicity, inverse = distinct_rows(rows)
+        values = np.empty((len(states), grid.size))
+        for index, state in enumerate(states):
+            values[index] = upper_tails(hypergeometric_pmf(bank, state)[order], cut)
+        if per_question:
+            each = np.full((n.size, grid.size), np.nan)
+            each[slice(None) if kept is None else kept] = values[inverse]
+            results.append(each)
+        else:
+            results.append(_frozen(multiplicity @ values / len(rows)))
     return finish(results, many)
 
 
