@@ -58,15 +58,18 @@ from ._core.credits import (
 from ._core.dirichlet import (
     MAX_COUNT_STATES,
     bank_scores,
+    binary_event_covariance,
+    check_pairs,
     count_grid,
     hypergeometric_pmf,
     payoff_covariance,
     polynomial_moments,
     power_mean_polynomial,
     predictive_pmf,
+    upper_sums,
 )
 from ._core.driver import finish, normal_interval
-from ._core.kernels import beta_binomial_pmf
+from ._core.kernels import beta_binomial_pmf, hypergeom_pmf
 from ._core.states import keep_at_least
 from .tailpass_draws import (
     RNG,
@@ -268,10 +271,17 @@ class TailPassProfile:
         order = np.argsort(self._grid[1], kind="stable")
         return order, np.searchsorted(self._grid[1][order], self.thresholds)
 
-    def _tails(self, pmf: FloatArray) -> FloatArray:
-        """P(score >= t) per threshold from bank probabilities (..., G)."""
+    def _tails(self, pmf: FloatArray, *, exact_ends: bool = True) -> FloatArray:
+        """P(score >= t) per threshold from bank probabilities (..., G).
+
+        ``exact_ends=False`` (posterior draws, where speed matters): upper sums only.
+        """
         order, cut = self._tail_index
-        return upper_tails(pmf[..., order], cut)
+        if exact_ends:
+            return upper_sums(pmf[..., order], cut)
+        upper = np.zeros((*pmf.shape[:-1], pmf.shape[-1] + 1))
+        np.cumsum(pmf[..., order[::-1]], axis=-1, out=upper[..., -2::-1])
+        return upper[..., cut]
 
     def _pmf(self, rows: FloatArray) -> FloatArray:
         if self._binary:
@@ -301,10 +311,14 @@ class TailPassProfile:
         """
         counts, scores = self._grid
         events = (scores[:, None] >= self.thresholds[None, :]).astype(np.float64)
-        total = np.zeros((self.thresholds.size, self.thresholds.size))
         rows, multiplicity, _ = self._states
-        for alpha, weight in zip(rows, multiplicity, strict=True):
-            total += weight * payoff_covariance(counts, alpha, events)
+        if self._binary:  # banks are ordered by successes: the cuts index them directly
+            total = binary_event_covariance(self.k, rows[:, 1], rows[:, 0], multiplicity,
+                                            self._tail_index[1])
+        else:
+            total = np.zeros((self.thresholds.size, self.thresholds.size))
+            for alpha, weight in zip(rows, multiplicity, strict=True):
+                total += weight * payoff_covariance(counts, alpha, events)
         total /= self.question_count**2
         diagonal = np.arange(total.shape[0])
         total[diagonal, diagonal] = np.maximum(total[diagonal, diagonal], 0.0)
@@ -330,6 +344,9 @@ class TailPassProfile:
         if self._binary and self.k <= MAX_PRODUCT_K:
             moments = posterior_moments(rows[:, 1], rows[:, 0], _credit(self.k, payoff))
             return self._aggregate(moments.mean, moments.variance)
+        if self._binary:
+            # Beyond MAX_PRODUCT_K the two-bank sum would need more pairs than allowed.
+            check_pairs(self.k + 1)
         means = self._pmf(rows) @ payoff
         variances = np.array([payoff_covariance(counts, alpha, payoff[:, None])[0, 0]
                               for alpha in rows])
@@ -383,9 +400,7 @@ class TailPassProfile:
             # A polynomial of degree lam in p whatever k: O(1) in k, where the bank payoff
             # (the reference library's route for binary data) is a degree-k Bernstein sum.
             exponents, coefficients = power_mean_polynomial(self._levels, self.k, int(lam))
-            moments = np.array([polynomial_moments(exponents, coefficients, alpha)
-                                for alpha in rows])
-            return self._aggregate(moments[:, 0], moments[:, 1])
+            return self._aggregate(*polynomial_moments(exponents, coefficients, rows))
         return self._payoff_moments(self._grid[1] ** lam)
 
     def _endpoint(self, full_credit: bool) -> tuple[float, float]:
@@ -481,21 +496,6 @@ def _normal_summary(mean: float, sd: float, confidence: float
     return finish([(mean, sd, *normal_interval(mean, sd, confidence, (0.0, 1.0)))], False)
 
 
-def upper_tails(ordered: FloatArray, cut: npt.NDArray[np.int64]) -> FloatArray:
-    """sum_{i >= cut} ordered[..., i] for each cut, from the smaller side of the split.
-
-    Where the upper part is the larger, 1 - (lower part): a sure event comes out exactly 1
-    and a likely one keeps its small complement's precision.
-    """
-    width = ordered.shape[-1]
-    upper = np.zeros((*ordered.shape[:-1], width + 1))
-    upper[..., :-1] = np.cumsum(ordered[..., ::-1], axis=-1)[..., ::-1]
-    lower = np.zeros_like(upper)
-    lower[..., 1:] = np.cumsum(ordered, axis=-1)
-    upper, lower = upper[..., cut], lower[..., cut]
-    return np.where(upper > 0.5, 1.0 - lower, upper)
-
-
 def _credit(k: int, payoff: FloatArray) -> Credit:
     """The payoff of j high-level attempts in k as a credit, with its closed form if any."""
     steps = np.flatnonzero(np.diff(payoff))
@@ -554,9 +554,19 @@ def tailpass_empirical(R: Any, k: Any, w: Any = None, *, thresholds: Any = None,
         order = np.argsort(scores, kind="stable")
         cut = np.searchsorted(scores[order], grid)
         states, multiplicity, inverse = distinct_rows(rows)
-        values = np.empty((len(states), grid.size))
-        for index, state in enumerate(states):
-            values[index] = upper_tails(hypergeometric_pmf(bank, state)[order], cut)
+        if levels.size == 2:
+            # Binary: one hypergeometric table for every state (banks ordered by successes).
+            population = states.sum(axis=1)
+            low, table = hypergeom_pmf(population, states[:, 1], budget)
+            pmf = np.zeros((len(states), budget + 1))
+            columns = low[:, None] + np.arange(table.shape[1])
+            inside = columns <= budget
+            pmf[np.nonzero(inside)[0], columns[inside]] = table[inside]
+            values = upper_sums(pmf[:, order], cut)
+        else:
+            values = np.empty((len(states), grid.size))
+            for index, state in enumerate(states):
+                values[index] = upper_sums(hypergeometric_pmf(bank, state)[order], cut)
         if per_question:
             each = np.full((n.size, grid.size), np.nan)
             each[slice(None) if kept is None else kept] = values[inverse]

@@ -162,7 +162,7 @@ class TailPassDraws:
         for start in range(0, m, step):
             stop = min(m, start + step)
             latent = self._probabilities[:, start:stop].reshape(-1, counts.shape[1])
-            yield start, stop, source._tails(multinomial_pmf(counts, latent))
+            yield start, stop, source._tails(multinomial_pmf(counts, latent), exact_ends=False)
 
     def _per_question(self, transform: Callable[[FloatArray], FloatArray]) -> FloatArray:
         """(1/M) sum_q transform(profile of question q), per draw."""

@@ -25,6 +25,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import gammaln, logsumexp, xlogy
 
+from .kernels import CHUNK_ENTRIES, beta_binomial_pmf
+
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
@@ -123,25 +125,81 @@ def payoff_covariance(counts: IntArray, alpha: FloatArray, values: FloatArray) -
     Raises:
         ValueError: the grid has more than sqrt(:data:`MAX_COVARIANCE_PAIRS`) banks.
     """
-    size = len(counts)
-    if size * size > MAX_COVARIANCE_PAIRS:
-        raise ValueError(
-            f"the exact TailPass covariance needs {size}^2 pairs of banks, more than "
-            f"{MAX_COVARIANCE_PAIRS}; use a smaller `k` or the posterior draws (sample())"
-        )
+    check_pairs(len(counts))
     pmf = predictive_pmf(counts, alpha[None, :])[0]
     centered = values - pmf @ values
     covariance = (centered * pmf[:, None]).T @ (conditional_pmf(counts, alpha) @ centered)
     return (covariance + covariance.T) / 2.0
 
 
+def check_pairs(size: int) -> None:
+    """Refuse an exact covariance over more than :data:`MAX_COVARIANCE_PAIRS` bank pairs."""
+    if size * size > MAX_COVARIANCE_PAIRS:
+        raise ValueError(
+            f"the exact TailPass covariance needs {size}^2 pairs of banks, more than "
+            f"{MAX_COVARIANCE_PAIRS}; use a smaller `k` or the posterior draws (sample())"
+        )
+
+
+def binary_event_covariance(k: int, high: FloatArray, low: FloatArray, weight: FloatArray,
+                            cut: IntArray) -> FloatArray:
+    """sum_s weight_s Cov_s of the events [J >= cut_t], two reward levels, (T, T).
+
+    J ~ BetaBinomial(k, a, b) counts the high-level attempts of a bank (a, b: the two
+    concentrations of a state). By the two-bank identity,
+    Cov_s(t, u) = sum_{x >= cut_t} P(x) (P(Y >= cut_u | x) - P(J >= cut_u)),
+    Y | x ~ BetaBinomial(k, a + x, b + k - x) (the term with the mean of the first event
+    is m_t E[P(Y >= cut_u | X) - P(J >= cut_u)] = 0). Tails are running sums: O(S k^2)
+    additions, no matrix product (BLAS threads stall on a busy machine).
+    """
+    size = k + 1
+    check_pairs(size)
+    total = np.zeros((size + 1, cut.size))
+    step = max(1, CHUNK_ENTRIES // (size * size))
+    successes = np.arange(size, dtype=np.float64)
+    for start in range(0, high.size, step):
+        a, b = high[start:start + step], low[start:start + step]
+        pmf = beta_binomial_pmf(k, a, b)
+        ahead = beta_binomial_pmf(k, (a[:, None] + successes).ravel(),
+                                  (b[:, None] + (k - successes)).ravel())
+        conditional = upper_sums(ahead, cut).reshape(len(a), size, cut.size)
+        conditional -= upper_sums(pmf, cut)[:, None, :]
+        conditional *= (pmf * weight[start:start + step, None])[:, :, None]
+        total[:-1] += conditional.sum(axis=0)
+    # sum over x >= cut_t: a running sum from the top, read at each cut
+    np.cumsum(total[-2::-1], axis=0, out=total[-2::-1])
+    covariance = total[cut]
+    return (covariance + covariance.T) / 2.0
+
+
+def upper_sums(pmf: FloatArray, cut: IntArray) -> FloatArray:
+    """sum_{j >= cut_t} pmf[..., j] for each cut, from the smaller side of the split.
+
+    Where the upper part is the larger, 1 - (lower part): a sure event comes out exactly 1
+    and a likely one keeps its small complement's precision.
+    """
+    width = pmf.shape[-1]
+    upper = np.zeros((*pmf.shape[:-1], width + 1))
+    upper[..., :-1] = np.cumsum(pmf[..., ::-1], axis=-1)[..., ::-1]
+    lower = np.zeros_like(upper)
+    lower[..., 1:] = np.cumsum(pmf, axis=-1)
+    upper, lower = upper[..., cut], lower[..., cut]
+    return np.where(upper > 0.5, 1.0 - lower, upper)
+
+
 def multinomial_pmf(counts: IntArray, probabilities: FloatArray) -> FloatArray:
-    """Multinomial probabilities of every bank given latent probabilities, (D, G)."""
-    logs = np.broadcast_to(log_multinomial(counts),
-                           (len(probabilities), len(counts))).copy()
+    """Multinomial probabilities of every bank given latent probabilities, (D, G).
+
+    Every log-probability is <= 0 and the largest is >= -log G, so the terms are
+    exponentiated as they are and renormalised (the p rows sum to 1 up to rounding).
+    """
+    logs = np.empty((len(probabilities), len(counts)))
+    logs[:] = log_multinomial(counts)
     for level in range(counts.shape[1]):
         logs += xlogy(counts[:, level], probabilities[:, level, None])
-    return np.exp(logs - logsumexp(logs, axis=1, keepdims=True))
+    pmf = np.exp(logs, out=logs)
+    pmf /= pmf.sum(axis=1, keepdims=True)
+    return pmf
 
 
 def hypergeometric_pmf(counts: IntArray, population: IntArray) -> FloatArray:
@@ -207,26 +265,37 @@ def power_mean_polynomial(levels: FloatArray, k: int, power: int
 
 
 def dirichlet_monomials(exponents: IntArray, alpha: FloatArray) -> FloatArray:
-    """E[prod_c p_c^{a_c}] = prod_c alpha_c^(a_c) / A^(|a|), as a product of ratios <= 1."""
-    out = np.ones(exponents.shape[:-1])
-    used = np.zeros(exponents.shape[:-1])
-    total = float(alpha.sum())
-    for level, concentration in enumerate(alpha):
-        for step in range(int(exponents[..., level].max(initial=0))):
-            active = exponents[..., level] > step
-            out[active] *= (concentration + step) / (total + used[active])
+    """E[prod_c p_c^{a_c}] = prod_c alpha_c^(a_c) / A^(|a|) per state, as products of ratios.
+
+    Args:
+        exponents: (..., L) exponent vectors a.
+        alpha: (S, L) concentrations.
+
+    Returns:
+        (S, ...) expectations.
+    """
+    shape = exponents.shape[:-1]
+    flat = exponents.reshape(-1, exponents.shape[-1])
+    out = np.ones((alpha.shape[0], flat.shape[0]))
+    used = np.zeros(flat.shape[0])
+    total = alpha.sum(axis=1)[:, None]
+    for level in range(alpha.shape[1]):
+        for step in range(int(flat[:, level].max(initial=0))):
+            active = flat[:, level] > step
+            out[:, active] *= (alpha[:, level, None] + step) / (total + used[active])
             used[active] += 1.0
-    return out
+    return out.reshape((alpha.shape[0], *shape))
 
 
 def polynomial_moments(exponents: IntArray, coefficients: FloatArray, alpha: FloatArray
-                       ) -> tuple[float, float]:
-    """Posterior mean and variance of a polynomial in p under Dirichlet(alpha)."""
-    first = dirichlet_monomials(exponents, alpha)
+                       ) -> tuple[FloatArray, FloatArray]:
+    """Posterior mean and variance of a polynomial in p under Dirichlet(alpha), per state."""
+    first = dirichlet_monomials(exponents, alpha)  # (S, T)
     second = dirichlet_monomials(exponents[:, None, :] + exponents[None, :, :], alpha)
-    mean = float(coefficients @ first)
-    variance = float(coefficients @ (second - np.outer(first, first)) @ coefficients)
-    return mean, max(variance, 0.0)
+    mean = first @ coefficients
+    spread = second - first[:, :, None] * first[:, None, :]
+    variance = np.einsum("t,stu,u->s", coefficients, spread, coefficients)
+    return mean, np.maximum(variance, 0.0)
 
 
 def raw_power_mean(probabilities: FloatArray, levels: FloatArray, k: int, power: int
