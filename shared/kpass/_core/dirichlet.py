@@ -97,11 +97,18 @@ def predictive_pmf(counts: IntArray, alpha: FloatArray) -> FloatArray:
     k = int(counts[0].sum())
     alpha = np.atleast_2d(alpha)
     rising = _log_rising(alpha, k)  # (S, L, k + 1)
-    logs = np.broadcast_to(log_multinomial(counts), (alpha.shape[0], len(counts))).copy()
-    for level in range(counts.shape[1]):
-        logs += rising[:, level, counts[:, level]]
-    # The constant log A^(k) cancels in the normalisation.
-    return np.exp(logs - logsumexp(logs, axis=1, keepdims=True))
+    out = np.empty((alpha.shape[0], len(counts)))
+    step = max(1, CHUNK_ENTRIES // (4 * len(counts)))  # blocks that stay in cache
+    for start in range(0, alpha.shape[0], step):
+        block = out[start:start + step]
+        block[:] = log_multinomial(counts)
+        for level in range(counts.shape[1]):
+            block += rising[start:start + step, level, counts[:, level]]
+        # Every term is <= 0 after subtracting log A^(k); the sum is renormalised.
+        block -= _log_rising(alpha[start:start + step].sum(axis=1), k)[:, -1:]
+        np.exp(block, out=block)
+        block /= block.sum(axis=1, keepdims=True)
+    return out
 
 
 def conditional_pmf(counts: IntArray, alpha: FloatArray) -> FloatArray:
