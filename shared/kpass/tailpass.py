@@ -564,9 +564,7 @@ def tailpass_empirical(R: Any, k: Any, w: Any = None, *, thresholds: Any = None,
             pmf[np.nonzero(inside)[0], columns[inside]] = table[inside]
             values = upper_sums(pmf[:, order], cut)
         else:
-            values = np.empty((len(states), grid.size))
-            for index, state in enumerate(states):
-                values[index] = upper_sums(hypergeometric_pmf(bank, state)[order], cut)
+            values = upper_sums(hypergeometric_pmf(bank, states)[:, order], cut)
         if per_question:
             each = np.full((n.size, grid.size), np.nan)
             each[slice(None) if kept is None else kept] = values[inverse]

@@ -210,16 +210,34 @@ def multinomial_pmf(counts: IntArray, probabilities: FloatArray) -> FloatArray:
 
 
 def hypergeometric_pmf(counts: IntArray, population: IntArray) -> FloatArray:
-    """Multivariate hypergeometric probabilities of every bank drawn from ``population`` (L,).
+    """Multivariate hypergeometric probabilities of every bank, one row per population.
 
     P(x) = prod_c C(n_c, x_c) / C(n, k); banks asking for more than n_c of a level get 0.
+
+    Args:
+        counts: (G, L) count grid of k draws.
+        population: (S, L) level counts of each question (each with n >= k).
+
+    Returns:
+        (S, G) probabilities.
     """
-    possible = np.all(counts <= population, axis=1)
-    logs = np.full(len(counts), -np.inf)
-    chosen = counts[possible]
-    logs[possible] = (gammaln(population + 1.0) - gammaln(chosen + 1.0)
-                      - gammaln(population - chosen + 1.0)).sum(axis=1)
-    return np.exp(logs - logsumexp(logs))
+    population = np.atleast_2d(population)
+    out = np.empty((population.shape[0], len(counts)))
+    step = max(1, CHUNK_ENTRIES // (4 * len(counts)))
+    lgamma_x = gammaln(counts + 1.0)
+    for start in range(0, population.shape[0], step):
+        block = out[start:start + step]
+        block[:] = 0.0
+        for level in range(counts.shape[1]):
+            n = population[start:start + step, level, None].astype(np.float64)
+            rest = n - counts[None, :, level]
+            with np.errstate(invalid="ignore"):
+                block += gammaln(n + 1.0) - lgamma_x[:, level] - gammaln(np.maximum(rest, 0) + 1.0)
+            block[rest < 0] = -np.inf
+        block -= block.max(axis=1, keepdims=True)
+        np.exp(block, out=block)
+        block /= block.sum(axis=1, keepdims=True)
+    return out
 
 
 # ----------------------------------------------------------------------------- moments
