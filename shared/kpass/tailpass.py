@@ -56,7 +56,6 @@ from ._core.credits import (
     unanimous_credit,
 )
 from ._core.dirichlet import (
-    MAX_COUNT_STATES,
     bank_scores,
     binary_event_covariance,
     check_pairs,
@@ -71,72 +70,20 @@ from ._core.dirichlet import (
 from ._core.driver import finish, normal_interval
 from ._core.kernels import beta_binomial_pmf, hypergeom_pmf
 from ._core.states import keep_at_least
-from .tailpass_draws import (
-    RNG,
-    Summary,
-    TailPassDraws,
+from ._core.tailpass_checks import (
     check_convex_weights,
     check_method,
     check_n_draws,
-    draw_probabilities,
-    real_array,
+    check_prior_concentrations,
+    check_rewards,
+    check_thresholds,
 )
+from .tailpass_draws import RNG, Summary, TailPassDraws, draw_probabilities
 
 FloatArray = npt.NDArray[np.float64]
 
 
 # ----------------------------------------------------------------------------- validation
-
-
-def check_thresholds(k: int, thresholds: Any) -> FloatArray:
-    """Required average rewards: default 1/k, ..., 1; else strictly increasing, in [0, 1]."""
-    if thresholds is None:
-        if k > MAX_COUNT_STATES:
-            raise ValueError(
-                f"`k` must be at most {MAX_COUNT_STATES} for the default thresholds 1/k, ..., 1; "
-                f"got k={k}. Pass explicit `thresholds`"
-            )
-        values = np.arange(1, k + 1, dtype=np.float64) / k
-    else:
-        values = real_array(thresholds, "thresholds")
-        if values.ndim != 1 or values.size == 0:
-            raise ValueError(
-                "`thresholds` must be a non-empty 1-D sequence of required scores in [0, 1]; "
-                f"got thresholds={_show(thresholds)}"
-            )
-        if np.any((values < 0.0) | (values > 1.0)) or np.any(np.diff(values) <= 0.0):
-            raise ValueError(
-                "`thresholds` must be strictly increasing scores in [0, 1]; got "
-                f"thresholds={_show(thresholds)}"
-            )
-    values.setflags(write=False)
-    return values
-
-
-def _check_rewards(weights: FloatArray) -> None:
-    bad = np.flatnonzero((weights < 0.0) | (weights > 1.0))
-    if bad.size:
-        raise ValueError(
-            f"`w` must hold rubric scores in [0, 1] for TailPass; got w[{int(bad[0])}]="
-            f"{weights[bad[0]]!r}"
-        )
-
-
-def _check_prior(prior: Any, shape: tuple[int, int]) -> FloatArray:
-    values = real_array(prior, "prior")
-    if values.ndim > 2 or np.any(values <= 0.0):
-        raise ValueError(
-            "`prior` must hold positive Dirichlet concentrations (a scalar, one per category "
-            f"or a questions x categories matrix); got prior={_show(prior)}"
-        )
-    try:
-        return np.broadcast_to(values, shape)
-    except ValueError:
-        raise ValueError(
-            f"`prior` must be a scalar, a vector of {shape[1]} (one per category) or a "
-            f"{shape[0]} x {shape[1]} matrix (questions x categories); got shape "
-            f"{values.shape}"
-        ) from None
 
 
 def _group_levels(matrix: FloatArray, weights: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -207,9 +154,9 @@ def tailpass(R: Any, k: Any, w: Any = None, R0: Any = None, *, eta: float = 1.0,
     counts, weights = prepare(R, w, R0)
     ks, many = normalize_ks(k)
     grids = [check_thresholds(budget, thresholds) for budget in ks]
-    _check_rewards(weights)
+    check_rewards(weights)
     eta = check_real(eta, "eta", low=0.0, high=1.0)
-    base = _check_prior(prior, counts.counts.shape)
+    base = check_prior_concentrations(prior, counts.counts.shape)
     with np.errstate(over="ignore"):
         parameters = base + counts.counts + eta * counts.prior_counts
     if not np.all(np.isfinite(parameters.sum(axis=1))):
@@ -542,7 +489,7 @@ def tailpass_empirical(R: Any, k: Any, w: Any = None, *, thresholds: Any = None,
     short = check_short(short)
     per_question = check_flag(per_question, "per_question")
     grids = [check_thresholds(budget, thresholds) for budget in ks]
-    _check_rewards(weights)
+    check_rewards(weights)
     observed, levels = _group_levels(counts.counts, weights)
     n = observed.sum(axis=1)
     results = []

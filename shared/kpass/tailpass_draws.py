@@ -14,7 +14,6 @@ References:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -32,6 +31,11 @@ from ._core.checks import (
     check_real,
 )
 from ._core.dirichlet import multinomial_pmf, raw_power_mean
+from ._core.tailpass_checks import (
+    check_aggregation,
+    check_convex_weights,
+    real_array,
+)
 
 if TYPE_CHECKING:
     from .tailpass import TailPassProfile
@@ -43,53 +47,9 @@ Summary = (tuple[float, float, float, float]
 
 #: Entries of one (draws x questions) x banks table evaluated at once.
 CHUNK_ENTRIES = 1 << 20
-METHODS = ("mc", "normal")
 
 
 # ----------------------------------------------------------------------------- validation
-
-
-def real_array(value: Any, name: str) -> FloatArray:
-    """A finite float64 array from numbers or bools; the message names ``name``."""
-    try:
-        array = np.asarray(value)
-    except (TypeError, ValueError):
-        raise ArgumentTypeError(f"`{name}` must be numbers; got {name}={_show(value)}") from None
-    if array.dtype.kind not in "biuf":
-        raise ArgumentTypeError(f"`{name}` must be real numbers; got {name}={_show(value)}")
-    with np.errstate(over="ignore", invalid="ignore"):
-        result = np.array(array, dtype=np.float64)
-    if not np.all(np.isfinite(result)):
-        raise ValueError(f"`{name}` must be finite; got {name}={_show(value)}")
-    return result
-
-
-def check_convex_weights(weights: Any, size: int, name: str = "weights") -> FloatArray:
-    """One non-negative weight per threshold, summing to 1 (to 1e-12)."""
-    values = real_array(weights, name)
-    if values.shape != (size,):
-        raise ValueError(f"`{name}` must have one weight per threshold ({size}); got shape "
-                         f"{values.shape}")
-    if np.any(values < 0.0) or not math.isclose(float(values.sum()), 1.0, rel_tol=0.0,
-                                                 abs_tol=1e-12):
-        raise ValueError(f"`{name}` must be non-negative and sum to 1; got "
-                         f"{name}={_show(weights)}")
-    return values
-
-
-def check_method(method: Any) -> str:
-    """``"mc"`` (posterior draws) or ``"normal"`` (exact moments, normal interval)."""
-    if method not in METHODS:
-        raise ValueError(f"`method` must be one of {METHODS}; got method={_show(method)}")
-    return str(method)
-
-
-def check_n_draws(n_draws: Any) -> int:
-    """Number of posterior draws, an int >= 2."""
-    n_draws = check_int(n_draws, "n_draws")
-    if n_draws < 2:
-        raise ValueError(f"`n_draws` must be an int >= 2; got n_draws={n_draws}")
-    return n_draws
 
 
 def draw_probabilities(parameters: FloatArray, n_draws: int, rng: Any) -> FloatArray:
@@ -113,13 +73,6 @@ def draw_probabilities(parameters: FloatArray, n_draws: int, rng: Any) -> FloatA
 
 def _default_weights(weights: Any, size: int) -> FloatArray:
     return np.full(size, 1.0 / size) if weights is None else check_convex_weights(weights, size)
-
-
-def _check_aggregation(aggregation: Any) -> str:
-    if aggregation not in ("question", "profile"):
-        raise ValueError("`aggregation` must be 'question' or 'profile'; got "
-                         f"aggregation={_show(aggregation)}")
-    return str(aggregation)
 
 
 # ----------------------------------------------------------------------------- draws
@@ -183,7 +136,7 @@ class TailPassDraws:
 
     def _apply(self, transform: Callable[[FloatArray], FloatArray],
                aggregation: str = "question") -> FloatArray:
-        if _check_aggregation(aggregation) == "profile":
+        if check_aggregation(aggregation) == "profile":
             return transform(self.profile)
         return self._per_question(transform)
 

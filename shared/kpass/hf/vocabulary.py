@@ -147,7 +147,7 @@ def _check_positive(value: Any, name: str) -> float:
 
 
 def _check_thresholds(value: Any) -> list[float]:
-    from ..tailpass import check_thresholds
+    from .._core.tailpass_checks import check_thresholds
 
     return check_thresholds(1, _real_vector(value, "thresholds")).tolist()
 
