@@ -509,3 +509,25 @@ def test_per_question_empirical_profiles_average_to_the_profile():
         if len(row) >= 3:
             close(values, se.tailpass_empirical([row], 3, w))
     close(np.nanmean(each, axis=0), kpass.tailpass_empirical(rows, 3, w, short="skip"))
+
+
+@pytest.mark.parametrize(("n", "c", "k", "prior"), [(256, 250, 16, 1.0), (256, 100, 16, 1.0),
+                                                    (30, 12, 8, 1e6), (40, 1, 12, 0.01)])
+def test_binary_profile_sd_equals_mpmath_at_extreme_tails_and_narrow_posteriors(n, c, k, prior):
+    """Tiny variances (P(J >= 1) near 1, a 1e6 prior) keep full relative precision."""
+    mpmath.mp.dps = 50
+    a, b = mpmath.mpf(prior) + c, mpmath.mpf(prior) + n - c
+
+    def beta_binomial(alpha, beta):
+        return [mpmath.binomial(k, j) * mpmath.beta(alpha + j, beta + k - j)
+                / mpmath.beta(alpha, beta) for j in range(k + 1)]
+
+    first = beta_binomial(a, b)
+    ahead = [beta_binomial(a + x, b + k - x) for x in range(k + 1)]
+    expected = []
+    for t in range(1, k + 1):
+        mean = mpmath.fsum(first[t:])
+        second = mpmath.fsum(first[x] * mpmath.fsum(ahead[x][t:]) for x in range(t, k + 1))
+        expected.append(float(mpmath.sqrt(second - mean**2)))
+    profile = kpass.tailpass([[1] * c + [0] * (n - c)], k, prior=prior)
+    close(profile.std, expected, rtol=1e-12, atol=0.0)

@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import gammaln, logsumexp, xlogy
 
-from .kernels import CHUNK_ENTRIES, beta_binomial_pmf
+from .kernels import CHUNK_ENTRIES
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -148,35 +148,71 @@ def check_pairs(size: int) -> None:
         )
 
 
+def beta_quadrature(degree: int, alpha: float, beta: float) -> tuple[FloatArray, FloatArray]:
+    """Gauss rule of degree + 1 nodes for p ~ Beta(alpha, beta) (Golub-Welsch).
+
+    Exact for polynomials of degree <= 2 degree + 1.
+    The Jacobi matrix of the Beta measure on [0, 1] has diagonal A_n + C_n and squared
+    off-diagonal A_{n-1} C_n, with s = alpha + beta,
+    A_n = (n + alpha)(n + s - 1) / ((2n + s)(2n + s - 1)),
+    C_n = n (n + beta - 1) / ((2n + s - 1)(2n + s - 2))   (C_0 = 0),
+    every factor a ratio of moderate numbers (no Beta function, no overflow). The weights
+    are the squared first components of the eigenvectors.
+    """
+    from scipy.linalg import eigh_tridiagonal
+
+    s = alpha + beta
+    n = np.arange(degree + 1, dtype=np.float64)
+    a_n = (n + alpha) / (2.0 * n + s) * ((n + s - 1.0) / (2.0 * n + s - 1.0))
+    c_n = np.zeros(degree + 1)
+    m = n[1:]
+    c_n[1:] = m / (2.0 * m + s - 1.0) * ((m + beta - 1.0) / (2.0 * m + s - 2.0))
+    nodes, vectors = eigh_tridiagonal(a_n + c_n, np.sqrt(a_n[:-1] * c_n[1:]))
+    weights = vectors[0] ** 2
+    return np.clip(nodes, 0.0, 1.0), weights / weights.sum()
+
+
 def binary_event_covariance(k: int, high: FloatArray, low: FloatArray, weight: FloatArray,
                             cut: IntArray) -> FloatArray:
-    """sum_s weight_s Cov_s of the events [J >= cut_t], two reward levels, (T, T).
+    """sum_s weight_s Cov_s of f_t(p) = P(J >= cut_t | p), J ~ Binomial(k, p), (T, T).
 
-    J ~ BetaBinomial(k, a, b) counts the high-level attempts of a bank (a, b: the two
-    concentrations of a state). By the two-bank identity,
-    Cov_s(t, u) = sum_{x >= cut_t} P(x) (P(Y >= cut_u | x) - P(J >= cut_u)),
-    Y | x ~ BetaBinomial(k, a + x, b + k - x) (the term with the mean of the first event
-    is m_t E[P(Y >= cut_u | X) - P(J >= cut_u)] = 0). Tails are running sums: O(S k^2)
-    additions, no matrix product (BLAS threads stall on a busy machine).
+    f_t is a polynomial of degree k in p, so a (k + 1)-node Gauss rule for each state's
+    Beta(high, low) posterior gives Cov exactly as sum_i w_i h_s(x_i) h_t(x_i), h = f - E f.
+    Each f_t is taken from whichever tail is smaller at the posterior mean (h = f - E f =
+    (1 - E f) - (1 - f)), so a near-sure event keeps its tiny variance to full relative
+    precision; the binomial tails at a node are sums of its pmf from the smaller side.
     """
     size = k + 1
     check_pairs(size)
-    total = np.zeros((size + 1, cut.size))
-    step = max(1, CHUNK_ENTRIES // (size * size))
-    successes = np.arange(size, dtype=np.float64)
-    for start in range(0, high.size, step):
-        a, b = high[start:start + step], low[start:start + step]
-        pmf = beta_binomial_pmf(k, a, b)
-        ahead = beta_binomial_pmf(k, (a[:, None] + successes).ravel(),
-                                  (b[:, None] + (k - successes)).ravel())
-        conditional = upper_sums(ahead, cut).reshape(len(a), size, cut.size)
-        conditional -= upper_sums(pmf, cut)[:, None, :]
-        conditional *= (pmf * weight[start:start + step, None])[:, :, None]
-        total[:-1] += conditional.sum(axis=0)
-    # sum over x >= cut_t: a running sum from the top, read at each cut
-    np.cumsum(total[-2::-1], axis=0, out=total[-2::-1])
-    covariance = total[cut]
+    success = np.arange(size, dtype=np.float64)
+    coefficients = log_multinomial(np.column_stack((k - success, success)).astype(np.int64))
+    # Nodes of the smaller of p and 1 - p, where they keep their relative precision.
+    reflect = high > low
+    rules = [beta_quadrature(k, float(min(a, b)), float(max(a, b)))
+             for a, b in zip(high, low, strict=True)]
+    nodes = np.array([rule[0] for rule in rules])[:, :, None]  # (S, G, 1)
+    node_weights = np.array([rule[1] for rule in rules])       # (S, G)
+    with np.errstate(divide="ignore"):
+        log_small, log_large = np.log(nodes), np.log1p(-nodes)
+    flip = reflect[:, None, None]
+    log_p = np.where(flip, log_large, log_small)
+    log_q = np.where(flip, log_small, log_large)
+    pmf = np.exp(coefficients + _times(success, log_p) + _times(k - success, log_q))
+    upper = upper_sums(pmf, cut)                                # (S, G, T)
+    lower = upper_sums(pmf[..., ::-1], size - cut)              # P(J < cut_t)
+    likely = np.einsum("sg,sgt->st", node_weights, upper) > 0.5
+    tails = np.where(likely[:, None, :], -lower, upper)
+    tails -= np.einsum("sg,sgt->st", node_weights, tails)[:, None, :]
+    tails *= np.sqrt(node_weights * weight[:, None])[:, :, None]
+    stacked = tails.reshape(-1, cut.size)
+    covariance = np.einsum("gp,gq->pq", stacked, stacked)
     return (covariance + covariance.T) / 2.0
+
+
+def _times(count: FloatArray, log_value: FloatArray) -> FloatArray:
+    """Count * log_value with 0 * log 0 = 0 (the probability of no draw at p = 0 is 1)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(count == 0.0, 0.0, count * log_value)
 
 
 def upper_sums(pmf: FloatArray, cut: IntArray) -> FloatArray:
