@@ -163,7 +163,9 @@ def beta_quadrature(degree: int, alpha: float, beta: float) -> tuple[FloatArray,
 
     s = alpha + beta
     n = np.arange(degree + 1, dtype=np.float64)
-    a_n = (n + alpha) / (2.0 * n + s) * ((n + s - 1.0) / (2.0 * n + s - 1.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        a_n = (n + alpha) / (2.0 * n + s) * ((n + s - 1.0) / (2.0 * n + s - 1.0))
+    a_n[0] = alpha / s  # the second factor is 1 at n = 0 (0/0 when s rounds to 1)
     c_n = np.zeros(degree + 1)
     m = n[1:]
     c_n[1:] = m / (2.0 * m + s - 1.0) * ((m + beta - 1.0) / (2.0 * m + s - 2.0))
