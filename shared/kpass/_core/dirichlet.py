@@ -13,7 +13,12 @@ as a function of the latent probabilities p, posterior (co)variance
     Cov[f_u(p), f_v(p)] = sum_x P(x) (u(x) - E u) E[v(Y) - E v | x],
 
 where f_u(p) = E[u(X) | p] and Y | x is Dirichlet-multinomial with alpha + x (two
-banks drawn from the same p): the "conditional" form, O(G^2) for a grid of G banks.
+banks drawn from the same p): the "conditional" form, O(G^2) for a grid of G banks,
+used for three or more reward levels (as in the reference library). With two levels
+f_u is a polynomial of degree k in p, and the covariance of threshold events is a
+(k + 1)-node Gauss rule for the Beta posterior, centred node by node: it keeps full
+relative precision for near-sure events and narrow posteriors, where the difference
+of two separately summed tails in the conditional form loses it.
 """
 
 from __future__ import annotations
