@@ -205,8 +205,13 @@ def binary_event_covariance(k: int, high: FloatArray, low: FloatArray, weight: F
     log_p = np.where(flip, log_large, log_small)
     log_q = np.where(flip, log_small, log_large)
     pmf = np.exp(coefficients + _times(success, log_p) + _times(k - success, log_q))
-    upper = upper_sums(pmf, cut)                                # (S, G, T)
-    lower = upper_sums(pmf[..., ::-1], size - cut)              # P(J < cut_t)
+    # Both tails as sums of positive terms from their own end: each keeps its relative
+    # precision, however small.
+    running = np.zeros((*pmf.shape[:-1], size + 1))
+    np.cumsum(pmf, axis=-1, out=running[..., 1:])
+    lower = running[..., cut]                                    # P(J < cut_t), (S, G, T)
+    np.cumsum(pmf[..., ::-1], axis=-1, out=running[..., 1:])
+    upper = running[..., size - cut]                             # P(J >= cut_t)
     likely = np.einsum("sg,sgt->st", node_weights, upper) > 0.5
     tails = np.where(likely[:, None, :], -lower, upper)
     tails -= np.einsum("sg,sgt->st", node_weights, tails)[:, None, :]
