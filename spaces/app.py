@@ -150,6 +150,9 @@ SPECS: dict[str, tuple[str, Any, tuple[str, ...]]] = {
     "w": ("numbers", [0, 1], ()),
     "tau": ("numbers", None, ()),
     "lam": ("numbers", None, ()),
+    "thresholds": ("numbers", None, ()),
+    "moment_power": ("numbers", None, ()),
+    "eta": ("number", 1.0, ()),
     "weights": ("weights", None, ()),
     "bounds": ("bounds", None, ()),
     "short": ("choice", "error", ("error", "skip")),
@@ -163,13 +166,20 @@ BY_KIND = {
 BY_FAMILY = {
     "g_pass_at_k_bayes": ("tau",),
     "geo_spectrum_bayes": ("lam", "weights", "pass_power", "unanimous_power"),
+    "tailpass_bayes": ("thresholds", "moment_power", "prior", "eta"),
 }
+# Options of a module's kind that this module does not use (its interval is clipped to [0, 1]).
+UNUSED = {"tailpass_bayes": ("bounds",)}
 HELP = {
     "bounds": "lo, hi: where the interval is clipped; empty = {default}",
     "weights": "length-k weights w_1..w_k (e.g. 0, 0, 0.5, 0.5), or one list per k: "
                "2: 0, 1; 4: 0, 0, 0.5, 0.5. Empty = upper-half mG weights",
     "tau": "thresholds in [0, 1], e.g. 0.5, 0.75 (adds G-Pass@k_tau rows)",
     "lam": "couplings in [0, 1], e.g. 0.25, 0.5 (adds GeoSpectrum rows)",
+    "thresholds": "required average scores in [0, 1], increasing, e.g. 0.25, 0.5, 0.75 "
+                  "(one TailPass row each); empty = 0.5",
+    "moment_power": "exponents p > 0, e.g. 1, 2 (adds rows for the moment E[B^p])",
+    "eta": "weight in [0, 1] of the prior outcomes R0",
     "short": "questions with fewer than k samples: error refuses them, skip leaves them out "
              "at that k (see the questions column)",
     "ties": "a tie with the gold answer: fractional credits 1/(t+1) for t tied answers, "
@@ -186,6 +196,7 @@ def module_controls(module: evaluate.EvaluationModule) -> list[Control]:
         KEYWORDS = {}
     loaded = dict(getattr(module, "options", {}) or {})
     names = BY_KIND.get(module_kind(module), ()) + BY_FAMILY.get(module_family(module), ())
+    names = tuple(name for name in names if name not in UNUSED.get(module_family(module), ()))
     if not uses_k(module):
         names = tuple(name for name in names if name != "short")
     controls = []
@@ -694,6 +705,13 @@ FORMULAS = {
     "avg_at_n_bayes": [r"$\mathrm{avg@}N = \frac1M\sum_q\frac1N\sum_i w_{R_{qi}}$; "
                        r"$\sigma_a = \frac{T}{N}\sigma_{\text{Bayes}}$, interval "
                        r"$a \pm z\sigma_a$."],
+    "tailpass_bayes": [r"$\mathrm{TailPass@}k(t) = \frac1M\sum_q P(B_q \ge t)$, $B$ the "
+                       r"average rubric score of $k$ attempts; discovery $P(B>0)$ "
+                       r"(Pass@k), stability $P(B=1)$ (Pass^k). Point: $k$ of $n$ attempts "
+                       r"without replacement.",
+                       r"Posterior: Dirichlet(prior + counts + $\eta$ R0 counts) over the "
+                       r"reward levels; exact Dirichlet-multinomial moments, interval "
+                       r"$\mu \pm z\sigma$ in [0, 1]."],
     "vote_at_k_bayes": [r"$\mathrm{Vote@}k = \frac1M\sum_q P(\text{plurality of }k\text{ "
                         r"draws} = \text{gold})$, ties split fractionally; posterior: "
                         r"Dirichlet(prior) over answer frequencies."],
@@ -835,11 +853,24 @@ COMPARED = {
     "bayes_at_n": (("bayes@n", "bayes"),),
     "avg_at_n_bayes": (("avg@n", "avg"),),
     "vote_at_k_bayes": (("vote@k", "vote_at_k"),),
+    "tailpass_bayes": (("tailpass_discovery@k", "pass_at_k"),
+                       ("tailpass_stability@k", "pass_hat_k")),
 }
+# TailPass's two ends are Pass@k and Pass^k of the attempts with positive / full credit.
+BINARIZED = {"tailpass_discovery@k": lambda w: w > 0, "tailpass_stability@k": lambda w: w == 1}
 COMPARE_COLUMNS = ["metric", "k", "A", "B", "A - B", "SE", "lower", "upper", "p-value",
                    "P(A better)", "questions"]
 # Options of the point functions; the posteriors' options only enter P(A better).
 POINT_OPTIONS = ("short", "w", "pass_power", "unanimous_power", "ties")
+
+
+def binarized(predictions: Any, w: Any, rule: Any) -> list[list[int]]:
+    """Categorical outcomes -> 1 where ``rule(w)`` holds for the category's reward, else 0."""
+    import kpass
+
+    rewards = [float(x) for x in w] if w else [0.0, 1.0]
+    kpass.categorical_counts(predictions, n_categories=len(rewards))  # names a bad category
+    return [[int(rule(rewards[int(c)])) for c in row] for row in predictions]
 
 
 def compare_models(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
@@ -862,12 +893,15 @@ def compare_models(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
         accepted = inspect.signature(function).parameters
         kwargs = {key: value for key, value in options.items()
                   if key in POINT_OPTIONS and key in accepted}
-        for which, data in (("A", a), ("B", b)):
+        outcomes = {"A": a["predictions"], "B": b["predictions"]}
+        for which, data in outcomes.items():
             try:
-                function(data["predictions"], *references, *budget, **kwargs)
+                if label in BINARIZED:
+                    outcomes[which] = binarized(data, options.get("w"), BINARIZED[label])
+                function(outcomes[which], *references, *budget, **kwargs)
             except (ValueError, TypeError) as error:
                 raise type(error)(f"model {which}: {error}") from None
-        found = kpass.compare(function, a["predictions"], b["predictions"], *references,
+        found = kpass.compare(function, outcomes["A"], outcomes["B"], *references,
                               *budget, confidence=options.get("confidence", 0.95), **kwargs)
         for one in found if isinstance(found, list) else [found]:
             rows.append({"metric": label, "k": one.k, "A": one.a, "B": one.b,

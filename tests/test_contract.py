@@ -1,5 +1,6 @@
 """Contract: names, signatures, defaults and return types frozen against the reference library."""
 
+import importlib
 import inspect
 
 import numpy as np
@@ -8,6 +9,7 @@ import pytest
 import kpass
 
 se = pytest.importorskip("scorio.eval")
+se_tailpass = importlib.import_module("scorio.eval.tailpass")
 
 REFERENCE_NAMES = [
     "bayes", "bayes_ci", "avg", "avg_ci", "pass_at_k", "pass_at_k_ci", "pass_hat_k",
@@ -23,18 +25,37 @@ EXTRA_NAMES = ["ArgumentTypeError", "BinaryCounts", "CategoricalCounts", "binari
                "categorical_counts", "cons_at_k", "cons_at_k_ci", "vote_at_k", "vote_at_k_ci",
                # uncertainty over questions and paired comparison (kpass.stats)
                "Comparison", "Plan", "compare", "plan", "standard_error"]
+# TailPass (kpass.tailpass): a profile object, not a float; its contract is checked below.
+TAILPASS_NAMES = ["tailpass", "tailpass_empirical", "TailPassProfile", "TailPassDraws"]
+TAILPASS_METHODS = {
+    "TailPassProfile": ["linear", "moment", "discovery", "stability", "at_k", "sample", "ci",
+                        "linear_ci", "moment_ci"],
+    "TailPassDraws": ["linear", "moment", "power_mean", "qrs", "rollout", "harmonic",
+                      "discovery", "stability", "shortfall", "at_k", "summary"],
+}
 
 
 def test_all_is_frozen():
-    assert sorted(kpass.__all__) == sorted(REFERENCE_NAMES + EXTRA_NAMES)
+    assert sorted(kpass.__all__) == sorted(REFERENCE_NAMES + EXTRA_NAMES + TAILPASS_NAMES)
     for name in kpass.__all__:
         assert hasattr(kpass, name)
 
 
-@pytest.mark.parametrize("name", REFERENCE_NAMES)
+def _tailpass_callables():
+    pairs = [(name, getattr(kpass, name), getattr(se, name))
+             for name in ("tailpass", "tailpass_empirical")]
+    for cls, methods in TAILPASS_METHODS.items():
+        pairs += [(f"{cls}.{method}", getattr(getattr(kpass, cls), method),
+                   getattr(getattr(se_tailpass, cls), method)) for method in methods]
+    return pairs
+
+
+@pytest.mark.parametrize("name", REFERENCE_NAMES + [name for name, _, _ in _tailpass_callables()])
 def test_reference_signature_is_a_prefix_and_extensions_are_keyword_only(name):
-    ours = inspect.signature(getattr(kpass, name)).parameters
-    theirs = inspect.signature(getattr(se, name)).parameters
+    found = {label: (mine, ref) for label, mine, ref in _tailpass_callables()}
+    mine_fn, ref_fn = found.get(name, (getattr(kpass, name, None), getattr(se, name, None)))
+    ours = inspect.signature(mine_fn).parameters
+    theirs = inspect.signature(ref_fn).parameters
     ours_list = list(ours.values())
     theirs_list = list(theirs.values())
     assert [p.name for p in ours_list[: len(theirs_list)]] == [p.name for p in theirs_list]
@@ -60,6 +81,28 @@ def _call(name):
     if name.startswith("threshold_spectrum"):
         return fn(R, 2, [0.5, 0.5])
     return fn(R, 2)
+
+
+def test_tailpass_properties_and_return_types_match_the_reference():
+    for cls in TAILPASS_METHODS:
+        public = {name for name in dir(getattr(se_tailpass, cls)) if not name.startswith("_")}
+        assert public <= set(dir(getattr(kpass, cls))), cls
+    profile = kpass.tailpass(RC, 3, np.array([0.0, 0.5, 1.0]))
+    assert isinstance(profile, kpass.TailPassProfile)
+    assert type(profile.question_count) is int and type(profile.k) is int
+    for name in ("mean", "std", "thresholds"):
+        assert getattr(profile, name).shape == (3,)
+    assert profile.covariance.shape == (3, 3) and profile.question_mean.shape == (2, 3)
+    for result in (profile.linear([0.2, 0.3, 0.5]), profile.moment(2.0), profile.discovery(),
+                   profile.stability()):
+        assert type(result) is tuple and [type(v) for v in result] == [float, float]
+    for result in (profile.linear_ci([0.2, 0.3, 0.5], rng=0, n_draws=50),
+                   profile.moment_ci(0.5, method="normal")):
+        assert type(result) is tuple and [type(v) for v in result] == [float] * 4
+    draws = profile.sample(50, rng=0)
+    assert isinstance(draws, kpass.TailPassDraws)
+    assert draws.discovery().shape == (50,) and draws.profile.shape == (50, 3)
+    assert isinstance(kpass.tailpass_empirical(R, 2), np.ndarray)
 
 
 @pytest.mark.parametrize("name", REFERENCE_NAMES)

@@ -8,7 +8,8 @@ import pytest
 CORE_MODULES = [
     "kpass", "kpass._core.inputs", "kpass._core.counts", "kpass.pass_at_k", "kpass.gpass",
     "kpass.maj", "kpass.auc", "kpass.geom", "kpass.bayes", "kpass.avg", "kpass.max_reward",
-    "kpass.data", "kpass.stats", "kpass._core.soft", "kpass._core.canonical", "kpass.io.long",
+    "kpass.data", "kpass.stats", "kpass.tailpass", "kpass.tailpass_draws",
+    "kpass._core.soft", "kpass._core.canonical", "kpass.io.long",
 ]
 
 

@@ -188,8 +188,25 @@ def call(fn, *args, **kwargs):
         return None
 
 
+def profile_numbers(profile):
+    """A TailPass profile's exact summaries: each a probability in [0, 1], or a refusal."""
+    size = profile.thresholds.size
+    summaries = [lambda: profile.mean, lambda: profile.std, lambda: profile.question_mean,
+                 lambda: profile.linear(np.full(size, 1.0 / size)), lambda: profile.moment(1.0),
+                 lambda: profile.moment(2.0), lambda: profile.moment(0.5),
+                 profile.discovery, profile.stability]
+    values = []
+    for summary in summaries:
+        found = call(summary)
+        if found is not None:
+            values.extend(numbers(found))
+    return values
+
+
 def numbers(result):
-    if isinstance(result, list):
+    if isinstance(result, kpass.TailPassProfile):
+        yield from profile_numbers(result)
+    elif isinstance(result, list):
         for item in result:
             yield from numbers(item)
     elif isinstance(result, tuple):
@@ -211,6 +228,7 @@ def check_result(result, low: float, high: float, *, skipped_nan: bool = False):
         assert math.isfinite(value), f"non-finite {value} in {result}"
         assert not (value == 0.0 and math.copysign(1.0, value) < 0), f"-0.0 in {result}"
     parts = result if isinstance(result, list) else [result]
+    parts = [_profile_values(part) for part in parts]
     for part in parts:
         if isinstance(part, tuple):  # (mu, sigma[, lo, hi])
             assert low - slack <= part[0] <= high + slack, f"mu {part[0]} not in [{low}, {high}]"
@@ -221,6 +239,12 @@ def check_result(result, low: float, high: float, *, skipped_nan: bool = False):
             for value in numbers(part):
                 if not math.isnan(value):
                     assert low - slack <= value <= high + slack, f"{value} not in [{low}, {high}]"
+
+
+def _profile_values(part):
+    if isinstance(part, kpass.TailPassProfile):
+        return np.array(profile_numbers(part))
+    return part
 
 
 def same_result(a, b, scale: float = 1.0):
@@ -270,6 +294,8 @@ def test_fuzz_rewarded_family(name, data):
     w = data.draw(st.one_of(st.none(), st.lists(rewards, min_size=top + 1, max_size=top + 1))
                   if binary else st.lists(rewards, min_size=top + 1, max_size=top + 1), label="w")
     low, high = (0.0, 1.0) if w is None else (min(w), max(w))
+    if name.startswith("tailpass"):  # probabilities of reaching a score, whatever w
+        low, high = 0.0, 1.0
     args = [rows]
     k = None
     if "k" in params:

@@ -32,14 +32,14 @@ ROOT = Path(__file__).resolve().parents[1]
 METRICS = ROOT / "metrics"
 BINARY = ["pass_at_k_bayes", "g_pass_at_k_bayes", "maj_at_k_bayes", "auc_at_k_bayes",
           "geo_spectrum_bayes"]
-CATEGORICAL = ["max_at_k_bayes", "bayes_at_n", "avg_at_n_bayes"]
+CATEGORICAL = ["max_at_k_bayes", "bayes_at_n", "avg_at_n_bayes", "tailpass_bayes"]
 EIGHT = BINARY + CATEGORICAL
 ALL = EIGHT + ["vote_at_k_bayes"]
 CLASSES = {"pass_at_k_bayes": "PassAtKBayes", "g_pass_at_k_bayes": "GPassAtKBayes",
            "maj_at_k_bayes": "MajAtKBayes", "auc_at_k_bayes": "AucAtKBayes",
            "geo_spectrum_bayes": "GeoSpectrumBayes", "max_at_k_bayes": "MaxAtKBayes",
            "bayes_at_n": "BayesAtN", "avg_at_n_bayes": "AvgAtNBayes",
-           "vote_at_k_bayes": "VoteAtKBayes"}
+           "vote_at_k_bayes": "VoteAtKBayes", "tailpass_bayes": "TailpassBayes"}
 SUFFIXES = ("", "_se", "_mu", "_sigma", "_lo", "_hi")
 
 
@@ -106,6 +106,34 @@ def core_results(name, R, ks=(1, 4), R0=None, w=None):
     if name == "avg_at_n_bayes":
         a, sigma, lo, hi = kpass.avg_ci(R, w)
         put(out, "avg@n", a, (a, sigma, lo, hi), kpass.standard_error(kpass.avg, R, w))
+    if name == "tailpass_bayes":
+        out.update(tailpass_results(R, ks, R0, w))
+    return out
+
+
+def tailpass_results(R, ks, R0=None, w=None, thresholds=(0.5,)):
+    """tailpass_bayes from kpass.tailpass / tailpass_empirical and Pass@k of binarized rows."""
+    out = {}
+    rewards = np.array([0.0, 1.0] if w is None else w)
+    for k in ks:
+        profile = kpass.tailpass(R, k, w, R0, thresholds=list(thresholds))
+        lo, hi = (np.asarray(x) for x in profile.ci(method="normal")[2:])
+        for key, point, utility, hit in (("discovery", kpass.pass_at_k, "discovery", rewards > 0),
+                                         ("stability", kpass.pass_hat_k, "stability",
+                                          rewards == 1)):
+            binary = [[int(hit[c]) for c in row] for row in R]
+            mu, sigma = getattr(profile, utility)()
+            z = 1.959963984540054
+            put(out, f"tailpass_{key}@{k}", point(binary, k),
+                (mu, sigma, max(mu - z * sigma, 0.0), min(mu + z * sigma, 1.0)),
+                kpass.standard_error(point, binary, k))
+        each = np.array([kpass.tailpass_empirical([row], k, w, thresholds=list(thresholds))
+                         for row in R])
+        for column, t in enumerate(thresholds):
+            values = each[:, column]
+            put(out, f"tailpass@{k}_t{t:g}", values.mean(),
+                (profile.mean[column], profile.std[column], lo[column], hi[column]),
+                values.std(ddof=1) / math.sqrt(len(values)))
     return out
 
 
@@ -423,3 +451,49 @@ def test_every_app_builds_a_gradio_demo_that_computes():
         namespace = runpy.run_path(str(METRICS / name / "app.py"), run_name="kpass_app")
         assert type(namespace["demo"]).__name__ == "Blocks", name
         assert namespace["module"].name == name
+
+
+def test_tailpass_module_options_reach_the_core():
+    R, R0 = ragged_categorical(9)
+    w = [0.0, 0.5, 1.0]
+    module = load("tailpass_bayes", w=w)
+    results = module.compute(predictions=R, R0=R0, k=[2, 3], thresholds=[0.25, 0.75],
+                             moment_power=[1, 2.5], prior=0.5, eta=0.25, confidence=0.8)
+    z = 1.2815515655446004  # Phi^-1(0.9)
+    for k in (2, 3):
+        profile = kpass.tailpass(R, k, w, R0, prior=0.5, eta=0.25, thresholds=[0.25, 0.75])
+        point = kpass.tailpass_empirical(R, k, w, thresholds=[0.25, 0.75])
+        for column, t in enumerate(("0.25", "0.75")):
+            key = f"tailpass@{k}_t{t}"
+            assert results[key] == pytest.approx(point[column], rel=1e-12)
+            assert results[key + "_mu"] == pytest.approx(profile.mean[column], rel=1e-12)
+            assert results[key + "_lo"] == pytest.approx(
+                max(0.0, profile.mean[column] - z * profile.std[column]), rel=1e-12)
+        for p, label in ((1.0, "1"), (2.5, "2.5")):
+            mu, sigma = profile.moment(p)
+            assert results[f"tailpass_moment@{k}_p{label}"] == pytest.approx(mu, rel=1e-12)
+            assert results[f"tailpass_moment@{k}_p{label}_sigma"] == pytest.approx(sigma,
+                                                                                   rel=1e-12)
+        mu, sigma = profile.discovery()
+        assert results[f"tailpass_discovery@{k}_mu"] == pytest.approx(mu, rel=1e-12)
+    # lam is GeoSpectrum's coupling: accepted (shared vocabulary) and ignored here
+    assert load("tailpass_bayes").compute(predictions=[[1, 0, 1], [0, 0, 1]], k=2,
+                                          lam=0.5) == load("tailpass_bayes").compute(
+        predictions=[[1, 0, 1], [0, 0, 1]], k=2)
+    with pytest.raises(ValueError, match="thresholds"):
+        module.compute(predictions=R, thresholds=[0.5, 0.25])
+    with pytest.raises(ValueError, match="eta"):
+        load("tailpass_bayes", eta=1.5)
+    with pytest.raises(ValueError, match="moment_power"):
+        module.compute(predictions=R, moment_power=0)
+
+
+def test_tailpass_module_keeps_per_question_values_and_skips_short_questions():
+    R = [[1, 0, 1, 1], [0, 1], [1, 1, 1]]
+    results = load("tailpass_bayes").compute(predictions=R, k=3, short="skip",
+                                             per_question=True, thresholds=[0.5, 0.75])
+    each = results["tailpass@3_t0.75_per_question"]  # 3 of 3 correct
+    assert math.isnan(each[1]) and each[0] == pytest.approx(0.25) and each[2] == 1.0
+    assert results["tailpass@3_t0.75"] == pytest.approx(0.625)
+    assert results["tailpass@3_t0.5_per_question"][::2] == [1.0, 1.0]  # 2 of 3: sure
+    assert results["tailpass_stability@3_per_question"][0] == pytest.approx(0.25)

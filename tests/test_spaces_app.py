@@ -316,3 +316,22 @@ def test_compare_tab_equals_the_comparison_module(modules):
                 pytest.approx([results[f"{key}_difference"], results[f"{key}_se"],
                                results[f"{key}_p_value"], results[f"{key}_prob_a_better"]],
                               abs=6e-5)
+
+
+def test_tailpass_compare_tab_binarizes_a_rubric_by_positive_and_full_credit(modules):
+    import kpass
+
+    A = [[0, 1, 2, 2], [1, 1, 0, 0], [2, 2, 2, 1]]
+    B = [[0, 0, 1, 2], [2, 1, 0, 0], [1, 1, 2, 0]]
+    text = ["\n".join(" ".join(map(str, row)) for row in rows) for rows in (A, B)]
+    message, table, _ = compare(modules["tailpass_bayes"], *text, "2", w="0, 0.5, 1")
+    assert message.startswith("Compared"), message
+    for label, function, hit in (("tailpass_discovery@k", kpass.pass_at_k, lambda c: c > 0),
+                                 ("tailpass_stability@k", kpass.pass_hat_k, lambda c: c == 2)):
+        a, b = ([[int(hit(c)) for c in row] for row in rows] for rows in (A, B))
+        expected = kpass.compare(function, a, b, [2])[0]
+        row = table[table["metric"] == label].iloc[0]
+        assert [row["A"], row["B"], row["A - B"]] == pytest.approx(
+            [expected.a, expected.b, expected.difference], abs=6e-5)
+    message, _, _ = compare(modules["tailpass_bayes"], "0 3 1", "0 1 1", "2", w="0, 0.5, 1")
+    assert "model A" in message and "got 3" in message

@@ -59,6 +59,7 @@ from .pass_at_k import (
     unanimous_at_k_ci,
 )
 from .stats import Comparison, Plan, compare, plan, standard_error
+from .tailpass import TailPassDraws, TailPassProfile, tailpass, tailpass_empirical
 from .vote import vote_at_k, vote_at_k_ci
 
 __version__ = "0.1.0"
@@ -69,6 +70,8 @@ __all__ = [
     "CategoricalCounts",
     "Comparison",
     "Plan",
+    "TailPassDraws",
+    "TailPassProfile",
     "auc_at_k",
     "auc_at_k_ci",
     "avg",
@@ -105,6 +108,8 @@ __all__ = [
     "pass_hat_k_ci",
     "plan",
     "standard_error",
+    "tailpass",
+    "tailpass_empirical",
     "threshold_spectrum_at_k",
     "threshold_spectrum_at_k_ci",
     "unanimous_at_k",

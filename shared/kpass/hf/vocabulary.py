@@ -53,13 +53,21 @@ KEYWORDS: dict[str, str] = {
     "pass_power": "float: exponent of Pass@k in Geom@k (geo_spectrum_bayes; default 0.5)",
     "unanimous_power": "float: exponent of Pass^k in Geom@k (geo_spectrum_bayes; default 0.5)",
     "w": "list of floats: reward of each category 0..C (max_at_k_bayes, bayes_at_n, "
-         "avg_at_n_bayes; default [0, 1])",
+         "avg_at_n_bayes, tailpass_bayes (rubric scores in [0, 1]); default [0, 1])",
+    "thresholds": "list of floats in [0, 1], increasing: required average scores reported "
+                  "as tailpass@{k}_t{t} (tailpass_bayes; default [0.5])",
+    "moment_power": "float or list of floats > 0: exponents p of the moment utility "
+                    "E[B^p], reported as tailpass_moment@{k}_p{p} (tailpass_bayes; the core's "
+                    "`lam`, renamed: `lam` is GeoSpectrum's coupling)",
+    "eta": "float in [0, 1]: weight of the prior outcomes R0 in the TailPass posterior "
+           "(tailpass_bayes; default 1)",
     "threshold": "float or None: predictions are soft scores; a sample is correct iff its "
                  "score > threshold (binary modules; default None: outcomes must be 0/1)",
     "confidence": "float in (0, 1): credibility level of the interval (default 0.95)",
     "alpha0": "float > 0: Beta prior alpha of the binary modules (default 1)",
     "beta0": "float > 0: Beta prior beta of the binary modules (default 1)",
-    "prior": "float > 0: Dirichlet prior of vote_at_k_bayes (default 1)",
+    "prior": "float > 0: Dirichlet prior concentration of vote_at_k_bayes and tailpass_bayes "
+             "(default 1)",
     "bounds": "(lo, hi) or None: clipping bounds of the interval (default: the core's)",
     "short": '"error" or "skip": questions with fewer than k samples (default "error")',
     "ties": 'tie rule of vote_at_k_bayes (default "fractional")',
@@ -138,6 +146,12 @@ def _check_positive(value: Any, name: str) -> float:
     return check_real(value, name, low=0.0, low_open=True)
 
 
+def _check_thresholds(value: Any) -> list[float]:
+    from .._core.tailpass_checks import check_thresholds
+
+    return check_thresholds(1, _real_vector(value, "thresholds")).tolist()
+
+
 _CHECKS: dict[str, Callable[[Any], Any]] = {
     "k": lambda v: normalize_ks(v),
     "tau": lambda v: _floats(v, "tau", lambda x, n: check_tau(x)),
@@ -151,6 +165,9 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "alpha0": lambda v: check_prior(v, 1.0)[0],
     "beta0": lambda v: check_prior(1.0, v)[1],
     "prior": lambda v: _check_positive(v, "prior"),
+    "thresholds": lambda v: _check_thresholds(v),
+    "moment_power": lambda v: _floats(v, "moment_power", _check_positive),
+    "eta": lambda v: _unit(v, "eta"),
     "bounds": check_bounds,
     "short": check_short,
     "ties": _check_ties,
@@ -406,6 +423,81 @@ def max_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     return results
 
 
+def _clt_ses(per_question: Any) -> list[float | None]:
+    """SE over questions of each column of per-question values (None below 2 questions)."""
+    from ..stats import _clt_se
+
+    values = np.asarray(per_question, dtype=float)
+    used = values[~np.isnan(values).any(axis=1)]
+    if used.shape[0] < 2:
+        return [None] * values.shape[1]
+    return [_clt_se(column, None) for column in used.T]
+
+
+def tailpass_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """TailPass: the profile's two ends and the thresholds asked for, and moment utilities.
+
+    Keys per k: ``tailpass_discovery@{k}`` (some attempt earns credit; Pass@k for binary
+    data) and ``tailpass_stability@{k}`` (all k earn full credit; Pass^k), whose point
+    estimates are Pass@k / Pass^k of the positive- and full-credit counts;
+    ``tailpass@{k}_t{t}`` for each threshold (default 0.5), point estimate
+    :func:`kpass.tailpass_empirical`; ``tailpass_moment@{k}_p{p}`` for each
+    ``moment_power``, whose point is its posterior mean. Posterior: :func:`kpass.tailpass`
+    (Dirichlet(prior + counts + eta R0 counts)), exact moments, interval mu -/+ z sigma
+    clipped into [0, 1].
+    """
+    from .._core.categorical import prepare
+    from .._core.counts import BinaryCounts
+    from .._core.driver import normal_interval
+
+    kp = _kpass()
+    ks = _ks(options)
+    w = options.get("w")
+    thresholds = options.get("thresholds", [0.5])
+    confidence = options.get("confidence", 0.95)
+    short = options.get("short", "error")
+    per_question = options.get("per_question", False)
+    powers = _floats(options["moment_power"], "moment_power", _check_positive)[0] \
+        if "moment_power" in options else []
+    profiles = kp.tailpass(state, ks, w, eta=options.get("eta", 1.0),
+                           prior=options.get("prior", 1.0), thresholds=thresholds)
+    counts, weights = prepare(state, w)
+    n = counts.counts.sum(axis=1)
+    ends = {"tailpass_discovery@{k}": (kp.pass_at_k, "discovery", weights > 0.0),
+            "tailpass_stability@{k}": (kp.pass_hat_k, "stability", weights == 1.0)}
+    empirical = kp.tailpass_empirical(state, ks, w, thresholds=thresholds, short=short,
+                                      per_question=True)
+    labels = [number_label(t) for t in thresholds]
+    results: dict[str, Any] = {}
+
+    def interval(mu: float, sigma: float) -> tuple[float, float, float, float]:
+        return (mu, sigma, *normal_interval(mu, sigma, confidence, (0.0, 1.0)))
+
+    for index, (budget, profile) in enumerate(zip(ks, profiles, strict=True)):
+        for template, (point, utility, hit) in ends.items():
+            binary = BinaryCounts(n, counts.counts[:, hit].sum(axis=1))
+            key = template.format(k=budget)
+            _put(results, key, point(binary, budget, short=short),
+                 interval(*getattr(profile, utility)()),
+                 standard_errors_by_k(point, binary, [budget], short=short)[0])
+            if per_question:
+                results[key + "_per_question"] = _per_question(
+                    point(binary, budget, short=short, per_question=True))
+        each = empirical[index]
+        points = np.nanmean(each, axis=0)
+        for column, (label, se) in enumerate(zip(labels, _clt_ses(each), strict=True)):
+            key = f"tailpass@{budget}_t{label}"
+            _put(results, key, points[column],
+                 interval(float(profile.mean[column]), float(profile.std[column])), se)
+            if per_question:
+                results[key + "_per_question"] = _per_question(each[:, column])
+        for power in powers:
+            mu, sigma = profile.moment(power)
+            _put(results, f"tailpass_moment@{budget}_p{number_label(power)}", mu,
+                 interval(mu, sigma))
+    return results
+
+
 def bayes_at_n(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     """Bayes@N with weights ``w`` and prior outcomes: key ``bayes@n``.
 
@@ -543,6 +635,7 @@ FAMILIES: dict[str, tuple[str, Callable[[Any, Mapping[str, Any]], dict[str, Any]
     "bayes_at_n": ("categorical", bayes_at_n),
     "avg_at_n_bayes": ("categorical", avg_at_n_bayes),
     "vote_at_k_bayes": ("answers", vote_at_k_bayes),
+    "tailpass_bayes": ("categorical", tailpass_bayes),
     "kpass_compare": ("binary_pair", kpass_compare),
 }
 
@@ -557,7 +650,7 @@ def module_inputs(module: str) -> tuple[str, ...]:
         return ("predictions", "references")
     if kind == "binary_pair":
         return ("predictions1", "predictions2")
-    if module in ("max_at_k_bayes", "bayes_at_n"):  # the two with prior outcomes
+    if module in ("max_at_k_bayes", "bayes_at_n", "tailpass_bayes"):  # with prior outcomes
         return ("predictions", "R0")
     return ("predictions",)
 
