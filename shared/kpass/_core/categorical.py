@@ -150,16 +150,18 @@ def binary_rows(R: Any) -> tuple[FloatArray, npt.NDArray[np.int64]] | None:
     return np.full(ones.size, float(R.shape[1])), ones
 
 
-def binary_dirichlet_summary(R: Any) -> tuple[float, FloatArray, FloatArray, FloatArray] | None:
+def binary_dirichlet_summary(R: Any, rows: tuple[FloatArray, npt.NDArray[np.int64]] | None = None
+                             ) -> tuple[float, FloatArray, FloatArray, FloatArray] | None:
     """:func:`dirichlet_summary` of binary outcomes with w = (0, 1) and no R0, or None.
 
     The common Bayes@N / avg@N call needs only each question's (n, c)
     (:func:`binary_rows`), then the Beta(c + 1, n - c + 1) moments, with the same
     float operations as :func:`dirichlet_summary` takes on the (M, 2) table (so
     results are identical), without building the table, the Dirichlet weights or the
-    matrix products. Returns None where :func:`binary_rows` does.
+    matrix products. Returns None where :func:`binary_rows` does; ``rows``, when the
+    caller already has them, saves reading R again.
     """
-    rows = binary_rows(R)
+    rows = binary_rows(R) if rows is None else rows
     if rows is None:
         return None
     n, ones = rows
