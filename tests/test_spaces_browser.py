@@ -66,6 +66,23 @@ def core_reference(label, k):
     if label == "avg@n":
         return (kpass.avg(R)[0] if isinstance(kpass.avg(R), tuple) else kpass.avg(R),
                 *kpass.avg_ci(R))
+    if label.startswith("tailpass"):
+        import numpy as np
+        from scipy.special import ndtri
+
+        profile = kpass.tailpass(R, k, thresholds=[0.5])
+
+        def clipped(mu, sigma):
+            z = float(ndtri(0.975))
+            return mu, sigma, max(0.0, mu - z * sigma), min(1.0, mu + z * sigma)
+
+        if label == "tailpass_discovery@k":
+            return (kpass.pass_at_k(R, k), *clipped(*profile.discovery()))
+        if label == "tailpass_stability@k":
+            return (kpass.pass_hat_k(R, k), *clipped(*profile.stability()))
+        if label == "tailpass@k_t0.5":
+            estimate = float(np.mean(kpass.tailpass_empirical(R, k, thresholds=[0.5])))
+            return (estimate, *clipped(float(profile.mean[0]), float(profile.std[0])))
     if label == "vote@k":
         answers = [[str(x) for x in row] for row in R]
         golds = ["1"] * len(R)
