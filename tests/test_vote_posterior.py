@@ -154,9 +154,25 @@ def test_vote_ci_sampled_sd_beyond_the_exact_budget_agrees_with_the_exact_one(ti
                                                                             monkeypatch):
     answers = [["A", "A", "A", "B", "B", "C", "D", None], ["A", "B", "B", "C", "C", "C"]]
     _, exact, _, _ = vote_at_k_ci(answers, ["A", "A"], 5, ties=ties)
-    monkeypatch.setattr(kpass.vote, "_EXACT_LARGEST_K", 1)
+    monkeypatch.setattr(kpass.vote, "_EXACT_LARGEST_K", 1)  # pi_ref the only control
     _, sampled, _, _ = vote_at_k_ci(answers, ["A", "A"], 5, ties=ties, draws=4000, seed=3)
     again = vote_at_k_ci(answers, ["A", "A"], 5, ties=ties, draws=4000, seed=3)[1]
     assert sampled == again  # deterministic for a seed
     # Var from 4000 draws: relative sd about sqrt(2 / 4000) = 2.2%, so sigma within ~1.1%.
     assert sampled == pytest.approx(exact, rel=0.05)
+
+
+@pytest.mark.parametrize("ties", ["fractional", "wrong"])
+def test_vote_ci_sampled_sd_at_k20_with_controls_matches_long_monte_carlo(ties):
+    # k = 20 samples with the controls pi_ref, g_8 and g_16; the reference is 20000
+    # seeded Dirichlet draws, each g_20(pi) by enumerating the 1771 count tables
+    # (its own error on sigma is about 0.5%).
+    answers = ["A"] * 6 + ["B"] * 6 + ["C"] * 5 + [None] * 3
+    alpha = np.array(concentrations(answers, "A", 1), float)
+    rng = np.random.default_rng(20)
+    values = vote_of_multinomial(rng.dirichlet(alpha, size=20_000), 20, ties)
+    mu, sigma, _, _ = vote_at_k_ci([answers], ["A"], 20, ties=ties, draws=256)
+    assert mu == pytest.approx(values.mean(), abs=4 * values.std() / math.sqrt(20_000))
+    assert sigma == pytest.approx(values.std(), rel=0.015)
+    default = vote_at_k_ci([answers], ["A"], 20, ties=ties)[1]
+    assert default == pytest.approx(values.std(), rel=0.03)

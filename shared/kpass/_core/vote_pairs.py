@@ -19,12 +19,14 @@ is scaled to a probability: with p = 2k / (A + 2k), m = x + y draws follow
 NegativeBinomial(a_j, p) and split Binomial(m, 1/2) between the groups; every
 number is then a probability below one (no overflow, no cancellation) and the
 result is divided by the probability of the totals (k, k). The pairs (s, t) and
-(t, s) have the same value, so only t <= s is computed.
+(t, s) have the same value, so only t <= s is computed. With groups of k and l
+draws the same sum is E[g_k(pi) g_l(pi)] (the control variates of the sampled
+variance at large k).
 
 Cost per state: about C * sum_{t <= s} s (k - s) (k - t)^2 operations for C wrong
 answers (a batched Toeplitz product per reference vote count of the first group),
 i.e. of order C k^6 / 24: cheap for small k, out of reach at k = 64, where
-:func:`kpass.vote.vote_at_k_ci` falls back to seeded sampling.
+:func:`kpass.vote.vote_at_k_ci` samples with these moments as controls.
 """
 
 from __future__ import annotations
@@ -49,55 +51,62 @@ def _nodes(ties: str, most_ties: int) -> tuple[FloatArray, FloatArray]:
 
 
 def second_moment(ref_nb: FloatArray, other_nb: FloatArray, pool_nb: FloatArray,
-                  widths: IntArray, norm: FloatArray, k: int, ties: str) -> FloatArray:
-    """E[g_k(pi)^2] per state, exactly.
+                  widths: IntArray, norm: FloatArray, k: int, ties: str,
+                  other_k: int | None = None) -> FloatArray:
+    """E[g_k(pi) g_l(pi)] per state, exactly (l = ``other_k``, default k: E[g_k(pi)^2]).
 
     Args:
-        ref_nb: (S, 2k + 1) NegativeBinomial(a_ref, p) pmf of the reference's draws.
-        other_nb: (S, C, 2k + 1) the same for each wrong answer (columns beyond
+        ref_nb: (S, k + l + 1) NegativeBinomial(a_ref, p) pmf of the reference's draws.
+        other_nb: (S, C, k + l + 1) the same for each wrong answer (columns beyond
             ``widths`` are ignored).
-        pool_nb: (S, 2k + 1) the same for the pooled category (never wins).
+        pool_nb: (S, k + l + 1) the same for the pooled category (never wins).
         widths: (S,) number of wrong answers of each state.
-        norm: (S,) NegativeBinomial(A, p) pmf at 2k times Binomial(2k, 1/2) pmf at k:
-            the probability of the totals (k, k).
-        k: draws per group.
+        norm: (S,) NegativeBinomial(A, p) pmf at k + l times Binomial(k + l, 1/2) pmf
+            at k: the probability of the group totals (k, l).
+        k: draws of the first group.
         ties: "fractional" or "wrong".
+        other_k: draws of the second group (default k).
 
     Returns:
-        (S,) second moments.
+        (S,) moments.
     """
     from scipy.stats import binom
 
-    size = 2 * k
+    second = k if other_k is None else other_k
+    size = k + second
     # half[m, x] = C(m, x) / 2^m: the split of m draws between the two groups.
     half = binom.pmf(np.arange(size + 1)[None, :], np.arange(size + 1)[:, None], 0.5)
-    grid = np.arange(k + 1)
+    first_grid, second_grid = np.arange(k + 1)[:, None], np.arange(second + 1)[None, :]
     # pool[r, a, b]: the pooled category takes a draws of the first group, b of the second.
-    pool = pool_nb[:, grid[:, None] + grid[None, :]] * half[grid[:, None] + grid[None, :],
-                                                            grid[:, None]]
+    pool = pool_nb[:, first_grid + second_grid] * half[first_grid + second_grid, first_grid]
     order = np.argsort(widths, kind="stable")
     out = np.zeros(ref_nb.shape[0])
     for s in range(1, k + 1):
-        for t in range(1, s + 1):
+        # (s, t) and (t, s) have the same value when both groups have k draws.
+        for t in range(1, (s if second == k else second) + 1):
             weight = ref_nb[:, s + t] * half[s + t, s]
             rows = order[weight[order] > 0.0]
             if rows.size == 0:
                 continue
-            value = _pairs(other_nb, pool, half, rows, widths[rows], k, s, t, ties)
-            out[rows] += (1.0 if s == t else 2.0) * weight[rows] * value
+            value = _pairs(other_nb, pool, half, rows, widths[rows], (k, second), (s, t),
+                           ties)
+            twice = second == k and s != t
+            out[rows] += (2.0 if twice else 1.0) * weight[rows] * value
     return out / norm
 
 
 def _pairs(other_nb: FloatArray, pool: FloatArray, half: FloatArray, rows: IntArray,
-           counts: IntArray, k: int, s: int, t: int, ties: str) -> FloatArray:
+           counts: IntArray, groups: tuple[int, int], votes: tuple[int, int],
+           ties: str) -> FloatArray:
     """Sum over the wrong answers' (x, y) tables with reference votes (s, t), (R,)."""
+    (k, l), (s, t) = groups, votes
     fractional = ties == "fractional"
     most = int(counts[-1])
     # At s = 1 every wrong answer with a draw ties, so the credit 1/(a + 1) is applied to
     # the coefficient of z^a directly; otherwise ties are marked by quadrature nodes.
     nodes_u, weights_u = _nodes(ties, min(most, (k - s) // s) if s > 1 else 0)
-    nodes_v, weights_v = _nodes(ties, min(most, (k - t) // t) if t > 1 else 0)
-    span_a, span_b = k - s + 1, k - t + 1
+    nodes_v, weights_v = _nodes(ties, min(most, (l - t) // t) if t > 1 else 0)
+    span_a, span_b = k - s + 1, l - t + 1
     top_x = s if fractional else s - 1  # largest x_j allowed
     top_y = t if fractional else t - 1
     shift = np.arange(span_b)[None, :] - np.arange(span_b)[:, None]  # b - b'
@@ -105,7 +114,7 @@ def _pairs(other_nb: FloatArray, pool: FloatArray, half: FloatArray, rows: IntAr
     at_tie = (shift == t) if (fractional and t > 1) else np.zeros_like(inside)
     plain = inside & ~at_tie
     clipped = np.clip(shift, 0, top_y)
-    per_row = nodes_u.size * nodes_v.size * span_a * span_b
+    per_row = nodes_v.size * span_b * max(nodes_u.size * span_a, span_b)  # poly, toeplitz
     step = max(1, _CHUNK_ENTRIES // per_row)
     values = np.empty(rows.size)
     for begin in range(0, rows.size, step):
@@ -133,6 +142,6 @@ def _pairs(other_nb: FloatArray, pool: FloatArray, half: FloatArray, rows: IntAr
         if fractional and t == 1:
             poly /= 1.0 + np.arange(span_b)
         closed = np.einsum("ruvab,u,v->rab", poly, weights_u, weights_v)
-        tail = pool[chunk][:, span_a - 1 :: -1, span_b - 1 :: -1][:, :span_a, :span_b]
+        tail = pool[chunk][:, span_a - 1 :: -1, span_b - 1 :: -1]
         values[begin : begin + step] = np.einsum("rab,rab->r", closed, tail)
     return values
