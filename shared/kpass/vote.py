@@ -464,6 +464,23 @@ def _posterior_mean(states: _Clusters, k: int, ties: str, prior: float) -> Float
     return sums / norm
 
 
+def _poisson_table(mean: FloatArray, top: int) -> FloatArray:
+    """Poisson(mean) pmf at 0..top per row, by the ratio recurrence p(y) = p(y-1) mean / y.
+
+    Every partial product is a pmf value (no overflow); scipy takes over where e^-mean
+    would underflow. The vote of each posterior sample needs this table for every reference count x,
+    and the recurrence is several times cheaper than scipy's log-gamma evaluation.
+    """
+    if mean.size and float(mean.max()) > 700.0:
+        from scipy.stats import poisson
+
+        return poisson.pmf(np.arange(top + 1), mean[:, None])
+    steps = np.empty((mean.size, top + 1))
+    steps[:, 0] = np.exp(-mean)
+    steps[:, 1:] = mean[:, None] / np.arange(1, top + 1)
+    return np.cumprod(steps, axis=1)
+
+
 def _draw_votes(pi_ref: FloatArray, pi_other: FloatArray, pi_pool: FloatArray, k: int,
                 ties: str) -> FloatArray:
     """g(pi): the vote of k i.i.d. draws from pi, for each row of probabilities.
@@ -491,7 +508,7 @@ def _draw_votes(pi_ref: FloatArray, pi_other: FloatArray, pi_pool: FloatArray, k
         ref_table,
         lambda x: (tails[:, :, x] > 1e-16).sum(axis=1),
         lambda rows, j: other_table[rows, j],
-        lambda rows, d: poisson.pmf(y, beyond[rows, d][:, None]),
+        lambda rows, d: _poisson_table(beyond[rows, d], k),
         [k], ties, floor=1e-16 * norm,
     )[:, 0]
     return sums / norm
@@ -583,7 +600,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
     n_questions = states.n[states.inverse]
     kept_by_k = [_kept(n_questions, budget, short) for budget in ks]
     results = []
-    controls: dict[tuple[bytes, int], tuple[list[int], FloatArray, FloatArray]] = {}
+    samples: dict[tuple[bytes, int], _Samples] = {}
     for budget, kept in zip(ks, kept_by_k, strict=True):
         used = np.bincount(states.inverse[kept], minlength=states.n.size)
         live = np.flatnonzero(used)
@@ -596,10 +613,10 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
             variances = _exact_variance(sub, budget, ties, prior, means)
         else:
             key = (live.tobytes(), sum(c < budget for c in _CONTROL_KS))
-            if key not in controls:  # the same for every k > 12 on the same questions
-                controls[key] = _control_moments(sub, budget, ties, prior)
+            if key not in samples:  # the same for every k > 16 on the same questions
+                samples[key] = _samples(sub, budget, ties, prior, int(draws), int(seed))
             variances = _posterior_variance(sub, budget, ties, prior, means, int(draws),
-                                            int(seed), controls[key])
+                                            int(seed), samples[key])
         weight = used[live].astype(float)
         total = weight.sum()
         mu = float(np.dot(weight, means) / total)
@@ -672,20 +689,25 @@ def _control_moments(states: _Clusters, k: int, ties: str, prior: float
     return small, means, covariance
 
 
-def _posterior_variance(states: _Clusters, k: int, ties: str, prior: float, means: FloatArray,
-                        draws: int, seed: int,
-                        controls: tuple[list[int], FloatArray, FloatArray] | None = None,
-                        ) -> FloatArray:
-    """Var[g_k(pi)] per state from ``draws`` seeded Dirichlet samples, with control variates.
+@dataclass(frozen=True)
+class _Samples:
+    """Seeded posterior samples of a set of states, with their centred control variates.
 
-    Each sample pi_i gives y_i = g_k(pi_i) - E[g_k] (exact g_k, exact mean) and the
-    controls h_i = (pi_ref, g_8(pi), g_16(pi)) (the votes of fewer draws than k) minus
-    their exact means, whose covariance Sigma is exact (:func:`_control_moments`). With
-    b the least-squares fit of y on h over the samples of a state,
-    Var = b' Sigma b + mean((y - h b)^2): only the part of g_k that the controls do not
-    explain (about 1% of its variance at k = 64 on typical data) is left to sampling.
-    ``controls``: the result of :func:`_control_moments` if already computed.
+    Attributes:
+        pi: (S * draws, 2 + C) Dirichlet samples, state-major (reference first,
+            pooled category last).
+        controls: (S, draws, P) the controls on each sample minus their exact means.
+        covariance: (S, P, P) the controls' exact covariance.
     """
+
+    pi: FloatArray
+    controls: FloatArray
+    covariance: FloatArray
+
+
+def _samples(states: _Clusters, k: int, ties: str, prior: float, draws: int,
+             seed: int) -> _Samples:
+    """``draws`` Dirichlet samples per state and the controls of :func:`_posterior_variance`."""
     rng = np.random.default_rng(seed)
     width = states.sizes.shape[1]
     alpha = np.concatenate([
@@ -697,19 +719,35 @@ def _posterior_variance(states: _Clusters, k: int, ties: str, prior: float, mean
     shape = np.repeat(alpha, draws, axis=0)
     gammas = np.where(shape > 0, rng.standard_gamma(np.where(shape > 0, shape, 1.0)), 0.0)
     pi = gammas / gammas.sum(axis=1, keepdims=True)
-    values = _draw_votes(pi[:, 0], pi[:, 1 : 1 + width], pi[:, -1], k, ties)
-    deviations = values.reshape(-1, draws) - means[:, None]
-    if k <= 2:
-        return np.mean(deviations**2, axis=1)
-    small, control_means, covariance = controls or _control_moments(states, k, ties, prior)
+    small, means, covariance = _control_moments(states, k, ties, prior)
     columns = [pi[:, 0]] + [_draw_votes(pi[:, 0], pi[:, 1 : 1 + width], pi[:, -1], c, ties)
                             for c in small]
-    controls = (np.stack(columns, axis=1).reshape(-1, draws, len(columns))
-                - control_means[:, None, :])
+    controls = np.stack(columns, axis=1).reshape(-1, draws, len(columns)) - means[:, None, :]
+    return _Samples(pi, controls, covariance)
+
+
+def _posterior_variance(states: _Clusters, k: int, ties: str, prior: float, means: FloatArray,
+                        draws: int, seed: int, samples: _Samples | None = None) -> FloatArray:
+    """Var[g_k(pi)] per state from ``draws`` seeded Dirichlet samples, with control variates.
+
+    Each sample pi_i gives y_i = g_k(pi_i) - E[g_k] (exact g_k, exact mean) and the
+    controls h_i = (pi_ref, g_8(pi), g_16(pi)) (the votes of fewer draws than k) minus
+    their exact means, whose covariance Sigma is exact (:func:`_control_moments`). With
+    b the least-squares fit of y on h over the samples of a state,
+    Var = b' Sigma b + mean((y - h b)^2): only the part of g_k that the controls do not
+    explain (about 1% of its variance at k = 64 on typical data) is left to sampling.
+    ``samples``: the result of :func:`_samples` for the same states, draws and seed
+    (shared by every k with the same controls).
+    """
+    samples = samples or _samples(states, k, ties, prior, draws, seed)
+    pi, controls = samples.pi, samples.controls
+    width = states.sizes.shape[1]
+    values = _draw_votes(pi[:, 0], pi[:, 1 : 1 + width], pi[:, -1], k, ties)
+    deviations = values.reshape(-1, draws) - means[:, None]
     # Least squares per state; pinv keeps a degenerate state (a constant control) finite.
     gram = np.einsum("sdi,sdj->sij", controls, controls)
     slope = np.einsum("sij,sj->si", np.linalg.pinv(gram),
                       np.einsum("sdi,sd->si", controls, deviations))
     residual = deviations - np.einsum("sdi,si->sd", controls, slope)
-    explained = np.einsum("si,sij,sj->s", slope, covariance, slope)
+    explained = np.einsum("si,sij,sj->s", slope, samples.covariance, slope)
     return explained + np.mean(residual**2, axis=1)
