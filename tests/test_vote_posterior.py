@@ -176,3 +176,59 @@ def test_vote_ci_sampled_sd_at_k20_with_controls_matches_long_monte_carlo(ties):
     assert sigma == pytest.approx(values.std(), rel=0.015)
     default = vote_at_k_ci([answers], ["A"], 20, ties=ties)[1]
     assert default == pytest.approx(values.std(), rel=0.03)
+
+
+# ----------------------------------------------------------------------------- kpass report
+
+
+@pytest.mark.parametrize("ties", ["fractional", "wrong"])
+def test_report_answers_vote_rows_carry_the_exact_posterior_sd(ties, tmp_path, capsys):
+    import json
+
+    from kpass.cli import main
+
+    path = tmp_path / "answers.jsonl"
+    path.write_text("".join(json.dumps({"answers": q, "ground_truth": "A"}) + "\n"
+                            for q in QUESTIONS))
+    code = main(["report", "--answers", str(path), "--metrics", "vote@k", "--k", "2,4",
+                 "--ties", ties, "--format", "json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    rows = {row["k"]: row for row in json.loads(out)["results"] if row["metric"] == "vote@k"}
+    for k in (2, 4):
+        moments = [exact_moments(concentrations(q, "A", 1), k, ties) for q in QUESTIONS]
+        variance = sum(second - first * first for first, second in moments)
+        assert rows[k]["sd"] == pytest.approx(math.sqrt(float(variance)) / len(QUESTIONS),
+                                              rel=1e-11)
+
+
+# ----------------------------------------------------------------------------- controls
+
+
+@pytest.mark.parametrize("ties", ["fractional", "wrong"])
+def test_cross_moments_of_two_vote_sizes_match_rational_enumeration(ties):
+    # E[g_k(pi) g_l(pi)] with k != l: the covariances of the sampled path's controls.
+    answers = ["A", "A", "B", "B", "C", None, "D"]
+    states = kpass.vote._clusters([answers], ["A"])
+    alpha = [Fraction(a) for a in concentrations(answers, "A", 1)]
+    for k, other in ((2, 4), (3, 1), (4, 3)):
+        tables_k = [x for x in compositions(k, len(alpha)) if credit(x, ties)]
+        tables_l = [y for y in compositions(other, len(alpha)) if credit(y, ties)]
+        expected = Fraction(0)
+        for x in tables_k:
+            for y in tables_l:
+                weight = Fraction(math.factorial(k) * math.factorial(other))
+                for a, xi, yi in zip(alpha, x, y, strict=True):
+                    weight *= rising(a, xi + yi) / (math.factorial(xi) * math.factorial(yi))
+                expected += weight * credit(x, ties) * credit(y, ties)
+        expected /= rising(sum(alpha), k + other)
+        got = kpass.vote._cross_moment(states, k, other, ties, 1.0)[0]
+        assert got == pytest.approx(float(expected), rel=1e-12)
+
+
+def test_vote_ci_sd_is_exact_at_k6_against_rational_enumeration():
+    answers = ["A", "A", "A", "B", "B", "C", None, "A", "B"]
+    for ties in ("fractional", "wrong"):
+        first, second = exact_moments(concentrations(answers, "A", 1), 6, ties)
+        _, sigma, _, _ = vote_at_k_ci([answers], ["A"], 6, ties=ties)
+        assert sigma == pytest.approx(math.sqrt(float(second - first * first)), rel=1e-11)
