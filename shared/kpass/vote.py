@@ -74,8 +74,8 @@ MIN_PRIOR = 1e-300
 
 #: Largest working table (rows x nodes x degree) built at once.
 _CHUNK_ENTRIES = 1 << 21
-#: Largest k whose posterior variance is exact (its cost grows like k^6: at k = 16 it
-#: is still about half the time of 256 sampled draws, at k = 24 several times it).
+#: Largest k whose posterior variance is exact: its cost grows like k^6, and at k = 12 it
+#: is about the time of the sampled estimate (~1 s for 200 questions of 64 answers).
 _EXACT_LARGEST_K = 12
 #: Beyond it, the votes of these many draws (exact moments) are control variates.
 _CONTROL_KS = (8, 16)
@@ -468,8 +468,9 @@ def _poisson_table(mean: FloatArray, top: int) -> FloatArray:
     """Poisson(mean) pmf at 0..top per row, by the ratio recurrence p(y) = p(y-1) mean / y.
 
     Every partial product is a pmf value (no overflow); scipy takes over where e^-mean
-    would underflow. The vote of each posterior sample needs this table for every reference count x,
-    and the recurrence is several times cheaper than scipy's log-gamma evaluation.
+    would underflow. The vote of each posterior sample needs this table for every
+    reference count x, and the recurrence is several times cheaper than scipy's
+    log-gamma evaluation.
     """
     if mean.size and float(mean.max()) > 700.0:
         from scipy.stats import poisson
@@ -617,7 +618,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
             variances = _exact_variance(sub, budget, ties, prior, means)
         else:
             key = (live.tobytes(), sum(c < budget for c in _CONTROL_KS))
-            if key not in samples:  # the same for every k > 16 on the same questions
+            if key not in samples:  # shared by every k with these questions and controls
                 samples[key] = _samples(sub, budget, ties, prior, int(draws), int(seed))
             variances = _posterior_variance(sub, budget, ties, prior, means, int(draws),
                                             int(seed), samples[key])
