@@ -24,8 +24,8 @@ draws the same sum is E[g_k(pi) g_l(pi)] (the control variates of the sampled
 variance at large k).
 
 Cost per state: about C * sum_{t <= s} s (k - s) (k - t)^2 operations for C wrong
-answers (a batched Toeplitz product per reference vote count of the first group),
-i.e. of order C k^6 / 24: cheap for small k, out of reach at k = 64, where
+answers (a batched Toeplitz product along the first group per draw count of the
+second), of order C k^6 / 24 at most: cheap for small k, out of reach at k = 64, where
 :func:`kpass.vote.vote_at_k_ci` samples with these moments as controls.
 """
 
@@ -109,12 +109,15 @@ def _pairs(other_nb: FloatArray, pool: FloatArray, half: FloatArray, rows: IntAr
     span_a, span_b = k - s + 1, l - t + 1
     top_x = s if fractional else s - 1  # largest x_j allowed
     top_y = t if fractional else t - 1
-    shift = np.arange(span_b)[None, :] - np.arange(span_b)[:, None]  # b - b'
-    inside = (shift >= 0) & (shift <= min(top_y, span_b - 1))
-    at_tie = (shift == t) if (fractional and t > 1) else np.zeros_like(inside)
+    # Toeplitz products along the first group's axis (the shorter: t <= s when k = l),
+    # one per second-group count y: toeplitz[a', a] = weight of a - a' draws.
+    shift = np.arange(span_a)[None, :] - np.arange(span_a)[:, None]  # a - a'
+    inside = (shift >= 0) & (shift <= min(top_x, span_a - 1))
+    at_tie = (shift == s) if (fractional and s > 1) else np.zeros_like(inside)
     plain = inside & ~at_tie
-    clipped = np.clip(shift, 0, top_y)
-    per_row = nodes_v.size * span_b * max(nodes_u.size * span_a, span_b)  # poly, toeplitz
+    clipped = np.clip(shift, 0, top_x)
+    xs = np.arange(top_x + 1)
+    per_row = nodes_u.size * span_a * max(nodes_v.size * span_b, span_a)  # poly, toeplitz
     step = max(1, _CHUNK_ENTRIES // per_row)
     values = np.empty(rows.size)
     for begin in range(0, rows.size, step):
@@ -126,16 +129,16 @@ def _pairs(other_nb: FloatArray, pool: FloatArray, half: FloatArray, rows: IntAr
             block = poly[start:]
             nb = other_nb[chunk[start:], j]
             new = np.zeros_like(block)
-            for x in range(min(top_x, span_a - 1) + 1):
-                # kernel[r, y] = weight of x draws in the first group and y in the second
-                kernel = nb[:, x : x + top_y + 1] * half[x : x + top_y + 1, x]
-                line = kernel[:, clipped]  # (R, b', b)
-                toeplitz = np.where(plain, line, 0.0)[:, None, :, :] + np.where(
-                    at_tie, line, 0.0)[:, None, :, :] * nodes_v[None, :, None, None]
-                contribution = np.matmul(block[:, :, :, : span_a - x, :], toeplitz[:, None])
-                if fractional and x == s and s > 1:
-                    contribution *= nodes_u[None, :, None, None, None]
-                new[:, :, :, x:, :] += contribution
+            for y in range(min(top_y, span_b - 1) + 1):
+                # kernel[r, x] = weight of x draws in the first group and y in the second
+                kernel = nb[:, y + xs] * half[y + xs, xs]
+                line = kernel[:, clipped.T]  # (R, a, a')
+                toeplitz = np.where(plain.T, line, 0.0)[:, None, :, :] + np.where(
+                    at_tie.T, line, 0.0)[:, None, :, :] * nodes_u[None, :, None, None]
+                contribution = np.matmul(toeplitz[:, :, None], block[:, :, :, :, : span_b - y])
+                if fractional and y == t and t > 1:
+                    contribution *= nodes_v[None, None, :, None, None]
+                new[:, :, :, :, y:] += contribution
             poly[start:] = new
         if fractional and s == 1:
             poly /= (1.0 + np.arange(span_a))[:, None]
