@@ -89,7 +89,7 @@ def _plain_monte_carlo(states, index, k: int, ties: str, means, draws: int, seed
         alpha = np.concatenate([[states.ref[state] + 1.0], sizes + 1.0,
                                 [states.none[state] + 1.0]])
         pi = rng.dirichlet(alpha, size=draws)
-        values = _draw_votes(pi[:, 0], pi[:, 1:-1], pi[:, -1], k, ties)
+        values = _draw_votes(pi[:, 0], pi[:, 1:-1], pi[:, -1], [k], ties)[:, 0]
         out.append(np.mean((values - means[i]) ** 2))
     return np.array(out)
 

@@ -232,3 +232,16 @@ def test_vote_ci_sd_is_exact_at_k6_against_rational_enumeration():
         first, second = exact_moments(concentrations(answers, "A", 1), 6, ties)
         _, sigma, _, _ = vote_at_k_ci([answers], ["A"], 6, ties=ties)
         assert sigma == pytest.approx(math.sqrt(float(second - first * first)), rel=1e-11)
+
+
+def test_vote_ci_several_sampled_k_in_one_call_equal_single_calls():
+    # One pass over the samples serves every k > 12 (a DP shared by k within a factor 2):
+    # the same samples, so the same values as k by k.
+    rng = np.random.default_rng(5)
+    answers = [list(rng.choice(["A", "B", "C", "D", None], size=40, p=[.3, .3, .2, .1, .1]))
+               for _ in range(4)]
+    references = ["A"] * 4
+    ks = [40, 13, 20, 16, 13]
+    together = vote_at_k_ci(answers, references, ks)
+    for k, result in zip(ks, together, strict=True):
+        assert result == pytest.approx(vote_at_k_ci(answers, references, k), rel=1e-10)

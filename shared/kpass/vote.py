@@ -482,37 +482,50 @@ def _poisson_table(mean: FloatArray, top: int) -> FloatArray:
     return np.cumprod(steps, axis=1)
 
 
-def _draw_votes(pi_ref: FloatArray, pi_other: FloatArray, pi_pool: FloatArray, k: int,
+def _draw_votes(pi_ref: FloatArray, pi_other: FloatArray, pi_pool: FloatArray, ks: list[int],
                 ties: str) -> FloatArray:
-    """g(pi): the vote of k i.i.d. draws from pi, for each row of probabilities.
+    """g_k(pi): the vote of k i.i.d. draws from pi, per row of probabilities and k, (R, K).
 
-    Multinomial weights are Poisson(k pi_i) pmfs conditioned on k draws in total.
+    Multinomial weights are Poisson(m pi_i) pmfs conditioned on k draws in total; k
+    values within a factor 2 share one DP with m their largest (the products of the
+    smaller k are its lower coefficients), normalised by Poisson(m) at each k.
     To keep posterior sampling fast, an answer whose chance of reaching x draws is
-    below 1e-16 is not constrained at x (it joins the never-winning pool, whose
-    Poisson mean it adds to), and reference counts x of weight below 1e-16 times
-    the normaliser are skipped: each answer or x changes g by at most ~1e-15.
+    below 1e-16 times the normaliser is not constrained at x (it joins the
+    never-winning pool, whose Poisson mean it adds to), and reference counts x of
+    weight below 1e-16 times the normaliser are skipped: each answer or x changes g
+    by at most ~1e-15.
     """
     from scipy.stats import poisson
 
-    y = np.arange(k + 1)
     order = np.argsort(-pi_other, axis=1, kind="stable")
     pi_other = np.take_along_axis(pi_other, order, axis=1)
-    ref_table = poisson.pmf(y, k * pi_ref[:, None])
-    other_table = poisson.pmf(y, k * pi_other[..., None])
-    # tails[r, j, x] = P(Poisson(k pi_j) >= x); leading columns reach x most easily.
-    tails = poisson.sf(y - 1, k * pi_other[..., None])
-    # beyond[r, d] = k * (pool + sum of the columns from d on)
-    beyond = k * (pi_pool[:, None] + np.concatenate(
-        [np.cumsum(pi_other[:, ::-1], axis=1)[:, ::-1], np.zeros((pi_ref.size, 1))], axis=1))
-    norm = float(poisson.pmf(k, k))
-    sums = _vote_sums(
-        ref_table,
-        lambda x: (tails[:, :, x] > 1e-16).sum(axis=1),
-        lambda rows, j: other_table[rows, j],
-        lambda rows, d: _poisson_table(beyond[rows, d], k),
-        [k], ties, floor=1e-16 * norm,
-    )[:, 0]
-    return sums / norm
+    # beyond[r, d] = pool + sum of the columns from d on
+    beyond = pi_pool[:, None] + np.concatenate(
+        [np.cumsum(pi_other[:, ::-1], axis=1)[:, ::-1], np.zeros((pi_ref.size, 1))], axis=1)
+    out = np.empty((pi_ref.size, len(ks)))
+    pending = sorted(set(ks))
+    while pending:
+        group = [k for k in pending if k <= 2 * pending[0]]
+        pending = pending[len(group):]
+        top = group[-1]
+        y = np.arange(top + 1)
+        norms = poisson.pmf(group, top)
+        cut = 1e-16 * float(norms.min()) / float(norms[-1])
+        ref_table = poisson.pmf(y, top * pi_ref[:, None])
+        other_table = poisson.pmf(y, top * pi_other[..., None])
+        # tails[r, j, x] = P(Poisson(m pi_j) >= x); leading columns reach x most easily.
+        tails = poisson.sf(y - 1, top * pi_other[..., None])
+        sums = _vote_sums(
+            ref_table,
+            lambda x, t=tails, c=cut: (t[:, :, x] > c).sum(axis=1),
+            lambda rows, j, o=other_table: o[rows, j],
+            lambda rows, d, m=top: _poisson_table(m * beyond[rows, d], m),
+            group, ties, floor=1e-16 * float(norms.min()),
+        ) / norms
+        for index, k in enumerate(ks):
+            if k in group:
+                out[:, index] = sums[:, group.index(k)]
+    return out
 
 
 def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashable],
@@ -604,11 +617,16 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
     states = _clusters(answers, references, normalize)
     n_questions = states.n[states.inverse]
     kept_by_k = [_kept(n_questions, budget, short) for budget in ks]
+    lives = [np.flatnonzero(np.bincount(states.inverse[kept], minlength=states.n.size))
+             for kept in kept_by_k]
+    sampled: dict[bytes, list[int]] = {}  # the sampled k of each set of questions
+    for budget, live in zip(ks, lives, strict=True):
+        if budget > _EXACT_LARGEST_K:
+            sampled.setdefault(live.tobytes(), []).append(budget)
     results = []
-    samples: dict[tuple[bytes, int], _Samples] = {}
-    for budget, kept in zip(ks, kept_by_k, strict=True):
+    samples: dict[bytes, _Samples] = {}
+    for budget, kept, live in zip(ks, kept_by_k, lives, strict=True):
         used = np.bincount(states.inverse[kept], minlength=states.n.size)
-        live = np.flatnonzero(used)
         sub = _Clusters(states.n[live], states.ref[live], states.none[live],
                         states.sizes[live], np.arange(live.size))
         means = _posterior_mean(sub, budget, ties, prior)
@@ -617,9 +635,9 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         elif budget <= _EXACT_LARGEST_K:
             variances = _exact_variance(sub, budget, ties, prior, means)
         else:
-            key = (live.tobytes(), sum(c < budget for c in _CONTROL_KS))
-            if key not in samples:  # shared by every k with these questions and controls
-                samples[key] = _samples(sub, budget, ties, prior, int(draws), int(seed))
+            key = live.tobytes()
+            if key not in samples:  # one pass over the samples for every sampled k
+                samples[key] = _samples(sub, sampled[key], ties, prior, int(draws), int(seed))
             variances = _posterior_variance(sub, budget, ties, prior, means, int(draws),
                                             int(seed), samples[key])
         weight = used[live].astype(float)
@@ -666,17 +684,14 @@ def _exact_variance(states: _Clusters, k: int, ties: str, prior: float,
     return np.maximum(_cross_moment(states, k, k, ties, prior) - means * means, 0.0)
 
 
-def _control_moments(states: _Clusters, k: int, ties: str, prior: float
-                     ) -> tuple[list[int], FloatArray, FloatArray]:
-    """The controls of :func:`_posterior_variance`: pi_ref and g_c(pi) for c in 8, 16 below k.
+def _control_moments(states: _Clusters, small: list[int], ties: str, prior: float
+                     ) -> tuple[FloatArray, FloatArray]:
+    """Exact means (S, P) and covariances (S, P, P) of the controls pi_ref, g_c(pi), c in small.
 
-    Returns:
-        the c, the controls' exact means (S, P) and covariance matrices (S, P, P):
-        pi_ref is Beta(a, A - a); E[g_c] is the Polya-urn mean, E[g_c g_d] the exact
-        cross moment of :mod:`kpass._core.vote_pairs`, and E[pi_ref g_c(pi)] =
-        (a / A) E[g_c] under Dirichlet(counts + prior + 1 on the reference).
+    pi_ref is Beta(a, A - a); E[g_c] is the Polya-urn mean, E[g_c g_d] the exact cross
+    moment of :mod:`kpass._core.vote_pairs`, and E[pi_ref g_c(pi)] = (a / A) E[g_c]
+    under Dirichlet(counts + prior + 1 on the reference).
     """
-    small = [c for c in _CONTROL_KS if c < k]
     a = states.ref + prior
     total = a + np.where(states.sizes > 0, states.sizes + prior, 0.0).sum(axis=1) + (
         states.none + prior)
@@ -691,28 +706,33 @@ def _control_moments(states: _Clusters, k: int, ties: str, prior: float
         for j, d in enumerate(small[: i], start=1):
             covariance[:, i, j] = covariance[:, j, i] = (
                 _cross_moment(states, c, d, ties, prior) - means[:, i] * means[:, j])
-    return small, means, covariance
+    return means, covariance
 
 
 @dataclass(frozen=True)
 class _Samples:
-    """Seeded posterior samples of a set of states, with their centred control variates.
+    """Seeded posterior samples of a set of states: votes, controls and their moments.
 
     Attributes:
-        pi: (S * draws, 2 + C) Dirichlet samples, state-major (reference first,
-            pooled category last).
+        votes: k -> (S, draws) g_k on each sample, for the sampled k.
+        small: the c of the controls g_c (pi_ref comes first).
         controls: (S, draws, P) the controls on each sample minus their exact means.
         covariance: (S, P, P) the controls' exact covariance.
     """
 
-    pi: FloatArray
+    votes: dict[int, FloatArray]
+    small: list[int]
     controls: FloatArray
     covariance: FloatArray
 
 
-def _samples(states: _Clusters, k: int, ties: str, prior: float, draws: int,
+def _samples(states: _Clusters, ks: list[int], ties: str, prior: float, draws: int,
              seed: int) -> _Samples:
-    """``draws`` Dirichlet samples per state and the controls of :func:`_posterior_variance`."""
+    """Seeded Dirichlet samples per state with g_k on them for every k in ``ks``.
+
+    Also the controls of :func:`_posterior_variance` on the same samples, all in one
+    pass (:func:`_draw_votes` shares a DP among k within a factor 2).
+    """
     rng = np.random.default_rng(seed)
     width = states.sizes.shape[1]
     alpha = np.concatenate([
@@ -724,11 +744,15 @@ def _samples(states: _Clusters, k: int, ties: str, prior: float, draws: int,
     shape = np.repeat(alpha, draws, axis=0)
     gammas = np.where(shape > 0, rng.standard_gamma(np.where(shape > 0, shape, 1.0)), 0.0)
     pi = gammas / gammas.sum(axis=1, keepdims=True)
-    small, means, covariance = _control_moments(states, k, ties, prior)
-    columns = [pi[:, 0]] + [_draw_votes(pi[:, 0], pi[:, 1 : 1 + width], pi[:, -1], c, ties)
-                            for c in small]
-    controls = np.stack(columns, axis=1).reshape(-1, draws, len(columns)) - means[:, None, :]
-    return _Samples(pi, controls, covariance)
+    small = [c for c in _CONTROL_KS if c < max(ks)]
+    means, covariance = _control_moments(states, small, ties, prior)
+    wanted = small + sorted(set(ks))
+    values = _draw_votes(pi[:, 0], pi[:, 1 : 1 + width], pi[:, -1], wanted, ties)
+    columns = np.concatenate([pi[:, :1], values[:, : len(small)]], axis=1)
+    controls = columns.reshape(-1, draws, len(small) + 1) - means[:, None, :]
+    votes = {k: values[:, len(small) + i].reshape(-1, draws)
+             for i, k in enumerate(wanted[len(small):])}
+    return _Samples(votes, small, controls, covariance)
 
 
 def _posterior_variance(states: _Clusters, k: int, ties: str, prior: float, means: FloatArray,
@@ -741,18 +765,18 @@ def _posterior_variance(states: _Clusters, k: int, ties: str, prior: float, mean
     b the least-squares fit of y on h over the samples of a state,
     Var = b' Sigma b + mean((y - h b)^2): only the part of g_k that the controls do not
     explain (about 1% of its variance at k = 64 on typical data) is left to sampling.
-    ``samples``: the result of :func:`_samples` for the same states, draws and seed
-    (shared by every k with the same controls).
+    ``samples``: the result of :func:`_samples` for the same states, draws and seed,
+    with k among its votes (shared by every sampled k of one call).
     """
-    samples = samples or _samples(states, k, ties, prior, draws, seed)
-    pi, controls = samples.pi, samples.controls
-    width = states.sizes.shape[1]
-    values = _draw_votes(pi[:, 0], pi[:, 1 : 1 + width], pi[:, -1], k, ties)
-    deviations = values.reshape(-1, draws) - means[:, None]
+    samples = samples or _samples(states, [k], ties, prior, draws, seed)
+    used = 1 + sum(c < k for c in samples.small)
+    controls = samples.controls[:, :, :used]
+    covariance = samples.covariance[:, :used, :used]
+    deviations = samples.votes[k] - means[:, None]
     # Least squares per state; pinv keeps a degenerate state (a constant control) finite.
     gram = np.einsum("sdi,sdj->sij", controls, controls)
     slope = np.einsum("sij,sj->si", np.linalg.pinv(gram),
                       np.einsum("sdi,sd->si", controls, deviations))
     residual = deviations - np.einsum("sdi,si->sd", controls, slope)
-    explained = np.einsum("si,sij,sj->s", slope, samples.covariance, slope)
+    explained = np.einsum("si,sij,sj->s", slope, covariance, slope)
     return explained + np.mean(residual**2, axis=1)
