@@ -558,3 +558,37 @@ def test_vectorised_cells_agree_with_parse_cell_whenever_they_answer():
             assert counts.n_samples.tolist() == [len(p) for p in parsed], batch
             assert counts.n_correct.tolist() == [int(sum(p)) for p in parsed], batch
     assert answered >= 40  # the common spellings are answered without Python
+
+
+def test_same_shape_cells_count_the_digits_and_refuse_any_other_byte():
+    pa = pytest.importorskip("pyarrow")
+    from kpass.io.fast import cell_counts
+
+    rng = np.random.default_rng(3)
+    rows = rng.integers(0, 2, size=(9000, 23)).tolist()  # more rows than one cache block
+    cells = ["[" + ", ".join(map(str, row)) + "]" for row in rows]
+    counts = cell_counts(pa.array(cells))
+    assert counts.n_samples.tolist() == [23] * 9000
+    assert counts.n_correct.tolist() == [sum(row) for row in rows]
+    for position, byte in [(1, "2"), (2, ";"), (0, "("), (4, "1"), (len(cells[0]) - 1, "}")]:
+        bad = list(cells)
+        bad[8500] = bad[8500][:position] + byte + bad[8500][position + 1:]
+        assert len(bad[8500]) == len(cells[0])
+        # Whatever the fast path cannot vouch for goes to the general parser (or is refused).
+        result = cell_counts(pa.array(bad))
+        if result is not None:
+            assert result.n_correct[8500] == sum(
+                int(token) for token in bad[8500].strip("[]()").replace(";", ",").split(","))
+
+
+def test_a_csv_above_the_whole_file_size_is_streamed_with_the_same_counts(tmp_path, monkeypatch):
+    from kpass.io import fast
+    from kpass.io.readers import load_counts
+
+    rows = np.random.default_rng(4).integers(0, 2, size=(3000, 16)).tolist()
+    path = _write(tmp_path / "runs.csv", rows, "csv")
+    whole = load_counts(str(path), chunk_size=700)
+    monkeypatch.setattr(fast, "WHOLE_CSV_BYTES", 0)
+    streamed = load_counts(str(path), chunk_size=700)
+    for counts in (whole, streamed):
+        assert counts.counts.n_correct.tolist() == [sum(row) for row in rows]

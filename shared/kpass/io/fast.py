@@ -31,6 +31,13 @@ the peak memory stays flat as the file grows (~125 MB above the imports for 22 M
 JSONL files), where 4 MB and 16 MB blocks grew with the file (readahead queues)."""
 
 
+WHOLE_CSV_BYTES = 32 << 20
+"""A plain CSV/TSV file up to this size is parsed at once by ``pyarrow.csv.read_csv`` on all
+cores; pyarrow's streaming reader parses on one thread (100000 x 64 outcomes, 20 MB: 38 ms
+streamed against 21 ms at once, on 2 cores). Larger files (and .gz) are streamed in
+``BLOCK_BYTES`` blocks, so memory stays bounded by this size, not by the file's."""
+
+
 class FallbackError(Exception):
     """The fast path cannot read this file exactly; the line-by-line reader takes over."""
 
@@ -95,17 +102,28 @@ def csv_counts(path: Path, requested: str | None, source: str, delimiter: str, c
         column = pick_column(names, requested, source)
         convert = pacsv.ConvertOptions(include_columns=[column],
                                        column_types={column: pa.string()})
+        parts = []
+
+        def count(batch: Any) -> None:
+            for start in range(0, batch.num_rows, chunk_size):
+                counts = cell_counts(batch.column(0).slice(start, chunk_size))
+                if counts is None:
+                    raise FallbackError
+                parts.append(counts)
+
+        if path.suffix.lower() != ".gz" and path.stat().st_size <= WHOLE_CSV_BYTES:
+            table = pacsv.read_csv(str(path), read_options=pacsv.ReadOptions(use_threads=True),
+                                   parse_options=parse, convert_options=convert)
+            for batch in table.to_batches():
+                count(batch)
+            if progress is not None:
+                progress.update(path.stat().st_size)
+            return column, parts
         stream, raw = _stream(path)
         with raw:
-            reader = pacsv.open_csv(stream, read_options=read, parse_options=parse,
-                                    convert_options=convert)
-            parts = []
-            for batch in reader:
-                for start in range(0, batch.num_rows, chunk_size):
-                    counts = cell_counts(batch.column(0).slice(start, chunk_size))
-                    if counts is None:
-                        raise FallbackError
-                    parts.append(counts)
+            for batch in pacsv.open_csv(stream, read_options=read, parse_options=parse,
+                                        convert_options=convert):
+                count(batch)
                 if progress is not None:
                     progress.update(raw.tell())
     except (pa.ArrowException, OSError, EOFError, ValueError) as error:
@@ -192,20 +210,38 @@ def _same_shape_counts(cells: np.ndarray) -> BinaryCounts | None:
     """Counts of cells of one length whose separators sit at the same places, or None.
 
     Any writer of a rectangular run produces such cells. One cell is checked in full,
-    the others against it, by whole-matrix operations instead of per-byte lookups
-    (measured about 5x faster than :func:`_general_counts`).
+    the others against it: every byte must equal the template's, except the low bit of
+    a digit (``0`` is 0x30, ``1`` is 0x31), which is the outcome. Blocks of rows that
+    stay in cache, and a strided view of the digits where they are evenly spaced (no
+    copy), keep it at about three passes over the text (measured 17 ms -> 6 ms for
+    100000 cells of 64 outcomes).
     """
+    from .._core.rowcount import binary_row_counts
+
     template = cells[0]
     if _general_counts(template, np.zeros(1, dtype=np.int64),
                        np.full(1, template.size, dtype=np.int64)) is None:
         return None
     digit_column = (template == ord("0")) | (template == ord("1"))
-    digits = cells[:, digit_column]
-    if not (np.subtract(digits, ord("0"), dtype=np.uint8) < 2).all():
+    mask = np.where(digit_column, 0xFE, 0xFF).astype(np.uint8)
+    expected = template & mask
+    positions = np.flatnonzero(digit_column)
+    steps = np.diff(positions)
+    if positions.size > 1 and (steps == steps[0]).all():
+        stop = int(positions[-1]) + 1
+        digits = cells[:, int(positions[0]):stop:int(steps[0])]
+    else:
+        digits = cells[:, digit_column]
+    rows = max(1, (256 << 10) // max(1, cells.shape[1]))
+    scratch = np.empty((min(rows, len(cells)), cells.shape[1]), dtype=np.uint8)
+    for start in range(0, len(cells), rows):
+        block = cells[start:start + rows]
+        masked = np.bitwise_and(block, mask, out=scratch[: len(block)])
+        if not np.array_equal(masked, np.broadcast_to(expected, masked.shape)):
+            return None  # a separator, bracket or digit differs from the template's
+    correct = binary_row_counts(np.bitwise_and(digits, 1))
+    if correct is None:  # cannot happen after the check above; the general path decides
         return None
-    if ((cells != template).any(axis=0) & ~digit_column).any():
-        return None  # a separator or bracket differs from the template's somewhere
-    correct = np.count_nonzero(digits == ord("1"), axis=1).astype(np.int64)
     return BinaryCounts(np.full(len(cells), digits.shape[1], dtype=np.int64), correct)
 
 
