@@ -497,3 +497,8 @@ def test_tailpass_module_keeps_per_question_values_and_skips_short_questions():
     assert results["tailpass@3_t0.75"] == pytest.approx(0.625)
     assert results["tailpass@3_t0.5_per_question"][::2] == [1.0, 1.0]  # 2 of 3: sure
     assert results["tailpass_stability@3_per_question"][0] == pytest.approx(0.25)
+    # The posterior covers the same two questions as the estimate (as the other families').
+    kept = kpass.tailpass([R[0], R[2]], 3, thresholds=[0.5, 0.75])
+    assert results["tailpass@3_t0.75_mu"] == pytest.approx(float(kept.mean[1]), rel=1e-12)
+    assert results["tailpass_discovery@3_mu"] == pytest.approx(kept.discovery()[0], rel=1e-12)
+    assert results["tailpass_stability@3_sigma"] == pytest.approx(kept.stability()[1], rel=1e-12)

@@ -444,10 +444,11 @@ def tailpass_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     :func:`kpass.tailpass_empirical`; ``tailpass_moment@{k}_p{p}`` for each
     ``moment_power``, whose point is its posterior mean. Posterior: :func:`kpass.tailpass`
     (Dirichlet(prior + counts + eta R0 counts)), exact moments, interval mu -/+ z sigma
-    clipped into [0, 1].
+    clipped into [0, 1]; with ``short="skip"`` it covers, at each k, the questions with
+    n >= k that the estimate uses.
     """
     from .._core.categorical import prepare
-    from .._core.counts import BinaryCounts
+    from .._core.counts import BinaryCounts, CategoricalCounts
     from .._core.driver import normal_interval
 
     kp = _kpass()
@@ -459,10 +460,19 @@ def tailpass_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     per_question = options.get("per_question", False)
     powers = _floats(options["moment_power"], "moment_power", _check_positive)[0] \
         if "moment_power" in options else []
-    profiles = kp.tailpass(state, ks, w, eta=options.get("eta", 1.0),
-                           prior=options.get("prior", 1.0), thresholds=thresholds)
     counts, weights = prepare(state, w)
     n = counts.counts.sum(axis=1)
+
+    def posterior(budget: int) -> Any:
+        # With short="skip" the posterior covers the questions the estimate uses (n >= k),
+        # as every other family's does, so estimate and interval describe one set.
+        kept = n >= budget
+        source = state if short != "skip" or kept.all() else CategoricalCounts(
+            counts.counts[kept], counts.prior_counts[kept])
+        return kp.tailpass(source, budget, w, eta=options.get("eta", 1.0),
+                           prior=options.get("prior", 1.0), thresholds=thresholds)
+
+    profiles = [posterior(budget) for budget in ks]
     ends = {"tailpass_discovery@{k}": (kp.pass_at_k, "discovery", weights > 0.0),
             "tailpass_stability@{k}": (kp.pass_hat_k, "stability", weights == 1.0)}
     empirical = kp.tailpass_empirical(state, ks, w, thresholds=thresholds, short=short,
