@@ -957,6 +957,31 @@ def example_pair(kind: str = "binary") -> tuple[str, str]:
                  for half in (slice(0, 2), slice(2, 4)))
 
 
+COMPARE_ERRORS = (ValueError, TypeError, KeyError, OverflowError, MemoryError, TimeoutError)
+
+
+def check_paired(sides: dict[str, list[Question]]) -> None:
+    """Both boxes must hold the same number of questions (paired in line order)."""
+    if len(sides["A"]) != len(sides["B"]):
+        raise ValueError(f"model A has {len(sides['A'])} questions and model B "
+                         f"{len(sides['B'])}: give both the same questions, in the same "
+                         "order (one a line)")
+
+
+def compare_failure(error: BaseException, side: str, sides: dict[str, list[Question]]):
+    """The page's outputs for a failed comparison: the message located in its box and line."""
+    if isinstance(error, RecursionError):
+        return ("**Input error:** the input is nested too deeply; give one flat list of "
+                "outcomes per question", pd.DataFrame(columns=COMPARE_COLUMNS), None)
+    message = str(error).strip().strip("'\"") or type(error).__name__
+    named = re.match(r"model ([AB]): ", message)
+    if named:
+        side, message = named[1], message[named.end():]
+    where = f"model {side} box" if side else "input"
+    message = locate(message, sides.get(side, []), where) if side else message
+    return f"**Input error:** {message}", pd.DataFrame(columns=COMPARE_COLUMNS), None
+
+
 def run_compare(module: evaluate.EvaluationModule, controls: list[Control], text_a: str,
                 text_b: str, ks_text: str, *values: Any):
     """Compare two models through kpass.compare; bad input becomes a located message."""
@@ -968,10 +993,7 @@ def run_compare(module: evaluate.EvaluationModule, controls: list[Control], text
         side = "B"
         sides["B"] = parse_questions(text_b, names, kind)
         side = ""
-        if len(sides["A"]) != len(sides["B"]):
-            raise ValueError(f"model A has {len(sides['A'])} questions and model B "
-                             f"{len(sides['B'])}: give both the same questions, in the same "
-                             "order (one a line)")
+        check_paired(sides)
         a, b = columns_of(sides["A"], names), columns_of(sides["B"], names)
         if "R0" in a or "R0" in b:
             raise ValueError("the comparison takes no prior outcomes (R0): remove the '| ...' "
@@ -982,17 +1004,8 @@ def run_compare(module: evaluate.EvaluationModule, controls: list[Control], text
         options = {name: value for name, value in options.items() if value is not None}
         ks = parse_ks(ks_text) if uses_k(module) else None
         table = within_deadline(compare_models, family, kind, a, b, ks, options)
-    except RecursionError:
-        return ("**Input error:** the input is nested too deeply; give one flat list of "
-                "outcomes per question", pd.DataFrame(columns=COMPARE_COLUMNS), None)
-    except (ValueError, TypeError, KeyError, OverflowError, MemoryError, TimeoutError) as error:
-        message = str(error).strip().strip("'\"") or type(error).__name__
-        named = re.match(r"model ([AB]): ", message)
-        if named:
-            side, message = named[1], message[named.end():]
-        where = f"model {side} box" if side else "input"
-        message = locate(message, sides.get(side, []), where) if side else message
-        return (f"**Input error:** {message}", pd.DataFrame(columns=COMPARE_COLUMNS), None)
+    except (RecursionError, *COMPARE_ERRORS) as error:
+        return compare_failure(error, side, sides)
     note = (f"Compared {len(table)} value(s) over {len(sides['A'])} paired question(s): "
             "A - B with its SE over questions; P(A better) from the two posteriors.")
     return note, shown_compare(table), compare_plot(table)
@@ -1085,21 +1098,12 @@ def run_comparison_module(module: evaluate.EvaluationModule, text_a: str, text_b
             runs[side] = columns_of(sides[side], ["predictions"])["predictions"]
             kpass.binary_counts(runs[side], name="predictions")
         side = ""
-        if len(sides["A"]) != len(sides["B"]):
-            raise ValueError(f"model A has {len(sides['A'])} questions and model B "
-                             f"{len(sides['B'])}: give both the same questions, in the same "
-                             "order (one a line)")
+        check_paired(sides)
         a, b = runs["A"], runs["B"]
         table = within_deadline(comparison_table, module, a, b, parse_ks(ks_text), metric,
                                 float(confidence))
-    except RecursionError:
-        return ("**Input error:** the input is nested too deeply; give one flat list of "
-                "outcomes per question", pd.DataFrame(columns=COMPARE_COLUMNS), None)
-    except (ValueError, TypeError, KeyError, OverflowError, MemoryError, TimeoutError) as error:
-        message = str(error).strip().strip("'\"") or type(error).__name__
-        where = f"model {side} box" if side else "input"
-        message = locate(message, sides.get(side, []), where) if side else message
-        return (f"**Input error:** {message}", pd.DataFrame(columns=COMPARE_COLUMNS), None)
+    except (RecursionError, *COMPARE_ERRORS) as error:
+        return compare_failure(error, side, sides)
     note = (f"{len(sides['A'])} paired question(s): A - B with its SE over questions; "
             "P(A better) from the two posteriors.")
     return note, shown_compare(table), compare_plot(table)
