@@ -38,6 +38,7 @@ from scipy.special import ndtr, ndtri
 
 from ._core.checks import ArgumentTypeError, _show, check_confidence, check_real
 from ._core.counts import BinaryCounts, CategoricalCounts
+from ._core.states import states_for
 
 Metric = Callable[..., Any]
 
@@ -56,18 +57,6 @@ _CREDIT_METRICS = ("pass_at_k", "pass_hat_k", "unanimous_at_k", "g_pass_at_k",
 _STATE_METRICS = (*_CREDIT_METRICS, "geom_at_k")
 
 
-def _distinct_states(counts: BinaryCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(n, c) of each distinct state and its number of questions."""
-    n, c = counts.n_samples, counts.n_correct
-    width = int(c.max()) + 1
-    if int(n.max()) * width + width <= 4 * n.size + 1024:  # dense keys: one tally, O(M)
-        tally = np.bincount(n * width + c)
-        keys = np.flatnonzero(tally)
-        return keys // width, keys % width, tally[keys]
-    pairs, multiplicity = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
-    return pairs[:, 0], pairs[:, 1], multiplicity
-
-
 def _standard_errors_by_state(metric: Metric, R: Any, args: tuple[Any, ...],
                               kwargs: dict[str, Any]) -> float | list[float] | None:
     """The CLT SE from the metric's values on the distinct (n, c) states, weighted.
@@ -78,9 +67,9 @@ def _standard_errors_by_state(metric: Metric, R: Any, args: tuple[Any, ...],
     instead: any refusal, so that its message counts questions, not states.
     """
     try:
-        counts = _counts_of(R)
-        n, c, weights = _distinct_states(counts)
-        values = metric(BinaryCounts(n, c), *args, per_question=True, **kwargs)
+        states = states_for(_counts_of(R), None, "error")  # cached on the counts
+        weights = states.weight
+        values = metric(BinaryCounts(states.n, states.c), *args, per_question=True, **kwargs)
     except (TypeError, ValueError):
         return None
     many = isinstance(values, list)
@@ -88,7 +77,7 @@ def _standard_errors_by_state(metric: Metric, R: Any, args: tuple[Any, ...],
     for per_state in values if many else [values]:
         per_state = np.asarray(per_state, dtype=float)
         used = np.isfinite(per_state)
-        w, v = weights[used].astype(float), per_state[used]
+        w, v = weights[used], per_state[used]
         m = float(w.sum())
         if m < 2:
             return None

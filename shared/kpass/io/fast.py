@@ -111,13 +111,14 @@ def csv_counts(path: Path, requested: str | None, source: str, delimiter: str, c
                     raise FallbackError
                 parts.append(counts)
 
-        if path.suffix.lower() != ".gz" and path.stat().st_size <= WHOLE_CSV_BYTES:
+        size = path.stat().st_size
+        if path.suffix.lower() != ".gz" and size <= WHOLE_CSV_BYTES:
             table = pacsv.read_csv(str(path), read_options=pacsv.ReadOptions(use_threads=True),
                                    parse_options=parse, convert_options=convert)
             for batch in table.to_batches():
                 count(batch)
             if progress is not None:
-                progress.update(path.stat().st_size)
+                progress.update(size)
             return column, parts
         stream, raw = _stream(path)
         with raw:
