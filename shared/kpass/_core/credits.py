@@ -81,6 +81,29 @@ class Credit:
                 self._squares[side] = bernstein_product(h, h)
         return self._squares[side]
 
+    def elevated(self, side: float) -> FloatArray | None:
+        """The side ``+1`` (up) or ``-1`` (down) as a Bernstein polynomial of degree 2k.
+
+        Degree elevation: h(p) = sum_i h_i C(k, i) p^i (1-p)^(k-i) times
+        1 = (p + 1 - p)^k has coefficients h'_m = E[h_I], I ~ Hypergeometric(2k, k, m)
+        (:func:`bernstein_product` with a row of ones): averages with positive
+        weights, so a side >= 0 keeps its relative accuracy. Its mean under a Beta
+        posterior is then read from the same degree-2k Beta-binomial table as the
+        second moment. None when the weight table would exceed the cached size
+        (k above about 720): the caller builds the degree-k table instead.
+        """
+        key = ("elevated", side)
+        if key not in self._squares:
+            if (2 * self.k + 1) * (self.k + 1) > ELEVATION_ENTRIES:
+                self._squares[key] = None
+            else:
+                h = self.sides()[0 if side > 0 else 1]
+                self._squares[key] = bernstein_product(h, np.ones(self.k + 1))
+        return self._squares[key]
+
+
+#: Largest weight table ((2k + 1) x (k + 1)) for :meth:`Credit.elevated`.
+ELEVATION_ENTRIES = 1 << 20
 
 #: Largest k whose general squared credit (a (2k + 1) x (k + 1) weight table, about
 #: 10 s of work at this size) is computed; threshold credits have an O(k) route.
@@ -306,17 +329,28 @@ def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit) -> St
         check_product_degree(k)  # before any work: the variance would need an O(k^2) table
     up, down = credit.sides()
     fits = alpha.size * (2 * k + 1) <= CHUNK_ENTRIES
-    table = beta_binomial_pmf(k, alpha, beta) if fits else None
-    up_mean = table @ up if fits else beta_expectation(alpha, beta, up)
+    up_elevated = credit.elevated(1.0) if fits else None
+    if up_elevated is not None:
+        # One degree-2k table gives both moments (the means by degree elevation).
+        squares = beta_binomial_pmf(2 * k, alpha, beta)
+        up_mean = squares @ up_elevated
+        table = None
+    else:
+        table = beta_binomial_pmf(k, alpha, beta) if fits else None
+        up_mean = table @ up if fits else beta_expectation(alpha, beta, up)
     use_down = up_mean > 0.5 * (high - low)
     side = np.where(use_down, -1.0, 1.0)
     # The smaller side's mean is computed directly, not as a difference from the larger.
     shifted = up_mean.copy()
     if use_down.any():
-        shifted[use_down] = (table[use_down] @ down if fits
-                             else beta_expectation(alpha[use_down], beta[use_down], down))
+        if up_elevated is not None:
+            shifted[use_down] = squares[use_down] @ credit.elevated(-1.0)
+        else:
+            shifted[use_down] = (table[use_down] @ down if fits
+                                 else beta_expectation(alpha[use_down], beta[use_down], down))
     if fits:
-        squares = beta_binomial_pmf(2 * k, alpha, beta)
+        if up_elevated is None:
+            squares = beta_binomial_pmf(2 * k, alpha, beta)
         second = np.where(use_down, squares @ credit.squared(-1.0), squares @ credit.squared(1.0))
     else:
         second = np.empty(alpha.size)

@@ -1,0 +1,126 @@
+"""The Beta-binomial table and degree elevation against exact references.
+
+`beta_binomial_pmf` runs products of term ratios from the end nearer the bulk and falls
+back to log ratios summed from the mode where products would overflow; both routes,
+the switch between them within one block, and the block boundaries are checked
+against mpmath at 40 digits. `Credit.elevated` is checked against exact Fraction
+arithmetic of the elevation formula.
+"""
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+
+from kpass._core import kernels
+from kpass._core.credits import auc_credit, mg_credit, threshold_credit
+
+mpmath.mp.dps = 40
+
+
+def exact_pmf(degree, alpha, beta):
+    # 320 digits for huge parameters: 1e270 + j must still differ from 1e270.
+    with mpmath.workdps(320 if max(alpha, beta) > 1e20 else 40):
+        a, b = mpmath.mpf(alpha), mpmath.mpf(beta)
+        norm = mpmath.beta(a, b)
+        return [mpmath.binomial(degree, j) * mpmath.beta(a + j, b + degree - j) / norm
+                for j in range(degree + 1)]
+
+
+def relative_errors(table, exact):
+    """Largest error relative to each term, over terms above 1e-280 (far below any use)."""
+    worst = 0.0
+    for got, want in zip(table, exact, strict=True):
+        if want > mpmath.mpf("1e-280"):
+            worst = max(worst, float(abs(mpmath.mpf(float(got)) - want) / want))
+    return worst
+
+
+CASES = [
+    (1, 1.0, 1.0), (7, 1.0, 1e6), (64, 0.5, 0.5), (64, 0.01, 3.0), (64, 3.0, 0.01),
+    (64, 1.5, 3.2), (128, 1.0, 257.0), (128, 257.0, 1.0), (128, 129.0, 129.0),
+    (128, 1e6, 3.0), (128, 3.5e5, 1.2e5), (300, 50.0, 1.0), (2000, 1.0, 257.0),
+    # products would overflow (far end more than 1e308 below the mode): log route
+    (1500, 2e5, 2e5), (3000, 1e4, 1e4),
+    # extreme parameters: log route
+    (64, 1e-260, 2.0), (32, 2.0, 1e260),
+]
+
+
+@pytest.mark.parametrize("degree,alpha,beta", CASES)
+def test_pmf_matches_mpmath(degree, alpha, beta):
+    table = kernels.beta_binomial_pmf(degree, np.array([alpha]), np.array([beta]))[0]
+    exact = exact_pmf(degree, alpha, beta)
+    # Products: a few ulps per step of the running product (7e-15 seen at d = 2000); the
+    # log route (last four cases) loses ~eps x the log-term magnitude (5e-13 seen).
+    products = (degree, alpha, beta) not in CASES[-4:]
+    bound = (1e-14 if degree <= 300 else 1e-13) if products else 2e-12
+    assert relative_errors(table, exact) < bound
+    assert abs(table.sum() - 1.0) < 1e-14
+
+
+def test_mixed_routes_and_blocks_match_rowwise_mpmath():
+    # Many rows, so the table spans several blocks, with flipped, unflipped and
+    # log-route rows interleaved in each block.
+    rng = np.random.default_rng(12)
+    degree = 40
+    alpha = np.concatenate([rng.uniform(0.3, 400, 1400), [1e-270, 2e5, 7.0]])
+    beta = np.concatenate([rng.uniform(0.3, 400, 1400), [3.0, 2e5, 1e270]])
+    order = rng.permutation(alpha.size)
+    alpha, beta = alpha[order], beta[order]
+    assert alpha.size * (degree + 1) > 3 * kernels.PMF_BLOCK_ENTRIES
+    table = kernels.beta_binomial_pmf(degree, alpha, beta)
+    assert table.shape == (alpha.size, degree + 1)
+    for row in list(range(0, alpha.size, 61)) + [int(np.argmin(alpha)), int(np.argmax(beta))]:
+        exact = exact_pmf(degree, alpha[row], beta[row])
+        logs = min(alpha[row], beta[row]) < 1e-250 or max(alpha[row], beta[row]) > 1e250
+        bound = 2e-12 if logs else 1e-14
+        assert relative_errors(table[row], exact) < bound, (alpha[row], beta[row])
+
+
+def test_log_route_agrees_with_product_route():
+    rng = np.random.default_rng(3)
+    alpha, beta = rng.uniform(1, 300, 200), rng.uniform(1, 300, 200)
+    fast = kernels.beta_binomial_pmf(96, alpha, beta)
+    logs = kernels._beta_binomial_pmf_logs(96, alpha, beta)
+    big = logs > 1e-200
+    assert np.max(np.abs(fast[big] - logs[big]) / logs[big]) < 1e-12
+
+
+def exact_elevation(values, k):
+    """h'_m = sum_i h_i C(k, i) C(k, m - i) / C(2k, m), exactly."""
+    h = [Fraction(v) for v in values]
+    return [sum(h[i] * math.comb(k, i) * math.comb(k, m - i)
+                for i in range(max(0, m - k), min(k, m) + 1)) / math.comb(2 * k, m)
+            for m in range(2 * k + 1)]
+
+
+@pytest.mark.parametrize("credit", [threshold_credit(9, 4), mg_credit(12), auc_credit(10)],
+                         ids=["threshold", "mg", "auc"])
+def test_elevation_is_exact(credit):
+    values = [Fraction(v) for v in credit.values]
+    low, high = min(values), max(values)
+    for side, shifted in ((1.0, [v - low for v in values]), (-1.0, [high - v for v in values])):
+        got = credit.elevated(side)
+        want = exact_elevation(shifted, credit.k)
+        assert got.shape == (2 * credit.k + 1,)
+        for g, w in zip(got, want, strict=True):
+            assert abs(Fraction(float(g)) - w) <= Fraction(1, 10**14) * max(w, Fraction(1, 10**300))
+
+
+def test_elevated_mean_equals_degree_k_mean():
+    # E[h(p)] read from the degree-2k table through the elevated coefficients is the
+    # same expectation as from the degree-k table, to rounding.
+    credit = mg_credit(16)
+    rng = np.random.default_rng(5)
+    alpha, beta = rng.uniform(0.5, 80, 50), rng.uniform(0.5, 80, 50)
+    up = credit.sides()[0]
+    direct = kernels.beta_binomial_pmf(16, alpha, beta) @ up
+    elevated = kernels.beta_binomial_pmf(32, alpha, beta) @ credit.elevated(1.0)
+    assert np.max(np.abs(direct - elevated) / direct) < 1e-13
+
+
+def test_elevation_declined_beyond_the_cached_size():
+    assert threshold_credit(2000, 700).elevated(1.0) is None
