@@ -61,16 +61,17 @@ def test_pmf_matches_mpmath(degree, alpha, beta):
     assert abs(table.sum() - 1.0) < 1e-14
 
 
-def test_mixed_routes_and_blocks_match_rowwise_mpmath():
-    # Many rows, so the table spans several blocks, with flipped, unflipped and
+def test_mixed_routes_and_blocks_match_rowwise_mpmath(monkeypatch):
+    # Small blocks, so the table spans many of them, with flipped, unflipped and
     # log-route rows interleaved in each block.
+    monkeypatch.setattr(kernels, "PMF_BLOCK_ENTRIES", 4096)
     rng = np.random.default_rng(12)
     degree = 40
     alpha = np.concatenate([rng.uniform(0.3, 400, 1400), [1e-270, 2e5, 7.0]])
     beta = np.concatenate([rng.uniform(0.3, 400, 1400), [3.0, 2e5, 1e270]])
     order = rng.permutation(alpha.size)
     alpha, beta = alpha[order], beta[order]
-    assert alpha.size * (degree + 1) > 3 * kernels.PMF_BLOCK_ENTRIES
+    assert alpha.size * (degree + 1) > 10 * kernels.PMF_BLOCK_ENTRIES
     table = kernels.beta_binomial_pmf(degree, alpha, beta)
     assert table.shape == (alpha.size, degree + 1)
     for row in list(range(0, alpha.size, 61)) + [int(np.argmin(alpha)), int(np.argmax(beta))]:
@@ -78,6 +79,38 @@ def test_mixed_routes_and_blocks_match_rowwise_mpmath():
         logs = min(alpha[row], beta[row]) < 1e-250 or max(alpha[row], beta[row]) > 1e250
         bound = 2e-12 if logs else 1e-14
         assert relative_errors(table[row], exact) < bound, (alpha[row], beta[row])
+
+
+def test_blocked_log1p_sums_match_mpmath(monkeypatch):
+    monkeypatch.setattr(kernels, "PMF_BLOCK_ENTRIES", 512)
+    rng = np.random.default_rng(8)
+    alpha, beta = 10.0 ** rng.uniform(-3, 5, 90), 10.0 ** rng.uniform(-3, 5, 90)
+    for k in (3, 40, 77):
+        got = kernels.log_beta_power_moments(alpha, beta, k)
+        ratio = kernels.log_power_variance_ratio(alpha, beta, k)
+        cross = kernels.log_cross_ratio(alpha, beta, k)
+        for s in range(0, 90, 7):
+            a, b = mpmath.mpf(alpha[s]), mpmath.mpf(beta[s])
+            moment = mpmath.rf(a, k) / mpmath.rf(a + b, k)  # E[p^k]
+            want = mpmath.log(moment)
+            want_ratio = mpmath.log(mpmath.rf(a, 2 * k) / mpmath.rf(a + b, 2 * k) / moment**2)
+            want_cross = mpmath.log(mpmath.rf(a + b, k) ** 2 / mpmath.rf(a + b, 2 * k))
+            assert abs(got[s] - float(want)) <= 1e-14 * abs(float(want)) + 1e-300
+            assert abs(ratio[s] - float(want_ratio)) <= 1e-13 * abs(float(want_ratio))
+            assert abs(cross[s] - float(want_cross)) <= 1e-13 * abs(float(want_cross))
+
+
+def test_sum_log1p_matches_mpmath():
+    rng = np.random.default_rng(0)
+    for k in (5, 16, 64, 100, 1000):
+        y = np.abs(rng.standard_cauchy((k, 20))) * 10.0 ** rng.uniform(-12, 3, (k, 20))
+        y[0, 3] = np.inf
+        got = kernels.sum_log1p(y)
+        assert got[3] == np.inf
+        want = [mpmath.fsum(mpmath.log1p(mpmath.mpf(v)) for v in column) for column in y.T]
+        for g, w in zip(np.delete(got, 3), np.delete(np.array(want, dtype=object), 3),
+                        strict=True):
+            assert abs(g - float(w)) <= 1e-15 * float(w)
 
 
 def test_log_route_agrees_with_product_route():
