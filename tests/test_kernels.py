@@ -157,3 +157,30 @@ def test_elevated_mean_equals_degree_k_mean():
 
 def test_elevation_declined_beyond_the_cached_size():
     assert threshold_credit(2000, 700).elevated(1.0) is None
+
+
+@pytest.mark.parametrize("prior", [(1.0, 1.0), (0.5, 0.5), (1e-6, 3.0), (40.0, 0.01)])
+@pytest.mark.parametrize("n,k", [(20, 7), (256, 64), (2000, 300)])
+def test_ladder_moments_match_mpmath(prior, n, k):
+    # All n + 1 states of one n: Pass@k and Pass^k moments walked along c, against
+    # mpmath's E[x^k] and Var[x^k] of each Beta posterior.
+    from kpass._core.credits import pass_credit, posterior_moments, unanimous_credit
+    from kpass._core.states import BinaryStates
+
+    alpha0, beta0 = prior
+    c = np.arange(n + 1)
+    ns = np.full(n + 1, n)
+    states = BinaryStates(n=ns, c=c, weight=np.ones(n + 1), kept=None, total=n + 1,
+                          question_n=ns, question_c=c)
+    alpha, beta = alpha0 + c.astype(float), beta0 + (n - c).astype(float)
+    walked = [posterior_moments(alpha, beta, credit(k), states=states)
+              for credit in (pass_credit, unanimous_credit)]
+    for s in list(range(0, n + 1, max(1, n // 12))) + [n]:
+        a, b = mpmath.mpf(alpha0) + int(c[s]), mpmath.mpf(beta0) + int(n - c[s])
+        for moments, own in ((walked[0], b), (walked[1], a)):
+            first = mpmath.rf(own, k) / mpmath.rf(a + b, k)
+            variance = mpmath.rf(own, 2 * k) / mpmath.rf(a + b, 2 * k) - first**2
+            shifted = float(first)
+            assert abs(moments.shifted[s] - shifted) <= 1e-12 * shifted + 1e-300
+            if variance > mpmath.mpf("1e-290"):
+                assert abs(moments.variance[s] - float(variance)) <= 1e-11 * float(variance)

@@ -316,8 +316,8 @@ def geo_spectrum_star_at_k(R: Any, k: Any, *, short: str = "error") -> Any:
 
 def _joint(states: BinaryStates, alpha0: float, beta0: float, left: Credit, right: Credit):
     alpha, beta = posterior_parameters(states, alpha0, beta0)
-    left_m = posterior_moments(alpha, beta, left)
-    right_m = posterior_moments(alpha, beta, right)
+    left_m = posterior_moments(alpha, beta, left, states=states)
+    right_m = posterior_moments(alpha, beta, right, states=states)
     cov = posterior_covariance(alpha, beta, left, right, left_m, right_m)
     return left_m, right_m, cov
 

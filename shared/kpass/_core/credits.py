@@ -41,6 +41,7 @@ from .kernels import (
     log_cross_ratio,
     log_draw_all_from,
     log_power_variance_ratio,
+    power_moment_ladder,
     threshold_square_coefficients,
 )
 from .states import BinaryStates
@@ -298,13 +299,57 @@ def power_variance(log_mean: FloatArray, log_ratio: FloatArray) -> FloatArray:
     return np.exp(2.0 * log_mean + log_expm1)
 
 
-def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit) -> StateMoments:
+#: Fewest states for which :func:`_power_moments` walks the ladder of one n.
+LADDER_MIN_STATES = 8
+
+
+def _power_moments(own: FloatArray, other: FloatArray, k: int, steps: npt.NDArray[np.int64] | None
+                   ) -> tuple[FloatArray, FloatArray]:
+    """Log E[x^k] and log(E[x^{2k}] / E[x^k]^2) for x ~ Beta(own, other), per state.
+
+    ``steps`` (when every state shares one n) is each state's distance below the
+    state with the largest ``own`` parameter, in unit steps of it: then only that
+    state's k factors are summed and the others follow by
+    :func:`power_moment_ladder`.
+    """
+    if steps is None:
+        return log_beta_power_moments(own, other, k), log_power_variance_ratio(own, other, k)
+    top = int(np.argmin(steps))
+    head_moment = log_beta_power_moments(own[top : top + 1], other[top : top + 1], k)[0]
+    head_ratio = log_power_variance_ratio(own[top : top + 1], other[top : top + 1], k)[0]
+    last = int(np.argmax(steps))
+    log_moment, log_ratio = power_moment_ladder(float(own[last]), int(steps[last]), k)
+    return head_moment + log_moment[steps], head_ratio + log_ratio[steps]
+
+
+def _ladder_steps(states: BinaryStates | None, moves_up: bool) -> npt.NDArray[np.int64] | None:
+    """Unit steps of each state below the top of its ladder, when one ladder holds them all.
+
+    One ladder: all states share n (so alpha + beta is one value), at most
+    :data:`TAIL_RECURRENCE_MAX_N` steps long (the running sums' error grows with
+    length) and shorter than the per-state sums it replaces.
+    """
+    if states is None or states.c.size < LADDER_MIN_STATES or not _one_moderate_n(states):
+        return None
+    c = states.c
+    steps = (c - c.min()) if moves_up else (c.max() - c)
+    span = int(steps.max())
+    if span > TAIL_RECURRENCE_MAX_N or span >= states.c.size * 4:
+        return None
+    return steps
+
+
+def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit, *,
+                      states: BinaryStates | None = None) -> StateMoments:
     """Posterior mean and variance of the Bernstein target of ``credit`` for each state.
 
     Args:
         alpha: (S,) Beta posterior parameters.
         beta: (S,) Beta posterior parameters.
         credit: the metric's credit vector.
+        states: the states these parameters belong to (alpha0 + c, beta0 + n - c);
+            when given, Pass@k and Pass^k moments of states sharing one n are
+            walked along c (:func:`power_moment_ladder`) instead of summed per state.
 
     Returns:
         Per-state moments.
@@ -313,12 +358,14 @@ def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit) -> St
     values = credit.values
     ones = np.ones(alpha.size)
     if credit.kind == "pass":
-        log_miss = log_beta_power_moments(beta, alpha, k)
-        variance = power_variance(log_miss, log_power_variance_ratio(beta, alpha, k))
+        # x = 1 - p ~ Beta(beta, alpha); beta falls by one as c rises by one.
+        log_miss, log_ratio = _power_moments(beta, alpha, k, _ladder_steps(states, True))
+        variance = power_variance(log_miss, log_ratio)
         return StateMoments(-np.expm1(log_miss), variance, -ones, np.exp(log_miss))
     if credit.kind == "unanimous":
-        log_all = log_beta_power_moments(alpha, beta, k)
-        variance = power_variance(log_all, log_power_variance_ratio(alpha, beta, k))
+        # x = p ~ Beta(alpha, beta); alpha falls by one as c falls by one.
+        log_all, log_ratio = _power_moments(alpha, beta, k, _ladder_steps(states, False))
+        variance = power_variance(log_all, log_ratio)
         mean = np.exp(log_all)
         return StateMoments(mean, variance, ones, mean)
     low, high = float(values.min()), float(values.max())

@@ -176,7 +176,7 @@ def posterior(R: Any, k: Any, credit_for: CreditFactory, *, confidence: Any, bou
         states = states_for(counts, None if latent else budget, short)
         alpha, beta = posterior_parameters(states, alpha0, beta0)
         credit = credit_list[index] if credit_list is not None else credit_for(budget)
-        moments = posterior_moments(alpha, beta, credit)
+        moments = posterior_moments(alpha, beta, credit, states=states)
         results.append(summary(states.mean(moments.mean),
                                states.sum_of_variances(moments.variance), confidence, bounds))
     return finish(results, many)

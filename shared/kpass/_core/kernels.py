@@ -469,7 +469,7 @@ def sum_log1p(terms: FloatArray) -> FloatArray:
     """
     width = terms.shape[0]
     group = LOG1P_GROUP
-    if width < 2 * group:
+    if width < 2 * group or terms.size < 4096:  # small tables: numpy's call overhead wins
         return np.log1p(terms).sum(axis=0)
     whole = width - width % group
     blocks = terms[:whole].reshape(group, whole // group, terms.shape[1])
@@ -535,6 +535,40 @@ def log_power_variance_ratio(alpha: FloatArray, beta: FloatArray, k: int) -> Flo
             terms /= np.add.outer(i, a)
         out[start:stop] = sum_log1p(terms)
     return out
+
+
+def power_moment_ladder(bottom: float, span: int, k: int) -> tuple[FloatArray, FloatArray]:
+    """Changes of log E[x^k] and of log(E[x^{2k}] / E[x^k]^2) down a ladder of Beta laws.
+
+    For x ~ Beta(a, T - a) with T fixed (the posteriors of one question size n, as c
+    moves), lowering a by one multiplies E[x^k] = prod_{i<k} (a + i) / (T + i) by
+    (a - 1) / (a - 1 + k) and E[x^{2k}] by (a - 1) / (a - 1 + 2k), so from the top
+    a_0 = bottom + span down to a_t = bottom + (span - t) the two logs change by
+    the running sums of
+
+        -log1p(k / a_t)   and   log1p(k^2 / (a_t (a_t + 2k))).
+
+    Each is a running sum of terms of one sign, so it carries a relative error of
+    at most about (t + 1) rounding errors: O(n + k) for all n + 1 posteriors of one
+    n, where summing each posterior's k factors costs O(n k). The a_t are built up
+    from ``bottom`` (a prior plus an integer), never down from the top, so a tiny
+    prior keeps its digits.
+
+    Args:
+        bottom: the smallest parameter of the ladder (> 0).
+        span: number of unit steps from the top down to ``bottom``.
+        k: the power.
+
+    Returns:
+        ``(log_moment, log_ratio)``: (span + 1,) changes from t = 0 (zero at t = 0).
+    """
+    own = bottom + np.arange(span - 1, -1, -1, dtype=np.float64)
+    log_moment = np.zeros(span + 1)
+    log_ratio = np.zeros(span + 1)
+    np.cumsum(np.log1p(k / own), out=log_moment[1:])
+    np.negative(log_moment, out=log_moment)
+    np.cumsum(np.log1p((k * k) / (own * (own + 2.0 * k))), out=log_ratio[1:])
+    return log_moment, log_ratio
 
 
 def log_cross_ratio(alpha: FloatArray, beta: FloatArray, k: int) -> FloatArray:
