@@ -283,12 +283,15 @@ class StateMoments:
     ``side`` is +1 where the moments were taken of g - min(A), -1 where of
     max(A) - g (whichever has the smaller mean, to keep the subtraction
     E[h^2] - E[h]^2 away from cancellation); ``shifted`` is that h's mean.
+    ``squares`` is the degree-2k Beta-binomial table the moments were read from,
+    when one was built (a covariance with another credit of the same k reuses it).
     """
 
     mean: FloatArray
     variance: FloatArray
     side: FloatArray
     shifted: FloatArray
+    squares: FloatArray | None = None
 
 
 def power_variance(log_mean: FloatArray, log_ratio: FloatArray) -> FloatArray:
@@ -407,7 +410,18 @@ def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit, *,
     variance = refine_variance(alpha, beta, table, up,
                                np.maximum(second - shifted * shifted, 0.0), second)
     mean = np.where(use_down, high - shifted, low + shifted)
-    return StateMoments(mean, variance, side, shifted)
+    return StateMoments(mean, variance, side, shifted, squares if fits else None)
+
+
+def _cached_product(left: Credit, right: Credit, left_side: float, right_side: float
+                    ) -> FloatArray:
+    """Bernstein coefficients of (left side) x (right side), kept on the left credit."""
+    key = ("product", right.values.tobytes(), left_side, right_side)
+    if key not in left._squares:
+        left_values = left.sides()[0 if left_side > 0 else 1]
+        right_values = right.sides()[0 if right_side > 0 else 1]
+        left._squares[key] = bernstein_product(left_values, right_values)
+    return left._squares[key]
 
 
 def posterior_covariance(alpha: FloatArray, beta: FloatArray, left: Credit, right: Credit,
@@ -420,20 +434,22 @@ def posterior_covariance(alpha: FloatArray, beta: FloatArray, left: Credit, righ
     out = np.zeros(alpha.size)
     if np.all(left.values == left.values[0]) or np.all(right.values == right.values[0]):
         return out
-    shifted_credit = {}
-    for name, credit in (("left", left), ("right", right)):
-        low, high = credit.values.min(), credit.values.max()
-        shifted_credit[name, 1.0] = credit.values - low
-        shifted_credit[name, -1.0] = high - credit.values
+    degree = left.k + right.k
+    table = None
+    if alpha.size * (degree + 1) <= CHUNK_ENTRIES:
+        table = next((m.squares for m in (left_moments, right_moments)
+                      if m.squares is not None and m.squares.shape[1] == degree + 1), None)
+        if table is None:
+            table = beta_binomial_pmf(degree, alpha, beta)
     second = np.zeros(alpha.size)
     for left_side in (1.0, -1.0):
         for right_side in (1.0, -1.0):
             mask = (left_moments.side == left_side) & (right_moments.side == right_side)
             if not mask.any():
                 continue
-            product = bernstein_product(shifted_credit["left", left_side],
-                                        shifted_credit["right", right_side])
-            cross = beta_expectation(alpha[mask], beta[mask], product)
+            product = _cached_product(left, right, left_side, right_side)
+            cross = (table[mask] @ product if table is not None
+                     else beta_expectation(alpha[mask], beta[mask], product))
             second[mask] = cross
             out[mask] = left_side * right_side * (
                 cross - left_moments.shifted[mask] * right_moments.shifted[mask]
