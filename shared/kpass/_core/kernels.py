@@ -177,6 +177,9 @@ def beta_binomial_pmf(degree: int, alpha: FloatArray, beta: FloatArray) -> Float
         flip = a > b
         low = np.where(flip, b, a)
         high = np.where(flip, a, b)
+        if degree > _PRODUCTS_SURELY_FIT and np.all(_log_climb(degree, low, high) > _MOST_CLIMB):
+            out[start:stop] = _beta_binomial_pmf_logs(degree, a, b)
+            continue
         ratio = np.add.outer(low, j)
         np.divide(ratio, np.add.outer(high, back), out=ratio)
         ratio *= binomial
@@ -194,6 +197,27 @@ def beta_binomial_pmf(degree: int, alpha: FloatArray, beta: FloatArray) -> Float
         if redo.any():
             block[redo] = _beta_binomial_pmf_logs(degree, a[redo], b[redo])
     return out
+
+
+#: Up to this degree no row's running product can overflow (2^1000 < 1e308 / d).
+_PRODUCTS_SURELY_FIT = 1000
+#: Log of the largest climb from the anchor to the bulk taken by products (e^600 ~ 1e260).
+_MOST_CLIMB = 600.0
+
+
+def _log_climb(degree: int, low: FloatArray, high: FloatArray) -> FloatArray:
+    """The products' climb: log P(J = j*) - log P(J = 0), j* = floor(d low / (low + high)).
+
+    A lower bound on the climb to the mode (P(j*) <= P(mode)), from log-gamma values:
+    a cheap forecast of overflow, so that large tables that would overflow go to the
+    log route without first building their products (an overflow missed here is
+    still caught after the products).
+    """
+    from scipy.special import betaln, gammaln
+
+    top = np.floor(degree * (low / (low + high)))
+    return (gammaln(degree + 1.0) - gammaln(top + 1.0) - gammaln(degree - top + 1.0)
+            + betaln(low + top, high + (degree - top)) - betaln(low, high + degree))
 
 
 def _beta_binomial_pmf_logs(degree: int, alpha: FloatArray, beta: FloatArray) -> FloatArray:
