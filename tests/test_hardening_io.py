@@ -581,6 +581,58 @@ def test_same_shape_cells_count_the_digits_and_refuse_any_other_byte():
                 int(token) for token in bad[8500].strip("[]()").replace(";", ",").split(","))
 
 
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 13, 64, 67])
+@pytest.mark.parametrize("style", ["json", "spaces", "tuple"])
+@pytest.mark.parametrize("words", [True, False])
+def test_same_shape_cells_of_every_length_count_like_numpy(n, style, words, monkeypatch):
+    # Cell lengths of every residue mod 8: groups of 1 to 8 cells per run of 64-bit words,
+    # words shared by two or more cells, and cells left over after the last whole group;
+    # words=False: the byte-by-byte path of numpy < 2 (no np.bitwise_count).
+    pa = pytest.importorskip("pyarrow")
+    from kpass.io import fast
+    from kpass.io.fast import cell_counts
+
+    if not words:
+        monkeypatch.setattr(fast, "_bitwise_count", None)
+
+    rng = np.random.default_rng(n)
+    matrix = rng.integers(0, 2, size=(2000 + n % 7, n))
+    cells = [_row_text(row, style) for row in matrix.tolist()]
+    for array in (pa.array(cells), pa.array(cells).slice(3, 1500)):
+        expected = matrix[3:1503] if array.offset else matrix
+        counts = cell_counts(array)
+        assert counts.n_samples.tolist() == [n] * len(expected)
+        assert counts.n_correct.tolist() == expected.sum(axis=1).tolist()
+
+
+@pytest.mark.parametrize("n", [3, 5, 64])
+def test_same_shape_cells_refuse_a_changed_byte_at_every_position(n):
+    pa = pytest.importorskip("pyarrow")
+    from kpass.io.fast import cell_counts
+    from kpass.io.formats import parse_cell
+    from kpass.io.rows import Unreadable
+
+    rng = np.random.default_rng(5)
+    matrix = rng.integers(0, 2, size=(40, n))
+    cells = [_row_text(row, "json") for row in matrix.tolist()]
+    row = 37  # in the last whole group of cells, or after it
+    for position in range(len(cells[row])):
+        for byte in "2 ,;x]":
+            bad = list(cells)
+            bad[row] = bad[row][:position] + byte + bad[row][position + 1:]
+            if bad[row] == cells[row]:
+                continue
+            counts = cell_counts(pa.array(bad))
+            parsed = parse_cell(bad[row])
+            if counts is None:
+                continue  # parse_cell decides, with its message
+            assert not isinstance(parsed, Unreadable), bad[row]
+            assert counts.n_samples[row] == len(parsed), bad[row]
+            assert counts.n_correct[row] == sum(parsed), bad[row]
+            others = [i for i in range(len(cells)) if i != row]
+            assert counts.n_correct[others].tolist() == matrix[others].sum(axis=1).tolist()
+
+
 def test_a_csv_above_the_whole_file_size_is_streamed_with_the_same_counts(tmp_path, monkeypatch):
     from kpass.io import fast
     from kpass.io.readers import load_counts
