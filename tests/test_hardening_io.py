@@ -633,6 +633,26 @@ def test_same_shape_cells_refuse_a_changed_byte_at_every_position(n):
             assert counts.n_correct[others].tolist() == matrix[others].sum(axis=1).tolist()
 
 
+def test_a_csv_whose_first_row_outgrows_the_header_probe_is_read_by_pyarrow(tmp_path,
+                                                                          monkeypatch):
+    # The header is read from the first HEADER_BYTES; a first row longer than that is read
+    # again with a whole block, still by pyarrow (no line-by-line pass).
+    from kpass.io import fast
+    from kpass.io.readers import load_counts
+
+    rows = np.random.default_rng(6).integers(0, 2, size=(300, 100)).tolist()
+    path = _write(tmp_path / "runs.csv", rows, "csv")
+    monkeypatch.setattr(fast, "HEADER_BYTES", 64)  # shorter than one row (300 bytes)
+
+    def no_slow_pass(self):
+        raise AssertionError("the line-by-line reader ran")
+
+    monkeypatch.setattr(formats.READERS["csv"], "batches", no_slow_pass)
+    loaded = load_counts(str(path))
+    assert loaded.counts.n_correct.tolist() == np.sum(rows, axis=1).tolist()
+    assert loaded.column == "outcomes"
+
+
 def test_a_csv_above_the_whole_file_size_is_streamed_with_the_same_counts(tmp_path, monkeypatch):
     from kpass.io import fast
     from kpass.io.readers import load_counts

@@ -98,10 +98,7 @@ def csv_counts(path: Path, requested: str | None, source: str, delimiter: str, c
     parse = pacsv.ParseOptions(delimiter=delimiter)
     read = pacsv.ReadOptions(block_size=BLOCK_BYTES)
     try:
-        stream, raw = _stream(path)
-        with raw:
-            names = pacsv.open_csv(stream, read_options=read, parse_options=parse).schema.names
-        column = pick_column(names, requested, source)
+        column = pick_column(_csv_names(path, parse), requested, source)
         convert = pacsv.ConvertOptions(include_columns=[column],
                                        column_types={column: pa.string()})
         parts = []
@@ -132,6 +129,30 @@ def csv_counts(path: Path, requested: str | None, source: str, delimiter: str, c
     except (pa.ArrowException, OSError, EOFError, ValueError) as error:
         raise FallbackError from error
     return column, parts
+
+
+HEADER_BYTES = 64 << 10
+"""Bytes parsed first to read a CSV header: 0.4 ms against 2.6 ms for a first block of
+``BLOCK_BYTES`` (100000 x 64 outcomes). A header and first row that do not fit are read
+again with ``BLOCK_BYTES``."""
+
+
+def _csv_names(path: Path, parse: Any) -> list[str]:
+    """The column names of a CSV/TSV file, from pyarrow's reader on its first bytes."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    def names(size: int) -> list[str]:
+        stream, raw = _stream(path)
+        with raw:
+            read = pacsv.ReadOptions(block_size=size, use_threads=False)
+            return list(pacsv.open_csv(stream, read_options=read, parse_options=parse
+                                       ).schema.names)
+
+    try:
+        return names(HEADER_BYTES)
+    except pa.ArrowInvalid:  # e.g. a first row longer than HEADER_BYTES
+        return names(BLOCK_BYTES)
 
 
 def _column(schema: Any, requested: str | None, source: str) -> str:
