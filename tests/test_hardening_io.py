@@ -653,6 +653,26 @@ def test_a_csv_whose_first_row_outgrows_the_header_probe_is_read_by_pyarrow(tmp_
     assert loaded.column == "outcomes"
 
 
+def test_bytes_that_are_not_utf8_count_only_in_the_outcome_cell(tmp_path):
+    # pyarrow reads the outcome column unchecked; the cell check refuses any byte that is
+    # not ASCII, so a bad byte there is found by the line-by-line pass, with its line.
+    from kpass.io.readers import ReportError, load_counts
+
+    rows = np.random.default_rng(9).integers(0, 2, size=(4000, 8)).tolist()
+    cells = [_row_text(row, "json").encode() for row in rows]
+    ids = [f"q{i}".encode() for i in range(len(rows))]
+    ids[10] = b"caf\xe9"  # latin-1 in the id column: not read, not an error
+    lines = [b"id,outcomes"] + [i + b',"' + c + b'"' for i, c in zip(ids, cells, strict=True)]
+    path = tmp_path / "runs.csv"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    assert load_counts(str(path)).counts.n_correct.tolist() == np.sum(rows, axis=1).tolist()
+    lines[3001] = lines[3001].replace(b"[1", b"[\xff").replace(b"[0", b"[\xff")
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    with pytest.raises(ReportError) as caught:
+        load_counts(str(path))
+    assert caught.value.where == "line 3002" and "not UTF-8" in caught.value.problem
+
+
 def test_a_csv_above_the_whole_file_size_is_streamed_with_the_same_counts(tmp_path, monkeypatch):
     from kpass.io import fast
     from kpass.io.readers import load_counts

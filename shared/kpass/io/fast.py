@@ -99,13 +99,16 @@ def csv_counts(path: Path, requested: str | None, source: str, delimiter: str, c
     read = pacsv.ReadOptions(block_size=BLOCK_BYTES)
     try:
         column = pick_column(_csv_names(path, parse), requested, source)
+        # Not UTF-8-checked: cell_counts accepts ASCII brackets, separators and digits only,
+        # so any other byte (a bad one included) sends the file to the line-by-line reader.
         convert = pacsv.ConvertOptions(include_columns=[column],
-                                       column_types={column: pa.string()})
-        parts = []
+                                       column_types={column: pa.string()}, check_utf8=False)
+        parts: list[BinaryCounts] = []
 
-        def count(batch: Any) -> None:
-            for start in range(0, batch.num_rows, chunk_size):
-                counts = cell_counts(batch.column(0).slice(start, chunk_size))
+        def count(batches: Any) -> None:
+            cells = [batch.column(0).slice(start, chunk_size) for batch in batches
+                     for start in range(0, batch.num_rows, chunk_size)]
+            for counts in map(cell_counts, cells):
                 if counts is None:
                     raise FallbackError
                 parts.append(counts)
@@ -114,8 +117,7 @@ def csv_counts(path: Path, requested: str | None, source: str, delimiter: str, c
         if path.suffix.lower() != ".gz" and size <= WHOLE_CSV_BYTES:
             table = pacsv.read_csv(str(path), read_options=pacsv.ReadOptions(use_threads=True),
                                    parse_options=parse, convert_options=convert)
-            for batch in table.to_batches():
-                count(batch)
+            count(table.to_batches())
             if progress is not None:
                 progress.update(size)
             return column, parts
@@ -123,7 +125,7 @@ def csv_counts(path: Path, requested: str | None, source: str, delimiter: str, c
         with raw:
             for batch in pacsv.open_csv(stream, read_options=read, parse_options=parse,
                                         convert_options=convert):
-                count(batch)
+                count([batch])
                 if progress is not None:
                     progress.update(raw.tell())
     except (pa.ArrowException, OSError, EOFError, ValueError) as error:
