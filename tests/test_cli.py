@@ -523,3 +523,16 @@ def test_report_estimates_and_ses_are_the_public_functions(tmp_path, capsys, rag
             kpass.standard_error(functions[metric], counts, record["k"], *head), rel=1e-12)
         seen.add(metric)
     assert seen == {*functions, "avg@n"}
+
+
+@pytest.mark.parametrize("columns", [60, 120])
+def test_help_is_wrapped_to_the_terminal_width(monkeypatch, capsys, columns):
+    # The help formatter reads the width once per parser; the help still fills the
+    # terminal (argparse's own rule: the width less 2 columns).
+    monkeypatch.setenv("COLUMNS", str(columns))
+    for command in (["report"], ["compare"], []):
+        assert main([*command, "--help"]) == 0
+        widest = max(map(len, capsys.readouterr().out.splitlines()))
+        assert widest <= columns - 2, command
+        if command == ["report"]:  # long help texts: some line is as wide as allowed
+            assert widest == columns - 2
