@@ -8,6 +8,7 @@ the posterior mean, standard deviation and credible interval of the matching
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -499,8 +500,6 @@ def render_table(report: Report, digits: int = 3) -> str:
 
 
 def _legend(report: Report) -> list[str]:
-    import textwrap
-
     paragraphs = [
         "estimate: the unbiased estimator from the samples. se and "
         f"{_interval_title(report.confidence)}: standard error over questions and estimate "
@@ -522,8 +521,15 @@ def _legend(report: Report) -> list[str]:
     if _show_questions(report):
         paragraphs.append("questions: those with at least k samples (--short skip leaves the "
                           "others out at that k).")
-    return [line for paragraph in paragraphs + report.notes
-            for line in textwrap.wrap(paragraph, width=LEGEND_WIDTH)]
+    return [line for paragraph in paragraphs + report.notes for line in _wrapped(paragraph)]
+
+
+@functools.lru_cache(maxsize=64)
+def _wrapped(paragraph: str) -> tuple[str, ...]:
+    """``textwrap.wrap`` of a legend paragraph (cached: the same few in every report)."""
+    import textwrap
+
+    return tuple(textwrap.wrap(paragraph, width=LEGEND_WIDTH))
 
 
 def render_markdown(report: Report, digits: int = 3) -> str:
