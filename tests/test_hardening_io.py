@@ -605,6 +605,24 @@ def test_same_shape_cells_of_every_length_count_like_numpy(n, style, words, monk
         assert counts.n_correct.tolist() == expected.sum(axis=1).tolist()
 
 
+@pytest.mark.parametrize("n", [20000, 40001])
+def test_same_shape_cells_too_long_for_word_groups_count_like_numpy(n):
+    # "1 0 1 ..." cells of 2n - 1 bytes: a group of 8 such cells outgrows the cache, so
+    # they are counted byte by byte; 2n - 1 = 39999 or 80001 bytes, odd either way.
+    pa = pytest.importorskip("pyarrow")
+    from kpass.io import fast
+    from kpass.io.fast import cell_counts
+
+    matrix = np.random.default_rng(n).integers(0, 2, size=(30, n))
+    cells = [_row_text(row, "spaces") for row in matrix.tolist()]
+    assert fast._layout(cells[0].replace("1", "0").encode()).by_words is False
+    counts = cell_counts(pa.array(cells))
+    assert counts.n_samples.tolist() == [n] * 30
+    assert counts.n_correct.tolist() == matrix.sum(axis=1).tolist()
+    cells[17] = cells[17][:-1] + "2"
+    assert cell_counts(pa.array(cells)) is None  # parse_cell says why
+
+
 @pytest.mark.parametrize("n", [3, 5, 64])
 def test_same_shape_cells_refuse_a_changed_byte_at_every_position(n):
     pa = pytest.importorskip("pyarrow")

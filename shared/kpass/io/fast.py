@@ -240,7 +240,8 @@ def _same_shape_counts(text: np.ndarray, m: int, length: int) -> BinaryCounts | 
     full (:func:`_general_counts`), the others against it: every byte must equal the
     template's, except the low bit of a digit (``0`` is 0x30, ``1`` is 0x31), which is
     the outcome. With ``np.bitwise_count`` (numpy >= 2) this runs on 64-bit words
-    (:func:`_word_counts`); otherwise byte by byte (:func:`_byte_counts`).
+    (:func:`_word_counts`) where a group of cells that fills whole words fits in
+    :data:`_CACHE_BYTES`; otherwise byte by byte (:func:`_byte_counts`).
 
     Args:
         text: the cells' bytes, one after the other (``m * length`` bytes, contiguous).
@@ -250,13 +251,13 @@ def _same_shape_counts(text: np.ndarray, m: int, length: int) -> BinaryCounts | 
     layout = _layout(text[:length].tobytes().replace(b"1", b"0"))  # one per shape
     if layout is None:
         return None
-    if _bitwise_count is not None:
+    if _bitwise_count is not None and layout.by_words:
         correct = _word_counts(text, m, layout)
-    else:  # numpy < 2
+    else:  # numpy < 2, or cells so long that a group of them outgrows the cache
         correct = _byte_counts(text.reshape(m, length), layout.digits, layout.template)
     if correct is None:
         return None  # a separator, bracket or digit differs from the template's
-    # Valid by construction (n >= 1 digits, 0 <= ones <= n); concat checks the whole file's.
+    # Valid by construction: n >= 1 digits, 0 <= ones <= n.
     return BinaryCounts._trusted(np.full(m, layout.n_digits, dtype=np.int64), correct)
 
 
@@ -319,6 +320,8 @@ class _Layout:
         template: the template cell's bytes, outcome bits cleared (``0`` for each digit).
         digits: bool (length,), where the template has a digit.
         n_digits: outcomes per cell.
+        by_words: whether a group of these cells fits in :data:`_CACHE_BYTES`, so that
+            :func:`_word_counts` can read them; the word patterns below exist only then.
         reps: cells per group (a group of cells fills whole 64-bit words).
         period: bytes per group.
         block: groups per block.
@@ -337,6 +340,11 @@ class _Layout:
         self.n_digits = int(np.count_nonzero(self.digits))
         self.period = length * 8 // math.gcd(length, 8)
         self.reps = self.period // length
+        self.by_words = self.period <= _CACHE_BYTES
+        for array in (self.template, self.digits):
+            array.setflags(write=False)  # shared by every call through the cache
+        if not self.by_words:
+            return
         width = self.period // 8
         self.block = max(1, _CACHE_BYTES // self.period)
         outcome_bits = np.tile(self.digits.astype(np.uint8), self.reps)  # 0x01 at digits
@@ -355,8 +363,8 @@ class _Layout:
             owners = [(int(cell), np.where(cells == cell, bits, 0).astype(np.uint8)
                        .view(np.uint64)[0]) for cell in np.unique(cells)[:-1]]
             self.shared.append((word, int(cells[-1]), owners))
-        for array in (self.template, self.digits, self.expected, self.stray, self.whole):
-            array.setflags(write=False)  # shared by every call through the cache
+        for array in (self.expected, self.stray, self.whole):
+            array.setflags(write=False)
 
 
 @functools.lru_cache(maxsize=8)
