@@ -66,7 +66,7 @@ def _standard_errors_by_state(metric: Metric, R: Any, args: tuple[Any, ...],
     per-question vector per k. Returns None where the per-question path must answer
     instead: any refusal, so that its message counts questions, not states.
     """
-    evaluated = _state_values(metric, _counts_of(R), args, kwargs)
+    evaluated = _state_values(metric, R, args, kwargs)
     if evaluated is None:
         return None
     states, values, many = evaluated
@@ -76,14 +76,15 @@ def _standard_errors_by_state(metric: Metric, R: Any, args: tuple[Any, ...],
     return ses if many else ses[0]
 
 
-def _state_values(metric: Metric, counts: BinaryCounts, args: tuple[Any, ...],
+def _state_values(metric: Metric, R: Any, args: tuple[Any, ...],
                   kwargs: dict[str, Any]) -> tuple[Any, list[np.ndarray], bool] | None:
     """The distinct states of all questions, the metric's value on each (per k), 'several k'.
 
-    None where the metric refuses the states (the callers' per-question paths then
-    answer, with messages that count questions).
+    None where ``R`` is not binary outcomes or the metric refuses the states (the
+    callers' per-question paths then answer, with messages that count questions).
     """
     try:
+        counts = _counts_of(R)
         states = states_for(counts, None, "error")  # cached on the counts
         values = metric(_state_counts(counts, states), *args, per_question=True, **kwargs)
     except (TypeError, ValueError):
