@@ -10,7 +10,7 @@ fresh process, above what the imports took (tracemalloc cannot see pyarrow's
 allocator, so it is the resident-set growth, read from /proc), against the
 file's size: reading is streamed when it stays well below.
 
-Usage: python benchmarks/bench_read.py [--quick] [--rows M] [--samples N]
+Usage: python benchmarks/bench_read.py [--quick] [--rows M] [--samples N] [--repeats R]
 """
 
 from __future__ import annotations
@@ -24,23 +24,29 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 
-def _timed(function, repeats: int) -> tuple[float, float]:
-    """Best and median seconds of ``repeats`` calls after a warm-up (files in the page cache).
+def _timed(functions: dict[str, Any], repeats: int) -> dict[str, tuple[float, float]]:
+    """Best and median seconds of each function over ``repeats`` rounds, after a warm-up.
 
-    Ratios use the best run: pyarrow's readers are multi-threaded, so on a shared
-    machine the median mostly measures how busy the other cores were.
+    The functions take turns within every round (pyarrow, load_counts, report, pyarrow,
+    ...), so a load that comes and goes on a shared machine falls on all of them alike
+    instead of on whichever ran its repeats at that moment. Ratios use the best run:
+    pyarrow's readers are multi-threaded, so the median mostly measures how busy the
+    other cores were.
     """
-    function()
-    times = []
+    for function in functions.values():
+        function()  # warm-up: files in the page cache, imports done
+    times: dict[str, list[float]] = {name: [] for name in functions}
     for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times), statistics.median(times)
+        for name, function in functions.items():
+            start = time.perf_counter()
+            function()
+            times[name].append(time.perf_counter() - start)
+    return {name: (min(values), statistics.median(values)) for name, values in times.items()}
 
 
 def write_files(folder: Path, m: int, n: int, seed: int = 0) -> dict[str, Path]:
@@ -110,19 +116,20 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="20000 x 64, one repeat")
     parser.add_argument("--rows", type=int, default=100000)
     parser.add_argument("--samples", type=int, default=64)
+    parser.add_argument("--repeats", type=int, default=7, help="rounds of the three timings")
     parser.add_argument("--memory-of", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.memory_of:
         _memory_child(args.memory_of)
         return 0
     m = 20000 if args.quick else args.rows
-    repeats = 1 if args.quick else 5
+    repeats = 1 if args.quick else args.repeats
 
     from kpass.io.readers import load_counts
     from kpass.report.cli import main as kpass_main
 
-    print(f"Reading M={m} x N={args.samples} outcome files (best of {repeats} after a "
-          "warm-up)\n")
+    print(f"Reading M={m} x N={args.samples} outcome files (best of {repeats} rounds after "
+          "a warm-up; pyarrow, load_counts and report take turns in each round)\n")
     print("| format | file MB | pyarrow s | load_counts s | ratio | kpass report s | ratio | "
           "peak memory MB |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -130,14 +137,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         paths = write_files(Path(folder), m, args.samples)
         for fmt, path in paths.items():
-            floor, floor_median = _timed(_pyarrow_reader(fmt, path), repeats)
-            load, load_median = _timed(lambda: load_counts(str(path)), repeats)  # noqa: B023
-
             def report() -> None:
                 with contextlib.redirect_stdout(io.StringIO()):
                     kpass_main(["report", str(path)])  # noqa: B023
 
-            whole, _ = _timed(report, repeats)
+            timed = _timed({"pyarrow": _pyarrow_reader(fmt, path),
+                            "load": lambda: load_counts(str(path)),  # noqa: B023
+                            "report": report}, repeats)
+            (floor, floor_median), (load, load_median) = timed["pyarrow"], timed["load"]
+            whole = timed["report"][0]
             size = path.stat().st_size / 1e6
             print(f"| {fmt} | {size:.1f} | {floor:.3f} | {load:.3f} | {load / floor:.2f}x | "
                   f"{whole:.3f} | {whole / floor:.2f}x | {_memory_mb(path)} |", flush=True)

@@ -485,3 +485,54 @@ def test_answers_errors_name_the_file_and_line(tmp_path, capsys):
     np.save(matrix, np.ones((2, 2)))
     code, _, err = run(capsys, "report", "--answers", matrix)
     assert code == 1 and "holds 0/1 outcomes, not answers" in err
+
+
+@pytest.mark.parametrize("ragged", [False, True])
+def test_report_estimates_and_ses_are_the_public_functions(tmp_path, capsys, ragged):
+    # The report computes each state metric's estimate and SE from one evaluation per
+    # state, and avg@n's estimate from avg_ci: the same floats as the public calls.
+    import kpass
+
+    rng = np.random.default_rng(7)
+    rows = [rng.integers(0, 2, size=int(rng.integers(6, 12)) if ragged else 8).tolist()
+            for _ in range(300)]
+    path = write_jsonl(tmp_path / "runs.jsonl", rows)
+    code, out, _ = run(capsys, "report", path, "--format", "json", "--k", "1,2,6",
+                       "--tau", "0.3,0.7")
+    assert code == 0
+    records = json.loads(out)
+    records = records["results"]
+    counts = kpass.binary_counts(rows)
+    functions = {"pass@k": kpass.pass_at_k, "pass^k": kpass.pass_hat_k,
+                 "g-pass@k": kpass.g_pass_at_k_tau, "mg-pass@k": kpass.mg_pass_at_k,
+                 "maj@k": kpass.maj_at_k, "auc@k": kpass.auc_at_k}
+    seen = set()
+    for record in records:
+        metric = record["metric"]
+        if metric == "avg@n":
+            assert record["estimate"] == kpass.avg(counts)[0]
+            assert record["se"] == pytest.approx(kpass.standard_error(kpass.avg, counts),
+                                                 rel=1e-12)
+            seen.add(metric)
+            continue
+        if metric not in functions:
+            continue
+        head = () if record.get("tau") is None else (record["tau"],)
+        assert record["estimate"] == functions[metric](counts, record["k"], *head), record
+        assert record["se"] == pytest.approx(
+            kpass.standard_error(functions[metric], counts, record["k"], *head), rel=1e-12)
+        seen.add(metric)
+    assert seen == {*functions, "avg@n"}
+
+
+@pytest.mark.parametrize("columns", [60, 120])
+def test_help_is_wrapped_to_the_terminal_width(monkeypatch, capsys, columns):
+    # The help formatter reads the width once per parser; the help still fills the
+    # terminal (argparse's own rule: the width less 2 columns).
+    monkeypatch.setenv("COLUMNS", str(columns))
+    for command in (["report"], ["compare"], []):
+        assert main([*command, "--help"]) == 0
+        widest = max(map(len, capsys.readouterr().out.splitlines()))
+        assert widest <= columns - 2, command
+        if command == ["report"]:  # long help texts: some line is as wide as allowed
+            assert widest == columns - 2

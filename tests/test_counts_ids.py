@@ -82,3 +82,20 @@ def test_metrics_work_on_counts_with_ids():
     assert kpass.g_pass_at_k_tau(counts, 3, 0.5) == kpass.g_pass_at_k_tau(plain, 3, 0.5)
     assert kpass.pass_at_k_ci(counts, 2) == kpass.pass_at_k_ci(plain, 2)
     assert counts.select(np.array([True, False, True])).ids == ("a", "c")
+
+
+def test_concat_of_valid_parts_is_the_stacked_counts_read_only():
+    # Parts are valid by construction, so their concatenation is taken without a re-check;
+    # it must still be the plain stack, int64 and read-only like every BinaryCounts.
+    rng = np.random.default_rng(8)
+    parts = []
+    for size in (1, 7, 300):
+        n = rng.integers(1, 20, size=size)
+        parts.append(BinaryCounts(n, rng.integers(0, n + 1)))
+    merged = BinaryCounts.concat(parts)
+    assert merged.n_samples.tolist() == np.concatenate([p.n_samples for p in parts]).tolist()
+    assert merged.n_correct.tolist() == np.concatenate([p.n_correct for p in parts]).tolist()
+    assert merged.n_samples.dtype == merged.n_correct.dtype == np.int64
+    assert merged.ids is None and merged.smallest_n == int(merged.n_samples.min())
+    with pytest.raises(ValueError):
+        merged.n_correct[0] = 99

@@ -581,6 +581,116 @@ def test_same_shape_cells_count_the_digits_and_refuse_any_other_byte():
                 int(token) for token in bad[8500].strip("[]()").replace(";", ",").split(","))
 
 
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 13, 64, 67])
+@pytest.mark.parametrize("style", ["json", "spaces", "tuple"])
+@pytest.mark.parametrize("words", [True, False])
+def test_same_shape_cells_of_every_length_count_like_numpy(n, style, words, monkeypatch):
+    # Cell lengths of every residue mod 8: groups of 1 to 8 cells per run of 64-bit words,
+    # words shared by two or more cells, and cells left over after the last whole group;
+    # words=False: the byte-by-byte path of numpy < 2 (no np.bitwise_count).
+    pa = pytest.importorskip("pyarrow")
+    from kpass.io import fast
+    from kpass.io.fast import cell_counts
+
+    if not words:
+        monkeypatch.setattr(fast, "_bitwise_count", None)
+
+    rng = np.random.default_rng(n)
+    matrix = rng.integers(0, 2, size=(2000 + n % 7, n))
+    cells = [_row_text(row, style) for row in matrix.tolist()]
+    for array in (pa.array(cells), pa.array(cells).slice(3, 1500)):
+        expected = matrix[3:1503] if array.offset else matrix
+        counts = cell_counts(array)
+        assert counts.n_samples.tolist() == [n] * len(expected)
+        assert counts.n_correct.tolist() == expected.sum(axis=1).tolist()
+
+
+@pytest.mark.parametrize("n", [20000, 40001])
+def test_same_shape_cells_too_long_for_word_groups_count_like_numpy(n):
+    # "1 0 1 ..." cells of 2n - 1 bytes: a group of 8 such cells outgrows the cache, so
+    # they are counted byte by byte; 2n - 1 = 39999 or 80001 bytes, odd either way.
+    pa = pytest.importorskip("pyarrow")
+    from kpass.io import fast
+    from kpass.io.fast import cell_counts
+
+    matrix = np.random.default_rng(n).integers(0, 2, size=(30, n))
+    cells = [_row_text(row, "spaces") for row in matrix.tolist()]
+    assert fast._layout(cells[0].replace("1", "0").encode()).by_words is False
+    counts = cell_counts(pa.array(cells))
+    assert counts.n_samples.tolist() == [n] * 30
+    assert counts.n_correct.tolist() == matrix.sum(axis=1).tolist()
+    cells[17] = cells[17][:-1] + "2"
+    assert cell_counts(pa.array(cells)) is None  # parse_cell says why
+
+
+@pytest.mark.parametrize("n", [3, 5, 64])
+def test_same_shape_cells_refuse_a_changed_byte_at_every_position(n):
+    pa = pytest.importorskip("pyarrow")
+    from kpass.io.fast import cell_counts
+    from kpass.io.formats import parse_cell
+    from kpass.io.rows import Unreadable
+
+    rng = np.random.default_rng(5)
+    matrix = rng.integers(0, 2, size=(40, n))
+    cells = [_row_text(row, "json") for row in matrix.tolist()]
+    row = 37  # in the last whole group of cells, or after it
+    for position in range(len(cells[row])):
+        for byte in "2 ,;x]":
+            bad = list(cells)
+            bad[row] = bad[row][:position] + byte + bad[row][position + 1:]
+            if bad[row] == cells[row]:
+                continue
+            counts = cell_counts(pa.array(bad))
+            parsed = parse_cell(bad[row])
+            if counts is None:
+                continue  # parse_cell decides, with its message
+            assert not isinstance(parsed, Unreadable), bad[row]
+            assert counts.n_samples[row] == len(parsed), bad[row]
+            assert counts.n_correct[row] == sum(parsed), bad[row]
+            others = [i for i in range(len(cells)) if i != row]
+            assert counts.n_correct[others].tolist() == matrix[others].sum(axis=1).tolist()
+
+
+def test_a_csv_whose_first_row_outgrows_the_header_probe_is_read_by_pyarrow(tmp_path,
+                                                                          monkeypatch):
+    # The header is read from the first HEADER_BYTES; a first row longer than that is read
+    # again with a whole block, still by pyarrow (no line-by-line pass).
+    from kpass.io import fast
+    from kpass.io.readers import load_counts
+
+    rows = np.random.default_rng(6).integers(0, 2, size=(300, 100)).tolist()
+    path = _write(tmp_path / "runs.csv", rows, "csv")
+    monkeypatch.setattr(fast, "HEADER_BYTES", 64)  # shorter than one row (300 bytes)
+
+    def no_slow_pass(self):
+        raise AssertionError("the line-by-line reader ran")
+
+    monkeypatch.setattr(formats.READERS["csv"], "batches", no_slow_pass)
+    loaded = load_counts(str(path))
+    assert loaded.counts.n_correct.tolist() == np.sum(rows, axis=1).tolist()
+    assert loaded.column == "outcomes"
+
+
+def test_bytes_that_are_not_utf8_count_only_in_the_outcome_cell(tmp_path):
+    # pyarrow reads the outcome column unchecked; the cell check refuses any byte that is
+    # not ASCII, so a bad byte there is found by the line-by-line pass, with its line.
+    from kpass.io.readers import ReportError, load_counts
+
+    rows = np.random.default_rng(9).integers(0, 2, size=(4000, 8)).tolist()
+    cells = [_row_text(row, "json").encode() for row in rows]
+    ids = [f"q{i}".encode() for i in range(len(rows))]
+    ids[10] = b"caf\xe9"  # latin-1 in the id column: not read, not an error
+    lines = [b"id,outcomes"] + [i + b',"' + c + b'"' for i, c in zip(ids, cells, strict=True)]
+    path = tmp_path / "runs.csv"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    assert load_counts(str(path)).counts.n_correct.tolist() == np.sum(rows, axis=1).tolist()
+    lines[3001] = lines[3001].replace(b"[1", b"[\xff").replace(b"[0", b"[\xff")
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    with pytest.raises(ReportError) as caught:
+        load_counts(str(path))
+    assert caught.value.where == "line 3002" and "not UTF-8" in caught.value.problem
+
+
 def test_a_csv_above_the_whole_file_size_is_streamed_with_the_same_counts(tmp_path, monkeypatch):
     from kpass.io import fast
     from kpass.io.readers import load_counts

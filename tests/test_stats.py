@@ -320,3 +320,57 @@ def test_standard_error_refusals_count_questions_not_states():
     R = [[1, 0]] * 3 + [[1, 0, 1, 1]] * 27
     with pytest.raises(ValueError, match="3 of 30 questions"):
         kpass.standard_error(kpass.pass_at_k, R, 4)
+
+
+@pytest.mark.parametrize("R", [R_RECT, R_RAGGED], ids=["rectangular", "ragged"])
+@pytest.mark.parametrize("metric, extra", PER_QUESTION_METRICS)
+def test_estimates_and_standard_errors_are_the_point_function_and_its_se(R, metric, extra):
+    # What `kpass report` takes from one evaluation per state must be the very floats of
+    # the two public calls it replaces.
+    from kpass.stats import estimates_and_standard_errors
+
+    counts = kpass.binary_counts(R)
+    ks = [1, 2, 3]
+    both = estimates_and_standard_errors(metric, counts, ks, *extra)
+    assert both is not None
+    assert both[0] == metric(kpass.binary_counts(R), ks, *extra)
+    assert both[1] == kpass.standard_error(metric, kpass.binary_counts(R), ks, *extra)
+    # the per-question values written out: the CLT formula over questions
+    values = metric(kpass.binary_counts(R), ks, *extra, per_question=True)
+    for se, column in zip(both[1], values, strict=True):
+        assert se == pytest.approx(lm_eval_mean_stderr(list(column)), rel=1e-12)
+
+
+def test_estimates_and_standard_errors_of_avg_are_the_se_over_questions():
+    from kpass.stats import estimates_and_standard_errors
+
+    counts = kpass.binary_counts(R_RAGGED)
+    (estimate,), (se,) = estimates_and_standard_errors(kpass.avg, counts, None)
+    averages = [sum(row) / len(row) for row in R_RAGGED]
+    assert estimate == pytest.approx(statistics.fmean(averages), rel=1e-12)
+    assert se == pytest.approx(lm_eval_mean_stderr(averages), rel=1e-12)
+
+
+def test_estimates_and_standard_errors_leave_the_other_cases_to_the_two_calls():
+    from kpass.stats import estimates_and_standard_errors
+
+    ragged = kpass.binary_counts(R_RAGGED)
+    assert estimates_and_standard_errors(kpass.pass_at_k, ragged, [ragged.smallest_n + 1]
+                                         ) is None  # a question short of k
+    assert estimates_and_standard_errors(kpass.geo_spectrum_star_at_k, ragged, [1]) is None
+    assert estimates_and_standard_errors(kpass.pass_at_k, kpass.binary_counts([[1, 0]]),
+                                         [1]) is None  # one question: no SE
+    assert estimates_and_standard_errors(kpass.g_pass_at_k_tau, ragged, [2], 1.5) is None
+    assert estimates_and_standard_errors(kpass.pass_at_k, ragged, []) is None
+
+
+def test_per_question_values_stay_right_when_the_states_are_reused():
+    # The map from states back to questions is cached on the states, which the counts
+    # cache: asking again (other k, other metric) gives the same per-question values.
+    counts = kpass.binary_counts(R_RAGGED)
+    for _ in range(2):
+        for k in (1, 3):
+            values = kpass.pass_at_k(counts, k, per_question=True)
+            expected = [1 - math.comb(len(row) - sum(row), k) / math.comb(len(row), k)
+                        for row in R_RAGGED]
+            assert values.tolist() == pytest.approx(expected, rel=1e-12)

@@ -66,24 +66,100 @@ def _standard_errors_by_state(metric: Metric, R: Any, args: tuple[Any, ...],
     per-question vector per k. Returns None where the per-question path must answer
     instead: any refusal, so that its message counts questions, not states.
     """
+    evaluated = _state_values(metric, R, args, kwargs)
+    if evaluated is None:
+        return None
+    states, values, many = evaluated
+    ses = [_weighted_se(states.weight, per_state) for per_state in values]
+    if any(se is None for se in ses):
+        return None
+    return ses if many else ses[0]
+
+
+def _state_values(metric: Metric, R: Any, args: tuple[Any, ...],
+                  kwargs: dict[str, Any]) -> tuple[Any, list[np.ndarray], bool] | None:
+    """The distinct states of all questions, the metric's value on each (per k), 'several k'.
+
+    None where ``R`` is not binary outcomes or the metric refuses the states (the
+    callers' per-question paths then answer, with messages that count questions).
+    """
     try:
-        states = states_for(_counts_of(R), None, "error")  # cached on the counts
-        weights = states.weight
-        values = metric(BinaryCounts(states.n, states.c), *args, per_question=True, **kwargs)
+        counts = _counts_of(R)
+        states = states_for(counts, None, "error")  # cached on the counts
+        values = metric(_state_counts(counts, states), *args, per_question=True, **kwargs)
     except (TypeError, ValueError):
         return None
     many = isinstance(values, list)
-    ses = []
-    for per_state in values if many else [values]:
-        per_state = np.asarray(per_state, dtype=float)
-        used = np.isfinite(per_state)
-        w, v = weights[used], per_state[used]
-        m = float(w.sum())
-        if m < 2:
-            return None
-        mean = float((w * v).sum() / m)
-        ses.append(math.sqrt(float((w * np.square(v - mean)).sum()) / (m * (m - 1))))
-    return ses if many else ses[0]
+    return states, [np.asarray(v, dtype=float) for v in (values if many else [values])], many
+
+
+def _state_counts(counts: BinaryCounts, states: Any) -> BinaryCounts:
+    """One question per distinct state of ``counts``, cached on the counts (read-only arrays).
+
+    Cached so that its own states (and their map back to questions) are built once for
+    every metric and k a report asks, not once per call.
+    """
+    cached = counts.__dict__.get("_state_counts")
+    if cached is None or cached[0] is not states:
+        cached = (states, BinaryCounts(states.n, states.c))
+        counts.__dict__["_state_counts"] = cached
+    return cached[1]
+
+
+def _weighted_se(weights: np.ndarray, per_state: np.ndarray) -> float | None:
+    """The CLT SE of questions with these per-state values and weights, or None below 2."""
+    used = np.isfinite(per_state)
+    w, v = weights[used], per_state[used]
+    m = float(w.sum())
+    if m < 2:
+        return None
+    mean = float((w * v).sum() / m)
+    return math.sqrt(float((w * np.square(v - mean)).sum()) / (m * (m - 1)))
+
+
+#: Point functions whose per-question value on binary counts depends on the state alone,
+#: for :func:`estimates_and_standard_errors` (avg@N: c / n).
+_PER_STATE = (*_STATE_METRICS, "avg")
+
+
+def estimates_and_standard_errors(metric: Metric, counts: BinaryCounts, ks: list[int] | None,
+                                  *args: Any) -> tuple[list[float], list[float]] | None:
+    """A state metric's estimate and standard error at every k, from one evaluation per state.
+
+    ``kpass report`` wants both ``metric(counts, ks, *args)`` and
+    :func:`standard_errors_by_k` of it; both average the metric's per-state values
+    (the point function as ``states.mean``, the SE by weights), so one evaluation on
+    the distinct states gives both, with the same floats as the two calls for the
+    metrics with k. (``avg``, without k, averages per question: its estimate here may
+    differ from ``kpass.avg``'s in the last bit; take that one from ``avg`` itself.)
+
+    Args:
+        metric: a point function of :data:`_PER_STATE`, e.g. ``kpass.pass_at_k``.
+        counts: the counts; every question must have at least max(ks) samples.
+        ks: the budgets, or None for a metric without k.
+        *args: the metric's arguments after k (tau).
+
+    Returns:
+        (estimates, standard errors), one per k (one in all without k); None wherever
+        the two calls must answer instead (another metric, a refusal, a question short
+        of k, fewer than 2 questions).
+    """
+    if getattr(metric, "__name__", None) not in _PER_STATE or ks == [] or (
+            type(counts) is not BinaryCounts or (ks and max(ks) > counts.smallest_n)):
+        return None
+    evaluated = _state_values(metric, counts, args if ks is None else (list(ks), *args),
+                              {})
+    if evaluated is None:
+        return None
+    states, values, _ = evaluated
+    if len(values) != (1 if ks is None else len(ks)) or not all(
+            np.isfinite(v).all() for v in values):
+        return None
+    ses = [_weighted_se(states.weight, per_state) for per_state in values]
+    if any(se is None for se in ses):
+        return None
+    estimates = [states.mean(per_state) + 0.0 for per_state in values]  # as the point function
+    return estimates, [float(se) for se in ses]  # type: ignore[arg-type]
 
 
 def _kpass() -> Any:

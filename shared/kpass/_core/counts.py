@@ -123,6 +123,8 @@ class BinaryCounts:
         c = np.concatenate([p.n_correct for p in parts])
         with_ids = [p.ids is not None for p in parts]
         if not any(with_ids):
+            if all(type(p) is BinaryCounts for p in parts):
+                return cls._trusted(n, c)  # valid parts: n >= 1 and 0 <= c <= n hold for all
             return cls(n, c)
         if not all(with_ids):
             raise ValueError("`parts` must all carry question ids or none; got "

@@ -49,7 +49,19 @@ class BinaryStates:
         return float(np.dot(self.weight, values) / (self.total * self.total))
 
     def inverse(self) -> npt.NDArray[np.int64]:
-        """State index of every kept question, in input order (computed on demand)."""
+        """State index of every kept question, in input order (computed once, read-only).
+
+        Cached on the states (which the counts cache in turn): ``kpass report`` maps
+        per-state values back to questions for every metric and k.
+        """
+        cached = self.__dict__.get("_inverse")
+        if cached is None:
+            cached = self._inverse()
+            cached.setflags(write=False)
+            self.__dict__["_inverse"] = cached  # frozen dataclass: set as cached_property does
+        return cached
+
+    def _inverse(self) -> npt.NDArray[np.int64]:
         state_keys = _pair_keys(self.n, self.c)
         if state_keys is None:  # counts too large for one int64 key: match the pairs
             pairs = np.concatenate([np.stack([self.n, self.c], axis=1),

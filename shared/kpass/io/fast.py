@@ -15,6 +15,8 @@ chunk sizes, not the file.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -96,17 +98,17 @@ def csv_counts(path: Path, requested: str | None, source: str, delimiter: str, c
     parse = pacsv.ParseOptions(delimiter=delimiter)
     read = pacsv.ReadOptions(block_size=BLOCK_BYTES)
     try:
-        stream, raw = _stream(path)
-        with raw:
-            names = pacsv.open_csv(stream, read_options=read, parse_options=parse).schema.names
-        column = pick_column(names, requested, source)
+        column = pick_column(_csv_names(path, parse), requested, source)
+        # Not UTF-8-checked: cell_counts accepts ASCII brackets, separators and digits only,
+        # so any other byte (a bad one included) sends the file to the line-by-line reader.
         convert = pacsv.ConvertOptions(include_columns=[column],
-                                       column_types={column: pa.string()})
-        parts = []
+                                       column_types={column: pa.string()}, check_utf8=False)
+        parts: list[BinaryCounts] = []
 
-        def count(batch: Any) -> None:
-            for start in range(0, batch.num_rows, chunk_size):
-                counts = cell_counts(batch.column(0).slice(start, chunk_size))
+        def count(batches: Any) -> None:
+            cells = [batch.column(0).slice(start, chunk_size) for batch in batches
+                     for start in range(0, batch.num_rows, chunk_size)]
+            for counts in map(cell_counts, cells):
                 if counts is None:
                     raise FallbackError
                 parts.append(counts)
@@ -115,8 +117,7 @@ def csv_counts(path: Path, requested: str | None, source: str, delimiter: str, c
         if path.suffix.lower() != ".gz" and size <= WHOLE_CSV_BYTES:
             table = pacsv.read_csv(str(path), read_options=pacsv.ReadOptions(use_threads=True),
                                    parse_options=parse, convert_options=convert)
-            for batch in table.to_batches():
-                count(batch)
+            count(table.to_batches())
             if progress is not None:
                 progress.update(size)
             return column, parts
@@ -124,12 +125,36 @@ def csv_counts(path: Path, requested: str | None, source: str, delimiter: str, c
         with raw:
             for batch in pacsv.open_csv(stream, read_options=read, parse_options=parse,
                                         convert_options=convert):
-                count(batch)
+                count([batch])
                 if progress is not None:
                     progress.update(raw.tell())
     except (pa.ArrowException, OSError, EOFError, ValueError) as error:
         raise FallbackError from error
     return column, parts
+
+
+HEADER_BYTES = 64 << 10
+"""Bytes parsed first to read a CSV header: 0.4 ms against 2.6 ms for a first block of
+``BLOCK_BYTES`` (100000 x 64 outcomes). A header and first row that do not fit are read
+again with ``BLOCK_BYTES``."""
+
+
+def _csv_names(path: Path, parse: Any) -> list[str]:
+    """The column names of a CSV/TSV file, from pyarrow's reader on its first bytes."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    def names(size: int) -> list[str]:
+        stream, raw = _stream(path)
+        with raw:
+            read = pacsv.ReadOptions(block_size=size, use_threads=False)
+            return list(pacsv.open_csv(stream, read_options=read, parse_options=parse
+                                       ).schema.names)
+
+    try:
+        return names(HEADER_BYTES)
+    except pa.ArrowInvalid:  # e.g. a first row longer than HEADER_BYTES
+        return names(BLOCK_BYTES)
 
 
 def _column(schema: Any, requested: str | None, source: str) -> str:
@@ -194,56 +219,180 @@ def cell_counts(cells: Any) -> BinaryCounts | None:
     width = np.int64 if pa.types.is_large_string(cells.type) else np.int32
     _, offset_buffer, data_buffer = cells.buffers()
     offsets = np.frombuffer(offset_buffer, dtype=width)[cells.offset:cells.offset + m + 1]
-    offsets = offsets.astype(np.int64)
-    starts, ends = offsets[:-1] - offsets[0], offsets[1:] - offsets[0]
-    if (ends <= starts).any():
-        return None
-    text = np.frombuffer(data_buffer, dtype=np.uint8)[offsets[0]:offsets[-1]]
-    lengths = ends - starts
-    if m > 1 and (lengths == lengths[0]).all():
-        same = _same_shape_counts(text.reshape(m, int(lengths[0])))
+    first, stop = int(offsets[0]), int(offsets[-1])
+    text = np.frombuffer(data_buffer, dtype=np.uint8)[first:stop]
+    length = int(offsets[1]) - first
+    if length > 0 and stop - first == m * length and (np.diff(offsets) == length).all():
+        same = _same_shape_counts(text, m, length)
         if same is not None:
             return same
+    starts = offsets[:-1].astype(np.int64) - first
+    ends = offsets[1:].astype(np.int64) - first
+    if (ends <= starts).any():
+        return None
     return _general_counts(text, starts, ends)
 
 
-def _same_shape_counts(cells: np.ndarray) -> BinaryCounts | None:
-    """Counts of cells of one length whose separators sit at the same places, or None.
+def _same_shape_counts(text: np.ndarray, m: int, length: int) -> BinaryCounts | None:
+    """Counts of ``m`` cells of ``length`` bytes whose separators sit at the same places, or None.
 
-    Any writer of a rectangular run produces such cells. One cell is checked in full,
-    the others against it: every byte must equal the template's, except the low bit of
-    a digit (``0`` is 0x30, ``1`` is 0x31), which is the outcome. Blocks of rows that
-    stay in cache, and a strided view of the digits where they are evenly spaced (no
-    copy), keep it at about three passes over the text (measured 17 ms -> 6 ms for
-    100000 cells of 64 outcomes).
+    Any writer of a rectangular run produces such cells. The first cell is checked in
+    full (:func:`_general_counts`), the others against it: every byte must equal the
+    template's, except the low bit of a digit (``0`` is 0x30, ``1`` is 0x31), which is
+    the outcome. With ``np.bitwise_count`` (numpy >= 2) this runs on 64-bit words
+    (:func:`_word_counts`) where a group of cells that fills whole words fits in
+    :data:`_CACHE_BYTES`; otherwise byte by byte (:func:`_byte_counts`).
+
+    Args:
+        text: the cells' bytes, one after the other (``m * length`` bytes, contiguous).
+        m: number of cells (>= 1).
+        length: bytes per cell (>= 1).
     """
-    from .._core.rowcount import binary_row_counts
-
-    template = cells[0]
-    if _general_counts(template, np.zeros(1, dtype=np.int64),
-                       np.full(1, template.size, dtype=np.int64)) is None:
+    layout = _layout(text[:length].tobytes().replace(b"1", b"0"))  # one per shape
+    if layout is None:
         return None
-    digit_column = (template == ord("0")) | (template == ord("1"))
+    if _bitwise_count is not None and layout.by_words:
+        correct = _word_counts(text, m, layout)
+    else:  # numpy < 2, or cells so long that a group of them outgrows the cache
+        correct = _byte_counts(text.reshape(m, length), layout.digits, layout.template)
+    if correct is None:
+        return None  # a separator, bracket or digit differs from the template's
+    # Valid by construction: n >= 1 digits, 0 <= ones <= n.
+    return BinaryCounts._trusted(np.full(m, layout.n_digits, dtype=np.int64), correct)
+
+
+_bitwise_count = getattr(np, "bitwise_count", None)  # numpy >= 2.0
+
+#: Bytes of text checked and counted at a time: they stay in the CPU's cache between passes.
+_CACHE_BYTES = 256 << 10
+
+
+def _word_counts(text: np.ndarray, m: int, layout: _Layout) -> np.ndarray | None:
+    """Ones per cell of same-shape cells, checked and counted on 64-bit words, or None.
+
+    The cells are read as groups of ``reps`` cells whose bytes fill whole words (``reps
+    * length`` is a multiple of 8, so every group has the same layout). A word XOR the
+    template's leaves only the outcome bits (bit 0 of each digit byte) when the cells
+    match it; any other bit set means a byte the template does not have, and None.
+    Then each word's set bits are outcomes: a cell's count is the sum of its words'
+    bit counts (one float32 matrix product per block), where a word holding the end
+    of one cell and the start of the next is split by masking. Blocks stay in cache
+    (:data:`_CACHE_BYTES`); measured 13.3 ms -> 5 ms for 100000 cells of 64 outcomes
+    (``[1, 0, ...]``, 192 bytes, 20 blocks of pyarrow's).
+    """
+    assert _bitwise_count is not None
+    reps, period, length = layout.reps, layout.period, layout.template.size
+    groups = m // reps
+    correct = np.empty(m, dtype=np.int64)
+    words = text[:groups * period].view(np.uint64).reshape(groups, period // 8)
+    scratch = np.empty((2, *layout.expected.shape), dtype=np.uint64)  # per call: thread-safe
+    for start in range(0, groups, layout.block):
+        chunk = words[start:start + layout.block]
+        g = len(chunk)
+        flips = np.bitwise_xor(chunk, layout.expected[:g], out=scratch[0, :g])
+        # count_nonzero rather than any(): 7% faster over the whole count, measured
+        if np.count_nonzero(np.bitwise_and(flips, layout.stray[:g], out=scratch[1, :g])):
+            return None  # a separator, bracket or digit differs from the template's
+        bits = _bitwise_count(flips).astype(np.float32)
+        per_cell = bits @ layout.whole  # (g, reps): the words wholly inside each cell
+        for word, last, owners in layout.shared:  # a word shared by several cells
+            rest = bits[:, word].copy()
+            for cell, own in owners:
+                part = _bitwise_count(np.bitwise_and(flips[:, word], own))
+                per_cell[:, cell] += part
+                rest -= part
+            per_cell[:, last] += rest
+        correct[start * reps:(start + g) * reps] = per_cell.ravel()  # whole numbers: exact
+    rest = m - groups * reps  # fewer than reps cells after the last whole group
+    if rest:
+        tail = _byte_counts(text[groups * period:].reshape(rest, length), layout.digits,
+                            layout.template)
+        if tail is None:
+            return None
+        correct[groups * reps:] = tail
+    return correct
+
+
+class _Layout:
+    """A cell template that :func:`_general_counts` accepts, and its word patterns.
+
+    Attributes:
+        template: the template cell's bytes, outcome bits cleared (``0`` for each digit).
+        digits: bool (length,), where the template has a digit.
+        n_digits: outcomes per cell.
+        by_words: whether a group of these cells fits in :data:`_CACHE_BYTES`, so that
+            :func:`_word_counts` can read them; the word patterns below exist only then.
+        reps: cells per group (a group of cells fills whole 64-bit words).
+        period: bytes per group.
+        block: groups per block.
+        expected: (block, period // 8) uint64, the template's words (outcome bits 0).
+        stray: the same shape, every bit but the outcome bits.
+        whole: (period // 8, reps) float32, 1 where a word lies wholly inside a cell.
+        shared: ``(word, last, owners)`` for each word shared by several cells: the
+            last of them, and ``(cell, own)`` for the others, ``own`` the word's outcome
+            bits that are ``cell``'s (the last cell's are the rest).
+    """
+
+    def __init__(self, template: np.ndarray) -> None:
+        length = template.size
+        self.digits = (template == ord("0")) | (template == ord("1"))
+        self.template = np.where(self.digits, template & 0xFE, template).astype(np.uint8)
+        self.n_digits = int(np.count_nonzero(self.digits))
+        self.period = length * 8 // math.gcd(length, 8)
+        self.reps = self.period // length
+        self.by_words = self.period <= _CACHE_BYTES
+        for array in (self.template, self.digits):
+            array.setflags(write=False)  # shared by every call through the cache
+        if not self.by_words:
+            return
+        width = self.period // 8
+        self.block = max(1, _CACHE_BYTES // self.period)
+        outcome_bits = np.tile(self.digits.astype(np.uint8), self.reps)  # 0x01 at digits
+        self.expected = np.tile(np.tile(self.template, self.reps).view(np.uint64),
+                                (self.block, 1))
+        self.stray = np.tile(~outcome_bits.view(np.uint64), (self.block, 1))
+        self.whole = np.zeros((width, self.reps), dtype=np.float32)
+        self.shared: list[tuple[int, int, list[tuple[int, np.uint64]]]] = []
+        owner = np.repeat(np.arange(self.reps), length)  # the cell of each byte of a group
+        for word in range(width):
+            cells = owner[word * 8:(word + 1) * 8]
+            bits = outcome_bits[word * 8:(word + 1) * 8]
+            if cells[0] == cells[-1]:
+                self.whole[word, cells[0]] = 1.0
+                continue
+            owners = [(int(cell), np.where(cells == cell, bits, 0).astype(np.uint8)
+                       .view(np.uint64)[0]) for cell in np.unique(cells)[:-1]]
+            self.shared.append((word, int(cells[-1]), owners))
+        for array in (self.expected, self.stray, self.whole):
+            array.setflags(write=False)
+
+
+@functools.lru_cache(maxsize=8)
+def _layout(template: bytes) -> _Layout | None:
+    """The :class:`_Layout` of a template cell, or None where :func:`_general_counts` refuses it.
+
+    The template is given with every ``1`` spelt ``0`` (which changes nothing that is
+    checked), so every block of a file shares one cached layout (read-only).
+    """
+    cell = np.frombuffer(template, dtype=np.uint8)
+    if _general_counts(cell, np.zeros(1, dtype=np.int64),
+                       np.full(1, cell.size, dtype=np.int64)) is None:
+        return None
+    return _Layout(cell)
+
+
+def _byte_counts(cells: np.ndarray, digit_column: np.ndarray, expected: np.ndarray
+                 ) -> np.ndarray | None:
+    """Ones per row of an (M, L) byte matrix of same-shape cells, byte by byte, or None."""
     mask = np.where(digit_column, 0xFE, 0xFF).astype(np.uint8)
-    expected = template & mask
-    positions = np.flatnonzero(digit_column)
-    steps = np.diff(positions)
-    if positions.size > 1 and (steps == steps[0]).all():
-        stop = int(positions[-1]) + 1
-        digits = cells[:, int(positions[0]):stop:int(steps[0])]
-    else:
-        digits = cells[:, digit_column]
-    rows = max(1, (256 << 10) // max(1, cells.shape[1]))
+    rows = max(1, _CACHE_BYTES // max(1, cells.shape[1]))
     scratch = np.empty((min(rows, len(cells)), cells.shape[1]), dtype=np.uint8)
     for start in range(0, len(cells), rows):
         block = cells[start:start + rows]
         masked = np.bitwise_and(block, mask, out=scratch[: len(block)])
         if not np.array_equal(masked, np.broadcast_to(expected, masked.shape)):
-            return None  # a separator, bracket or digit differs from the template's
-    correct = binary_row_counts(np.bitwise_and(digits, 1))
-    if correct is None:  # cannot happen after the check above; the general path decides
-        return None
-    return BinaryCounts(np.full(len(cells), digits.shape[1], dtype=np.int64), correct)
+            return None
+    return np.count_nonzero(np.bitwise_and(cells[:, digit_column], 1), axis=1).astype(np.int64)
 
 
 def _general_counts(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> BinaryCounts | None:

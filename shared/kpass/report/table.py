@@ -8,13 +8,14 @@ the posterior mean, standard deviation and credible interval of the matching
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..io.readers import LoadedFile, ReportError
-from ..stats import standard_errors_by_k
+from ..stats import estimates_and_standard_errors, standard_errors_by_k
 
 LEGEND_WIDTH = 96
 FULL_LADDER_UP_TO = 8
@@ -281,19 +282,27 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
                                              f"kpass.{fam.function}_ci, which this kpass lacks")
         try:
             if not fam.per_k:
-                estimate, _ = point(counts)
                 mean, sd, lo, hi = posterior(counts, confidence=confidence, bounds=(0.0, 1.0))
-                se, = standard_errors_by_k(point, counts, None)
+                both = (estimates_and_standard_errors(point, counts, None)
+                        if fam.function == "avg" else None)
+                if both:  # avg_ci's mean is avg's own estimate (the same float)
+                    estimate, se = mean, both[1][0]
+                else:
+                    estimate, _ = point(counts)
+                    se, = standard_errors_by_k(point, counts, None)
                 rows.append(Row(fam.key, fam.label(None, None, n_label), None, None,
                                 counts.n_questions, *_floats(estimate, mean, sd, lo, hi)
                                 ).with_se(se, confidence))
                 continue
             for tau in taus if fam.uses_tau else [None]:
-                estimates = _per_k(point, counts, ks, tau, short)
-                posteriors = _per_k(posterior, counts, ks, tau, short, confidence=confidence)
                 head = () if tau is None else (tau,)
-                ses = standard_errors_by_k(point, counts, ks, *head,
-                                           **({"short": short} if short != "error" else {}))
+                # One evaluation per distinct state gives the estimates and their SEs.
+                both = (estimates_and_standard_errors(point, counts, ks, *head)
+                        if short == "error" else None)
+                estimates = both[0] if both else _per_k(point, counts, ks, tau, short)
+                posteriors = _per_k(posterior, counts, ks, tau, short, confidence=confidence)
+                ses = both[1] if both else standard_errors_by_k(
+                    point, counts, ks, *head, **({"short": short} if short != "error" else {}))
                 for k, estimate, (mean, sd, lo, hi), se in zip(ks, estimates, posteriors, ses,
                                                               strict=True):
                     rows.append(Row(fam.key, fam.label(k, tau, n_label), k, tau, used[k],
@@ -313,11 +322,10 @@ def _per_k(function: Any, counts: Any, ks: list[int], tau: float | None, short: 
     """
     import inspect
 
-    taken = inspect.signature(function).parameters
     head = () if tau is None else (tau,)
     if short == "error":
         return list(function(counts, ks, *head, **options))
-    if "short" in taken:
+    if "short" in inspect.signature(function).parameters:
         return list(function(counts, ks, *head, short=short, **options))
     values = []
     for k in ks:
@@ -492,8 +500,6 @@ def render_table(report: Report, digits: int = 3) -> str:
 
 
 def _legend(report: Report) -> list[str]:
-    import textwrap
-
     paragraphs = [
         "estimate: the unbiased estimator from the samples. se and "
         f"{_interval_title(report.confidence)}: standard error over questions and estimate "
@@ -515,8 +521,15 @@ def _legend(report: Report) -> list[str]:
     if _show_questions(report):
         paragraphs.append("questions: those with at least k samples (--short skip leaves the "
                           "others out at that k).")
-    return [line for paragraph in paragraphs + report.notes
-            for line in textwrap.wrap(paragraph, width=LEGEND_WIDTH)]
+    return [line for paragraph in paragraphs + report.notes for line in _wrapped(paragraph)]
+
+
+@functools.lru_cache(maxsize=64)
+def _wrapped(paragraph: str) -> tuple[str, ...]:
+    """``textwrap.wrap`` of a legend paragraph (cached: the same few in every report)."""
+    import textwrap
+
+    return tuple(textwrap.wrap(paragraph, width=LEGEND_WIDTH))
 
 
 def render_markdown(report: Report, digits: int = 3) -> str:
