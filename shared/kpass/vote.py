@@ -561,7 +561,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         ``draws`` and ``seed`` are then unused. For k > 12 (the exact cost grows like
         k^6) it is estimated deterministically from ``draws`` posterior samples of
         pi_q = G / sum(G) (G_i ~ Gamma(alpha_i)) drawn with ``seed``, g_k evaluated
-        exactly on each (to ~1e-13), with control variates whose moments are exact:
+        exactly on each (to ~1e-11), with control variates whose moments are exact:
         G_ref and the Poissonised votes c(G) = P(the reference wins when the answers
         get independent Poisson(tau G_i) votes), strict and taking ties, at
         tau A = the power of two nearest k (A the total concentration;
