@@ -319,3 +319,14 @@ def test_vote_ci_sampled_sd_at_k64_matches_long_monte_carlo(ties):
     assert sigma == pytest.approx(values.std(), rel=0.03)
     default = vote_at_k_ci([answers], ["A"], 64, ties=ties)[1]
     assert default == pytest.approx(values.std(), rel=0.06)
+
+
+@pytest.mark.parametrize("ties", ["fractional", "wrong"])
+def test_vote_ci_means_of_several_k_in_one_call_match_rational_enumeration(ties):
+    # k = 2, 3, 4 in one call share a Polya-urn DP (k within a factor 2 of the largest
+    # of a group); each mean against the exact rational E[g_k].
+    ks = [4, 1, 3, 2]
+    got = vote_at_k_ci(QUESTIONS, ["A"] * len(QUESTIONS), ks, ties=ties)
+    for k, (mu, *_rest) in zip(ks, got, strict=True):
+        means = [exact_moments(concentrations(q, "A", 1), k, ties)[0] for q in QUESTIONS]
+        assert mu == pytest.approx(float(sum(means) / len(means)), rel=1e-12)

@@ -451,19 +451,49 @@ def _negative_binomial_table(alpha: FloatArray, top: int, q: FloatArray) -> Floa
 
 def _posterior_mean(states: _Clusters, k: int, ties: str, prior: float) -> FloatArray:
     """Exact E[g(pi)] under Dir(counts + prior): the vote of k Polya-urn draws, (S,)."""
+    return _posterior_means(states, [k], ties, prior)[:, 0]
+
+
+def _k_groups(ks: list[int]) -> list[list[int]]:
+    """The distinct k, largest first, in groups within a factor 2 of their largest."""
+    groups: list[list[int]] = []
+    for k in sorted(set(ks), reverse=True):
+        if groups and 2 * k >= groups[-1][0]:
+            groups[-1].append(k)
+        else:
+            groups.append([k])
+    return [sorted(group) for group in groups]
+
+
+def _posterior_means(states: _Clusters, ks: list[int], ties: str, prior: float
+                     ) -> FloatArray:
+    """Exact E[g_k(pi)] for every k in ``ks``, (S, len(ks)).
+
+    The draws of each answer are NegativeBinomial(alpha_i, q) conditioned on their
+    total; any q gives the same Polya urn, so k within a factor 2 share one DP with
+    q = m / (A + m), m their largest (the smaller k read lower coefficients), each
+    divided by the probability of its own total.
+    """
     alpha_ref = states.ref + prior
     alpha_other = np.where(states.sizes > 0, states.sizes + prior, 0.0)
     alpha_pool = states.none + prior
     total = alpha_ref + alpha_other.sum(axis=1) + alpha_pool
-    q = k / (total + k)
-    ref_table = _negative_binomial_table(alpha_ref, k, q)
-    other_table = _negative_binomial_table(alpha_other, k, q)
-    pool_table = _negative_binomial_table(alpha_pool, k, q)
     width = (states.sizes > 0).sum(axis=1)
-    sums = _vote_sums(ref_table, lambda x: width, lambda rows, j: other_table[rows, j],
-                      lambda rows, d: pool_table[rows], [k], ties)[:, 0]
-    norm = _negative_binomial_table(total, k, q)[:, k]
-    return sums / norm
+    out = np.empty((states.n.size, len(ks)))
+    for group in _k_groups(ks):
+        top = group[-1]
+        q = top / (total + top)
+        ref_table = _negative_binomial_table(alpha_ref, top, q)
+        other_table = _negative_binomial_table(alpha_other, top, q)
+        pool_table = _negative_binomial_table(alpha_pool, top, q)
+        sums = _vote_sums(ref_table, lambda x: width,
+                          lambda rows, j, o=other_table: o[rows, j],
+                          lambda rows, d, p=pool_table: p[rows], group, ties)
+        norms = _negative_binomial_table(total, top, q)[:, group]
+        for index, k in enumerate(ks):
+            if k in group:
+                out[:, index] = sums[:, group.index(k)] / norms[:, group.index(k)]
+    return out
 
 
 def _poisson_table(mean: FloatArray, top: int) -> FloatArray:
@@ -506,10 +536,7 @@ def _draw_votes(pi_ref: FloatArray, pi_other: FloatArray, pi_pool: FloatArray, k
     beyond = pi_pool[:, None] + np.concatenate(
         [np.cumsum(pi_other[:, ::-1], axis=1)[:, ::-1], np.zeros((pi_ref.size, 1))], axis=1)
     out = np.empty((pi_ref.size, len(ks)))
-    pending = sorted(set(ks))
-    while pending:
-        group = [k for k in pending if k <= 2 * pending[0]]
-        pending = pending[len(group):]
+    for group in _k_groups(ks):
         top = group[-1]
         y = np.arange(top + 1)
         norms = poisson.pmf(group, top)
@@ -628,23 +655,30 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
     kept_by_k = [_kept(n_questions, budget, short) for budget in ks]
     lives = [np.flatnonzero(np.bincount(states.inverse[kept], minlength=states.n.size))
              for kept in kept_by_k]
-    sampled: dict[bytes, list[int]] = {}  # the sampled k of each set of questions
+    every: dict[bytes, list[int]] = {}  # the k of each set of questions
+    sampled: dict[bytes, list[int]] = {}  # the sampled ones
     for budget, live in zip(ks, lives, strict=True):
+        every.setdefault(live.tobytes(), []).append(budget)
         if budget > _EXACT_LARGEST_K:
             sampled.setdefault(live.tobytes(), []).append(budget)
     results = []
     samples: dict[bytes, _Samples] = {}
+    mean_tables: dict[bytes, dict[int, FloatArray]] = {}
     for budget, kept, live in zip(ks, kept_by_k, lives, strict=True):
         used = np.bincount(states.inverse[kept], minlength=states.n.size)
         sub = _Clusters(states.n[live], states.ref[live], states.none[live],
                         states.sizes[live], np.arange(live.size))
-        means = _posterior_mean(sub, budget, ties, prior)
+        key = live.tobytes()
+        if key not in mean_tables:  # one DP for every k within a factor 2
+            wanted = sorted(set(every[key]))
+            table = _posterior_means(sub, wanted, ties, prior)
+            mean_tables[key] = {k: table[:, i] for i, k in enumerate(wanted)}
+        means = mean_tables[key][budget]
         if budget == 1:
             variances = _single_draw_variance(sub, prior)
         elif budget <= _EXACT_LARGEST_K:
             variances = _exact_variance(sub, budget, ties, prior, means)
         else:
-            key = live.tobytes()
             if key not in samples:  # one pass over the samples for every sampled k
                 samples[key] = _samples(sub, sampled[key], ties, prior, int(draws), int(seed))
             variances = _posterior_variance(sub, budget, ties, prior, means, int(draws),
