@@ -538,13 +538,14 @@ def _draw_votes(pi_ref: FloatArray, pi_other: FloatArray, pi_pool: FloatArray, k
     out = np.empty((pi_ref.size, len(ks)))
     for group in _k_groups(ks):
         top = group[-1]
-        y = np.arange(top + 1)
         norms = poisson.pmf(group, top)
         cut = _DRAW_TOLERANCE * float(norms.min()) / float(norms[-1])
-        ref_table = poisson.pmf(y, top * pi_ref[:, None])
-        other_table = poisson.pmf(y, top * pi_other[..., None])
+        ref_table = _poisson_table(top * pi_ref, top)
+        other_table = _poisson_table((top * pi_other).ravel(), top).reshape(
+            pi_other.shape + (top + 1,))
         # tails[r, j, x] = P(Poisson(m pi_j) >= x); leading columns reach x most easily.
-        tails = poisson.sf(y - 1, top * pi_other[..., None])
+        tails = np.cumsum(other_table[..., ::-1], axis=-1)[..., ::-1] + poisson.sf(
+            top, top * pi_other)[..., None]
         sums = _vote_sums(
             ref_table,
             lambda x, t=tails, c=cut: (t[:, :, x] > c).sum(axis=1),
