@@ -154,7 +154,7 @@ def test_vote_ci_sampled_sd_beyond_the_exact_budget_agrees_with_the_exact_one(ti
                                                                             monkeypatch):
     answers = [["A", "A", "A", "B", "B", "C", "D", None], ["A", "B", "B", "C", "C", "C"]]
     _, exact, _, _ = vote_at_k_ci(answers, ["A", "A"], 5, ties=ties)
-    monkeypatch.setattr(kpass.vote, "_EXACT_LARGEST_K", 1)  # pi_ref the only control
+    monkeypatch.setattr(kpass.vote, "_EXACT_LARGEST_K", 1)  # sampled, controls at rate 4
     _, sampled, _, _ = vote_at_k_ci(answers, ["A", "A"], 5, ties=ties, draws=4000, seed=3)
     again = vote_at_k_ci(answers, ["A", "A"], 5, ties=ties, draws=4000, seed=3)[1]
     assert sampled == again  # deterministic for a seed
@@ -164,7 +164,8 @@ def test_vote_ci_sampled_sd_beyond_the_exact_budget_agrees_with_the_exact_one(ti
 
 @pytest.mark.parametrize("ties", ["fractional", "wrong"])
 def test_vote_ci_sampled_sd_at_k20_with_controls_matches_long_monte_carlo(ties):
-    # k = 20 samples with the controls pi_ref, g_8 and g_16; the reference is 20000
+    # k = 20 samples with the controls G_ref and the Poissonised votes at rate 16 (not 20:
+    # the nearest power of two); the reference is 20000
     # seeded Dirichlet draws, each g_20(pi) by enumerating the 1771 count tables
     # (its own error on sigma is about 0.5%).
     answers = ["A"] * 6 + ["B"] * 6 + ["C"] * 5 + [None] * 3
