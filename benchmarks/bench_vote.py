@@ -100,7 +100,7 @@ def sd_against_long_monte_carlo(questions: int = 200, picked: int = 12, long: in
 
     The questions whose posterior mean is nearest 1/2 (the largest sd) are
     compared; the long run's own error on sigma is about sqrt(1 / (2 long)).
-    Today's sampler (256 plain draws) is shown for comparison.
+    The sampler of earlier versions (256 plain draws) is shown for comparison.
     """
     from kpass.vote import (
         _Clusters,
@@ -122,8 +122,9 @@ def sd_against_long_monte_carlo(questions: int = 200, picked: int = 12, long: in
         if k <= 12:
             ours = {"exact": _exact_variance(states, k, ties, 1.0, means[index])}
         else:
-            ours = {f"controls, 32 draws, seed {seed}": _posterior_variance(
-                states, k, ties, 1.0, means[index], 32, seed) for seed in range(3)}
+            ours = {f"controls, {draws} draws, seed {seed}": _posterior_variance(
+                states, k, ties, 1.0, means[index], draws, seed)
+                for draws in (16, 32) for seed in range(3)}
         for seed in range(2):
             ours[f"plain, 256 draws, seed {seed}"] = _plain_monte_carlo(
                 every, index, k, ties, means[index], 256, seed)

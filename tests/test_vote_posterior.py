@@ -154,7 +154,7 @@ def test_vote_ci_sampled_sd_beyond_the_exact_budget_agrees_with_the_exact_one(ti
                                                                             monkeypatch):
     answers = [["A", "A", "A", "B", "B", "C", "D", None], ["A", "B", "B", "C", "C", "C"]]
     _, exact, _, _ = vote_at_k_ci(answers, ["A", "A"], 5, ties=ties)
-    monkeypatch.setattr(kpass.vote, "_EXACT_LARGEST_K", 1)  # pi_ref the only control
+    monkeypatch.setattr(kpass.vote, "_EXACT_LARGEST_K", 1)  # sampled, controls at rate 4
     _, sampled, _, _ = vote_at_k_ci(answers, ["A", "A"], 5, ties=ties, draws=4000, seed=3)
     again = vote_at_k_ci(answers, ["A", "A"], 5, ties=ties, draws=4000, seed=3)[1]
     assert sampled == again  # deterministic for a seed
@@ -164,7 +164,8 @@ def test_vote_ci_sampled_sd_beyond_the_exact_budget_agrees_with_the_exact_one(ti
 
 @pytest.mark.parametrize("ties", ["fractional", "wrong"])
 def test_vote_ci_sampled_sd_at_k20_with_controls_matches_long_monte_carlo(ties):
-    # k = 20 samples with the controls pi_ref, g_8 and g_16; the reference is 20000
+    # k = 20 samples with the controls G_ref and the Poissonised votes at rate 16 (not 20:
+    # the nearest power of two); the reference is 20000
     # seeded Dirichlet draws, each g_20(pi) by enumerating the 1771 count tables
     # (its own error on sigma is about 0.5%).
     answers = ["A"] * 6 + ["B"] * 6 + ["C"] * 5 + [None] * 3
@@ -245,3 +246,88 @@ def test_vote_ci_several_sampled_k_in_one_call_equal_single_calls():
     together = vote_at_k_ci(answers, references, ks)
     for k, result in zip(ks, together, strict=True):
         assert result == pytest.approx(vote_at_k_ci(answers, references, k), rel=1e-10)
+
+
+# ----------------------------------------------------------------------------- Poissonised controls
+
+
+def poissonised_votes(gammas, tau):
+    """(strict, weak) wins of the reference under independent Poisson(tau G_i) votes.
+
+    Column 0 of ``gammas`` is the reference, the last the never-winning pool; computed
+    straight from scipy's Poisson distribution up to 90 votes.
+    """
+    from scipy.stats import poisson
+
+    votes = np.arange(91)
+    ref = poisson.pmf(votes, tau * gammas[:, :1])
+    below = np.prod(poisson.cdf(votes[None, None, :] - 1, tau * gammas[:, 1:-1, None]), axis=1)
+    at_most = np.prod(poisson.cdf(votes[None, None, :], tau * gammas[:, 1:-1, None]), axis=1)
+    return np.stack([(ref * below)[:, 1:].sum(axis=1), (ref * at_most)[:, 1:].sum(axis=1)], 1)
+
+
+@pytest.mark.parametrize("answers", [
+    ["A"] * 9 + ["B"] * 8 + ["C"] * 3 + [None] * 4,
+    ["A"] * 6 + ["B"] * 9 + ["C"] * 6 + ["D"],  # the reference second
+])
+def test_poissonised_control_moments_match_monte_carlo_of_gamma_draws(answers):
+    # The controls' exact E[c], E[c_a c_b] and E[G_ref c] against 20000 seeded Gamma
+    # draws, each control evaluated from scipy's Poisson pmf and cdf (4 standard errors).
+    from kpass._core.vote_poisson import control_means, control_products
+
+    alpha = np.array(concentrations(answers, "A", 1), float)
+    tau = 30.0 / alpha.sum()
+    rng = np.random.default_rng(11)
+    gammas = rng.standard_gamma(alpha, size=(20_000, alpha.size))
+    values = poissonised_votes(gammas, tau)
+    ref, other = alpha[:1], alpha[None, 1:-1]
+    taus = np.array([tau])
+    checks = [
+        (control_means(ref, other, taus)[0], values),
+        (control_products(ref, other, taus)[0].ravel(),
+         (values[:, :, None] * values[:, None, :]).reshape(-1, 4)),
+        (ref[0] * control_means(ref + 1.0, other, taus)[0], gammas[:, :1] * values),
+    ]
+    for exact, sample in checks:
+        error = sample.std(axis=0) / math.sqrt(sample.shape[0])
+        assert np.all(np.abs(sample.mean(axis=0) - exact) < 4 * error + 1e-12), (exact, sample)
+        assert np.all(error < 0.02 * np.abs(exact))  # the check has power
+
+
+def multinomial_tables(k, parts, ties):
+    """Every count table of k draws with a nonzero credit: (tables, parts) counts, credits."""
+    tables = np.array([x for x in compositions(k, parts) if credit(x, ties)], dtype=float)
+    credits = np.array([float(credit(tuple(int(v) for v in x), ties)) for x in tables])
+    log_coefficient = (math.lgamma(k + 1)
+                       - np.sum([[math.lgamma(v + 1) for v in x] for x in tables], axis=1))
+    return tables, credits, log_coefficient
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ties", ["fractional", "wrong"])
+def test_vote_ci_sampled_sd_at_k64_matches_long_monte_carlo(ties):
+    # k = 64 with the Poissonised controls, against 6000 seeded Dirichlet draws, each
+    # g_64(pi) by summing the multinomial pmf over the winning count tables of 64 draws
+    # among the reference, two wrong answers and None (its own error on sigma ~0.9%).
+    answers = ["A"] * 20 + ["B"] * 18 + ["C"] * 14 + [None] * 12
+    alpha = np.array(concentrations(answers, "A", 1), float)
+    tables, credits, log_coefficient = multinomial_tables(64, alpha.size, ties)
+    rng = np.random.default_rng(64)
+    pi = rng.dirichlet(alpha, size=6000)
+    values = np.exp(np.log(pi) @ tables.T + log_coefficient) @ credits
+    mu, sigma, _, _ = vote_at_k_ci([answers], ["A"], 64, ties=ties, draws=128)
+    assert mu == pytest.approx(values.mean(), abs=4 * values.std() / math.sqrt(values.size))
+    assert sigma == pytest.approx(values.std(), rel=0.03)
+    default = vote_at_k_ci([answers], ["A"], 64, ties=ties)[1]
+    assert default == pytest.approx(values.std(), rel=0.06)
+
+
+@pytest.mark.parametrize("ties", ["fractional", "wrong"])
+def test_vote_ci_means_of_several_k_in_one_call_match_rational_enumeration(ties):
+    # k = 2, 3, 4 in one call share a Polya-urn DP (k within a factor 2 of the largest
+    # of a group); each mean against the exact rational E[g_k].
+    ks = [4, 1, 3, 2]
+    got = vote_at_k_ci(QUESTIONS, ["A"] * len(QUESTIONS), ks, ties=ties)
+    for k, (mu, *_rest) in zip(ks, got, strict=True):
+        means = [exact_moments(concentrations(q, "A", 1), k, ties)[0] for q in QUESTIONS]
+        assert mu == pytest.approx(float(sum(means) / len(means)), rel=1e-12)

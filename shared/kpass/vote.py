@@ -61,6 +61,7 @@ from ._core.inputs import (
 )
 from ._core.states import keep_at_least
 from ._core.vote_pairs import second_moment
+from ._core.vote_poisson import control_means, control_products, control_values
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -77,10 +78,11 @@ _CHUNK_ENTRIES = 1 << 21
 #: Largest k whose posterior variance is exact: its cost grows like k^6, and at k = 12 it
 #: is about the time of the sampled estimate (~1 s for 200 questions of 64 answers).
 _EXACT_LARGEST_K = 12
-#: Beyond it, the votes of these many draws (exact moments) are control variates.
-_CONTROL_KS = (8, 16)
 #: Smallest normaliser (log) a scaling may reach before k values are split apart.
 _LOG_FLOOR = -230.0
+#: Vote of one posterior sample: answers and reference counts whose weight is below this
+#: fraction of the normaliser are left out (see :func:`_draw_votes`).
+_DRAW_TOLERANCE = 1e-12
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -449,19 +451,49 @@ def _negative_binomial_table(alpha: FloatArray, top: int, q: FloatArray) -> Floa
 
 def _posterior_mean(states: _Clusters, k: int, ties: str, prior: float) -> FloatArray:
     """Exact E[g(pi)] under Dir(counts + prior): the vote of k Polya-urn draws, (S,)."""
+    return _posterior_means(states, [k], ties, prior)[:, 0]
+
+
+def _k_groups(ks: list[int]) -> list[list[int]]:
+    """The distinct k, largest first, in groups within a factor 2 of their largest."""
+    groups: list[list[int]] = []
+    for k in sorted(set(ks), reverse=True):
+        if groups and 2 * k >= groups[-1][0]:
+            groups[-1].append(k)
+        else:
+            groups.append([k])
+    return [sorted(group) for group in groups]
+
+
+def _posterior_means(states: _Clusters, ks: list[int], ties: str, prior: float
+                     ) -> FloatArray:
+    """Exact E[g_k(pi)] for every k in ``ks``, (S, len(ks)).
+
+    The draws of each answer are NegativeBinomial(alpha_i, q) conditioned on their
+    total; any q gives the same Polya urn, so k within a factor 2 share one DP with
+    q = m / (A + m), m their largest (the smaller k read lower coefficients), each
+    divided by the probability of its own total.
+    """
     alpha_ref = states.ref + prior
     alpha_other = np.where(states.sizes > 0, states.sizes + prior, 0.0)
     alpha_pool = states.none + prior
     total = alpha_ref + alpha_other.sum(axis=1) + alpha_pool
-    q = k / (total + k)
-    ref_table = _negative_binomial_table(alpha_ref, k, q)
-    other_table = _negative_binomial_table(alpha_other, k, q)
-    pool_table = _negative_binomial_table(alpha_pool, k, q)
     width = (states.sizes > 0).sum(axis=1)
-    sums = _vote_sums(ref_table, lambda x: width, lambda rows, j: other_table[rows, j],
-                      lambda rows, d: pool_table[rows], [k], ties)[:, 0]
-    norm = _negative_binomial_table(total, k, q)[:, k]
-    return sums / norm
+    out = np.empty((states.n.size, len(ks)))
+    for group in _k_groups(ks):
+        top = group[-1]
+        q = top / (total + top)
+        ref_table = _negative_binomial_table(alpha_ref, top, q)
+        other_table = _negative_binomial_table(alpha_other, top, q)
+        pool_table = _negative_binomial_table(alpha_pool, top, q)
+        sums = _vote_sums(ref_table, lambda x: width,
+                          lambda rows, j, o=other_table: o[rows, j],
+                          lambda rows, d, p=pool_table: p[rows], group, ties)
+        norms = _negative_binomial_table(total, top, q)[:, group]
+        for index, k in enumerate(ks):
+            if k in group:
+                out[:, index] = sums[:, group.index(k)] / norms[:, group.index(k)]
+    return out
 
 
 def _poisson_table(mean: FloatArray, top: int) -> FloatArray:
@@ -490,10 +522,11 @@ def _draw_votes(pi_ref: FloatArray, pi_other: FloatArray, pi_pool: FloatArray, k
     values within a factor 2 share one DP with m their largest (the products of the
     smaller k are its lower coefficients), normalised by Poisson(m) at each k.
     To keep posterior sampling fast, an answer whose chance of reaching x draws is
-    below 1e-16 times the normaliser is not constrained at x (it joins the
+    below 1e-12 times the normaliser is not constrained at x (it joins the
     never-winning pool, whose Poisson mean it adds to), and reference counts x of
-    weight below 1e-16 times the normaliser are skipped: each answer or x changes g
-    by at most ~1e-15.
+    weight below 1e-12 times the normaliser are skipped: each answer or x changes g
+    by at most ~1e-11 (measured against a 1e-16 cut on 784 posterior samples at
+    k = 64: 5e-14 at most, in half the time with fractional ties).
     """
     from scipy.stats import poisson
 
@@ -503,24 +536,22 @@ def _draw_votes(pi_ref: FloatArray, pi_other: FloatArray, pi_pool: FloatArray, k
     beyond = pi_pool[:, None] + np.concatenate(
         [np.cumsum(pi_other[:, ::-1], axis=1)[:, ::-1], np.zeros((pi_ref.size, 1))], axis=1)
     out = np.empty((pi_ref.size, len(ks)))
-    pending = sorted(set(ks))
-    while pending:
-        group = [k for k in pending if k <= 2 * pending[0]]
-        pending = pending[len(group):]
+    for group in _k_groups(ks):
         top = group[-1]
-        y = np.arange(top + 1)
         norms = poisson.pmf(group, top)
-        cut = 1e-16 * float(norms.min()) / float(norms[-1])
-        ref_table = poisson.pmf(y, top * pi_ref[:, None])
-        other_table = poisson.pmf(y, top * pi_other[..., None])
+        cut = _DRAW_TOLERANCE * float(norms.min()) / float(norms[-1])
+        ref_table = _poisson_table(top * pi_ref, top)
+        other_table = _poisson_table((top * pi_other).ravel(), top).reshape(
+            pi_other.shape + (top + 1,))
         # tails[r, j, x] = P(Poisson(m pi_j) >= x); leading columns reach x most easily.
-        tails = poisson.sf(y - 1, top * pi_other[..., None])
+        tails = np.cumsum(other_table[..., ::-1], axis=-1)[..., ::-1] + poisson.sf(
+            top, top * pi_other)[..., None]
         sums = _vote_sums(
             ref_table,
             lambda x, t=tails, c=cut: (t[:, :, x] > c).sum(axis=1),
             lambda rows, j, o=other_table: o[rows, j],
             lambda rows, d, m=top: _poisson_table(m * beyond[rows, d], m),
-            group, ties, floor=1e-16 * float(norms.min()),
+            group, ties, floor=_DRAW_TOLERANCE * float(norms.min()),
         ) / norms
         for index, k in enumerate(ks):
             if k in group:
@@ -531,7 +562,7 @@ def _draw_votes(pi_ref: FloatArray, pi_other: FloatArray, pi_pool: FloatArray, k
 def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashable],
                  k: Any, *, ties: str = "fractional", confidence: float = 0.95,
                  bounds: tuple[float, float] | None = (0.0, 1.0), prior: float = 1.0,
-                 short: str = "error", draws: int = 32, seed: int = 0,
+                 short: str = "error", draws: int = 16, seed: int = 0,
                  normalize: Callable[[Any], Any] | None = None) -> Any:
     r"""Posterior mean, sd and credible interval of the plurality-vote accuracy at k.
 
@@ -557,19 +588,24 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         whose count table factorises over answers (:mod:`kpass._core.vote_pairs`);
         ``draws`` and ``seed`` are then unused. For k > 12 (the exact cost grows like
         k^6) it is estimated deterministically from ``draws`` posterior samples of
-        pi_q drawn with ``seed``, g_k evaluated exactly on each (to ~1e-13), with
-        control variates whose moments are exact: pi_ref, g_8(pi) and g_16(pi)
-        (those below k). With b the least-squares fit of g_k on the controls over a
-        question's samples, Var = b' Sigma b + the mean squared residual, Sigma the
-        controls' exact covariance: only the part of g_k the controls leave
-        unexplained (1 - R^2, about 1% of Var at k = 64 on typical data) is
-        sampled. Error bound: the relative sd of sigma per question is about
-        sqrt(R^2 (1 - R^2) / draws) + (1 - R^2) / sqrt(2 draws); measured against
-        a 2000-draw Monte Carlo on the questions with the largest sd (k = 64, the
-        default 32 draws), 2.2% rms, worst 5%, where 256 plain samples (the
-        sampler before) gave 3-4% rms, worst 8% (tests and
-        ``benchmarks/bench_vote.py``). Errors of different questions average out
-        in sigma.
+        pi_q = G / sum(G) (G_i ~ Gamma(alpha_i)) drawn with ``seed``, g_k evaluated
+        exactly on each (to ~1e-11), with control variates whose moments are exact:
+        G_ref and the Poissonised votes c(G) = P(the reference wins when the answers
+        get independent Poisson(tau G_i) votes), strict and taking ties, at
+        tau A = the power of two nearest k in log scale (A the total concentration;
+        :mod:`kpass._core.vote_poisson`; without a fixed number of draws the answers
+        are independent, so their moments are sums of about C T^2 terms). With b the
+        least-squares fit of g_k on the controls over a question's D samples,
+        Var = b' Sigma b + sum of squared residuals / (D - 3), Sigma the controls'
+        exact covariance: only the part of g_k the controls leave unexplained
+        (1 - R^2, about 0.4% of Var at k = 64 on typical data, against 0.8% for
+        the votes of 8 and 16 draws used before) is sampled. Error: the relative sd
+        of sigma per question is about sqrt(R^2 (1 - R^2) / D) + (1 - R^2) / sqrt(2 D);
+        measured against a 2000-draw Monte Carlo on the questions with the largest
+        sd (k = 64, the default 16 draws): rms 1.4-1.9%, worst 2.5-3.6% (3 seeds),
+        where the 32 draws with the old controls gave 2.1-2.3%, worst 3.8-5.3%, and
+        the reference itself errs by ~1.6% (``benchmarks/bench_vote.py``). Errors of
+        different questions average out in sigma.
 
     Args:
         answers: one list of hashable final answers per question (lengths may differ).
@@ -582,7 +618,9 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         short: ``"error"`` (default) refuses questions with fewer than k answers,
             ``"skip"`` leaves them out (the same questions as :func:`vote_at_k`).
         draws: posterior samples per question for the variance when k > 12, >= 2
-            (accepted and unused for k <= 12, where the variance is exact).
+            (accepted and unused for k <= 12, where the variance is exact). The
+            default 16 is as accurate with the Poissonised controls as 32 were with
+            the votes of 8 and 16 draws as controls.
         seed: seed of those samples (results are deterministic for a given seed).
         normalize: as in :func:`vote_at_k`.
 
@@ -619,23 +657,30 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
     kept_by_k = [_kept(n_questions, budget, short) for budget in ks]
     lives = [np.flatnonzero(np.bincount(states.inverse[kept], minlength=states.n.size))
              for kept in kept_by_k]
-    sampled: dict[bytes, list[int]] = {}  # the sampled k of each set of questions
+    every: dict[bytes, list[int]] = {}  # the k of each set of questions
+    sampled: dict[bytes, list[int]] = {}  # the sampled ones
     for budget, live in zip(ks, lives, strict=True):
+        every.setdefault(live.tobytes(), []).append(budget)
         if budget > _EXACT_LARGEST_K:
             sampled.setdefault(live.tobytes(), []).append(budget)
     results = []
     samples: dict[bytes, _Samples] = {}
+    mean_tables: dict[bytes, dict[int, FloatArray]] = {}
     for budget, kept, live in zip(ks, kept_by_k, lives, strict=True):
         used = np.bincount(states.inverse[kept], minlength=states.n.size)
         sub = _Clusters(states.n[live], states.ref[live], states.none[live],
                         states.sizes[live], np.arange(live.size))
-        means = _posterior_mean(sub, budget, ties, prior)
+        key = live.tobytes()
+        if key not in mean_tables:  # one DP for every k within a factor 2
+            wanted = sorted(set(every[key]))
+            table = _posterior_means(sub, wanted, ties, prior)
+            mean_tables[key] = {k: table[:, i] for i, k in enumerate(wanted)}
+        means = mean_tables[key][budget]
         if budget == 1:
             variances = _single_draw_variance(sub, prior)
         elif budget <= _EXACT_LARGEST_K:
             variances = _exact_variance(sub, budget, ties, prior, means)
         else:
-            key = live.tobytes()
             if key not in samples:  # one pass over the samples for every sampled k
                 samples[key] = _samples(sub, sampled[key], ties, prior, int(draws), int(seed))
             variances = _posterior_variance(sub, budget, ties, prior, means, int(draws),
@@ -684,29 +729,36 @@ def _exact_variance(states: _Clusters, k: int, ties: str, prior: float,
     return np.maximum(_cross_moment(states, k, k, ties, prior) - means * means, 0.0)
 
 
-def _control_moments(states: _Clusters, small: list[int], ties: str, prior: float
-                     ) -> tuple[FloatArray, FloatArray]:
-    """Exact means (S, P) and covariances (S, P, P) of the controls pi_ref, g_c(pi), c in small.
+def _control_rate(k: int) -> int:
+    """Draws per vote of the Poissonised controls for k: the nearest power of two (log scale).
 
-    pi_ref is Beta(a, A - a); E[g_c] is the Polya-urn mean, E[g_c g_d] the exact cross
-    moment of :mod:`kpass._core.vote_pairs`, and E[pi_ref g_c(pi)] = (a / A) E[g_c]
-    under Dirichlet(counts + prior + 1 on the reference).
+    Several k of one call share a few rates (and their exact moments); at k = 64 the rate
+    is k itself.
     """
-    a = states.ref + prior
-    total = a + np.where(states.sizes > 0, states.sizes + prior, 0.0).sum(axis=1) + (
-        states.none + prior)
-    share = a / total
-    bumped = _Clusters(states.n, states.ref + 1, states.none, states.sizes, states.inverse)
-    means = np.stack([share] + [_posterior_mean(states, c, ties, prior) for c in small], axis=1)
-    covariance = np.empty((states.n.size, len(small) + 1, len(small) + 1))
-    covariance[:, 0, 0] = _single_draw_variance(states, prior)
-    for i, c in enumerate(small, start=1):
-        cross = share * _posterior_mean(bumped, c, ties, prior) - share * means[:, i]
-        covariance[:, 0, i] = covariance[:, i, 0] = cross
-        for j, d in enumerate(small[: i], start=1):
-            covariance[:, i, j] = covariance[:, j, i] = (
-                _cross_moment(states, c, d, ties, prior) - means[:, i] * means[:, j])
-    return means, covariance
+    return 1 << max(0, round(math.log2(k)))
+
+
+def _control_moments(states: _Clusters, rate: int, prior: float
+                     ) -> tuple[FloatArray, FloatArray]:
+    """Exact means (S, 3) and covariances (S, 3, 3) of the controls (G_ref, c_strict, c_weak).
+
+    The controls are functions of the Gamma variates G (pi = G / sum G) with the
+    Poisson rate tau = rate / A per unit of G, A the total concentration
+    (:mod:`kpass._core.vote_poisson`): E[G_ref] = Var[G_ref] = a, and
+    E[G_ref c] = a E[c | a + 1] (size bias of a Gamma variate).
+    """
+    alpha_ref = states.ref + prior
+    alpha_other = np.where(states.sizes > 0, states.sizes + prior, 0.0)
+    total = alpha_ref + alpha_other.sum(axis=1) + states.none + prior
+    tau = rate / total
+    means = control_means(alpha_ref, alpha_other, tau)
+    biased = control_means(alpha_ref + 1.0, alpha_other, tau)
+    products = control_products(alpha_ref, alpha_other, tau)
+    covariance = np.empty((alpha_ref.size, 3, 3))
+    covariance[:, 0, 0] = alpha_ref
+    covariance[:, 0, 1:] = covariance[:, 1:, 0] = alpha_ref[:, None] * (biased - means)
+    covariance[:, 1:, 1:] = products - means[:, :, None] * means[:, None, :]
+    return np.concatenate([alpha_ref[:, None], means], axis=1), covariance
 
 
 @dataclass(frozen=True)
@@ -715,15 +767,14 @@ class _Samples:
 
     Attributes:
         votes: k -> (S, draws) g_k on each sample, for the sampled k.
-        small: the c of the controls g_c (pi_ref comes first).
-        controls: (S, draws, P) the controls on each sample minus their exact means.
-        covariance: (S, P, P) the controls' exact covariance.
+        controls: rate -> (S, draws, 3) the controls (G_ref, c_strict, c_weak) on each
+            sample minus their exact means, scaled by their exact sd.
+        covariance: rate -> (S, 3, 3) their exact correlation matrix (same scaling).
     """
 
     votes: dict[int, FloatArray]
-    small: list[int]
-    controls: FloatArray
-    covariance: FloatArray
+    controls: dict[int, FloatArray]
+    covariance: dict[int, FloatArray]
 
 
 def _samples(states: _Clusters, ks: list[int], ties: str, prior: float, draws: int,
@@ -731,7 +782,8 @@ def _samples(states: _Clusters, ks: list[int], ties: str, prior: float, draws: i
     """Seeded Dirichlet samples per state with g_k on them for every k in ``ks``.
 
     Also the controls of :func:`_posterior_variance` on the same samples, all in one
-    pass (:func:`_draw_votes` shares a DP among k within a factor 2).
+    pass (:func:`_draw_votes` shares a DP among k within a factor 2; k of the same
+    :func:`_control_rate` share the controls).
     """
     rng = np.random.default_rng(seed)
     width = states.sizes.shape[1]
@@ -744,34 +796,44 @@ def _samples(states: _Clusters, ks: list[int], ties: str, prior: float, draws: i
     shape = np.repeat(alpha, draws, axis=0)
     gammas = np.where(shape > 0, rng.standard_gamma(np.where(shape > 0, shape, 1.0)), 0.0)
     pi = gammas / gammas.sum(axis=1, keepdims=True)
-    small = [c for c in _CONTROL_KS if c < max(ks)]
-    means, covariance = _control_moments(states, small, ties, prior)
-    wanted = small + sorted(set(ks))
+    wanted = sorted(set(ks))
     values = _draw_votes(pi[:, 0], pi[:, 1 : 1 + width], pi[:, -1], wanted, ties)
-    columns = np.concatenate([pi[:, :1], values[:, : len(small)]], axis=1)
-    controls = columns.reshape(-1, draws, len(small) + 1) - means[:, None, :]
-    votes = {k: values[:, len(small) + i].reshape(-1, draws)
-             for i, k in enumerate(wanted[len(small):])}
-    return _Samples(votes, small, controls, covariance)
+    votes = {k: values[:, i].reshape(-1, draws) for i, k in enumerate(wanted)}
+    controls, correlations = {}, {}
+    for rate in sorted({_control_rate(k) for k in wanted}):
+        means, covariance = _control_moments(states, rate, prior)
+        tau = np.repeat(rate / alpha.sum(axis=1), draws)
+        columns = np.concatenate([
+            gammas[:, :1],
+            control_values(tau * gammas[:, 0], tau[:, None] * gammas[:, 1 : 1 + width]),
+        ], axis=1).reshape(-1, draws, 3) - means[:, None, :]
+        # Scaled by the exact sd (1 where a control is constant): the least squares of
+        # :func:`_posterior_variance` then see numbers of one size at any prior.
+        sd = np.sqrt(np.maximum(np.diagonal(covariance, axis1=1, axis2=2), 0.0))
+        sd = np.where(sd > 0, sd, 1.0)
+        controls[rate] = columns / sd[:, None, :]
+        correlations[rate] = covariance / (sd[:, :, None] * sd[:, None, :])
+    return _Samples(votes, controls, correlations)
 
 
 def _posterior_variance(states: _Clusters, k: int, ties: str, prior: float, means: FloatArray,
                         draws: int, seed: int, samples: _Samples | None = None) -> FloatArray:
     """Var[g_k(pi)] per state from ``draws`` seeded Dirichlet samples, with control variates.
 
-    Each sample pi_i gives y_i = g_k(pi_i) - E[g_k] (exact g_k, exact mean) and the
-    controls h_i = (pi_ref, g_8(pi), g_16(pi)) (the votes of fewer draws than k) minus
-    their exact means, whose covariance Sigma is exact (:func:`_control_moments`). With
-    b the least-squares fit of y on h over the samples of a state,
-    Var = b' Sigma b + mean((y - h b)^2): only the part of g_k that the controls do not
-    explain (about 1% of its variance at k = 64 on typical data) is left to sampling.
+    Each sample pi_i = G_i / sum(G_i) gives y_i = g_k(pi_i) - E[g_k] (exact g_k, exact
+    mean) and the controls h_i = (G_ref, c_strict(G_i), c_weak(G_i)), the Poissonised
+    votes of :mod:`kpass._core.vote_poisson` at the rate :func:`_control_rate` (k),
+    minus their exact means; their covariance Sigma is exact too. With b the
+    least-squares fit of y on h over the D samples of a state,
+    Var = b' Sigma b + sum((y - h b)^2) / (D - 3): only the part of g_k that the
+    controls leave unexplained (about 0.4% of its variance at k = 64 on typical data)
+    is left to sampling, with the residual's degrees of freedom.
     ``samples``: the result of :func:`_samples` for the same states, draws and seed,
     with k among its votes (shared by every sampled k of one call).
     """
     samples = samples or _samples(states, [k], ties, prior, draws, seed)
-    used = 1 + sum(c < k for c in samples.small)
-    controls = samples.controls[:, :, :used]
-    covariance = samples.covariance[:, :used, :used]
+    rate = _control_rate(k)
+    controls, covariance = samples.controls[rate], samples.covariance[rate]
     deviations = samples.votes[k] - means[:, None]
     # Least squares per state; pinv keeps a degenerate state (a constant control) finite.
     gram = np.einsum("sdi,sdj->sij", controls, controls)
@@ -779,4 +841,5 @@ def _posterior_variance(states: _Clusters, k: int, ties: str, prior: float, mean
                       np.einsum("sdi,sd->si", controls, deviations))
     residual = deviations - np.einsum("sdi,si->sd", controls, slope)
     explained = np.einsum("si,sij,sj->s", slope, covariance, slope)
-    return explained + np.mean(residual**2, axis=1)
+    freedom = max(draws - controls.shape[2], 1)
+    return explained + np.sum(residual**2, axis=1) / freedom

@@ -20,13 +20,13 @@ NegativeBinomial(a_j, p) and split Binomial(m, 1/2) between the groups; every
 number is then a probability below one (no overflow, no cancellation) and the
 result is divided by the probability of the totals (k, k). The pairs (s, t) and
 (t, s) have the same value, so only t <= s is computed. With groups of k and l
-draws the same sum is E[g_k(pi) g_l(pi)] (the control variates of the sampled
-variance at large k).
+draws the same sum is E[g_k(pi) g_l(pi)].
 
 Cost per state: about C * sum_{t <= s} s (k - s) (k - t)^2 operations for C wrong
 answers (a batched Toeplitz product along the first group per draw count of the
 second), of order C k^6 / 24 at most: cheap for small k, out of reach at k = 64, where
-:func:`kpass.vote.vote_at_k_ci` samples with these moments as controls.
+:func:`kpass.vote.vote_at_k_ci` samples, with the controls of
+:mod:`kpass._core.vote_poisson`.
 """
 
 from __future__ import annotations
