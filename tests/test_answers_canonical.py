@@ -142,3 +142,27 @@ def test_fixed_never_prints_negative_zero():
     assert fixed(-0.0001, 3) == "0.000"
     assert fixed(-0.002, 3) == "-0.002"
     assert fixed(0.5, 1) == "0.5"
+
+
+def test_remembered_key_equals_canonical_on_mixed_types():
+    # The per-call memo of answer_key(None) is keyed by (type, value): equal values of
+    # different types (True and 1, 1 and 1.0 and np.int64(1)) keep their own canonical
+    # forms, NaN (unequal to itself) is recomputed, and repeated calls agree.
+    import math
+
+    import numpy as np
+
+    from kpass._core.canonical import answer_key, canonical_answer
+
+    values = [True, 1, 1.0, np.int64(1), np.float64(1.0), np.bool_(True), "1", " 1.0 ",
+              False, 0, -0.0, "0", float("nan"), np.float64("nan"), float("inf"), "B",
+              " B", None, (1, 2), 2.5, "2.5", 10**30, "1e3"]
+    key = answer_key(None)
+    for _ in range(2):
+        for value in values:
+            got, want = key(value), canonical_answer(value)
+            assert type(got) is type(want), value
+            assert got == want or (isinstance(want, float) and math.isnan(want)), value
+    assert key(True) == "True" and key(1) == 1 and key(np.bool_(True)) == "True"
+    # unhashable answers pass through (and are refused where they are counted)
+    assert key([1]) == [1]

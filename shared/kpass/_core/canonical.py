@@ -71,7 +71,7 @@ def answer_key(normalize: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
         TypeError: ``normalize`` is not callable.
     """
     if normalize is None:
-        return canonical_answer
+        return _remembered_canonical()
     if not callable(normalize):
         raise TypeError(f"`normalize` must be a callable answer -> answer; got {normalize!r}")
 
@@ -87,3 +87,27 @@ def answer_key(normalize: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
 
     return key
 
+
+
+def _remembered_canonical() -> Callable[[Any], Any]:
+    """:func:`canonical_answer` remembering each distinct (type, value) it has seen.
+
+    Answers repeat within and across questions, and the canonical form (type tests, a
+    regular expression, a Decimal) costs ~20x a dictionary lookup. The type is part of
+    the key because equal values of different types can differ canonically (``True``
+    is ``"True"``, ``1`` is ``1``); a value that is not equal to itself (NaN) simply
+    misses every time. Unhashable values go through uncached (and fail where they are
+    counted, as before).
+    """
+    seen: dict[tuple[type, Any], Any] = {}
+
+    def key(value: Any) -> Any:
+        try:
+            return seen[value.__class__, value]
+        except KeyError:
+            out = seen[value.__class__, value] = canonical_answer(value)
+            return out
+        except TypeError:  # unhashable
+            return canonical_answer(value)
+
+    return key
