@@ -102,6 +102,18 @@ class Credit:
                 self._squares[key] = bernstein_product(h, np.ones(self.k + 1))
         return self._squares[key]
 
+    def product(self, other: Credit, side: float, other_side: float) -> FloatArray:
+        """Bernstein coefficients of this credit's ``side`` times ``other``'s ``other_side``.
+
+        Kept per (other's values, sides): a covariance asks for the same products at
+        every call.
+        """
+        key = ("product", other.values.tobytes(), side, other_side)
+        if key not in self._squares:
+            self._squares[key] = bernstein_product(self.sides()[0 if side > 0 else 1],
+                                                   other.sides()[0 if other_side > 0 else 1])
+        return self._squares[key]
+
 
 #: Largest weight table ((2k + 1) x (k + 1)) for :meth:`Credit.elevated`.
 ELEVATION_ENTRIES = 1 << 20
@@ -382,28 +394,28 @@ def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit, *,
         check_product_degree(k)  # before any work: the variance would need an O(k^2) table
     up, down = credit.sides()
     fits = alpha.size * (2 * k + 1) <= CHUNK_ENTRIES
-    up_elevated = credit.elevated(1.0) if fits else None
-    if up_elevated is not None:
-        # One degree-2k table gives both moments (the means by degree elevation).
-        squares = beta_binomial_pmf(2 * k, alpha, beta)
-        up_mean = squares @ up_elevated
-        table = None
-    else:
-        table = beta_binomial_pmf(k, alpha, beta) if fits else None
-        up_mean = table @ up if fits else beta_expectation(alpha, beta, up)
+    squares = beta_binomial_pmf(2 * k, alpha, beta) if fits else None
+    # The degree-2k table gives the means too, through degree-elevated coefficients;
+    # where those are not cached (k above ~720) the degree-k table is built for them.
+    elevated = fits and credit.elevated(1.0) is not None
+    table = beta_binomial_pmf(k, alpha, beta) if fits and not elevated else None
+
+    def side_mean(rows: slice | npt.NDArray[np.bool_], sign: float) -> FloatArray:
+        if elevated:
+            return squares[rows] @ credit.elevated(sign)
+        shifted_credit = up if sign > 0 else down
+        if fits:
+            return table[rows] @ shifted_credit
+        return beta_expectation(alpha[rows], beta[rows], shifted_credit)
+
+    up_mean = side_mean(slice(None), 1.0)
     use_down = up_mean > 0.5 * (high - low)
     side = np.where(use_down, -1.0, 1.0)
     # The smaller side's mean is computed directly, not as a difference from the larger.
     shifted = up_mean.copy()
     if use_down.any():
-        if up_elevated is not None:
-            shifted[use_down] = squares[use_down] @ credit.elevated(-1.0)
-        else:
-            shifted[use_down] = (table[use_down] @ down if fits
-                                 else beta_expectation(alpha[use_down], beta[use_down], down))
+        shifted[use_down] = side_mean(use_down, -1.0)
     if fits:
-        if up_elevated is None:
-            squares = beta_binomial_pmf(2 * k, alpha, beta)
         second = np.where(use_down, squares @ credit.squared(-1.0), squares @ credit.squared(1.0))
     else:
         second = np.empty(alpha.size)
@@ -413,18 +425,7 @@ def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit, *,
     variance = refine_variance(alpha, beta, table, up,
                                np.maximum(second - shifted * shifted, 0.0), second)
     mean = np.where(use_down, high - shifted, low + shifted)
-    return StateMoments(mean, variance, side, shifted, squares if fits else None)
-
-
-def _cached_product(left: Credit, right: Credit, left_side: float, right_side: float
-                    ) -> FloatArray:
-    """Bernstein coefficients of (left side) x (right side), kept on the left credit."""
-    key = ("product", right.values.tobytes(), left_side, right_side)
-    if key not in left._squares:
-        left_values = left.sides()[0 if left_side > 0 else 1]
-        right_values = right.sides()[0 if right_side > 0 else 1]
-        left._squares[key] = bernstein_product(left_values, right_values)
-    return left._squares[key]
+    return StateMoments(mean, variance, side, shifted, squares)
 
 
 def posterior_covariance(alpha: FloatArray, beta: FloatArray, left: Credit, right: Credit,
@@ -450,7 +451,7 @@ def posterior_covariance(alpha: FloatArray, beta: FloatArray, left: Credit, righ
             mask = (left_moments.side == left_side) & (right_moments.side == right_side)
             if not mask.any():
                 continue
-            product = _cached_product(left, right, left_side, right_side)
+            product = left.product(right, left_side, right_side)
             cross = (table[mask] @ product if table is not None
                      else beta_expectation(alpha[mask], beta[mask], product))
             second[mask] = cross

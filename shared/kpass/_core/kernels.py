@@ -23,11 +23,24 @@ IntArray = npt.NDArray[np.int64]
 
 #: Largest table (rows x columns) built at once; bigger jobs are split by rows.
 CHUNK_ENTRIES = 1 << 22
+#: Entries of a per-state table built at once (512 KiB per temporary), in near-equal
+#: row blocks. Measured on 257 and 1025 states: 2^16 is within 10% of the best block
+#: size; 2^14 pays numpy's per-call overhead per block (+20-40%), and 2^17 made the
+#: degree-128 table 2.2x slower (temporaries on fresh pages: page faults cost more than
+#: the arithmetic on this machine).
+PMF_BLOCK_ENTRIES = 1 << 16
 
 
-def _row_chunks(rows: int, width: int) -> range:
-    step = max(1, CHUNK_ENTRIES // max(1, width))
-    return range(0, rows, step)
+def _blocks(rows: int, width: int, entries: int | None = None) -> list[tuple[int, int]]:
+    """(start, stop) of near-equal row blocks of at most about ``entries`` entries each.
+
+    ``entries`` defaults to :data:`PMF_BLOCK_ENTRIES` (the per-state tables kept small);
+    :data:`CHUNK_ENTRIES` bounds the other tables.
+    """
+    entries = PMF_BLOCK_ENTRIES if entries is None else entries
+    count = max(1, -(-rows * max(1, width) // entries))
+    step = max(1, -(-rows // count))
+    return [(start, min(rows, start + step)) for start in range(0, rows, step)]
 
 
 def normalized_from_log_ratios(log_ratios: FloatArray, length: IntArray, *,
@@ -121,14 +134,6 @@ def hypergeom_pmf(population: IntArray, successes: IntArray, draws: IntArray | i
     mode = (draws_arr + 1) * (successes + 1) // (population + 2) - low
     np.clip(mode, 0, length - 1, out=mode)
     return low, normalized_from_log_ratios(log_ratios, length, mode=mode)
-
-
-#: Entries of a per-state table built at once (512 KiB per temporary), in near-equal
-#: row blocks. Measured on 257 and 1025 states: 2^16 is within 10% of the best block
-#: size; 2^14 pays numpy's per-call overhead per block (+20-40%), and 2^17 made the
-#: degree-128 table 2.2x slower (temporaries on fresh pages: page faults cost more than
-#: the arithmetic on this machine).
-PMF_BLOCK_ENTRIES = 1 << 16
 
 
 @lru_cache(maxsize=64)
@@ -261,8 +266,7 @@ def bernstein_product(left: FloatArray, right: FloatArray) -> FloatArray:
         rows, pmf, i, partner = _product_weights(k, l)
         return np.sum(pmf * left[i] * right[partner], axis=1)
     out = np.empty(degree + 1)
-    for start in _row_chunks(degree + 1, width):
-        stop = min(degree + 1, start + max(1, CHUNK_ENTRIES // width))
+    for start, stop in _blocks(degree + 1, width, CHUNK_ENTRIES):
         rows, pmf, i, partner = _product_weights(k, l, start, stop)
         out[rows] = np.sum(pmf * left[i] * right[partner], axis=1)
     return out
@@ -456,8 +460,7 @@ def log_draw_all_from(n: IntArray, m: IntArray, k: int) -> FloatArray:
     mm = m[possible].astype(np.float64)
     result = np.empty(nn.size)
     i = np.arange(k, dtype=np.float64)[None, :]
-    for start in _row_chunks(nn.size, k):
-        stop = start + max(1, CHUNK_ENTRIES // k)
+    for start, stop in _blocks(nn.size, k, CHUNK_ENTRIES):
         top = mm[start:stop, None] - i
         bottom = nn[start:stop, None] - i
         # log1p(-x) is exact for small x; near x = 1 the plain log of the ratio is.
@@ -512,13 +515,6 @@ def sum_log1p(terms: FloatArray) -> FloatArray:
     if overflow.any():
         out[overflow] = np.log1p(terms[:, overflow]).sum(axis=0)
     return out
-
-
-def _blocks(rows: int, width: int) -> list[tuple[int, int]]:
-    """(start, stop) of near-equal row blocks of at most about :data:`PMF_BLOCK_ENTRIES` entries."""
-    count = max(1, -(-rows * max(1, width) // PMF_BLOCK_ENTRIES))
-    step = max(1, -(-rows // count))
-    return [(start, min(rows, start + step)) for start in range(0, rows, step)]
 
 
 def log_beta_power_moments(alpha: FloatArray, beta: FloatArray, k: int) -> FloatArray:
@@ -612,7 +608,6 @@ def beta_expectation(alpha: FloatArray, beta: FloatArray, credit: FloatArray) ->
     """E[g(p)] for p ~ Beta(alpha, beta), g the Bernstein polynomial with coefficients credit."""
     degree = credit.size - 1
     out = np.empty(alpha.size)
-    for start in _row_chunks(alpha.size, degree + 1):
-        stop = start + max(1, CHUNK_ENTRIES // (degree + 1))
+    for start, stop in _blocks(alpha.size, degree + 1, CHUNK_ENTRIES):
         out[start:stop] = beta_binomial_pmf(degree, alpha[start:stop], beta[start:stop]) @ credit
     return out
