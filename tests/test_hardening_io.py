@@ -374,7 +374,7 @@ shard = [] if rank == empty else R[rank::3]
 results = {}
 for name in ("pass_at_k_bayes", "max_at_k_bayes"):
     module = evaluate.load(sys.argv[6] + "/" + name, num_process=3, process_id=rank,
-                           cache_dir=cache, experiment_id="shard-" + name, k=[1, 3], timeout=30)
+                           cache_dir=cache, experiment_id="shard-" + name, k=[1, 3], timeout=300)
     for start in range(0, len(shard), 2):
         module.add_batch(predictions=shard[start:start + 2])
     results[name] = module.compute()
