@@ -22,6 +22,7 @@ from .._core.inputs import BinaryCounts
 from .formats import (
     BOM,
     _element_lines,
+    _need_pyarrow,
     _open_bytes,
     _skip_space,
     dataset_files,
@@ -280,7 +281,7 @@ def _csv(source: str, path: Path, column: str | None, reference: str | None,
 
 def _arrow(source: str, path: Path, column: str | None, reference: str | None,
            state: dict[str, str], chunk_size: int) -> Iterator[Record]:
-    import pyarrow as pa
+    pa = _need_pyarrow(source)
     import pyarrow.parquet as pq
 
     if detect_format(path) == "parquet":

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from .._core.inputs import BinaryCounts, binary_counts
-from .formats import dataset_files, detect_format
+from .formats import _need_pyarrow, dataset_files, detect_format
 from .progress import Progress
 from .readers import LoadedFile, load_counts
 from .rows import ReportError, describe_read_error, read_errors, show
@@ -211,7 +211,7 @@ def _binary_rows(source: str, path: Path, fmt: str) -> Iterator[tuple[str, Any]]
     if fmt not in ("parquet", "datasets"):
         raise ReportError(source, f"nested column paths and --from read JSONL, JSON, Parquet "
                                   f"or a datasets folder; this is {fmt}")
-    import pyarrow as pa
+    pa = _need_pyarrow(source)
     import pyarrow.parquet as pq
 
     first = 0

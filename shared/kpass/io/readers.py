@@ -15,6 +15,7 @@ caller asks to skip bad rows, it is left out and listed in ``LoadedFile.bad_rows
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -151,7 +152,11 @@ def _fast(reader: Any) -> LoadedFile | None:
 
     Any problem (a bad row, an unusual spelling, a parse error) sends the file to the
     line-by-line reader, which reads it again from the start and locates the problem.
+    Without pyarrow (the core install, numpy and scipy only) the line-by-line reader is
+    the only path: it gives the same counts, more slowly (see ``benchmarks/README.md``).
     """
+    if importlib.util.find_spec("pyarrow") is None:
+        return None
     from .fast import FallbackError
 
     try:
