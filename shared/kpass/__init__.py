@@ -48,6 +48,7 @@ from .gpass import (
     mg_pass_at_k,
     mg_pass_at_k_ci,
 )
+from .leaderboard import Leaderboard, RankedPair, Standing, leaderboard
 from .maj import cons_at_k, cons_at_k_ci, maj_at_k, maj_at_k_ci
 from .max_reward import max_at_k, max_at_k_ci
 from .pass_at_k import (
@@ -69,7 +70,10 @@ __all__ = [
     "BinaryCounts",
     "CategoricalCounts",
     "Comparison",
+    "Leaderboard",
     "Plan",
+    "RankedPair",
+    "Standing",
     "TailPassDraws",
     "TailPassProfile",
     "auc_at_k",
@@ -96,6 +100,7 @@ __all__ = [
     "geom_at_k_ci",
     "geom_ds_at_k",
     "geom_ds_at_k_ci",
+    "leaderboard",
     "maj_at_k",
     "maj_at_k_ci",
     "max_at_k",
