@@ -130,3 +130,59 @@ def plot_differences(path: str, labels: list[str], lines: list[Any], confidence:
         figure.savefig(target, dpi=DPI, format=target.suffix.lower().lstrip("."))
     except (OSError, ValueError) as error:
         raise ReportError(path, f"cannot write the plot ({error})") from None
+
+
+def plot_leaderboard(path: str, boards: list[Any], confidence: float) -> None:
+    """``kpass leaderboard --plot``: a forest plot per metric and k, best model on top.
+
+    Each model's estimate is a dot with its interval over questions as a bar; its joint rank
+    set is written at the right. Panels stack vertically, one per metric and k.
+
+    Args:
+        path: where to write the figure (png, pdf or svg by its suffix).
+        boards: the leaderboards (:class:`kpass.report.leaderboard.Board`).
+        confidence: the level of the intervals and rank sets, for the caption.
+
+    Raises:
+        ReportError: matplotlib is missing, or the figure cannot be written.
+    """
+    try:
+        import matplotlib  # noqa: F401 - only to give a clear message when it is missing
+    except ImportError:
+        raise ReportError(path, f"--plot needs matplotlib; {INSTALL_HINT}") from None
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    models = len(boards[0].result.rows)
+    height = min(30.0, 1.2 + sum(0.9 + 0.32 * len(board.result.rows) for board in boards))
+    figure = Figure(figsize=(FIGURE_INCHES[0], max(3.0, height)), dpi=DPI,
+                    layout="constrained")
+    FigureCanvasAgg(figure)
+    axes = figure.subplots(len(boards), 1, squeeze=False)[:, 0]
+    level = f"{confidence * 100:g}%"
+    for ax, board in zip(axes, boards, strict=True):
+        rows = board.result.rows
+        y = list(range(len(rows)))[::-1]  # best on top
+        estimates = [row.estimate for row in rows]
+        ax.errorbar(estimates, y, xerr=[[row.estimate - row.lo for row in rows],
+                                        [row.hi - row.estimate for row in rows]],
+                    fmt="o", color="tab:blue", ecolor="tab:blue", elinewidth=2, capsize=3,
+                    markersize=5)
+        ax.set_yticks(y, [f"{row.rank}. {row.name}" for row in rows])
+        ax.set_ylim(-0.7, len(rows) - 0.3)
+        for position, row in zip(y, rows, strict=True):
+            rank_set = (f"rank {row.rank_lo}" if row.rank_lo == row.rank_hi
+                        else f"ranks {row.rank_lo}-{row.rank_hi}")
+            ax.annotate(rank_set, xy=(1.0, position), xycoords=("axes fraction",
+                                                                            "data"),
+                        xytext=(8, 0), textcoords="offset points", va="center", fontsize=9)
+        ax.set_title(f"{board.label} on {board.result.questions} questions", loc="left",
+                     fontsize=10)
+        ax.set_xlabel(f"{board.label}: estimate with {level} interval over questions")
+        ax.grid(True, axis="x", alpha=0.3)
+    figure.suptitle(f"kpass leaderboard: {models} models; right: {level} joint rank sets")
+    target = Path(path)
+    try:
+        figure.savefig(target, dpi=DPI, format=target.suffix.lower().lstrip("."))
+    except (OSError, ValueError) as error:
+        raise ReportError(path, f"cannot write the plot ({error})") from None
