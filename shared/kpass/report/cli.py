@@ -244,6 +244,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--plot", metavar="FILE.png", type=_plot_path,
                         help="also draw Pass@k, Pass^k, G-Pass@k_tau and Maj@k against k; the "
                              "extension picks the format: .png, .pdf or .svg")
+    report.add_argument("--band", choices=("se", "posterior"), default="se",
+                        help="with --plot, the band around each line: the interval over "
+                             "questions (se, default) or the posterior credible interval with "
+                             "the questions held fixed (posterior)")
     report.add_argument("--skip-bad", action="store_true",
                         help="leave unreadable rows out (each is listed on stderr) instead of "
                              "stopping at the first")
@@ -466,7 +470,7 @@ def run_report(args: argparse.Namespace) -> int:
             plotted = [family(key) for key in PLOTTED]
             curves = [compute_rows(item, plotted, ks, args.tau[:1], args.confidence, args.short)
                       for item in loaded]
-            plot_curves(args.plot, labels, curves, args.confidence)
+            plot_curves(args.plot, labels, curves, args.confidence, band=args.band)
     except ReportError as error:
         print(f"kpass report: error: {error}", file=sys.stderr)
         return 1
