@@ -17,6 +17,8 @@ Example:
     [0.8393, 0.0973, 0.6487, 1.0]
 """
 
+from typing import Any
+
 from ._core.inputs import (
     ArgumentTypeError,
     BinaryCounts,
@@ -65,6 +67,16 @@ from .vote import vote_at_k, vote_at_k_ci
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str) -> Any:
+    """``kpass.report_table``, imported on first use (the core does not load the CLI)."""
+    if name == "report_table":
+        from .report.from_counts import report_table
+
+        return report_table
+    raise AttributeError(f"module 'kpass' has no attribute {name!r}")
+
+
 __all__ = [
     "ArgumentTypeError",
     "BinaryCounts",
@@ -112,6 +124,7 @@ __all__ = [
     "pass_hat_k",
     "pass_hat_k_ci",
     "plan",
+    "report_table",
     "standard_error",
     "tailpass",
     "tailpass_empirical",

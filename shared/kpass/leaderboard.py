@@ -62,8 +62,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats as scipy_stats
-from scipy.special import ndtr
+from scipy.special import ndtr, stdtr, stdtrit
 
 from ._core.checks import ArgumentTypeError, _show, check_confidence
 from .stats import (
@@ -337,7 +336,7 @@ def _p_values(difference: np.ndarray, se: np.ndarray, df: int) -> np.ndarray:
     """Two-sided t p-values; where se = 0 the exact sign test of df + 1 equal differences."""
     p = np.ones_like(difference)
     positive = se > 0
-    p[positive] = 2.0 * scipy_stats.t.sf(np.abs(difference[positive] / se[positive]), df)
+    p[positive] = 2.0 * stdtr(df, -np.abs(difference[positive] / se[positive]))
     # Every question (cluster) shows the same non-zero difference: all df + 1 signs agree.
     constant = ~positive & (difference != 0)
     p[constant] = min(1.0, 2.0 * 0.5 ** (df + 1))
@@ -427,7 +426,7 @@ def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
            confidence: float) -> Leaderboard:
     size = len(names)
     se = np.sqrt(np.maximum(np.diag(sigma), 0.0))
-    t = float(scipy_stats.t.ppf(0.5 + 0.5 * confidence, df))
+    t = float(stdtrit(df, 0.5 + 0.5 * confidence))
     rank = np.array([1 + int(np.sum(estimates > e)) for e in estimates])
     better = _better_pairs(estimates, sigma, df, confidence)
     rank_lo = 1 + better.sum(axis=0)
