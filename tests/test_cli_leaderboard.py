@@ -162,3 +162,19 @@ def test_errors_are_one_line(tmp_path, capsys, monkeypatch, extra, needle, statu
     code, out, err = run(capsys, "leaderboard", *args)
     assert code == status and out == ""
     assert needle in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_sample_ids_refuse_duplicated_samples(tmp_path, capsys):
+    paths = [write_long(tmp_path / f"{name}.jsonl", rows, range(M)) for name, rows in
+             RUNS.items()]
+    code, out, err = run(capsys, "leaderboard", *paths, "--id", "question_id", "--sample",
+                         "sample", "--column", "correct", "--format", "json")
+    assert code == 0, err
+    check_against_core(json.loads(out), RUNS, [1])
+    with open(paths[1], "a") as handle:  # one sample logged twice
+        handle.write(json.dumps({"question_id": IDS[3], "sample": 2, "correct": 1}) + "\n")
+    code, _, err = run(capsys, "leaderboard", *paths, "--id", "question_id", "--sample",
+                       "sample", "--column", "correct")
+    assert code == 1 and "medium.jsonl" in err and len(err.strip().splitlines()) == 1, err
+    code, _, err = run(capsys, "leaderboard", *paths, "--sample", "sample")
+    assert code == 1 and "--sample needs --id" in err

@@ -327,6 +327,9 @@ def _add_leaderboard(commands: Any) -> None:
     board.add_argument("--id", metavar="COLUMN",
                        help="the question-id column: questions matched by id (long files "
                             "grouped by it); without it, by row order")
+    board.add_argument("--sample", metavar="COLUMN",
+                       help="with --id, the sample-id column; a repeated (id, sample) pair is "
+                            "an error")
     board.add_argument("--shared", action="store_true",
                        help="with --id, rank on the questions every file has (default: refuse "
                             "files that score different questions)")

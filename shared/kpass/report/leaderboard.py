@@ -81,11 +81,17 @@ def _stem(path: str) -> str:
 
 def _load(args: argparse.Namespace, paths: list[str]) -> tuple[list[BinaryCounts], Any]:
     """Each model's counts (with ids under --id) and the clusters of the first file."""
+    if args.sample is not None and args.id is None:
+        raise ReportError(paths[0], "--sample needs --id: the sample ids count within a "
+                                    "question")
     if args.id is not None and args.clusters is None:
         from ..io.long import load_long
 
-        return [load_long(path, id=args.id, column=args.column,
+        return [load_long(path, id=args.id, sample=args.sample, column=args.column,
                           chunk_size=args.chunk_size).counts for path in paths], None
+    if args.sample is not None:
+        raise ReportError(paths[0], "--sample cannot be combined with --clusters (clusters "
+                                    "are read beside one row per question)")
     loaded = [load_file(path, tool=args.from_, filter=args.filter, column=args.column,
                         chunk_size=args.chunk_size, progress=Progress(f"reading {path}"))
               for path in paths]
