@@ -240,3 +240,16 @@ def test_from_long_pandas_object_ids_keep_1_and_the_string_1_apart():
     with pytest.raises(TypeError, match=r"`qid` must hold str or int question ids; got "
                                         r"qid=2.5 \(float\)"):
         kpass.BinaryCounts.from_long(bad, id="qid", outcome="value")
+
+
+def test_from_long_decimal_outcomes_are_numbers_and_shown_as_such():
+    import duckdb
+
+    rel = duckdb.sql("select * from (values ('a', 1.0::DECIMAL(4,1)), ('a', 0.0::DECIMAL(4,1)),"
+                     " ('b', 2.0::DECIMAL(4,1))) t(qid, value)")
+    assert kpass.CategoricalCounts.from_long(rel, id="qid", outcome="value").counts.tolist() == \
+        [[1, 1, 0], [0, 0, 1]]
+    assert kpass.BinaryCounts.from_long(rel, id="qid", outcome="value",
+                                        threshold=0.5).n_correct.tolist() == [1, 1]
+    with pytest.raises(ValueError, match=r"got value=2\.0 for question id 'b' \(1 such rows\)$"):
+        kpass.BinaryCounts.from_long(rel, id="qid", outcome="value")

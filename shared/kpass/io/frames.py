@@ -30,6 +30,7 @@ runs before the values are known to fit.
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -274,8 +275,9 @@ def _refuse(nw: Any, df: Any, id: str, outcome: str, kind: str,  # noqa: A002
                          f"({_count(totals['null'])} missing outcomes in all)")
     if bad is not None and _count(totals["bad"]):
         row = _first(nw, df.filter(flagged), [id, outcome])
-        raise ValueError(f"`{outcome}` must be {expected}; got {outcome}={_show(row[outcome])} "
-                         f"for question id {row[id]!r} ({_count(totals['bad'])} such rows)")
+        shown = _show(_displayed(row[outcome]))
+        raise ValueError(f"`{outcome}` must be {expected}; got {outcome}={shown} for question "
+                         f"id {row[id]!r} ({_count(totals['bad'])} such rows)")
     return totals
 
 
@@ -317,6 +319,11 @@ def _question_id(value: Any, column: str) -> Any:
         raise ArgumentTypeError(f"`{column}` must hold str or int question ids; got "
                                 f"{column}={_show(value)} ({type(value).__name__})")
     return value
+
+
+def _displayed(value: Any) -> Any:
+    """An outcome as the message shows it: a DuckDB/Spark decimal as its float."""
+    return float(value) if isinstance(value, Decimal) else value
 
 
 def _plain(value: Any) -> Any:
