@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtr, ndtri  # type: ignore[import-untyped]  # scipy has no stubs
+from scipy.special import ndtr, ndtri
 
 from ._core.checks import ArgumentTypeError, _show, check_confidence, check_real
 from ._core.counts import BinaryCounts, CategoricalCounts
@@ -800,7 +800,7 @@ def _posterior_g(metric: Metric, name: str, counts: BinaryCounts, args: tuple[An
 def _expected_square(metric: Metric, n: int, args: tuple[Any, ...], kwargs: dict[str, Any],
                      alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
     """E[s(n, X)^2] with X ~ BetaBinomial(n, alpha, beta), per question."""
-    from scipy.stats import betabinom  # type: ignore[import-untyped]  # scipy has no stubs
+    from scipy.stats import betabinom
 
     table = _state_table(metric, n, args, kwargs)
     states, inverse = np.unique(np.stack([alpha, beta], axis=1), axis=0, return_inverse=True)
@@ -815,8 +815,8 @@ def _fit_population(counts: BinaryCounts) -> tuple[float, float]:
     Parameters are searched on the log scale within [e^-7, e^9]: an all-correct or
     all-wrong pilot drives one of them to the bound, which stays a proper prior.
     """
-    from scipy.optimize import minimize  # type: ignore[import-untyped]  # scipy has no stubs
-    from scipy.stats import betabinom  # type: ignore[import-untyped]  # scipy has no stubs
+    from scipy.optimize import minimize
+    from scipy.stats import betabinom
 
     keys, weight = np.unique(np.stack([counts.n_samples, counts.n_correct], axis=1), axis=0,
                              return_counts=True)
