@@ -23,7 +23,19 @@ import numpy as np
 
 from .._core.inputs import BinaryCounts
 from .progress import Progress
-from .rows import INSTALL_HINT, Batch, ReportError, Unreadable, check_arrow_type, pick_column, show
+from .rows import (
+    INSTALL_HINT,
+    Batch,
+    ReportError,
+    Unreadable,
+    check_arrow_type,
+    check_nesting,
+    json_problem,
+    nesting_problem,
+    pick_column,
+    show,
+    too_deep,
+)
 
 FORMATS = {
     ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "tsv",
@@ -150,6 +162,11 @@ class _JsonlReader(_RecordReader):
             for number, line in self._lines(stream):
                 if not line.strip():
                     continue
+                deep = too_deep(line)
+                if deep is not None:  # never handed to the parser, whose recursion it would break
+                    rows.append(Unreadable(nesting_problem(deep[0])))
+                    lines.append(number)
+                    continue
                 try:
                     rows.append(self._parse(scan, line.decode("utf-8").strip(), number))
                 except UnicodeDecodeError as error:
@@ -195,8 +212,8 @@ class _JsonlReader(_RecordReader):
             record, end = scan(body, 0)
         except StopIteration:
             return Unreadable("not valid JSON (Expecting value)")
-        except ValueError as error:
-            return Unreadable(f"not valid JSON ({getattr(error, 'msg', error)})")
+        except (ValueError, RecursionError) as error:
+            return Unreadable(json_problem(error))
         if end != len(body):
             return Unreadable("not valid JSON (Extra data)")
         return self._value(record, f"line {number}")
@@ -211,11 +228,14 @@ class _JsonReader(_RecordReader):
         start = _skip_space(text, 0)
         if start == len(text):
             raise ReportError(self.source, "the file holds no JSON value")
+        check_nesting(text, self.source)
         try:
             document, end = decoder.raw_decode(text, start)
         except json.JSONDecodeError as error:
             raise ReportError(self.source, f"not valid JSON ({error.msg})",
                               f"line {error.lineno}") from None
+        except (ValueError, RecursionError) as error:  # a number past the int-str limit
+            raise ReportError(self.source, json_problem(error)) from None
         if _skip_space(text, end) < len(text):
             # More than one JSON value: it is JSON Lines with a .json name.
             lines_reader = _JsonlReader(self.source, self.path, self.requested, self.chunk_size,
@@ -515,10 +535,14 @@ class _DatasetReader(_Reader):
 def _json_file(source: str, path: Path, shape: type) -> Any:
     """A small JSON file of a datasets folder (``state.json``), checked to be ``shape``."""
     try:
-        document = json.loads(read_text(source, path))
-    except ValueError as error:  # a ReportError for bad bytes, a JSONDecodeError otherwise
+        text = read_text(source, path)
+        deep = too_deep(text)
+        document = None if deep is not None else json.loads(text)
+    except (ValueError, RecursionError) as error:  # bad bytes, a JSONDecodeError, a long number
         raise ReportError(source, f"{path.name} of the dataset is not valid JSON "
                                   f"({getattr(error, 'msg', error)})") from None
+    if deep is not None:
+        raise ReportError(source, f"{path.name} of the dataset: {nesting_problem(deep[0])}")
     if not isinstance(document, shape):
         raise ReportError(source, f"{path.name} of the dataset holds {show(document)}; "
                                   f"expected a JSON {'object' if shape is dict else 'list'}")

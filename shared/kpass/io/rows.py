@@ -304,3 +304,137 @@ def pick_column(names: list[str], requested: str | None, source: str,
             return name
     raise ReportError(source, f"no outcome column (looked for `outcomes`, `correct`, `scores`); "
                               f"the columns are {found}; choose one with --column NAME", where)
+
+
+# ----------------------------------------------------------------------------- ids, JSON guards
+
+_INT_TEXT = re.compile(r"-?(0|[1-9][0-9]*)")
+
+
+def canonical_id(value: Any, source: str, where: str | None, what: str = "question id") -> Any:
+    """A question (or sample) id as ``str`` or ``int``, the one identity every reader uses.
+
+    Strings are stripped of surrounding spaces, and a string spelling a decimal integer
+    (``"7"``, ``" 7"``, ``"-3"``; not ``"07"`` or ``"7.0"``) becomes that integer: CSV cells
+    are text, so ``7`` in a JSONL file and ``7`` in a CSV file name the same question.
+    Booleans, floats, None, lists and objects are refused.
+
+    Args:
+        value: the id as read.
+        source: the file, for messages.
+        where: where the row is (``line 3``), for messages.
+        what: ``question id`` or ``sample id``, for messages.
+
+    Returns:
+        The id as ``int`` or stripped ``str``.
+
+    Raises:
+        ReportError: an empty string, or a value that is not a string or an integer.
+
+    Example:
+        >>> canonical_id(" 7", "f.csv", "line 2"), canonical_id("q7 ", "f.csv", "line 2")
+        (7, 'q7')
+    """
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            raise ReportError(source, f"the {what} is empty", where)
+        if _INT_TEXT.fullmatch(text):
+            try:
+                return int(text)
+            except ValueError:  # past Python's int-str limit (4300 digits): an opaque label
+                return text
+        return text
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    raise ReportError(source, f"{what} {show(value)} ({type(value).__name__}) must be a string "
+                              "or an integer", where)
+
+
+MAX_NESTING = 100
+"""The deepest nesting of brackets and braces kpass parses in one JSON value.
+
+Evaluation outputs nest a few levels; a line nested thousands deep crashes parsers
+(pyarrow's JSON reader segfaults at 20000, Python's ``json`` raises RecursionError near
+1000), so every JSON text is measured by :func:`too_deep` before it is parsed."""
+
+
+def _depth_profile(data: bytes) -> np.ndarray:
+    """The nesting depth after each byte of JSON text ``data``, brackets in strings ignored."""
+    raw = np.frombuffer(data, dtype=np.uint8)
+    quote = raw == 0x22
+    if quote.any():
+        # A quote preceded by an odd run of backslashes is escaped, not a string's end.
+        backslash = raw == 0x5C
+        positions = np.arange(raw.size)
+        last_other = np.maximum.accumulate(np.where(backslash, -1, positions))
+        quotes = np.flatnonzero(quote)
+        run = np.where(quotes > 0, quotes - 1 - last_other[np.maximum(quotes - 1, 0)], 0)
+        quote[quotes[run % 2 == 1]] = False
+        outside = np.cumsum(quote) % 2 == 0  # the closing quote itself counts as outside
+    else:
+        outside = np.ones(raw.size, dtype=bool)
+    step = (((raw == 0x5B) | (raw == 0x7B)).astype(np.int64)
+            - ((raw == 0x5D) | (raw == 0x7D)).astype(np.int64))
+    return np.cumsum(step * outside)
+
+
+def too_deep(text: str | bytes, limit: int = MAX_NESTING) -> tuple[int, int] | None:
+    """``(depth, line)`` when JSON ``text`` nests deeper than ``limit``, else None.
+
+    Cheap for ordinary text: a text with at most ``limit`` opening brackets and braces
+    cannot nest deeper and is not scanned; otherwise the depth is measured byte by byte
+    with numpy, brackets inside strings ignored. ``line`` (from 1) is where the depth
+    first exceeds ``limit``; ``depth`` is the deepest level reached.
+
+    Example:
+        >>> too_deep('{"outcomes": [1, 0]}'), too_deep("[" * 101 + "]" * 101)
+        (None, (101, 1))
+        >>> too_deep('["' + "[" * 500 + '"]') is None
+        True
+    """
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return None
+    depth = _depth_profile(data)
+    deepest = int(depth.max())
+    if deepest <= limit:
+        return None
+    at = int(np.argmax(depth > limit))
+    return deepest, data.count(b"\n", 0, at) + 1
+
+
+def nesting_problem(depth: int) -> str:
+    """The message for a JSON value nested ``depth`` levels deep."""
+    return (f"the JSON value is nested {depth} levels deep; kpass reads at most "
+            f"{MAX_NESTING} levels of brackets and braces")
+
+
+def check_nesting(text: str | bytes, source: str, where: str | None = None) -> None:
+    """Raise a ``ReportError`` (naming the line) when JSON ``text`` nests too deeply.
+
+    ``where`` names the line of a one-line text; otherwise the line is measured in ``text``.
+    """
+    deep = too_deep(text)
+    if deep is not None:
+        raise ReportError(source, nesting_problem(deep[0]), where or f"line {deep[1]}")
+
+
+def json_problem(error: BaseException) -> str:
+    """A one-line description of what ``json`` could not parse (a ValueError or RecursionError).
+
+    Example:
+        >>> import json
+        >>> try:
+        ...     json.loads("1" * 5000)
+        ... except ValueError as error:
+        ...     json_problem(error)
+        'a number of more than 4300 digits (Python reads at most 4300)'
+    """
+    if isinstance(error, RecursionError):
+        return f"not valid JSON (nested too deeply; kpass reads at most {MAX_NESTING} levels)"
+    message = getattr(error, "msg", None) or str(error)
+    if "integer string conversion" in message or "int_max_str_digits" in message:
+        limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 4300
+        return f"a number of more than {limit} digits (Python reads at most {limit})"
+    return f"not valid JSON ({message.splitlines()[0] if message else type(error).__name__})"
