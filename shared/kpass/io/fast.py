@@ -47,7 +47,7 @@ class FallbackError(Exception):
 
 def _stream(path: Path) -> tuple[Any, Any]:
     """A pyarrow input stream (gunzipping ``.gz``) and the raw file, whose tell() is progress."""
-    import pyarrow as pa
+    import pyarrow as pa  # type: ignore[import-untyped]  # pyarrow ships no type stubs
 
     raw = pa.OSFile(str(path), "rb")
     if path.suffix.lower() == ".gz":
@@ -67,7 +67,7 @@ def jsonl_counts(path: Path, requested: str | None, source: str, chunk_size: int
             error, a missing or null field, a value other than 0/1, ...).
     """
     import pyarrow as pa
-    import pyarrow.json as pajson
+    import pyarrow.json as pajson  # type: ignore[import-untyped]  # pyarrow ships no type stubs
 
     if not hasattr(pajson, "open_json"):  # pyarrow < 18 has no streaming JSON reader
         raise FallbackError
@@ -145,7 +145,7 @@ def csv_counts(path: Path, requested: str | None, source: str, delimiter: str, c
         FallbackError: as :func:`jsonl_counts`.
     """
     import pyarrow as pa
-    import pyarrow.csv as pacsv
+    import pyarrow.csv as pacsv  # type: ignore[import-untyped]  # pyarrow ships no type stubs
 
     parse = pacsv.ParseOptions(delimiter=delimiter)
     read = pacsv.ReadOptions(block_size=BLOCK_BYTES)

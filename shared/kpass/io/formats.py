@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import csv
 import gzip
+import io
 import json
 import json.scanner
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
 
@@ -81,8 +82,12 @@ def detect_format(path: Path) -> str:
 # ----------------------------------------------------------------------------- readers
 
 
+_Bytes = gzip.GzipFile | io.BufferedReader
+"""A stream of a file's bytes: the file itself, or its gunzipped content."""
+
+
 @contextmanager
-def _open_bytes(path: Path) -> Iterator[tuple[BinaryIO, BinaryIO]]:
+def _open_bytes(path: Path) -> Iterator[tuple[_Bytes, io.BufferedReader]]:
     """Open a file for reading bytes (gunzipping ``.gz``); also yield the raw file for tell()."""
     with open(path, "rb") as raw:
         if path.suffix.lower() == ".gz":
@@ -122,7 +127,7 @@ class _Reader:
     def batches(self) -> Iterator[Batch]:  # pragma: no cover - every reader overrides it
         raise NotImplementedError
 
-    def _lines(self, stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
+    def _lines(self, stream: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
         """The file's lines as bytes, numbered from 1, the BOM dropped; tracks :attr:`at`."""
         for number, line in enumerate(stream, 1):
             self.at = f"line {number}"
@@ -157,7 +162,9 @@ class _JsonlReader(_RecordReader):
         rows: list[Any] = []
         lines: list[int] = []
         # The C scanner behind json.loads, called directly: a third of the cost per line.
-        scan = json.scanner.make_scanner(json.JSONDecoder())
+        # typeshed types make_scanner's context as a make_scanner; CPython's json.decoder
+        # passes a JSONDecoder, as here
+        scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
         with _open_bytes(self.path) as (stream, raw):
             for number, line in self._lines(stream):
                 if not line.strip():
@@ -398,7 +405,7 @@ class _CsvReader(_Reader):
             self._update(raw.tell())
 
 
-    def _decoded(self, stream: BinaryIO) -> Iterator[str]:
+    def _decoded(self, stream: Iterable[bytes]) -> Iterator[str]:
         # Decoded line by line (not by io.TextIOWrapper) so bad bytes are located by line;
         # kept as surrogates, so only bad bytes in the outcome cell are an error.
         for _, line in self._lines(stream):
@@ -442,7 +449,7 @@ class _TsvReader(_CsvReader):
 
 def _need_pyarrow(what: str) -> Any:
     try:
-        import pyarrow as pa
+        import pyarrow as pa  # type: ignore[import-untyped]  # pyarrow ships no type stubs
     except ImportError:  # pragma: no cover - pyarrow is installed in the test environment
         raise ReportError(what, f"reading this format needs pyarrow; {INSTALL_HINT}") from None
     return pa
@@ -451,7 +458,7 @@ def _need_pyarrow(what: str) -> Any:
 class _ParquetReader(_Reader):
     def batches(self) -> Iterator[Batch]:
         _need_pyarrow(self.source)
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]  # pyarrow ships no type stubs
 
         try:
             handle = pq.ParquetFile(self.path)

@@ -227,8 +227,8 @@ def _binary_rows(source: str, path: Path, fmt: str) -> Iterator[tuple[str, Any]]
     if fmt not in ("parquet", "datasets"):
         raise ReportError(source, f"nested column paths and --from read JSONL, JSON, Parquet "
                                   f"or a datasets folder; this is {fmt}")
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    import pyarrow as pa  # type: ignore[import-untyped]  # pyarrow ships no type stubs
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]  # pyarrow ships no type stubs
 
     first = 0
     if fmt == "parquet":
@@ -283,8 +283,8 @@ def lm_eval_records(rows: Iterable[tuple[str, Any]] | Iterable[dict[str, Any]], 
         ReportError: several filters and no ``filter``, an unknown filter, a row that
             is not an lm-eval row, lacks the metric or the id, or holds an empty list.
     """
-    rows = list(rows)
-    pairs = [(r if isinstance(r, tuple) else (f"line {i + 1}", r)) for i, r in enumerate(rows)]
+    pairs: list[tuple[str, Any]] = [(r if isinstance(r, tuple) else (f"line {i + 1}", r))
+                                    for i, r in enumerate(rows)]
     filters = list(dict.fromkeys(row.get("filter") for _, row in pairs if isinstance(row, dict)))
     if filter is None and len(filters) > 1:
         raise ReportError(source, f"the file scores each document under {len(filters)} filters "
@@ -380,9 +380,10 @@ def _first(names: Any, source: str, where: str, field: str) -> str:
 def detect_harness(source: str) -> str | None:
     """The harness that wrote ``source``, from its name and first row, or None."""
     name = Path(source).name
+    unreadable: tuple[type[BaseException], ...] = (ReportError, *read_errors())
     try:
         where, first = next(read_rows(source), (None, None))
-    except (ReportError, *read_errors()):  # not readable as rows: not a harness file
+    except unreadable:  # not readable as rows: not a harness file
         return None
     if not isinstance(first, dict):
         return None

@@ -68,7 +68,7 @@ def _missing(source: str, column: str, names: list[str], where: str | None = Non
 def _arrow_column(source: str, path: Path, fmt: str, column: str) -> list[Any]:
     pa = _need_pyarrow(source)
     if fmt == "parquet":
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]  # pyarrow ships no type stubs
 
         names = pq.read_schema(str(path)).names
         if column not in names:

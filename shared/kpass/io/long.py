@@ -329,11 +329,11 @@ class _Tally:
     def result(self, path: Path, column: str | None) -> LongFile:
         if not self.n:
             raise ReportError(self.source, "the file holds no questions")
-        ids = np.empty(len(self.slot), dtype=object)
-        ids[:] = list(self.slot)
+        ids: np.ndarray | None = None
+        if self.keyed:
+            ids = np.empty(len(self.slot), dtype=object)
+            ids[:] = list(self.slot)
         n = np.array(self.n, dtype=np.int64)
-        if not self.keyed:
-            ids = None
         counts = BinaryCounts(n, np.array(self.c, dtype=np.int64), ids=ids)
         shortest = self.first[int(np.argmin(n))]
         soft = None
@@ -374,7 +374,7 @@ def _sample_id(value: Any, source: str, where: str) -> Any:
 # Each yields chunks (where, ids, samples or None, outcome values) and fills
 # names["column"] with the outcome column it picked.
 
-Chunk = tuple[list[str], list[Any], list[Any] | None, list[Any]]
+Chunk = tuple[list[str], list[Any] | None, list[Any] | None, list[Any]]
 
 
 def _need(names: dict[str, Any], present: list[str], source: str, where: str | None) -> None:
@@ -399,6 +399,7 @@ def _csv_chunks(source: str, path: Path, names: dict[str, Any], size: int,
         _need(names, header, source, "line 1")
         cols = [header.index(names[key]) if names[key] else None
                 for key in ("id", "sample", "column")]
+        value_col = header.index(names["column"])  # set by _need
         width = max(c for c in cols if c is not None)
         where: list[str] = []
         ids: list[Any] = []
@@ -415,7 +416,7 @@ def _csv_chunks(source: str, path: Path, names: dict[str, Any], size: int,
             where.append(line)
             ids.append(record[cols[0]] if cols[0] is not None else None)
             samples.append(record[cols[1]] if cols[1] is not None else None)
-            values.append(_text_cell(record[cols[2]], source, line))
+            values.append(_text_cell(record[value_col], source, line))
             if len(where) >= size:
                 yield where, None if cols[0] is None else ids, samples, values
                 where, ids, samples, values = [], [], [], []
@@ -565,7 +566,7 @@ def _arrow_chunks(batches: Iterator[Any], names: dict[str, Any]) -> Iterator[Chu
 
 def _parquet_chunks(source: str, path: Path, names: dict[str, Any], size: int
                     ) -> Iterator[Chunk]:
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]  # pyarrow ships no type stubs
 
     try:
         handle = pq.ParquetFile(path)

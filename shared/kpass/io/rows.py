@@ -241,8 +241,8 @@ def _flat_values(rows: list[Any], lengths: np.ndarray,
 
 
 def _arrow_flat(array: Any, label: str) -> tuple[np.ndarray, np.ndarray]:
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    import pyarrow as pa  # type: ignore[import-untyped]  # pyarrow ships no type stubs
+    import pyarrow.compute as pc  # type: ignore[import-untyped]  # pyarrow ships no type stubs
 
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()

@@ -41,6 +41,8 @@ from .table import (
     family,
     input_labels,
     parse_metrics,
+    render_markdown,
+    render_table,
     soft_rows,
 )
 
@@ -409,9 +411,11 @@ def run_report(args: argparse.Namespace) -> int:
                              args.ties) + soft_rows(item, args.confidence)
                 for item, coded in zip(loaded, answers, strict=True)]
         report = Report(loaded, labels, rows, args.confidence, args.short, notes, warnings)
-        renderer = RENDERERS[args.format]
-        text = (renderer(report, args.digits) if args.format in ("table", "markdown")
-                else renderer(report))
+        if args.format in ("table", "markdown"):
+            text = (render_table if args.format == "table" else render_markdown)(report,
+                                                                                 args.digits)
+        else:
+            text = RENDERERS[args.format](report)
         if args.plot:
             from .plot import plot_curves
 

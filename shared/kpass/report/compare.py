@@ -106,6 +106,8 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
                 results = kpass.compare(point, first, second, ks, *head, **options)
             except ValueError as error:
                 raise ValueError(f"{fam.key}: {error}") from None
+            if not isinstance(results, list):  # one k given as a list: a list comes back
+                results = [results]
             lines.extend(Line(fam.key, fam.label(k, tau, n_label), k, tau, result)
                          for k, result in zip(ks, results, strict=True))
     return lines
@@ -142,6 +144,7 @@ def run_compare(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"kpass compare: error: {error}", file=sys.stderr)
         return 2
+    loaded: list[LoadedFile]
     try:
         if args.id is not None and args.clusters is None:
             # Long files (one row per sample) or wide ones, grouped and keyed by --id; a
