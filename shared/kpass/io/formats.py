@@ -26,6 +26,7 @@ from .._core.inputs import BinaryCounts
 from .progress import Progress
 from .rows import (
     INSTALL_HINT,
+    MAX_NESTING,
     Batch,
     ReportError,
     Unreadable,
@@ -169,8 +170,11 @@ class _JsonlReader(_RecordReader):
             for number, line in self._lines(stream):
                 if not line.strip():
                     continue
-                deep = too_deep(line)
-                if deep is not None:  # never handed to the parser, whose recursion it would break
+                # never handed to the parser, whose recursion it would break (the count is
+                # a cheap bound: a line with fewer openers cannot nest deeper)
+                deep = (too_deep(line) if line.count(b"[") + line.count(b"{") > MAX_NESTING
+                        else None)
+                if deep is not None:
                     rows.append(Unreadable(nesting_problem(deep[0])))
                     lines.append(number)
                     continue

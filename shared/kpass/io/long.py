@@ -43,6 +43,7 @@ from .formats import _open_bytes, dataset_files, detect_format, parse_cell
 from .readers import LoadedFile
 from .rows import (
     LONG_HINT,
+    MAX_NESTING,
     ReportError,
     Unreadable,
     canonical_id,
@@ -205,7 +206,7 @@ class _Tally:
         The row loop is the reference (it locates every problem); this path only
         takes chunks it can count exactly and leaves anything unusual to it.
         """
-        if not all(type(i) is str or type(i) is int for i in ids):
+        if not set(map(type, ids)) <= {str, int}:  # exact types: bool is not an id
             return False  # lists, floats, booleans, None: the row loop refuses them by line
         try:
             scores = np.asarray(values, dtype=np.float64)
@@ -516,7 +517,8 @@ def _jsonl_chunks(source: str, path: Path, names: dict[str, Any], size: int) -> 
             for number, raw_line in enumerate(stream, 1):
                 if not raw_line.strip():
                     continue
-                check_nesting(raw_line, source, f"line {number}")  # before the parser recurses
+                if raw_line.count(b"[") + raw_line.count(b"{") > MAX_NESTING:  # cheap bound
+                    check_nesting(raw_line, source, f"line {number}")  # before json recurses
                 try:
                     record = json.loads(raw_line)
                 except json.JSONDecodeError as error:
