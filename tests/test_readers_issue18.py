@@ -402,3 +402,39 @@ def test_a_missing_file_with_filter_says_no_such_file(tmp_path, capsys):
     for extra in (["--filter", "x"], ["--from", "lm-eval"], ["--from", "lm-eval", "--id", "x"]):
         code, out, err = run(capsys, "report", missing, *extra, "--k", "1")
         assert_one_line(code, out, err, str(missing), "no such file")
+
+
+def _brute_depth(text: str, limit: int = 100):
+    """Nesting depth by walking the characters: a quote after an odd run of backslashes
+    is escaped; brackets inside strings do not count. ``(deepest, line)`` or None."""
+    depth = deepest = run = 0
+    inside = False
+    at = None
+    for index, char in enumerate(text):
+        if char == '"' and run % 2 == 0:
+            inside = not inside
+        elif not inside and char in "[{":
+            depth += 1
+        elif not inside and char in "]}":
+            depth -= 1
+        run = run + 1 if char == "\\" else 0
+        deepest = max(deepest, depth)
+        if at is None and depth > limit:
+            at = index
+    return None if at is None else (deepest, text.count("\n", 0, at) + 1)
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 64, 1 << 20])
+def test_nesting_depth_matches_a_character_walk_across_block_edges(monkeypatch, block):
+    import random
+
+    from kpass.io import rows
+
+    monkeypatch.setattr(rows, "_DEPTH_BLOCK", block)
+    rng = random.Random(block)
+    alphabet = ["[", "{", "]", "}", '"', "\\", "\\", "a", "\n", ","]
+    for _ in range(400):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 300)))
+        if rng.random() < 0.5:
+            text = "[" * rng.randint(90, 130) + text
+        assert rows.too_deep(text) == _brute_depth(text), text

@@ -359,24 +359,64 @@ Evaluation outputs nest a few levels; a line nested thousands deep crashes parse
 1000), so every JSON text is measured by :func:`too_deep` before it is parsed."""
 
 
-def _depth_profile(data: bytes) -> np.ndarray:
-    """The nesting depth after each byte of JSON text ``data``, brackets in strings ignored."""
-    raw = np.frombuffer(data, dtype=np.uint8)
-    quote = raw == 0x22
-    if quote.any():
-        # A quote preceded by an odd run of backslashes is escaped, not a string's end.
-        backslash = raw == 0x5C
-        positions = np.arange(raw.size)
-        last_other = np.maximum.accumulate(np.where(backslash, -1, positions))
-        quotes = np.flatnonzero(quote)
-        run = np.where(quotes > 0, quotes - 1 - last_other[np.maximum(quotes - 1, 0)], 0)
-        quote[quotes[run % 2 == 1]] = False
-        outside = np.cumsum(quote) % 2 == 0  # the closing quote itself counts as outside
-    else:
-        outside = np.ones(raw.size, dtype=bool)
-    step = (((raw == 0x5B) | (raw == 0x7B)).astype(np.int64)
-            - ((raw == 0x5D) | (raw == 0x7D)).astype(np.int64))
-    return np.cumsum(step * outside)
+_DEPTH_BLOCK = 1 << 20
+"""Bytes measured at a time by :func:`too_deep`: its numpy temporaries stay a few MB
+whatever the size of a JSON document."""
+
+
+@dataclass
+class _Scan:
+    """Where :func:`too_deep` is between two blocks of a text."""
+
+    depth: int = 0  # the nesting depth after the last byte measured
+    inside: bool = False  # whether that byte is inside a string
+    backslashes: int = 0  # the run of backslashes the text measured so far ends with
+    deepest: int = 0
+    at: int = -1  # the offset where the depth first passed the limit
+
+
+_SPECIAL = np.zeros(256, dtype=bool)
+_SPECIAL[[0x22, 0x5C, 0x5B, 0x5D, 0x7B, 0x7D]] = True  # " \ [ ] { }
+
+
+def _scan_block(block: bytes, offset: int, scan: _Scan, limit: int) -> None:
+    """Advance ``scan`` over ``block`` (at ``offset`` in the text): depth, strings, escapes.
+
+    Only the bytes that matter (quotes, backslashes, brackets, braces) are looked at
+    after one table look-up over the block: a fraction of a JSON text's bytes.
+    """
+    raw = np.frombuffer(block, dtype=np.uint8)
+    at = np.flatnonzero(_SPECIAL[raw])
+    if at.size == 0:
+        scan.backslashes = 0 if raw.size else scan.backslashes
+        return
+    kind = raw[at]
+    backslash = kind == 0x5C
+    # the run of backslashes ending at each special byte (0 where it is not one)
+    joined = backslash.copy()
+    joined[1:] &= backslash[:-1] & (np.diff(at) == 1)  # continues the run before it
+    index = np.arange(at.size)
+    run_start = np.maximum.accumulate(np.where(joined, 0, index))
+    run = np.where(backslash, index - run_start + 1, 0)
+    from_start = backslash & (at[run_start] == 0)  # the run began in an earlier block
+    run = np.where(from_start, run + scan.backslashes, run)
+    # a quote after an odd run of backslashes (right before it) is escaped
+    before = np.zeros(at.size, dtype=np.int64)
+    before[1:] = np.where(at[1:] - at[:-1] == 1, run[:-1], 0)
+    before[0] = scan.backslashes if at[0] == 0 else 0
+    edge = (kind == 0x22) & (before % 2 == 0)
+    # outside a string after each special byte (a closing quote itself counts as outside)
+    outside = (np.cumsum(edge) + scan.inside) % 2 == 0
+    folded = kind | 0x20  # [ 0x5B and { 0x7B both become 0x7B; ] and } become 0x7D
+    step = (folded == 0x7B).astype(np.int64) - (folded == 0x7D).astype(np.int64)
+    depth = np.cumsum(step * outside) + scan.depth
+    scan.deepest = max(scan.deepest, int(depth.max()))
+    if scan.at < 0 and scan.deepest > limit:
+        scan.at = offset + int(at[np.argmax(depth > limit)])
+    scan.depth = int(depth[-1])
+    scan.inside = not bool(outside[-1])
+    ends_with_run = bool(backslash[-1]) and int(at[-1]) == raw.size - 1
+    scan.backslashes = int(run[-1]) if ends_with_run else 0
 
 
 def too_deep(text: str | bytes, limit: int = MAX_NESTING) -> tuple[int, int] | None:
@@ -384,8 +424,9 @@ def too_deep(text: str | bytes, limit: int = MAX_NESTING) -> tuple[int, int] | N
 
     Cheap for ordinary text: a text with at most ``limit`` opening brackets and braces
     cannot nest deeper and is not scanned; otherwise the depth is measured byte by byte
-    with numpy, brackets inside strings ignored. ``line`` (from 1) is where the depth
-    first exceeds ``limit``; ``depth`` is the deepest level reached.
+    with numpy, brackets inside strings ignored, in blocks of ``_DEPTH_BLOCK`` bytes
+    (memory stays a few MB whatever the text's size). ``line`` (from 1) is where the
+    depth first exceeds ``limit``; ``depth`` is the deepest level reached.
 
     Example:
         >>> too_deep('{"outcomes": [1, 0]}'), too_deep("[" * 101 + "]" * 101)
@@ -396,12 +437,12 @@ def too_deep(text: str | bytes, limit: int = MAX_NESTING) -> tuple[int, int] | N
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     if data.count(b"[") + data.count(b"{") <= limit:
         return None
-    depth = _depth_profile(data)
-    deepest = int(depth.max())
-    if deepest <= limit:
+    scan = _Scan()
+    for offset in range(0, len(data), _DEPTH_BLOCK):
+        _scan_block(data[offset:offset + _DEPTH_BLOCK], offset, scan, limit)
+    if scan.at < 0:
         return None
-    at = int(np.argmax(depth > limit))
-    return deepest, data.count(b"\n", 0, at) + 1
+    return scan.deepest, data.count(b"\n", 0, scan.at) + 1
 
 
 def nesting_problem(depth: int) -> str:
