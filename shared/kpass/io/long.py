@@ -86,6 +86,10 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
               filter: str | None = None) -> LongFile:  # noqa: A002
     """Read a long (or id-keyed wide) outcome file into counts keyed by question id.
 
+    Question and sample ids are compared by :func:`kpass.io.rows.canonical_id`:
+    surrounding spaces do not count and integer text is the integer, so ``7``,
+    ``"7"`` and ``" 7"`` are one question (or one sample).
+
     Args:
         source: a CSV, TSV, JSONL, JSON, Parquet file (text formats also ``.gz``) or
             a saved ``datasets`` directory.
@@ -104,10 +108,6 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
             e.g. ``doc_id``); never one row per filter counted as a sample.
         filter: with lm-eval files scored under several filters, the filter that counts.
 
-    Question and sample ids are compared by :func:`kpass.io.rows.canonical_id`:
-    surrounding spaces do not count and integer text is the integer, so ``7``,
-    ``"7"`` and ``" 7"`` are one question (or one sample).
-
     Returns:
         The counts with ``ids`` in first-seen order, plus the mean soft score when
         ``threshold`` is given.
@@ -125,7 +125,7 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
         raise ReportError(source, "a .npy matrix has no id column; drop --id")
     if id is None and sample is not None:
         raise ReportError(source, "--sample needs --id COLUMN (the question of each sample)")
-    if tool is None and fmt in ("jsonl", "json", "parquet", "datasets"):
+    if tool is None and _may_be_harness(path, fmt):
         from .harness import detect_harness
 
         tool = detect_harness(source)
@@ -142,6 +142,24 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
     return tally.result(path, names["column"])
 
 
+def _may_be_harness(path: Path, fmt: str) -> bool:
+    """Whether ``path`` may be a harness file: worth :func:`detect_harness` reading its first row.
+
+    CSV, TSV and ``.npy`` never are; a JSON document only when it is one object (an
+    OpenCompass results file), so a long JSON list of records is not parsed twice.
+    """
+    if fmt in ("jsonl", "parquet", "datasets"):
+        return True
+    if fmt != "json":
+        return False
+    try:
+        with _open_bytes(path) as (stream, _raw):
+            head = stream.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except read_errors():
+        return True  # unreadable: the harness probe and the reader say why, in their words
+    return head[:1] == b"{"
+
+
 def _load_harness(source: str, path: Path, tool: str | None, filter: str | None,  # noqa: A002
                   id: str | None, sample: str | None, column: str | None,  # noqa: A002
                   threshold: float | None, chunk_size: int) -> LongFile:
@@ -152,8 +170,8 @@ def _load_harness(source: str, path: Path, tool: str | None, filter: str | None,
         raise ReportError(source, "--filter is for lm-eval files, and this is not a file of a "
                                   f"known harness; give --from {'|'.join(HARNESSES)}")
     if sample is not None:
-        raise ReportError(source, f"--sample is for long tables; a {tool} file says which "
-                                  "sample each outcome is: drop --sample")
+        raise ReportError(source, f"--sample is for long tables; a harness file ({tool}) "
+                                  "says which sample each outcome is: drop --sample")
     tally = _Tally(source, True, threshold)
     where: list[str] = []
     ids: list[Any] = []
