@@ -190,11 +190,15 @@ def test_soft_scores_inside_unit_interval_still_read(tmp_path, capsys):
 # ------------------------------------------------------------ 4. nesting
 
 
-def test_a_line_nested_20000_deep_is_refused_not_a_segfault(tmp_path):
+@pytest.mark.parametrize("name", ["deep.jsonl", "deep.jsonl.gz"])
+def test_a_line_nested_20000_deep_is_refused_not_a_segfault(tmp_path, name):
     # pyarrow's JSON reader segfaulted here (exit 139, no message): run it in a child.
-    path = tmp_path / "deep.jsonl"
-    path.write_text('{"outcomes": [1, 0]}\n{"outcomes": [1, 1], "x": '
-                    + "[" * 20000 + "]" * 20000 + "}\n")
+    import gzip
+
+    path = tmp_path / name
+    data = ('{"outcomes": [1, 0]}\n{"outcomes": [1, 1], "x": ' + "[" * 20000 + "]" * 20000
+            + "}\n").encode()
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
     done = subprocess.run([sys.executable, "-m", "kpass.cli", "report", str(path), "--k", "1"],
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 1, (done.returncode, done.stderr[-500:])
@@ -438,3 +442,22 @@ def test_nesting_depth_matches_a_character_walk_across_block_edges(monkeypatch, 
         if rng.random() < 0.5:
             text = "[" * rng.randint(90, 130) + text
         assert rows.too_deep(text) == _brute_depth(text), text
+
+
+@pytest.mark.parametrize("block", [1, 3, 7, 256 << 10])
+def test_the_fast_path_scan_bounds_every_line_across_block_edges(tmp_path, monkeypatch, block):
+    import random
+
+    from kpass.io import fast
+
+    monkeypatch.setattr(fast, "_SCAN_BYTES", block)
+    rng = random.Random(block)
+    for trial in range(200):
+        lines = ["".join(rng.choice("[{]}a,") for _ in range(rng.randint(0, 40)))
+                 for _ in range(rng.randint(1, 6))]
+        text = "\n".join(lines) + ("\n" if rng.random() < 0.5 else "")
+        path = tmp_path / f"scan{trial}.jsonl"
+        path.write_text(text)
+        limit = rng.randint(0, 12)
+        most = max(line.count("[") + line.count("{") for line in text.split("\n"))
+        assert fast._may_nest_deeper(path, limit) == (most > limit), (text, limit)
