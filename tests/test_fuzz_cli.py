@@ -439,3 +439,221 @@ def test_corrupted_answer_files_give_the_right_numbers_or_one_line(tmp_path, cap
     result = json.loads(captured.out)["results"][0]
     assert result["questions"] == len(fractions), kind
     assert result["estimate"] == pytest.approx(sum(fractions) / len(fractions), rel=1e-12), kind
+
+
+# ------------------------------------------------------------ long, harness, compare
+# Hypothesis (derandomised by the suite's profile, bounded examples) writes long files,
+# lm-eval files derived from the real fixture, and pairs of runs for `compare`. Each run
+# either gives the numbers of an independent reading (the rules written out below, numpy
+# for the metric) or exits 1/2 with one line on stderr; an exception escaping main fails.
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+FUZZ = settings(max_examples=40, suppress_health_check=[
+    HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+INT_TEXT = re.compile(r"-?(0|[1-9][0-9]*)")
+LM_MC = next((Path(__file__).parent / "fixtures" / "lm-eval").glob("samples_kp_mc_*.jsonl"))
+
+
+class RefusedError(Exception):
+    """The independent reading refuses the input: kpass must exit 1/2 with one line."""
+
+
+def _identity(value, what="id"):
+    """The documented id rule: an int, or a string stripped, integer text as the integer."""
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            raise RefusedError(f"empty {what}")
+        return int(text) if INT_TEXT.fullmatch(text) else text
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise RefusedError(f"{what} {value!r}")
+
+
+def _outcome(value) -> int:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in ("true", "false"):
+            return int(text == "true")
+        try:
+            value = float(text)
+        except ValueError:
+            raise RefusedError(f"outcome {value!r}") from None
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return int(value)
+    raise RefusedError(f"outcome {value!r}")
+
+
+def _expected_pass1(per_question: dict) -> tuple[int, float]:
+    if not per_question:
+        raise RefusedError("no question")
+    return len(per_question), float(np.mean([np.mean(v) for v in per_question.values()]))
+
+
+def _run_json(capsys, args, command="report"):
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    if code != 0:
+        assert code in (1, 2), (code, captured.err)
+        lines = captured.err.splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"kpass {command}: error: "), \
+            captured.err
+        return None
+    return json.loads(captured.out)
+
+
+IDS = st.sampled_from([0, 1, 2, 7, "7", " 7", "q1", "q2 ", "", None, 0.5, True, [1], {"a": 1}])
+VALUES = st.sampled_from([0, 1, True, False, 0.0, 1.0, 0.5, 2, -1, None, "x"])
+SAMPLES = st.sampled_from([0, 1, 2, "0", " 0", "1", "s", None, [0], 0.5])
+
+
+@FUZZ
+@given(rows=st.lists(st.tuples(IDS, SAMPLES, VALUES), min_size=1, max_size=12),
+       fmt=st.sampled_from(["jsonl", "json", "csv"]), with_sample=st.booleans())
+def test_long_files_give_the_right_numbers_or_one_line(tmp_path, capsys, rows, fmt,
+                                                       with_sample):
+    path = tmp_path / f"long.{fmt}"
+    records = [{"id": q, "sample": s, "correct": v} for q, s, v in rows]
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["id", "sample", "correct"])
+        writer.writerows([q, s, v] for q, s, v in rows)
+        path.write_text(buffer.getvalue())
+        # what the file says: each cell as csv wrote it (None empty); blank rows skipped
+        cells = [["" if x is None else str(x) for x in row] for row in rows]
+        records = [{"id": q, "sample": s, "correct": v} for q, s, v in cells
+                   if any(c.strip() for c in (q, s, v))]
+    elif fmt == "jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    else:
+        path.write_text(json.dumps(records))
+    try:
+        per_question: dict = {}
+        seen = set()
+        for record in records:
+            if fmt == "csv" and not str(record["correct"]).strip():
+                raise RefusedError("empty cell")
+            if fmt == "csv" and str(record["correct"]).strip()[:1] in "[(":
+                raise RefusedError("a list cell")
+            question = _identity(record["id"])
+            if with_sample:
+                key = (question, _identity(record["sample"], "sample"))
+                if key in seen:
+                    raise RefusedError("repeated pair")
+                seen.add(key)
+            per_question.setdefault(question, []).append(_outcome(record["correct"]))
+        expected = _expected_pass1(per_question)
+    except RefusedError:
+        expected = None
+    args = ["report", path, "--id", "id", "--k", "1", "--metrics", "pass@k", "--format", "json"]
+    document = _run_json(capsys, args + (["--sample", "sample"] if with_sample else []))
+    if expected is None:
+        assert document is None, (records, document)
+        return
+    assert document is not None, records
+    (result,) = document["results"]
+    assert (result["questions"], result["estimate"]) == (expected[0],
+                                                         pytest.approx(expected[1], rel=1e-12))
+
+
+DOC_IDS = st.sampled_from(["keep", "keep", "keep", None, 0.5, "3", " 3", [1], "dup"])
+ACCS = st.sampled_from(["keep", "keep", "keep", 0.0, 1.0, True, [], [1, 0], [True], 0.5,
+                        None, "x"])
+
+
+@FUZZ
+@given(edits=st.lists(st.tuples(DOC_IDS, ACCS, st.sampled_from(["none", "none", "other"])),
+                      min_size=1, max_size=5),
+       with_id=st.booleans(), with_filter=st.booleans())
+def test_lm_eval_files_give_the_right_numbers_or_one_line(tmp_path, capsys, edits, with_id,
+                                                          with_filter):
+    # Derived from the real kp_mc file: row i gets edit i (its doc_id, its acc, its filter).
+    rows = [json.loads(line) for line in LM_MC.read_text().splitlines() if line.strip()]
+    for row, (doc_id, acc, filter_name) in zip(rows, edits, strict=False):
+        if doc_id == "dup":
+            row["doc_id"] = rows[-1]["doc_id"]
+        elif doc_id != "keep":
+            row["doc_id"] = doc_id
+        if acc != "keep":
+            row["acc"] = acc
+        row["filter"] = filter_name
+    path = tmp_path / "samples_kp_mc_fuzz.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    try:
+        filters = list(dict.fromkeys(row["filter"] for row in rows))
+        if len(filters) > 1 and not with_filter:
+            raise RefusedError("several filters")
+        per_question: dict = {}
+        for row in rows:
+            if with_filter and row["filter"] != "none":
+                continue
+            question = _identity(row["doc_id"])
+            value = row["acc"]
+            values = value if isinstance(value, list) else [value]
+            if not values:
+                raise RefusedError("empty list")
+            if question in per_question:
+                raise RefusedError("a question twice")
+            if any(isinstance(v, str) for v in values):
+                raise RefusedError("text")
+            per_question[question] = [_outcome(v) for v in values]
+        expected = _expected_pass1(per_question)
+    except RefusedError:
+        expected = None
+    args = ["report", path, "--from", "lm-eval", "--k", "1", "--metrics", "pass@k", "--format",
+            "json"] + (["--id", "doc_id"] if with_id else []) + (
+        ["--filter", "none"] if with_filter else [])
+    document = _run_json(capsys, args)
+    if expected is None:
+        assert document is None, (rows, document)
+        return
+    assert document is not None, edits
+    (result,) = document["results"]
+    assert (result["questions"], result["estimate"]) == (expected[0],
+                                                         pytest.approx(expected[1], rel=1e-12))
+
+
+@FUZZ
+@given(data=st.data(), m=st.integers(2, 8), n=st.integers(1, 5), by_id=st.booleans(),
+       drop=st.booleans(), bad_row=st.booleans(), skip_bad=st.booleans(),
+       spell=st.sampled_from(["int", "text", "spaced"]))
+def test_compare_gives_the_right_numbers_or_one_line(tmp_path, capsys, data, m, n, by_id, drop,
+                                                     bad_row, skip_bad, spell):
+    a_rows = data.draw(st.lists(st.lists(st.integers(0, 1), min_size=n, max_size=n),
+                                min_size=m, max_size=m))
+    b_rows = data.draw(st.lists(st.lists(st.integers(0, 1), min_size=n, max_size=n),
+                                min_size=m, max_size=m))
+    order = data.draw(st.permutations(range(m))) if by_id else list(range(m))
+    if drop:
+        order = order[:-1]  # B misses a question
+    spelt = {"int": lambda i: i, "text": str, "spaced": lambda i: f" {i} "}[spell]
+    a_lines = [json.dumps({"id": i, "outcomes": a_rows[i]}) for i in range(m)]
+    b_lines = [json.dumps({"id": spelt(i), "outcomes": b_rows[i]}) for i in order]
+    if bad_row:
+        b_lines[0] = "{broken"
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text("\n".join(a_lines) + "\n")
+    b.write_text("\n".join(b_lines) + "\n")
+    args = ["compare", a, b, "--k", "1", "--metrics", "pass@k", "--format", "json"]
+    args += (["--id", "id"] if by_id else []) + (["--skip-bad"] if skip_bad else [])
+    document = _run_json(capsys, args, "compare")
+    matched = list(order)
+    refused = skip_bad or bad_row or (not by_id and drop) or (by_id and drop)
+    if refused:
+        # --skip-bad is refused; a bad row stops the run; so do unequal questions, by
+        # order, and (kpass.compare) ids that differ between the files
+        assert document is None, document
+        return
+    assert document is not None
+    (line,) = document["results"]
+    per_a = np.array([np.mean(a_rows[i]) for i in matched])
+    per_b = np.array([np.mean(b_rows[i]) for i in matched])
+    assert line["questions"] == len(matched)
+    assert line["a"] == pytest.approx(float(per_a.mean()), rel=1e-12)
+    assert line["b"] == pytest.approx(float(per_b.mean()), rel=1e-12)
+    assert line["difference"] == pytest.approx(float((per_a - per_b).mean()), abs=1e-12)

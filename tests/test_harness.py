@@ -8,6 +8,7 @@ standard library only, independently of kpass' reader.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pyarrow as pa
@@ -236,7 +237,10 @@ def _hand_lighteval(path: Path, metric: str) -> dict[str, list[int]]:
     """Per-document outcomes from the raw Parquet rows (pyarrow only, no kpass)."""
     expected: dict[str, list[int]] = {}
     for row in pq.read_table(path).to_pylist():
-        expected.setdefault(row["doc"]["id"], []).append(int(row["metric"][metric]))
+        # ids by the documented rule: integer text is the integer ("7" and 7 are one question)
+        doc_id = row["doc"]["id"]
+        doc_id = int(doc_id) if re.fullmatch(r"-?(0|[1-9][0-9]*)", doc_id.strip()) else doc_id
+        expected.setdefault(doc_id, []).append(int(row["metric"][metric]))
     return expected
 
 

@@ -10,20 +10,34 @@ from __future__ import annotations
 
 import csv
 import gzip
+import io
 import json
 import json.scanner
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
 
 from .._core.inputs import BinaryCounts
 from .progress import Progress
-from .rows import INSTALL_HINT, Batch, ReportError, Unreadable, check_arrow_type, pick_column, show
+from .rows import (
+    INSTALL_HINT,
+    MAX_NESTING,
+    Batch,
+    ReportError,
+    Unreadable,
+    check_arrow_type,
+    check_nesting,
+    json_problem,
+    nesting_problem,
+    pick_column,
+    show,
+    too_deep,
+)
 
 FORMATS = {
     ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "tsv",
@@ -69,8 +83,12 @@ def detect_format(path: Path) -> str:
 # ----------------------------------------------------------------------------- readers
 
 
+_Bytes = gzip.GzipFile | io.BufferedReader
+"""A stream of a file's bytes: the file itself, or its gunzipped content."""
+
+
 @contextmanager
-def _open_bytes(path: Path) -> Iterator[tuple[BinaryIO, BinaryIO]]:
+def _open_bytes(path: Path) -> Iterator[tuple[_Bytes, io.BufferedReader]]:
     """Open a file for reading bytes (gunzipping ``.gz``); also yield the raw file for tell()."""
     with open(path, "rb") as raw:
         if path.suffix.lower() == ".gz":
@@ -110,7 +128,7 @@ class _Reader:
     def batches(self) -> Iterator[Batch]:  # pragma: no cover - every reader overrides it
         raise NotImplementedError
 
-    def _lines(self, stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
+    def _lines(self, stream: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
         """The file's lines as bytes, numbered from 1, the BOM dropped; tracks :attr:`at`."""
         for number, line in enumerate(stream, 1):
             self.at = f"line {number}"
@@ -145,10 +163,20 @@ class _JsonlReader(_RecordReader):
         rows: list[Any] = []
         lines: list[int] = []
         # The C scanner behind json.loads, called directly: a third of the cost per line.
-        scan = json.scanner.make_scanner(json.JSONDecoder())
+        # typeshed types make_scanner's context as a make_scanner; CPython's json.decoder
+        # passes a JSONDecoder, as here
+        scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
         with _open_bytes(self.path) as (stream, raw):
             for number, line in self._lines(stream):
                 if not line.strip():
+                    continue
+                # never handed to the parser, whose recursion it would break (the count is
+                # a cheap bound: a line with fewer openers cannot nest deeper)
+                deep = (too_deep(line) if line.count(b"[") + line.count(b"{") > MAX_NESTING
+                        else None)
+                if deep is not None:
+                    rows.append(Unreadable(nesting_problem(deep[0])))
+                    lines.append(number)
                     continue
                 try:
                     rows.append(self._parse(scan, line.decode("utf-8").strip(), number))
@@ -195,8 +223,8 @@ class _JsonlReader(_RecordReader):
             record, end = scan(body, 0)
         except StopIteration:
             return Unreadable("not valid JSON (Expecting value)")
-        except ValueError as error:
-            return Unreadable(f"not valid JSON ({getattr(error, 'msg', error)})")
+        except (ValueError, RecursionError) as error:
+            return Unreadable(json_problem(error))
         if end != len(body):
             return Unreadable("not valid JSON (Extra data)")
         return self._value(record, f"line {number}")
@@ -211,11 +239,14 @@ class _JsonReader(_RecordReader):
         start = _skip_space(text, 0)
         if start == len(text):
             raise ReportError(self.source, "the file holds no JSON value")
+        check_nesting(text, self.source)
         try:
             document, end = decoder.raw_decode(text, start)
         except json.JSONDecodeError as error:
             raise ReportError(self.source, f"not valid JSON ({error.msg})",
                               f"line {error.lineno}") from None
+        except (ValueError, RecursionError) as error:  # a number past the int-str limit
+            raise ReportError(self.source, json_problem(error)) from None
         if _skip_space(text, end) < len(text):
             # More than one JSON value: it is JSON Lines with a .json name.
             lines_reader = _JsonlReader(self.source, self.path, self.requested, self.chunk_size,
@@ -378,7 +409,7 @@ class _CsvReader(_Reader):
             self._update(raw.tell())
 
 
-    def _decoded(self, stream: BinaryIO) -> Iterator[str]:
+    def _decoded(self, stream: Iterable[bytes]) -> Iterator[str]:
         # Decoded line by line (not by io.TextIOWrapper) so bad bytes are located by line;
         # kept as surrogates, so only bad bytes in the outcome cell are an error.
         for _, line in self._lines(stream):
@@ -515,10 +546,14 @@ class _DatasetReader(_Reader):
 def _json_file(source: str, path: Path, shape: type) -> Any:
     """A small JSON file of a datasets folder (``state.json``), checked to be ``shape``."""
     try:
-        document = json.loads(read_text(source, path))
-    except ValueError as error:  # a ReportError for bad bytes, a JSONDecodeError otherwise
+        text = read_text(source, path)
+        deep = too_deep(text)
+        document = None if deep is not None else json.loads(text)
+    except (ValueError, RecursionError) as error:  # bad bytes, a JSONDecodeError, a long number
         raise ReportError(source, f"{path.name} of the dataset is not valid JSON "
                                   f"({getattr(error, 'msg', error)})") from None
+    if deep is not None:
+        raise ReportError(source, f"{path.name} of the dataset: {nesting_problem(deep[0])}")
     if not isinstance(document, shape):
         raise ReportError(source, f"{path.name} of the dataset holds {show(document)}; "
                                   f"expected a JSON {'object' if shape is dict else 'list'}")

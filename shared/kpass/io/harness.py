@@ -51,7 +51,15 @@ from .._core.inputs import BinaryCounts, binary_counts
 from .formats import _need_pyarrow, dataset_files, detect_format
 from .progress import Progress
 from .readers import LoadedFile, load_counts
-from .rows import ReportError, describe_read_error, read_errors, show
+from .rows import (
+    ReportError,
+    canonical_id,
+    check_nesting,
+    describe_read_error,
+    json_problem,
+    read_errors,
+    show,
+)
 
 __all__ = ["HARNESSES", "LongRecord", "detect_harness", "get_path", "group_counts",
            "harness_records", "is_path", "lighteval_records", "lm_eval_records",
@@ -188,10 +196,14 @@ def _text_rows(source: str, path: Path, fmt: str) -> Iterator[tuple[str, Any]]:
     opener = gzip.open if path.suffix.lower() == ".gz" else open
     with opener(path, "rt", encoding="utf-8-sig") as stream:
         if fmt == "json":
+            text = stream.read()
+            check_nesting(text, source)  # before the parser, whose recursion it would break
             try:
-                document = json.load(stream)
-            except ValueError as error:
+                document = json.loads(text)
+            except json.JSONDecodeError as error:
                 raise ReportError(source, f"not valid JSON ({error})") from None
+            except (ValueError, RecursionError) as error:
+                raise ReportError(source, json_problem(error)) from None
             if isinstance(document, list):
                 yield from ((f"element {i}", item) for i, item in enumerate(document))
             else:
@@ -200,10 +212,14 @@ def _text_rows(source: str, path: Path, fmt: str) -> Iterator[tuple[str, Any]]:
         for number, line in enumerate(stream, 1):
             if not line.strip():
                 continue
+            check_nesting(line, source, f"line {number}")
             try:
-                yield f"line {number}", json.loads(line)
-            except ValueError as error:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
                 raise ReportError(source, f"not valid JSON ({error})", f"line {number}") from None
+            except (ValueError, RecursionError) as error:
+                raise ReportError(source, json_problem(error), f"line {number}") from None
+            yield f"line {number}", record
 
 
 def _binary_rows(source: str, path: Path, fmt: str) -> Iterator[tuple[str, Any]]:
@@ -226,9 +242,13 @@ def _binary_rows(source: str, path: Path, fmt: str) -> Iterator[tuple[str, Any]]
         first += batch.num_rows
 
 
-def _samples(question: Any, value: Any, where: str) -> Iterator[LongRecord]:
-    """A list value is one sample per element; a scalar is sample 0."""
+def _samples(question: Any, value: Any, where: str, source: str = "<data>",
+             name: str = "outcomes") -> Iterator[LongRecord]:
+    """A list value is one sample per element; a scalar is sample 0; an empty list an error."""
     if isinstance(value, (list, tuple)):
+        if not value:  # never a question silently left out
+            raise ReportError(source, f"`{name}` is an empty list; a question needs at least "
+                                      "one sample", where)
         yield from (LongRecord(question, i, item, where) for i, item in enumerate(value))
     else:
         yield LongRecord(question, 0, value, where)
@@ -239,24 +259,32 @@ def path_records(rows: Iterable[tuple[str, Any]], column: str, source: str) -> I
     for where, row in rows:
         for suffix, value in get_path(row, column, source=source, where=where):
             question = f"{where} {suffix}".strip()
-            yield from _samples(question, value, question)
+            yield from _samples(question, value, question, source, column)
 
 
 # ----------------------------------------------------------------------------- harnesses
 
 
 def lm_eval_records(rows: Iterable[tuple[str, Any]] | Iterable[dict[str, Any]], source: str,
-                    column: str | None = None, filter: str | None = None) -> Iterator[LongRecord]:
+                    column: str | None = None, filter: str | None = None, *,  # noqa: A002
+                    id: str | None = None) -> Iterator[LongRecord]:  # noqa: A002
     """lm-evaluation-harness ``--log_samples`` rows -> long records (id ``doc_id``).
 
     Args:
         rows: ``(where, row)`` pairs or bare rows of a ``samples_*.jsonl`` file.
         source: the file, for messages.
-        column: the metric field (a path); default the row's first ``metrics`` name.
+        column: the metric field (a path); default the first ``metrics`` name of the
+            first row counted, then that same metric in every row (a row listing
+            ``acc_norm`` first still gives its ``acc``): one metric, never a mix.
         filter: the filter whose rows count; needed when the file has several.
+        id: the question-id field (a path, e.g. ``doc.id``); default ``doc_id``.
+
+    Raises:
+        ReportError: several filters and no ``filter``, an unknown filter, a row that
+            is not an lm-eval row, lacks the metric or the id, or holds an empty list.
     """
-    rows = list(rows)
-    pairs = [(r if isinstance(r, tuple) else (f"line {i + 1}", r)) for i, r in enumerate(rows)]
+    pairs: list[tuple[str, Any]] = [(r if isinstance(r, tuple) else (f"line {i + 1}", r))
+                                    for i, r in enumerate(rows)]
     filters = list(dict.fromkeys(row.get("filter") for _, row in pairs if isinstance(row, dict)))
     if filter is None and len(filters) > 1:
         raise ReportError(source, f"the file scores each document under {len(filters)} filters "
@@ -264,37 +292,58 @@ def lm_eval_records(rows: Iterable[tuple[str, Any]] | Iterable[dict[str, Any]], 
     if filter is not None and filter not in filters:
         raise ReportError(source, f"`--filter {filter}` is not in the file; its filters: "
                                   f"{', '.join(map(str, filters))}")
+    name = column
     for where, row in pairs:
         if not isinstance(row, dict) or "doc_id" not in row:
             raise ReportError(source, f"not an lm-eval --log_samples row (no `doc_id`); its "
                                       f"fields: {_keys(row)}", where)
         if filter is not None and row.get("filter") != filter:
             continue
-        name = column or _first(row.get("metrics"), source, where, "metrics")
+        if name is None:
+            name = _first(row.get("metrics"), source, where, "metrics")
+        elif column is None and name not in row:
+            raise ReportError(source, f"the row has no `{name}`, the metric of the first row "
+                                      f"(its metrics: {show(row.get('metrics'))}); one metric "
+                                      "counts for every row: choose it with --column", where)
+        question = row["doc_id"] if id is None else _id_at(row, id, source, where)
         for _, value in get_path(row, name, source=source, where=where):
-            yield from _samples(row["doc_id"], value, where)
+            yield from _samples(question, value, where, source, name)
 
 
 def lighteval_records(rows: Iterable[tuple[str, Any]], source: str,
-                      column: str | None = None) -> Iterator[LongRecord]:
-    """Rows of lighteval details (struct ``metric``) -> long records (id: ``doc.id``)."""
+                      column: str | None = None, *,
+                      id: str | None = None) -> Iterator[LongRecord]:  # noqa: A002
+    """Rows of lighteval details (struct ``metric``) -> long records (id: ``doc.id``).
+
+    The default column is the first field of the first row's ``metric``, the same one
+    for every row; ``id`` (a path) replaces ``doc.id`` as the question id.
+    """
+    name = column
     for index, (where, row) in enumerate(rows):
         if not isinstance(row, dict) or not isinstance(row.get("metric"), dict):
             raise ReportError(source, f"not a lighteval details row (no struct `metric`); its "
                                       f"fields: {_keys(row)}", where)
-        name = column or "metric." + _first(list(row["metric"]), source, where, "metric")
+        if name is None:
+            name = "metric." + _first(list(row["metric"]), source, where, "metric")
         if not is_path(name) and name not in row:
             name = f"metric.{name}"
-        doc = row.get("doc")
-        question = doc.get("id") if isinstance(doc, dict) and doc.get("id") not in (None, "") \
-            else index  # lighteval writes rows in its own order; the doc id says which
+        if id is not None:
+            question = _id_at(row, id, source, where)
+        else:
+            doc = row.get("doc")
+            question = doc.get("id") if isinstance(doc, dict) and doc.get("id") not in (
+                None, "") else index  # lighteval writes rows in its own order; the id says which
         for _, value in get_path(row, name, source=source, where=where):
-            yield from _samples(question, value, where)
+            yield from _samples(question, value, where, source, name)
 
 
 def opencompass_records(rows: Iterable[tuple[str, Any]], source: str,
-                        column: str | None = None) -> Iterator[LongRecord]:
-    """OpenCompass results ``details`` -> long records (id: the key or position)."""
+                        column: str | None = None, *,
+                        id: str | None = None) -> Iterator[LongRecord]:  # noqa: A002
+    """OpenCompass results ``details`` -> long records (id: ``example_abbr``, the key or position).
+
+    ``id`` (a path within each ``details`` record) replaces ``example_abbr``.
+    """
     name = column or "correct"
     for where, row in rows:
         if where != "the document" or not isinstance(row, dict) or \
@@ -305,9 +354,21 @@ def opencompass_records(rows: Iterable[tuple[str, Any]], source: str,
         items = details.items() if isinstance(details, dict) else enumerate(details)
         for key, item in items:
             at = f"details[{key}]"
-            question = item.get("example_abbr", key) if isinstance(item, dict) else key
+            if id is not None:
+                question = _id_at(item, id, source, at)
+            else:
+                question = item.get("example_abbr", key) if isinstance(item, dict) else key
             for _, value in get_path(item, name, source=source, where=at):
-                yield from _samples(question, value, at)
+                yield from _samples(question, value, at, source, name)
+
+
+def _id_at(row: Any, path: str, source: str, where: str) -> Any:
+    """The question id at ``path`` (``--id``) in a harness row: one string or integer."""
+    found = get_path(row, path, source=source, where=where)
+    if len(found) != 1:
+        raise ReportError(source, f"`--id {path}` names {len(found)} values in the row; "
+                                  "expected one question id", where)
+    return canonical_id(found[0][1], source, where)
 
 
 def _first(names: Any, source: str, where: str, field: str) -> str:
@@ -319,9 +380,10 @@ def _first(names: Any, source: str, where: str, field: str) -> str:
 def detect_harness(source: str) -> str | None:
     """The harness that wrote ``source``, from its name and first row, or None."""
     name = Path(source).name
+    unreadable: tuple[type[BaseException], ...] = (ReportError, *read_errors())
     try:
         where, first = next(read_rows(source), (None, None))
-    except (ReportError, *read_errors()):  # not readable as rows: not a harness file
+    except unreadable:  # not readable as rows: not a harness file
         return None
     if not isinstance(first, dict):
         return None
@@ -336,33 +398,42 @@ def detect_harness(source: str) -> str | None:
 
 
 def harness_records(source: str, tool: str, column: str | None = None,
-                    filter: str | None = None) -> Iterator[LongRecord]:
-    """The long records of a harness file written by ``tool`` (one of :data:`HARNESSES`)."""
+                    filter: str | None = None, *,  # noqa: A002
+                    id: str | None = None) -> Iterator[LongRecord]:  # noqa: A002
+    """The long records of a harness file written by ``tool`` (one of :data:`HARNESSES`).
+
+    ``id`` (a path) names the question-id field instead of the harness's own.
+    """
     if tool not in HARNESSES:
         raise ReportError(source, f"`--from {tool}` is not a harness kpass reads; expected one "
                                   f"of {', '.join(HARNESSES)}")
     rows = read_rows(source)
     if tool == "lm-eval":
-        return lm_eval_records(rows, source, column, filter)
+        return lm_eval_records(rows, source, column, filter, id=id)
     if filter is not None:
         raise ReportError(source, f"--filter is for lm-eval files; got --from {tool}")
     if tool == "lighteval":
-        return lighteval_records(rows, source, column)
-    return opencompass_records(rows, source, column)
+        return lighteval_records(rows, source, column, id=id)
+    return opencompass_records(rows, source, column, id=id)
 
 
 def group_counts(records: Iterable[LongRecord], source: str) -> tuple[BinaryCounts, list[Any]]:
     """Group long records by question (first-seen order) into counts and question ids.
 
+    Question ids are compared by :func:`~kpass.io.rows.canonical_id` (``7`` and ``"7"``
+    are one question); an id that is not a string or an integer is refused.
+
     Raises:
-        ReportError: a (question, sample) pair twice (both places named), or a value
-            other than 0/1 (``True``/``False`` and ``1.0``/``0.0`` are fine).
+        ReportError: a (question, sample) pair twice (both places named), an id that is
+            not a string or an integer, or a value other than 0/1 (``True``/``False`` and
+            ``1.0``/``0.0`` are fine).
     """
     seen: dict[Any, dict[int, LongRecord]] = {}
     for record in records:
-        samples = seen.setdefault(record.question, {})
+        question = canonical_id(record.question, source, record.where)
+        samples = seen.setdefault(question, {})
         if record.sample in samples:
-            raise ReportError(source, f"question {record.question!r} sample {record.sample} "
+            raise ReportError(source, f"question {question!r} sample {record.sample} "
                                       f"appears twice: at {samples[record.sample].where} and "
                                       f"at {record.where}")
         samples[record.sample] = record
@@ -394,6 +465,8 @@ def load_file(source: str, *, tool: str | None = None, filter: str | None = None
     recognises it (so a plain file costs nothing extra). The counts of a harness
     file carry its question ids, so ``kpass compare`` matches two runs by id.
     """
+    if not Path(source).exists():
+        raise ReportError(source, "no such file or directory")
     if tool is None and filter is None and not is_path(column):
         try:
             return load_counts(source, column=column, chunk_size=chunk_size,
@@ -416,6 +489,8 @@ def load_harness(source: str, tool: str | None, column: str | None = None,
     ``tool`` None: detected from the file when it is recognisable, else ``column``
     must be a nested path (:func:`path_records`).
     """
+    if not Path(source).exists():
+        raise ReportError(source, "no such file or directory")
     if tool is None and not is_path(column):
         tool = detect_harness(source)
     if tool is None:

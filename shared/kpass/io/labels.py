@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .formats import _need_pyarrow, dataset_files, detect_format, read_text
-from .rows import ReportError, show
+from .rows import ReportError, canonical_id, check_nesting, json_problem, show
 
 
 def read_labels(source: str, column: str) -> list[Any]:
@@ -26,7 +26,9 @@ def read_labels(source: str, column: str) -> list[Any]:
         column: the label column, e.g. ``question_id``.
 
     Returns:
-        One str or int per row (other JSON scalars are refused).
+        One str or int per row (other JSON scalars are refused), by the rule of
+        :func:`kpass.io.rows.canonical_id`: strings stripped, integer text as the
+        integer, so ``7`` in one file and ``"7"`` in another are the same label.
 
     Raises:
         ReportError: a ``.npy`` file (no columns), a missing column (the message lists
@@ -51,11 +53,11 @@ def read_labels(source: str, column: str) -> list[Any]:
 
 
 def _label(source: str, column: str, value: Any, where: str, position: int) -> Any:
+    place = f"{where} {position + 1 if where == 'line' else position}"
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        place = f"{where} {position + 1 if where == 'line' else position}"
         raise ReportError(source, f"`{column}` must hold a string or integer label per "
                                   f"question; got {show(value)}", place)
-    return value
+    return canonical_id(value, source, place, f"`{column}` label")
 
 
 def _missing(source: str, column: str, names: list[str], where: str | None = None) -> ReportError:
@@ -87,10 +89,11 @@ def _jsonl_column(source: str, path: Path, column: str) -> list[Any]:
     for number, line in enumerate(read_text(source, path).splitlines(), 1):
         if not line.strip():
             continue
+        check_nesting(line, source, f"line {number}")  # before the parser recurses
         try:
             record = json.loads(line)
-        except ValueError:
-            raise ReportError(source, "not valid JSON", f"line {number}") from None
+        except (ValueError, RecursionError) as error:
+            raise ReportError(source, json_problem(error), f"line {number}") from None
         if not isinstance(record, dict) or column not in record:
             names = list(record) if isinstance(record, dict) else []
             raise _missing(source, column, names, f"line {number}")
@@ -99,10 +102,12 @@ def _jsonl_column(source: str, path: Path, column: str) -> list[Any]:
 
 
 def _json_column(source: str, path: Path, column: str) -> list[Any]:
+    text = read_text(source, path)
+    check_nesting(text, source)  # before the parser recurses
     try:
-        document = json.loads(read_text(source, path))
-    except ValueError as error:
-        raise ReportError(source, f"not valid JSON ({getattr(error, 'msg', error)})") from None
+        document = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise ReportError(source, json_problem(error)) from None
     if isinstance(document, dict):
         if not isinstance(document.get(column), list):
             raise _missing(source, column, list(document))

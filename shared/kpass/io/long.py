@@ -39,19 +39,22 @@ from typing import Any
 import numpy as np
 
 from .._core.counts import BinaryCounts
-from .formats import _open_bytes, detect_format, parse_cell
+from .formats import _open_bytes, dataset_files, detect_format, parse_cell
 from .readers import LoadedFile
 from .rows import (
     LONG_HINT,
+    MAX_NESTING,
     ReportError,
     Unreadable,
+    canonical_id,
+    check_nesting,
     describe_read_error,
+    json_problem,
     pick_column,
     read_errors,
     show,
 )
 
-_INT_TEXT = re.compile(r"-?(0|[1-9][0-9]*)")
 _SEPARATORS = re.compile(r"[\s,;|]")
 
 
@@ -79,8 +82,13 @@ class LongFile(LoadedFile):
 
 def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa: A002
               column: str | None = None, threshold: float | None = None,
-              chunk_size: int = 65536) -> LongFile:
+              chunk_size: int = 65536, tool: str | None = None,
+              filter: str | None = None) -> LongFile:  # noqa: A002
     """Read a long (or id-keyed wide) outcome file into counts keyed by question id.
+
+    Question and sample ids are compared by :func:`kpass.io.rows.canonical_id`:
+    surrounding spaces do not count and integer text is the integer, so ``7``,
+    ``"7"`` and ``" 7"`` are one question (or one sample).
 
     Args:
         source: a CSV, TSV, JSONL, JSON, Parquet file (text formats also ``.gz``) or
@@ -90,16 +98,24 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
         sample: an optional sample-id column; a repeated (id, sample) pair is an error.
         column: the outcome column (default: the first of ``outcomes``, ``correct``,
             ``scores`` present).
-        threshold: for soft scores: a sample is correct iff its score > threshold.
+        threshold: for soft scores: a sample is correct iff its score > threshold;
+            scores must lie in [0, 1].
         chunk_size: rows read at a time.
+        tool: the harness that wrote the file (``--from``, one of
+            :data:`kpass.io.harness.HARNESSES`). A harness file (named, or recognised
+            by :func:`kpass.io.harness.detect_harness`) is read as that harness reads
+            it, so ``filter`` applies and ``id`` names its question-id field (a path,
+            e.g. ``doc_id``); never one row per filter counted as a sample.
+        filter: with lm-eval files scored under several filters, the filter that counts.
 
     Returns:
         The counts with ``ids`` in first-seen order, plus the mean soft score when
         ``threshold`` is given.
 
     Raises:
-        ReportError: a missing column or file, a bad value (with its line), a
-            repeated (id, sample) pair or wide id (with both lines).
+        ReportError: a missing column or file, a bad value (with its line), a soft
+            score outside [0, 1], a repeated (id, sample) pair or wide id (with both
+            lines), an id that is not a string or an integer.
     """
     path = Path(source)
     if not path.exists():
@@ -109,6 +125,13 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
         raise ReportError(source, "a .npy matrix has no id column; drop --id")
     if id is None and sample is not None:
         raise ReportError(source, "--sample needs --id COLUMN (the question of each sample)")
+    if tool is None and _may_be_harness(path, fmt):
+        from .harness import detect_harness
+
+        tool = detect_harness(source)
+    if tool is not None or filter is not None:
+        return _load_harness(source, path, tool, filter, id, sample, column, threshold,
+                             max(1, chunk_size))
     tally = _Tally(source, sample is not None, threshold)
     names = {"id": id, "sample": sample, "column": column}
     try:
@@ -117,6 +140,58 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
     except read_errors() as error:
         raise ReportError(source, describe_read_error(error)) from None
     return tally.result(path, names["column"])
+
+
+def _may_be_harness(path: Path, fmt: str) -> bool:
+    """Whether ``path`` may be a harness file: worth :func:`detect_harness` reading its first row.
+
+    CSV, TSV and ``.npy`` never are; a JSON document only when it is one object (an
+    OpenCompass results file), so a long JSON list of records is not parsed twice.
+    """
+    if fmt in ("jsonl", "parquet", "datasets"):
+        return True
+    if fmt != "json":
+        return False
+    try:
+        with _open_bytes(path) as (stream, _raw):
+            head = stream.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except read_errors():
+        return True  # unreadable: the harness probe and the reader say why, in their words
+    return head[:1] == b"{"
+
+
+def _load_harness(source: str, path: Path, tool: str | None, filter: str | None,  # noqa: A002
+                  id: str | None, sample: str | None, column: str | None,  # noqa: A002
+                  threshold: float | None, chunk_size: int) -> LongFile:
+    """A harness file through :func:`kpass.io.harness.harness_records`, tallied as long rows."""
+    from .harness import HARNESSES, harness_records
+
+    if tool is None:
+        raise ReportError(source, "--filter is for lm-eval files, and this is not a file of a "
+                                  f"known harness; give --from {'|'.join(HARNESSES)}")
+    if sample is not None:
+        raise ReportError(source, f"--sample is for long tables; a harness file ({tool}) "
+                                  "says which sample each outcome is: drop --sample")
+    tally = _Tally(source, True, threshold)
+    where: list[str] = []
+    ids: list[Any] = []
+    samples: list[Any] = []
+    values: list[Any] = []
+    try:
+        for record in harness_records(source, tool, column, filter, id=id):
+            where.append(record.where)
+            ids.append(record.question)
+            samples.append(record.sample)
+            values.append(record.value)
+            if len(where) >= chunk_size:
+                tally.add(where, ids, samples, values)
+                where, ids, samples, values = [], [], [], []
+        if where:
+            tally.add(where, ids, samples, values)
+    except read_errors() as error:
+        raise ReportError(source, describe_read_error(error)) from None
+    label = column or ("correct" if tool == "opencompass" else "first metric")
+    return tally.result(path, label if filter is None else f"{label} (filter {filter})")
 
 
 class _Tally:
@@ -149,9 +224,11 @@ class _Tally:
         The row loop is the reference (it locates every problem); this path only
         takes chunks it can count exactly and leaves anything unusual to it.
         """
+        if not set(map(type, ids)) <= {str, int}:  # exact types: bool is not an id
+            return False  # lists, floats, booleans, None: the row loop refuses them by line
         try:
             scores = np.asarray(values, dtype=np.float64)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             return False  # lists (wide rows), `true`/`false` text, bad cells
         if scores.ndim != 1 or not np.isfinite(scores).all():
             return False
@@ -160,6 +237,8 @@ class _Tally:
                 return False
             hard = scores.astype(np.int64)
         else:
+            if ((scores < 0.0) | (scores > 1.0)).any():
+                return False  # the row loop refuses a score outside [0, 1] with its line
             hard = (scores > self.threshold).astype(np.int64)
         local: dict[Any, int] = {}
         codes = np.fromiter((local.setdefault(i, len(local)) for i in ids), dtype=np.intp,
@@ -180,7 +259,8 @@ class _Tally:
         rows = slots[codes]
         if self.pairs is not None and samples is not None:
             qids = list(self.slot)
-            for row, (slot, sample) in enumerate(zip(rows.tolist(), samples, strict=True)):
+            for row, (slot, raw_sample) in enumerate(zip(rows.tolist(), samples, strict=True)):
+                sample = _sample_id(raw_sample, self.source, where[row])
                 key = (qids[slot], sample)
                 if key in self.pairs:
                     raise ReportError(self.source, f"(id, sample) = ({key[0]!r}, {sample!r}) "
@@ -228,7 +308,8 @@ class _Tally:
                 scores = [self._score(v, where[i]) for v in value]
             else:
                 if self.pairs is not None:
-                    key = (qid, samples[i] if samples is not None else None)
+                    key = (qid, None if samples is None else
+                           _sample_id(samples[i], self.source, where[i]))
                     if key in self.pairs:
                         raise ReportError(self.source, f"(id, sample) = ({qid!r}, {key[1]!r}) "
                                                        f"is repeated: {self.pairs[key]} and "
@@ -255,6 +336,10 @@ class _Tally:
             raise ReportError(self.source, f"outcome {show(value)} is not binary (0 or 1); for "
                                            "soft scores pass --threshold T (correct iff score > T)",
                               where)
+        if not 0.0 <= number <= 1.0:  # an "accuracy" of 1.275 is no accuracy
+            raise ReportError(self.source, f"soft score {show(value)} is outside [0, 1]; scores "
+                                           "read with --threshold must lie in [0, 1] (rescale "
+                                           "them, e.g. a percentage to a fraction)", where)
         return number
 
     def _hard(self, score: float) -> int:
@@ -263,11 +348,11 @@ class _Tally:
     def result(self, path: Path, column: str | None) -> LongFile:
         if not self.n:
             raise ReportError(self.source, "the file holds no questions")
-        ids = np.empty(len(self.slot), dtype=object)
-        ids[:] = list(self.slot)
+        ids: np.ndarray | None = None
+        if self.keyed:
+            ids = np.empty(len(self.slot), dtype=object)
+            ids[:] = list(self.slot)
         n = np.array(self.n, dtype=np.int64)
-        if not self.keyed:
-            ids = None
         counts = BinaryCounts(n, np.array(self.c, dtype=np.int64), ids=ids)
         shortest = self.first[int(np.argmin(n))]
         soft = None
@@ -295,22 +380,20 @@ def _number(value: Any) -> float | None:
 
 
 def _canonical_id(value: Any, source: str, where: str) -> Any:
-    """A question id as str or int; integer text (from CSV) becomes an int, so files match."""
-    if isinstance(value, str):
-        text = value.strip()
-        if not text:
-            raise ReportError(source, "the question id is empty", where)
-        return int(text) if _INT_TEXT.fullmatch(text) else text
-    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-        return int(value)
-    raise ReportError(source, f"question id {show(value)} must be a string or an integer", where)
+    """A question id as str or int (:func:`kpass.io.rows.canonical_id`), so files match."""
+    return canonical_id(value, source, where)
+
+
+def _sample_id(value: Any, source: str, where: str) -> Any:
+    """A ``--sample`` id by the question ids' rule: ``0``, ``"0"`` and ``" 0"`` are one sample."""
+    return canonical_id(value, source, where, "sample id")
 
 
 # ----------------------------------------------------------------------------- formats
 # Each yields chunks (where, ids, samples or None, outcome values) and fills
 # names["column"] with the outcome column it picked.
 
-Chunk = tuple[list[str], list[Any], list[Any] | None, list[Any]]
+Chunk = tuple[list[str], list[Any] | None, list[Any] | None, list[Any]]
 
 
 def _need(names: dict[str, Any], present: list[str], source: str, where: str | None) -> None:
@@ -325,7 +408,8 @@ def _need(names: dict[str, Any], present: list[str], source: str, where: str | N
 def _csv_chunks(source: str, path: Path, names: dict[str, Any], size: int,
                 delimiter: str = ",") -> Iterator[Chunk]:
     with _open_bytes(path) as (stream, _raw):
-        reader = csv.reader(io.TextIOWrapper(stream, encoding="utf-8", newline=""),
+        # utf-8-sig: a BOM (Excel, Notepad) is not part of the first column's name
+        reader = csv.reader(io.TextIOWrapper(stream, encoding="utf-8-sig", newline=""),
                             delimiter=delimiter)
         header = next(reader, None)
         if header is None:
@@ -334,6 +418,7 @@ def _csv_chunks(source: str, path: Path, names: dict[str, Any], size: int,
         _need(names, header, source, "line 1")
         cols = [header.index(names[key]) if names[key] else None
                 for key in ("id", "sample", "column")]
+        value_col = header.index(names["column"])  # set by _need
         width = max(c for c in cols if c is not None)
         where: list[str] = []
         ids: list[Any] = []
@@ -350,7 +435,7 @@ def _csv_chunks(source: str, path: Path, names: dict[str, Any], size: int,
             where.append(line)
             ids.append(record[cols[0]] if cols[0] is not None else None)
             samples.append(record[cols[1]] if cols[1] is not None else None)
-            values.append(_text_cell(record[cols[2]], source, line))
+            values.append(_text_cell(record[value_col], source, line))
             if len(where) >= size:
                 yield where, None if cols[0] is None else ids, samples, values
                 where, ids, samples, values = [], [], [], []
@@ -391,7 +476,7 @@ def refuse_scalar_cells(source: str, path: Path, column: str | None, delimiter: 
 
 def _first_cell_check(source: str, path: Path, column: str | None, delimiter: str) -> None:
     with _open_bytes(path) as (stream, _raw):
-        reader = csv.reader(io.TextIOWrapper(stream, encoding="utf-8", errors="replace",
+        reader = csv.reader(io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace",
                                              newline=""), delimiter=delimiter)
         header = next(reader, None)
         while header is not None and not any(cell.strip() for cell in header):
@@ -450,22 +535,31 @@ def _jsonl_chunks(source: str, path: Path, names: dict[str, Any], size: int) -> 
             for number, raw_line in enumerate(stream, 1):
                 if not raw_line.strip():
                     continue
+                if raw_line.count(b"[") + raw_line.count(b"{") > MAX_NESTING:  # cheap bound
+                    check_nesting(raw_line, source, f"line {number}")  # before json recurses
                 try:
-                    yield f"line {number}", json.loads(raw_line)
+                    record = json.loads(raw_line)
                 except json.JSONDecodeError as error:
                     raise ReportError(source, f"not valid JSON ({error.msg})",
                                       f"line {number}") from None
+                except (ValueError, RecursionError) as error:  # e.g. a 5000-digit number
+                    raise ReportError(source, json_problem(error), f"line {number}") from None
+                yield f"line {number}", record
 
     return _record_chunks(records(), source, names, size)
 
 
 def _json_chunks(source: str, path: Path, names: dict[str, Any], size: int) -> Iterator[Chunk]:
     with _open_bytes(path) as (stream, _raw):
-        try:
-            document = json.load(stream)
-        except json.JSONDecodeError as error:
-            raise ReportError(source, f"not valid JSON ({error.msg})",
-                              f"line {error.lineno}") from None
+        data = stream.read()
+    check_nesting(data, source)  # before the parser recurses
+    try:
+        document = json.loads(data)
+    except json.JSONDecodeError as error:
+        raise ReportError(source, f"not valid JSON ({error.msg})",
+                          f"line {error.lineno}") from None
+    except (ValueError, RecursionError) as error:  # e.g. a 5000-digit number
+        raise ReportError(source, json_problem(error)) from None
     if isinstance(document, dict):  # columns: {"id": [...], "correct": [...]}
         keys = list(document)
         lengths = {len(v) for v in document.values() if isinstance(v, list)}
@@ -508,19 +602,8 @@ def _datasets_chunks(source: str, path: Path, names: dict[str, Any], size: int
                      ) -> Iterator[Chunk]:
     import pyarrow as pa
 
-    directory = path
-    splits_file = directory / "dataset_dict.json"
-    if splits_file.exists():
-        splits = json.loads(splits_file.read_text(encoding="utf-8")).get("splits", [])
-        if len(splits) != 1:
-            raise ReportError(source, f"a DatasetDict with splits {', '.join(splits) or 'none'}; "
-                                      "pass one split's directory")
-        directory = directory / splits[0]
-    state_file = directory / "state.json"
-    if not state_file.exists():
-        raise ReportError(source, "a directory, but not a saved datasets dataset (no state.json)")
-    state = json.loads(state_file.read_text(encoding="utf-8"))
-    files = [directory / entry["filename"] for entry in state.get("_data_files", [])]
+    # the checked list of Arrow files (a broken state.json or empty _data_files is refused)
+    files = dataset_files(source, path)
 
     def batches() -> Iterator[Any]:
         for file in files:

@@ -304,3 +304,178 @@ def pick_column(names: list[str], requested: str | None, source: str,
             return name
     raise ReportError(source, f"no outcome column (looked for `outcomes`, `correct`, `scores`); "
                               f"the columns are {found}; choose one with --column NAME", where)
+
+
+# ----------------------------------------------------------------------------- ids, JSON guards
+
+_INT_TEXT = re.compile(r"-?(0|[1-9][0-9]*)")
+
+
+def canonical_id(value: Any, source: str, where: str | None, what: str = "question id") -> Any:
+    """A question (or sample) id as ``str`` or ``int``, the one identity every reader uses.
+
+    Strings are stripped of surrounding spaces, and a string spelling a decimal integer
+    (``"7"``, ``" 7"``, ``"-3"``; not ``"07"`` or ``"7.0"``) becomes that integer: CSV cells
+    are text, so ``7`` in a JSONL file and ``7`` in a CSV file name the same question.
+    Booleans, floats, None, lists and objects are refused.
+
+    Args:
+        value: the id as read.
+        source: the file, for messages.
+        where: where the row is (``line 3``), for messages.
+        what: ``question id`` or ``sample id``, for messages.
+
+    Returns:
+        The id as ``int`` or stripped ``str``.
+
+    Raises:
+        ReportError: an empty string, or a value that is not a string or an integer.
+
+    Example:
+        >>> canonical_id(" 7", "f.csv", "line 2"), canonical_id("q7 ", "f.csv", "line 2")
+        (7, 'q7')
+    """
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            raise ReportError(source, f"the {what} is empty", where)
+        if _INT_TEXT.fullmatch(text):
+            try:
+                return int(text)
+            except ValueError:  # past Python's int-str limit (4300 digits): an opaque label
+                return text
+        return text
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    raise ReportError(source, f"{what} {show(value)} ({type(value).__name__}) must be a string "
+                              "or an integer", where)
+
+
+MAX_NESTING = 100
+"""The deepest nesting of brackets and braces kpass parses in one JSON value.
+
+Evaluation outputs nest a few levels; a line nested thousands deep crashes parsers
+(pyarrow's JSON reader segfaults at 20000, Python's ``json`` raises RecursionError near
+1000), so every JSON text is measured by :func:`too_deep` before it is parsed."""
+
+
+_DEPTH_BLOCK = 1 << 20
+"""Bytes measured at a time by :func:`too_deep`: its numpy temporaries stay a few MB
+whatever the size of a JSON document."""
+
+
+@dataclass
+class _Scan:
+    """Where :func:`too_deep` is between two blocks of a text."""
+
+    depth: int = 0  # the nesting depth after the last byte measured
+    inside: bool = False  # whether that byte is inside a string
+    backslashes: int = 0  # the run of backslashes the text measured so far ends with
+    deepest: int = 0
+    at: int = -1  # the offset where the depth first passed the limit
+
+
+_SPECIAL = np.zeros(256, dtype=bool)
+_SPECIAL[[0x22, 0x5C, 0x5B, 0x5D, 0x7B, 0x7D]] = True  # " \ [ ] { }
+
+
+def _scan_block(block: bytes, offset: int, scan: _Scan, limit: int) -> None:
+    """Advance ``scan`` over ``block`` (at ``offset`` in the text): depth, strings, escapes.
+
+    Only the bytes that matter (quotes, backslashes, brackets, braces) are looked at
+    after one table look-up over the block: a fraction of a JSON text's bytes.
+    """
+    raw = np.frombuffer(block, dtype=np.uint8)
+    at = np.flatnonzero(_SPECIAL[raw])
+    if at.size == 0:
+        scan.backslashes = 0 if raw.size else scan.backslashes
+        return
+    kind = raw[at]
+    backslash = kind == 0x5C
+    # the run of backslashes ending at each special byte (0 where it is not one)
+    joined = backslash.copy()
+    joined[1:] &= backslash[:-1] & (np.diff(at) == 1)  # continues the run before it
+    index = np.arange(at.size)
+    run_start = np.maximum.accumulate(np.where(joined, 0, index))
+    run = np.where(backslash, index - run_start + 1, 0)
+    from_start = backslash & (at[run_start] == 0)  # the run began in an earlier block
+    run = np.where(from_start, run + scan.backslashes, run)
+    # a quote after an odd run of backslashes (right before it) is escaped
+    before = np.zeros(at.size, dtype=np.int64)
+    before[1:] = np.where(at[1:] - at[:-1] == 1, run[:-1], 0)
+    before[0] = scan.backslashes if at[0] == 0 else 0
+    edge = (kind == 0x22) & (before % 2 == 0)
+    # outside a string after each special byte (a closing quote itself counts as outside)
+    outside = (np.cumsum(edge) + scan.inside) % 2 == 0
+    folded = kind | 0x20  # [ 0x5B and { 0x7B both become 0x7B; ] and } become 0x7D
+    step = (folded == 0x7B).astype(np.int64) - (folded == 0x7D).astype(np.int64)
+    depth = np.cumsum(step * outside) + scan.depth
+    scan.deepest = max(scan.deepest, int(depth.max()))
+    if scan.at < 0 and scan.deepest > limit:
+        scan.at = offset + int(at[np.argmax(depth > limit)])
+    scan.depth = int(depth[-1])
+    scan.inside = not bool(outside[-1])
+    ends_with_run = bool(backslash[-1]) and int(at[-1]) == raw.size - 1
+    scan.backslashes = int(run[-1]) if ends_with_run else 0
+
+
+def too_deep(text: str | bytes, limit: int = MAX_NESTING) -> tuple[int, int] | None:
+    """``(depth, line)`` when JSON ``text`` nests deeper than ``limit``, else None.
+
+    Cheap for ordinary text: a text with at most ``limit`` opening brackets and braces
+    cannot nest deeper and is not scanned; otherwise the depth is measured byte by byte
+    with numpy, brackets inside strings ignored, in blocks of ``_DEPTH_BLOCK`` bytes
+    (memory stays a few MB whatever the text's size). ``line`` (from 1) is where the
+    depth first exceeds ``limit``; ``depth`` is the deepest level reached.
+
+    Example:
+        >>> too_deep('{"outcomes": [1, 0]}'), too_deep("[" * 101 + "]" * 101)
+        (None, (101, 1))
+        >>> too_deep('["' + "[" * 500 + '"]') is None
+        True
+    """
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return None
+    scan = _Scan()
+    for offset in range(0, len(data), _DEPTH_BLOCK):
+        _scan_block(data[offset:offset + _DEPTH_BLOCK], offset, scan, limit)
+    if scan.at < 0:
+        return None
+    return scan.deepest, data.count(b"\n", 0, scan.at) + 1
+
+
+def nesting_problem(depth: int) -> str:
+    """The message for a JSON value nested ``depth`` levels deep."""
+    return (f"the JSON value is nested {depth} levels deep; kpass reads at most "
+            f"{MAX_NESTING} levels of brackets and braces")
+
+
+def check_nesting(text: str | bytes, source: str, where: str | None = None) -> None:
+    """Raise a ``ReportError`` (naming the line) when JSON ``text`` nests too deeply.
+
+    ``where`` names the line of a one-line text; otherwise the line is measured in ``text``.
+    """
+    deep = too_deep(text)
+    if deep is not None:
+        raise ReportError(source, nesting_problem(deep[0]), where or f"line {deep[1]}")
+
+
+def json_problem(error: BaseException) -> str:
+    """A one-line description of what ``json`` could not parse (a ValueError or RecursionError).
+
+    Example:
+        >>> import json
+        >>> try:
+        ...     json.loads("1" * 5000)
+        ... except ValueError as error:
+        ...     json_problem(error)
+        'a number of more than 4300 digits (Python reads at most 4300)'
+    """
+    if isinstance(error, RecursionError):
+        return f"not valid JSON (nested too deeply; kpass reads at most {MAX_NESTING} levels)"
+    message = getattr(error, "msg", None) or str(error)
+    if "integer string conversion" in message or "int_max_str_digits" in message:
+        limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 4300
+        return f"a number of more than {limit} digits (Python reads at most {limit})"
+    return f"not valid JSON ({message.splitlines()[0] if message else type(error).__name__})"

@@ -41,6 +41,8 @@ from .table import (
     family,
     input_labels,
     parse_metrics,
+    render_markdown,
+    render_table,
     soft_rows,
 )
 
@@ -236,8 +238,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --id, the sample-id column; a repeated (id, sample) pair is "
                              "an error")
     report.add_argument("--threshold", type=_finite, metavar="T",
-                        help="soft scores: a sample is correct iff its score > T; the report "
-                             "adds the mean soft score, accuracy (n runs average)")
+                        help="soft scores in [0, 1]: a sample is correct iff its score > T; "
+                             "the report adds the mean soft score, accuracy (n runs average)")
     report.add_argument("--normalize", metavar="MODULE:FUNCTION",
                         help="with --answers, a Python function str -> str applied to answers "
                              "and references before comparing (e.g. a math answer extractor)")
@@ -306,7 +308,8 @@ def _add_compare(commands: Any) -> None:
     compare.add_argument("--plot", metavar="FILE.png", type=_plot_path,
                          help="also draw the difference A - B against k with its interval band")
     compare.add_argument("--skip-bad", action="store_true",
-                         help="leave unreadable rows out (not with --id or --clusters)")
+                         help="refused: a row left out of one file would pair the questions "
+                              "wrongly; fix the rows kpass report --skip-bad lists")
     compare.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
                          help="rows read and counted at a time (default: 65536)")
     compare.set_defaults(handler=_run_compare, command_parser=compare)
@@ -407,7 +410,8 @@ def _load(sources: list[str], args: argparse.Namespace, warnings: list[str]
                                           "bad row stops the run with its line")
 
             item = load_long(source, id=args.id, sample=args.sample, column=args.column,
-                             threshold=args.threshold, chunk_size=args.chunk_size)
+                             threshold=args.threshold, chunk_size=args.chunk_size,
+                             tool=args.from_, filter=args.filter)
             coded = None
         else:
             item = load_file(source, tool=args.from_, filter=args.filter, column=args.column,
@@ -464,9 +468,11 @@ def run_report(args: argparse.Namespace) -> int:
                              args.ties) + soft_rows(item, args.confidence)
                 for item, coded in zip(loaded, answers, strict=True)]
         report = Report(loaded, labels, rows, args.confidence, args.short, notes, warnings)
-        renderer = RENDERERS[args.format]
-        text = (renderer(report, args.digits) if args.format in ("table", "markdown")
-                else renderer(report))
+        if args.format in ("table", "markdown"):
+            text = (render_table if args.format == "table" else render_markdown)(report,
+                                                                                 args.digits)
+        else:
+            text = RENDERERS[args.format](report)
         if args.plot:
             from .plot import plot_curves
 

@@ -106,6 +106,8 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
                 results = kpass.compare(point, first, second, ks, *head, **options)
             except ValueError as error:
                 raise ValueError(f"{fam.key}: {error}") from None
+            if not isinstance(results, list):  # one k given as a list: a list comes back
+                results = [results]
             lines.extend(Line(fam.key, fam.label(k, tau, n_label), k, tau, result)
                          for k, result in zip(ks, results, strict=True))
     return lines
@@ -126,22 +128,32 @@ def run_compare(args: argparse.Namespace) -> int:
         print("kpass compare: error: give exactly two files, model A and model B (see kpass "
               "compare --help)", file=sys.stderr)
         return 2
-    if args.skip_bad and (args.id or args.clusters):
-        print("kpass compare: error: --skip-bad cannot be combined with --id or --clusters: a "
-              "left-out row would shift the labels (see kpass compare --help)", file=sys.stderr)
+    if args.skip_bad:
+        # Refused rather than guessed: a bad row may have held one question or several (a
+        # line broken in two, a merged CSV quote), so dropping "the same position" from the
+        # other file cannot be made right, and a row left out of one file alone shifts every
+        # later pair (row order) or label (--id, --clusters read beside the counts).
+        print("kpass compare: error: --skip-bad cannot be combined with pairing by row order "
+              "(no --id): a row left out of one file would pair every later question with "
+              "another one; nor with --id or --clusters, whose labels it would shift; fix the "
+              "rows that `kpass report FILE --skip-bad` lists, then compare (see kpass "
+              "compare --help)", file=sys.stderr)
         return 2
     try:
         families = [fam for fam in parse_metrics(args.metrics) if not fam.answers]
     except ValueError as error:
         print(f"kpass compare: error: {error}", file=sys.stderr)
         return 2
+    loaded: list[LoadedFile]
     try:
-        if args.id is not None and args.clusters is None and args.from_ is None:
-            # Long files (one row per sample) or wide ones, grouped and keyed by --id.
+        if args.id is not None and args.clusters is None:
+            # Long files (one row per sample) or wide ones, grouped and keyed by --id; a
+            # harness file (--from, --filter or recognised) as its harness reads it.
             from ..io.long import load_long
 
             loaded = [load_long(source, id=args.id, column=args.column,
-                                chunk_size=args.chunk_size) for source in args.files]
+                                chunk_size=args.chunk_size, tool=args.from_, filter=args.filter)
+                      for source in args.files]
             first, second = (item.counts for item in loaded)
         else:
             loaded = [load_file(source, tool=args.from_, filter=args.filter, column=args.column,
