@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -81,12 +82,14 @@ from ._core.tailpass_checks import (
 from .tailpass_draws import RNG, Summary, TailPassDraws, draw_probabilities
 
 FloatArray = npt.NDArray[np.float64]
+Number = TypeVar("Number", np.int64, np.float64)
 
 
 # ----------------------------------------------------------------------------- validation
 
 
-def _group_levels(matrix: FloatArray, weights: FloatArray) -> tuple[FloatArray, FloatArray]:
+def _group_levels(matrix: npt.NDArray[Number], weights: FloatArray
+                  ) -> tuple[npt.NDArray[Number], FloatArray]:
     """Columns summed per distinct reward (ascending), and the distinct rewards."""
     levels, group = np.unique(weights, return_inverse=True)
     grouped = np.zeros((matrix.shape[0], levels.size), dtype=matrix.dtype)
@@ -347,7 +350,22 @@ class TailPassProfile:
             # A polynomial of degree lam in p whatever k: O(1) in k, where the bank payoff
             # (the reference library's route for binary data) is a degree-k Bernstein sum.
             exponents, coefficients = power_mean_polynomial(self._levels, self.k, int(lam))
-            return self._aggregate(*polynomial_moments(exponents, coefficients, rows))
+            means, variances = polynomial_moments(exponents, coefficients, rows)
+            # Var = E[f^2] - E[f]^2 loses digits where the posterior is narrow (near
+            # p = 1 above all); those states are redone without the subtraction.
+            narrow = np.flatnonzero(variances * NARROW_RATIO <= variances + means**2)
+            if narrow.size and self._binary and self._levels[0] == 0.0:
+                # Monomials of the one positive level only: a sum of positive covariances.
+                variances = variances.copy()
+                variances[narrow] = _power_polynomial_variance(
+                    exponents[:, 1], coefficients, rows[narrow, 1], rows[narrow, 0])
+            elif narrow.size and exponents.shape[0] <= MAX_EXACT_TERMS:
+                means, variances = means.copy(), variances.copy()
+                polynomial = _exact_power_polynomial(self._levels, self.k, int(lam))
+                for state in narrow:
+                    means[state], variances[state] = _exact_polynomial_moments(
+                        polynomial, rows[state])
+            return self._aggregate(means, variances)
         return self._payoff_moments(self._grid[1] ** lam)
 
     def _endpoint(self, full_credit: bool) -> tuple[float, float]:
@@ -408,8 +426,7 @@ class TailPassProfile:
         a simultaneous band.
         """
         confidence = check_confidence(confidence)
-        method = check_method(method)
-        if method == "mc":
+        if check_method(method) == "mc":
             return self.sample(n_draws, rng=rng).summary(confidence=confidence)
         lo, hi = np.transpose([normal_interval(float(m), float(s), confidence, (0.0, 1.0))
                                for m, s in zip(self.mean, self.std, strict=True)])
@@ -436,6 +453,118 @@ class TailPassProfile:
             return _normal_summary(*self.moment(lam), confidence)
         draws = self.sample(n_draws, rng=rng)
         return draws.summary(draws.moment(lam), confidence=confidence)
+
+
+#: moment(2) and moment(4) redo a state exactly where Var < E[f^2] / NARROW_RATIO: the
+#: float route's relative error is about eps * E[f^2] / Var times the few terms summed.
+NARROW_RATIO = 1e3
+#: Most monomials of E[B^lam | p] for the exact route (4 for binary data and lam = 4,
+#: 69 for four non-zero reward levels); beyond, the float route stands.
+MAX_EXACT_TERMS = 70
+
+Monomials = dict[tuple[int, ...], Fraction]
+
+
+def _power_polynomial_variance(powers: npt.NDArray[np.int64], coefficients: FloatArray,
+                               alpha: FloatArray, beta: FloatArray) -> FloatArray:
+    r"""Var[sum_i c_i p^i] for p ~ Beta(alpha, beta), c_i >= 0, free of cancellation.
+
+    Formula:
+        Var = sum_ij c_i c_j E[p^i] E[p^j] (R_ij - 1),  R_ij = E[p^(i+j)] / (E[p^i] E[p^j])
+            = prod_{l<j} (alpha+i+l)(A+l) / ((alpha+l)(A+i+l))
+            = prod_{l<j} (1 + i beta / ((alpha+l)(A+i+l))),   A = alpha + beta,
+        so R_ij - 1 = expm1(sum_l log1p(...)) of positive terms, and every term of the
+        sum is >= 0: the variance keeps its relative precision however narrow the
+        posterior (E[f^2] - E[f]^2 loses eps E[f^2] / Var of it).
+
+    Args:
+        powers: (T,) exponents i >= 0 of p.
+        coefficients: (T,) c_i >= 0.
+        alpha: (S,) Beta parameter of p.
+        beta: (S,) Beta parameter of 1 - p.
+
+    Returns:
+        (S,) variances.
+    """
+    keep = (powers > 0) & (coefficients != 0.0)  # a constant has no covariance
+    powers, coefficients = powers[keep], coefficients[keep]
+    if powers.size == 0:
+        return np.zeros(alpha.size)
+    top = int(powers.max())
+    total = (alpha + beta)[:, None, None]
+    steps = np.arange(top, dtype=np.float64)
+    shift = powers[None, :, None].astype(np.float64)
+    a, b = alpha[:, None, None], beta[:, None, None]
+    # log R_ij summed over l < j for every j at once, (S, T, top), rows i = powers.
+    logs = np.cumsum(np.log1p(shift * b / ((a + steps) * (total + shift + steps))), axis=2)
+    log_ratio = logs[:, :, powers - 1]  # (S, T, T): i by row, j by column
+    # c_i E[p^i], E[p^i] = prod_{l<i} (alpha + l) / (A + l)
+    rising = np.cumprod((a[:, 0] + steps) / (total[:, 0] + steps), axis=1)  # (S, top)
+    moments = rising[:, powers - 1] * coefficients
+    return np.einsum("st,su,stu->s", moments, moments, np.expm1(log_ratio))
+
+
+def _exact_power_polynomial(levels: FloatArray, k: int, power: int) -> Monomials:
+    """E[(mean of k i.i.d. rewards)^power | p] as exact monomials in p, power 2 or 4.
+
+    The same expansion as :func:`kpass._core.dirichlet.power_mean_terms` (attempts
+    grouped by coincidence, m_r = sum_c p_c s_c^r the r-th raw moment of one reward),
+    with rational coefficients and the rewards taken exactly from their floats.
+    """
+    n = Fraction(k)
+    if power == 2:
+        terms = [(1 / n, (2,)), ((n - 1) / n, (1, 1))]
+    else:
+        terms = [(1 / n**3, (4,)), (4 * (n - 1) / n**3, (3, 1)), (3 * (n - 1) / n**3, (2, 2)),
+                 (6 * (n - 1) * (n - 2) / n**3, (2, 1, 1)),
+                 ((n - 1) * (n - 2) * (n - 3) / n**3, (1, 1, 1, 1))]
+    rewards = [Fraction(float(level)) for level in levels]
+    zero = (0,) * len(rewards)
+    polynomial: Monomials = {}
+    for coefficient, orders in terms:
+        expanded: Monomials = {zero: coefficient}
+        for order in orders:
+            grown: Monomials = {}
+            for exponents, value in expanded.items():
+                for level, reward in enumerate(rewards):
+                    if reward:
+                        key = exponents[:level] + (exponents[level] + 1,) + exponents[level + 1:]
+                        grown[key] = grown.get(key, Fraction(0)) + value * reward**order
+            expanded = grown
+        for exponents, value in expanded.items():
+            polynomial[exponents] = polynomial.get(exponents, Fraction(0)) + value
+    return {exponents: value for exponents, value in polynomial.items() if value}
+
+
+def _exact_polynomial_moments(polynomial: Monomials, alpha: FloatArray) -> tuple[float, float]:
+    """Mean and variance of sum_a c_a p^a under Dirichlet(alpha), exactly, rounded once.
+
+    E[p^a] = prod_c alpha_c^(a_c) / A^(|a|) (rising factorials) in fractions, the
+    concentrations taken exactly from their floats and A their exact sum.
+    """
+    concentrations = [Fraction(float(value)) for value in alpha]
+    total = sum(concentrations, Fraction(0))
+    cache: dict[tuple[int, ...], Fraction] = {}
+
+    def expectation(exponents: tuple[int, ...]) -> Fraction:
+        if exponents not in cache:
+            value, used = Fraction(1), 0
+            for concentration, exponent in zip(concentrations, exponents, strict=True):
+                for step in range(exponent):
+                    value *= (concentration + step) / (total + used)
+                    used += 1
+            cache[exponents] = value
+        return cache[exponents]
+
+    items = list(polynomial.items())
+    mean = sum((value * expectation(exponents) for exponents, value in items), Fraction(0))
+    second = Fraction(0)
+    for index, (left, left_value) in enumerate(items):
+        for right, right_value in items[index:]:
+            product = left_value * right_value * expectation(
+                tuple(a + b for a, b in zip(left, right, strict=True)))
+            second += product if left == right else 2 * product
+    return float(mean), max(float(second - mean * mean), 0.0)
 
 
 def _normal_summary(mean: float, sd: float, confidence: float
