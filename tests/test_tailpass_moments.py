@@ -184,3 +184,29 @@ def test_moment_ci_normal_uses_the_exact_moments():
         expected = reference_dataset([[2.0, 1e8 + 30]] * 3, [0.0, 1.0], 4, lam)
         assert_close((mean, sd), expected)
         assert math.isfinite(sd) and sd > 0.0
+
+
+@pytest.mark.parametrize("prior", [[1e6, 1e6], [2.0, 1e8], [1e8, 2.0]], ids=str)
+@pytest.mark.parametrize("lam", [0.5, 3])
+def test_other_moments_binary_narrow_posteriors(prior, lam):
+    """Strong priors: the credits' variance refinement stops at ~6 lost digits; these need more."""
+    for n, c in ((30, 30), (200, 199), (5, 1)):
+        R = np.zeros((1, n), int)
+        R[0, :c] = 1
+        for k in (2, 5, 16):
+            expected = reference_dataset([[prior[0] + (n - c), prior[1] + c]], [0.0, 1.0], k,
+                                         lam)
+            assert_close(kpass.tailpass(R, k, prior=prior).moment(lam), expected)
+
+
+@pytest.mark.parametrize("w", RUBRICS[::2], ids=str)
+@pytest.mark.parametrize("lam", [0.5, 3])
+def test_other_moments_rubric_narrow_posteriors(w, lam):
+    levels = len(w)
+    for prior in ([1e6] * levels, [1e-6] * (levels - 1) + [1000.0]):
+        for counts in ([0] * (levels - 1) + [30], [3] * levels):
+            row = [category for category, many in enumerate(counts) for _ in range(many)]
+            concentrations = np.broadcast_to(np.asarray(prior, float), (levels,)) + counts
+            for k in (1, 2, 4):
+                expected = reference_dataset([concentrations], w, k, lam)
+                assert_close(kpass.tailpass([row], k, w=w, prior=prior).moment(lam), expected)

@@ -48,6 +48,7 @@ from ._core.checks import (
     check_short,
     normalize_ks,
 )
+from ._core.concentrated import MAX_DEGREE, covariance
 from ._core.credits import (
     MAX_PRODUCT_K,
     Credit,
@@ -292,14 +293,32 @@ class TailPassProfile:
         rows = self._states[0]
         counts = self._grid[0]
         if self._binary and self.k <= MAX_PRODUCT_K:
-            moments = posterior_moments(rows[:, 1], rows[:, 0], _credit(self.k, payoff))
-            return self._aggregate(moments.mean, moments.variance)
+            high, low = rows[:, 1], rows[:, 0]
+            moments = posterior_moments(high, low, _credit(self.k, payoff))
+            variance = moments.variance
+            # The credits refine only the states that lost ~6 digits; 1e-10 needs more.
+            lost = variance * NARROW_RATIO <= variance + moments.shifted**2
+            if self.k <= MAX_DEGREE and lost.any():
+                refined = covariance(high[lost], low[lost],
+                                     beta_binomial_pmf(self.k, high[lost], low[lost]),
+                                     payoff, payoff)
+                variance = variance.copy()
+                variance[lost] = np.where(np.isnan(refined), variance[lost],
+                                          np.maximum(refined, 0.0))
+            return self._aggregate(moments.mean, variance)
         if self._binary:
             # Beyond MAX_PRODUCT_K the two-bank sum would need more pairs than allowed.
             check_pairs(self.k + 1)
         means = self._pmf(rows) @ payoff
         variances = np.array([payoff_covariance(counts, alpha, payoff[:, None])[0, 0]
                               for alpha in rows])
+        narrow = np.flatnonzero(variances * NARROW_RATIO <= variances + means**2)
+        if narrow.size and len(counts) <= MAX_EXACT_BANKS:
+            # The conditional form loses digits on narrow posteriors: exact fractions.
+            means, variances = means.copy(), variances.copy()
+            for state in narrow:
+                means[state], variances[state] = _exact_payoff_moments(counts, payoff,
+                                                                       rows[state])
         return self._aggregate(means, variances)
 
     def linear(self, weights: Any) -> tuple[float, float]:
@@ -462,7 +481,30 @@ NARROW_RATIO = 1e3
 #: 69 for four non-zero reward levels); beyond, the float route stands.
 MAX_EXACT_TERMS = 70
 
+#: Most banks (count vectors) for the exact payoff moments of a narrow posterior (the
+#: pairs of banks are summed in fractions); beyond, the float route stands.
+MAX_EXACT_BANKS = 64
+
 Monomials = dict[tuple[int, ...], Fraction]
+
+
+def _exact_payoff_moments(counts: npt.NDArray[np.int64], payoff: FloatArray,
+                          alpha: FloatArray) -> tuple[float, float]:
+    """Mean and variance of f(p) = E[u(X) | p] under Dirichlet(alpha), exactly, rounded once.
+
+    f(p) = sum_x mult(x) u(x) p^x over the banks x of k attempts, a polynomial in p with
+    the payoff's floats taken exactly, so its moments are those of
+    :func:`_exact_polynomial_moments`.
+    """
+    k = int(counts[0].sum())
+    polynomial: Monomials = {}
+    for bank, value in zip(counts.tolist(), payoff.tolist(), strict=True):
+        if value:
+            multiplicity = math.factorial(k)
+            for count in bank:
+                multiplicity //= math.factorial(count)
+            polynomial[tuple(bank)] = multiplicity * Fraction(value)
+    return _exact_polynomial_moments(polynomial, alpha)
 
 
 def _power_polynomial_variance(powers: npt.NDArray[np.int64], coefficients: FloatArray,
