@@ -345,6 +345,10 @@ class TailPassProfile:
 
         lam = 1 is the posterior mean rubric credit (Bayes@N with matching priors);
         larger lam weighs high bank scores more. Independent of ``thresholds``.
+        Mean and sd are exact to about 1e-13 relative, near p = 1 and p = 0 included: a
+        state whose Var is below E[f^2] / 1e3 (where E[f^2] - E[f]^2 would cancel) is
+        recomputed without that subtraction (a sum of positive covariance terms, or
+        exact fractions; see the module's helpers).
 
         Formula:
             lam = 1: E[B | p] = p . s; Var = sum_c p_c (s_c - p . s)^2 / (A + 1), p = alpha/A.
@@ -537,8 +541,12 @@ def _power_polynomial_variance(powers: npt.NDArray[np.int64], coefficients: Floa
     steps = np.arange(top, dtype=np.float64)
     shift = powers[None, :, None].astype(np.float64)
     a, b = alpha[:, None, None], beta[:, None, None]
-    # log R_ij summed over l < j for every j at once, (S, T, top), rows i = powers.
-    logs = np.cumsum(np.log1p(shift * b / ((a + steps) * (total + shift + steps))), axis=2)
+    # log R_ij summed over l < j for every j at once, (S, T, top), rows i = powers. A
+    # product beyond the float range (alpha near 1e300) makes its term 0, as it is to
+    # double precision.
+    with np.errstate(over="ignore", under="ignore"):
+        logs = np.cumsum(np.log1p(shift * b / ((a + steps) * (total + shift + steps))),
+                         axis=2)
     log_ratio = logs[:, :, powers - 1]  # (S, T, T): i by row, j by column
     # c_i E[p^i], E[p^i] = prod_{l<i} (alpha + l) / (A + l)
     rising = np.cumprod((a[:, 0] + steps) / (total[:, 0] + steps), axis=1)  # (S, top)
