@@ -161,3 +161,26 @@ def test_exact_weighted_mean_is_the_exact_mean_rounded_once(weights):
     exact = sum(Fraction(int(w)) * Fraction(float(v))
                 for w, v in zip(weight, values, strict=True)) / total
     assert exact_weighted_mean(weight, values, total) == float(exact)
+
+
+@pytest.mark.parametrize("data", sorted(DATASETS))
+def test_k1_tailpass_empirical_is_the_sample_mean(data):
+    rows = DATASETS[data]
+    expected = _exact_per_question(rows)
+    profile = kpass.tailpass_empirical(rows, 1)
+    assert profile.shape == (1,)
+    _is_the_sample_mean(float(profile[0]), expected)
+    assert kpass.tailpass_empirical(rows, 1, per_question=True)[:, 0].tolist() == expected
+
+
+def test_k1_tailpass_empirical_rubric_shares():
+    rows = [[0, 1, 2, 2, 2, 1, 0], [2, 2, 1], [1] * 2999 + [2]]
+    thresholds = [0.0, 0.25, 0.5, 0.75, 1.0]
+    w = [0.0, 0.5, 1.0]
+    per_question = kpass.tailpass_empirical(rows, 1, w=w, thresholds=thresholds,
+                                            per_question=True)
+    profile = kpass.tailpass_empirical(rows, 1, w=w, thresholds=thresholds)
+    for column, t in enumerate(thresholds):
+        shares = [float(Fraction(sum(w[c] >= t for c in row), len(row))) for row in rows]
+        assert per_question[:, column].tolist() == shares
+        _is_the_sample_mean(float(profile[column]), shares)

@@ -71,7 +71,7 @@ from ._core.dirichlet import (
 )
 from ._core.driver import finish, normal_interval
 from ._core.kernels import beta_binomial_pmf, hypergeom_pmf
-from ._core.states import keep_at_least
+from ._core.states import exact_weighted_mean, keep_at_least
 from ._core.tailpass_checks import (
     check_convex_weights,
     check_method,
@@ -680,7 +680,12 @@ def tailpass_empirical(R: Any, k: Any, w: Any = None, *, thresholds: Any = None,
         order = np.argsort(scores, kind="stable")
         cut = np.searchsorted(scores[order], grid)
         states, multiplicity, inverse = distinct_rows(rows)
-        if levels.size == 2:
+        if budget == 1:
+            # One attempt scores its own reward: the share of attempts reaching t, rounded
+            # once, and the dataset value is their exact mean (the sample mean).
+            reached = (levels[None, :] >= grid[:, None]).astype(np.int64)  # (T, L)
+            values = (states @ reached.T) / states.sum(axis=1, keepdims=True)
+        elif levels.size == 2:
             # Binary: one hypergeometric table for every state (banks ordered by successes).
             population = states.sum(axis=1)
             low, table = hypergeom_pmf(population, states[:, 1], budget)
@@ -695,6 +700,9 @@ def tailpass_empirical(R: Any, k: Any, w: Any = None, *, thresholds: Any = None,
             each = np.full((n.size, grid.size), np.nan)
             each[slice(None) if kept is None else kept] = values[inverse]
             results.append(each)
+        elif budget == 1:
+            results.append(_frozen([exact_weighted_mean(multiplicity, column, len(rows))
+                                    for column in values.T]))
         else:
             results.append(_frozen(multiplicity @ values / len(rows)))
     return finish(results, many)
