@@ -29,6 +29,10 @@ EXTRA_NAMES = ["ArgumentTypeError", "BinaryCounts", "CategoricalCounts", "binari
                "Leaderboard", "RankedPair", "Standing", "leaderboard", "report_table"]
 # TailPass (kpass.tailpass): a profile object, not a float; its contract is checked below.
 TAILPASS_NAMES = ["tailpass", "tailpass_empirical", "TailPassProfile", "TailPassDraws"]
+# scorio.eval.tailpass_weights: convex threshold weights for TailPassProfile.linear.
+TAILPASS_WEIGHT_NAMES = ["uniform_weights", "threshold_weights", "discovery_weights",
+                         "stability_weights", "moment_weights", "beta_weights",
+                         "maxent_weights", "payoff_weights"]
 TAILPASS_METHODS = {
     "TailPassProfile": ["linear", "moment", "discovery", "stability", "at_k", "sample", "ci",
                         "linear_ci", "moment_ci"],
@@ -38,7 +42,8 @@ TAILPASS_METHODS = {
 
 
 def test_all_is_frozen():
-    assert sorted(kpass.__all__) == sorted(REFERENCE_NAMES + EXTRA_NAMES + TAILPASS_NAMES)
+    assert sorted(kpass.__all__) == sorted(REFERENCE_NAMES + EXTRA_NAMES + TAILPASS_NAMES
+                                           + TAILPASS_WEIGHT_NAMES)
     for name in kpass.__all__:
         assert hasattr(kpass, name)
 
@@ -46,6 +51,9 @@ def test_all_is_frozen():
 def _tailpass_callables():
     pairs = [(name, getattr(kpass, name), getattr(se, name))
              for name in ("tailpass", "tailpass_empirical")]
+    weights = importlib.import_module("scorio.eval.tailpass_weights")
+    pairs += [(name, getattr(kpass, name), getattr(weights, name))
+              for name in TAILPASS_WEIGHT_NAMES]
     for cls, methods in TAILPASS_METHODS.items():
         pairs += [(f"{cls}.{method}", getattr(getattr(kpass, cls), method),
                    getattr(getattr(se_tailpass, cls), method)) for method in methods]

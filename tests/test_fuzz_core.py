@@ -36,6 +36,8 @@ def kind_of(fn) -> str | None:
     params = list(inspect.signature(fn).parameters)
     if fn.__name__ in COUNTS_BUILDERS:
         return "counts"
+    if fn.__module__ == "kpass.tailpass_weights":
+        return "weights"
     if params[:1] == ["metric"]:
         return "stats"
     if params == ["R", "threshold"]:
@@ -53,7 +55,8 @@ def kind_of(fn) -> str | None:
 KNOWN = {"R", "k", "answers", "references", "w", "R0", "tau", "weights", "alpha0", "beta0",
          "confidence", "bounds", "short", "per_question", "pass_power", "unanimous_power",
          "lam", "lambda_", "ties", "prior", "draws", "seed", "n_categories", "name",
-         "metric", "R_a", "R_b", "args", "kwargs", "threshold"}
+         "metric", "R_a", "R_b", "args", "kwargs", "threshold", "theta", "kappa",
+         "mean_threshold", "payoff"}
 
 FUNCTIONS = {name: getattr(kpass, name) for name in kpass.__all__
              if inspect.isfunction(getattr(kpass, name))}
@@ -386,6 +389,35 @@ def test_fuzz_bad_arguments_are_refused_by_name(data):
     with pytest.raises((ValueError, TypeError)) as info:
         fn(**kwargs)
     assert NAMED.search(str(info.value)), str(info.value)
+
+
+WEIGHT_ARGUMENTS = st.one_of(st.sampled_from([0, 1, 2, 7, -1, 2.5, True, None, "2", 0.5, 1e-300,
+                                              1e300, float("nan"), float("inf"), [1, 2]]),
+                             st.integers(-3, 300), st.floats(allow_nan=True))
+
+
+@pytest.mark.parametrize("name", by_kind("weights"))
+@settings(FUZZ)
+@given(data=st.data())
+def test_fuzz_weights_family(name, data):
+    """TailPass threshold weights: a convex weight vector, or a refusal naming the argument."""
+    fn = FUNCTIONS[name]
+    if name == "payoff_weights":
+        args = [data.draw(st.one_of(
+            st.lists(st.floats(allow_nan=True), max_size=6),
+            st.lists(st.floats(0, 1), min_size=1, max_size=6).map(
+                lambda v: [0.0, *sorted(v), 1.0])), label="payoff")]
+    else:
+        args = [data.draw(WEIGHT_ARGUMENTS, label=param)
+                for param in inspect.signature(fn).parameters]
+    try:
+        weights = fn(*args)
+    except (ValueError, TypeError) as error:
+        assert NAMED.search(str(error)), str(error)
+        return
+    assert isinstance(weights, np.ndarray) and weights.ndim == 1 and weights.size >= 1
+    assert np.all(np.isfinite(weights)) and np.all(weights >= 0.0)
+    assert math.isclose(float(weights.sum()), 1.0, abs_tol=1e-12)
 
 
 def fields(result):

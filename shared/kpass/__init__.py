@@ -63,6 +63,16 @@ from .pass_at_k import (
 )
 from .stats import Comparison, Plan, compare, plan, standard_error
 from .tailpass import TailPassDraws, TailPassProfile, tailpass, tailpass_empirical
+from .tailpass_weights import (
+    beta_weights,
+    discovery_weights,
+    maxent_weights,
+    moment_weights,
+    payoff_weights,
+    stability_weights,
+    threshold_weights,
+    uniform_weights,
+)
 from .vote import vote_at_k, vote_at_k_ci
 
 __version__ = "0.1.0"
@@ -94,12 +104,14 @@ __all__ = [
     "avg_ci",
     "bayes",
     "bayes_ci",
+    "beta_weights",
     "binarize",
     "binary_counts",
     "categorical_counts",
     "compare",
     "cons_at_k",
     "cons_at_k_ci",
+    "discovery_weights",
     "g_pass_at_k",
     "g_pass_at_k_ci",
     "g_pass_at_k_tau",
@@ -117,21 +129,27 @@ __all__ = [
     "maj_at_k_ci",
     "max_at_k",
     "max_at_k_ci",
+    "maxent_weights",
     "mg_pass_at_k",
     "mg_pass_at_k_ci",
+    "moment_weights",
     "pass_at_k",
     "pass_at_k_ci",
     "pass_hat_k",
     "pass_hat_k_ci",
+    "payoff_weights",
     "plan",
     "report_table",
+    "stability_weights",
     "standard_error",
     "tailpass",
     "tailpass_empirical",
     "threshold_spectrum_at_k",
     "threshold_spectrum_at_k_ci",
+    "threshold_weights",
     "unanimous_at_k",
     "unanimous_at_k_ci",
+    "uniform_weights",
     "vote_at_k",
     "vote_at_k_ci",
 ]

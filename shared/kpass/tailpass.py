@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -47,6 +48,7 @@ from ._core.checks import (
     check_short,
     normalize_ks,
 )
+from ._core.concentrated import MAX_DEGREE, covariance
 from ._core.credits import (
     MAX_PRODUCT_K,
     Credit,
@@ -69,7 +71,7 @@ from ._core.dirichlet import (
 )
 from ._core.driver import finish, normal_interval
 from ._core.kernels import beta_binomial_pmf, hypergeom_pmf
-from ._core.states import keep_at_least
+from ._core.states import exact_weighted_mean, keep_at_least
 from ._core.tailpass_checks import (
     check_convex_weights,
     check_method,
@@ -81,12 +83,14 @@ from ._core.tailpass_checks import (
 from .tailpass_draws import RNG, Summary, TailPassDraws, draw_probabilities
 
 FloatArray = npt.NDArray[np.float64]
+Number = TypeVar("Number", np.int64, np.float64)
 
 
 # ----------------------------------------------------------------------------- validation
 
 
-def _group_levels(matrix: FloatArray, weights: FloatArray) -> tuple[FloatArray, FloatArray]:
+def _group_levels(matrix: npt.NDArray[Number], weights: FloatArray
+                  ) -> tuple[npt.NDArray[Number], FloatArray]:
     """Columns summed per distinct reward (ascending), and the distinct rewards."""
     levels, group = np.unique(weights, return_inverse=True)
     grouped = np.zeros((matrix.shape[0], levels.size), dtype=matrix.dtype)
@@ -289,14 +293,32 @@ class TailPassProfile:
         rows = self._states[0]
         counts = self._grid[0]
         if self._binary and self.k <= MAX_PRODUCT_K:
-            moments = posterior_moments(rows[:, 1], rows[:, 0], _credit(self.k, payoff))
-            return self._aggregate(moments.mean, moments.variance)
+            high, low = rows[:, 1], rows[:, 0]
+            moments = posterior_moments(high, low, _credit(self.k, payoff))
+            variance = moments.variance
+            # The credits refine only the states that lost ~6 digits; 1e-10 needs more.
+            lost = variance * NARROW_RATIO <= variance + moments.shifted**2
+            if self.k <= MAX_DEGREE and lost.any():
+                refined = covariance(high[lost], low[lost],
+                                     beta_binomial_pmf(self.k, high[lost], low[lost]),
+                                     payoff, payoff)
+                variance = variance.copy()
+                variance[lost] = np.where(np.isnan(refined), variance[lost],
+                                          np.maximum(refined, 0.0))
+            return self._aggregate(moments.mean, variance)
         if self._binary:
             # Beyond MAX_PRODUCT_K the two-bank sum would need more pairs than allowed.
             check_pairs(self.k + 1)
         means = self._pmf(rows) @ payoff
         variances = np.array([payoff_covariance(counts, alpha, payoff[:, None])[0, 0]
                               for alpha in rows])
+        narrow = np.flatnonzero(variances * NARROW_RATIO <= variances + means**2)
+        if narrow.size and len(counts) <= MAX_EXACT_BANKS:
+            # The conditional form loses digits on narrow posteriors: exact fractions.
+            means, variances = means.copy(), variances.copy()
+            for state in narrow:
+                means[state], variances[state] = _exact_payoff_moments(counts, payoff,
+                                                                       rows[state])
         return self._aggregate(means, variances)
 
     def linear(self, weights: Any) -> tuple[float, float]:
@@ -323,6 +345,10 @@ class TailPassProfile:
 
         lam = 1 is the posterior mean rubric credit (Bayes@N with matching priors);
         larger lam weighs high bank scores more. Independent of ``thresholds``.
+        Mean and sd are exact to about 1e-13 relative, near p = 1 and p = 0 included: a
+        state whose Var is below E[f^2] / 1e3 (where E[f^2] - E[f]^2 would cancel) is
+        recomputed without that subtraction (a sum of positive covariance terms, or
+        exact fractions; see the module's helpers).
 
         Formula:
             lam = 1: E[B | p] = p . s; Var = sum_c p_c (s_c - p . s)^2 / (A + 1), p = alpha/A.
@@ -347,7 +373,22 @@ class TailPassProfile:
             # A polynomial of degree lam in p whatever k: O(1) in k, where the bank payoff
             # (the reference library's route for binary data) is a degree-k Bernstein sum.
             exponents, coefficients = power_mean_polynomial(self._levels, self.k, int(lam))
-            return self._aggregate(*polynomial_moments(exponents, coefficients, rows))
+            means, variances = polynomial_moments(exponents, coefficients, rows)
+            # Var = E[f^2] - E[f]^2 loses digits where the posterior is narrow (near
+            # p = 1 above all); those states are redone without the subtraction.
+            narrow = np.flatnonzero(variances * NARROW_RATIO <= variances + means**2)
+            if narrow.size and self._binary and self._levels[0] == 0.0:
+                # Monomials of the one positive level only: a sum of positive covariances.
+                variances = variances.copy()
+                variances[narrow] = _power_polynomial_variance(
+                    exponents[:, 1], coefficients, rows[narrow, 1], rows[narrow, 0])
+            elif narrow.size and exponents.shape[0] <= MAX_EXACT_TERMS:
+                means, variances = means.copy(), variances.copy()
+                polynomial = _exact_power_polynomial(self._levels, self.k, int(lam))
+                for state in narrow:
+                    means[state], variances[state] = _exact_polynomial_moments(
+                        polynomial, rows[state])
+            return self._aggregate(means, variances)
         return self._payoff_moments(self._grid[1] ** lam)
 
     def _endpoint(self, full_credit: bool) -> tuple[float, float]:
@@ -408,8 +449,7 @@ class TailPassProfile:
         a simultaneous band.
         """
         confidence = check_confidence(confidence)
-        method = check_method(method)
-        if method == "mc":
+        if check_method(method) == "mc":
             return self.sample(n_draws, rng=rng).summary(confidence=confidence)
         lo, hi = np.transpose([normal_interval(float(m), float(s), confidence, (0.0, 1.0))
                                for m, s in zip(self.mean, self.std, strict=True)])
@@ -436,6 +476,145 @@ class TailPassProfile:
             return _normal_summary(*self.moment(lam), confidence)
         draws = self.sample(n_draws, rng=rng)
         return draws.summary(draws.moment(lam), confidence=confidence)
+
+
+#: moment(2) and moment(4) redo a state exactly where Var < E[f^2] / NARROW_RATIO: the
+#: float route's relative error is about eps * E[f^2] / Var times the few terms summed.
+NARROW_RATIO = 1e3
+#: Most monomials of E[B^lam | p] for the exact route (4 for binary data and lam = 4,
+#: 69 for four non-zero reward levels); beyond, the float route stands.
+MAX_EXACT_TERMS = 70
+
+#: Most banks (count vectors) for the exact payoff moments of a narrow posterior (the
+#: pairs of banks are summed in fractions); beyond, the float route stands.
+MAX_EXACT_BANKS = 64
+
+Monomials = dict[tuple[int, ...], Fraction]
+
+
+def _exact_payoff_moments(counts: npt.NDArray[np.int64], payoff: FloatArray,
+                          alpha: FloatArray) -> tuple[float, float]:
+    """Mean and variance of f(p) = E[u(X) | p] under Dirichlet(alpha), exactly, rounded once.
+
+    f(p) = sum_x mult(x) u(x) p^x over the banks x of k attempts, a polynomial in p with
+    the payoff's floats taken exactly, so its moments are those of
+    :func:`_exact_polynomial_moments`.
+    """
+    k = int(counts[0].sum())
+    polynomial: Monomials = {}
+    for bank, value in zip(counts.tolist(), payoff.tolist(), strict=True):
+        if value:
+            multiplicity = math.factorial(k)
+            for count in bank:
+                multiplicity //= math.factorial(count)
+            polynomial[tuple(bank)] = multiplicity * Fraction(value)
+    return _exact_polynomial_moments(polynomial, alpha)
+
+
+def _power_polynomial_variance(powers: npt.NDArray[np.int64], coefficients: FloatArray,
+                               alpha: FloatArray, beta: FloatArray) -> FloatArray:
+    r"""Var[sum_i c_i p^i] for p ~ Beta(alpha, beta), c_i >= 0, free of cancellation.
+
+    Formula:
+        Var = sum_ij c_i c_j E[p^i] E[p^j] (R_ij - 1),  R_ij = E[p^(i+j)] / (E[p^i] E[p^j])
+            = prod_{l<j} (alpha+i+l)(A+l) / ((alpha+l)(A+i+l))
+            = prod_{l<j} (1 + i beta / ((alpha+l)(A+i+l))),   A = alpha + beta,
+        so R_ij - 1 = expm1(sum_l log1p(...)) of positive terms, and every term of the
+        sum is >= 0: the variance keeps its relative precision however narrow the
+        posterior (E[f^2] - E[f]^2 loses eps E[f^2] / Var of it).
+
+    Args:
+        powers: (T,) exponents i >= 0 of p.
+        coefficients: (T,) c_i >= 0.
+        alpha: (S,) Beta parameter of p.
+        beta: (S,) Beta parameter of 1 - p.
+
+    Returns:
+        (S,) variances.
+    """
+    keep = (powers > 0) & (coefficients != 0.0)  # a constant has no covariance
+    powers, coefficients = powers[keep], coefficients[keep]
+    if powers.size == 0:
+        return np.zeros(alpha.size)
+    top = int(powers.max())
+    total = (alpha + beta)[:, None, None]
+    steps = np.arange(top, dtype=np.float64)
+    shift = powers[None, :, None].astype(np.float64)
+    a, b = alpha[:, None, None], beta[:, None, None]
+    # log R_ij summed over l < j for every j at once, (S, T, top), rows i = powers. A
+    # product beyond the float range (alpha near 1e300) makes its term 0, as it is to
+    # double precision.
+    with np.errstate(over="ignore", under="ignore"):
+        logs = np.cumsum(np.log1p(shift * b / ((a + steps) * (total + shift + steps))),
+                         axis=2)
+    log_ratio = logs[:, :, powers - 1]  # (S, T, T): i by row, j by column
+    # c_i E[p^i], E[p^i] = prod_{l<i} (alpha + l) / (A + l)
+    rising = np.cumprod((a[:, 0] + steps) / (total[:, 0] + steps), axis=1)  # (S, top)
+    moments = rising[:, powers - 1] * coefficients
+    return np.einsum("st,su,stu->s", moments, moments, np.expm1(log_ratio))
+
+
+def _exact_power_polynomial(levels: FloatArray, k: int, power: int) -> Monomials:
+    """E[(mean of k i.i.d. rewards)^power | p] as exact monomials in p, power 2 or 4.
+
+    The same expansion as :func:`kpass._core.dirichlet.power_mean_terms` (attempts
+    grouped by coincidence, m_r = sum_c p_c s_c^r the r-th raw moment of one reward),
+    with rational coefficients and the rewards taken exactly from their floats.
+    """
+    n = Fraction(k)
+    if power == 2:
+        terms = [(1 / n, (2,)), ((n - 1) / n, (1, 1))]
+    else:
+        terms = [(1 / n**3, (4,)), (4 * (n - 1) / n**3, (3, 1)), (3 * (n - 1) / n**3, (2, 2)),
+                 (6 * (n - 1) * (n - 2) / n**3, (2, 1, 1)),
+                 ((n - 1) * (n - 2) * (n - 3) / n**3, (1, 1, 1, 1))]
+    rewards = [Fraction(float(level)) for level in levels]
+    zero = (0,) * len(rewards)
+    polynomial: Monomials = {}
+    for coefficient, orders in terms:
+        expanded: Monomials = {zero: coefficient}
+        for order in orders:
+            grown: Monomials = {}
+            for exponents, value in expanded.items():
+                for level, reward in enumerate(rewards):
+                    if reward:
+                        key = exponents[:level] + (exponents[level] + 1,) + exponents[level + 1:]
+                        grown[key] = grown.get(key, Fraction(0)) + value * reward**order
+            expanded = grown
+        for exponents, value in expanded.items():
+            polynomial[exponents] = polynomial.get(exponents, Fraction(0)) + value
+    return {exponents: value for exponents, value in polynomial.items() if value}
+
+
+def _exact_polynomial_moments(polynomial: Monomials, alpha: FloatArray) -> tuple[float, float]:
+    """Mean and variance of sum_a c_a p^a under Dirichlet(alpha), exactly, rounded once.
+
+    E[p^a] = prod_c alpha_c^(a_c) / A^(|a|) (rising factorials) in fractions, the
+    concentrations taken exactly from their floats and A their exact sum.
+    """
+    concentrations = [Fraction(float(value)) for value in alpha]
+    total = sum(concentrations, Fraction(0))
+    cache: dict[tuple[int, ...], Fraction] = {}
+
+    def expectation(exponents: tuple[int, ...]) -> Fraction:
+        if exponents not in cache:
+            value, used = Fraction(1), 0
+            for concentration, exponent in zip(concentrations, exponents, strict=True):
+                for step in range(exponent):
+                    value *= (concentration + step) / (total + used)
+                    used += 1
+            cache[exponents] = value
+        return cache[exponents]
+
+    items = list(polynomial.items())
+    mean = sum((value * expectation(exponents) for exponents, value in items), Fraction(0))
+    second = Fraction(0)
+    for index, (left, left_value) in enumerate(items):
+        for right, right_value in items[index:]:
+            product = left_value * right_value * expectation(
+                tuple(a + b for a, b in zip(left, right, strict=True)))
+            second += product if left == right else 2 * product
+    return float(mean), max(float(second - mean * mean), 0.0)
 
 
 def _normal_summary(mean: float, sd: float, confidence: float
@@ -501,7 +680,12 @@ def tailpass_empirical(R: Any, k: Any, w: Any = None, *, thresholds: Any = None,
         order = np.argsort(scores, kind="stable")
         cut = np.searchsorted(scores[order], grid)
         states, multiplicity, inverse = distinct_rows(rows)
-        if levels.size == 2:
+        if budget == 1:
+            # One attempt scores its own reward: the share of attempts reaching t, rounded
+            # once, and the dataset value is their exact mean (the sample mean).
+            reached = (levels[None, :] >= grid[:, None]).astype(np.int64)  # (T, L)
+            values = (states @ reached.T) / states.sum(axis=1, keepdims=True)
+        elif levels.size == 2:
             # Binary: one hypergeometric table for every state (banks ordered by successes).
             population = states.sum(axis=1)
             low, table = hypergeom_pmf(population, states[:, 1], budget)
@@ -516,6 +700,9 @@ def tailpass_empirical(R: Any, k: Any, w: Any = None, *, thresholds: Any = None,
             each = np.full((n.size, grid.size), np.nan)
             each[slice(None) if kept is None else kept] = values[inverse]
             results.append(each)
+        elif budget == 1:
+            results.append(_frozen([exact_weighted_mean(multiplicity, column, len(rows))
+                                    for column in values.T]))
         else:
             results.append(_frozen(multiplicity @ values / len(rows)))
     return finish(results, many)

@@ -261,6 +261,8 @@ def mg_spectrum_weights(k: int) -> FloatArray:
 
 def state_values(states: BinaryStates, credit: Credit) -> FloatArray:
     """Finite-sample estimator E[A_X], X ~ Hypergeometric(n, c, k), per state."""
+    if credit.k == 1 and credit.values[0] == 0.0 and credit.values[1] == 1.0:
+        return states.sample_means()  # one draw: c / n, rounded once, averaged exactly
     if credit.kind in ("pass", "unanimous", "threshold") and _one_moderate_n(states):
         threshold = int(np.argmax(credit.values))  # the first j with credit 1
         return hypergeom_upper_tails(int(states.n[0]), credit.k, threshold)[states.c]

@@ -8,7 +8,9 @@ the multiplicity-weighted average.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
@@ -41,8 +43,29 @@ class BinaryStates:
     question_c: npt.NDArray[np.int64]
 
     def mean(self, values: npt.NDArray[np.float64]) -> float:
-        """Question-average of per-state values."""
+        """Question-average of per-state values.
+
+        For the array :meth:`sample_means` returned (the k = 1 value of every metric whose
+        single-draw credit is the draw itself) this is the sample mean to the last bit:
+        the exact mean of the per-question values c_q / n_q (each rounded once), rounded
+        once, as ``statistics.mean`` gives (:func:`exact_weighted_mean`). Other values
+        are averaged by one dot product (a few ulps at most, and cheaper).
+        """
+        if values is self.__dict__.get("_sample_means"):
+            return exact_weighted_mean(self.weight, values, self.total)
         return float(np.dot(self.weight, values) / self.total)
+
+    def sample_means(self) -> npt.NDArray[np.float64]:
+        """The sample mean c / n of every state, rounded once (read-only, cached).
+
+        :meth:`mean` recognises this array and averages it exactly (see there).
+        """
+        cached = self.__dict__.get("_sample_means")
+        if cached is None:
+            cached = self.c / self.n
+            cached.setflags(write=False)
+            self.__dict__["_sample_means"] = cached  # frozen dataclass, as in inverse()
+        return cached
 
     def sum_of_variances(self, values: npt.NDArray[np.float64]) -> float:
         """Sum over questions of per-state variances, divided by M^2."""
@@ -63,7 +86,11 @@ class BinaryStates:
 
     def _inverse(self) -> npt.NDArray[np.int64]:
         state_keys = _pair_keys(self.n, self.c)
-        if state_keys is None:  # counts too large for one int64 key: match the pairs
+        # The questions share the states' n and c ranges, so both keys fit or neither does.
+        question_keys = (None if state_keys is None
+                         else _pair_keys(self.question_n, self.question_c, int(self.c.max())))
+        if state_keys is None or question_keys is None:
+            # counts too large for one int64 key: match the pairs
             pairs = np.concatenate([np.stack([self.n, self.c], axis=1),
                                     np.stack([self.question_n, self.question_c], axis=1)])
             _, key = np.unique(pairs, axis=0, return_inverse=True)
@@ -71,7 +98,6 @@ class BinaryStates:
             state_of_key = np.empty(int(key.max()) + 1, dtype=np.int64)
             state_of_key[key[: self.n.size]] = np.arange(self.n.size)
             return state_of_key[key[self.n.size :]]
-        question_keys = _pair_keys(self.question_n, self.question_c, int(self.c.max()))
         top = int(state_keys.max())
         if top <= 4 * question_keys.size + 1024:
             # A direct table where the keys are dense (rectangular data: the key is c), one
@@ -90,6 +116,49 @@ class BinaryStates:
         out = np.full(self.kept.size, np.nan)
         out[self.kept] = per_kept
         return out
+
+
+#: Veltkamp's splitter for float64: x * (2^27 + 1) splits x into two halves of 26 bits.
+_SPLITTER = 134217729.0
+#: Largest multiplicity for which w * (half of x) is exact (26 + 26 bits < 53).
+_EXACT_WEIGHT = 2.0**26
+
+
+def exact_weighted_mean(weight: npt.NDArray[np.float64], values: npt.NDArray[np.float64],
+                        total: int) -> float:
+    """(sum_s weight_s values_s) / total, computed exactly and rounded once.
+
+    This is ``statistics.mean`` of the values repeated by their multiplicities: the
+    mean of the per-question floats, rounded once (``statistics.fmean`` rounds twice,
+    the sum and then the quotient, so the mean of three copies of 0.9995 is not 0.9995
+    there). Each value is split into two halves of at most 26 significant bits
+    (Veltkamp's split, exact), so a multiplicity below 2^26 times a half is exact;
+    ``math.fsum`` then peels the exact sum of those 2S products into a few
+    non-overlapping floats, which are added and divided as fractions (one rounding).
+    Multiplicities from 2^26 up, or values whose split could overflow, are summed as
+    fractions directly.
+
+    Args:
+        weight: (S,) integer multiplicities, as floats.
+        values: (S,) finite values.
+        total: the number of questions, sum of ``weight``.
+
+    Returns:
+        The correctly rounded mean.
+    """
+    if weight.size and (float(weight.max()) >= _EXACT_WEIGHT
+                        or not float(np.abs(values).max()) < 1e290):
+        exact = sum((Fraction(int(w)) * Fraction(float(v))
+                     for w, v in zip(weight, values, strict=True)), Fraction(0))
+        return float(exact / total)
+    scaled = values * _SPLITTER
+    high = scaled - (scaled - values)
+    parts = np.concatenate((weight * high, weight * (values - high))).tolist()
+    pieces: list[float] = []
+    while (piece := math.fsum(parts)) != 0.0:  # each pass takes ~53 more bits of the sum
+        pieces.append(piece)
+        parts.append(-piece)
+    return float(sum(map(Fraction, pieces), Fraction(0)) / total)
 
 
 def keep_at_least(n: npt.NDArray[np.int64], k: int, short: str, *, unit: str = "samples"
