@@ -743,15 +743,65 @@ def example_text(kind: str = "binary") -> str:
     return "\n".join(f"{line} | 1" for line in lines) if kind == "answers" else "\n".join(lines)
 
 
+class ComputationError(ValueError):
+    """A computation failed in a way that is not the module's ValueError/TypeError.
+
+    Its message is one readable line (:func:`failure_message`), never a class repr or a
+    traceback; it is a ValueError so that every page shows it as an input error.
+    """
+
+
+# An exception text that is a repr, not a sentence: ``[<class 'decimal.InvalidOperation'>]``.
+_REPR = re.compile(r"<class '|<[\w.]+ object at 0x|<built-in |^\[?<")
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: runs of whitespace (line breaks too) become one space."""
+    return " ".join(text.split())
+
+
+def failure_message(error: BaseException) -> str:
+    """One readable line for an exception that is not a ValueError/TypeError of the module.
+
+    Args:
+        error: what a computation (or the page's own parsing) raised.
+
+    Returns:
+        What went wrong in words, with the exception's own text only where it reads
+        as a sentence (``str(decimal.InvalidOperation())`` is a class repr: left out).
+    """
+    if isinstance(error, ArithmeticError):
+        what = ("a number in the input cannot be computed with (too large, too small or not "
+                "a number); check the values")
+    elif isinstance(error, RecursionError):
+        what = "the input is nested too deeply; give one flat list of outcomes per question"
+    elif isinstance(error, MemoryError):
+        what = "the input needs more memory than this page has; use kpass locally"
+    elif isinstance(error, (TimeoutError, ComputationError)):
+        return one_line(str(error))
+    else:
+        what = f"unexpected {type(error).__name__}; please report it with the input"
+    detail = one_line(str(error)).strip("'\"")
+    if detail and not _REPR.search(detail) and len(detail) <= 300 and detail != what:
+        what += f" ({detail})"
+    return f"the computation failed: {what}"
+
+
+def readable(error: BaseException) -> str:
+    """The exception's own text when it is a readable sentence, else :func:`failure_message`."""
+    text = one_line(str(error))
+    return text if text and not _REPR.search(text) else failure_message(error)
+
+
 def _in_child(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any], send: Any) -> None:
     try:
         send.send(("ok", function(*args, **kwargs)))
-    except TypeError as error:
-        send.send(("TypeError", str(error)))
-    except Exception as error:  # noqa: BLE001 (reported to the parent, which raises it)
-        kind = "ValueError" if isinstance(error, (ValueError, ArithmeticError, MemoryError)) \
-            else type(error).__name__
-        send.send((kind, str(error)))
+    except TypeError as error:  # the module's own messages; anything else is told in words
+        send.send(("TypeError", readable(error)))
+    except ValueError as error:
+        send.send(("ValueError", readable(error)))
+    except BaseException as error:  # noqa: BLE001 (reported to the parent, which raises it)
+        send.send(("failed", failure_message(error)))
     finally:
         send.close()
 
@@ -766,11 +816,18 @@ def within_deadline(function: Any, *args: Any, seconds: float | None = None, **k
     Raises:
         ValueError / TypeError: the function's own message for bad input.
         TimeoutError: it needs more than ``seconds``.
+        ComputationError: any other failure (an ArithmeticError, a crash of the child,
+            a bug), as one readable line.
     """
     seconds = MAX_SECONDS if seconds is None else seconds
     with COMPUTE_LOCK:
         if "fork" not in multiprocessing.get_all_start_methods():
-            return function(*args, **kwargs)  # no fork (Windows): no deadline
+            try:  # no fork (Windows): no deadline
+                return function(*args, **kwargs)
+            except (ValueError, TypeError):
+                raise
+            except Exception as error:
+                raise ComputationError(failure_message(error)) from None
         context = multiprocessing.get_context("fork")
         receive, send = context.Pipe(duplex=False)
         child = context.Process(target=_in_child, args=(function, args, kwargs, send),
@@ -783,16 +840,21 @@ def within_deadline(function: Any, *args: Any, seconds: float | None = None, **k
                                    "page's limit: use fewer or smaller k, or run kpass locally")
             kind, payload = receive.recv()
         except EOFError:
-            raise RuntimeError(f"the computation stopped (exit code {child.exitcode})") from None
+            child.join(1)
+            raise ComputationError(f"the computation failed: it stopped without an answer "
+                                    f"(exit code {child.exitcode}); please report it with the "
+                                    "input") from None
         finally:
             child.kill()
             child.join()
             receive.close()
     if kind == "ok":
         return payload
-    if kind in ("ValueError", "TypeError"):
-        raise (ValueError if kind == "ValueError" else TypeError)(payload)
-    raise RuntimeError(f"{kind}: {payload}")
+    if kind == "TypeError":
+        raise TypeError(payload)
+    if kind == "ValueError":
+        raise ValueError(payload)
+    raise ComputationError(payload)
 
 
 def compute_results(module: evaluate.EvaluationModule, inputs: dict[str, Any],
@@ -828,10 +890,12 @@ def run(module: evaluate.EvaluationModule, controls: list[Control], text: str,
     except RecursionError:
         return ("**Input error:** the input is nested too deeply; give one flat list of "
                 "outcomes per question", empty_table(), None)
-    except (ValueError, TypeError, KeyError, OverflowError, MemoryError, TimeoutError) as error:
-        message = str(error).strip().strip("'\"") or type(error).__name__
+    except (ValueError, TypeError, TimeoutError) as error:
+        message = readable(error).strip("'\"")
         where = source if source.startswith("the file") else "text box"
         return f"**Input error:** {locate(message, questions, where)}", empty_table(), None
+    except Exception as error:  # noqa: BLE001 (any other failure: one readable line, no traceback)
+        return f"**Input error:** {failure_message(error)}", empty_table(), None
     questions_used(table, questions, options.get("short"))
     note = f"Computed {len(table)} value(s) over {len(questions)} question(s) from {source}."
     if options.get("short") == "skip":
@@ -957,7 +1021,8 @@ def example_pair(kind: str = "binary") -> tuple[str, str]:
                  for half in (slice(0, 2), slice(2, 4)))
 
 
-COMPARE_ERRORS = (ValueError, TypeError, KeyError, OverflowError, MemoryError, TimeoutError)
+#: Every failure of a comparison becomes a located one-line message (compare_failure).
+COMPARE_ERRORS = (Exception,)
 
 
 def check_paired(sides: dict[str, list[Question]]) -> None:
@@ -973,7 +1038,10 @@ def compare_failure(error: BaseException, side: str, sides: dict[str, list[Quest
     if isinstance(error, RecursionError):
         return ("**Input error:** the input is nested too deeply; give one flat list of "
                 "outcomes per question", pd.DataFrame(columns=COMPARE_COLUMNS), None)
-    message = str(error).strip().strip("'\"") or type(error).__name__
+    if isinstance(error, (ValueError, TypeError, TimeoutError)):
+        message = readable(error).strip("'\"")
+    else:
+        message = failure_message(error)
     named = re.match(r"model ([AB]): ", message)
     if named:
         side, message = named[1], message[named.end():]
