@@ -380,8 +380,10 @@ def parse_line(text: str, line: int, names: list[str], kind: str) -> Question:
         if not isinstance(record, dict):
             raise ValueError(f"line {line}: expected a JSON object")
         row = _from_record(record, line, names)
-        question = Question(_flat(row.pop("predictions"), f"line {line}"), line, extras=row)
+        outcomes = row.pop("predictions")
+        question = Question(_flat(outcomes, f"line {line}"), line, extras=row)
         question.extras["_id"] = _id_of(record)
+        question.extras["_long"] = not isinstance(outcomes, list)  # one sample, not a list
         return question
     parts, offset, spans = text.split("|"), 0, []
     for part in parts:
@@ -400,24 +402,86 @@ def parse_line(text: str, line: int, names: list[str], kind: str) -> Question:
     return question
 
 
-def _group_long(questions: list[Question], names: list[str]) -> list[Question]:
-    """Long format: one sample a record, grouped by the question id (first-seen order)."""
+# An integer id written as text ("7" in a CSV) is the integer, as in `kpass report`.
+_INT_ID = re.compile(r"-?(0|[1-9][0-9]{0,17})")
+# A CSV cell holding one value, not a list (no brackets, none of the list separators).
+_SCALAR_CELL = re.compile(r"[^\[(\s,;|][^\s,;|]*")
+LONG_HINT = ("one outcome per line is the long format (one line per sample): give every line "
+             "a question id (" + ", ".join(ID_FIELDS[:3]) + ", ...) to group the lines by "
+             "question")
+
+
+def _question_id(raw: Any, line: int) -> Any:
+    """A question id as ``kpass report`` reads it: a string or an integer (None: no id)."""
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        text = raw.strip()
+        if not text:
+            raise ValueError(f"line {line}: the question id is empty")
+        return int(text) if _INT_ID.fullmatch(text) else text
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    raise ValueError(f"line {line}: question id {json.dumps(raw)[:40]} must be a string or an "
+                     "integer")
+
+
+def group_questions(questions: list[Question], names: list[str]) -> list[Question]:
+    """Rows -> questions, refusing what ``kpass report --id`` refuses; never merges silently.
+
+    A row is *wide* (a list of outcomes: one question) or *long* (one outcome, not a
+    list: one sample of the question its id names). As in ``kpass report``: every row
+    has the first row's shape; a long row needs an id (rows sharing it are grouped, in
+    first-seen order, and must agree on the gold answer); a wide row's id, if it has
+    one, is not repeated. The ``_id`` and ``_long`` marks are removed.
+
+    Raises:
+        ValueError: ``line N: ...`` naming the row (and the first row of a repeated id).
+    """
+    shape: str | None = None
+    first: dict[Any, int] = {}
     grouped: dict[Any, Question] = {}
+    out: list[Question] = []
     for question in questions:
-        key = json.dumps(question.extras.get("_id"))
-        if key not in grouped:
+        long = bool(question.extras.pop("_long", False))
+        qid = _question_id(question.extras.pop("_id", None), question.line)
+        this = "long" if long else "wide"
+        if shape is None:
+            shape = this
+        elif this != shape:
+            example = (f"outcome {json.dumps(question.values[0])[:40]}"
+                       if long and question.values else "a list of outcomes")
+            raise ValueError(f"line {question.line}: a {this} row ({example}) "
+                             f"after {shape} rows (line {questions[0].line} is {shape}); give "
+                             "one question a line with a list of outcomes, or one sample a "
+                             "line, each with its question id")
+        if not long:
+            if qid is not None:
+                if qid in first:
+                    raise ValueError(f"question id {qid!r} is repeated: line {first[qid]} and "
+                                     f"line {question.line}")
+                first[qid] = question.line
+            out.append(question)
+            continue
+        if qid is None:
+            value = json.dumps(question.values[0])[:40] if question.values else "none"
+            raise ValueError(f"line {question.line}: one outcome ({value}) and no question "
+                             f"id; {LONG_HINT}")
+        if qid not in grouped:
             extras = {name: question.extras[name] for name in names[1:]
                       if name in question.extras}
-            grouped[key] = Question([], question.line, lines=[], extras=extras)
-        target = grouped[key]
+            grouped[qid] = Question([], question.line, lines=[], extras=extras)
+            out.append(grouped[qid])
+        target = grouped[qid]
         target.values.extend(question.values)
+        assert target.lines is not None  # set when the group was made
         target.lines.extend([question.line] * len(question.values))
-        for name in names[1:]:
-            if name == "references" and question.extras.get(name) != target.extras.get(name):
-                raise ValueError(f"line {question.line}: question id {question.extras['_id']!r} "
-                                 f"has gold answer {question.extras.get(name)!r} but "
-                                 f"{target.extras.get(name)!r} on line {target.line}")
-    return list(grouped.values())
+        if "references" in names and \
+                question.extras.get("references") != target.extras.get("references"):
+            raise ValueError(f"line {question.line}: question id {qid!r} has gold answer "
+                             f"{question.extras.get('references')!r} but "
+                             f"{target.extras.get('references')!r} on line {target.line}")
+    return out
 
 
 def parse_questions(text: str, names: list[str], kind: str) -> list[Question]:
@@ -444,11 +508,7 @@ def parse_questions(text: str, names: list[str], kind: str) -> list[Question]:
         questions = [parse_line(line, number, names, kind)
                      for number, line in enumerate(text.splitlines(), start=1)
                      if line.strip() and not line.lstrip().startswith("#")]
-    if any("_id" in q.extras and q.extras["_id"] is not None and len(q.values) == 1
-           for q in questions):
-        questions = _group_long(questions, names)
-    for question in questions:
-        question.extras.pop("_id", None)
+    questions = group_questions(questions, names)
     check_size(questions, kind)
     return questions
 
@@ -514,7 +574,8 @@ def csv_questions(content: str, names: list[str], kind: str) -> list[Question]:
                     question.extras[name] = (cell if name == "references"
                                              else _part(cell, 0, kind, number)[0])
             if id_column is not None and id_column < len(row):
-                question.extras["_id"] = row[id_column].strip()
+                question.extras["_id"] = row[id_column]
+            question.extras["_long"] = _SCALAR_CELL.fullmatch(cell.strip()) is not None
             questions.append(question)
         return questions
     # A header names the samples: a word past the first column (which may hold ids), or an id name.
@@ -529,8 +590,11 @@ def csv_questions(content: str, names: list[str], kind: str) -> list[Question]:
         cells = [(i, c) for i, c in enumerate(row) if i != id_column and c.strip()]
         if not cells:
             raise ValueError(f"line {number}: no outcomes")
-        questions.append(Question([parse_token(c, kind) for _, c in cells], number,
-                                  [i + 1 for i, _ in cells]))
+        question = Question([parse_token(c, kind) for _, c in cells], number,
+                            [i + 1 for i, _ in cells])
+        if id_column is not None and id_column < len(row):
+            question.extras["_id"] = row[id_column]
+        questions.append(question)
     return questions
 
 
@@ -547,11 +611,7 @@ def read_upload(path: str | None, names: list[str], kind: str) -> list[Question]
     except UnicodeDecodeError as error:
         raise ValueError(f"the file is not UTF-8 text (byte {error.start + 1})") from None
     if path.lower().endswith(".csv"):
-        questions = csv_questions(content, names, kind)
-        if any(q.extras.get("_id") is not None and len(q.values) == 1 for q in questions):
-            questions = _group_long(questions, names)
-        for question in questions:
-            question.extras.pop("_id", None)
+        questions = group_questions(csv_questions(content, names, kind), names)
         check_size(questions, kind)
         return questions
     return parse_questions(content, names, kind)
@@ -569,6 +629,10 @@ def locate(message: str, questions: list[Question], source: str) -> str:
     """Turn ``predictions[1][2]=2.0`` (0-based, within the batch) into ``line 2, column 5``."""
     message = message.split(" (indices count questions within this batch)")[0]
     message = re.sub(r"^\w+: ", "", message)  # the module's name
+    if re.match(r"line \d+\b", message):  # the parser's own messages: name the box or file
+        return f"{source}, {message}"
+    if message.startswith("question id "):
+        return f"{source}: {message}"
     match = _INDEXED.search(message)
     if not match or int(match[2]) >= len(questions):
         return message
@@ -877,9 +941,11 @@ def run(module: evaluate.EvaluationModule, controls: list[Control], text: str,
     names, kind = input_names(module), module_kind(module)
     source, questions = "the text box", []
     try:
+        if upload:  # named before reading, so a refused row points at the file
+            source = f"the file {Path(upload).name}"
         uploaded = read_upload(upload, names, kind)
         if uploaded is not None:
-            source, questions = f"the file {Path(upload).name}", uploaded
+            questions = uploaded
         else:
             questions = parse_questions(text, names, kind)
         options = {c.name: parse_control(c, v) for c, v in zip(controls, values, strict=True)}
