@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import evaluate
+import evaluate  # type: ignore[import-untyped]  # ships no type information
 import gradio as gr
-import pandas as pd
+import pandas as pd  # type: ignore[import-untyped]  # pandas-stubs is not a dependency
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 HERE = Path(__file__).resolve().parent
 NOT_SCRIPTS = {"app.py", "setup.py", "conftest.py"}
@@ -644,6 +645,8 @@ def locate(message: str, questions: list[Question], source: str) -> str:
     match = _INDEXED.search(message)
     if name == "R0" and value is not None:
         where = question.where()  # R0 values sit after the '|': point at the line
+    if match is None:  # the index was inside the renamed argument: keep the message whole
+        return f"{source}, {where}: {message}"
     text = message[:match.start()] + (f"`{name}` " if not match[4] else "") + \
         message[match.end():]
     return f"{source}, {where}: {text}"
@@ -706,7 +709,9 @@ def results_plot(table: pd.DataFrame):
                               yerr=error_bars(group))
     if len(with_k):
         axes.set_xlabel("k")
-        axes.xaxis.get_major_locator().set_params(integer=True)
+        locator = axes.xaxis.get_major_locator()
+        if isinstance(locator, MaxNLocator):  # the default AutoLocator is one
+            locator.set_params(integer=True)
         axes.legend(loc="best", fontsize="small")
     else:
         axes.errorbar(range(len(table)), table["estimate"], fmt="o", capsize=6,
@@ -783,8 +788,8 @@ FORMULAS = {
 SE_NOTE = (r"**SE**: standard error over questions (the spread if the questions were "
            r"re-drawn); **sd**: posterior sd with the questions fixed. $z = "
            r"\Phi^{-1}\!\left(\frac{1+\text{confidence}}{2}\right)$.")
-LATEX = [{"left": "$$", "right": "$$", "display": True},
-         {"left": "$", "right": "$", "display": False}]
+LATEX: list[dict[str, str | bool]] = [{"left": "$$", "right": "$$", "display": True},
+                                      {"left": "$", "right": "$", "display": False}]
 
 
 def formulas(family: str) -> str:
@@ -1055,7 +1060,9 @@ def compare_plot(table: pd.DataFrame):
                           color=line.get_color(), linewidth=0)
     if len(with_k):
         axes.set_xlabel("k")
-        axes.xaxis.get_major_locator().set_params(integer=True)
+        locator = axes.xaxis.get_major_locator()
+        if isinstance(locator, MaxNLocator):  # the default AutoLocator is one
+            locator.set_params(integer=True)
         axes.legend(loc="best", fontsize="small")
     else:
         axes.errorbar(range(len(table)), table["A - B"], fmt="o", capsize=6,
@@ -1083,8 +1090,9 @@ def example_pair(kind: str = "binary") -> tuple[str, str]:
 
     rows = tau_bench_outcomes()
     gold = " | 1" if kind == "answers" else ""
-    return tuple("\n".join(" ".join(str(x) for x in row[half]) + gold for row in rows)
-                 for half in (slice(0, 2), slice(2, 4)))
+    first, second = ("\n".join(" ".join(str(x) for x in row[half]) + gold for row in rows)
+                     for half in (slice(0, 2), slice(2, 4)))
+    return first, second
 
 
 #: Every failure of a comparison becomes a located one-line message (compare_failure).
