@@ -1167,8 +1167,9 @@ def input_help(kind: str, names: list[str]) -> str:
 
 
 UPLOAD_HELP = ("CSV or JSONL: one question a row (an `outcomes` column, or the outcomes "
-               "themselves; an `id` column is ignored), or one sample a row with an `id` "
-               "column (long format, grouped by id).")
+               "themselves; an `id` column, if any, names each question once), or one sample "
+               "a row, every row with its `id` (long format, grouped by id), as `kpass report` "
+               "reads them.")
 # Narrow screens: the wide results table scrolls inside its box, never the page, and the
 # results come above the inputs.
 COMPARE_HELP = (
