@@ -15,10 +15,13 @@ everything else lives here:
 - **One keyword vocabulary** (:data:`kpass.hf.vocabulary.KEYWORDS`) accepted
   at load time and at compute time by every module; unknown names are refused.
 - **Nothing is lost.** Options are checked before any data moves; if the
-  computation itself fails (say k larger than a question's samples), the
-  collected counts are kept and the next ``compute`` uses them. In
+  computation itself fails (say k larger than a question's samples), the counts
+  added by ``add_batch`` are kept and the next ``compute`` uses them, while the
+  questions passed to the failing ``compute(predictions=...)`` itself are not
+  (each stored row is marked, so every process drops them): a retry with
+  corrected predictions is not mixed with the rejected ones. In
   ``evaluate.combine([...])`` the kpass modules computed before the failing one
-  get their questions back too, so a retry sees the same questions everywhere.
+  get their added questions back too, so a retry sees the same questions everywhere.
 - **Empty shards merge.** In a distributed run a process that added nothing
   (normal at the tail of a sharded eval set) writes an empty cache file at
   ``compute``, so process 0 merges the others instead of waiting for it.
@@ -287,7 +290,8 @@ class KPassMetric(evaluate.Metric, abc.ABC):
 
         Keyword options given here override those given at load time. Options are
         checked before anything is added; if the computation fails, the questions
-        stay stored for the next call.
+        added by ``add_batch`` stay stored for the next call, and those passed here
+        are dropped (in every process).
 
         Args:
             predictions: optional last batch of questions.
