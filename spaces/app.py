@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import evaluate
+import evaluate  # type: ignore[import-untyped]  # ships no type information
 import gradio as gr
-import pandas as pd
+import pandas as pd  # type: ignore[import-untyped]  # pandas-stubs is not a dependency
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 HERE = Path(__file__).resolve().parent
 NOT_SCRIPTS = {"app.py", "setup.py", "conftest.py"}
@@ -380,8 +381,10 @@ def parse_line(text: str, line: int, names: list[str], kind: str) -> Question:
         if not isinstance(record, dict):
             raise ValueError(f"line {line}: expected a JSON object")
         row = _from_record(record, line, names)
-        question = Question(_flat(row.pop("predictions"), f"line {line}"), line, extras=row)
+        outcomes = row.pop("predictions")
+        question = Question(_flat(outcomes, f"line {line}"), line, extras=row)
         question.extras["_id"] = _id_of(record)
+        question.extras["_long"] = not isinstance(outcomes, list)  # one sample, not a list
         return question
     parts, offset, spans = text.split("|"), 0, []
     for part in parts:
@@ -400,24 +403,86 @@ def parse_line(text: str, line: int, names: list[str], kind: str) -> Question:
     return question
 
 
-def _group_long(questions: list[Question], names: list[str]) -> list[Question]:
-    """Long format: one sample a record, grouped by the question id (first-seen order)."""
+# An integer id written as text ("7" in a CSV) is the integer, as in `kpass report`.
+_INT_ID = re.compile(r"-?(0|[1-9][0-9]{0,17})")
+# A CSV cell holding one value, not a list (no brackets, none of the list separators).
+_SCALAR_CELL = re.compile(r"[^\[(\s,;|][^\s,;|]*")
+LONG_HINT = ("one outcome per line is the long format (one line per sample): give every line "
+             "a question id (" + ", ".join(ID_FIELDS[:3]) + ", ...) to group the lines by "
+             "question")
+
+
+def _question_id(raw: Any, line: int) -> Any:
+    """A question id as ``kpass report`` reads it: a string or an integer (None: no id)."""
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        text = raw.strip()
+        if not text:
+            raise ValueError(f"line {line}: the question id is empty")
+        return int(text) if _INT_ID.fullmatch(text) else text
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    raise ValueError(f"line {line}: question id {json.dumps(raw)[:40]} must be a string or an "
+                     "integer")
+
+
+def group_questions(questions: list[Question], names: list[str]) -> list[Question]:
+    """Rows -> questions, refusing what ``kpass report --id`` refuses; never merges silently.
+
+    A row is *wide* (a list of outcomes: one question) or *long* (one outcome, not a
+    list: one sample of the question its id names). As in ``kpass report``: every row
+    has the first row's shape; a long row needs an id (rows sharing it are grouped, in
+    first-seen order, and must agree on the gold answer); a wide row's id, if it has
+    one, is not repeated. The ``_id`` and ``_long`` marks are removed.
+
+    Raises:
+        ValueError: ``line N: ...`` naming the row (and the first row of a repeated id).
+    """
+    shape: str | None = None
+    first: dict[Any, int] = {}
     grouped: dict[Any, Question] = {}
+    out: list[Question] = []
     for question in questions:
-        key = json.dumps(question.extras.get("_id"))
-        if key not in grouped:
+        long = bool(question.extras.pop("_long", False))
+        qid = _question_id(question.extras.pop("_id", None), question.line)
+        this = "long" if long else "wide"
+        if shape is None:
+            shape = this
+        elif this != shape:
+            example = (f"outcome {json.dumps(question.values[0])[:40]}"
+                       if long and question.values else "a list of outcomes")
+            raise ValueError(f"line {question.line}: a {this} row ({example}) "
+                             f"after {shape} rows (line {questions[0].line} is {shape}); give "
+                             "one question a line with a list of outcomes, or one sample a "
+                             "line, each with its question id")
+        if not long:
+            if qid is not None:
+                if qid in first:
+                    raise ValueError(f"question id {qid!r} is repeated: line {first[qid]} and "
+                                     f"line {question.line}")
+                first[qid] = question.line
+            out.append(question)
+            continue
+        if qid is None:
+            value = json.dumps(question.values[0])[:40] if question.values else "none"
+            raise ValueError(f"line {question.line}: one outcome ({value}) and no question "
+                             f"id; {LONG_HINT}")
+        if qid not in grouped:
             extras = {name: question.extras[name] for name in names[1:]
                       if name in question.extras}
-            grouped[key] = Question([], question.line, lines=[], extras=extras)
-        target = grouped[key]
+            grouped[qid] = Question([], question.line, lines=[], extras=extras)
+            out.append(grouped[qid])
+        target = grouped[qid]
         target.values.extend(question.values)
+        assert target.lines is not None  # set when the group was made
         target.lines.extend([question.line] * len(question.values))
-        for name in names[1:]:
-            if name == "references" and question.extras.get(name) != target.extras.get(name):
-                raise ValueError(f"line {question.line}: question id {question.extras['_id']!r} "
-                                 f"has gold answer {question.extras.get(name)!r} but "
-                                 f"{target.extras.get(name)!r} on line {target.line}")
-    return list(grouped.values())
+        if "references" in names and \
+                question.extras.get("references") != target.extras.get("references"):
+            raise ValueError(f"line {question.line}: question id {qid!r} has gold answer "
+                             f"{question.extras.get('references')!r} but "
+                             f"{target.extras.get('references')!r} on line {target.line}")
+    return out
 
 
 def parse_questions(text: str, names: list[str], kind: str) -> list[Question]:
@@ -444,11 +509,7 @@ def parse_questions(text: str, names: list[str], kind: str) -> list[Question]:
         questions = [parse_line(line, number, names, kind)
                      for number, line in enumerate(text.splitlines(), start=1)
                      if line.strip() and not line.lstrip().startswith("#")]
-    if any("_id" in q.extras and q.extras["_id"] is not None and len(q.values) == 1
-           for q in questions):
-        questions = _group_long(questions, names)
-    for question in questions:
-        question.extras.pop("_id", None)
+    questions = group_questions(questions, names)
     check_size(questions, kind)
     return questions
 
@@ -514,7 +575,8 @@ def csv_questions(content: str, names: list[str], kind: str) -> list[Question]:
                     question.extras[name] = (cell if name == "references"
                                              else _part(cell, 0, kind, number)[0])
             if id_column is not None and id_column < len(row):
-                question.extras["_id"] = row[id_column].strip()
+                question.extras["_id"] = row[id_column]
+            question.extras["_long"] = _SCALAR_CELL.fullmatch(cell.strip()) is not None
             questions.append(question)
         return questions
     # A header names the samples: a word past the first column (which may hold ids), or an id name.
@@ -529,8 +591,11 @@ def csv_questions(content: str, names: list[str], kind: str) -> list[Question]:
         cells = [(i, c) for i, c in enumerate(row) if i != id_column and c.strip()]
         if not cells:
             raise ValueError(f"line {number}: no outcomes")
-        questions.append(Question([parse_token(c, kind) for _, c in cells], number,
-                                  [i + 1 for i, _ in cells]))
+        question = Question([parse_token(c, kind) for _, c in cells], number,
+                            [i + 1 for i, _ in cells])
+        if id_column is not None and id_column < len(row):
+            question.extras["_id"] = row[id_column]
+        questions.append(question)
     return questions
 
 
@@ -547,11 +612,7 @@ def read_upload(path: str | None, names: list[str], kind: str) -> list[Question]
     except UnicodeDecodeError as error:
         raise ValueError(f"the file is not UTF-8 text (byte {error.start + 1})") from None
     if path.lower().endswith(".csv"):
-        questions = csv_questions(content, names, kind)
-        if any(q.extras.get("_id") is not None and len(q.values) == 1 for q in questions):
-            questions = _group_long(questions, names)
-        for question in questions:
-            question.extras.pop("_id", None)
+        questions = group_questions(csv_questions(content, names, kind), names)
         check_size(questions, kind)
         return questions
     return parse_questions(content, names, kind)
@@ -569,6 +630,10 @@ def locate(message: str, questions: list[Question], source: str) -> str:
     """Turn ``predictions[1][2]=2.0`` (0-based, within the batch) into ``line 2, column 5``."""
     message = message.split(" (indices count questions within this batch)")[0]
     message = re.sub(r"^\w+: ", "", message)  # the module's name
+    if re.match(r"line \d+\b", message):  # the parser's own messages: name the box or file
+        return f"{source}, {message}"
+    if message.startswith("question id "):
+        return f"{source}: {message}"
     match = _INDEXED.search(message)
     if not match or int(match[2]) >= len(questions):
         return message
@@ -580,6 +645,8 @@ def locate(message: str, questions: list[Question], source: str) -> str:
     match = _INDEXED.search(message)
     if name == "R0" and value is not None:
         where = question.where()  # R0 values sit after the '|': point at the line
+    if match is None:  # the index was inside the renamed argument: keep the message whole
+        return f"{source}, {where}: {message}"
     text = message[:match.start()] + (f"`{name}` " if not match[4] else "") + \
         message[match.end():]
     return f"{source}, {where}: {text}"
@@ -642,7 +709,9 @@ def results_plot(table: pd.DataFrame):
                               yerr=error_bars(group))
     if len(with_k):
         axes.set_xlabel("k")
-        axes.xaxis.get_major_locator().set_params(integer=True)
+        locator = axes.xaxis.get_major_locator()
+        if isinstance(locator, MaxNLocator):  # the default AutoLocator is one
+            locator.set_params(integer=True)
         axes.legend(loc="best", fontsize="small")
     else:
         axes.errorbar(range(len(table)), table["estimate"], fmt="o", capsize=6,
@@ -719,8 +788,8 @@ FORMULAS = {
 SE_NOTE = (r"**SE**: standard error over questions (the spread if the questions were "
            r"re-drawn); **sd**: posterior sd with the questions fixed. $z = "
            r"\Phi^{-1}\!\left(\frac{1+\text{confidence}}{2}\right)$.")
-LATEX = [{"left": "$$", "right": "$$", "display": True},
-         {"left": "$", "right": "$", "display": False}]
+LATEX: list[dict[str, str | bool]] = [{"left": "$$", "right": "$$", "display": True},
+                                      {"left": "$", "right": "$", "display": False}]
 
 
 def formulas(family: str) -> str:
@@ -743,15 +812,65 @@ def example_text(kind: str = "binary") -> str:
     return "\n".join(f"{line} | 1" for line in lines) if kind == "answers" else "\n".join(lines)
 
 
+class ComputationError(ValueError):
+    """A computation failed in a way that is not the module's ValueError/TypeError.
+
+    Its message is one readable line (:func:`failure_message`), never a class repr or a
+    traceback; it is a ValueError so that every page shows it as an input error.
+    """
+
+
+# An exception text that is a repr, not a sentence: ``[<class 'decimal.InvalidOperation'>]``.
+_REPR = re.compile(r"<class '|<[\w.]+ object at 0x|<built-in |^\[?<")
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: runs of whitespace (line breaks too) become one space."""
+    return " ".join(text.split())
+
+
+def failure_message(error: BaseException) -> str:
+    """One readable line for an exception that is not a ValueError/TypeError of the module.
+
+    Args:
+        error: what a computation (or the page's own parsing) raised.
+
+    Returns:
+        What went wrong in words, with the exception's own text only where it reads
+        as a sentence (``str(decimal.InvalidOperation())`` is a class repr: left out).
+    """
+    if isinstance(error, ArithmeticError):
+        what = ("a number in the input cannot be computed with (too large, too small or not "
+                "a number); check the values")
+    elif isinstance(error, RecursionError):
+        what = "the input is nested too deeply; give one flat list of outcomes per question"
+    elif isinstance(error, MemoryError):
+        what = "the input needs more memory than this page has; use kpass locally"
+    elif isinstance(error, (TimeoutError, ComputationError)):
+        return one_line(str(error))
+    else:
+        what = f"unexpected {type(error).__name__}; please report it with the input"
+    detail = one_line(str(error)).strip("'\"")
+    if detail and not _REPR.search(detail) and len(detail) <= 300 and detail != what:
+        what += f" ({detail})"
+    return f"the computation failed: {what}"
+
+
+def readable(error: BaseException) -> str:
+    """The exception's own text when it is a readable sentence, else :func:`failure_message`."""
+    text = one_line(str(error))
+    return text if text and not _REPR.search(text) else failure_message(error)
+
+
 def _in_child(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any], send: Any) -> None:
     try:
         send.send(("ok", function(*args, **kwargs)))
-    except TypeError as error:
-        send.send(("TypeError", str(error)))
-    except Exception as error:  # noqa: BLE001 (reported to the parent, which raises it)
-        kind = "ValueError" if isinstance(error, (ValueError, ArithmeticError, MemoryError)) \
-            else type(error).__name__
-        send.send((kind, str(error)))
+    except TypeError as error:  # the module's own messages; anything else is told in words
+        send.send(("TypeError", readable(error)))
+    except ValueError as error:
+        send.send(("ValueError", readable(error)))
+    except BaseException as error:  # noqa: BLE001 (reported to the parent, which raises it)
+        send.send(("failed", failure_message(error)))
     finally:
         send.close()
 
@@ -766,11 +885,18 @@ def within_deadline(function: Any, *args: Any, seconds: float | None = None, **k
     Raises:
         ValueError / TypeError: the function's own message for bad input.
         TimeoutError: it needs more than ``seconds``.
+        ComputationError: any other failure (an ArithmeticError, a crash of the child,
+            a bug), as one readable line.
     """
     seconds = MAX_SECONDS if seconds is None else seconds
     with COMPUTE_LOCK:
         if "fork" not in multiprocessing.get_all_start_methods():
-            return function(*args, **kwargs)  # no fork (Windows): no deadline
+            try:  # no fork (Windows): no deadline
+                return function(*args, **kwargs)
+            except (ValueError, TypeError):
+                raise
+            except Exception as error:
+                raise ComputationError(failure_message(error)) from None
         context = multiprocessing.get_context("fork")
         receive, send = context.Pipe(duplex=False)
         child = context.Process(target=_in_child, args=(function, args, kwargs, send),
@@ -783,16 +909,21 @@ def within_deadline(function: Any, *args: Any, seconds: float | None = None, **k
                                    "page's limit: use fewer or smaller k, or run kpass locally")
             kind, payload = receive.recv()
         except EOFError:
-            raise RuntimeError(f"the computation stopped (exit code {child.exitcode})") from None
+            child.join(1)
+            raise ComputationError(f"the computation failed: it stopped without an answer "
+                                    f"(exit code {child.exitcode}); please report it with the "
+                                    "input") from None
         finally:
             child.kill()
             child.join()
             receive.close()
     if kind == "ok":
         return payload
-    if kind in ("ValueError", "TypeError"):
-        raise (ValueError if kind == "ValueError" else TypeError)(payload)
-    raise RuntimeError(f"{kind}: {payload}")
+    if kind == "TypeError":
+        raise TypeError(payload)
+    if kind == "ValueError":
+        raise ValueError(payload)
+    raise ComputationError(payload)
 
 
 def compute_results(module: evaluate.EvaluationModule, inputs: dict[str, Any],
@@ -815,9 +946,11 @@ def run(module: evaluate.EvaluationModule, controls: list[Control], text: str,
     names, kind = input_names(module), module_kind(module)
     source, questions = "the text box", []
     try:
+        if upload:  # named before reading, so a refused row points at the file
+            source = f"the file {Path(upload).name}"
         uploaded = read_upload(upload, names, kind)
         if uploaded is not None:
-            source, questions = f"the file {Path(upload).name}", uploaded
+            questions = uploaded
         else:
             questions = parse_questions(text, names, kind)
         options = {c.name: parse_control(c, v) for c, v in zip(controls, values, strict=True)}
@@ -828,10 +961,12 @@ def run(module: evaluate.EvaluationModule, controls: list[Control], text: str,
     except RecursionError:
         return ("**Input error:** the input is nested too deeply; give one flat list of "
                 "outcomes per question", empty_table(), None)
-    except (ValueError, TypeError, KeyError, OverflowError, MemoryError, TimeoutError) as error:
-        message = str(error).strip().strip("'\"") or type(error).__name__
+    except (ValueError, TypeError, TimeoutError) as error:
+        message = readable(error).strip("'\"")
         where = source if source.startswith("the file") else "text box"
         return f"**Input error:** {locate(message, questions, where)}", empty_table(), None
+    except Exception as error:  # noqa: BLE001 (any other failure: one readable line, no traceback)
+        return f"**Input error:** {failure_message(error)}", empty_table(), None
     questions_used(table, questions, options.get("short"))
     note = f"Computed {len(table)} value(s) over {len(questions)} question(s) from {source}."
     if options.get("short") == "skip":
@@ -925,7 +1060,9 @@ def compare_plot(table: pd.DataFrame):
                           color=line.get_color(), linewidth=0)
     if len(with_k):
         axes.set_xlabel("k")
-        axes.xaxis.get_major_locator().set_params(integer=True)
+        locator = axes.xaxis.get_major_locator()
+        if isinstance(locator, MaxNLocator):  # the default AutoLocator is one
+            locator.set_params(integer=True)
         axes.legend(loc="best", fontsize="small")
     else:
         axes.errorbar(range(len(table)), table["A - B"], fmt="o", capsize=6,
@@ -953,11 +1090,13 @@ def example_pair(kind: str = "binary") -> tuple[str, str]:
 
     rows = tau_bench_outcomes()
     gold = " | 1" if kind == "answers" else ""
-    return tuple("\n".join(" ".join(str(x) for x in row[half]) + gold for row in rows)
-                 for half in (slice(0, 2), slice(2, 4)))
+    first, second = ("\n".join(" ".join(str(x) for x in row[half]) + gold for row in rows)
+                     for half in (slice(0, 2), slice(2, 4)))
+    return first, second
 
 
-COMPARE_ERRORS = (ValueError, TypeError, KeyError, OverflowError, MemoryError, TimeoutError)
+#: Every failure of a comparison becomes a located one-line message (compare_failure).
+COMPARE_ERRORS = (Exception,)
 
 
 def check_paired(sides: dict[str, list[Question]]) -> None:
@@ -973,7 +1112,10 @@ def compare_failure(error: BaseException, side: str, sides: dict[str, list[Quest
     if isinstance(error, RecursionError):
         return ("**Input error:** the input is nested too deeply; give one flat list of "
                 "outcomes per question", pd.DataFrame(columns=COMPARE_COLUMNS), None)
-    message = str(error).strip().strip("'\"") or type(error).__name__
+    if isinstance(error, (ValueError, TypeError, TimeoutError)):
+        message = readable(error).strip("'\"")
+    else:
+        message = failure_message(error)
     named = re.match(r"model ([AB]): ", message)
     if named:
         side, message = named[1], message[named.end():]
@@ -1025,8 +1167,9 @@ def input_help(kind: str, names: list[str]) -> str:
 
 
 UPLOAD_HELP = ("CSV or JSONL: one question a row (an `outcomes` column, or the outcomes "
-               "themselves; an `id` column is ignored), or one sample a row with an `id` "
-               "column (long format, grouped by id).")
+               "themselves; an `id` column, if any, names each question once), or one sample "
+               "a row, every row with its `id` (long format, grouped by id), as `kpass report` "
+               "reads them.")
 # Narrow screens: the wide results table scrolls inside its box, never the page, and the
 # results come above the inputs.
 COMPARE_HELP = (

@@ -15,10 +15,13 @@ everything else lives here:
 - **One keyword vocabulary** (:data:`kpass.hf.vocabulary.KEYWORDS`) accepted
   at load time and at compute time by every module; unknown names are refused.
 - **Nothing is lost.** Options are checked before any data moves; if the
-  computation itself fails (say k larger than a question's samples), the
-  collected counts are kept and the next ``compute`` uses them. In
+  computation itself fails (say k larger than a question's samples), the counts
+  added by ``add_batch`` are kept and the next ``compute`` uses them, while the
+  questions passed to the failing ``compute(predictions=...)`` itself are not
+  (each stored row is marked, so every process drops them): a retry with
+  corrected predictions is not mixed with the rejected ones. In
   ``evaluate.combine([...])`` the kpass modules computed before the failing one
-  get their questions back too, so a retry sees the same questions everywhere.
+  get their added questions back too, so a retry sees the same questions everywhere.
 - **Empty shards merge.** In a distributed run a process that added nothing
   (normal at the tail of a sharded eval set) writes an empty cache file at
   ``compute``, so process 0 merges the others instead of waiting for it.
@@ -36,12 +39,14 @@ import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
-import datasets
-import evaluate
+import datasets  # type: ignore[import-untyped]  # ships no type information
+import evaluate  # type: ignore[import-untyped]  # ships no type information
 import numpy as np
-import pyarrow as pa
+import pyarrow as pa  # type: ignore[import-untyped]  # ships no type information
+import pyarrow.compute as pc  # type: ignore[import-untyped]  # ships no type information
 
 from .._core.inputs import (
     ArgumentTypeError,
@@ -79,15 +84,23 @@ INPUT_FEATURES = {
                                       "predictions2": datasets.List(_INT)}),
 }
 
-#: What is written to Arrow: per-question counts (answers stay strings, validated first).
+#: Marks the questions passed to ``compute`` itself (not added by ``add_batch``): a failed
+#: ``compute`` drops them, in every process, and keeps only what ``add_batch`` added.
+_INLINE = "inline"
+
+#: What is written to Arrow: per-question counts (answers stay strings, validated first),
+#: and whether the question came with the ``compute`` call (:data:`_INLINE`).
 STORED_FEATURES = {
     "binary": datasets.Features({"n_samples": _INT, "n_correct": _INT}),
     "categorical": datasets.Features({"counts": datasets.List(_INT),
                                       "prior_counts": datasets.List(_INT)}),
-    "answers": INPUT_FEATURES["answers"],
+    "answers": datasets.Features(dict(INPUT_FEATURES["answers"])),
     "binary_pair": datasets.Features({"n_samples1": _INT, "n_correct1": _INT,
                                       "n_samples2": _INT, "n_correct2": _INT}),
 }
+for _features in STORED_FEATURES.values():
+    _features[_INLINE] = datasets.Value("bool")
+del _features
 
 
 __all__ = ["KPassComparison", "KPassMetric", "default_metrics_dir",
@@ -103,6 +116,13 @@ class KPassMetric(evaluate.Metric, abc.ABC):
     """
 
     family: str = ""
+    # Set by evaluate's (untyped) EvaluationModule: its Arrow writer, the data read back,
+    # and the cache files and their locks (None whenever nothing is open).
+    writer: Any
+    buf_writer: Any
+    data: Any
+    filelocks: Any
+    file_paths: Any
 
     def __init__(self, config_name: str | None = None, keep_in_memory: bool = False,
                  cache_dir: str | None = None, num_process: int = 1, process_id: int = 0,
@@ -196,14 +216,14 @@ class KPassMetric(evaluate.Metric, abc.ABC):
                                      f"this module takes {self.kind} inputs")
                 predictions = binarize(predictions, threshold)
             if self.kind == "binary":
-                counts = binary_counts(predictions, name="predictions")
-                return pa.table({"n_samples": counts.n_samples, "n_correct": counts.n_correct})
+                binary = binary_counts(predictions, name="predictions")
+                return pa.table({"n_samples": binary.n_samples, "n_correct": binary.n_correct})
             if self.kind == "binary_pair":
                 return _pair_table(predictions)
             if self.kind == "categorical":
-                counts = categorical_counts(predictions, R0, name="predictions")
-                return pa.table({"counts": _list_column(counts.counts),
-                                 "prior_counts": _list_column(counts.prior_counts)})
+                categorical = categorical_counts(predictions, R0, name="predictions")
+                return pa.table({"counts": _list_column(categorical.counts),
+                                 "prior_counts": _list_column(categorical.prior_counts)})
             answers, golds = _check_answers(predictions, references)
             return pa.table({"predictions": pa.array(answers, type=pa.list_(pa.string())),
                              "references": pa.array(golds, type=pa.string())})
@@ -227,6 +247,11 @@ class KPassMetric(evaluate.Metric, abc.ABC):
             ValueError: a bad outcome (the message names the question), or an
                 input this module does not take. Nothing of the batch is stored.
         """
+        self._add(predictions, references, dict(kwargs), inline=False)
+
+    def _add(self, predictions: Any, references: Any, kwargs: dict[str, Any], *,
+             inline: bool) -> None:
+        """Validate, count and write one batch; ``inline`` marks a batch passed to ``compute``."""
         threshold = kwargs.pop("threshold", self.options.get("threshold"))
         names = self._input_names()
         bad = [name for name in kwargs if name not in names]
@@ -237,6 +262,7 @@ class KPassMetric(evaluate.Metric, abc.ABC):
         self._last_state = None  # new questions: a new round, the last one is settled
         if table is None:
             return
+        table = table.append_column(_INLINE, pa.array(np.full(table.num_rows, inline)))
         if self.writer is None:
             self.selected_feature_format = STORED_FEATURES[self.kind]
             self._init_writer()
@@ -264,7 +290,8 @@ class KPassMetric(evaluate.Metric, abc.ABC):
 
         Keyword options given here override those given at load time. Options are
         checked before anything is added; if the computation fails, the questions
-        stay stored for the next call.
+        added by ``add_batch`` stay stored for the next call, and those passed here
+        are dropped (in every process).
 
         Args:
             predictions: optional last batch of questions.
@@ -284,8 +311,9 @@ class KPassMetric(evaluate.Metric, abc.ABC):
             extra = {name: value for name, value in inputs.items() if name in names}
             if options.get("threshold") is not None:
                 extra["threshold"] = options["threshold"]
-            self.add_batch(predictions=predictions,
-                           references=references if "references" in names else None, **extra)
+            # Not add_batch: the batch is marked as this call's, so a failure drops it.
+            self._add(predictions, references if "references" in names else None, extra,
+                      inline=True)
         elif inputs.get("R0") is not None and "R0" in names:
             raise ValueError(f"{self.family}: `R0` must be passed with its `predictions`")
         if self.writer is None and self.num_process > 1 and self._retained is None:
@@ -300,32 +328,41 @@ class KPassMetric(evaluate.Metric, abc.ABC):
             self.selected_feature_format = None
             if self.process_id != 0:
                 return None
-            state = _state_from_table(self.kind, self.data.data.table)
+            table = self.data.data.table
+            added, passed = (_state_from_table(self.kind, part) if part.num_rows else None
+                             for part in _split_inline(table))
             self._release_cache()
-            if self._retained is not None:
-                state = _concat(self.kind, [self._retained, state])
-        elif self._retained is not None:
-            state = self._retained
         else:
+            added = passed = None
+        # `kept`: what survives a failure (every batch added before, never this call's own).
+        kept = _join(self.kind, [self._retained, added])
+        state = _join(self.kind, [kept, passed])
+        if state is None:
             raise ValueError(f"{self.family}: no questions to compute on; call add_batch(...) or "
                              "pass predictions= to compute")
         try:
             results = compute_results(self.family, state, options)
         except (TypeError, ValueError) as error:
-            self._retained = state
+            self._retained = kept
             combined = self._give_back_combined()
             also = (f" (and those of {', '.join(combined)}, computed before it in the "
                     "combination)" if combined else "")
+            n_kept = 0 if kept is None else _n_questions(kept)
+            if passed is None:
+                fate = f"The {n_kept} questions added are kept{also}"
+            else:
+                fate = (f"Nothing of this call is kept (its {_n_questions(passed)} questions)"
+                        + (f"; the {n_kept} questions added before it are kept{also}" if n_kept
+                           else also))
             raise type(error)(
-                f"{self.family}: {error}. The {_n_questions(state)} questions added are "
-                f"kept{also}; call compute again with corrected options."
+                f"{self.family}: {error}. {fate}; call compute again with corrected options."
             ) from error
         except Exception:
-            self._retained = state
+            self._retained = kept
             self._give_back_combined()
             raise
         self._retained = None
-        self._last_state = state
+        self._last_state = kept
         return results
 
     def _give_back_combined(self) -> list[str]:
@@ -340,14 +377,14 @@ class KPassMetric(evaluate.Metric, abc.ABC):
         Returns:
             The names of the modules whose questions were restored.
         """
-        frame = sys._getframe(1)
+        frame: FrameType | None = sys._getframe(1).f_back
         for _ in range(8):
-            frame = frame.f_back
             if frame is None:
                 return []
             owner = frame.f_locals.get("self")
             if isinstance(owner, evaluate.module.CombinedEvaluations):
                 break
+            frame = frame.f_back
         else:
             return []
         restored = []
@@ -552,6 +589,21 @@ def _state_from_table(kind: str, table: pa.Table) -> Any:
         return CategoricalCounts(_matrix(table.column("counts")),
                                  _matrix(table.column("prior_counts")))
     return (table.column("predictions").to_pylist(), table.column("references").to_pylist())
+
+
+def _split_inline(table: pa.Table) -> tuple[pa.Table, pa.Table]:
+    """The rows added by ``add_batch`` and the rows passed to ``compute``, without the mark."""
+    inline = table.column(_INLINE)
+    table = table.drop_columns([_INLINE])
+    return table.filter(pc.invert(inline)), table.filter(inline)
+
+
+def _join(kind: str, parts: list[Any]) -> Any:
+    """The parts that hold questions, concatenated; None when none does."""
+    parts = [part for part in parts if part is not None and _n_questions(part) > 0]
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else _concat(kind, parts)
 
 
 def _concat(kind: str, parts: list[Any]) -> Any:
