@@ -301,6 +301,34 @@ def test_plot_renders_a_non_empty_image_of_the_expected_size(tmp_path, capsys):
     assert target.stat().st_size > 20_000
 
 
+def test_plot_band_is_the_interval_over_questions_by_default(tmp_path, monkeypatch, capsys):
+    from kpass.report import plot
+
+    drawn = {}
+
+    def record(path, labels, rows, confidence, band="se"):
+        drawn["band"] = band
+        drawn["rows"] = rows
+
+    monkeypatch.setattr(plot, "plot_curves", record)
+    a = write_jsonl(tmp_path / "a.jsonl", ROWS)
+    assert run(capsys, "report", a, "--plot", tmp_path / "x.png")[0] == 0
+    assert drawn["band"] == "se"
+    assert run(capsys, "report", a, "--plot", tmp_path / "x.png", "--band", "posterior")[0] == 0
+    assert drawn["band"] == "posterior"
+    monkeypatch.undo()
+    # The two bands differ: the SE band is estimate -/+ z se over questions, the posterior
+    # band the credible interval; each is drawn from its own columns.
+    images = []
+    for band in ("se", "posterior"):
+        target = tmp_path / f"{band}.png"
+        assert run(capsys, "report", a, "--plot", target, "--band", band)[0] == 0
+        images.append(target.read_bytes())
+    assert images[0] != images[1]
+    with pytest.raises(ValueError, match="`band` must be one of se, posterior"):
+        plot.plot_curves(str(tmp_path / "y.png"), ["a"], [[]], 0.95, band="sd")
+
+
 def test_plot_into_a_missing_directory_is_a_one_line_error(tmp_path, capsys):
     code, _, err = run(capsys, "report", "--plot", tmp_path / "no" / "such" / "dir.png")
     assert code == 1

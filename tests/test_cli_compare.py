@@ -100,8 +100,12 @@ def test_table_markdown_and_plot(tmp_path, capsys):
     assert any("P(A>B): posterior probability" in line for line in lines)
     from PIL import Image
 
-    with Image.open(tmp_path / "diff.png") as image:
-        assert image.size == (1000, 750)
+    with Image.open(tmp_path / "diff.png") as image:  # one panel: one metric
+        assert image.size == (1000, 370)
+    code, _, _ = run(capsys, "compare", a, b, "--id", "id", "--k", "1,2,4", "--metrics",
+                     "pass@k,pass^k,maj@k,auc@k", "--plot", tmp_path / "four.png")
+    with Image.open(tmp_path / "four.png") as image:  # small multiples: 3 + 1 panels
+        assert code == 0 and image.size == (1000, 660)
     code, out, _ = run(capsys, "compare", a, b, "--k", "1", "--metrics", "pass@k",
                        "--format", "markdown")
     header, align, body = out.splitlines()

@@ -1,6 +1,7 @@
 """BinaryCounts/CategoricalCounts.from_long on every dataframe engine: identical counts and ids."""
 
 import random
+import re
 import warnings
 
 import numpy as np
@@ -87,9 +88,13 @@ def test_integer_ids_and_bad_values_are_refused_in_the_engine():
     soft = pd.DataFrame({"qid": ["a", "b"], "value": [0.6, 1.0]})
     with pytest.raises(ValueError, match="0 or 1.*threshold.*'a'"):
         kpass.BinaryCounts.from_long(soft, id="qid", outcome="value")
+    # A NaN is a missing outcome on every engine (pandas cannot tell it from a null).
     nan = pl.DataFrame({"qid": ["a", "b"], "value": [0.6, float("nan")]})
-    with pytest.raises(ValueError, match="finite score.*'b'"):
+    with pytest.raises(ValueError, match=r"missing \(null or NaN\) for question id 'b'"):
         kpass.BinaryCounts.from_long(nan, id="qid", outcome="value", threshold=0.5)
+    inf = pl.DataFrame({"qid": ["a", "b"], "value": [0.6, float("inf")]})
+    with pytest.raises(ValueError, match="finite score.*'b'"):
+        kpass.BinaryCounts.from_long(inf, id="qid", outcome="value", threshold=0.5)
     with pytest.raises(ValueError, match="`qid` is missing in 1 rows"):
         kpass.BinaryCounts.from_long(pl.DataFrame({"qid": ["a", None], "value": [1, 0]}),
                                      id="qid", outcome="value")
@@ -115,3 +120,136 @@ def test_shards_counted_separately_merge_by_id():
     assert tuple(np.array(merged.ids, dtype=object)[order]) == whole.ids
     assert merged.n_samples[order].tolist() == whole.n_samples.tolist()
     assert merged.n_correct[order].tolist() == whole.n_correct.tolist()
+
+
+# ----------------------------------------------------------------------------- issue 18
+# Each engine refuses bad values itself, in one aggregate, before any cast or table:
+# the same kpass message everywhere, never a raw engine error or a huge allocation.
+
+
+def every_engine(df):
+    """``df`` in every installed engine (no partition-count assertion: tiny frames)."""
+    import dask.dataframe as dd
+    import duckdb
+    import polars as pl
+    import pyarrow as pa
+
+    datasets = pytest.importorskip("datasets")
+    return {"pandas": df, "polars": pl.from_pandas(df), "polars-lazy": pl.from_pandas(df).lazy(),
+            "pyarrow": pa.Table.from_pandas(df, preserve_index=False),
+            "duckdb": duckdb.from_df(df), "dask": dd.from_pandas(df, npartitions=2),
+            "datasets": datasets.Dataset.from_pandas(df, preserve_index=False)}
+
+
+def messages(df, build):
+    """The (type, message) each engine raises for ``build(native)``."""
+    found = {}
+    for name, native in every_engine(df).items():
+        with pytest.raises((ValueError, TypeError)) as error:
+            build(native)
+        found[name] = (error.type, str(error.value))
+    return found
+
+
+CATEGORY = r"`value` must be an integer category in \[0, 65535\] \(at most 65536 categories\)"
+
+
+@pytest.mark.parametrize("huge, shown", [(10**9, "1000000000"), (2**62, "4611686018427387904"),
+                                         (1e300, "1e+300"), (65536, "65536"), (-1, "-1"),
+                                         (2.5, "2.5"), (float("inf"), "inf")])
+def test_categorical_from_long_refuses_a_category_beyond_the_cap_on_every_engine(huge, shown):
+    df = pd.DataFrame({"qid": ["b", "a", "b"], "value": [0, 1, huge]})
+    found = messages(df, lambda native: kpass.CategoricalCounts.from_long(
+        native, id="qid", outcome="value"))
+    for name, (kind, message) in found.items():
+        assert kind is ValueError and re.fullmatch(
+            rf"{CATEGORY}; got value={re.escape(shown)} for question id 'b' \(1 such rows\)",
+            message), (name, message)
+
+
+def test_categorical_from_long_refuses_a_table_beyond_the_cap_before_allocating():
+    import polars as pl
+
+    # 2049 questions x 65536 categories > 2**27 entries (the cap of categorical_counts).
+    df = pd.DataFrame({"qid": np.arange(2049), "value": np.full(2049, 65535)})
+    for native in (df, pl.from_pandas(df).lazy()):
+        with pytest.raises(ValueError, match=r"`value` needs a table of 2049 questions x 65536 "
+                                             r"categories, more than the 134217728 entries"):
+            kpass.CategoricalCounts.from_long(native, id="qid", outcome="value")
+    ok = kpass.CategoricalCounts.from_long(df.iloc[:2048], id="qid", outcome="value")
+    assert ok.counts.shape == (2048, 65536) and int(ok.counts[:, 65535].sum()) == 2048
+
+
+@pytest.mark.parametrize("column, dtype, expected", [
+    ([1.0, None, 0.0], "float64", r"`value` is missing \(null or NaN\) for question id 'b' "
+                                  r"\(1 missing outcomes in all\)"),
+    ([1, None, 0], "Int64", r"`value` is missing \(null or NaN\) for question id 'b' "
+                            r"\(1 missing outcomes in all\)"),
+    ([True, None, False], "boolean", r"`value` is missing \(null or NaN\) for question id 'b' "
+                                     r"\(1 missing outcomes in all\)"),
+    ([1.0, 1e300, 0.0], "float64", r"`value` must be 0 or 1 \(soft scores need threshold=T\); "
+                                   r"got value=1e\+300 for question id 'b' \(1 such rows\)"),
+    ([1, 2**62, 0], "int64", r"`value` must be 0 or 1 \(soft scores need threshold=T\); got "
+                             r"value=4611686018427387904 for question id 'b' \(1 such rows\)"),
+])
+def test_binary_from_long_gives_one_kpass_message_on_every_engine(column, dtype, expected):
+    df = pd.DataFrame({"qid": ["a", "b", "c"], "value": pd.Series(column, dtype=dtype)})
+    found = messages(df, lambda native: kpass.BinaryCounts.from_long(
+        native, id="qid", outcome="value"))
+    for name, (kind, message) in found.items():
+        assert kind is ValueError and re.fullmatch(expected, message), (name, message)
+    if dtype != "boolean":
+        found = messages(df, lambda native: kpass.CategoricalCounts.from_long(
+            native, id="qid", outcome="value"))
+        assert len(set(found.values())) == 1, found
+
+
+def test_from_long_refuses_text_outcomes_and_float_ids_by_type_on_every_engine():
+    text = pd.DataFrame({"qid": ["a", "b"], "value": ["1", "x"]})
+    for build in (lambda native: kpass.BinaryCounts.from_long(native, id="qid", outcome="value"),
+                  lambda native: kpass.CategoricalCounts.from_long(native, id="qid",
+                                                                   outcome="value")):
+        for name, (kind, message) in messages(text, build).items():
+            assert issubclass(kind, TypeError) and message == (
+                "`value` must be a numeric or boolean column of outcomes; got dtype String "
+                "(convert the column to numbers first)"), (name, message)
+    floats = pd.DataFrame({"qid": [1.0, 2.0], "value": [1, 0]})
+    for name, (kind, message) in messages(floats, lambda native: kpass.BinaryCounts.from_long(
+            native, id="qid", outcome="value")).items():
+        assert issubclass(kind, TypeError) and message == (
+            "`qid` must be a column of str or int question ids; got dtype Float64"), name
+
+
+def test_from_long_integer_scores_with_a_threshold_compare_exactly():
+    scores = [0, 3, 2**62, -(2**62), 2**53 + 1]
+    df = pd.DataFrame({"qid": ["a", "a", "b", "b", "c"], "value": scores})
+    for threshold in (0.5, 2.5, -1e300, 1e300, float(2**62), float(2**53)):
+        expected = [sum(int(v > threshold) for v, q in zip(scores, df.qid, strict=True)
+                        if q == question) for question in "abc"]
+        for name, native in every_engine(df).items():
+            counts = kpass.BinaryCounts.from_long(native, id="qid", outcome="value",
+                                                  threshold=threshold)
+            assert counts.n_correct.tolist() == expected, (name, threshold)
+
+
+def test_from_long_pandas_object_ids_keep_1_and_the_string_1_apart():
+    df = pd.DataFrame({"qid": pd.Series([1, "1", 1], dtype=object), "value": [1, 0, 0]})
+    counts = kpass.BinaryCounts.from_long(df, id="qid", outcome="value")
+    assert counts.ids == (1, "1") and counts.n_samples.tolist() == [2, 1]
+    bad = pd.DataFrame({"qid": pd.Series([1, 2.5], dtype=object), "value": [1, 0]})
+    with pytest.raises(TypeError, match=r"`qid` must hold str or int question ids; got "
+                                        r"qid=2.5 \(float\)"):
+        kpass.BinaryCounts.from_long(bad, id="qid", outcome="value")
+
+
+def test_from_long_decimal_outcomes_are_numbers_and_shown_as_such():
+    import duckdb
+
+    rel = duckdb.sql("select * from (values ('a', 1.0::DECIMAL(4,1)), ('a', 0.0::DECIMAL(4,1)),"
+                     " ('b', 2.0::DECIMAL(4,1))) t(qid, value)")
+    assert kpass.CategoricalCounts.from_long(rel, id="qid", outcome="value").counts.tolist() == \
+        [[1, 1, 0], [0, 0, 1]]
+    assert kpass.BinaryCounts.from_long(rel, id="qid", outcome="value",
+                                        threshold=0.5).n_correct.tolist() == [1, 1]
+    with pytest.raises(ValueError, match=r"got value=2\.0 for question id 'b' \(1 such rows\)$"):
+        kpass.BinaryCounts.from_long(rel, id="qid", outcome="value")

@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import kpass
@@ -440,3 +440,182 @@ def test_fuzz_binarize(name, data):
         return
     for row, out in zip(rows, result, strict=True):
         assert [int(x) for x in out] == [int(float(x) > threshold) for x in row]
+
+
+# ----------------------------------------------------------------------------- from_long
+# Random long frames on every installed engine against a pure-Python group-by: the
+# same counts, or the same one-line ValueError/TypeError everywhere (the offending row
+# is the one with the smallest question id, then the smallest value).
+
+FRAME_ENGINES = ("pandas", "polars", "polars-lazy", "pyarrow", "duckdb", "dask", "datasets")
+FRAMES_FUZZ = settings(max_examples=30, deadline=None, derandomize=True,
+                       suppress_health_check=[HealthCheck.too_slow,
+                                              HealthCheck.data_too_large])
+ID_POOLS = {"int": [-3, 0, 1, 2, 7, 2**40], "str": ["a", "b", "Q1", "q10", "q2", "é"],
+            "float": [0.5, 1.0, 2.0], "mixed": [1, "1", 2, "b"]}
+OUTCOME_POOLS = {"int": [0, 1, 1, 0, 2, 3, -1, 65535, 65536, 10**9, 2**62, None],
+                 "float": [0.0, 1.0, 0.0, 1.0, 0.5, 2.0, -0.0, 3.0, float("nan"), float("inf"),
+                           float("-inf"), 1e300, -1e300, 65535.0, None],
+                 "bool": [True, False, None],
+                 "int8": [0, 1, 1, 0, 2, -1, 127, -128, None],
+                 "uint64": [0, 1, 1, 0, 3, 65535, 65536, 2**64 - 1, None]}
+PANDAS_DTYPES = {"int": "Int64", "float": "float64", "bool": "boolean", "int8": "Int8",
+                 "uint64": "UInt64"}
+
+
+def native_frame(engine: str, frame):
+    if engine == "pandas":
+        return frame
+    if engine in ("polars", "polars-lazy"):
+        import polars as pl
+
+        converted = pl.from_pandas(frame)
+        return converted.lazy() if engine == "polars-lazy" else converted
+    if engine == "pyarrow":
+        import pyarrow as pa
+
+        return pa.Table.from_pandas(frame, preserve_index=False)
+    if engine == "duckdb":
+        import duckdb
+
+        return duckdb.from_df(frame)
+    if engine == "dask":
+        import dask.dataframe as dd
+
+        return dd.from_pandas(frame, npartitions=2)
+    datasets = pytest.importorskip("datasets")
+    return datasets.Dataset.from_pandas(frame, preserve_index=False)
+
+
+def long_reference(ids, values, samples, id_kind, outcome_kind, mode, threshold):
+    """Counts by a plain-Python group-by, or (exception type, exact message)."""
+    rows = list(zip(ids, values, samples or [None] * len(ids), strict=True))
+
+    def missing(v):
+        return v is None or (isinstance(v, float) and math.isnan(v))
+
+    def smallest(found):
+        """The smallest row; the first one where str and int ids cannot be ordered."""
+        try:
+            return min(found)
+        except TypeError:
+            return found[0]
+
+    if not rows:
+        return ValueError, "the frame has no rows; a question needs at least one sample"
+    if any(q is None for q in ids):
+        return ValueError, (f"`qid` is missing in {sum(q is None for q in ids)} rows; every "
+                            "sample needs its question id")
+    if id_kind == "float":
+        return TypeError, "`qid` must be a column of str or int question ids; got dtype Float64"
+    gone = [(q, v) for q, v, _ in rows if missing(v)]
+    if gone:
+        return ValueError, (f"`value` is missing (null or NaN) for question id "
+                            f"{smallest([q for q, _ in gone])!r} ({len(gone)} missing outcomes "
+                            "in all)")
+    if mode == "categorical":
+        top = 65535
+        expected = "an integer category in [0, 65535] (at most 65536 categories)"
+    else:
+        top = 1
+        expected = ("0 or 1 (soft scores need threshold=T)" if mode == "binary"
+                    else "a finite score")
+    if mode == "threshold":
+        bad = [(q, v) for q, v, _ in rows if outcome_kind == "float" and not math.isfinite(v)]
+    else:
+        bad = [(q, v) for q, v, _ in rows if not (math.isfinite(v) and v == int(v)
+                                                  and 0 <= v <= top)]
+    if bad:
+        q, v = smallest(bad)
+        shown = repr(v)
+        return ValueError, (f"`value` must be {expected}; got value={shown} for question id "
+                            f"{q!r} ({len(bad)} such rows)")
+    if samples is not None:
+        seen: dict = {}
+        for q, _, s in rows:
+            seen[(q, s)] = seen.get((q, s), 0) + 1
+        repeated = [(q, s, n) for (q, s), n in seen.items() if n > 1]  # first-seen order
+        if repeated:
+            q, s, n = smallest(repeated)
+            return ValueError, (f"(id, sample) = ({q!r}, {s!r}) is repeated ({n} rows); each "
+                                "sample of a question must appear once")
+    order = sorted({q for q, _, _ in rows}, key=lambda q: (0, q) if isinstance(q, int)
+                   else (1, q))
+    if mode == "categorical":
+        width = max(int(v) for _, v, _ in rows) + 1
+        table = {q: [0] * width for q in order}
+        for q, v, _ in rows:
+            table[q][int(v)] += 1
+        return tuple(order), [table[q] for q in order]
+    n = {q: 0 for q in order}
+    c = {q: 0 for q in order}
+    for q, v, _ in rows:
+        n[q] += 1
+        c[q] += int(v > threshold) if mode == "threshold" else int(v)
+    return tuple(order), [[n[q], c[q]] for q in order]
+
+
+@pytest.mark.filterwarnings("ignore:Dask support is moving:FutureWarning")
+@pytest.mark.parametrize("mode", ["binary", "threshold", "categorical"])
+@settings(FRAMES_FUZZ)
+@given(data=st.data())
+def test_fuzz_from_long_on_every_engine(mode, data):
+    """from_long == a plain group-by, or the same kpass error on every engine."""
+    pytest.importorskip("narwhals")
+    id_kind = data.draw(st.sampled_from(["int", "str"] * 3 + ["float", "mixed"]),
+                        label="id kind")
+    outcome_kind = data.draw(st.sampled_from(["int", "float", "bool", "int8", "uint64"]),
+                             label="outcome kind")
+    empty = data.draw(st.integers(0, 15), label="empty") == 7
+    size = 0 if empty else data.draw(st.integers(1, 10), label="rows")
+    pool = ID_POOLS[id_kind]
+    if id_kind != "mixed" and data.draw(st.integers(0, 7), label="missing ids") == 3:
+        pool = [*pool, None]
+    ids = data.draw(st.lists(st.sampled_from(pool), min_size=size, max_size=size), label="ids")
+    clean = data.draw(st.booleans(), label="clean outcomes")
+    outcome_pool = OUTCOME_POOLS[outcome_kind]
+    if data.draw(st.integers(0, 3), label="missing outcomes") != 2:
+        outcome_pool = [v for v in outcome_pool if v is not None and v == v]
+    if clean:  # valid outcomes for the mode, so that counting is exercised as often
+        integers = [0, 1] + ([2, 3] if mode == "categorical" else [])
+        outcome_pool = {"int": integers, "int8": integers, "uint64": integers,
+                        "float": [0.0, 1.0] + ([0.25, 0.75] if mode == "threshold" else []),
+                        "bool": [True, False]}[outcome_kind]
+    values = data.draw(st.lists(st.sampled_from(outcome_pool), min_size=size, max_size=size),
+                       label="values")
+    samples = None
+    if data.draw(st.booleans(), label="with samples"):
+        samples = data.draw(st.lists(st.integers(0, 3), min_size=size, max_size=size),
+                            label="samples")
+    threshold = None
+    if mode == "threshold":
+        threshold = data.draw(st.sampled_from([0.5, 0.0, 2.5, -1.0, 1e300, -1e300,
+                                               float(2**62)]), label="threshold")
+    id_dtype = {"int": "Int64", "str": object, "float": "float64", "mixed": object}[id_kind]
+    columns = {"qid": pd.Series(ids, dtype=id_dtype),
+               "value": pd.Series(values, dtype=PANDAS_DTYPES[outcome_kind])}
+    if samples is not None:
+        columns["sample"] = pd.Series(samples, dtype="int64")
+    frame = pd.DataFrame(columns)
+    py_values = [None if v is None else (float(v) if outcome_kind == "float" else v)
+                 for v in values]
+    expected = long_reference(ids, py_values, samples, id_kind, outcome_kind, mode, threshold)
+    event("counts" if isinstance(expected[0], tuple) else expected[1].split(";")[0][:40])
+    engines = ["pandas"] if id_kind == "mixed" else list(FRAME_ENGINES)
+    options = {"id": "qid", "outcome": "value", "sample": "sample" if samples else None}
+    outcomes = {}
+    for engine in engines:
+        native = native_frame(engine, frame)
+        try:
+            if mode == "categorical":
+                counts = kpass.CategoricalCounts.from_long(native, **options)
+                outcomes[engine] = (counts.ids, counts.counts.tolist())
+            else:
+                counts = kpass.BinaryCounts.from_long(native, threshold=threshold, **options)
+                outcomes[engine] = (counts.ids, np.stack([counts.n_samples, counts.n_correct],
+                                                         axis=1).tolist())
+        except (ValueError, TypeError) as error:
+            kind = TypeError if isinstance(error, TypeError) else ValueError
+            outcomes[engine] = (kind, str(error))
+    for engine, outcome in outcomes.items():
+        assert outcome == expected, f"{engine}: {outcome} != {expected}"

@@ -17,6 +17,8 @@ Example:
     [0.8393, 0.0973, 0.6487, 1.0]
 """
 
+from typing import Any
+
 from ._core.inputs import (
     ArgumentTypeError,
     BinaryCounts,
@@ -48,6 +50,7 @@ from .gpass import (
     mg_pass_at_k,
     mg_pass_at_k_ci,
 )
+from .leaderboard import Leaderboard, RankedPair, Standing, leaderboard
 from .maj import cons_at_k, cons_at_k_ci, maj_at_k, maj_at_k_ci
 from .max_reward import max_at_k, max_at_k_ci
 from .pass_at_k import (
@@ -64,12 +67,25 @@ from .vote import vote_at_k, vote_at_k_ci
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str) -> Any:
+    """``kpass.report_table``, imported on first use (the core does not load the CLI)."""
+    if name == "report_table":
+        from .report.from_counts import report_table
+
+        return report_table
+    raise AttributeError(f"module 'kpass' has no attribute {name!r}")
+
+
 __all__ = [
     "ArgumentTypeError",
     "BinaryCounts",
     "CategoricalCounts",
     "Comparison",
+    "Leaderboard",
     "Plan",
+    "RankedPair",
+    "Standing",
     "TailPassDraws",
     "TailPassProfile",
     "auc_at_k",
@@ -96,6 +112,7 @@ __all__ = [
     "geom_at_k_ci",
     "geom_ds_at_k",
     "geom_ds_at_k_ci",
+    "leaderboard",
     "maj_at_k",
     "maj_at_k_ci",
     "max_at_k",
@@ -107,6 +124,7 @@ __all__ = [
     "pass_hat_k",
     "pass_hat_k_ci",
     "plan",
+    "report_table",
     "standard_error",
     "tailpass",
     "tailpass_empirical",

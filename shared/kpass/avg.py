@@ -53,7 +53,9 @@ def avg(R: Any, w: Any = None, *, per_question: bool = False) -> Any:
     rows = binary_rows(R) if w is None else None
     if rows is not None:  # binary: a_q = c_q / n_q, the same floats as the general path
         n, ones = rows
-        scale, _, variances, total = binary_dirichlet_summary(R, rows)
+        summary = binary_dirichlet_summary(R, rows)
+        assert summary is not None  # given binary rows, the summary exists
+        scale, _, variances, total = summary
         averages = ones / n
     else:
         counts, weights = prepare(R, w)

@@ -30,7 +30,7 @@ from ._core.credits import (
     state_values,
     unanimous_credit,
 )
-from ._core.inputs import ArgumentTypeError, check_real, normalize_ks
+from ._core.inputs import ArgumentTypeError, _show, check_real, normalize_ks
 from ._core.states import BinaryStates, states_for
 
 FloatArray = npt.NDArray[np.float64]
@@ -48,10 +48,10 @@ def _check_powers(pass_power: Any, unanimous_power: Any) -> tuple[float, float]:
     return a, b
 
 
-def _blend(x: FloatArray, y: FloatArray, a: float, b: float) -> FloatArray:
+def _blend(x_in: npt.ArrayLike, y_in: npt.ArrayLike, a: float, b: float) -> FloatArray:
     """x^a y^b elementwise, with the reference library's rules for zeros and negative powers."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    x = np.asarray(x_in, dtype=np.float64)
+    y = np.asarray(y_in, dtype=np.float64)
     for base, power, other, other_power, name in ((x, a, y, b, "pass_power"),
                                                   (y, b, x, a, "unanimous_power")):
         if power < 0.0:
@@ -95,17 +95,29 @@ def _resolve_lambda(lam: Any, lambda_: Any) -> float:
 
 
 def _check_weights(weights: Any, k: int) -> FloatArray:
+    """Length-k real weights (bool, int or float), non-negative, finite, summing to <= 1.
+
+    As the reference library: complex weights (whose imaginary part a float cast would
+    drop) and strings or other non-numbers are refused, not converted.
+    """
     try:
-        array = np.asarray(weights, dtype=np.float64)
+        array = np.asarray(weights)
     except (TypeError, ValueError):
         raise ArgumentTypeError(
-            f"`weights` must be a length-{k} sequence of numbers; got weights={weights!r}"
+            f"`weights` must be a length-{k} sequence of numbers; got weights={_show(weights)}"
         ) from None
+    if array.dtype.kind not in "biuf":
+        what = "complex numbers" if array.dtype.kind == "c" else f"dtype {array.dtype}"
+        raise ArgumentTypeError(
+            f"`weights` must be a length-{k} sequence of real numbers; got {what} "
+            f"(weights={_show(weights)})"
+        )
     if array.ndim != 1 or array.size != k:
         raise ValueError(
             f"`weights` must have one weight per threshold r = 1..k (length {k}); got shape "
             f"{array.shape}"
         )
+    array = array.astype(np.float64)
     if not np.all(np.isfinite(array)) or np.any(array < 0.0):
         raise ValueError(f"`weights` must be non-negative and finite; got {array.tolist()}")
     total = float(np.sum(array))
@@ -357,7 +369,10 @@ def threshold_spectrum_at_k_ci(R: Any, k: Any, weights: Any, confidence: float =
     if any(w is None for w in weight_list):
         raise ValueError("`weights` is required: a length-k sequence of non-negative weights")
     credits = [spectrum_credit(_check_weights(w, b)) for w, b in zip(weight_list, ks, strict=True)]
-    return _driver.posterior(R, k, None, confidence=confidence, bounds=bounds, alpha0=alpha0,
+    # credit_list (one per requested k, in order) is what the driver uses; the factory
+    # only satisfies its signature.
+    return _driver.posterior(R, k, dict(zip(ks, credits, strict=True)).__getitem__,
+                             confidence=confidence, bounds=bounds, alpha0=alpha0,
                              beta0=beta0, latent=True, credit_list=credits)
 
 
@@ -501,8 +516,9 @@ def geo_spectrum_at_k_ci(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike 
     if lam in (0.0, 1.0):  # one quantity: its exact posterior, no delta method
         credits = [pass_credit(budget) if lam == 1.0 else _spectrum_for(w, budget)
                    for budget, w in zip(ks, weight_list, strict=True)]
-        return _driver.posterior(R, k, None, confidence=confidence, bounds=bounds,
-                                 alpha0=alpha0, beta0=beta0, latent=True, credit_list=credits)
+        return _driver.posterior(R, k, dict(zip(ks, credits, strict=True)).__getitem__,
+                                 confidence=confidence, bounds=bounds, alpha0=alpha0,
+                                 beta0=beta0, latent=True, credit_list=credits)
     counts, confidence, bounds, alpha0, beta0 = _driver.prepare_posterior(
         R, confidence, bounds, alpha0, beta0)
     states = states_for(counts, None, "error")

@@ -91,7 +91,7 @@ def max_at_k(R: Any, k: Any, w: Any = None, *, short: str = "error",
     per_question = check_flag(per_question, "per_question")
     grouped, levels = _levels(counts, weights, prior=False)
     n = grouped.sum(axis=1)
-    results = []
+    results: list[Any] = []  # per-question arrays or dataset means
     for budget in ks:
         states = states_for(BinaryCounts(n, np.zeros_like(n)), budget, short)
         kept = states.kept if states.kept is not None else np.ones(n.size, dtype=bool)

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+from scipy.special import ndtr, ndtri  # type: ignore[import-untyped]  # scipy has no stubs
 
 from ._core.checks import ArgumentTypeError, _show, check_confidence, check_real
 from ._core.counts import BinaryCounts, CategoricalCounts
@@ -70,9 +70,12 @@ def _standard_errors_by_state(metric: Metric, R: Any, args: tuple[Any, ...],
     if evaluated is None:
         return None
     states, values, many = evaluated
-    ses = [_weighted_se(states.weight, per_state) for per_state in values]
-    if any(se is None for se in ses):
-        return None
+    ses: list[float] = []
+    for per_state in values:
+        se = _weighted_se(states.weight, per_state)
+        if se is None:
+            return None
+        ses.append(se)
     return ses if many else ses[0]
 
 
@@ -172,7 +175,8 @@ def _check_metric(metric: Any) -> str:
     """The public name of a point function of the family, or a TypeError."""
     name = getattr(metric, "__name__", None)
     kp = _kpass()
-    if not callable(metric) or name is None or getattr(kp, name, None) is not metric:
+    exported = getattr(kp, name, None) if isinstance(name, str) else None
+    if not callable(metric) or not isinstance(name, str) or exported is not metric:
         raise ArgumentTypeError(
             f"`metric` must be a kpass point function such as kpass.pass_at_k; got "
             f"metric={_show(metric)}")
@@ -181,7 +185,7 @@ def _check_metric(metric: Any) -> str:
             f"`metric` must be a point function, not the posterior `{name}`; pass "
             f"kpass.{name[:-3]} (its `_ci` companion is used for prob_a_better)")
     if name in ("binary_counts", "categorical_counts") or not (
-            name in _DATASET_LEVEL or "per_question" in inspect.signature(metric).parameters
+            name in _DATASET_LEVEL or "per_question" in inspect.signature(exported).parameters
             or name == "bayes"):
         raise ArgumentTypeError(f"`metric` must be a metric of the family; got kpass.{name}")
     return name
@@ -199,18 +203,39 @@ def _per_question(metric: Metric, name: str, R: Any, args: tuple[Any, ...],
 
 
 def _labels(clusters: Any, m: int) -> np.ndarray | None:
+    """Cluster codes 0..G-1, one per question, from labels validated as ``--clusters`` is.
+
+    A label is a str or an int (numpy ones included), as ``kpass compare --clusters``
+    reads them from a file; None, NaN, floats and bools are refused by position, and
+    1 and "1" are different clusters (no label is converted). ``clusters`` itself must
+    be ordered (a list, tuple, array or Series): a set or a dict has no question order.
+    """
     if clusters is None:
         return None
-    if isinstance(clusters, (str, bytes)) or not hasattr(clusters, "__len__"):
+    if isinstance(clusters, (str, bytes)) or not (
+            isinstance(clusters, (Sequence, np.ndarray)) or hasattr(clusters, "__array__")):
         raise ArgumentTypeError(
-            f"`clusters` must be a sequence of labels, one per question; got {_show(clusters)}")
-    labels = np.asarray(list(clusters) if not isinstance(clusters, np.ndarray) else clusters)
+            f"`clusters` must be a sequence of labels (list, tuple or array), one per question "
+            f"in question order; got {_show(clusters)} ({type(clusters).__name__})")
+    labels = clusters if isinstance(clusters, np.ndarray) else np.asarray(
+        clusters if hasattr(clusters, "__array__") and not isinstance(clusters, Sequence)
+        else list(clusters), dtype=object)
     if labels.ndim != 1 or labels.size != m:
         raise ValueError(f"`clusters` must have one label per question (M={m}); got "
                          f"{labels.size if labels.ndim == 1 else labels.shape} labels")
-    _, codes = np.unique(labels.astype(str) if labels.dtype == object else labels,
-                         return_inverse=True)
-    return codes.ravel()
+    if labels.dtype.kind in "iuU":
+        _, codes = np.unique(labels, return_inverse=True)
+        return codes.ravel()
+    keys: dict[tuple[int, Any], int] = {}
+    codes = np.empty(m, dtype=np.intp)
+    for position, label in enumerate(labels.tolist()):
+        if isinstance(label, (bool, np.bool_)) or not isinstance(label, (str, int, np.integer)):
+            raise ArgumentTypeError(
+                f"`clusters` must hold a str or int label per question; got "
+                f"clusters[{position}]={_show(label)} ({type(label).__name__})")
+        key = (0, int(label)) if isinstance(label, (int, np.integer)) else (1, str(label))
+        codes[position] = keys.setdefault(key, len(keys))
+    return codes
 
 
 def _clt_se(values: np.ndarray, codes: np.ndarray | None) -> float:
@@ -370,20 +395,29 @@ def standard_errors_by_k(point: Callable[..., Any], state: Any, ks: list[int] | 
     """
     if ks is None:
         try:
-            return [standard_error(point, state, *before_k, *args, **kwargs)]
+            return [_one_se(standard_error(point, state, *before_k, *args, **kwargs))]
         except TooFewQuestionsError:
             return [None]
     try:
-        return list(standard_error(point, state, *before_k, ks, *args, **kwargs))
+        every = standard_error(point, state, *before_k, ks, *args, **kwargs)
+        return list(every) if isinstance(every, list) else [every]
     except TooFewQuestionsError:
         pass
     values: list[float | None] = []
     for budget in ks:
         try:
-            values.append(standard_error(point, state, *before_k, budget, *args, **kwargs))
+            values.append(_one_se(standard_error(point, state, *before_k, budget, *args,
+                                                 **kwargs)))
         except TooFewQuestionsError:  # short="skip" left fewer than 2 questions at this k
             values.append(None)
     return values
+
+
+def _one_se(value: float | list[float]) -> float:
+    """The standard error of a call made with one k (or none): a float, not a list."""
+    if isinstance(value, list):  # pragma: no cover - one k gives one value
+        raise TypeError(f"expected one standard error; got {len(value)}")
+    return value
 
 
 # ----------------------------------------------------------------------------- comparison
@@ -766,7 +800,7 @@ def _posterior_g(metric: Metric, name: str, counts: BinaryCounts, args: tuple[An
 def _expected_square(metric: Metric, n: int, args: tuple[Any, ...], kwargs: dict[str, Any],
                      alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
     """E[s(n, X)^2] with X ~ BetaBinomial(n, alpha, beta), per question."""
-    from scipy.stats import betabinom
+    from scipy.stats import betabinom  # type: ignore[import-untyped]  # scipy has no stubs
 
     table = _state_table(metric, n, args, kwargs)
     states, inverse = np.unique(np.stack([alpha, beta], axis=1), axis=0, return_inverse=True)
@@ -781,8 +815,8 @@ def _fit_population(counts: BinaryCounts) -> tuple[float, float]:
     Parameters are searched on the log scale within [e^-7, e^9]: an all-correct or
     all-wrong pilot drives one of them to the bound, which stays a proper prior.
     """
-    from scipy.optimize import minimize
-    from scipy.stats import betabinom
+    from scipy.optimize import minimize  # type: ignore[import-untyped]  # scipy has no stubs
+    from scipy.stats import betabinom  # type: ignore[import-untyped]  # scipy has no stubs
 
     keys, weight = np.unique(np.stack([counts.n_samples, counts.n_correct], axis=1), axis=0,
                              return_counts=True)
@@ -797,6 +831,22 @@ def _fit_population(counts: BinaryCounts) -> tuple[float, float]:
                    bounds=[(-7.0, 9.0)] * 2)
     a, b = np.exp(fit.x)
     return float(a), float(b)
+
+
+def _need_variance(counts: BinaryCounts, name: str) -> None:
+    """Refuse a pilot whose outcomes are all 0 or all 1: it has no variance to plan from.
+
+    Such a pilot estimates the between- and within-question variances as (nearly) 0,
+    whatever the true spread, so every plan it gave would be the smallest one (2
+    questions to detect any difference); there is no conservative answer it supports.
+    """
+    total = int(counts.n_samples.sum())
+    correct = int(counts.n_correct.sum())
+    if correct in (0, total):
+        raise ValueError(
+            f"the pilot `{name}` has no variance: all {total} of its outcomes are "
+            f"{0 if correct == 0 else 1}, so it cannot estimate the spread a plan needs; "
+            "plan from a pilot on which the model is sometimes right and sometimes wrong")
 
 
 def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
@@ -843,7 +893,10 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
 
     Raises:
         TypeError: a metric outside the list above.
-        ValueError: fewer than 2 questions, a question with fewer than k samples, bad k.
+        ValueError: fewer than 2 questions, a question with fewer than k samples, bad k,
+            or a pilot with no variance (every outcome of ``R`` or of ``R_b`` is 0, or every
+            one is 1): its variances would be estimated as 0 and any plan would say that
+            2 questions detect any difference.
 
     References:
         Miller (2024), arXiv:2411.00640, section 5 (power analysis) and the law of total
@@ -875,8 +928,9 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
     if (alpha0 is None) != (beta0 is None):
         raise ValueError(f"`alpha0` and `beta0` must be given together (or both None to fit "
                          f"them); got alpha0={_show(alpha0)}, beta0={_show(beta0)}")
-    for run in runs:
+    for label, run in zip(("R", "R_b"), runs, strict=False):
         counts = _counts_of(run)
+        _need_variance(counts, label)
         values = np.asarray(metric(counts, *args, per_question=True, **kwargs), dtype=float)
         if alpha0 is None:
             a0, b0 = _fit_population(counts)

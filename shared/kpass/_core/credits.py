@@ -402,9 +402,13 @@ def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit, *,
 
     def side_mean(rows: slice | npt.NDArray[np.bool_], sign: float) -> FloatArray:
         if elevated:
-            return squares[rows] @ credit.elevated(sign)
+            assert squares is not None
+            coefficients = credit.elevated(sign)
+            assert coefficients is not None
+            return squares[rows] @ coefficients
         shifted_credit = up if sign > 0 else down
         if fits:
+            assert table is not None
             return table[rows] @ shifted_credit
         return beta_expectation(alpha[rows], beta[rows], shifted_credit)
 
@@ -415,7 +419,7 @@ def posterior_moments(alpha: FloatArray, beta: FloatArray, credit: Credit, *,
     shifted = up_mean.copy()
     if use_down.any():
         shifted[use_down] = side_mean(use_down, -1.0)
-    if fits:
+    if squares is not None:  # fits
         second = np.where(use_down, squares @ credit.squared(-1.0), squares @ credit.squared(1.0))
     else:
         second = np.empty(alpha.size)

@@ -140,6 +140,7 @@ def _counts_by_row_blocks(matrix: np.ndarray) -> npt.NDArray[np.int64] | None:
             if width == n:
                 block_flags = as_bytes.view(np.bool_)
             else:
+                assert flags is not None  # only 8-byte integers go without flags
                 block_flags = flags[:r]
                 block_flags[:, :n] = as_bytes.view(np.bool_)
         elif add_directly:
@@ -149,13 +150,14 @@ def _counts_by_row_blocks(matrix: np.ndarray) -> npt.NDArray[np.int64] | None:
                 return None
             continue
         else:
+            assert flags is not None
             block_flags = flags[:r]
             np.equal(block, 1, out=block_flags[:, :n])
             if integral and np.bitwise_or.reduce(unsigned[start:stop], axis=None) > 1:
                 return None
         block_counts = _flag_row_counts(block_flags)
         if not integral and not _only_zeros_besides(block, int(block_counts.sum()),
-                                                    np.count_nonzero(unsigned[start:stop])):
+                                                    int(np.count_nonzero(unsigned[start:stop]))):
             return None
         counts[start:stop] = block_counts
     return counts

@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .checks import ArgumentTypeError, check_real
+from .inputs import _is_pandas
 
 
 def binarize(R: Any, threshold: float) -> Any:
@@ -49,6 +50,15 @@ def binarize(R: Any, threshold: float) -> Any:
         [[0, 1]]
     """
     threshold = check_real(threshold, "threshold")
+    masked = _as_masked(R)
+    if masked is not None:
+        if masked.ndim != 2:
+            raise ValueError(f"`R` must be a 2-D array (questions x samples); got an array "
+                             f"with {masked.ndim} dimensions")
+        missing = np.ma.getmaskarray(masked)
+        scores = _finite_scores(np.ma.getdata(masked), "R", missing)
+        hard = np.where(missing, 0, scores > threshold).astype(np.int8)
+        return np.ma.MaskedArray(hard, mask=missing.copy())
     if isinstance(R, np.ndarray) and R.ndim == 2:
         scores = _finite_scores(R, "R")
         return (scores > threshold).astype(np.int8)
@@ -57,13 +67,44 @@ def binarize(R: Any, threshold: float) -> Any:
                                 f"array; got {type(R).__name__}")
     out = []
     for q, row in enumerate(R):
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
+            raise ArgumentTypeError(f"`R` must be a list of per-question score lists or a 2-D "
+                                    f"array; got R[{q}]={row!r} ({type(row).__name__})")
+        if isinstance(row, np.ma.MaskedArray):  # masked samples are left out of the row
+            kept = ~np.ma.getmaskarray(row).reshape(-1)
+            row = np.ma.getdata(row).reshape(-1)[kept]
         scores = _finite_scores(row, f"R[{q}]")
+        if scores.ndim != 1:
+            raise ValueError(f"`R[{q}]` must be a flat list of scores; got an array with "
+                             f"{scores.ndim} dimensions")
         out.append([int(s > threshold) for s in scores.tolist()])
     return out
 
 
-def _finite_scores(row: Any, name: str) -> npt.NDArray[np.float64]:
+def _as_masked(R: Any) -> np.ma.MaskedArray | None:
+    """A masked array, or a pandas table as one (missing entries masked); else None."""
+    if isinstance(R, np.ma.MaskedArray):
+        return R
+    if _is_pandas(R):
+        data = R.to_numpy(dtype=object)
+        missing = np.asarray(R.isna(), dtype=bool)
+        if data.ndim == 1:  # a Series: one question, as binary_counts reads it
+            data, missing = data.reshape(1, -1), missing.reshape(1, -1)
+        return np.ma.MaskedArray(data, mask=missing)
+    return None
+
+
+def _finite_scores(row: Any, name: str,
+                   missing: npt.NDArray[np.bool_] | None = None) -> npt.NDArray[np.float64]:
+    """The scores as floats, refusing non-numbers and NaN/inf outside ``missing``.
+
+    A masked (``missing``) entry is not a score: it is neither checked nor converted
+    (it reads as 0.0 in the result, for the caller to mask).
+    """
     values = np.asarray(row, dtype=object) if not isinstance(row, np.ndarray) else row
+    if missing is not None:
+        values = np.where(missing, 0.0, values) if values.dtype.kind in "biuf" else \
+            np.where(missing, np.array(0.0, dtype=object), values)
     if values.dtype.kind not in "biuf":
         flat = values.reshape(-1)
         for index, value in enumerate(flat):
@@ -76,9 +117,9 @@ def _finite_scores(row: Any, name: str) -> npt.NDArray[np.float64]:
     scores = np.asarray(values, dtype=np.float64)
     bad = ~np.isfinite(scores)
     if bad.any():
-        index = tuple(int(i) for i in np.argwhere(bad)[0])
-        where = "".join(f"[{i}]" for i in index)
-        value = scores[index] if index else float(scores)
+        position = tuple(int(i) for i in np.argwhere(bad)[0])
+        where = "".join(f"[{i}]" for i in position)
+        value = float(scores[position]) if position else float(scores)
         raise ValueError(f"`{name}` must hold finite scores; got {name}{where}="
                          f"{'nan' if math.isnan(value) else value}")
     return scores

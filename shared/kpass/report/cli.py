@@ -244,6 +244,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--plot", metavar="FILE.png", type=_plot_path,
                         help="also draw Pass@k, Pass^k, G-Pass@k_tau and Maj@k against k; the "
                              "extension picks the format: .png, .pdf or .svg")
+    report.add_argument("--band", choices=("se", "posterior"), default="se",
+                        help="with --plot, the band around each line: the interval over "
+                             "questions (se, default) or the posterior credible interval with "
+                             "the questions held fixed (posterior)")
     report.add_argument("--skip-bad", action="store_true",
                         help="leave unreadable rows out (each is listed on stderr) instead of "
                              "stopping at the first")
@@ -251,6 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="rows read and counted at a time (default: 65536)")
     report.set_defaults(handler=run_report, command_parser=report)
     _add_compare(commands)
+    _add_leaderboard(commands)
     return parser
 
 
@@ -305,6 +310,58 @@ def _add_compare(commands: Any) -> None:
     compare.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
                          help="rows read and counted at a time (default: 65536)")
     compare.set_defaults(handler=_run_compare, command_parser=compare)
+
+
+def _add_leaderboard(commands: Any) -> None:
+    """The ``leaderboard`` subcommand: many runs on the same questions, ranked jointly."""
+    board = commands.add_parser(
+        "leaderboard", help="rank several models on the same questions, with joint rank sets",
+        description="Read one outcome file per model and print, for each metric and k, the "
+                    "models ranked by their estimate, with SEs over questions, intervals, "
+                    "rank sets that hold for all models together, and P(best).",
+        epilog="Name a model with NAME=PATH; a bare path is named by its file name.")
+    board.add_argument("files", nargs="*", metavar="[NAME=]FILE", help="one file per model")
+    board.add_argument("--column", metavar="NAME", help="the outcome column (default: the "
+                       f"first of {', '.join(OUTCOME_COLUMNS)})")
+    _harness_options(board)
+    board.add_argument("--id", metavar="COLUMN",
+                       help="the question-id column: questions matched by id (long files "
+                            "grouped by it); without it, by row order")
+    board.add_argument("--sample", metavar="COLUMN",
+                       help="with --id, the sample-id column; a repeated (id, sample) pair is "
+                            "an error")
+    board.add_argument("--shared", action="store_true",
+                       help="with --id, rank on the questions every file has (default: refuse "
+                            "files that score different questions)")
+    board.add_argument("--clusters", metavar="COLUMN",
+                       help="a column of the first file labelling question clusters (clustered "
+                            "standard errors)")
+    board.add_argument("--k", action="append", type=_positive_ints, metavar="K[,K...]",
+                       help="the k to rank at (default: 1)")
+    board.add_argument("--metrics", type=_metrics, metavar="LIST",
+                       help="comma-separated metrics (default: pass@k)")
+    board.add_argument("--tau", type=_taus, default=[0.5], metavar="TAU[,TAU...]",
+                       help="G-Pass@k thresholds in [0, 1] (default: 0.5)")
+    board.add_argument("--confidence", type=_confidence, default=0.95, metavar="C",
+                       help="level of the intervals and of the joint rank sets (default: 0.95)")
+    board.add_argument("--short", choices=("error", "skip"), default="error",
+                       help="questions with fewer than k samples: refuse (error, default) or "
+                            "leave them out at that k (skip)")
+    board.add_argument("--format", choices=("table", "markdown", "csv", "json"),
+                       default="table", help="output format (default: table)")
+    board.add_argument("--digits", type=_count(0, 15), default=3, metavar="D",
+                       help="decimals in table and markdown output (default: 3)")
+    board.add_argument("--plot", metavar="FILE.png", type=_plot_path,
+                       help="also draw a forest plot: estimates, intervals and rank sets")
+    board.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
+                       help="rows read and counted at a time (default: 65536)")
+    board.set_defaults(handler=_run_leaderboard, command_parser=board)
+
+
+def _run_leaderboard(args: argparse.Namespace) -> int:
+    from .leaderboard import run_leaderboard
+
+    return run_leaderboard(args)
 
 
 def _run_compare(args: argparse.Namespace) -> int:
@@ -416,7 +473,7 @@ def run_report(args: argparse.Namespace) -> int:
             plotted = [family(key) for key in PLOTTED]
             curves = [compute_rows(item, plotted, ks, args.tau[:1], args.confidence, args.short)
                       for item in loaded]
-            plot_curves(args.plot, labels, curves, args.confidence)
+            plot_curves(args.plot, labels, curves, args.confidence, band=args.band)
     except ReportError as error:
         print(f"kpass report: error: {error}", file=sys.stderr)
         return 1

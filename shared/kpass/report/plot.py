@@ -20,19 +20,11 @@ PANELS = (
 )
 
 
-def plot_curves(path: str, labels: list[str], rows: list[list[Row]], confidence: float) -> None:
-    """Draw one panel per family, one line per input, with its credible band.
-
-    The line is the point estimate; the band runs from ``lo`` to ``hi``.
-
-    Args:
-        path: where to write the figure (the suffix picks the format: png, pdf, svg).
-        labels: one legend entry per input.
-        rows: per input, its rows for the plotted families (see ``_report.PLOTTED``).
-        confidence: the credibility level, for the caption.
+def _figure(path: str, inches: tuple[float, float]) -> Any:
+    """A matplotlib Figure on the Agg canvas (pyplot's global backend untouched).
 
     Raises:
-        ReportError: matplotlib is missing, or the figure cannot be written.
+        ReportError: matplotlib is missing.
     """
     try:
         import matplotlib  # noqa: F401 - only to give a clear message when it is missing
@@ -41,11 +33,58 @@ def plot_curves(path: str, labels: list[str], rows: list[list[Row]], confidence:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=FIGURE_INCHES, dpi=DPI)
-    FigureCanvasAgg(figure)  # the Agg canvas, without touching pyplot's global backend
+    figure = Figure(figsize=inches, dpi=DPI, layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def _save(figure: Any, path: str) -> None:
+    """Write the figure in the format its suffix names (png, pdf, svg)."""
+    target = Path(path)
+    try:
+        figure.savefig(target, dpi=DPI, format=target.suffix.lower().lstrip("."))
+    except (OSError, ValueError) as error:
+        raise ReportError(path, f"cannot write the plot ({error})") from None
+
+
+def _k_axis(ax: Any, all_k: list[int]) -> None:
+    """Put k on a log-2 axis when it spans more than a factor 8, every k a tick."""
+    if len(all_k) > 1 and all_k[-1] / all_k[0] > 8:
+        ax.set_xscale("log", base=2)
+    if all_k:
+        ax.set_xticks(all_k, [str(k) for k in all_k])
+
+
+BANDS = ("se", "posterior")
+"""What ``kpass report --plot`` shades around each line: the interval over questions
+(``se``, default: the error bar readers expect) or the posterior credible interval on these
+very questions (``posterior``)."""
+
+
+def plot_curves(path: str, labels: list[str], rows: list[list[Row]], confidence: float,
+                band: str = "se") -> None:
+    """Draw one panel per family, one line per input, with its band.
+
+    The line is the point estimate; the band runs from ``se_lo`` to ``se_hi`` (estimate
+    -/+ z se over questions, ``band="se"``) or from ``lo`` to ``hi`` (the posterior
+    credible interval with the questions fixed, ``band="posterior"``).
+
+    Args:
+        path: where to write the figure (the suffix picks the format: png, pdf, svg).
+        labels: one legend entry per input.
+        rows: per input, its rows for the plotted families (see ``_report.PLOTTED``).
+        confidence: the level, for the caption.
+        band: ``"se"`` or ``"posterior"``.
+
+    Raises:
+        ReportError: matplotlib is missing, or the figure cannot be written.
+        ValueError: an unknown ``band``.
+    """
+    if band not in BANDS:
+        raise ValueError(f"`band` must be one of {', '.join(BANDS)}; got {band!r}")
+    figure = _figure(path, FIGURE_INCHES)
     axes = figure.subplots(2, 2, sharex=True)
     all_k = sorted({row.k for input_rows in rows for row in input_rows if row.k is not None})
-    logarithmic = len(all_k) > 1 and all_k[-1] / all_k[0] > 8
     for ax, (key, title) in zip(axes.flat, PANELS, strict=True):
         tau = None
         for label, input_rows in zip(labels, rows, strict=True):
@@ -56,31 +95,35 @@ def plot_curves(path: str, labels: list[str], rows: list[list[Row]], confidence:
             ks = [row.k for row in points]
             line, = ax.plot(ks, [row.estimate for row in points], marker="o", markersize=4,
                             label=label)
-            ax.fill_between(ks, [row.lo for row in points], [row.hi for row in points],
-                            color=line.get_color(), alpha=0.2, linewidth=0)
-        ax.set_title(title.replace("\\tau", f"\\tau={tau:g}") if tau is not None else title)
+            ends = ([(row.lo, row.hi) for row in points] if band == "posterior"
+                    else [(row.se_lo, row.se_hi) for row in points])
+            low = [end[0] for end in ends if end[0] is not None and end[1] is not None]
+            high = [end[1] for end in ends if end[0] is not None and end[1] is not None]
+            if len(low) < len(points):
+                continue  # fewer than 2 questions: no interval over questions
+            ax.fill_between(ks, low, high, color=line.get_color(), alpha=0.2, linewidth=0)
+        name = title.replace("\\tau", f"\\tau={tau:g}") if tau is not None else title
+        ax.set_title(name, fontsize=10)
+        ax.set_ylabel(name)
         ax.set_ylim(-0.02, 1.02)
         ax.grid(True, alpha=0.3)
-        if logarithmic:
-            ax.set_xscale("log", base=2)
-        if all_k:
-            ax.set_xticks(all_k, [str(k) for k in all_k])
+        _k_axis(ax, all_k)
     for ax in axes[1]:
-        ax.set_xlabel("k")
-    axes[0][0].legend(loc="best", fontsize="small")
-    figure.suptitle(f"kpass report: estimates with {confidence * 100:g}% credible bands")
-    target = Path(path)
-    try:
-        figure.savefig(target, dpi=DPI, format=target.suffix.lower().lstrip("."))
-    except (OSError, ValueError) as error:
-        raise ReportError(path, f"cannot write the plot ({error})") from None
+        ax.set_xlabel("k (samples per question drawn)")
+    axes[0][0].legend(loc="lower right", fontsize="small")
+    level = f"{confidence * 100:g}%"
+    caption = (f"bands: {level} interval over questions (estimate -/+ z se)" if band == "se"
+               else f"bands: {level} posterior credible interval, these questions held fixed")
+    figure.suptitle(f"kpass report: estimates against k; {caption}", fontsize=11)
+    _save(figure, path)
 
 
 def plot_differences(path: str, labels: list[str], lines: list[Any], confidence: float) -> None:
-    """``kpass compare --plot``: the difference A - B against k, one line per metric, with bands.
+    """``kpass compare --plot``: small multiples, one panel per metric, A - B against k.
 
-    The band runs from ``lo`` to ``hi`` of the paired interval over questions; a band
-    that stays clear of the zero line is a difference the data support.
+    Each panel draws the paired difference with its interval over questions as a band, the
+    zero line, and which side favours which model; a band clear of zero is a difference the
+    data support.
 
     Args:
         path: where to write the figure (png, pdf or svg by its suffix).
@@ -91,42 +134,86 @@ def plot_differences(path: str, labels: list[str], lines: list[Any], confidence:
     Raises:
         ReportError: matplotlib is missing, or the figure cannot be written.
     """
-    try:
-        import matplotlib  # noqa: F401 - only to give a clear message when it is missing
-    except ImportError:
-        raise ReportError(path, f"--plot needs matplotlib; {INSTALL_HINT}") from None
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=FIGURE_INCHES, dpi=DPI)
-    FigureCanvasAgg(figure)
-    ax = figure.subplots()
     series: dict[str, list[Any]] = {}
     for line in lines:
         if line.k is not None:
-            key = line.metric + ("" if line.tau is None else f"_{line.tau:g}")
+            key = line.metric + ("" if line.tau is None else f" (tau={line.tau:g})")
             series.setdefault(key, []).append(line)
+    columns = min(3, max(1, len(series)))
+    count = max(1, len(series))
+    grid_rows = -(-count // columns)
+    figure = _figure(path, (FIGURE_INCHES[0], max(3.2, 2.9 * grid_rows + 0.8)))
+    axes = figure.subplots(grid_rows, columns, squeeze=False, sharex=True)
     all_k = sorted({line.k for points in series.values() for line in points})
-    for key, points in series.items():
+    for ax, (key, points) in zip(axes.flat, series.items(), strict=False):
         ks = [line.k for line in points]
-        drawn, = ax.plot(ks, [line.result.difference for line in points], marker="o",
-                         markersize=4, label=key)
         ax.fill_between(ks, [line.result.lo for line in points],
-                        [line.result.hi for line in points], color=drawn.get_color(),
-                        alpha=0.15, linewidth=0)
-    ax.axhline(0.0, color="black", linewidth=0.8)
-    ax.grid(True, alpha=0.3)
-    if len(all_k) > 1 and all_k[-1] / all_k[0] > 8:
-        ax.set_xscale("log", base=2)
-    if all_k:
-        ax.set_xticks(all_k, [str(k) for k in all_k])
-    ax.set_xlabel("k")
-    ax.set_ylabel(f"difference  A - B   (A = {labels[0]}, B = {labels[1]})")
-    ax.legend(loc="best", fontsize="small")
-    ax.set_title(f"kpass compare: paired difference with {confidence * 100:g}% intervals over "
-                 "questions")
-    target = Path(path)
-    try:
-        figure.savefig(target, dpi=DPI, format=target.suffix.lower().lstrip("."))
-    except (OSError, ValueError) as error:
-        raise ReportError(path, f"cannot write the plot ({error})") from None
+                        [line.result.hi for line in points], color="tab:blue", alpha=0.2,
+                        linewidth=0)
+        ax.plot(ks, [line.result.difference for line in points], marker="o", markersize=4,
+                color="tab:blue")
+        ax.axhline(0.0, color="black", linewidth=0.9)
+        ax.set_title(key, fontsize=10)
+        ax.grid(True, alpha=0.3)
+        _k_axis(ax, all_k)
+        for text, height, where in (("favours A", 0.98, "top"), ("favours B", 0.02, "bottom")):
+            ax.annotate(text, xy=(0.99, height), xycoords="axes fraction", ha="right",
+                        va=where, fontsize=8, color="dimgray",
+                        bbox={"boxstyle": "round,pad=0.2", "facecolor": "white",
+                              "edgecolor": "none", "alpha": 0.8})
+        low, high = ax.get_ylim()
+        reach = max(abs(low), abs(high))
+        ax.set_ylim(-reach, reach)  # zero in the middle: up favours A, down favours B
+    for ax in list(axes.flat)[len(series):]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("k")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("A - B")
+    level = f"{confidence * 100:g}%"
+    figure.suptitle(f"kpass compare: A = {labels[0]} minus B = {labels[1]}, paired, with "
+                    f"{level} intervals over questions", fontsize=11)
+    _save(figure, path)
+
+
+def plot_leaderboard(path: str, boards: list[Any], confidence: float) -> None:
+    """``kpass leaderboard --plot``: a forest plot per metric and k, best model on top.
+
+    Each model's estimate is a dot with its interval over questions as a bar; its joint rank
+    set is written at the right. Panels stack vertically, one per metric and k.
+
+    Args:
+        path: where to write the figure (png, pdf or svg by its suffix).
+        boards: the leaderboards (:class:`kpass.report.leaderboard.Board`).
+        confidence: the level of the intervals and rank sets, for the caption.
+
+    Raises:
+        ReportError: matplotlib is missing, or the figure cannot be written.
+    """
+    models = len(boards[0].result.rows)
+    height = min(30.0, 1.2 + sum(0.9 + 0.32 * len(board.result.rows) for board in boards))
+    figure = _figure(path, (FIGURE_INCHES[0], max(3.0, height)))
+    axes = figure.subplots(len(boards), 1, squeeze=False)[:, 0]
+    level = f"{confidence * 100:g}%"
+    for ax, board in zip(axes, boards, strict=True):
+        rows = board.result.rows
+        y = list(range(len(rows)))[::-1]  # best on top
+        estimates = [row.estimate for row in rows]
+        ax.errorbar(estimates, y, xerr=[[row.estimate - row.lo for row in rows],
+                                        [row.hi - row.estimate for row in rows]],
+                    fmt="o", color="tab:blue", ecolor="tab:blue", elinewidth=2, capsize=3,
+                    markersize=5)
+        ax.set_yticks(y, [f"{row.rank}. {row.name}" for row in rows])
+        ax.set_ylim(-0.7, len(rows) - 0.3)
+        for position, row in zip(y, rows, strict=True):
+            rank_set = (f"rank {row.rank_lo}" if row.rank_lo == row.rank_hi
+                        else f"ranks {row.rank_lo}-{row.rank_hi}")
+            ax.annotate(rank_set, xy=(1.0, position), xycoords=("axes fraction",
+                                                                            "data"),
+                        xytext=(8, 0), textcoords="offset points", va="center", fontsize=9)
+        ax.set_title(f"{board.label} on {board.result.questions} questions", loc="left",
+                     fontsize=10)
+        ax.set_xlabel(f"{board.label}: estimate with {level} interval over questions")
+        ax.grid(True, axis="x", alpha=0.3)
+    figure.suptitle(f"kpass leaderboard: {models} models; right: {level} joint rank sets")
+    _save(figure, path)

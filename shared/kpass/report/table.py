@@ -269,7 +269,7 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
     counts = loaded.counts
     n_label = str(loaded.n_min) if loaded.n_min == loaded.n_max else "n"
     used = {k: int(np.count_nonzero(counts.n_samples >= k)) for k in ks}
-    extra = {"short": short} if short != "error" else {}  # vote@k takes `short`
+    extra: dict[str, Any] = {"short": short} if short != "error" else {}  # vote@k: `short`
     rows: list[Row] = []
     for fam in families:
         if fam.answers:
@@ -285,6 +285,7 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
                 mean, sd, lo, hi = posterior(counts, confidence=confidence, bounds=(0.0, 1.0))
                 both = (estimates_and_standard_errors(point, counts, None)
                         if fam.function == "avg" else None)
+                se: float | None
                 if both:  # avg_ci's mean is avg's own estimate (the same float)
                     estimate, se = mean, both[1][0]
                 else:
@@ -301,8 +302,7 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
                         if short == "error" else None)
                 estimates = both[0] if both else _per_k(point, counts, ks, tau, short)
                 posteriors = _per_k(posterior, counts, ks, tau, short, confidence=confidence)
-                ses = both[1] if both else standard_errors_by_k(
-                    point, counts, ks, *head, **({"short": short} if short != "error" else {}))
+                ses = both[1] if both else standard_errors_by_k(point, counts, ks, *head, **extra)
                 for k, estimate, (mean, sd, lo, hi), se in zip(ks, estimates, posteriors, ses,
                                                               strict=True):
                     rows.append(Row(fam.key, fam.label(k, tau, n_label), k, tau, used[k],
@@ -337,7 +337,7 @@ def _per_k(function: Any, counts: Any, ks: list[int], tau: float | None, short: 
 
 def _vote_rows(loaded: LoadedFile, fam: Family, ks: list[int], used: dict[int, int],
                answers: list[Any] | None, ties: str, confidence: float,
-               extra: dict[str, str]) -> list[Row]:
+               extra: dict[str, Any]) -> list[Row]:
     from .. import vote
 
     if answers is None:
@@ -441,8 +441,8 @@ def fixed(value: float, digits: int) -> str:
 
 
 def _cells(row: Row, digits: int, with_questions: bool) -> list[str]:
-    if row.se is None:  # fewer than 2 questions: no standard error over questions
-        over_questions = ["n/a", "n/a"]
+    if row.se is None or row.se_lo is None or row.se_hi is None:
+        over_questions = ["n/a", "n/a"]  # fewer than 2 questions: no SE over questions
     else:
         over_questions = [fixed(row.se, digits),
                           f"[{fixed(row.se_lo, digits)}, {fixed(row.se_hi, digits)}]"]

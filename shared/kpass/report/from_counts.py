@@ -1,0 +1,167 @@
+"""The report from counts in Python: the table ``kpass report`` prints, for counts made anywhere.
+
+A Spark or Dask notebook that grouped its logs with :meth:`kpass.BinaryCounts.from_long`
+ends with per-question counts and no file; :func:`report_table` gives the same rows and
+renders the same table, Markdown, CSV or JSON as the command line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._core.checks import ArgumentTypeError, _show, check_confidence
+from .._core.counts import BinaryCounts
+from ..io.readers import LoadedFile, ReportError
+from .table import (
+    DEFAULT_K_MAX,
+    RENDERERS,
+    Report,
+    check_ks,
+    compute_rows,
+    default_ks,
+    parse_metrics,
+    render_csv,
+    render_json,
+    render_markdown,
+    render_table,
+)
+
+
+@dataclass(frozen=True)
+class ReportTable:
+    """The numbers of :func:`report_table`, renderable as the command line renders them.
+
+    Attributes:
+        report: the report (inputs, labels, rows per input, confidence, notes).
+    """
+
+    report: Report
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        """One plain dict per input, metric, k and tau (the fields of the CSV output)."""
+        return [{"input": label, **row.as_dict()}
+                for label, rows in zip(self.report.labels, self.report.rows, strict=True)
+                for row in rows]
+
+    def render(self, format: str = "table", digits: int = 3) -> str:  # noqa: A002
+        """The report as ``kpass report --format FORMAT`` prints it.
+
+        Args:
+            format: ``table``, ``markdown``, ``csv`` or ``json``.
+            digits: decimals of table and Markdown output.
+
+        Raises:
+            ValueError: an unknown format.
+        """
+        if format not in RENDERERS:
+            raise ValueError(f"`format` must be one of {', '.join(RENDERERS)}; got {format!r}")
+        if format == "table":
+            return render_table(self.report, digits)
+        if format == "markdown":
+            return render_markdown(self.report, digits)
+        return render_csv(self.report) if format == "csv" else render_json(self.report)
+
+    def to_pandas(self) -> Any:
+        """The rows as a ``pandas.DataFrame``.
+
+        Raises:
+            ImportError: pandas is not installed.
+        """
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("ReportTable.to_pandas needs pandas (pip install pandas)") from None
+        return pd.DataFrame.from_records(self.rows)
+
+    def __str__(self) -> str:
+        return self.render("table")
+
+
+def _inputs(counts: Any) -> dict[str, BinaryCounts]:
+    if isinstance(counts, Mapping):
+        if not counts:
+            raise ValueError("`counts` maps no input; give at least one")
+        named = dict(counts)
+    else:
+        named = {"counts": counts}
+    out = {}
+    for name, value in named.items():
+        if not isinstance(name, str) or not name:
+            raise ArgumentTypeError(f"`counts` must be keyed by non-empty names; got the key "
+                                    f"{_show(name)}")
+        if not isinstance(value, BinaryCounts):
+            from .. import binary_counts
+
+            try:
+                value = binary_counts(value)
+            except (TypeError, ValueError) as error:
+                raise type(error)(f"`counts[{name!r}]`: {error}") from None
+        out[name] = value
+    return out
+
+
+def report_table(counts: Any, *, metrics: str | Sequence[str] | None = None,
+                 k: int | Sequence[int] | None = None, tau: float | Sequence[float] = 0.5,
+                 confidence: float = 0.95, short: str = "error") -> ReportTable:
+    """The ``kpass report`` table from counts: the same rows, rendered the same way.
+
+    Args:
+        counts: a :class:`kpass.BinaryCounts` (e.g. from ``BinaryCounts.from_long`` on a
+            Spark or Dask frame), anything :func:`kpass.binary_counts` takes, or a mapping
+            name -> either, shown side by side.
+        metrics: metric names as ``--metrics`` takes them (``"pass@k,pass^k"``, a list of
+            names, or ``"all"``); None for the report's defaults.
+        k: one k or several; None for the report's default ladder (1..n for n <= 8, else
+            powers of two, up to 512).
+        tau: G-Pass@k threshold(s).
+        confidence: level of the intervals.
+        short: ``"error"`` (every question needs k samples) or ``"skip"``.
+
+    Returns:
+        A :class:`ReportTable`; ``str()`` of it is the terminal table, ``.render(format)``
+        the Markdown, CSV or JSON output, ``.rows`` the numbers as dicts.
+
+    Raises:
+        TypeError / ValueError: bad counts or options, naming the argument (a k larger than
+            a question's samples under ``short="error"`` names the question).
+
+    Example:
+        >>> import kpass
+        >>> from kpass.report import report_table
+        >>> counts = kpass.BinaryCounts([4, 4, 4], [4, 1, 0])
+        >>> table = report_table(counts, metrics="pass@k", k=[1, 4])
+        >>> [(row["label"], round(row["estimate"], 4)) for row in table.rows]
+        [('Pass@1', 0.4167), ('Pass@4', 0.6667)]
+    """
+    confidence = check_confidence(confidence)
+    if short not in ("error", "skip"):
+        raise ValueError(f"`short` must be 'error' or 'skip'; got {_show(short)}")
+    text = metrics if metrics is None or isinstance(metrics, str) else ",".join(metrics)
+    families = [fam for fam in parse_metrics(text) if not fam.answers]
+    if not families:
+        raise ValueError("`metrics` names only answer-scored metrics (vote@k), which need the "
+                         "answers: use kpass.vote_at_k")
+    taus = [float(t) for t in ([tau] if isinstance(tau, (int, float)) else tau)]
+    named = _inputs(counts)
+    loaded = [LoadedFile(name, Path(name), None, value, "question 1")
+              for name, value in named.items()]
+    n_min = min(item.n_min for item in loaded)
+    ks = default_ks(n_min) if k is None else sorted({int(v) for v in (
+        [k] if isinstance(k, int) else k)})
+    notes = []
+    if k is None and n_min > DEFAULT_K_MAX:
+        notes.append(f"k stops at {DEFAULT_K_MAX} by default; pass k= for larger k")
+    try:
+        for item in loaded:
+            check_ks(item, ks, short)
+        rows = [compute_rows(item, families, ks, taus, confidence, short) for item in loaded]
+    except ReportError as error:
+        raise ValueError(str(error)) from None
+    return ReportTable(Report(loaded, list(named), rows, confidence, short, notes, []))
+
+
+__all__ = ["ReportTable", "report_table"]

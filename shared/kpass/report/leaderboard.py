@@ -1,0 +1,313 @@
+"""``kpass leaderboard FILE...``: many models on the same questions, ranked with joint rank sets.
+
+Every file is one model's outcomes, read as ``kpass report`` reads them; questions are
+matched by id (``--id COLUMN``) or, without ids, by row order. For every metric and k the
+:func:`kpass.leaderboard` table is printed: rank, estimate, SE over questions, interval,
+the joint rank set and P(best) on these very questions. Model names are the file names, or
+``NAME=PATH``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._core.counts import BinaryCounts
+from ..io.harness import load_file
+from ..io.labels import read_labels
+from ..io.progress import Progress
+from ..io.readers import ReportError
+from .table import LEGEND_WIDTH, Family, input_labels, parse_metrics
+
+
+@dataclass
+class Board:
+    """One metric at one k (and tau): the leaderboard of the models."""
+
+    metric: str
+    label: str
+    k: int | None
+    tau: float | None
+    result: Any  # kpass.Leaderboard
+
+
+def split_names(items: list[str]) -> tuple[list[str], list[str]]:
+    """Model names and paths from ``NAME=PATH`` or ``PATH`` arguments.
+
+    A ``NAME=PATH`` argument names the model; a bare path is named by its file name (the
+    path where file names clash). An argument that exists as a file is always a path, even
+    when it contains ``=``.
+
+    Raises:
+        ReportError: an empty name, or two models with one name.
+    """
+    names: list[str | None] = []
+    paths: list[str] = []
+    for item in items:
+        name, separator, path = item.partition("=")
+        if separator and not Path(item).exists():
+            if not name.strip():
+                raise ReportError(item, "an empty model name before '='; write NAME=PATH")
+            names.append(name.strip())
+            paths.append(path)
+        else:
+            names.append(None)
+            paths.append(item)
+    stems = [_stem(path) for path in paths]
+    defaults = (stems if len(set(stems)) == len(stems) else input_labels(paths))
+    chosen = [name if name is not None else default for name, default in zip(names, defaults,
+                                                                              strict=True)]
+    for index, name in enumerate(chosen):
+        if chosen.index(name) != index:
+            raise ReportError(items[index], f"two models are named {name!r}; give each a name "
+                                            "with NAME=PATH")
+    return chosen, paths
+
+
+def _stem(path: str) -> str:
+    """The file name without its format suffixes: ``runs/phi-4.jsonl.gz`` -> ``phi-4``."""
+    name = Path(path).name or path
+    for suffix in (".gz", ".jsonl", ".json", ".csv", ".tsv", ".parquet", ".npy"):
+        if name.lower().endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def _load(args: argparse.Namespace, paths: list[str]) -> tuple[list[BinaryCounts], Any]:
+    """Each model's counts (with ids under --id) and the clusters of the first file."""
+    if args.sample is not None and args.id is None:
+        raise ReportError(paths[0], "--sample needs --id: the sample ids count within a "
+                                    "question")
+    if args.id is not None and args.clusters is None:
+        from ..io.long import load_long
+
+        return [load_long(path, id=args.id, sample=args.sample, column=args.column,
+                          chunk_size=args.chunk_size).counts for path in paths], None
+    if args.sample is not None:
+        raise ReportError(paths[0], "--sample cannot be combined with --clusters (clusters "
+                                    "are read beside one row per question)")
+    loaded = [load_file(path, tool=args.from_, filter=args.filter, column=args.column,
+                        chunk_size=args.chunk_size, progress=Progress(f"reading {path}"))
+              for path in paths]
+    counts = []
+    for item in loaded:
+        ids = None
+        if args.id is not None:
+            ids = read_labels(item.source, args.id)
+            if len(ids) != item.counts.n_questions:
+                raise ReportError(item.source, f"`{args.id}` has {len(ids)} values for "
+                                               f"{item.counts.n_questions} questions (--id)")
+        if ids is None:
+            counts.append(item.counts)
+            continue
+        try:
+            counts.append(BinaryCounts(item.counts.n_samples, item.counts.n_correct, ids=ids))
+        except (TypeError, ValueError) as error:
+            raise ReportError(item.source, f"--id: {error}") from None
+    clusters = None
+    if args.clusters is not None:
+        clusters = read_labels(loaded[0].source, args.clusters)
+        if len(clusters) != loaded[0].counts.n_questions:
+            raise ReportError(loaded[0].source, f"`{args.clusters}` has {len(clusters)} values "
+                                                f"for {loaded[0].counts.n_questions} questions "
+                                                "(--clusters)")
+    return counts, clusters
+
+
+def leaderboard_boards(runs: dict[str, BinaryCounts], families: list[Family], ks: list[int],
+                       taus: list[float], confidence: float, short: str, clusters: Any,
+                       shared: bool) -> list[Board]:
+    """Every selected metric at every k (and tau): ``kpass.leaderboard`` of the runs.
+
+    Raises:
+        ValueError: kpass refused the inputs (the message names the metric).
+    """
+    import kpass
+
+    boards = []
+    for fam in families:
+        point = getattr(kpass, fam.function)
+        options: dict[str, Any] = {"clusters": clusters, "confidence": confidence,
+                                   "shared": shared}
+        try:
+            if not fam.per_k:
+                result = kpass.leaderboard(point, runs, **options)
+                boards.append(Board(fam.key, fam.label(None, None, "n"), None, None, result))
+                continue
+            if short != "error":
+                options["short"] = short
+            for tau in taus if fam.uses_tau else [None]:
+                head = () if tau is None else (tau,)
+                results = kpass.leaderboard(point, runs, ks, *head, **options)
+                assert isinstance(results, list)  # a list of k gives a list
+                boards.extend(Board(fam.key, fam.label(k, tau, "n"), k, tau, result)
+                              for k, result in zip(ks, results, strict=True))
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{fam.key}: {error}") from None
+    return boards
+
+
+def _rank_set(row: Any) -> str:
+    return str(row.rank_lo) if row.rank_lo == row.rank_hi else f"{row.rank_lo}-{row.rank_hi}"
+
+
+def _cells(row: Any, digits: int) -> list[str]:
+    return [str(row.rank), row.name, f"{row.estimate:.{digits}f}", f"{row.se:.{digits}f}",
+            f"[{row.lo:.{digits}f}, {row.hi:.{digits}f}]", _rank_set(row),
+            f"{row.prob_best:.3f}"]
+
+
+def _header(confidence: float) -> list[str]:
+    level = f"{confidence * 100:g}%"
+    return ["rank", "model", "estimate", "se", f"{level} interval", "rank set", "P(best)"]
+
+
+def _legend(confidence: float, clustered: bool, df: int) -> list[str]:
+    level = f"{confidence * 100:g}%"
+    paragraphs = [
+        f"se: standard error over questions{' (clustered)' if clustered else ''}; {level} "
+        f"interval: estimate -/+ t se (t with {df} degrees of freedom).",
+        f"rank set: the ranks each model can hold; the sets of all models hold the true ranks "
+        f"together with probability >= {level} (stepwise joint procedure of Mogstad, Romano, "
+        "Shaikh and Wilhelm 2024 over all paired differences). A set 1-3 means the data cannot "
+        "place the model more precisely, not that it is probably second.",
+        "P(best): posterior probability that the model is the best on these very questions "
+        "with unlimited samples (uniform Beta(1,1) prior per question). These treat the "
+        "questions as fixed; the rank sets treat them as a sample of questions like these.",
+    ]
+    return [line for paragraph in paragraphs for line in textwrap.wrap(paragraph, LEGEND_WIDTH)]
+
+
+def render_table(boards: list[Board], args: argparse.Namespace) -> str:
+    """One ranked table per metric and k, with a legend."""
+    out = []
+    for board in boards:
+        result = board.result
+        header = _header(args.confidence)
+        body = [_cells(row, args.digits) for row in result.rows]
+        widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
+        out.append(f"{board.label} on {result.questions} questions")
+        for line in [header, *body]:
+            out.append("  ".join(cell.ljust(widths[i]) if i in (1, 4) else cell.rjust(widths[i])
+                                 for i, cell in enumerate(line)).rstrip())
+        better = [f"{p.a} > {p.b}" for p in result.pairs if p.better]
+        out.extend(textwrap.wrap("told apart: " + (", ".join(better) if better else "no pair"),
+                                 LEGEND_WIDTH, subsequent_indent="  "))
+        out.append("")
+    out.extend(_legend(args.confidence, bool(args.clusters), boards[0].result.df))
+    return "\n".join(out) + "\n"
+
+
+def render_markdown(boards: list[Board], args: argparse.Namespace) -> str:
+    """One Markdown table per metric and k, with the legend."""
+    out = []
+    for board in boards:
+        out.append(f"**{board.label}** on {board.result.questions} questions\n")
+        out.append("| " + " | ".join(_header(args.confidence)) + " |")
+        out.append("| ---: | :--- | ---: | ---: | :--- | :---: | ---: |")
+        out.extend("| " + " | ".join(_cells(row, args.digits)) + " |"
+                   for row in board.result.rows)
+        out.append("")
+    out.append(" ".join(_legend(args.confidence, bool(args.clusters), boards[0].result.df)))
+    return "\n".join(out) + "\n"
+
+
+CSV_FIELDS = ("metric", "label", "k", "tau", "questions", "rank", "name", "estimate", "se", "lo",
+              "hi", "rank_lo", "rank_hi", "mean", "sd", "prob_best", "confidence")
+
+
+def render_csv(boards: list[Board], args: argparse.Namespace) -> str:
+    """One CSV line per metric, k, tau and model, at full precision."""
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n",
+                            extrasaction="ignore")
+    writer.writeheader()
+    for board in boards:
+        for row in board.result.rows:
+            record = {"metric": board.metric, "label": board.label, "k": board.k,
+                      "tau": board.tau, "questions": board.result.questions,
+                      "confidence": board.result.confidence, **row.as_dict()}
+            writer.writerow({key: "" if value is None else value for key, value in
+                             record.items()})
+    return buffer.getvalue()
+
+
+def render_json(boards: list[Board], args: argparse.Namespace) -> str:
+    """The leaderboards as JSON: inputs, how they were matched, one object per metric and k."""
+    import json
+
+    document = {"models": dict(zip(args.names, args.paths, strict=True)),
+                "matched_by": args.id or "row order", "clusters": args.clusters,
+                "shared": args.shared, "confidence": args.confidence, "short": args.short,
+                "results": [{**board.result.as_dict(), "metric": board.metric,
+                             "function": board.result.metric, "label": board.label,
+                             "tau": board.tau} for board in boards]}
+    return json.dumps(document, indent=2, default=lambda value: float(np.asarray(value))) + "\n"
+
+
+RENDERERS = {"table": render_table, "markdown": render_markdown, "csv": render_csv,
+             "json": render_json}
+
+
+def run_leaderboard(args: argparse.Namespace) -> int:
+    """Run ``kpass leaderboard`` with parsed arguments.
+
+    Returns:
+        The exit status: 0 on success, 1 when an input cannot be used, 2 for a bad argument.
+    """
+    from .cli import _write
+
+    if len(args.files) < 2:
+        print("kpass leaderboard: error: give at least two files, one per model (see kpass "
+              "leaderboard --help)", file=sys.stderr)
+        return 2
+    try:
+        families = [fam for fam in parse_metrics(args.metrics or "pass@k") if not fam.answers]
+    except ValueError as error:
+        print(f"kpass leaderboard: error: {error}", file=sys.stderr)
+        return 2
+    if not families:
+        print("kpass leaderboard: error: --metrics names only answer-scored metrics, which "
+              "need --answers; the leaderboard reads outcomes", file=sys.stderr)
+        return 2
+    try:
+        args.names, args.paths = split_names(list(args.files))
+        counts, clusters = _load(args, args.paths)
+        if counts[0].ids is None:
+            sizes = [f"{path}: {c.n_questions}" for path, c in zip(args.paths, counts,
+                                                                     strict=True)]
+            if len({c.n_questions for c in counts}) != 1:
+                raise ReportError(args.paths[0], "the files hold different numbers of questions "
+                                                 f"({', '.join(sizes)}); without --id rows are "
+                                                 "matched by order: pass --id COLUMN to match "
+                                                 "them by question id")
+        ks = sorted({k for group in args.k for k in group}) if args.k else [1]
+        runs = dict(zip(args.names, counts, strict=True))
+        try:
+            boards = leaderboard_boards(runs, families, ks, args.tau, args.confidence,
+                                        args.short, clusters, args.shared)
+        except (TypeError, ValueError) as error:
+            # The core names its keyword; here the option that sets it.
+            message = str(error).replace("pass shared=True", "pass --shared")
+            raise ReportError(" vs ".join(args.paths), message) from None
+        text = RENDERERS[args.format](boards, args)
+        if args.plot:
+            from .plot import plot_leaderboard
+
+            plot_leaderboard(args.plot, boards, args.confidence)
+    except ReportError as error:
+        print(f"kpass leaderboard: error: {error}", file=sys.stderr)
+        return 1
+    return _write(text)
+
+
+__all__ = ["RENDERERS", "leaderboard_boards", "run_leaderboard", "split_names"]
