@@ -5,10 +5,13 @@ PY := $(VENV)/bin/python
 
 .PHONY: demo test lint bench browser clean
 
+# The demo installs kpass as a user does (not editable: setuptools announces every editable
+# install of this layout, and pip >= 25 prints that as a warning); `make test` installs it
+# editable, so the tests and later demos see your edits.
 $(VENV)/.core: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e .
+	$(PY) -m pip install -q .
 	touch $@
 
 $(VENV)/.test: setup.cfg pyproject.toml $(VENV)/.core

@@ -101,14 +101,20 @@ def test_bad_key_style_is_named(bad):
         load("pass_at_k_bayes", key_style=bad)
 
 
-def test_combined_result_logs_into_a_real_mlflow_store(tmp_path, monkeypatch):
+@pytest.mark.parametrize("store", ["file", "sqlite"])
+def test_combined_result_logs_into_a_real_mlflow_store(tmp_path, monkeypatch, store):
     mlflow = pytest.importorskip("mlflow")
-    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")  # mlflow 3 keeps it opt-in
+    if store == "sqlite":  # what MLflow 3 recommends; needs SQLAlchemy (full mlflow, not skinny)
+        pytest.importorskip("sqlalchemy")
+        uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    else:  # MLflow 3 refuses the file store unless it is opted into
+        monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+        uri = (tmp_path / "mlruns").as_uri()
     combined = evaluate.combine([load("pass_at_k_bayes"), load("maj_at_k_bayes"),
                                  load("g_pass_at_k_bayes")])
     results = combined.compute(predictions=tau_bench_outcomes(), k=[1, 2, 4],
                                key_style="safe")
-    mlflow.set_tracking_uri((tmp_path / "mlruns").as_uri())
+    mlflow.set_tracking_uri(uri)
     mlflow.set_experiment("kpass")
     with mlflow.start_run() as run:
         mlflow.log_metrics(results, step=3)

@@ -1,16 +1,24 @@
-"""The README's examples run: every fenced block marked runnable, and the two-command quickstart.
+"""The docs' examples run: every fenced block of README.md and docs/*.md is run or says why not.
 
 A fenced block preceded by ``<!-- runnable -->`` is run in a fresh temporary
 directory: ``bash`` blocks with ``bash -euo pipefail``, ``python`` blocks with this
 interpreter, ``pycon`` blocks as doctests. If the next fenced block is preceded by
 ``<!-- output -->``, the run's stdout must equal it (trailing spaces ignored), so the
-README cannot drift from what the code prints. ``make demo`` and ``make test`` are
-never re-run from inside the test suite; their block is marked not runnable and
-checked for shape instead.
+docs cannot drift from what the code prints. A block that cannot run here (it installs
+packages, needs a cluster, a Hub account or a web browser) is marked
+``<!-- not runnable: why -->``; an unmarked block fails the suite, and most blocks must run.
+``make demo`` and ``make test`` are never re-run from inside the test suite; their block
+is checked for shape instead.
+
+Every block runs with ``kpass`` on PATH (this interpreter's), the Hugging Face libraries
+offline, and a temporary evaluate modules cache into which the metric modules are copied
+once per session, so ``evaluate.load("pass_at_k_bayes")`` by bare name works as it does for
+a user after ``python -m kpass.evaluate_module install``.
 """
 
 from __future__ import annotations
 
+import configparser
 import doctest
 import os
 import re
@@ -23,8 +31,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+DOCS = [README, *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```(\S*)\s*$")
-MARKER = re.compile(r"^<!--\s*(runnable|output|not runnable)\b.*-->\s*$")
+MARKER = re.compile(r"^<!--\s*(runnable|output|not runnable)\b:?\s*(.*?)\s*-->\s*$")
 
 
 @dataclass
@@ -34,13 +43,19 @@ class Block:
     line: int
     marker: str | None
     output: str | None = None
+    reason: str = ""
+    path: Path = README
+
+    @property
+    def where(self) -> str:
+        return f"{self.path.relative_to(ROOT)}:{self.line}"
 
 
-def read_blocks(text: str) -> list[Block]:
+def read_blocks(text: str, path: Path = README) -> list[Block]:
     """Fenced blocks with the marker comment on the last non-blank line before each."""
     blocks: list[Block] = []
     lines = text.splitlines()
-    index, marker = 0, None
+    index, marker, reason = 0, None, ""
     while index < len(lines):
         line = lines[index]
         opening = FENCE.match(line)
@@ -51,23 +66,39 @@ def read_blocks(text: str) -> list[Block]:
             code = "\n".join(lines[index + 1:end]) + "\n"
             if marker == "output" and blocks and blocks[-1].marker == "runnable":
                 blocks[-1].output = code
-            blocks.append(Block(opening.group(1), code, index + 1, marker))
-            index, marker = end + 1, None
+            blocks.append(Block(opening.group(1), code, index + 1, marker, reason=reason,
+                                path=path))
+            index, marker, reason = end + 1, None, ""
             continue
         found = MARKER.match(line.strip())
         if found:
-            marker = found.group(1)
+            marker, reason = found.group(1), found.group(2)
         elif line.strip():
-            marker = None
+            marker, reason = None, ""
         index += 1
     return blocks
 
 
-BLOCKS = read_blocks(README.read_text(encoding="utf-8"))
-RUNNABLE = [block for block in BLOCKS if block.marker == "runnable"]
+BLOCKS = [block for path in DOCS for block in read_blocks(path.read_text(encoding="utf-8"), path)]
+CODE = [block for block in BLOCKS if block.marker != "output"]
+RUNNABLE = [block for block in CODE if block.marker == "runnable"]
 
 
-def _environment(tmp_path: Path) -> dict[str, str]:
+@pytest.fixture(scope="session")
+def modules_cache(tmp_path_factory) -> Path:
+    """evaluate's modules cache holding the metric modules, as after the install command."""
+    cache = tmp_path_factory.mktemp("hf_modules")
+    try:
+        import evaluate  # noqa: F401
+    except ImportError:
+        return cache  # blocks that need evaluate fail with evaluate's own ImportError
+    from kpass.hf.evaluate_module import install_metric_modules
+
+    install_metric_modules(modules_cache=cache)
+    return cache
+
+
+def _environment(tmp_path: Path, modules_cache: Path) -> dict[str, str]:
     # `kpass` on PATH is this interpreter's kpass, whatever environment runs the tests.
     shim = tmp_path / ".bin"
     shim.mkdir()
@@ -77,6 +108,8 @@ def _environment(tmp_path: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{shim}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
     env["PYTHON"] = sys.executable
+    env.update(HF_MODULES_CACHE=str(modules_cache), HF_HOME=str(tmp_path / "hf_home"),
+               HF_HUB_OFFLINE="1", HF_EVALUATE_OFFLINE="1", HF_DATASETS_OFFLINE="1")
     return env
 
 
@@ -84,36 +117,50 @@ def _normalise(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
 
 
-def test_readme_has_runnable_blocks_with_checked_output():
-    assert RUNNABLE, "no block of README.md is marked <!-- runnable -->"
+def test_docs_have_runnable_blocks_with_checked_output():
+    assert RUNNABLE, "no block of README.md or docs/*.md is marked <!-- runnable -->"
     assert any(block.output is not None for block in RUNNABLE)
     assert any("kpass report" in block.code for block in RUNNABLE)
+    assert {block.path for block in RUNNABLE} >= {README, ROOT / "docs" / "command-line.md",
+                                                  ROOT / "docs" / "python.md"}
 
 
-@pytest.mark.parametrize("block", RUNNABLE, ids=[f"line{block.line}" for block in RUNNABLE])
-def test_readme_block_runs(block, tmp_path):
+def test_every_block_is_marked_and_most_run():
+    unmarked = [block.where for block in CODE if block.marker is None]
+    assert not unmarked, ("blocks without <!-- runnable --> or <!-- not runnable: why -->: "
+                          f"{unmarked}")
+    unexplained = [block.where for block in CODE
+                   if block.marker == "not runnable" and not block.reason]
+    assert not unexplained, f"<!-- not runnable --> without a reason: {unexplained}"
+    stray = [block.where for block in BLOCKS if block.marker == "output"
+             and not any(b.output == block.code and b.path == block.path
+                         and b.line < block.line for b in RUNNABLE)]
+    assert not stray, f"<!-- output --> blocks that follow no runnable block: {stray}"
+    assert len(RUNNABLE) > len(CODE) / 2, (len(RUNNABLE), len(CODE))
+
+
+@pytest.mark.parametrize("block", RUNNABLE, ids=[block.where for block in RUNNABLE])
+def test_doc_block_runs(block, tmp_path, modules_cache):
     work = tmp_path / "work"
     work.mkdir()
-    env = _environment(tmp_path)
+    env = _environment(tmp_path, modules_cache)
     if block.language in ("bash", "sh", "shell", "console"):
         command = ["bash", "-euo", "pipefail", "-c", block.code]
     elif block.language == "python":
         command = [sys.executable, "-c", block.code]
     elif block.language == "pycon":
         parser = doctest.DocTestParser()
-        test = parser.get_doctest(block.code, {}, f"README.md:{block.line}", str(README),
-                                  block.line)
+        test = parser.get_doctest(block.code, {}, block.where, str(block.path), block.line)
         runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE
                                        | doctest.ELLIPSIS)
         runner.run(test)
         assert runner.failures == 0
         return
     else:
-        pytest.fail(f"README.md:{block.line}: runnable block of unsupported language "
-                    f"{block.language!r}")
+        pytest.fail(f"{block.where}: runnable block of unsupported language {block.language!r}")
     done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True,
                           timeout=300, check=False)
-    assert done.returncode == 0, f"README.md:{block.line} failed:\n{done.stderr}"
+    assert done.returncode == 0, f"{block.where} failed:\n{done.stderr}"
     if block.output is not None:
         assert _normalise(done.stdout) == _normalise(block.output)
 
@@ -127,20 +174,59 @@ def _commands(block: Block) -> list[str]:
     return commands
 
 
-def test_quickstart_is_exactly_two_commands_demo_then_test():
+def _section(text: str, title: str) -> str:
+    return text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_first_screen_installs_and_does_the_three_jobs():
     text = README.read_text(encoding="utf-8")
-    section = text.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
-    blocks = read_blocks(section)
+    titles = re.findall(r"^## (.+)$", text, re.MULTILINE)
+    assert titles[:4] == ["Install", "Score a file", "Compare two models",
+                          "Use it in a training loop"]
+    jobs = {"Score a file": "kpass report", "Compare two models": "kpass compare",
+            "Use it in a training loop": "evaluate.load"}
+    for title, command in jobs.items():
+        blocks = read_blocks(_section(text, title))
+        assert any(command in block.code and block.marker == "runnable" for block in blocks)
+        assert any(block.output is not None for block in blocks), title
+    # The README reads in two minutes: its prose, outside the code, stays short.
+    prose = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+    assert len(prose.split()) < 700, len(prose.split())
+
+
+def test_the_install_names_every_extra_and_the_current_wheel():
+    install = _section(README.read_text(encoding="utf-8"), "Install")
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg", encoding="utf-8")
+    extras = set(config["options.extras_require"]) - {"test"}
+    named = set(re.findall(r"\[(\w+)\]'", install))
+    assert named == extras, (named, extras)
+    init = (ROOT / "shared" / "kpass" / "__init__.py").read_text(encoding="utf-8")
+    (version,) = re.findall(r'^__version__ = "([^"]+)"$', init, re.MULTILINE)
+    wheels = set(re.findall(r"kpass-[^\s'/]+\.whl", install))
+    assert wheels == {f"kpass-{version}-py3-none-any.whl"}, wheels
+
+
+def test_relative_links_lead_to_files():
+    broken = []
+    for path in [*DOCS, ROOT / "CHANGELOG.md"]:
+        text = re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.DOTALL)
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+            if "://" not in target and not (path.parent / target).exists():
+                broken.append(f"{path.relative_to(ROOT)} -> {target}")
+    assert not broken, broken
+
+
+def test_quickstart_is_exactly_two_commands_demo_then_test():
+    text = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
+    blocks = read_blocks(_section(text, "Quickstart"))
     commands = [command for block in blocks for command in _commands(block)
                 if not command.startswith(("git clone", "cd "))]
     assert commands == ["make demo", "make test"]
-    # The quickstart is the README's first code, so `make demo` is the first command.
-    first = read_blocks(text)[0]
-    assert _commands(first)[0] in ("make demo",) or _commands(first)[0].startswith("git clone")
     assert all(block.marker == "not runnable" for block in blocks)
 
 
-def test_quickstart_targets_do_what_the_readme_says():
+def test_quickstart_targets_do_what_the_docs_say():
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     demo = re.search(r"^demo:.*\n((?:\t.*\n)+)", makefile, re.MULTILINE)
     test = re.search(r"^test:.*\n((?:\t.*\n)+)", makefile, re.MULTILINE)
@@ -151,7 +237,9 @@ def test_quickstart_targets_do_what_the_readme_says():
 
 def test_block_reader_pairs_markers_and_outputs():
     text = ("<!-- runnable -->\n```bash\necho hi\n```\n\n<!-- output -->\n```text\nhi\n```\n"
-            "\n```bash\nnot marked\n```\n")
-    first, output, plain = read_blocks(text)
+            "\n```bash\nnot marked\n```\n\n<!-- not runnable: needs a cluster -->\n```python\n"
+            "x\n```\n")
+    first, output, plain, cluster = read_blocks(text)
     assert (first.marker, first.output, first.line) == ("runnable", "hi\n", 2)
     assert output.marker == "output" and plain.marker is None
+    assert (cluster.marker, cluster.reason) == ("not runnable", "needs a cluster")
