@@ -38,6 +38,8 @@ def kind_of(fn) -> str | None:
         return "counts"
     if fn.__module__ == "kpass.tailpass_weights":
         return "weights"
+    if params[:1] == ["counts"]:
+        return "report"
     if params[:1] == ["metric"]:
         return "stats"
     if params == ["R", "threshold"]:
@@ -56,7 +58,7 @@ KNOWN = {"R", "k", "answers", "references", "w", "R0", "tau", "weights", "alpha0
          "confidence", "bounds", "short", "per_question", "pass_power", "unanimous_power",
          "lam", "lambda_", "ties", "prior", "draws", "seed", "n_categories", "name",
          "metric", "R_a", "R_b", "args", "kwargs", "threshold", "theta", "kappa",
-         "mean_threshold", "payoff"}
+         "mean_threshold", "payoff", "runs", "counts"}
 
 FUNCTIONS = {name: getattr(kpass, name) for name in kpass.__all__
              if inspect.isfunction(getattr(kpass, name))}
@@ -422,7 +424,7 @@ def test_fuzz_weights_family(name, data):
 
 def fields(result):
     """Every float a stats result holds (dataclass fields, lists of them, or a float)."""
-    if isinstance(result, list):
+    if isinstance(result, (list, tuple)):
         for item in result:
             yield from fields(item)
     elif isinstance(result, float):
@@ -432,6 +434,8 @@ def fields(result):
             value = getattr(result, name)
             if isinstance(value, float):
                 yield value
+            elif isinstance(value, (list, tuple)):  # a leaderboard's rows and pairs
+                yield from fields(value)
 
 
 @pytest.mark.parametrize("name", by_kind("stats"))
@@ -450,6 +454,14 @@ def test_fuzz_stats_over_questions(name, data):
     if name == "compare":
         flipped = [[1 - x for x in row] for row in rows]
         result = call(fn, metric, R, flipped, k)
+    elif name == "leaderboard":
+        flipped = [[1 - x for x in row] for row in rows]
+        result = call(fn, metric, {"a": R, "b": flipped, "c": rows}, k)
+        if result is not None:
+            board = result[0] if isinstance(result, list) else result
+            assert sorted(row.rank for row in board.rows)[0] == 1
+            assert all(1 <= row.rank_lo <= row.rank <= row.rank_hi <= 3
+                       or row.rank_lo <= row.rank_hi for row in board.rows)
     else:
         result = call(fn, metric, R, k)
     if result is None:
@@ -457,6 +469,25 @@ def test_fuzz_stats_over_questions(name, data):
     for value in fields(result):
         assert not math.isinf(value), f"{name}: inf in {result}"
         assert not (value == 0.0 and math.copysign(1.0, value) < 0), f"{name}: -0.0 in {result}"
+
+
+@pytest.mark.parametrize("name", by_kind("report"))
+@settings(FUZZ)
+@given(data=st.data())
+def test_fuzz_report_table(name, data):
+    """The report from counts: Pass@k rows equal kpass.pass_at_k, or one named error."""
+    fn = FUNCTIONS[name]
+    rows = data.draw(ragged(st.integers(0, 2), max_questions=6), label="rows")
+    k = data.draw(st.integers(1, 8), label="k")
+    container = data.draw(st.sampled_from(CONTAINERS), label="container")
+    other = contain(rows, container, data, categorical=False)
+    R = rows if other is None else other
+    result = call(fn, R, metrics="pass@k", k=k)
+    if result is None:
+        return
+    row, = result.rows
+    assert row["estimate"] == kpass.pass_at_k(rows, k)
+    assert str(result).splitlines()[0].startswith("counts: ")
 
 
 @pytest.mark.parametrize("name", by_kind("binarize"))

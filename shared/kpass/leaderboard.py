@@ -258,7 +258,7 @@ def _align_all(runs: dict[str, Any], shared: bool) -> tuple[list[Any], np.ndarra
         return list(runs.values()), None
     if len(with_ids) != len(names):
         without = [name for name in names if name not in with_ids]
-        raise ValueError(f"only some runs carry question ids ({', '.join(without)} do not); "
+        raise ValueError(f"only some `runs` carry question ids ({', '.join(without)} do not); "
                          "give ids to every run (to match by id) or to none (to match by row)")
     sets = [set(i) for i in ids]
     common = set.intersection(*sets)
@@ -270,12 +270,12 @@ def _align_all(runs: dict[str, Any], shared: bool) -> tuple[list[Any], np.ndarra
                           f"{sorted(missing, key=str)[:3]})"] if missing else [])
                 parts += ([f"{len(extra)} ids of {name!r} are not in {names[0]!r} (e.g. "
                            f"{sorted(extra, key=str)[:3]})"] if extra else [])
-                raise ValueError("the runs must score the same questions: " + "; ".join(parts)
+                raise ValueError("the `runs` must score the same questions: " + "; ".join(parts)
                                  + f"; pass shared=True to rank on the {len(common)} "
                                  "questions every run has")
     first = [q for q in ids[0] if q in common]
     if len(first) < 2:
-        raise ValueError(f"the runs share {len(first)} question ids; ranking needs at least 2")
+        raise ValueError(f"the `runs` share {len(first)} question ids; ranking needs at least 2")
     keep = np.array([i for i, q in enumerate(ids[0]) if q in common], dtype=np.int64)
     aligned = []
     for R, own in zip(runs.values(), ids, strict=True):
@@ -294,8 +294,8 @@ def _covariance(values: np.ndarray, codes: np.ndarray | None) -> tuple[np.ndarra
     dense = dense.ravel()
     groups = int(dense.max()) + 1
     if groups < 2:
-        raise ValueError(f"the clustered standard errors need at least 2 clusters among the "
-                         f"questions used; got {groups}")
+        raise ValueError(f"`clusters`: the clustered standard errors need at least 2 "
+                         f"clusters among the questions used; got {groups}")
     sums = np.zeros((values.shape[0], groups))
     for j in range(values.shape[0]):
         sums[j] = np.bincount(dense, weights=residuals[j], minlength=groups)
@@ -322,7 +322,8 @@ def _jackknife_covariance(statistics: list[Any], keys: np.ndarray,
         weights = np.ones(labels.size, dtype=np.int64)
         groups = labels.size
     if groups < 2:
-        raise ValueError(f"the jackknife needs at least 2 questions or clusters; got {groups}")
+        raise ValueError(f"`runs`: the jackknife needs at least 2 questions or clusters; got "
+                         f"{groups}")
     # leave_out[u, j, k]: statistic of model j at the k-th budget without unit u.
     leave_out = np.array([[statistic(mask) for statistic in statistics] for mask in masks])
     w = weights.astype(float)
@@ -536,7 +537,7 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
                                   for model, R in zip(names, aligned, strict=True)],
                                 strict=True)
         if len(set(sizes)) != 1:
-            raise ValueError(f"the runs must score the same questions, row q of every run "
+            raise ValueError(f"the `runs` must score the same questions, row q of every run "
                              f"being question q; got {dict(zip(names, sizes, strict=True))} "
                              "questions (give question ids to match by id)")
         m = sizes[0]
@@ -561,7 +562,7 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
                  for model, R in zip(names, aligned, strict=True)]
     counted = {model: found[0][0].size for model, found in zip(names, per_model, strict=True)}
     if len(set(counted.values())) != 1:
-        raise ValueError(f"the runs must score the same questions, row q of every run being "
+        raise ValueError(f"the `runs` must score the same questions, row q of every run being "
                          f"question q; got {counted} questions (give question ids to match by "
                          "id: BinaryCounts(..., ids=...) or the CLI's --id COLUMN)")
     m = next(iter(counted.values()))
@@ -574,8 +575,9 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         used = np.isfinite(matrix).all(axis=0)
         questions = int(used.sum())
         if questions < 2:
-            raise ValueError(f"ranking needs at least 2 questions scored by every model; got "
-                             f"{questions}" + ("" if budget is None else f" at k={budget}"))
+            raise ValueError(f"ranking needs at least 2 questions scored by every model of "
+                             f"`runs`; got {questions}"
+                             + ("" if budget is None else f" at k={budget}"))
         used_codes = None if codes is None else codes[used]
         sigma, df = _covariance(matrix[:, used], used_codes)
         k_args = _one_k(args, budget, name)

@@ -158,9 +158,12 @@ def report_table(counts: Any, *, metrics: str | Sequence[str] | None = None,
     try:
         for item in loaded:
             check_ks(item, ks, short)
+    except ReportError as error:  # "<input>: k=... is larger than ..."
+        raise ValueError(f"`k`: {error}") from None
+    try:
         rows = [compute_rows(item, families, ks, taus, confidence, short) for item in loaded]
     except ReportError as error:
-        raise ValueError(str(error)) from None
+        raise ValueError(f"`counts`: {error}") from None
     return ReportTable(Report(loaded, list(named), rows, confidence, short, notes, []))
 
 
