@@ -318,7 +318,12 @@ def _question_ids(ids: Any, m: int) -> tuple[Any, ...] | None:
                                     f"{_show(value)} ({type(value).__name__})")
     if len(set(values)) != m:
         seen: set[Any] = set()
-        repeated = next(value for value in values if value in seen or seen.add(value))
+        repeated = None
+        for value in values:
+            if value in seen:
+                repeated = value
+                break
+            seen.add(value)
         raise ValueError(f"question ids must be unique; {repeated!r} appears more than once "
                          "(to add shards of the same question, concat their counts)")
     return values

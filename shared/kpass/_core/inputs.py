@@ -289,6 +289,7 @@ def binary_counts(R: Any, *, name: str = "R") -> BinaryCounts:
         if matrix.dtype.kind not in "biuf":
             raise _bad_element_type(matrix.tolist(), name, "binary outcomes 0 or 1")
         return _binary_matrix_counts(matrix, name)
+    assert rows is not None  # one of matrix and rows is given
     values, lengths = _ragged_flat(rows, name)
     return binary_counts_from_flat(values, lengths, name=name)
 
@@ -471,6 +472,7 @@ def _category_matrix_counts(R: Any, name: str, n_categories: int | None,
         values = matrix.ravel()
         lengths = np.full(m, matrix.shape[1], dtype=np.int64)
     else:
+        assert rows is not None  # one of matrix and rows is given
         if rows_expected is not None and len(rows) != rows_expected:
             raise ValueError(
                 f"`{name}` must have one row per question (M={rows_expected}); got {len(rows)} rows"

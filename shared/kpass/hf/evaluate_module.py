@@ -42,11 +42,11 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-import datasets  # type: ignore[import-untyped]  # ships no type information
-import evaluate  # type: ignore[import-untyped]  # ships no type information
+import datasets
+import evaluate
 import numpy as np
-import pyarrow as pa  # type: ignore[import-untyped]  # ships no type information
-import pyarrow.compute as pc  # type: ignore[import-untyped]  # ships no type information
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .._core.inputs import (
     ArgumentTypeError,

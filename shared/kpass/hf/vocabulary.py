@@ -614,11 +614,11 @@ def kpass_compare(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     name = options.get("metric", "pass@k")
     template, function = COMPARED[name]
     point = getattr(kp, function)
-    taus = [None]
+    taus: Sequence[float | None] = [None]
     if "{tau}" in template:
         if "tau" not in options:
             raise ValueError('`tau` is required with metric="g-pass@k_tau"')
-        taus = _floats(options["tau"], "tau", lambda x, n: check_tau(x))[0]
+        taus = list(_floats(options["tau"], "tau", lambda x, n: check_tau(x))[0])
     ks = _ks(options)
     kw = {**_pick(options, "short", "confidence")}
     results: dict[str, Any] = {}
