@@ -350,7 +350,9 @@ def _subset_vote(states: _Clusters, ks: list[int], ties: str) -> FloatArray:
             for index, k in enumerate(group):
                 for slot in (i for i, wanted_k in enumerate(ks) if wanted_k == k):
                     out[in_group, slot] = sums[:, index] / table[n, k]
-    return out
+    # A probability: rounding of the scaled sums can leave it a few ulps outside [0, 1]
+    # (1.0000000000000007 for 5 of 8 answers right at k = 7), never more.
+    return np.clip(out, 0.0, 1.0, out=out)
 
 
 # ----------------------------------------------------------------------------- public
@@ -493,7 +495,8 @@ def _posterior_means(states: _Clusters, ks: list[int], ties: str, prior: float
         for index, k in enumerate(ks):
             if k in group:
                 out[:, index] = sums[:, group.index(k)] / norms[:, group.index(k)]
-    return out
+    # A probability: rounding can leave it a few ulps outside [0, 1] (as in _subset_vote).
+    return np.clip(out, 0.0, 1.0, out=out)
 
 
 def _poisson_table(mean: FloatArray, top: int) -> FloatArray:
