@@ -150,7 +150,13 @@ def _clusters(answers: Any, references: Any,
             raise ValueError(f"`references[{i}]` must be an answer; got None")
         try:
             counts = Counter(map(key_of, row))
-            ref = counts.pop(key_of(reference), 0)
+            gold = key_of(reference)
+            if gold is None:
+                raise ValueError(
+                    f"`references[{i}]` must be an answer; got {_show(reference)}, which is "
+                    + ("no answer" if normalize is None else "no answer after `normalize`")
+                    + " (None, NaN or blank text): it would match nothing")
+            ref = counts.pop(gold, 0)
         except TypeError:
             bad = next((j for j, v in enumerate(row) if not isinstance(v, Hashable)), None)
             where = f"answers[{i}][{bad}]={_show(row[bad])}" if bad is not None else (
@@ -379,17 +385,23 @@ def vote_at_k(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashab
         module docstring); it is never enumerated.
 
     Conventions:
-        Answers are compared by canonical form: numbers as numbers (170, "170",
-        170.0 and "170.0" are one answer), text stripped of surrounding space,
-        booleans as the text "True"/"False"; "0.5" and "1/2" stay different unless
-        ``normalize`` maps them together.
-        ``None`` means "no answer": it occupies a draw but never wins, even when
-        it is the most frequent. A question whose reference never occurs scores 0.
+        Answers are compared by canonical form: numbers by exact decimal value
+        (170, "170", 170.0 and "170.0" are one answer; "1e-400" is not 0; past
+        1000 digits or an exponent of 1000 the normalised text is compared, so
+        the cost stays linear), text stripped of surrounding space, booleans as
+        the text "True"/"False"; "0.5" and "1/2" stay different unless
+        ``normalize`` maps them together (:mod:`kpass._core.canonical`).
+        "No answer" -- None, NaN or blank text, given or returned by
+        ``normalize`` -- occupies a draw but never wins, even when it is the most
+        frequent, and never matches (not even another no answer). A reference
+        that is no answer is an error. A question whose reference never occurs
+        scores 0.
         At k = 1 the value is the fraction of answers equal to the reference.
 
     Args:
         answers: one list of hashable final answers per question (lengths may differ).
-        references: the gold answer of each question (not None).
+        references: the gold answer of each question (not None, NaN or blank, also
+            after ``normalize``).
         k: answers per vote, 1 <= k <= n; or a sequence of k (returns a list, in order).
         ties: ``"fractional"`` (default; a tie among t + 1 answers that includes the
             reference scores 1/(t + 1)) or ``"wrong"`` (any tie scores 0).
@@ -398,14 +410,18 @@ def vote_at_k(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashab
         short: ``"error"`` (default) refuses questions with fewer than k answers;
             ``"skip"`` leaves them out for that k.
         normalize: a function answer -> answer applied to every answer and
-            reference before the canonical form (e.g. a math answer extractor).
+            reference before the canonical form (e.g. a math answer extractor);
+            what it maps to None, NaN or blank text is no answer.
 
     Returns:
-        float (or numpy array with ``per_question``); a list of them for several k.
+        float in [0, 1] (or numpy array with ``per_question``); a list of them for
+        several k.
 
     Raises:
         ValueError: k < 1 or k > n (with ``short="error"``), an unknown tie rule or
-            short policy, an empty question, a None reference, or ``answers`` and
+            short policy, an empty question, a reference that is no answer (None,
+            NaN, blank, or so after ``normalize``), ``normalize`` raising or calling
+            ``sys.exit`` (the message names it and the answer), or ``answers`` and
             ``references`` of different lengths.
         TypeError: k not an int, unhashable answers, or ``answers`` not a list of lists.
 
@@ -612,7 +628,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
 
     Args:
         answers: one list of hashable final answers per question (lengths may differ).
-        references: the gold answer of each question (not None).
+        references: the gold answer of each question (not None, NaN or blank).
         k: votes of k draws, k >= 1; or a sequence of k (returns a list).
         ties: ``"fractional"`` (default) or ``"wrong"``, as in :func:`vote_at_k`.
         confidence: credibility of the interval, in (0, 1).
