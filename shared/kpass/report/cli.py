@@ -393,7 +393,7 @@ def _load(sources: list[str], args: argparse.Namespace, warnings: list[str]
 
             item, coded = load_answers(source, column=args.column, reference=args.reference,
                                        skip_bad=args.skip_bad, chunk_size=args.chunk_size,
-                                       normalize=normalize)
+                                       normalize=normalize, id=args.id, sample=args.sample)
             if not item.counts.n_correct.any():
                 warning = (f"{source}: no answer matches its reference in any of the "
                            f"{item.counts.n_questions} questions; are the answers and "
@@ -429,6 +429,23 @@ def _load(sources: list[str], args: argparse.Namespace, warnings: list[str]
     return loaded, answers
 
 
+def _check_answers_options(args: argparse.Namespace) -> None:
+    """Refuse options that would be ignored with (or without) ``--answers``.
+
+    ``--threshold`` turns soft scores into 0/1 outcomes; with ``--answers`` an answer
+    is correct when it equals its reference, so there is no score to threshold.
+
+    Raises:
+        ValueError: the message for stderr.
+    """
+    if args.answers and args.threshold is not None:
+        raise ValueError("--threshold applies to soft scores, not to --answers (an answer is "
+                         "correct when it equals its reference; to change what counts as equal, "
+                         "use --normalize MODULE:FUNCTION)")
+    if not args.answers and args.normalize is not None:
+        raise ValueError("--normalize applies to sampled answers: add --answers")
+
+
 def run_report(args: argparse.Namespace) -> int:
     """Run ``kpass report`` with parsed arguments.
 
@@ -449,6 +466,7 @@ def run_report(args: argparse.Namespace) -> int:
             sources, notes = [str(sample_path())], [SAMPLE_NOTE]
         try:
             families = parse_metrics(args.metrics, answers=args.answers)
+            _check_answers_options(args)
         except ValueError as error:
             print(f"kpass report: error: {error}", file=sys.stderr)
             return 2
