@@ -88,6 +88,16 @@ _DRAW_TOLERANCE = 1e-12
 # ----------------------------------------------------------------------------- inputs
 
 
+def _floats(values: npt.ArrayLike) -> FloatArray:
+    """``values`` as a float64 array (no copy when it is one: e.g. int counts + a float prior)."""
+    return np.asarray(values, dtype=np.float64)
+
+
+def _ints(values: npt.ArrayLike) -> IntArray:
+    """``values`` as an int64 array (no copy when it is one: e.g. a count of True per row)."""
+    return np.asarray(values, dtype=np.int64)
+
+
 @dataclass(frozen=True)
 class _Clusters:
     """Distinct per-question answer states, sorted cluster sizes, with multiplicities.
@@ -346,13 +356,19 @@ def _subset_vote(states: _Clusters, ks: list[int], ties: str) -> FloatArray:
                                      np.cumsum(sizes, axis=1)], axis=1)
         for p, group in _scalings(int(n), wanted):
             table = _binomial_table(int(n), max(group), p)
-            sums = _vote_sums(
-                table[ref],
-                lambda x, s=sizes: (s >= x).sum(axis=1),
-                lambda rows, j, s=sizes, t=table: t[s[rows, j]],
-                lambda rows, d, r=ref, c=cumulative, t=table, n=n: t[n - r[rows] - c[rows, d]],
-                group, ties,
-            )
+
+            def active(x: int, s: IntArray = sizes) -> IntArray:
+                return _ints((s >= x).sum(axis=1))
+
+            def column(rows: IntArray, j: int, s: IntArray = sizes,
+                       t: FloatArray = table) -> FloatArray:
+                return t[s[rows, j]]
+
+            def free(rows: IntArray, d: IntArray, r: IntArray = ref, c: IntArray = cumulative,
+                     t: FloatArray = table, n: int = int(n)) -> FloatArray:
+                return t[n - r[rows] - c[rows, d]]
+
+            sums = _vote_sums(table[ref], active, column, free, group, ties)
             for index, k in enumerate(group):
                 for slot in (i for i, wanted_k in enumerate(ks) if wanted_k == k):
                     out[in_group, slot] = sums[:, index] / table[n, k]
@@ -492,9 +508,9 @@ def _posterior_means(states: _Clusters, ks: list[int], ties: str, prior: float
     q = m / (A + m), m their largest (the smaller k read lower coefficients), each
     divided by the probability of its own total.
     """
-    alpha_ref = states.ref + prior
+    alpha_ref = _floats(states.ref + prior)
     alpha_other = np.where(states.sizes > 0, states.sizes + prior, 0.0)
-    alpha_pool = states.none + prior
+    alpha_pool = _floats(states.none + prior)
     total = alpha_ref + alpha_other.sum(axis=1) + alpha_pool
     width = (states.sizes > 0).sum(axis=1)
     out = np.empty((states.n.size, len(ks)))
@@ -504,9 +520,17 @@ def _posterior_means(states: _Clusters, ks: list[int], ties: str, prior: float
         ref_table = _negative_binomial_table(alpha_ref, top, q)
         other_table = _negative_binomial_table(alpha_other, top, q)
         pool_table = _negative_binomial_table(alpha_pool, top, q)
-        sums = _vote_sums(ref_table, lambda x: width,
-                          lambda rows, j, o=other_table: o[rows, j],
-                          lambda rows, d, p=pool_table: p[rows], group, ties)
+
+        def active(x: int) -> IntArray:
+            return width
+
+        def column(rows: IntArray, j: int, o: FloatArray = other_table) -> FloatArray:
+            return o[rows, j]
+
+        def free(rows: IntArray, d: IntArray, p: FloatArray = pool_table) -> FloatArray:
+            return p[rows]
+
+        sums = _vote_sums(ref_table, active, column, free, group, ties)
         norms = _negative_binomial_table(total, top, q)[:, group]
         for index, k in enumerate(ks):
             if k in group:
@@ -530,7 +554,7 @@ def _poisson_table(mean: FloatArray, top: int) -> FloatArray:
     steps = np.empty((mean.size, top + 1))
     steps[:, 0] = np.exp(-mean)
     steps[:, 1:] = mean[:, None] / np.arange(1, top + 1)
-    return np.cumprod(steps, axis=1)
+    return _floats(np.cumprod(steps, axis=1))
 
 
 def _draw_votes(pi_ref: FloatArray, pi_other: FloatArray, pi_pool: FloatArray, ks: list[int],
@@ -565,13 +589,18 @@ def _draw_votes(pi_ref: FloatArray, pi_other: FloatArray, pi_pool: FloatArray, k
         # tails[r, j, x] = P(Poisson(m pi_j) >= x); leading columns reach x most easily.
         tails = np.cumsum(other_table[..., ::-1], axis=-1)[..., ::-1] + poisson.sf(
             top, top * pi_other)[..., None]
-        sums = _vote_sums(
-            ref_table,
-            lambda x, t=tails, c=cut: (t[:, :, x] > c).sum(axis=1),
-            lambda rows, j, o=other_table: o[rows, j],
-            lambda rows, d, m=top: _poisson_table(m * beyond[rows, d], m),
-            group, ties, floor=_DRAW_TOLERANCE * float(norms.min()),
-        ) / norms
+
+        def active(x: int, t: FloatArray = tails, c: float = cut) -> IntArray:
+            return _ints((t[:, :, x] > c).sum(axis=1))
+
+        def column(rows: IntArray, j: int, o: FloatArray = other_table) -> FloatArray:
+            return o[rows, j]
+
+        def free(rows: IntArray, d: IntArray, m: int = top) -> FloatArray:
+            return _poisson_table(m * beyond[rows, d], m)
+
+        sums = _vote_sums(ref_table, active, column, free, group, ties,
+                          floor=_DRAW_TOLERANCE * float(norms.min())) / norms
         for index, k in enumerate(ks):
             if k in group:
                 out[:, index] = sums[:, group.index(k)]
@@ -728,9 +757,9 @@ def _cross_moment(states: _Clusters, k: int, other_k: int, ties: str,
     """Exact E[g_k(pi) g_l(pi)], l = ``other_k`` (see :mod:`kpass._core.vote_pairs`)."""
     from scipy.stats import binom
 
-    alpha_ref = states.ref + prior
+    alpha_ref = _floats(states.ref + prior)
     alpha_other = np.where(states.sizes > 0, states.sizes + prior, 0.0)
-    alpha_pool = states.none + prior
+    alpha_pool = _floats(states.none + prior)
     total = alpha_ref + alpha_other.sum(axis=1) + alpha_pool
     size = k + other_k
     q = size / (total + size)
@@ -766,7 +795,7 @@ def _control_moments(states: _Clusters, rate: int, prior: float
     (:mod:`kpass._core.vote_poisson`): E[G_ref] = Var[G_ref] = a, and
     E[G_ref c] = a E[c | a + 1] (size bias of a Gamma variate).
     """
-    alpha_ref = states.ref + prior
+    alpha_ref = _floats(states.ref + prior)
     alpha_other = np.where(states.sizes > 0, states.sizes + prior, 0.0)
     total = alpha_ref + alpha_other.sum(axis=1) + states.none + prior
     tau = rate / total

@@ -406,7 +406,8 @@ def _from_dict(record: Any, where: str, source: str, names: dict[str, str | None
     for name in fields:
         if name is not None and name not in record:
             return where, Unreadable(f"the record has no `{name}` field"), None, None, None
-    return (where, *(record[name] if name is not None else None for name in fields))
+    answers, gold, qid, sample = (record[name] if name is not None else None for name in fields)
+    return where, answers, gold, qid, sample
 
 
 def _jsonl(source: str, path: Path, names: dict[str, str | None], state: dict[str, str],
@@ -524,11 +525,12 @@ def _arrow(source: str, path: Path, names: dict[str, str | None], state: dict[st
     row = 0
     for batch in batches:
         columns = [batch.column(state[o]).to_pylist() if o in state else None for o in options]
-        size = len(columns[0] or [])
-        for i in range(size):
+        answers, golds = columns[0] or [], columns[1] or []
+        qids, samples = columns[2], columns[3]
+        for i in range(len(answers)):
             row += 1
-            yield (f"row {row}", *(column[i] if column is not None else None
-                                   for column in columns))
+            yield (f"row {row}", answers[i], golds[i], qids[i] if qids is not None else None,
+                   samples[i] if samples is not None else None)
 
 
 def _dataset_batches(pa: Any, files: list[Path], source: str, names: dict[str, str | None],
