@@ -233,16 +233,20 @@ def build_parser() -> argparse.ArgumentParser:
                              "(fractional, default) or 0 (wrong)")
     report.add_argument("--id", metavar="COLUMN",
                         help="the question-id column: rows are grouped by question wherever they "
-                             "lie (long format, one row per sample); wide files get their ids")
+                             "lie (long format, one row per sample; with --answers, one answer "
+                             "and the question's reference per row); wide files get their ids")
     report.add_argument("--sample", metavar="COLUMN",
                         help="with --id, the sample-id column; a repeated (id, sample) pair is "
                              "an error")
     report.add_argument("--threshold", type=_finite, metavar="T",
                         help="soft scores in [0, 1]: a sample is correct iff its score > T; "
-                             "the report adds the mean soft score, accuracy (n runs average)")
+                             "the report adds the mean soft score, accuracy (n runs average); "
+                             "not with --answers")
     report.add_argument("--normalize", metavar="MODULE:FUNCTION",
                         help="with --answers, a Python function str -> str applied to answers "
-                             "and references before comparing (e.g. a math answer extractor)")
+                             "and references before comparing (e.g. a math answer extractor); "
+                             "an answer it maps to None, NaN or blank text is wrong, a reference "
+                             "it maps to one is an error")
     report.add_argument("--plot", metavar="FILE.png", type=_plot_path,
                         help="also draw Pass@k, Pass^k, G-Pass@k_tau and Maj@k against k; the "
                              "extension picks the format: .png, .pdf or .svg")
