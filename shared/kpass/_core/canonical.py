@@ -21,7 +21,8 @@ Rules, in the words of the README:
   ``"1/2"`` and ``"nan"`` are text, not numbers.
 * **Bounded cost.** A number with at most :data:`MAX_DIGITS` significant digits
   and a decimal exponent within +-:data:`MAX_EXPONENT` (after trailing zeros are
-  dropped) becomes an ``int`` or an exact ``Fraction``. A larger one is kept as
+  dropped) becomes an ``int``, or an exact ``Decimal`` (normalised: no trailing
+  zero; Python compares it exactly with ints and Fractions). A larger one is kept as
   its normalised scientific form (sign, significant digits, exponent), compared
   as text: still exact (``"1e100000000"`` equals ``"10e99999999"``), and its cost
   is linear in the length of the text. An exponent written with more than
@@ -47,9 +48,9 @@ from typing import Any
 
 import numpy as np
 
-#: Most significant digits of a number compared as an ``int``/``Fraction``.
+#: Most significant digits of a number compared as an ``int``/``Decimal``.
 MAX_DIGITS = 1000
-#: Largest |decimal exponent| (of the last significant digit) compared as an ``int``/``Fraction``.
+#: Largest |decimal exponent| (of the last significant digit) compared as an ``int``/``Decimal``.
 MAX_EXPONENT = 1000
 #: Longest exponent text read as a number (longer exponents are compared as text).
 MAX_EXPONENT_TEXT = 100
@@ -63,7 +64,7 @@ class LargeNumber:
 
     Its value is ``sign * int(digits) * 10**exponent``; ``digits`` has no leading or
     trailing zero, so two LargeNumbers are equal exactly when their values are. It
-    never equals an ``int`` or a ``Fraction``: numbers within the limits never become
+    never equals an ``int`` or a ``Decimal``: numbers within the limits never become
     a LargeNumber, so no value has both forms.
 
     Attributes:
@@ -142,10 +143,11 @@ def _number(text: str) -> Any:
     negative = sign == "-"
     if len(significant) > MAX_DIGITS or abs(exponent) > MAX_EXPONENT:
         return LargeNumber("-" if negative else "", significant, exponent)
-    mantissa = -int(significant) if negative else int(significant)
     if exponent >= 0:
-        return mantissa * 10**exponent
-    return Fraction(mantissa, 10**-exponent)
+        mantissa = int(significant)
+        return (-mantissa if negative else mantissa) * 10**exponent
+    # exact: a Decimal built from text keeps every digit, whatever the context precision
+    return Decimal(f"{'-' if negative else ''}{significant}E{exponent}")
 
 
 def canonical_answer(value: Any) -> Any:
@@ -153,7 +155,7 @@ def canonical_answer(value: Any) -> Any:
 
     None, NaN and blank text become None ("no answer"); numbers, and text spelling
     a decimal number, become an ``int`` when whole (``170``, ``"170"``, ``170.0``
-    and ``" 170.0 "`` are all ``170``), else an exact ``Fraction`` (a float is read
+    and ``" 170.0 "`` are all ``170``), else an exact ``Decimal`` (a float is read
     as its shortest round-trip decimal), or beyond :data:`MAX_DIGITS` digits or an
     exponent of :data:`MAX_EXPONENT` a :class:`LargeNumber` compared as normalised
     text; other text is stripped; booleans become ``"True"``/``"False"`` (an
@@ -192,6 +194,8 @@ def canonical_answer(value: Any) -> Any:
             return None
         if math.isinf(real):
             return str(real)
+        if isinstance(value, float) and real.is_integer() and abs(real) < 2.0**53:
+            return int(real)  # a double below 2^53 that is whole prints as that integer
         # str: the shortest round-trip decimal of the value's own precision (float32 too)
         return _number(str(value) if isinstance(value, np.floating) else repr(real))
     if isinstance(value, str):
@@ -267,7 +271,7 @@ def _remembered_canonical() -> Callable[[Any], Any]:
     """:func:`canonical_answer` remembering each distinct (type, value) it has seen.
 
     Answers repeat within and across questions, and the canonical form (type tests, a
-    regular expression, an int or Fraction) costs ~20x a dictionary lookup. The type is
+    regular expression, an int or Decimal) costs ~20x a dictionary lookup. The type is
     part of the key because equal values of different types can differ canonically
     (``True`` is ``"True"``, ``1`` is ``1``); a value that is not equal to itself (NaN)
     simply misses every time. Unhashable values go through uncached (and fail where they
