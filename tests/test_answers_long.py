@@ -148,6 +148,15 @@ def test_threshold_is_refused_with_answers(tmp_path, capsys):
     assert "--threshold applies to soft scores, not to --answers" in err
 
 
+@pytest.mark.parametrize("option", [["--from", "lm-eval"], ["--filter", "strict-match"]])
+def test_harness_options_are_refused_with_answers(tmp_path, capsys, option):
+    path = write_csv(tmp_path / "long.csv", long_rows())
+    code, out, err = run(capsys, "report", path, "--answers", "--id", "qid", "--column", "answer",
+                         *option)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"{option[0]} reads a harness's 0/1 outcomes; --answers reads answers" in err
+
+
 def test_sample_needs_id_and_normalize_needs_answers(tmp_path, capsys):
     path = write_csv(tmp_path / "long.csv", long_rows())
     code, _, err = run(capsys, "report", path, "--answers", "--sample", "sample", "--column",

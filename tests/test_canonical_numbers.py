@@ -46,12 +46,16 @@ def test_huge_exponent_is_bounded_and_exact():
 
 
 @pytest.mark.timeout(60)
-def test_exponent_too_long_to_read_is_compared_as_text():
-    # Decimal raised InvalidOperation here; now the text is the answer.
+def test_exponent_beyond_decimal_and_too_long_to_read():
+    # Decimal raised InvalidOperation on a 20-digit exponent; it is read exactly now.
     text = "1e99999999999999999999"
     assert matches(text, text) and matches(text, " " + text + " ")
+    assert matches(text, "10e99999999999999999998") and matches(text, "0.1e100000000000000000000")
     assert not matches(text, "1e99999999999999999998")
-    assert not matches(text, "1")
+    assert not matches(text, "1") and not matches("-" + text, text)
+    # past MAX_EXPONENT_TEXT digits the exponent is not read: the text is the answer
+    huge = "1e" + "9" * (canonical.MAX_EXPONENT_TEXT + 1)
+    assert matches(huge, huge + " ") and not matches(huge, "10e" + "9" * 100 + "8")
     long_exponent = "1e" + "9" * (canonical.MAX_EXPONENT_TEXT + 1)
     assert isinstance(canonical_answer(long_exponent), canonical.NumberText)
     assert kpass.vote_at_k([[text, "2", text]], [text], 1) == pytest.approx(2 / 3, abs=1e-12)

@@ -27,7 +27,8 @@ Rules, in the words of the README:
   as text: still exact (``"1e100000000"`` equals ``"10e99999999"``), and its cost
   is linear in the length of the text. An exponent written with more than
   :data:`MAX_EXPONENT_TEXT` digits is not even read as a number: the stripped
-  text is compared as it is (``"1e99999999999999999999"`` equals only itself).
+  text is compared as it is (``"1e"`` followed by 101 nines equals only itself;
+  ``"1e99999999999999999999"`` is still read, and equals ``"10e99999999999999999998"``).
   Canonical comparison never equates two different values; beyond these limits
   it may fail to equate two spellings of one value (an ``int`` of more than 4300
   digits and its text, say).

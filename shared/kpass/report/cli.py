@@ -438,6 +438,7 @@ def _check_answers_options(args: argparse.Namespace) -> None:
 
     ``--threshold`` turns soft scores into 0/1 outcomes; with ``--answers`` an answer
     is correct when it equals its reference, so there is no score to threshold.
+    ``--from``/``--filter`` read harness outcome files, which ``--answers`` does not.
 
     Raises:
         ValueError: the message for stderr.
@@ -448,6 +449,10 @@ def _check_answers_options(args: argparse.Namespace) -> None:
                          "use --normalize MODULE:FUNCTION)")
     if not args.answers and args.normalize is not None:
         raise ValueError("--normalize applies to sampled answers: add --answers")
+    if args.answers and (args.from_ is not None or args.filter is not None):
+        option = "--from" if args.from_ is not None else "--filter"
+        raise ValueError(f"{option} reads a harness's 0/1 outcomes; --answers reads answers and "
+                         "references (drop one of them)")
 
 
 def run_report(args: argparse.Namespace) -> int:
