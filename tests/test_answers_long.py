@@ -190,6 +190,17 @@ def test_wide_rows_with_id_and_a_repeated_id(tmp_path, capsys):
     assert code == 1 and "question id 'q1' is repeated: line 1 and line 4" in err
 
 
+def test_long_csv_answers_are_text_as_written(tmp_path, capsys):
+    # In a long file (first answers cell not a list) "[1, 2]" is an answer, not a list.
+    path = tmp_path / "long.csv"
+    path.write_text('qid,answer,gold\nq1,7,"[1, 2]"\nq1,"[1, 2]","[1, 2]"\n'
+                    'q1," [1, 2] ","[1, 2]"\n')
+    code, out, err = run(capsys, "report", path, "--answers", "--id", "qid", "--column", "answer",
+                         "--k", "1", "--format", "json", "--metrics", "pass@k")
+    assert code == 0, err
+    assert results(out)[("pass@k", 1)] == pytest.approx(2 / 3, abs=1e-12)
+
+
 def test_long_empty_answer_cell_is_no_answer(tmp_path, capsys):
     path = write_csv(tmp_path / "long.csv", [("q1", 0, "7", "7"), ("q1", 1, "", "7"),
                                              ("q1", 2, " ", "7")])

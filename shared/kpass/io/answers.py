@@ -458,7 +458,7 @@ def _json(source: str, path: Path, names: dict[str, str | None], state: dict[str
         columns = [[column] for column in columns]  # one question, as in the AIME sample
     if not all(isinstance(column, list) for column in columns) or len(
             {len(column) for column in columns}) != 1:
-        listed = ", ".join(f"`{name}`" for name in fields)
+        listed = " and ".join(f"`{name}`" for name in fields)
         raise ReportError(source, f"{listed} must be lists of one entry per "
                                   f"{'row' if 'id' in state else 'question'}, of the same length")
     for index, row in enumerate(zip(*columns, strict=True)):
@@ -478,6 +478,7 @@ def _csv(source: str, path: Path, names: dict[str, str | None], state: dict[str,
                  ("answers", "reference", "id", "sample") if option in state}
         width = max(index.values())
         long = "id" in state
+        lists: bool | None = None if long else True  # with --id, the first row tells
         for record in reader:
             where = f"line {reader.line_num}"
             if not any(cell.strip() for cell in record):
@@ -486,7 +487,9 @@ def _csv(source: str, path: Path, names: dict[str, str | None], state: dict[str,
                 yield where, Unreadable(f"the row has {len(record)} fields"), None, None, None
                 continue
             cell = record[index["answers"]]
-            answers = _answers_cell(cell, long)
+            if lists is None:
+                lists = isinstance(_answers_cell(cell), list)
+            answers = _answers_cell(cell) if lists else cell
             gold: Any = record[index["reference"]]
             if not gold.strip():
                 gold = Unreadable(f"the reference cell (column `{state['reference']}`) is empty; "
@@ -496,17 +499,16 @@ def _csv(source: str, path: Path, names: dict[str, str | None], state: dict[str,
                    record[index["sample"]] if "sample" in index else None)
 
 
-def _answers_cell(cell: str, long: bool) -> Any:
-    """A CSV answers cell: a JSON list; with --id also one answer (the text as it is)."""
-    if long and not cell.lstrip().startswith("["):
-        return cell
+def _answers_cell(cell: str) -> Any:
+    """A CSV answers cell of a wide file: a JSON list of answers.
+
+    With --id, a file whose first answers cell is not a JSON list is long: its cells
+    are answers as they are (``[1, 2]`` too), never parsed.
+    """
     try:
-        answers = json.loads(cell)
+        return json.loads(cell)
     except ValueError:
-        if long:
-            return cell
         return Unreadable(f"cannot read the answers cell {show(cell)} as a JSON list")
-    return answers
 
 
 def _arrow(source: str, path: Path, names: dict[str, str | None], state: dict[str, str],
