@@ -43,7 +43,7 @@ def test_text_is_stripped_and_others_differ():
     assert canonical_answer("0.5") == canonical_answer(0.5) != canonical_answer("1/2")
     assert canonical_answer(True) == "True" != canonical_answer(1)
     assert canonical_answer(None) is None
-    assert canonical_answer(float("nan")) == "nan"
+    assert canonical_answer(float("nan")) is None  # NaN is no answer (issue 18)
     assert canonical_answer(-0.0) == 0
 
 

@@ -88,6 +88,16 @@ _DRAW_TOLERANCE = 1e-12
 # ----------------------------------------------------------------------------- inputs
 
 
+def _floats(values: npt.ArrayLike) -> FloatArray:
+    """``values`` as a float64 array (no copy when it is one: e.g. int counts + a float prior)."""
+    return np.asarray(values, dtype=np.float64)
+
+
+def _ints(values: npt.ArrayLike) -> IntArray:
+    """``values`` as an int64 array (no copy when it is one: e.g. a count of True per row)."""
+    return np.asarray(values, dtype=np.int64)
+
+
 @dataclass(frozen=True)
 class _Clusters:
     """Distinct per-question answer states, sorted cluster sizes, with multiplicities.
@@ -150,7 +160,13 @@ def _clusters(answers: Any, references: Any,
             raise ValueError(f"`references[{i}]` must be an answer; got None")
         try:
             counts = Counter(map(key_of, row))
-            ref = counts.pop(key_of(reference), 0)
+            gold = key_of(reference)
+            if gold is None:
+                raise ValueError(
+                    f"`references[{i}]` must be an answer; got {_show(reference)}, which is "
+                    + ("no answer" if normalize is None else "no answer after `normalize`")
+                    + " (None, NaN or blank text): it would match nothing")
+            ref = counts.pop(gold, 0)
         except TypeError:
             bad = next((j for j, v in enumerate(row) if not isinstance(v, Hashable)), None)
             where = f"answers[{i}][{bad}]={_show(row[bad])}" if bad is not None else (
@@ -340,17 +356,25 @@ def _subset_vote(states: _Clusters, ks: list[int], ties: str) -> FloatArray:
                                      np.cumsum(sizes, axis=1)], axis=1)
         for p, group in _scalings(int(n), wanted):
             table = _binomial_table(int(n), max(group), p)
-            sums = _vote_sums(
-                table[ref],
-                lambda x, s=sizes: (s >= x).sum(axis=1),
-                lambda rows, j, s=sizes, t=table: t[s[rows, j]],
-                lambda rows, d, r=ref, c=cumulative, t=table, n=n: t[n - r[rows] - c[rows, d]],
-                group, ties,
-            )
+
+            def active(x: int, s: IntArray = sizes) -> IntArray:
+                return _ints((s >= x).sum(axis=1))
+
+            def column(rows: IntArray, j: int, s: IntArray = sizes,
+                       t: FloatArray = table) -> FloatArray:
+                return t[s[rows, j]]
+
+            def free(rows: IntArray, d: IntArray, r: IntArray = ref, c: IntArray = cumulative,
+                     t: FloatArray = table, n: int = int(n)) -> FloatArray:
+                return t[n - r[rows] - c[rows, d]]
+
+            sums = _vote_sums(table[ref], active, column, free, group, ties)
             for index, k in enumerate(group):
                 for slot in (i for i, wanted_k in enumerate(ks) if wanted_k == k):
                     out[in_group, slot] = sums[:, index] / table[n, k]
-    return out
+    # A probability: rounding of the scaled sums can leave it a few ulps outside [0, 1]
+    # (1.0000000000000007 for 5 of 8 answers right at k = 7), never more.
+    return np.clip(out, 0.0, 1.0, out=out)
 
 
 # ----------------------------------------------------------------------------- public
@@ -377,17 +401,23 @@ def vote_at_k(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashab
         module docstring); it is never enumerated.
 
     Conventions:
-        Answers are compared by canonical form: numbers as numbers (170, "170",
-        170.0 and "170.0" are one answer), text stripped of surrounding space,
-        booleans as the text "True"/"False"; "0.5" and "1/2" stay different unless
-        ``normalize`` maps them together.
-        ``None`` means "no answer": it occupies a draw but never wins, even when
-        it is the most frequent. A question whose reference never occurs scores 0.
+        Answers are compared by canonical form: numbers by exact decimal value
+        (170, "170", 170.0 and "170.0" are one answer; "1e-400" is not 0; past
+        1000 digits or an exponent of 1000 the normalised text is compared, so
+        the cost stays linear), text stripped of surrounding space, booleans as
+        the text "True"/"False"; "0.5" and "1/2" stay different unless
+        ``normalize`` maps them together (:mod:`kpass._core.canonical`).
+        "No answer" -- None, NaN or blank text, given or returned by
+        ``normalize`` -- occupies a draw but never wins, even when it is the most
+        frequent, and never matches (not even another no answer). A reference
+        that is no answer is an error. A question whose reference never occurs
+        scores 0.
         At k = 1 the value is the fraction of answers equal to the reference.
 
     Args:
         answers: one list of hashable final answers per question (lengths may differ).
-        references: the gold answer of each question (not None).
+        references: the gold answer of each question (not None, NaN or blank, also
+            after ``normalize``).
         k: answers per vote, 1 <= k <= n; or a sequence of k (returns a list, in order).
         ties: ``"fractional"`` (default; a tie among t + 1 answers that includes the
             reference scores 1/(t + 1)) or ``"wrong"`` (any tie scores 0).
@@ -396,14 +426,18 @@ def vote_at_k(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashab
         short: ``"error"`` (default) refuses questions with fewer than k answers;
             ``"skip"`` leaves them out for that k.
         normalize: a function answer -> answer applied to every answer and
-            reference before the canonical form (e.g. a math answer extractor).
+            reference before the canonical form (e.g. a math answer extractor);
+            what it maps to None, NaN or blank text is no answer.
 
     Returns:
-        float (or numpy array with ``per_question``); a list of them for several k.
+        float in [0, 1] (or numpy array with ``per_question``); a list of them for
+        several k.
 
     Raises:
         ValueError: k < 1 or k > n (with ``short="error"``), an unknown tie rule or
-            short policy, an empty question, a None reference, or ``answers`` and
+            short policy, an empty question, a reference that is no answer (None,
+            NaN, blank, or so after ``normalize``), ``normalize`` raising or calling
+            ``sys.exit`` (the message names it and the answer), or ``answers`` and
             ``references`` of different lengths.
         TypeError: k not an int, unhashable answers, or ``answers`` not a list of lists.
 
@@ -474,9 +508,9 @@ def _posterior_means(states: _Clusters, ks: list[int], ties: str, prior: float
     q = m / (A + m), m their largest (the smaller k read lower coefficients), each
     divided by the probability of its own total.
     """
-    alpha_ref = states.ref + prior
+    alpha_ref = _floats(states.ref + prior)
     alpha_other = np.where(states.sizes > 0, states.sizes + prior, 0.0)
-    alpha_pool = states.none + prior
+    alpha_pool = _floats(states.none + prior)
     total = alpha_ref + alpha_other.sum(axis=1) + alpha_pool
     width = (states.sizes > 0).sum(axis=1)
     out = np.empty((states.n.size, len(ks)))
@@ -486,14 +520,23 @@ def _posterior_means(states: _Clusters, ks: list[int], ties: str, prior: float
         ref_table = _negative_binomial_table(alpha_ref, top, q)
         other_table = _negative_binomial_table(alpha_other, top, q)
         pool_table = _negative_binomial_table(alpha_pool, top, q)
-        sums = _vote_sums(ref_table, lambda x: width,
-                          lambda rows, j, o=other_table: o[rows, j],
-                          lambda rows, d, p=pool_table: p[rows], group, ties)
+
+        def active(x: int) -> IntArray:
+            return width
+
+        def column(rows: IntArray, j: int, o: FloatArray = other_table) -> FloatArray:
+            return o[rows, j]
+
+        def free(rows: IntArray, d: IntArray, p: FloatArray = pool_table) -> FloatArray:
+            return p[rows]
+
+        sums = _vote_sums(ref_table, active, column, free, group, ties)
         norms = _negative_binomial_table(total, top, q)[:, group]
         for index, k in enumerate(ks):
             if k in group:
                 out[:, index] = sums[:, group.index(k)] / norms[:, group.index(k)]
-    return out
+    # A probability: rounding can leave it a few ulps outside [0, 1] (as in _subset_vote).
+    return np.clip(out, 0.0, 1.0, out=out)
 
 
 def _poisson_table(mean: FloatArray, top: int) -> FloatArray:
@@ -511,7 +554,7 @@ def _poisson_table(mean: FloatArray, top: int) -> FloatArray:
     steps = np.empty((mean.size, top + 1))
     steps[:, 0] = np.exp(-mean)
     steps[:, 1:] = mean[:, None] / np.arange(1, top + 1)
-    return np.cumprod(steps, axis=1)
+    return _floats(np.cumprod(steps, axis=1))
 
 
 def _draw_votes(pi_ref: FloatArray, pi_other: FloatArray, pi_pool: FloatArray, ks: list[int],
@@ -546,13 +589,18 @@ def _draw_votes(pi_ref: FloatArray, pi_other: FloatArray, pi_pool: FloatArray, k
         # tails[r, j, x] = P(Poisson(m pi_j) >= x); leading columns reach x most easily.
         tails = np.cumsum(other_table[..., ::-1], axis=-1)[..., ::-1] + poisson.sf(
             top, top * pi_other)[..., None]
-        sums = _vote_sums(
-            ref_table,
-            lambda x, t=tails, c=cut: (t[:, :, x] > c).sum(axis=1),
-            lambda rows, j, o=other_table: o[rows, j],
-            lambda rows, d, m=top: _poisson_table(m * beyond[rows, d], m),
-            group, ties, floor=_DRAW_TOLERANCE * float(norms.min()),
-        ) / norms
+
+        def active(x: int, t: FloatArray = tails, c: float = cut) -> IntArray:
+            return _ints((t[:, :, x] > c).sum(axis=1))
+
+        def column(rows: IntArray, j: int, o: FloatArray = other_table) -> FloatArray:
+            return o[rows, j]
+
+        def free(rows: IntArray, d: IntArray, m: int = top) -> FloatArray:
+            return _poisson_table(m * beyond[rows, d], m)
+
+        sums = _vote_sums(ref_table, active, column, free, group, ties,
+                          floor=_DRAW_TOLERANCE * float(norms.min())) / norms
         for index, k in enumerate(ks):
             if k in group:
                 out[:, index] = sums[:, group.index(k)]
@@ -609,7 +657,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
 
     Args:
         answers: one list of hashable final answers per question (lengths may differ).
-        references: the gold answer of each question (not None).
+        references: the gold answer of each question (not None, NaN or blank).
         k: votes of k draws, k >= 1; or a sequence of k (returns a list).
         ties: ``"fractional"`` (default) or ``"wrong"``, as in :func:`vote_at_k`.
         confidence: credibility of the interval, in (0, 1).
@@ -709,9 +757,9 @@ def _cross_moment(states: _Clusters, k: int, other_k: int, ties: str,
     """Exact E[g_k(pi) g_l(pi)], l = ``other_k`` (see :mod:`kpass._core.vote_pairs`)."""
     from scipy.stats import binom
 
-    alpha_ref = states.ref + prior
+    alpha_ref = _floats(states.ref + prior)
     alpha_other = np.where(states.sizes > 0, states.sizes + prior, 0.0)
-    alpha_pool = states.none + prior
+    alpha_pool = _floats(states.none + prior)
     total = alpha_ref + alpha_other.sum(axis=1) + alpha_pool
     size = k + other_k
     q = size / (total + size)
@@ -747,7 +795,7 @@ def _control_moments(states: _Clusters, rate: int, prior: float
     (:mod:`kpass._core.vote_poisson`): E[G_ref] = Var[G_ref] = a, and
     E[G_ref c] = a E[c | a + 1] (size bias of a Gamma variate).
     """
-    alpha_ref = states.ref + prior
+    alpha_ref = _floats(states.ref + prior)
     alpha_other = np.where(states.sizes > 0, states.sizes + prior, 0.0)
     total = alpha_ref + alpha_other.sum(axis=1) + states.none + prior
     tau = rate / total

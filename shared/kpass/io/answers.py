@@ -5,19 +5,31 @@ the reference, 1, 2, ... for the distinct wrong ones, None for "no answer"), whi
 is all :func:`kpass.vote.vote_at_k` needs; the binary counts (answers equal to the
 reference) come with them, so the pass metrics are reported from the same file.
 Memory is one small integer per answer, not the answer strings.
+
+"No answer" -- None, NaN, blank text, or what ``--normalize`` turns into one of them
+-- is coded None: it never matches the reference, nor another "no answer". A
+reference that is no answer (an empty CSV cell, a null, a normaliser that finds
+nothing in it) is an error naming its line: such a question could never be right.
+
+With ``--id`` (and optionally ``--sample``) the file is long: one row per sample,
+holding one answer and the question's reference, grouped by question id wherever
+the rows lie; every row of a question must carry the same reference, and a
+repeated (id, sample) pair is an error naming both lines. A row whose answers
+cell is a list holds a whole question (its id then may not repeat).
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .._core.canonical import answer_key, canonical_answer
+from .._core.canonical import answer_key, canonical_answer, function_name
 from .._core.inputs import BinaryCounts
 from .formats import (
     BOM,
@@ -37,14 +49,14 @@ REFERENCE_COLUMNS = ("ground_truth", "reference", "gold", "target", "answer")
 
 
 def _pick(names: list[str], requested: str | None, defaults: tuple[str, ...], what: str,
-          source: str, where: str | None = None) -> str:
+          source: str, where: str | None = None, exclude: tuple[str, ...] = ()) -> str:
     found = ", ".join(f"`{name}`" for name in names) or "none"
     if requested is not None:
         if requested in names:
             return requested
         raise ReportError(source, f"no {what} column `{requested}`; the columns are {found}", where)
     for name in defaults:
-        if name in names:
+        if name in names and name not in exclude:
             return name
     looked = ", ".join(f"`{name}`" for name in defaults)
     option = "--column" if what == "answers" else "--reference"
@@ -53,10 +65,12 @@ def _pick(names: list[str], requested: str | None, defaults: tuple[str, ...], wh
 
 
 def _encode(answers: Any, reference: Any, label: str,
-            key: Callable[[Any], Any] = canonical_answer) -> list[int | None] | str:
+            key: Callable[[Any], Any] = canonical_answer,
+            normalizer: str | None = None) -> list[int | None] | str:
     """Integer codes of one question's answers, or the reason they cannot be read.
 
-    Answers are compared by ``key`` (canonical form: 170, "170" and 170.0 match).
+    Answers are compared by ``key`` (canonical form: 170, "170" and 170.0 match);
+    answers whose key is None (no answer) are coded None.
     """
     if isinstance(answers, Unreadable):
         return answers.problem
@@ -64,22 +78,49 @@ def _encode(answers: Any, reference: Any, label: str,
         return f"`{label}` must be a list of answers; got {show(answers)}"
     if not answers:
         return f"`{label}` is an empty list; a question needs at least one answer"
+    codes = _reference_codes(reference, key, normalizer)
+    if isinstance(codes, str):
+        return codes
+    return _code_answers(answers, label, key, codes)
+
+
+def _reference_codes(reference: Any, key: Callable[[Any], Any],
+                     normalizer: str | None) -> dict[Any, int] | str:
+    """The code table of one question, ``{reference key: 0}``, or why the reference is unusable."""
+    if isinstance(reference, Unreadable):
+        return reference.problem
     if reference is None or isinstance(reference, (list, dict)):
         return f"the reference must be one answer (not null or a list); got {show(reference)}"
     try:
-        codes: dict[Any, int] = {key(reference): 0}
-        encoded: list[int | None] = []
-        for position, answer in enumerate(answers):
-            if answer is None:
-                encoded.append(None)
-            elif isinstance(answer, (list, dict)):
-                return f"`{label}` must hold final answers; got {label}[{position}]={show(answer)}"
-            else:
-                encoded.append(codes.setdefault(key(answer), len(codes)))
+        gold = key(reference)
     except ValueError as error:  # the user's normaliser failed: say on which answer
         return str(error)
     except TypeError:
-        return "the normaliser returned an unhashable value (e.g. a list); return text or a number"
+        return _UNHASHABLE
+    if gold is None:
+        after = f" after --normalize {normalizer}" if normalizer else ""
+        return (f"the reference {show(reference)} is no answer{after} (None, NaN or blank text), "
+                "so no answer could match it; give every question a reference")
+    return {gold: 0}
+
+
+_UNHASHABLE = "the normaliser returned an unhashable value (e.g. a list); return text or a number"
+
+
+def _code_answers(answers: list[Any], label: str, key: Callable[[Any], Any],
+                  codes: dict[Any, int]) -> list[int | None] | str:
+    """Codes of ``answers`` in the table ``codes`` (extended with new wrong answers)."""
+    encoded: list[int | None] = []
+    try:
+        for position, answer in enumerate(answers):
+            if isinstance(answer, (list, dict)):
+                return f"`{label}` must hold final answers; got {label}[{position}]={show(answer)}"
+            value = key(answer)
+            encoded.append(None if value is None else codes.setdefault(value, len(codes)))
+    except ValueError as error:  # the user's normaliser failed: say on which answer
+        return str(error)
+    except TypeError:
+        return _UNHASHABLE
     return encoded
 
 
@@ -107,6 +148,9 @@ def import_normalizer(spec: str) -> Callable[[Any], Any]:
         sys.path.insert(0, "")
     try:
         module = importlib.import_module(module_name)
+    except SystemExit as stop:  # a script's `sys.exit()` at import would end kpass silently
+        raise ReportError("--normalize", f"cannot import {module_name!r}: importing it called "
+                                         f"sys.exit({stop.code!r})") from None
     except Exception as error:  # noqa: BLE001 - importing user code may raise anything
         raise ReportError("--normalize", f"cannot import {module_name!r} "
                                          f"({type(error).__name__}: {error})") from None
@@ -118,26 +162,37 @@ def import_normalizer(spec: str) -> Callable[[Any], Any]:
 
 def load_answers(source: str, *, column: str | None = None, reference: str | None = None,
                  skip_bad: bool = False, chunk_size: int = 65536,
-                 normalize: Callable[[Any], Any] | None = None
-                 ) -> tuple[LoadedFile, list[list[int | None]]]:
+                 normalize: Callable[[Any], Any] | None = None, id: str | None = None,  # noqa: A002
+                 sample: str | None = None) -> tuple[LoadedFile, list[list[int | None]]]:
     """Read sampled answers and references; return counts and integer-coded answers.
 
     Args:
         source: a JSONL, JSON, CSV/TSV or Parquet file, or a datasets directory.
         column: the answers column (default ``answers``).
         reference: the reference column (default: the first of ``ground_truth``,
-            ``reference``, ``gold``, ``target``, ``answer``).
-        skip_bad: leave unreadable rows out (listed in ``bad_rows``) instead of stopping.
+            ``reference``, ``gold``, ``target``, ``answer`` that is not the answers
+            column).
+        skip_bad: leave unreadable rows out (listed in ``bad_rows``) instead of stopping
+            (not with ``id``: every row of a question counts).
         chunk_size: rows per pyarrow batch.
         normalize: a function answer -> answer applied before comparing (answers
             and references are compared by canonical form either way).
+        id: the question-id column: the file is long, one answer per row, and rows
+            are grouped by id wherever they lie (a row whose answers cell is a list
+            holds a whole question instead).
+        sample: with ``id``, the sample-id column; a repeated (id, sample) pair is an
+            error naming both lines.
 
     Returns:
-        The file's binary counts (answers equal to the reference) and, per question,
-        its answers coded 0 (the reference), 1, 2, ... (other answers) or None.
+        The file's binary counts (answers equal to the reference; with ``id``, keyed
+        by question id in first-seen order) and, per question, its answers coded 0
+        (the reference), 1, 2, ... (other answers) or None (no answer).
 
     Raises:
-        ReportError: as :func:`kpass.io.readers.load_counts`, for answers and references.
+        ReportError: as :func:`kpass.io.readers.load_counts`, for answers and
+            references; a reference that is no answer (empty cell, null, NaN, or
+            nothing left after ``normalize``); with ``id``, a question whose rows
+            disagree on the reference, a repeated (id, sample) pair or wide id.
 
     Example:
         >>> from kpass.data import sample_path
@@ -153,56 +208,210 @@ def load_answers(source: str, *, column: str | None = None, reference: str | Non
         raise ReportError(source, "the file is empty; it holds no questions")
     if fmt == "npy":
         raise ReportError(source, "a .npy file holds 0/1 outcomes, not answers; drop --answers")
+    if id is None and sample is not None:
+        raise ReportError(source, "--sample needs --id COLUMN (the question of each sample)")
+    if id is not None and skip_bad:
+        raise ReportError(source, "--skip-bad is not available with --id or --sample: every row "
+                                  "of a question counts, so a bad row stops the run with its line")
+    names = {"answers": column, "reference": reference, "id": id, "sample": sample}
     state: dict[str, str] = {}
-    records = _RECORDS[fmt](source, path, column, reference, state, chunk_size)
-    questions: list[list[int | None]] = []
-    bad_rows: list[tuple[str, str]] = []
-    shortest = (0, "")
+    records = _RECORDS[fmt](source, path, names, state, chunk_size)
     key = answer_key(normalize)
+    normalizer = function_name(normalize) if normalize is not None else None
+    questions: _Questions = (_ById(source, key, normalizer, state) if id is not None
+                             else _ByRow(source, key, normalizer, state, skip_bad))
     try:
-        for where, answers, gold in records:
-            encoded = _encode(answers, gold, state.get("answers", "answers"), key)
-            if isinstance(encoded, str):
-                if not skip_bad:
-                    raise ReportError(source, encoded, where)
-                bad_rows.append((where, encoded))
-                continue
-            if not questions or len(encoded) < shortest[0]:
-                shortest = (len(encoded), where)
-            questions.append(encoded)
+        for record in records:
+            questions.add(*record)
     except read_errors() as error:
         at = state.get("at")
         where = f"after {at}" if at is not None and isinstance(error, EOFError) else at
         raise ReportError(source, describe_read_error(error), where) from None
-    if not questions:
+    coded, firsts, ids = questions.coded, questions.first, questions.ids
+    if not coded:
         raise ReportError(source, "no readable question" + (
-            f"; all {len(bad_rows)} rows are bad" if bad_rows else ""))
-    counts = BinaryCounts(np.array([len(q) for q in questions], dtype=np.int64),
-                          np.array([q.count(0) for q in questions], dtype=np.int64))
-    loaded = LoadedFile(source, path, state.get("answers"), counts, shortest[1], bad_rows)
-    return loaded, questions
+            f"; all {len(questions.bad_rows)} rows are bad" if questions.bad_rows else ""))
+    n = np.array([len(q) for q in coded], dtype=np.int64)
+    counts = BinaryCounts(n, np.array([q.count(0) for q in coded], dtype=np.int64),
+                          ids=tuple(ids) if ids is not None else None)
+    loaded = LoadedFile(source, path, state.get("answers"), counts, firsts[int(np.argmin(n))],
+                        questions.bad_rows)
+    return loaded, coded
 
 
-Record = tuple[str, Any, Any]
+Record = tuple[str, Any, Any, Any, Any]
+"""(where, answers, reference, question id, sample id); the ids are None unless asked for."""
 
 
-def _from_dict(record: Any, where: str, source: str, column: str | None, reference: str | None,
+class _Questions:
+    """Coded questions accumulated record by record."""
+
+    def __init__(self, source: str, key: Callable[[Any], Any], normalizer: str | None,
+                 state: dict[str, str]) -> None:
+        self.source = source
+        self.key = key
+        self.normalizer = normalizer
+        self.state = state
+        self.coded: list[list[int | None]] = []
+        self.first: list[str] = []
+        self.ids: list[Any] | None = None
+        self.bad_rows: list[tuple[str, str]] = []
+
+    def add(self, where: str, answers: Any, gold: Any, qid: Any, sample: Any) -> None:
+        raise NotImplementedError
+
+
+class _ByRow(_Questions):
+    """One question per record (the wide format)."""
+
+    def __init__(self, source: str, key: Callable[[Any], Any], normalizer: str | None,
+                 state: dict[str, str], skip_bad: bool) -> None:
+        super().__init__(source, key, normalizer, state)
+        self.skip_bad = skip_bad
+
+    def add(self, where: str, answers: Any, gold: Any, qid: Any, sample: Any) -> None:
+        encoded = _encode(answers, gold, self.state.get("answers", "answers"), self.key,
+                          self.normalizer)
+        if isinstance(encoded, str):
+            if not self.skip_bad:
+                raise ReportError(self.source, encoded, where)
+            self.bad_rows.append((where, encoded))
+            return
+        self.coded.append(encoded)
+        self.first.append(where)
+
+
+class _ById(_Questions):
+    """Records grouped by question id: one answer per row (long), or a whole question (wide)."""
+
+    def __init__(self, source: str, key: Callable[[Any], Any], normalizer: str | None,
+                 state: dict[str, str]) -> None:
+        super().__init__(source, key, normalizer, state)
+        self.ids = []
+        self.slot: dict[Any, int] = {}
+        self.tables: list[dict[Any, int]] = []
+        self.golds: list[Any] = []
+        self.pairs: dict[tuple[Any, Any], str] = {}
+        self.shape: str | None = None
+
+    def add(self, where: str, answers: Any, gold: Any, qid: Any, sample: Any) -> None:
+        label = self.state.get("answers", "answers")
+        if isinstance(answers, Unreadable):
+            raise ReportError(self.source, answers.problem, where)
+        qid = _question_id(qid, "question id", self.source, where)
+        shape = "wide" if isinstance(answers, list) else "long"
+        if self.shape is None:
+            self.shape = shape
+        elif shape != self.shape:
+            raise ReportError(self.source, f"a {shape} row (`{label}` = {show(answers)}) in a "
+                                           f"file whose first row is {self.shape}", where)
+        slot = self.slot.get(qid)
+        if shape == "wide":
+            if "sample" in self.state:
+                raise ReportError(self.source, "--sample applies to long files (one answer per "
+                                               "row); this row holds a list of answers", where)
+            if slot is not None:
+                raise ReportError(self.source, f"question id {qid!r} is repeated: "
+                                               f"{self.first[slot]} and {where}")
+            encoded = _encode(answers, gold, label, self.key, self.normalizer)
+            if isinstance(encoded, str):
+                raise ReportError(self.source, encoded, where)
+            self._new(qid, where, {}, None)
+            self.coded[-1] = encoded
+            return
+        if "sample" in self.state:
+            pair = (qid, _question_id(sample, "sample id", self.source, where))
+            if pair in self.pairs:
+                raise ReportError(self.source, f"(id, sample) = ({pair[0]!r}, {pair[1]!r}) is "
+                                               f"repeated: {self.pairs[pair]} and {where}")
+            self.pairs[pair] = where
+        if slot is None:
+            codes = _reference_codes(gold, self.key, self.normalizer)
+            if isinstance(codes, str):
+                raise ReportError(self.source, codes, where)
+            slot = self._new(qid, where, codes, gold)
+        else:
+            self._same_reference(slot, gold, where)
+        encoded = _code_answers([answers], label, self.key, self.tables[slot])
+        if isinstance(encoded, str):
+            raise ReportError(self.source, encoded.replace(f"{label}[0]", label), where)
+        self.coded[slot].extend(encoded)
+
+    def _new(self, qid: Any, where: str, codes: dict[Any, int], gold: Any) -> int:
+        assert self.ids is not None
+        slot = self.slot[qid] = len(self.coded)
+        self.ids.append(qid)
+        self.coded.append([])
+        self.first.append(where)
+        self.tables.append(codes)
+        self.golds.append(gold)
+        return slot
+
+    def _same_reference(self, slot: int, gold: Any, where: str) -> None:
+        """Refuse a row whose reference differs from the first row's of its question."""
+        first = self.golds[slot]
+        if gold is first or gold == first:
+            return
+        codes = _reference_codes(gold, self.key, self.normalizer)
+        if isinstance(codes, str):
+            raise ReportError(self.source, codes, where)
+        if codes.keys() != {next(iter(self.tables[slot]))}:
+            assert self.ids is not None
+            raise ReportError(self.source, f"question id {self.ids[slot]!r} has two references: "
+                                           f"{show(first)} ({self.first[slot]}) and {show(gold)}",
+                              where)
+
+
+def _question_id(value: Any, what: str, source: str, where: str) -> Any:
+    """A question or sample id as str or int; integer text (CSV) becomes an int, so files match."""
+    if isinstance(value, Unreadable):
+        raise ReportError(source, value.problem, where)
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            raise ReportError(source, f"the {what} is empty", where)
+        return int(text) if _INT_TEXT.fullmatch(text) else text
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    raise ReportError(source, f"{what} {show(value)} must be a string or an integer", where)
+
+
+_INT_TEXT = re.compile(r"-?(0|[1-9][0-9]{0,17})", re.ASCII)
+
+
+def _columns(names: dict[str, str | None], present: list[str], source: str,
+             where: str | None, state: dict[str, str]) -> None:
+    """Resolve the answers, reference, id and sample columns among ``present`` into ``state``."""
+    state["answers"] = _pick(present, names["answers"], ANSWER_COLUMNS, "answers", source, where)
+    state["reference"] = _pick(present, names["reference"], REFERENCE_COLUMNS, "reference",
+                               source, where, exclude=(state["answers"],))
+    found = ", ".join(f"`{name}`" for name in present) or "none"
+    for option in ("id", "sample"):
+        wanted = names[option]
+        if wanted is not None:
+            if wanted not in present:
+                raise ReportError(source, f"no column `{wanted}` (--{option}); the columns are "
+                                          f"{found}", where)
+            state[option] = wanted
+
+
+def _from_dict(record: Any, where: str, source: str, names: dict[str, str | None],
                state: dict[str, str]) -> Record:
     if not isinstance(record, dict):
         problem = f"expected an object with answers and a reference; got {show(record)}"
-        return where, Unreadable(problem), None
+        return where, Unreadable(problem), None, None, None
     if "answers" not in state:
-        state["answers"] = _pick(list(record), column, ANSWER_COLUMNS, "answers", source, where)
-        state["reference"] = _pick(list(record), reference, REFERENCE_COLUMNS, "reference",
-                                   source, where)
-    for name in (state["answers"], state["reference"]):
-        if name not in record:
-            return where, Unreadable(f"the record has no `{name}` field"), None
-    return where, record[state["answers"]], record[state["reference"]]
+        _columns(names, list(record), source, where, state)
+    fields = [state.get(option) for option in ("answers", "reference", "id", "sample")]
+    for name in fields:
+        if name is not None and name not in record:
+            return where, Unreadable(f"the record has no `{name}` field"), None, None, None
+    answers, gold, qid, sample = (record[name] if name is not None else None for name in fields)
+    return where, answers, gold, qid, sample
 
 
-def _jsonl(source: str, path: Path, column: str | None, reference: str | None,
-           state: dict[str, str], chunk_size: int) -> Iterator[Record]:
+def _jsonl(source: str, path: Path, names: dict[str, str | None], state: dict[str, str],
+           chunk_size: int) -> Iterator[Record]:
     with _open_bytes(path) as (stream, _):
         for number, line in _numbered(stream, state):
             if not line.strip():
@@ -211,9 +420,9 @@ def _jsonl(source: str, path: Path, column: str | None, reference: str | None,
                 record = json.loads(line)
             except ValueError as error:
                 problem = f"not valid JSON ({getattr(error, 'msg', error)})"
-                yield f"line {number}", Unreadable(problem), None
+                yield f"line {number}", Unreadable(problem), None, None, None
                 continue
-            yield _from_dict(record, f"line {number}", source, column, reference, state)
+            yield _from_dict(record, f"line {number}", source, names, state)
 
 
 def _numbered(stream: Any, state: dict[str, str]) -> Iterator[tuple[int, bytes]]:
@@ -223,8 +432,8 @@ def _numbered(stream: Any, state: dict[str, str]) -> Iterator[tuple[int, bytes]]
         yield number, line[len(BOM):] if number == 1 and line.startswith(BOM) else line
 
 
-def _json(source: str, path: Path, column: str | None, reference: str | None,
-          state: dict[str, str], chunk_size: int) -> Iterator[Record]:
+def _json(source: str, path: Path, names: dict[str, str | None], state: dict[str, str],
+          chunk_size: int) -> Iterator[Record]:
     text = read_text(source, path)
     start = _skip_space(text, 0)
     try:
@@ -232,87 +441,107 @@ def _json(source: str, path: Path, column: str | None, reference: str | None,
     except json.JSONDecodeError as error:
         raise ReportError(source, f"not valid JSON ({error.msg})", f"line {error.lineno}") from None
     if _skip_space(text, end) < len(text):
-        yield from _jsonl(source, path, column, reference, state, chunk_size)
+        yield from _jsonl(source, path, names, state, chunk_size)
         return
     if isinstance(document, list):
         for record, line in zip(document, _element_lines(text, start), strict=True):
-            yield _from_dict(record, f"line {line}", source, column, reference, state)
+            yield _from_dict(record, f"line {line}", source, names, state)
         return
     if not isinstance(document, dict):
         raise ReportError(source, "expected a list of records or an object of columns", "line 1")
-    state["answers"] = _pick(list(document), column, ANSWER_COLUMNS, "answers", source)
-    state["reference"] = _pick(list(document), reference, REFERENCE_COLUMNS, "reference", source)
-    answers, golds = document[state["answers"]], document[state["reference"]]
-    if isinstance(answers, list) and not any(isinstance(a, list) for a in answers):
-        answers, golds = [answers], [golds]  # one question, as in the AIME sample
-    if not isinstance(answers, list) or not isinstance(golds, list) or len(answers) != len(golds):
-        raise ReportError(source, f"`{state['answers']}` and `{state['reference']}` must be "
-                                  "lists of one entry per question, of the same length")
-    for index, (question, gold) in enumerate(zip(answers, golds, strict=True)):
-        yield f"question {index + 1}", question, gold
+    _columns(names, list(document), source, None, state)
+    fields = [state[option] for option in ("answers", "reference", "id", "sample")
+              if option in state]
+    columns = [document[name] for name in fields]
+    if "id" not in state and isinstance(columns[0], list) and not any(
+            isinstance(a, list) for a in columns[0]):
+        columns = [[column] for column in columns]  # one question, as in the AIME sample
+    if not all(isinstance(column, list) for column in columns) or len(
+            {len(column) for column in columns}) != 1:
+        listed = " and ".join(f"`{name}`" for name in fields)
+        raise ReportError(source, f"{listed} must be lists of one entry per "
+                                  f"{'row' if 'id' in state else 'question'}, of the same length")
+    for index, row in enumerate(zip(*columns, strict=True)):
+        values = list(row) + [None] * (4 - len(row))
+        yield f"{'row' if 'id' in state else 'question'} {index + 1}", *values
 
 
-def _csv(source: str, path: Path, column: str | None, reference: str | None,
-         state: dict[str, str], chunk_size: int) -> Iterator[Record]:
+def _csv(source: str, path: Path, names: dict[str, str | None], state: dict[str, str],
+         chunk_size: int) -> Iterator[Record]:
     delimiter = "\t" if detect_format(path) == "tsv" else ","
     with _open_bytes(path) as (stream, _):
         reader = csv.reader((line.decode("utf-8") for _, line in _numbered(stream, state)),
                             delimiter=delimiter)
-        names = [name.strip() for name in next(reader, [])]
-        state["answers"] = _pick(names, column, ANSWER_COLUMNS, "answers", source, "line 1")
-        state["reference"] = _pick(names, reference, REFERENCE_COLUMNS, "reference", source,
-                                   "line 1")
-        first, second = names.index(state["answers"]), names.index(state["reference"])
+        header = [name.strip() for name in next(reader, [])]
+        _columns(names, header, source, "line 1", state)
+        index = {option: header.index(state[option]) for option in
+                 ("answers", "reference", "id", "sample") if option in state}
+        width = max(index.values())
+        long = "id" in state
+        lists: bool | None = None if long else True  # with --id, the first row tells
         for record in reader:
             where = f"line {reader.line_num}"
             if not any(cell.strip() for cell in record):
                 continue
-            if max(first, second) >= len(record):
-                yield where, Unreadable(f"the row has {len(record)} fields"), None
+            if width >= len(record):
+                yield where, Unreadable(f"the row has {len(record)} fields"), None, None, None
                 continue
-            try:
-                answers = json.loads(record[first])
-            except ValueError:
-                answers = Unreadable(f"cannot read the answers cell {show(record[first])} as a "
-                                     "JSON list")
+            cell = record[index["answers"]]
+            if lists is None:
+                lists = isinstance(_answers_cell(cell), list)
+            answers = _answers_cell(cell) if lists else cell
+            gold: Any = record[index["reference"]]
+            if not gold.strip():
+                gold = Unreadable(f"the reference cell (column `{state['reference']}`) is empty; "
+                                  "every question needs its reference")
             # CSV cells are text; the canonical form makes "170" and 170 one answer.
-            yield where, answers, record[second]
+            yield (where, answers, gold, record[index["id"]] if long else None,
+                   record[index["sample"]] if "sample" in index else None)
 
 
-def _arrow(source: str, path: Path, column: str | None, reference: str | None,
-           state: dict[str, str], chunk_size: int) -> Iterator[Record]:
+def _answers_cell(cell: str) -> Any:
+    """A CSV answers cell of a wide file: a JSON list of answers.
+
+    With --id, a file whose first answers cell is not a JSON list is long: its cells
+    are answers as they are (``[1, 2]`` too), never parsed.
+    """
+    try:
+        return json.loads(cell)
+    except ValueError:
+        return Unreadable(f"cannot read the answers cell {show(cell)} as a JSON list")
+
+
+def _arrow(source: str, path: Path, names: dict[str, str | None], state: dict[str, str],
+           chunk_size: int) -> Iterator[Record]:
     pa = _need_pyarrow(source)
     import pyarrow.parquet as pq
 
+    options = ("answers", "reference", "id", "sample")
     if detect_format(path) == "parquet":
         handle = pq.ParquetFile(path)
-        names = handle.schema_arrow.names
-        state["answers"] = _pick(names, column, ANSWER_COLUMNS, "answers", source)
-        state["reference"] = _pick(names, reference, REFERENCE_COLUMNS, "reference", source)
+        _columns(names, handle.schema_arrow.names, source, None, state)
         batches = handle.iter_batches(batch_size=chunk_size,
-                                      columns=[state["answers"], state["reference"]])
+                                      columns=[state[o] for o in options if o in state])
     else:
-        batches = _dataset_batches(pa, dataset_files(source, path), source, column, reference,
-                                   state)
+        batches = _dataset_batches(pa, dataset_files(source, path), source, names, state)
     row = 0
     for batch in batches:
-        answers = batch.column(state["answers"]).to_pylist()
-        golds = batch.column(state["reference"]).to_pylist()
-        for question, gold in zip(answers, golds, strict=True):
+        columns = [batch.column(state[o]).to_pylist() if o in state else None for o in options]
+        answers, golds = columns[0] or [], columns[1] or []
+        qids, samples = columns[2], columns[3]
+        for i in range(len(answers)):
             row += 1
-            yield f"row {row}", question, gold
+            yield (f"row {row}", answers[i], golds[i], qids[i] if qids is not None else None,
+                   samples[i] if samples is not None else None)
 
 
-def _dataset_batches(pa: Any, files: list[Path], source: str, column: str | None,
-                     reference: str | None, state: dict[str, str]) -> Iterator[Any]:
+def _dataset_batches(pa: Any, files: list[Path], source: str, names: dict[str, str | None],
+                     state: dict[str, str]) -> Iterator[Any]:
     for path in files:
         with pa.memory_map(str(path)) as handle:
             stream = pa.ipc.open_stream(handle)
             if "answers" not in state:
-                names = stream.schema.names
-                state["answers"] = _pick(names, column, ANSWER_COLUMNS, "answers", source)
-                state["reference"] = _pick(names, reference, REFERENCE_COLUMNS, "reference",
-                                           source)
+                _columns(names, stream.schema.names, source, None, state)
             yield from stream
 
 

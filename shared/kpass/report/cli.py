@@ -233,16 +233,20 @@ def build_parser() -> argparse.ArgumentParser:
                              "(fractional, default) or 0 (wrong)")
     report.add_argument("--id", metavar="COLUMN",
                         help="the question-id column: rows are grouped by question wherever they "
-                             "lie (long format, one row per sample); wide files get their ids")
+                             "lie (long format, one row per sample; with --answers, one answer "
+                             "and the question's reference per row); wide files get their ids")
     report.add_argument("--sample", metavar="COLUMN",
                         help="with --id, the sample-id column; a repeated (id, sample) pair is "
                              "an error")
     report.add_argument("--threshold", type=_finite, metavar="T",
                         help="soft scores in [0, 1]: a sample is correct iff its score > T; "
-                             "the report adds the mean soft score, accuracy (n runs average)")
+                             "the report adds the mean soft score, accuracy (n runs average); "
+                             "not with --answers")
     report.add_argument("--normalize", metavar="MODULE:FUNCTION",
                         help="with --answers, a Python function str -> str applied to answers "
-                             "and references before comparing (e.g. a math answer extractor)")
+                             "and references before comparing (e.g. a math answer extractor); "
+                             "an answer it maps to None, NaN or blank text is wrong, a reference "
+                             "it maps to one is an error")
     report.add_argument("--plot", metavar="FILE.png", type=_plot_path,
                         help="also draw Pass@k, Pass^k, G-Pass@k_tau and Maj@k against k; the "
                              "extension picks the format: .png, .pdf or .svg")
@@ -393,7 +397,7 @@ def _load(sources: list[str], args: argparse.Namespace, warnings: list[str]
 
             item, coded = load_answers(source, column=args.column, reference=args.reference,
                                        skip_bad=args.skip_bad, chunk_size=args.chunk_size,
-                                       normalize=normalize)
+                                       normalize=normalize, id=args.id, sample=args.sample)
             if not item.counts.n_correct.any():
                 warning = (f"{source}: no answer matches its reference in any of the "
                            f"{item.counts.n_questions} questions; are the answers and "
@@ -429,6 +433,28 @@ def _load(sources: list[str], args: argparse.Namespace, warnings: list[str]
     return loaded, answers
 
 
+def _check_answers_options(args: argparse.Namespace) -> None:
+    """Refuse options that would be ignored with (or without) ``--answers``.
+
+    ``--threshold`` turns soft scores into 0/1 outcomes; with ``--answers`` an answer
+    is correct when it equals its reference, so there is no score to threshold.
+    ``--from``/``--filter`` read harness outcome files, which ``--answers`` does not.
+
+    Raises:
+        ValueError: the message for stderr.
+    """
+    if args.answers and args.threshold is not None:
+        raise ValueError("--threshold applies to soft scores, not to --answers (an answer is "
+                         "correct when it equals its reference; to change what counts as equal, "
+                         "use --normalize MODULE:FUNCTION)")
+    if not args.answers and args.normalize is not None:
+        raise ValueError("--normalize applies to sampled answers: add --answers")
+    if args.answers and (args.from_ is not None or args.filter is not None):
+        option = "--from" if args.from_ is not None else "--filter"
+        raise ValueError(f"{option} reads a harness's 0/1 outcomes; --answers reads answers and "
+                         "references (drop one of them)")
+
+
 def run_report(args: argparse.Namespace) -> int:
     """Run ``kpass report`` with parsed arguments.
 
@@ -449,6 +475,7 @@ def run_report(args: argparse.Namespace) -> int:
             sources, notes = [str(sample_path())], [SAMPLE_NOTE]
         try:
             families = parse_metrics(args.metrics, answers=args.answers)
+            _check_answers_options(args)
         except ValueError as error:
             print(f"kpass report: error: {error}", file=sys.stderr)
             return 2
