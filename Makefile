@@ -29,10 +29,12 @@ demo: $(VENV)/.core
 
 test: $(VENV)/.test browser
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 	$(PY) -m pytest
 
 lint: $(VENV)/.test
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 
 bench: $(VENV)/.test
 	$(PY) benchmarks/run.py

@@ -69,7 +69,7 @@ def _nb_pmf(alpha: FloatArray, top: int, p: FloatArray) -> FloatArray:
     steps = np.empty(alpha.shape + (top + 1,))
     steps[..., 0] = np.exp(start)
     steps[..., 1:] = (p * 1.0)[..., None] * (alpha[..., None] + (y - 1)) / y
-    return np.cumprod(steps, axis=-1)
+    return np.cumprod(steps, axis=-1, dtype=np.float64)
 
 
 def _reach(alpha_ref: FloatArray, p: FloatArray) -> IntArray:
@@ -171,7 +171,7 @@ def _poisson_pmf(mean: FloatArray, top: int) -> FloatArray:
     steps = np.empty(mean.shape + (top + 1,))
     steps[..., 0] = np.exp(-mean)
     steps[..., 1:] = mean[..., None] / np.arange(1, top + 1)
-    return np.cumprod(steps, axis=-1)
+    return np.cumprod(steps, axis=-1, dtype=np.float64)
 
 
 def control_values(rate_ref: FloatArray, rate_other: FloatArray) -> FloatArray:
