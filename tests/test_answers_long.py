@@ -233,3 +233,20 @@ def test_answers_column_is_never_the_default_reference(tmp_path, capsys):
                          "--k", "1", "--format", "json", "--metrics", "pass@k")
     assert code == 0, err
     assert results(out)[("pass@k", 1)] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("name, text", [
+    ("deep.jsonl", '{"answers": ' + "[" * 20000 + "]" * 20000 + ', "reference": "1"}\n'),
+    ("ref.jsonl", '{"answers": ["1", "2"], "reference": ' + "[" * 1000 + "]" * 1000 + "}\n"),
+    ("deep.json", '[{"answers": ' + "[" * 5000 + "]" * 5000 + ', "reference": "1"}]'),
+    ("deep.csv", 'answers,reference\n"' + "[" * 5000 + "]" * 5000 + '",1\n'),
+])
+def test_answer_files_nested_too_deeply_are_one_line_errors(tmp_path, capsys, name, text):
+    from kpass.cli import main
+
+    path = tmp_path / name
+    path.write_text(text)
+    code = main(["report", str(path), "--answers"])
+    _, err = capsys.readouterr()
+    assert code == 1 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert name in err and ("nested" in err) and ("line 1" in err or "line 2" in err), err

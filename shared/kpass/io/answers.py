@@ -42,7 +42,16 @@ from .formats import (
     read_text,
 )
 from .readers import LoadedFile
-from .rows import ReportError, Unreadable, describe_read_error, read_errors, show
+from .rows import (
+    ReportError,
+    Unreadable,
+    check_nesting,
+    describe_read_error,
+    json_problem,
+    read_errors,
+    show,
+    too_deep,
+)
 
 ANSWER_COLUMNS = ("answers",)
 REFERENCE_COLUMNS = ("ground_truth", "reference", "gold", "target", "answer")
@@ -416,11 +425,13 @@ def _jsonl(source: str, path: Path, names: dict[str, str | None], state: dict[st
         for number, line in _numbered(stream, state):
             if not line.strip():
                 continue
+            deep = too_deep(line)  # measured before a parser that can crash sees it
             try:
+                if deep is not None:
+                    raise RecursionError
                 record = json.loads(line)
-            except ValueError as error:
-                problem = f"not valid JSON ({getattr(error, 'msg', error)})"
-                yield f"line {number}", Unreadable(problem), None, None, None
+            except (ValueError, RecursionError) as error:
+                yield f"line {number}", Unreadable(json_problem(error)), None, None, None
                 continue
             yield _from_dict(record, f"line {number}", source, names, state)
 
@@ -435,6 +446,7 @@ def _numbered(stream: Any, state: dict[str, str]) -> Iterator[tuple[int, bytes]]
 def _json(source: str, path: Path, names: dict[str, str | None], state: dict[str, str],
           chunk_size: int) -> Iterator[Record]:
     text = read_text(source, path)
+    check_nesting(text, source)
     start = _skip_space(text, 0)
     try:
         document, end = json.JSONDecoder().raw_decode(text, start)
@@ -506,9 +518,12 @@ def _answers_cell(cell: str) -> Any:
     are answers as they are (``[1, 2]`` too), never parsed.
     """
     try:
+        if too_deep(cell) is not None:
+            raise RecursionError
         return json.loads(cell)
-    except ValueError:
-        return Unreadable(f"cannot read the answers cell {show(cell)} as a JSON list")
+    except (ValueError, RecursionError):
+        return Unreadable(f"cannot read the answers cell {show(cell)} as a JSON list (not "
+                          "valid JSON, or nested too deeply)")
 
 
 def _arrow(source: str, path: Path, names: dict[str, str | None], state: dict[str, str],
