@@ -60,6 +60,7 @@ from .rows import (
     read_errors,
     show,
 )
+from .shards import shard_paths
 
 __all__ = ["HARNESSES", "LongRecord", "detect_harness", "get_path", "group_counts",
            "harness_records", "is_path", "lighteval_records", "lm_eval_records",
@@ -464,7 +465,19 @@ def load_file(source: str, *, tool: str | None = None, filter: str | None = None
     or when the plain reader cannot use the file and :func:`detect_harness`
     recognises it (so a plain file costs nothing extra). The counts of a harness
     file carry its question ids, so ``kpass compare`` matches two runs by id.
+
+    A folder of part files or a glob pattern (:func:`kpass.io.shards.shard_paths`) is
+    read part by part, in sorted order, and pooled: the questions of all parts, as one
+    file holding every row in that order would give.
     """
+    parts = shard_paths(source)
+    if parts is not None:
+        if tool is not None or filter is not None or is_path(column):
+            raise ReportError(source, "harness files and nested --column paths are read one "
+                                      "file at a time; give each as its own input")
+        return _pooled(source, [load_file(part, column=column, chunk_size=chunk_size,
+                                          skip_bad=skip_bad, progress=None)
+                                for part in parts])
     if not Path(source).exists():
         raise ReportError(source, "no such file or directory")
     if tool is None and filter is None and not is_path(column):
@@ -480,6 +493,24 @@ def load_file(source: str, *, tool: str | None = None, filter: str | None = None
     counts, ids, label = load_harness(source, tool, column, filter)
     shortest = int(counts.n_samples.argmin())
     return LoadedFile(source, Path(source), label, counts, f"question {ids[shortest]!r}")
+
+
+def _pooled(source: str, loaded: list[LoadedFile]) -> LoadedFile:
+    """One input from the parts of a sharded one: counts concatenated in part order."""
+    columns = {item.column for item in loaded}
+    if len(columns) > 1:
+        first, second = sorted(columns, key=str)[:2]
+        raise ReportError(source, f"the parts use different outcome columns ({first}, "
+                                  f"{second}); give --column")
+    try:
+        counts = BinaryCounts.concat([item.counts for item in loaded])
+    except ValueError as error:  # some parts carry question ids, some do not
+        raise ReportError(source, f"the parts cannot be pooled: {error}") from None
+    shortest = min(loaded, key=lambda item: item.n_min)
+    bad_rows = [(f"{Path(item.source).name}, {where}", problem)
+                for item in loaded for where, problem in item.bad_rows]
+    return LoadedFile(source, loaded[0].path, loaded[0].column, counts,
+                      f"{Path(shortest.source).name}, {shortest.shortest}", bad_rows)
 
 
 def load_harness(source: str, tool: str | None, column: str | None = None,

@@ -54,6 +54,7 @@ from .rows import (
     read_errors,
     show,
 )
+from .shards import shard_paths
 
 _SEPARATORS = re.compile(r"[\s,;|]")
 
@@ -117,14 +118,18 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
             score outside [0, 1], a repeated (id, sample) pair or wide id (with both
             lines), an id that is not a string or an integer.
     """
+    if id is None and sample is not None:
+        raise ReportError(source, "--sample needs --id COLUMN (the question of each sample)")
+    parts = shard_paths(source)
+    if parts is not None:
+        return _load_parts(source, parts, id, sample, column, threshold, max(1, chunk_size),
+                           tool, filter)
     path = Path(source)
     if not path.exists():
         raise ReportError(source, "no such file or directory")
     fmt = detect_format(path)
     if fmt == "npy":
         raise ReportError(source, "a .npy matrix has no id column; drop --id")
-    if id is None and sample is not None:
-        raise ReportError(source, "--sample needs --id COLUMN (the question of each sample)")
     if tool is None and _may_be_harness(path, fmt):
         from .harness import detect_harness
 
@@ -140,6 +145,37 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
     except read_errors() as error:
         raise ReportError(source, describe_read_error(error)) from None
     return tally.result(path, names["column"])
+
+
+def _load_parts(source: str, parts: list[str], id: str | None,  # noqa: A002
+                sample: str | None, column: str | None, threshold: float | None,
+                chunk_size: int, tool: str | None, filter: str | None,  # noqa: A002
+                ) -> LongFile:
+    """The part files of a sharded input (:func:`kpass.io.shards.shard_paths`) as one table.
+
+    Every part is tallied into one set of per-question counts, so a question's samples
+    may lie in several parts, and a repeated (id, sample) pair is found across parts;
+    messages name the part and its line.
+    """
+    if tool is not None or filter is not None:
+        raise ReportError(source, "harness files are read one file at a time; give each as "
+                                  "its own input (--from and --filter do not apply to a "
+                                  "folder or pattern of parts)")
+    fmt = detect_format(Path(parts[0]))
+    if fmt in ("npy", "datasets"):
+        raise ReportError(source, f"parts of format {fmt} are not read as one table; give "
+                                  "JSONL, JSON, CSV, TSV or Parquet parts")
+    tally = _Tally(source, sample is not None, threshold)
+    names = {"id": id, "sample": sample, "column": column}
+    for part in parts:
+        label = Path(part).name
+        try:
+            for where, ids, samples, values in _CHUNKS[fmt](part, Path(part), names,
+                                                            chunk_size):
+                tally.add([f"{label}, {w}" for w in where], ids, samples, values)
+        except read_errors() as error:
+            raise ReportError(source, f"{label}: {describe_read_error(error)}") from None
+    return tally.result(Path(parts[0]), names["column"])
 
 
 def _may_be_harness(path: Path, fmt: str) -> bool:
