@@ -40,6 +40,7 @@ import numpy as np
 
 from .._core.counts import BinaryCounts
 from .formats import _open_bytes, dataset_files, detect_format, parse_cell
+from .long_fast import fast_long_counts
 from .readers import LoadedFile
 from .rows import (
     LONG_HINT,
@@ -137,8 +138,12 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
     if tool is not None or filter is not None:
         return _load_harness(source, path, tool, filter, id, sample, column, threshold,
                              max(1, chunk_size))
-    tally = _Tally(source, sample is not None, threshold)
     names = {"id": id, "sample": sample, "column": column}
+    fast = fast_long_counts(path, fmt, names, threshold, max(1, chunk_size))
+    if fast is not None:  # pyarrow grouped it; any doubt went to the line-by-line reader
+        counts, used = fast
+        return _fast_result(source, path, counts, used)
+    tally = _Tally(source, sample is not None, threshold)
     try:
         for where, ids, samples, values in _CHUNKS[fmt](source, path, names, max(1, chunk_size)):
             tally.add(where, ids, samples, values)
@@ -165,8 +170,16 @@ def _load_parts(source: str, parts: list[str], id: str | None,  # noqa: A002
     if fmt in ("npy", "datasets"):
         raise ReportError(source, f"parts of format {fmt} are not read as one table; give "
                                   "JSONL, JSON, CSV, TSV or Parquet parts")
-    tally = _Tally(source, sample is not None, threshold)
     names = {"id": id, "sample": sample, "column": column}
+    if sample is None:  # parts grouped by pyarrow add up by id (with --sample, pairs are
+        # checked across parts by the line-by-line reader)
+        fast = [fast_long_counts(Path(part), fmt, dict(names), threshold, chunk_size)
+                for part in parts]
+        if all(item is not None for item in fast) and len({item[1] for item in fast
+                                                            if item is not None}) == 1:
+            counts = BinaryCounts.concat([item[0] for item in fast if item is not None])
+            return _fast_result(source, Path(parts[0]), counts, fast[0][1] if fast[0] else None)
+    tally = _Tally(source, sample is not None, threshold)
     for part in parts:
         label = Path(part).name
         try:
@@ -176,6 +189,14 @@ def _load_parts(source: str, parts: list[str], id: str | None,  # noqa: A002
         except read_errors() as error:
             raise ReportError(source, f"{label}: {describe_read_error(error)}") from None
     return tally.result(Path(parts[0]), names["column"])
+
+
+def _fast_result(source: str, path: Path, counts: BinaryCounts, column: str | None
+                 ) -> LongFile:
+    """A :class:`LongFile` of counts grouped on the fast path (questions named by id)."""
+    assert counts.ids is not None
+    shortest = f"question {counts.ids[int(np.argmin(counts.n_samples))]!r}"
+    return LongFile(source, path, column, counts, shortest, [], None)
 
 
 def _may_be_harness(path: Path, fmt: str) -> bool:
