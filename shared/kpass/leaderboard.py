@@ -73,6 +73,7 @@ from .stats import (
     _counts_of,
     _dataset_statistic,
     _ids,
+    _jackknife_units,
     _labels,
     _one_k,
     _per_question,
@@ -311,22 +312,12 @@ def _jackknife_covariance(statistics: list[Any], keys: np.ndarray,
     leave-one-out value) when there are no clusters; the diagonal is the jackknife SE^2 of
     :func:`kpass.standard_error`.
     """
-    m = keys.shape[0]
-    if codes is None:
-        _, first, weights = np.unique(keys, axis=0, return_index=True, return_counts=True)
-        masks = [np.arange(m) != i for i in first]
-        groups = m
-    else:
-        labels = np.unique(codes)
-        masks = [codes != label for label in labels]
-        weights = np.ones(labels.size, dtype=np.int64)
-        groups = labels.size
-    if groups < 2:
-        raise ValueError(f"`runs`: the jackknife needs at least 2 questions or clusters; got "
-                         f"{groups}")
+    try:
+        masks, w, groups = _jackknife_units(keys, codes)
+    except ValueError as error:
+        raise ValueError(f"`runs`: {error}") from None
     # leave_out[u, j, k]: statistic of model j at the k-th budget without unit u.
     leave_out = np.array([[statistic(mask) for statistic in statistics] for mask in masks])
-    w = weights.astype(float)
     spread = leave_out - np.einsum("u,ujk->jk", w, leave_out) / w.sum()
     return [(groups - 1) / groups * np.einsum("u,uj,ui->ji", w, spread[:, :, index],
                                                spread[:, :, index])

@@ -273,13 +273,13 @@ def _counts_of(R: Any) -> BinaryCounts:
     return R if isinstance(R, BinaryCounts) else _kpass().binary_counts(R)
 
 
-def _jackknife(statistic: Callable[[np.ndarray], list[float]], keys: np.ndarray,
-               codes: np.ndarray | None) -> list[float]:
-    """Delete-one-group jackknife SE of a vector statistic (groups: questions or clusters).
+def _jackknife_units(keys: np.ndarray, codes: np.ndarray | None
+                     ) -> tuple[list[np.ndarray], np.ndarray, int]:
+    """The leave-one-out masks of a jackknife over questions or clusters, their weights, G.
 
-    SE^2 = (G-1)/G sum_g (theta_(-g) - theta_bar)^2. Without clusters every question is a
-    group, and leaving out any of the questions that share a row of ``keys`` (their
-    counts) gives the same theta, so the statistic is evaluated once per distinct row.
+    Without clusters every question is a group, and leaving out any of the questions that
+    share a row of ``keys`` (their counts) gives the same statistic, so one mask stands for
+    each distinct row, weighted by how many questions share it.
     """
     m = keys.shape[0]
     if codes is None:
@@ -294,8 +294,18 @@ def _jackknife(statistic: Callable[[np.ndarray], list[float]], keys: np.ndarray,
     if groups < 2:
         raise TooFewQuestionsError(
             f"the jackknife needs at least 2 questions or clusters; got {groups}")
+    return masks, weights.astype(float), groups
+
+
+def _jackknife(statistic: Callable[[np.ndarray], list[float]], keys: np.ndarray,
+               codes: np.ndarray | None) -> list[float]:
+    """Delete-one-group jackknife SE of a vector statistic (groups: questions or clusters).
+
+    SE^2 = (G-1)/G sum_g (theta_(-g) - theta_bar)^2, evaluated once per distinct unit
+    (:func:`_jackknife_units`).
+    """
+    masks, weights, groups = _jackknife_units(keys, codes)
     leave_out = np.array([statistic(mask) for mask in masks])  # (units, K)
-    weights = weights.astype(float)
     spread = leave_out - weights @ leave_out / weights.sum()
     return [math.sqrt((groups - 1) / groups * float(weights @ (col * col))) for col in spread.T]
 

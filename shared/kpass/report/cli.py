@@ -293,22 +293,13 @@ def _add_compare(commands: Any) -> None:
     compare.add_argument("--clusters", metavar="COLUMN",
                          help="cluster label column of A's file (questions about one passage, "
                               "say): clustered standard errors")
-    compare.add_argument("--k", action="append", type=_positive_ints, metavar="K[,K...]",
-                         help="the k to compare (default: as kpass report)")
-    compare.add_argument("--metrics", type=_metrics, metavar="LIST",
-                         help="comma-separated metrics, or all (default: as kpass report)")
-    compare.add_argument("--tau", type=_taus, default=[0.5], metavar="TAU[,TAU...]",
-                         help="G-Pass@k thresholds in [0, 1] (default: 0.5)")
-    compare.add_argument("--confidence", type=_confidence, default=0.95, metavar="C",
-                         help="level of the intervals (default: 0.95); the MDE uses alpha = "
-                              "1 - C and 80%% power")
-    compare.add_argument("--short", choices=("error", "skip"), default="error",
-                         help="questions with fewer than k samples in either file: refuse "
-                              "(error, default) or leave them out of both at that k (skip)")
-    compare.add_argument("--format", choices=("table", "markdown", "csv", "json"),
-                         default="table", help="output format (default: table)")
-    compare.add_argument("--digits", type=_count(0, 15), default=3, metavar="D",
-                         help="decimals in table and markdown output (default: 3)")
+    _selection_options(compare, k_help="the k to compare (default: as kpass report)",
+                       metrics_help="comma-separated metrics, or all (default: as kpass "
+                                    "report)",
+                       confidence_help="level of the intervals (default: 0.95); the MDE uses "
+                                       "alpha = 1 - C and 80%% power",
+                       short_help="questions with fewer than k samples in either file: refuse "
+                                  "(error, default) or leave them out of both at that k (skip)")
     compare.add_argument("--plot", metavar="FILE.png", type=_plot_path,
                          help="also draw the difference A - B against k with its interval band")
     compare.add_argument("--skip-bad", action="store_true",
@@ -317,6 +308,28 @@ def _add_compare(commands: Any) -> None:
     compare.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
                          help="rows read and counted at a time (default: 65536)")
     compare.set_defaults(handler=_run_compare, command_parser=compare)
+
+
+def _selection_options(command: argparse.ArgumentParser, *, k_help: str, metrics_help: str,
+                       confidence_help: str, short_help: str) -> None:
+    """Add the options that select and format the numbers, shared by compare and leaderboard.
+
+    ``--k``, ``--metrics``, ``--tau``, ``--confidence``, ``--short``, ``--format`` and
+    ``--digits``, with each command's own help texts where they differ.
+    """
+    command.add_argument("--k", action="append", type=_positive_ints, metavar="K[,K...]",
+                         help=k_help)
+    command.add_argument("--metrics", type=_metrics, metavar="LIST", help=metrics_help)
+    command.add_argument("--tau", type=_taus, default=[0.5], metavar="TAU[,TAU...]",
+                         help="G-Pass@k thresholds in [0, 1] (default: 0.5)")
+    command.add_argument("--confidence", type=_confidence, default=0.95, metavar="C",
+                         help=confidence_help)
+    command.add_argument("--short", choices=("error", "skip"), default="error",
+                         help=short_help)
+    command.add_argument("--format", choices=("table", "markdown", "csv", "json"),
+                         default="table", help="output format (default: table)")
+    command.add_argument("--digits", type=_count(0, 15), default=3, metavar="D",
+                         help="decimals in table and markdown output (default: 3)")
 
 
 def _add_leaderboard(commands: Any) -> None:
@@ -343,21 +356,12 @@ def _add_leaderboard(commands: Any) -> None:
     board.add_argument("--clusters", metavar="COLUMN",
                        help="a column of the first file labelling question clusters (clustered "
                             "standard errors)")
-    board.add_argument("--k", action="append", type=_positive_ints, metavar="K[,K...]",
-                       help="the k to rank at (default: 1)")
-    board.add_argument("--metrics", type=_metrics, metavar="LIST",
-                       help="comma-separated metrics (default: pass@k)")
-    board.add_argument("--tau", type=_taus, default=[0.5], metavar="TAU[,TAU...]",
-                       help="G-Pass@k thresholds in [0, 1] (default: 0.5)")
-    board.add_argument("--confidence", type=_confidence, default=0.95, metavar="C",
-                       help="level of the intervals and of the joint rank sets (default: 0.95)")
-    board.add_argument("--short", choices=("error", "skip"), default="error",
-                       help="questions with fewer than k samples: refuse (error, default) or "
-                            "leave them out at that k (skip)")
-    board.add_argument("--format", choices=("table", "markdown", "csv", "json"),
-                       default="table", help="output format (default: table)")
-    board.add_argument("--digits", type=_count(0, 15), default=3, metavar="D",
-                       help="decimals in table and markdown output (default: 3)")
+    _selection_options(board, k_help="the k to rank at (default: 1)",
+                       metrics_help="comma-separated metrics (default: pass@k)",
+                       confidence_help="level of the intervals and of the joint rank sets "
+                                       "(default: 0.95)",
+                       short_help="questions with fewer than k samples: refuse (error, "
+                                  "default) or leave them out at that k (skip)")
     board.add_argument("--plot", metavar="FILE.png", type=_plot_path,
                        help="also draw a forest plot: estimates, intervals and rank sets")
     board.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
