@@ -381,6 +381,17 @@ def build_tab(app: ModuleType, demo: gr.Blocks, module: Any, controls: list[Any]
     with gr.Tab("Leaderboard", elem_id="kpass-tab-board"):
         with gr.Row(equal_height=False, elem_id="kpass-board-main"):
             with gr.Column(scale=4, min_width=300):
+                # What to rank and the button first: the model boxes are long.
+                with gr.Row():
+                    metric = gr.Dropdown(labels, value=labels[0], label="metric",
+                                         min_width=110, elem_id="kpass-board-metric")
+                    ks = gr.Textbox(value="1", label="k", visible=app.uses_k(module),
+                                    min_width=70, elem_id="kpass-board-k")
+                    confidence = gr.Number(value=confidence_default, min_width=110,
+                                           label=f"confidence (default {confidence_default:g})",
+                                           elem_id="kpass-board-confidence")
+                button = gr.Button("Rank", variant="primary", elem_id="kpass-board-run")
+                message = gr.Markdown(elem_id=MESSAGE_ID)
                 groups, names, texts = [], [], []
                 for index in range(MAX_MODELS):
                     name, text = example[index] if index < len(example) else ("", "")
@@ -402,16 +413,6 @@ def build_tab(app: ModuleType, demo: gr.Blocks, module: Any, controls: list[Any]
                                   "the file name)", file_count="multiple",
                                   file_types=[".csv", ".jsonl", ".json", ".txt"], height=100,
                                   elem_id="kpass-board-upload")
-                with gr.Row():
-                    metric = gr.Dropdown(labels, value=labels[0], label="metric",
-                                         min_width=110, elem_id="kpass-board-metric")
-                    ks = gr.Textbox(value="1", label="k", visible=app.uses_k(module),
-                                    min_width=70, elem_id="kpass-board-k")
-                    confidence = gr.Number(value=confidence_default, min_width=110,
-                                           label=f"confidence (default {confidence_default:g})",
-                                           elem_id="kpass-board-confidence")
-                button = gr.Button("Rank", variant="primary", elem_id="kpass-board-run")
-                message = gr.Markdown(elem_id=MESSAGE_ID)
                 gr.Markdown(f"{HELP}\n\n{limits(app)}", elem_id="kpass-board-help")
             with gr.Column(scale=7, min_width=300):
                 table = gr.Dataframe(value=empty_board(), label="Leaderboard, best first",
