@@ -744,7 +744,11 @@ def results_plot(table: pd.DataFrame):
 
 
 def shown(table: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
-    """The table as displayed: numbers rounded, k as text, SE only when the module gives it."""
+    """The table as displayed: numbers rounded, k as text, SE only when the module gives it.
+
+    The ``questions`` column is shown only when the rows differ in it (``short = skip``):
+    else the message says how many questions were used, and the table fits its box.
+    """
     display = table.copy()
     for column in NUMERIC:
         display[column] = [None if v is None or math.isnan(v) else round(float(v), digits)
@@ -754,6 +758,8 @@ def shown(table: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
                             for v in display["questions"]]
     if display["SE"].isna().all():
         display = display.drop(columns="SE")
+    if len(display) and display["questions"].nunique() == 1:
+        display = display.drop(columns="questions")
     return display
 
 

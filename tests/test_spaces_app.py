@@ -62,7 +62,7 @@ def test_example_table_equals_module_results(modules, name):
     expected = expected_table(module, **inputs, **options)
     assert len(table) == len(expected) > 0
     assert table.equals(expected)
-    assert set(table["questions"]) == {"50"}
+    assert "questions" not in table.columns and "over 50 question(s)" in message
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -289,6 +289,18 @@ def test_every_message_says_when_it_was_computed(modules):
     assert re.match("Ranked " + clock, message), message
 
 
+def test_results_table_shows_the_questions_column_only_when_it_varies(modules):
+    module = modules["tailpass_bayes"]
+    controls = app.module_controls(module)
+    values = [app.control_value(c) for c in controls]
+    message, table, _ = app.run(module, controls, app.example_text("categorical"), None,
+                                "1, 2", *values)
+    assert "questions" not in table.columns and "over 50 question(s)" in message, message
+    values = [("skip" if c.name == "short" else app.control_value(c)) for c in controls]
+    _, table, _ = app.run(module, controls, "1 0 1\n0 1 1\n0 1", None, "1, 3", *values)
+    assert sorted(set(table["questions"])) == ["2", "3"]
+
+
 def test_compare_table_shows_the_questions_column_only_when_it_varies(modules):
     module = modules["pass_at_k_bayes"]
     controls = app.module_controls(module)
