@@ -437,4 +437,5 @@ def build_tab(app: ModuleType, demo: gr.Blocks, module: Any, controls: list[Any]
     outputs = [message, table, plot]
     button.click(rank, inputs, outputs).then(None, js=app.scroll_js(MESSAGE_ID, TABLE_ID))
     uploads.upload(rank, inputs, outputs)
+    uploads.clear(rank, inputs, outputs)
     demo.load(rank, inputs, outputs)

@@ -417,6 +417,16 @@ def test_layout_of_every_tab_at_1280_and_420(built, browser):
         stop(process)
 
 
+def tab_boxes():
+    """How many model boxes the Leaderboard tab shows when it opens."""
+    spec = importlib.util.spec_from_file_location("kpass_board_tab_b", REPO / "spaces" /
+                                                  "leaderboard_tab.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module.OPEN_BOXES
+
+
 def test_leaderboard_tab_values_equal_the_core_and_errors_are_located(built, browser):
     import kpass
 
@@ -447,6 +457,9 @@ def test_leaderboard_tab_values_equal_the_core_and_errors_are_located(built, bro
             expected = (str(row.rank_lo) if row.rank_lo == row.rank_hi
                         else f"{row.rank_lo}-{row.rank_hi}")
             assert shown[header.index("rank set")] == expected
+        assert not page.locator(f"#kpass-board-text-{tab_boxes() + 1}").is_visible()
+        page.click("#kpass-board-add")  # one more model box
+        page.locator(f"#kpass-board-text-{tab_boxes() + 1} textarea").wait_for(timeout=10_000)
         lines = page.input_value("#kpass-board-text-2 textarea").splitlines()
         page.fill("#kpass-board-text-2 textarea", "\n".join([lines[0], "0 1 x 0", *lines[2:]]))
         text = press_and_wait(page, "#kpass-board-run", "#kpass-board-message", "Ranked")
