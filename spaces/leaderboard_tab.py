@@ -317,7 +317,11 @@ def run_board(app: ModuleType, module: Any, controls: list[Any], boxes: list[tup
         current = ""
         check_total(app, parsed)
         aligned, matched = align(parsed, where)
-        columns = {name: app.columns_of(questions, names) for name, questions in aligned.items()}
+        columns = {}
+        for name, questions in aligned.items():
+            current = name  # a gold answer given on some lines only names its model
+            columns[name] = app.columns_of(questions, names)
+        current = ""
         if any("R0" in found for found in columns.values()):
             raise ValueError("the leaderboard takes no prior outcomes (R0): remove the "
                              "'| ...' part of the lines")

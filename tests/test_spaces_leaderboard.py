@@ -187,6 +187,10 @@ def test_answers_take_the_first_models_gold_and_refuse_another(modules):
     message, _, _ = rank(module, [("a", "a b a\nb b c"), ("b", "b b a | a\nc c c | c")],
                          "vote@k", "1")
     assert "gold answer after '|' on the lines of box 1 (model 'a')" in message, message
+    message, _, _ = rank(module, [("a", "a b a | a\nb b c | c"), ("b", "b b a | a\nc c c")],
+                         "vote@k", "1")
+    assert message.startswith("**Input error:** box 2 (model 'b'): `references` is given for "
+                               "some questions but not on line 2"), message
 
 
 def test_limits_are_enforced_and_said(modules):
