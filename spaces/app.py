@@ -14,25 +14,31 @@ and ``GRADIO_SERVER_PORT`` (Spaces set them).
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import json
 import math
 import multiprocessing
 import os
 import re
+import sys
 import threading
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-import evaluate  # type: ignore[import-untyped]  # ships no type information
+import evaluate
 import gradio as gr
-import pandas as pd  # type: ignore[import-untyped]  # pandas-stubs is not a dependency
+import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 HERE = Path(__file__).resolve().parent
-NOT_SCRIPTS = {"app.py", "setup.py", "conftest.py"}
+# The Leaderboard tab: a module shipped beside app.py (spaces/build.py copies it).
+TAB_MODULES = ("leaderboard_tab.py",)
+NOT_SCRIPTS = {"app.py", "setup.py", "conftest.py", *TAB_MODULES}
 # Key suffixes of a metric module's flat result dict -> table column.
 SUFFIXES = {"_se": "SE", "_mu": "posterior mean", "_sigma": "sd", "_lo": "lower",
             "_hi": "upper"}
@@ -294,6 +300,7 @@ class Question:
     columns: list[int] | None = None  # column of each value on ``line``, if known
     lines: list[int] | None = None  # line of each value (long format)
     extras: dict[str, Any] = field(default_factory=dict)  # references, R0
+    qid: Any = None  # the question's id, when the input names one (set by group_questions)
 
     def where(self, value: int | None = None) -> str:
         """``line 3, column 5`` for a value (``line 3`` for the question)."""
@@ -462,6 +469,7 @@ def group_questions(questions: list[Question], names: list[str]) -> list[Questio
                     raise ValueError(f"question id {qid!r} is repeated: line {first[qid]} and "
                                      f"line {question.line}")
                 first[qid] = question.line
+            question.qid = qid
             out.append(question)
             continue
         if qid is None:
@@ -471,7 +479,7 @@ def group_questions(questions: list[Question], names: list[str]) -> list[Questio
         if qid not in grouped:
             extras = {name: question.extras[name] for name in names[1:]
                       if name in question.extras}
-            grouped[qid] = Question([], question.line, lines=[], extras=extras)
+            grouped[qid] = Question([], question.line, lines=[], extras=extras, qid=qid)
             out.append(grouped[qid])
         target = grouped[qid]
         target.values.extend(question.values)
@@ -688,6 +696,18 @@ def error_bars(table: pd.DataFrame) -> list[Any]:
             (table["upper"] - table["estimate"]).clip(lower=0)]
 
 
+def lay_out(figure: Figure, axes: Any, legend: bool) -> None:
+    """Legend outside the axes, at the right, and every label inside the figure.
+
+    The legend never covers a band or a point; the page shows the plot's label above the
+    figure (see ``CSS``), so nothing of the page sits on the axes either.
+    """
+    if legend:
+        axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                    fontsize="small", frameon=False)
+    figure.tight_layout(pad=0.6)
+
+
 def results_plot(table: pd.DataFrame):
     """Each metric against k with its credible band; metrics without k as points with intervals."""
     # A bare Figure, not pyplot's: pyplot would keep every request's figure alive.
@@ -712,7 +732,6 @@ def results_plot(table: pd.DataFrame):
         locator = axes.xaxis.get_major_locator()
         if isinstance(locator, MaxNLocator):  # the default AutoLocator is one
             locator.set_params(integer=True)
-        axes.legend(loc="best", fontsize="small")
     else:
         axes.errorbar(range(len(table)), table["estimate"], fmt="o", capsize=6,
                       yerr=error_bars(table))
@@ -720,12 +739,16 @@ def results_plot(table: pd.DataFrame):
         axes.set_xlim(-1, len(table))
     axes.set_ylabel("estimate (dashed: posterior mean)")
     axes.grid(alpha=0.3)
-    figure.tight_layout()
+    lay_out(figure, axes, legend=bool(len(with_k)))
     return figure
 
 
 def shown(table: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
-    """The table as displayed: numbers rounded, k as text, SE only when the module gives it."""
+    """The table as displayed: numbers rounded, k as text, SE only when the module gives it.
+
+    The ``questions`` column is shown only when the rows differ in it (``short = skip``):
+    else the message says how many questions were used, and the table fits its box.
+    """
     display = table.copy()
     for column in NUMERIC:
         display[column] = [None if v is None or math.isnan(v) else round(float(v), digits)
@@ -735,6 +758,8 @@ def shown(table: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
                             for v in display["questions"]]
     if display["SE"].isna().all():
         display = display.drop(columns="SE")
+    if len(display) and display["questions"].nunique() == 1:
+        display = display.drop(columns="questions")
     return display
 
 
@@ -936,6 +961,15 @@ def compute_results(module: evaluate.EvaluationModule, inputs: dict[str, Any],
     return within_deadline(module._compute, **inputs, **options)
 
 
+def stamp() -> str:
+    """The time of a computation, for the page's message: ``09:14:03 UTC``.
+
+    The page opens already computed, so pressing Compute on the same input changes nothing
+    else: the time says that it ran.
+    """
+    return datetime.now(timezone.utc).strftime("%H:%M:%S UTC")
+
+
 def empty_table() -> pd.DataFrame:
     return pd.DataFrame(columns=[c for c in COLUMNS if c != "SE"])
 
@@ -968,7 +1002,8 @@ def run(module: evaluate.EvaluationModule, controls: list[Control], text: str,
     except Exception as error:  # noqa: BLE001 (any other failure: one readable line, no traceback)
         return f"**Input error:** {failure_message(error)}", empty_table(), None
     questions_used(table, questions, options.get("short"))
-    note = f"Computed {len(table)} value(s) over {len(questions)} question(s) from {source}."
+    note = (f"Computed at {stamp()}: {len(table)} value(s) over {len(questions)} question(s) "
+            f"from {source}.")
     if options.get("short") == "skip":
         note += " With short = skip, each k uses only the questions with at least k samples."
     return note, shown(table), results_plot(table)
@@ -1063,7 +1098,6 @@ def compare_plot(table: pd.DataFrame):
         locator = axes.xaxis.get_major_locator()
         if isinstance(locator, MaxNLocator):  # the default AutoLocator is one
             locator.set_params(integer=True)
-        axes.legend(loc="best", fontsize="small")
     else:
         axes.errorbar(range(len(table)), table["A - B"], fmt="o", capsize=6,
                       yerr=[table["A - B"] - table["lower"], table["upper"] - table["A - B"]])
@@ -1071,16 +1105,22 @@ def compare_plot(table: pd.DataFrame):
         axes.set_xlim(-1, len(table))
     axes.set_ylabel("A - B (band: interval)")
     axes.grid(alpha=0.3)
-    figure.tight_layout()
+    lay_out(figure, axes, legend=bool(len(with_k)))
     return figure
 
 
 def shown_compare(table: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
-    """The comparison as displayed: numbers rounded, k as text."""
+    """The comparison as displayed: numbers rounded, k as text.
+
+    The ``questions`` column is shown only when the rows differ in it (``short = skip``):
+    else the message says how many questions were paired, and the table fits its box.
+    """
     display = table.copy()
     for column in COMPARE_COLUMNS[2:-1]:
         display[column] = [round(float(v), digits) for v in display[column]]
     display["k"] = ["" if v is None or v != v else str(int(v)) for v in display["k"]]
+    if len(display) and display["questions"].nunique() == 1:
+        display = display.drop(columns="questions")
     return display
 
 
@@ -1148,9 +1188,61 @@ def run_compare(module: evaluate.EvaluationModule, controls: list[Control], text
         table = within_deadline(compare_models, family, kind, a, b, ks, options)
     except (RecursionError, *COMPARE_ERRORS) as error:
         return compare_failure(error, side, sides)
-    note = (f"Compared {len(table)} value(s) over {len(sides['A'])} paired question(s): "
-            "A - B with its SE over questions; P(A better) from the two posteriors.")
+    note = (f"Compared at {stamp()}: {len(table)} value(s) over {len(sides['A'])} paired "
+            "question(s): A - B with its SE over questions; P(A better) from the two "
+            "posteriors.")
     return note, shown_compare(table), compare_plot(table)
+
+
+# ----------------------------------------------------------------------------- leaderboard
+
+
+def sibling(file_name: str) -> ModuleType:
+    """A module shipped beside this file (``spaces/build.py`` copies it into each Space).
+
+    Loaded by its path, not through ``sys.path``: the repository's ``spaces/`` folder also
+    holds ``build.py``, which must not shadow the ``build`` package.
+    """
+    key = f"{__name__}.{Path(file_name).stem}"
+    if key in sys.modules:
+        return sys.modules[key]
+    spec = importlib.util.spec_from_file_location(key, HERE / file_name)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {file_name} beside {Path(__file__).name} in {HERE}")
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules[key] = loaded
+    try:
+        spec.loader.exec_module(loaded)
+    except BaseException:
+        del sys.modules[key]
+        raise
+    return loaded
+
+
+leaderboard_tab = sibling(TAB_MODULES[0])
+
+
+def run_leaderboard(module: evaluate.EvaluationModule, controls: list[Control],
+                    boxes: list[tuple[str, str]], uploads: list[str] | None, metric: str,
+                    ks_text: str, confidence: Any, *values: Any):
+    """The Leaderboard tab: ``kpass.leaderboard`` of the models; bad input becomes a message.
+
+    Args:
+        module: the loaded metric module.
+        controls: the Compute tab's controls, whose ``values`` follow (their point options
+            apply, as on the Compare tab).
+        boxes: ``(name, text)`` of each model box (empty boxes are skipped).
+        uploads: paths of uploaded files, one model each (named by the file name).
+        metric: one of the module's compared metrics (``pass@k``, ...).
+        ks_text: one k.
+        confidence: level of the intervals and of the joint rank sets.
+
+    Returns:
+        (message, table, forest plot); on bad input the message is one located line
+        ("**Input error:** model 'sft' box, line 3, column 5: ...") and no table.
+    """
+    return leaderboard_tab.run_board(sys.modules[__name__], module, controls, boxes, uploads,
+                                     metric, ks_text, confidence, *values)
 
 
 # ----------------------------------------------------------------------------- the page
@@ -1171,7 +1263,8 @@ UPLOAD_HELP = ("CSV or JSONL: one question a row (an `outcomes` column, or the o
                "a row, every row with its `id` (long format, grouped by id), as `kpass report` "
                "reads them.")
 # Narrow screens: the wide results table scrolls inside its box, never the page, and the
-# results come above the inputs.
+# results come above the inputs (after Compute the page scrolls them into view: SCROLL_JS).
+# Tables wrap their headers to fit their box; a plot's label sits above the figure, not on it.
 COMPARE_HELP = (
     "The same questions for both models, one a line in the same order. It opens on trials "
     "1-2 against trials 3-4 of the tau-bench run (one model twice: the difference should "
@@ -1184,12 +1277,41 @@ CSS = """
   max-width: 100%;}
 #kpass-message p {margin: 0.2em 0; font-size: 0.95em;}
 #kpass-message strong {color: #b91c1c;}
-#kpass-table, #kpass-plot, #kpass-compare-table {min-width: 0; max-width: 100%;
-  overflow-x: auto;}
-#kpass-main, #kpass-main > .column {min-width: 0; max-width: 100%;}
-#kpass-upload .icon-wrap {display: none;}
-@media (max-width: 700px) {#kpass-main {flex-direction: column-reverse;}}
+#kpass-table, #kpass-plot, #kpass-compare-table, #kpass-board-table, #kpass-board-plot {
+  min-width: 0; max-width: 100%; overflow-x: auto;}
+#kpass-main, #kpass-main > .column, #kpass-board-main, #kpass-board-main > .column {
+  min-width: 0; max-width: 100%;}
+:is(#kpass-table, #kpass-compare-table, #kpass-board-table) :is(th, [role=gridcell]) {
+  font-size: 13px;}
+:is(#kpass-table, #kpass-compare-table, #kpass-board-table) .cell-wrap {
+  padding-left: 6px; padding-right: 6px;}
+:is(#kpass-table, #kpass-compare-table, #kpass-board-table) th .header {
+  white-space: normal; word-break: normal; overflow-wrap: normal;}
+#kpass-plot [data-testid="block-label"], #kpass-compare-plot [data-testid="block-label"],
+#kpass-board-plot [data-testid="block-label"] {position: static; margin-bottom: 4px;}
+#kpass-upload .icon-wrap, #kpass-board-upload .icon-wrap {display: none;}
+@media (max-width: 700px) {#kpass-main, #kpass-board-main {flex-direction: column-reverse;}}
 """
+# After Compute on a narrow screen (one column: the results above the inputs), bring what
+# the computation changed into view: the message when it is an error, else the results.
+SCROLL_JS = """(...args) => {
+  if (window.innerWidth > 700) return args;
+  setTimeout(() => {
+    const message = document.querySelector('#%(message)s');
+    const failed = message && message.innerText.includes('Input error');
+    const target = failed ? message : document.querySelector('#%(table)s');
+    if (!target) return;
+    const box = target.getBoundingClientRect();
+    const top = failed ? box.top - (window.innerHeight - box.height) / 2 : box.top - 8;
+    window.scrollTo({top: Math.max(0, window.scrollY + top)});
+  }, 150);
+  return args;
+}"""
+
+
+def scroll_js(message: str, table: str) -> str:
+    """:data:`SCROLL_JS` for one tab's message and results elements."""
+    return SCROLL_JS % {"message": message, "table": table}
 
 
 def parameter_widget(control: Control):
@@ -1247,8 +1369,8 @@ def run_comparison_module(module: evaluate.EvaluationModule, text_a: str, text_b
                                 float(confidence))
     except (RecursionError, *COMPARE_ERRORS) as error:
         return compare_failure(error, side, sides)
-    note = (f"{len(sides['A'])} paired question(s): A - B with its SE over questions; "
-            "P(A better) from the two posteriors.")
+    note = (f"Compared at {stamp()}: {len(sides['A'])} paired question(s): A - B with its "
+            "SE over questions; P(A better) from the two posteriors.")
     return note, shown_compare(table), compare_plot(table)
 
 
@@ -1283,7 +1405,7 @@ def build_comparison_demo(module: evaluate.EvaluationModule) -> gr.Blocks:
             with gr.Column(scale=7, min_width=300):
                 table = gr.Dataframe(value=pd.DataFrame(columns=COMPARE_COLUMNS),
                                      label="A - B on the same questions", interactive=False,
-                                     elem_id="kpass-compare-table", max_height=300)
+                                     elem_id="kpass-compare-table", max_height=300, wrap=True)
                 figure = gr.Plot(label="A - B against k, with its interval",
                                  elem_id="kpass-compare-plot")
 
@@ -1291,7 +1413,8 @@ def build_comparison_demo(module: evaluate.EvaluationModule) -> gr.Blocks:
             return run_comparison_module(module, *args)
 
         inputs = [text_a, text_b, ks, metric, confidence]
-        button.click(compare, inputs, [message, table, figure])
+        button.click(compare, inputs, [message, table, figure]).then(
+            None, js=scroll_js("kpass-compare-message", "kpass-compare-table"))
         demo.load(compare, inputs, [message, table, figure])
     return demo
 
@@ -1341,7 +1464,7 @@ def build_demo(script: Path | None = None, module: evaluate.EvaluationModule | N
                     with gr.Column(scale=7, min_width=300):
                         table = gr.Dataframe(value=empty_table(), label="Results",
                                              interactive=False, elem_id="kpass-table",
-                                             max_height=330)
+                                             max_height=330, wrap=True)
                         plot = gr.Plot(label="Each metric against k, with its credible band",
                                        elem_id="kpass-plot")
             with gr.Tab("Compare two models", elem_id="kpass-tab-compare",
@@ -1368,9 +1491,13 @@ def build_demo(script: Path | None = None, module: evaluate.EvaluationModule | N
                     with gr.Column(scale=7, min_width=300):
                         compare_table = gr.Dataframe(
                             value=pd.DataFrame(columns=COMPARE_COLUMNS), label="A against B",
-                            interactive=False, elem_id="kpass-compare-table", max_height=300)
+                            interactive=False, elem_id="kpass-compare-table", max_height=300,
+                            wrap=True)
                         compare_figure = gr.Plot(label="A - B against k, with its interval",
                                                  elem_id="kpass-compare-plot")
+            if module_family(module) in COMPARED:
+                leaderboard_tab.build_tab(sys.modules[__name__], demo, module, controls,
+                                          widgets)
         gr.Markdown(formulas(module_family(module)), latex_delimiters=LATEX,
                     elem_id="kpass-formulas")
 
@@ -1379,7 +1506,7 @@ def build_demo(script: Path | None = None, module: evaluate.EvaluationModule | N
 
         inputs = [text, upload, ks, *widgets]
         outputs = [message, table, plot]
-        button.click(compute, inputs, outputs)
+        button.click(compute, inputs, outputs).then(None, js=scroll_js(MESSAGE_ID, "kpass-table"))
         upload.upload(compute, inputs, outputs)
         upload.clear(compute, inputs, outputs)
         example.click(lambda: (example_text(kind), None, EXAMPLE_K), None, [text, upload, ks]
@@ -1391,7 +1518,8 @@ def build_demo(script: Path | None = None, module: evaluate.EvaluationModule | N
 
             compare_inputs = [text_a, text_b, compare_ks, *widgets]
             compare_outputs = [compare_message, compare_table, compare_figure]
-            compare_button.click(compare, compare_inputs, compare_outputs)
+            compare_button.click(compare, compare_inputs, compare_outputs).then(
+                None, js=scroll_js("kpass-compare-message", "kpass-compare-table"))
             demo.load(compare, compare_inputs, compare_outputs)
     return demo
 

@@ -5,7 +5,8 @@ Each ``dist/spaces/<name>/`` is complete on its own:
 - ``<name>.py`` (and any sibling script it imports) from ``metrics/<name>/``;
 - ``README.md``: the metric card with Space front matter (``sdk: gradio``,
   ``sdk_version`` = the pinned gradio, ``app_file: app.py``, ``tags``);
-- ``app.py``: the shared demo (``spaces/app.py``), which finds the script beside it;
+- ``app.py``: the shared demo (``spaces/app.py``), which finds the script beside it, and
+  the page's modules it loads beside it (``leaderboard_tab.py``: the Leaderboard tab);
 - ``kpass-<version>-py3-none-any.whl``: the core, built from this checkout;
 - ``requirements.txt``: the wheel plus exact pins of what the app and the
   script import, at the versions installed here.
@@ -22,13 +23,15 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 
-import yaml
+import yaml  # type: ignore[import-untyped]  # types-PyYAML is not a dependency
 
 REPO = Path(__file__).resolve().parent.parent
 METRICS = REPO / "metrics"
 COMPARISONS = REPO / "comparisons"
 DIST = REPO / "dist" / "spaces"
 APP = Path(__file__).resolve().parent / "app.py"
+# Modules of the page shipped beside app.py, which loads them by path (the Leaderboard tab).
+APP_MODULES = (APP.parent / "leaderboard_tab.py",)
 # What the app and the metric scripts import, pinned to the versions installed here.
 PINNED = ("gradio", "evaluate", "datasets", "huggingface_hub", "numpy", "scipy", "matplotlib",
           "pandas")
@@ -144,6 +147,8 @@ def build_space(name: str, wheel: Path, out: Path = DIST, metrics_dir: Path = ME
         if path.name not in REPLACED:
             shutil.copy2(path, target / path.name)
     shutil.copy2(APP, target / "app.py")
+    for path in APP_MODULES:
+        shutil.copy2(path, target / path.name)
     shutil.copy2(wheel, target / wheel.name)
     card_file = source / "README.md"
     card = card_file.read_text(encoding="utf-8") if card_file.is_file() else f"# {name}\n"

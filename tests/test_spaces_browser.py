@@ -5,6 +5,11 @@ table shown matches the kpass core; a bad input shows a located message in view,
 next to the button (no traceback); after Compute the whole results table is in
 view without scrolling. At 420 px wide the page does not scroll sideways. An
 upload recomputes. Screenshots go to ``screenshots/``. About 10 s per Space.
+
+The layout of issue 21, on every tab (Compute, Compare two models, Leaderboard): the
+plot's label badge sits above the figure, not on it; every table fits its box at 1280 px
+(no column cut); pressing the button says what happened (the message's time changes);
+at 420 px the results come into view after the button is pressed.
 """
 
 import importlib.util
@@ -175,7 +180,7 @@ def assert_matches_core(page, name):
             continue
         shown = [float(row[i]) for i in columns]
         assert shown == pytest.approx([float(e) for e in expected], abs=6e-5), (label, k)
-        assert row[header.index("questions")] == "50"
+        assert "questions" not in header  # the same for every row: said by the message
         if label in STANDARD_ERRORS:  # the SE over questions, straight from the core
             import kpass
             from kpass.data import tau_bench_outcomes
@@ -185,6 +190,53 @@ def assert_matches_core(page, name):
             assert float(row[header.index("SE")]) == pytest.approx(se, abs=6e-5), (label, k)
         checked += 1
     assert checked >= 1, f"no row of {name} has a core reference: {rows[:3]}"
+
+
+def assert_plot_clear(page, selector):
+    """The plot's label badge lies above the figure (it used to cover its top tick)."""
+    boxes = page.evaluate("""selector => {
+        const root = document.querySelector(selector);
+        const box = e => e ? e.getBoundingClientRect().toJSON() : null;
+        const badge = root.querySelector('[data-testid=block-label]');
+        const figure = Array.from(root.querySelectorAll('img, svg, canvas'))
+            .find(e => !(badge && badge.contains(e)));
+        return [box(badge), box(figure)];
+    }""", selector)
+    badge, figure = boxes
+    assert figure is not None, f"{selector}: no figure shown"
+    if badge is not None:
+        assert badge["bottom"] <= figure["top"] + 0.5, (selector, badge, figure)
+
+
+def assert_fits(page, selector):
+    """The table's every column lies inside its box: no horizontal overflow, none cut."""
+    widths = page.evaluate("""selector => {
+        const root = document.querySelector(selector);
+        const right = root.getBoundingClientRect().right;
+        const cells = Array.from(root.querySelectorAll('thead th'));
+        const inner = Array.from(root.querySelectorAll('table, .table-wrap'));
+        return {box: root.clientWidth, right: right,
+                cells: cells.map(c => c.getBoundingClientRect().right),
+                scroll: inner.map(e => e.scrollWidth - e.clientWidth),
+                content: Math.max(0, ...inner.map(e => e.scrollWidth))};
+    }""", selector)
+    assert widths["cells"], f"{selector}: no table header"
+    assert max(widths["cells"]) <= widths["right"] + 0.5, (selector, widths)
+    assert max(widths["scroll"]) <= 0 and widths["content"] <= widths["box"], (selector, widths)
+
+
+def press_and_wait(page, button, message, word):
+    """Press ``button``; return the new message once it differs from the one shown."""
+    before = page.inner_text(message)
+    page.wait_for_timeout(1100)  # the message's clock has seconds
+    page.click(button)
+    page.wait_for_function(
+        "([selector, before, word]) => { const e = document.querySelector(selector);"
+        " return e && e.innerText !== before && (e.innerText.includes(word)"
+        " || e.innerText.includes('Input error')); }",
+        arg=[message, before, word], timeout=60_000)
+    page.wait_for_timeout(600)  # the outputs' fade-in and the scroll
+    return page.inner_text(message)
 
 
 def no_sideways_scroll(page):
@@ -202,6 +254,8 @@ def test_space_in_browser(built, browser, name):
         assert_matches_core(page, name)
         assert page.locator("#kpass-plot img, #kpass-plot svg, #kpass-plot canvas").count() > 0
         assert page.locator("#kpass-formulas .katex").count() > 0, "formulas not rendered"
+        assert_plot_clear(page, "#kpass-plot")
+        assert_fits(page, "#kpass-table")
         SCREENSHOTS.mkdir(exist_ok=True)
 
         example = page.input_value("#kpass-input textarea")
@@ -278,7 +332,7 @@ def test_compare_tab_values_equal_the_core(built, browser):
         page.click("#kpass-compare-run")
         page.wait_for_function(
             "() => document.querySelector('#kpass-compare-message').innerText"
-            ".includes('Compared 6 value(s)')", timeout=60_000)
+            ".includes(': 6 value(s)')", timeout=60_000)
         page.wait_for_timeout(400)
         header, shown = table(page, "#kpass-compare-table")
         assert len(shown) == 6
@@ -307,3 +361,112 @@ def stop(process):
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
         process.kill()
+
+
+TABS = (("Compute", "#kpass-run", "#kpass-message", "#kpass-table", "#kpass-plot", "Computed"),
+        ("Compare two models", "#kpass-compare-run", "#kpass-compare-message",
+         "#kpass-compare-table", "#kpass-compare-plot", "Compared"),
+        ("Leaderboard", "#kpass-board-run", "#kpass-board-message", "#kpass-board-table",
+         "#kpass-board-plot", "Ranked"))
+
+
+def test_layout_of_every_tab_at_1280_and_420(built, browser):
+    """Issue 21's layout, measured on each tab: badge off the figure, tables inside their
+    box, a message that changes when the button is pressed, results in view on a phone."""
+    import re
+
+    process, url = serve(built["pass_at_k_bayes"])
+    try:
+        page = browser.new_page(viewport=DESKTOP)
+        page.goto(url)
+        wait_for_message(page, "Computed")
+        SCREENSHOTS.mkdir(exist_ok=True)
+        for tab, button, message, table_id, plot, word in TABS:
+            page.get_by_role("tab", name=tab).click()
+            page.wait_for_function(
+                "selector => document.querySelector(selector).innerText.length > 0",
+                arg=message, timeout=60_000)
+            text = press_and_wait(page, button, message, word)
+            assert re.match(word + r" at \d\d:\d\d:\d\d UTC: ", text), text
+            page.mouse.move(0, 0)
+            assert_plot_clear(page, plot)
+            assert_fits(page, table_id)
+            slug = tab.split()[0].lower()
+            page.screenshot(path=str(SCREENSHOTS / f"tab_{slug}_1280.png"), full_page=True)
+        page.close()
+        phone = {"width": 420, "height": 800}
+        page = browser.new_page(viewport=phone)
+        page.goto(url)
+        wait_for_message(page, "Computed")
+        for tab, button, message, table_id, plot, word in TABS:
+            page.get_by_role("tab", name=tab).click()
+            page.wait_for_function(
+                "selector => document.querySelector(selector).innerText.length > 0",
+                arg=message, timeout=60_000)
+            page.locator(button).scroll_into_view_if_needed()
+            text = press_and_wait(page, button, message, word)
+            assert text.startswith(word), text
+            assert_in_viewport(page, table_id, phone)  # the results came into view
+            assert no_sideways_scroll(page)
+            assert_plot_clear(page, plot)
+            slug = tab.split()[0].lower()
+            page.screenshot(path=str(SCREENSHOTS / f"tab_{slug}_420.png"))  # as seen
+            page.screenshot(path=str(SCREENSHOTS / f"tab_{slug}_420_page.png"), full_page=True)
+        page.close()
+    finally:
+        stop(process)
+
+
+def tab_boxes():
+    """How many model boxes the Leaderboard tab shows when it opens."""
+    spec = importlib.util.spec_from_file_location("kpass_board_tab_b", REPO / "spaces" /
+                                                  "leaderboard_tab.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module.OPEN_BOXES
+
+
+def test_leaderboard_tab_values_equal_the_core_and_errors_are_located(built, browser):
+    import kpass
+
+    process, url = serve(built["pass_at_k_bayes"])
+    try:
+        page = browser.new_page(viewport=DESKTOP)
+        page.goto(url)
+        wait_for_message(page, "Computed")
+        page.get_by_role("tab", name="Leaderboard").click()
+        page.wait_for_function(
+            "() => document.querySelector('#kpass-board-message').innerText.includes('Ranked')",
+            timeout=60_000)
+        page.wait_for_timeout(400)
+        boxes = []
+        for index in range(1, 6):
+            name = page.input_value(f"#kpass-board-name-{index} input, "
+                                    f"#kpass-board-name-{index} textarea")
+            text = page.input_value(f"#kpass-board-text-{index} textarea")
+            boxes.append((name, [[int(x) for x in line.split()] for line in text.splitlines()]))
+        board = kpass.leaderboard(kpass.pass_at_k, dict(boxes), 1)
+        header, rows = table(page, "#kpass-board-table")
+        assert [r[header.index("model")] for r in rows] == [row.name for row in board.rows]
+        for shown, row in zip(rows, board.rows, strict=True):
+            assert float(shown[header.index("estimate")]) == pytest.approx(row.estimate, abs=6e-5)
+            assert float(shown[header.index("SE")]) == pytest.approx(row.se, abs=6e-5)
+            assert float(shown[header.index("P(best)")]) == pytest.approx(row.prob_best,
+                                                                         abs=6e-5)
+            expected = (str(row.rank_lo) if row.rank_lo == row.rank_hi
+                        else f"{row.rank_lo}-{row.rank_hi}")
+            assert shown[header.index("rank set")] == expected
+        assert not page.locator(f"#kpass-board-text-{tab_boxes() + 1}").is_visible()
+        page.click("#kpass-board-add")  # one more model box
+        page.locator(f"#kpass-board-text-{tab_boxes() + 1} textarea").wait_for(timeout=10_000)
+        lines = page.input_value("#kpass-board-text-2 textarea").splitlines()
+        page.fill("#kpass-board-text-2 textarea", "\n".join([lines[0], "0 1 x 0", *lines[2:]]))
+        text = press_and_wait(page, "#kpass-board-run", "#kpass-board-message", "Ranked")
+        assert text.startswith("Input error: box 2 (model 'sft'), line 2, column 5: "), text
+        assert "Traceback" not in text
+        assert_in_viewport(page, "#kpass-board-message", DESKTOP)
+        page.screenshot(path=str(SCREENSHOTS / "tab_leaderboard_error.png"))
+        page.close()
+    finally:
+        stop(process)

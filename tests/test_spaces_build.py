@@ -43,10 +43,11 @@ def test_space_folder_is_complete(built, name):
     folder = built[name]
     wheel = f"kpass-{metadata.version('kpass')}-py3-none-any.whl"
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        ["README.md", "app.py", "requirements.txt", f"{name}.py", wheel])
+        ["README.md", "app.py", "leaderboard_tab.py", "requirements.txt", f"{name}.py", wheel])
     assert (folder / f"{name}.py").read_bytes() == (REPO / "metrics" / name /
                                                     f"{name}.py").read_bytes()
-    assert (folder / "app.py").read_bytes() == (REPO / "spaces" / "app.py").read_bytes()
+    for page in ("app.py", "leaderboard_tab.py"):
+        assert (folder / page).read_bytes() == (REPO / "spaces" / page).read_bytes()
     with zipfile.ZipFile(folder / wheel) as archive:
         names = archive.namelist()
     assert "kpass/evaluate_module.py" in names
@@ -91,3 +92,19 @@ def test_front_matter_keeps_card_fields_and_adds_space_fields():
 def test_unknown_module_is_refused(tmp_path):
     with pytest.raises(ValueError, match="unknown metric module"):
         build.build(["no_such_metric"], out=tmp_path)
+
+
+def test_built_app_loads_its_leaderboard_tab_from_its_own_folder(built):
+    """The Space's app.py imports the tab shipped beside it (not the repository's copy), and
+    the page it builds has the Leaderboard tab."""
+    import evaluate
+
+    folder = built["pass_at_k_bayes"]
+    spec = importlib.util.spec_from_file_location("kpass_built_space_app", folder / "app.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    assert Path(module.leaderboard_tab.__file__) == folder / "leaderboard_tab.py"
+    assert module.find_metric_script(folder) == folder / "pass_at_k_bayes.py"
+    demo = module.build_demo(module=evaluate.load(str(folder / "pass_at_k_bayes.py")))
+    assert "kpass-board-table" in {block.elem_id for block in demo.blocks.values()}

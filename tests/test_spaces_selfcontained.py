@@ -109,6 +109,7 @@ def test_python_app_py_serves_the_demo(space_env):
                 time.sleep(0.5)
         assert process.poll() is None, process.stdout.read().decode()
         assert NAME in page and "kpass-table" in page
+        assert "kpass-board-table" in page  # the Leaderboard tab, shipped beside app.py
     finally:
         process.terminate()
         process.wait(timeout=10)

@@ -1,0 +1,445 @@
+"""The Leaderboard tab of the metric Spaces: several models ranked on the same questions.
+
+Shipped beside ``app.py`` (``spaces/build.py`` copies it) and loaded by it. Every function
+takes the app module as ``app``: the parsing, the messages and the deadline are the page's
+own (:func:`app.parse_questions`, :func:`app.locate`, :func:`app.within_deadline`), so a
+model's box reads and fails exactly as the Compute tab's box does. The ranking itself is
+``kpass.leaderboard`` on the parsed input; nothing here computes a statistic.
+
+Input: up to :data:`MAX_MODELS` models, each a pasted box with a name, or an uploaded file
+(named by its file name). Questions are matched by id when every model names its questions
+(an ``id`` field or column), else by line order. The metric is one of the module's point
+functions (those the Compare tab pairs), at one k.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from math import exp
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import gradio as gr
+import pandas as pd
+from matplotlib.figure import Figure
+
+#: At most this many models on one leaderboard (one box or one file each).
+MAX_MODELS = 12
+#: Model boxes shown when the page opens (more with "Add a model box").
+OPEN_BOXES = 6
+BOARD_COLUMNS = ["rank", "model", "estimate", "SE", "interval", "rank set", "P(best)"]
+MESSAGE_ID = "kpass-board-message"
+TABLE_ID = "kpass-board-table"
+# The example: five checkpoints simulated on questions of shared difficulty (seeded; the
+# same draws as the example of docs/leaderboard.md).
+EXAMPLE_SEED = 7
+EXAMPLE_QUESTIONS = 150
+EXAMPLE_SAMPLES = 4
+EXAMPLE_MODELS = (("base", -0.4), ("sft", 0.0), ("sft-dpo", 0.1), ("rl-1k", 0.6),
+                  ("rl-2k", 0.7))
+HELP = (
+    "One box per model, each with its name: the same questions in every box, one a line in "
+    "the same order (or an `id` on every line: then questions are matched by id). Files "
+    "are added as models named by their file name. It opens on a **simulated** example "
+    "(seeded: five checkpoints, 150 questions of shared difficulty, 4 samples each). "
+    "**SE**: standard error over questions; **interval**: estimate -/+ t SE. **rank set**: "
+    "the ranks each model can hold; the sets of all models hold the true ranks *together* "
+    "with probability >= the confidence (stepwise joint procedure of Mogstad, Romano, "
+    "Shaikh and Wilhelm 2024 over all paired differences). A set 1-3 means the data cannot "
+    "place the model more precisely, not that it is probably second. **P(best)**: posterior "
+    "probability that the model is the best on these very questions. The Compute tab's "
+    "options (short, w, ties, ...) apply.")
+
+
+def limits(app: ModuleType) -> str:
+    """The tab's limits, in words."""
+    return (f"Limits: at most {MAX_MODELS} models, one k at a time, {app.MAX_OUTCOMES:,} "
+            f"outcomes in all; each box or file within the page's limits ("
+            f"{app.MAX_CHARS // 1000:,} kB, {app.MAX_QUESTIONS:,} questions); "
+            f"{app.MAX_SECONDS:g} s of computing. For more, use `kpass leaderboard` locally.")
+
+
+def example_models(kind: str = "binary") -> list[tuple[str, str]]:
+    """The simulated example: ``(name, box text)`` per model, one question a line.
+
+    Question q has difficulty d_q ~ N(0, 1.5) shared by every model; a model of skill s
+    solves it with probability 1 / (1 + exp(-(s + d_q))), independently per sample. For
+    answer-string modules each sample is the answer "1" (solved) or "0", gold "1".
+    """
+    draw = random.Random(EXAMPLE_SEED)
+    difficulty = [draw.gauss(0, 1.5) for _ in range(EXAMPLE_QUESTIONS)]
+    models = []
+    for name, skill in EXAMPLE_MODELS:
+        lines = []
+        for d in difficulty:
+            p = 1 / (1 + exp(-(skill + d)))
+            line = " ".join(str(int(draw.random() < p)) for _ in range(EXAMPLE_SAMPLES))
+            lines.append(f"{line} | 1" if kind == "answers" else line)
+        models.append((name, "\n".join(lines)))
+    return models
+
+
+# ----------------------------------------------------------------------------- input
+
+
+def collect(app: ModuleType, boxes: list[tuple[str, str]], uploads: list[str] | None
+            ) -> list[tuple[str, str, str | None, str]]:
+    """The models given: ``(name, where, upload path or None, text)``, boxes then files.
+
+    A box counts when it holds text (its name defaults to ``model N``); a file is named by
+    its file name without the suffix.
+
+    Raises:
+        ValueError: fewer than 2 or more than MAX_MODELS models, or a name used twice.
+    """
+    models: list[tuple[str, str, str | None, str]] = []
+    for number, (name, text) in enumerate(boxes, start=1):
+        if str(text or "").strip():
+            name = " ".join(str(name or "").split()) or f"model {number}"
+            models.append((name, f"box {number} (model {name!r})", None, str(text)))
+    for path in uploads or []:
+        name = Path(path).stem
+        models.append((name, f"the file {Path(path).name}", path, ""))
+    if len(models) > MAX_MODELS:
+        raise ValueError(f"{len(models)} models; this tab ranks at most {MAX_MODELS} at once "
+                         "(use kpass leaderboard locally for more)")
+    if len(models) < 2:
+        raise ValueError(f"a leaderboard needs at least 2 models; got {len(models)}: fill "
+                         "two boxes (or upload two files, one per model)")
+    seen: dict[str, str] = {}
+    for name, where, _, _ in models:
+        if name in seen:
+            raise ValueError(f"two models are named {name!r}: {seen[name]} and {where}; give "
+                             "each model its own name")
+        seen[name] = where
+    return models
+
+
+def check_total(app: ModuleType, parsed: dict[str, list[Any]]) -> None:
+    """All models together within the page's outcome limit."""
+    total = sum(len(q.values) for questions in parsed.values() for q in questions)
+    if total > app.MAX_OUTCOMES:
+        raise ValueError(f"the models hold {total:,} outcomes in all; this tab takes at most "
+                         f"{app.MAX_OUTCOMES:,}")
+
+
+def align(parsed: dict[str, list[Any]], where: dict[str, str]) -> tuple[dict[str, list[Any]],
+                                                                         str]:
+    """Every model's questions in the first model's order: by id if all have ids, else by line.
+
+    Returns:
+        The aligned questions per model, and how they were matched (``"id"`` or ``"order"``).
+
+    Raises:
+        ValueError: the models hold different questions (naming the model, the id and the
+            box or file and line where the first model has it).
+    """
+    names = list(parsed)
+    first = parsed[names[0]]
+    if all(q.qid is not None for questions in parsed.values() for q in questions):
+        order = {q.qid: q for q in first}
+        aligned = {names[0]: first}
+        for name in names[1:]:
+            by_id = {q.qid: q for q in parsed[name]}
+            missing = [qid for qid in order if qid not in by_id]
+            if missing:
+                raise ValueError(f"{where[name]} has no question {missing[0]!r} ({where[names[0]]}"
+                                 f", line {order[missing[0]].line}): give every model the same "
+                                 "questions")
+            extra = [q for q in parsed[name] if q.qid not in order]
+            if extra:
+                raise ValueError(f"{where[name]}, line {extra[0].line}: question "
+                                 f"{extra[0].qid!r} is not among the questions of "
+                                 f"{where[names[0]]}: give every model the same questions")
+            aligned[name] = [by_id[qid] for qid in order]
+        return aligned, "id"
+    counts = {name: len(questions) for name, questions in parsed.items()}
+    if len(set(counts.values())) != 1:
+        other = next(name for name in names if counts[name] != counts[names[0]])
+        raise ValueError(f"{where[names[0]]} has {counts[names[0]]} questions and "
+                         f"{where[other]} {counts[other]}: give every model the same "
+                         "questions, one a line in the same order (or a question id on "
+                         "every line)")
+    return dict(parsed), "order"
+
+
+def gold_answers(aligned: dict[str, list[Any]], where: dict[str, str]) -> list[Any]:
+    """The gold answers: the first model's, which any other model that gives them must match.
+
+    Raises:
+        ValueError: the first model gives none, or another model gives a different one.
+    """
+    names = list(aligned)
+    first = aligned[names[0]]
+    if not all("references" in q.extras for q in first):
+        raise ValueError(f"give each question's gold answer after '|' on the lines of "
+                         f"{where[names[0]]} (the first model)")
+    golds = [q.extras["references"] for q in first]
+    for name in names[1:]:
+        for question, gold in zip(aligned[name], golds, strict=True):
+            given = question.extras.get("references")
+            if given is not None and given != gold:
+                raise ValueError(f"{where[name]}, line {question.line}: gold answer "
+                                 f"{given!r}, but {gold!r} in {where[names[0]]}")
+    return golds
+
+
+# ----------------------------------------------------------------------------- compute
+
+
+class ModelError(ValueError):
+    """A model's own input is refused: ``index`` is its place among the models."""
+
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(f"model #{index}: {message}")
+
+
+def compute_board(app: ModuleType, function_name: str, label: str, runs: dict[str, Any],
+                  references: list[Any] | None, k: int | None, confidence: float,
+                  options: dict[str, Any]) -> Any:
+    """``kpass.leaderboard`` on the runs, each model's input first checked alone.
+
+    Runs in the page's child process (:func:`app.within_deadline`).
+
+    Raises:
+        ValueError / TypeError: ``model #i: ...`` for a model's own bad input (so the page
+            can point at its box and line), else kpass.leaderboard's own message.
+    """
+    import inspect
+
+    import kpass
+
+    function = getattr(kpass, function_name)
+    accepted = inspect.signature(function).parameters
+    kwargs = {key: value for key, value in options.items()
+              if key in app.POINT_OPTIONS and key in accepted}
+    extra = ((references,) if references is not None else ()) + ((k,) if k is not None else ())
+    checked = {}
+    for index, (name, data) in enumerate(runs.items()):
+        try:
+            if label in app.BINARIZED:
+                data = app.binarized(data, options.get("w"), app.BINARIZED[label])
+            function(data, *extra, **kwargs)
+        except (ValueError, TypeError) as error:
+            raise ModelError(index, str(error)) from None
+        checked[name] = data
+    return kpass.leaderboard(function, checked, *extra, confidence=confidence, **kwargs)
+
+
+def board_table(board: Any, digits: int = 4) -> pd.DataFrame:
+    """The leaderboard's rows as the tab shows them, best first."""
+    level = f"{board.confidence * 100:g}%"
+    rows = []
+    for row in board.rows:
+        rows.append({"rank": row.rank, "model": row.name,
+                     "estimate": round(row.estimate, digits), "SE": round(row.se, digits),
+                     "interval": f"[{row.lo:.{digits}f}, {row.hi:.{digits}f}]",
+                     "rank set": (str(row.rank_lo) if row.rank_lo == row.rank_hi
+                                  else f"{row.rank_lo}-{row.rank_hi}"),
+                     "P(best)": round(row.prob_best, digits)})
+    table = pd.DataFrame(rows, columns=BOARD_COLUMNS)
+    return table.rename(columns={"interval": f"{level} interval"})
+
+
+def board_plot(board: Any, label: str) -> Figure:
+    """A forest plot: each model's estimate and interval, best on top, its rank set at right."""
+    rows = board.rows
+    figure = Figure(figsize=(7, max(2.4, 0.9 + 0.36 * len(rows))))
+    axes = figure.subplots()
+    y = list(range(len(rows)))[::-1]
+    axes.errorbar([row.estimate for row in rows], y,
+                  xerr=[[max(row.estimate - row.lo, 0.0) for row in rows],
+                        [max(row.hi - row.estimate, 0.0) for row in rows]],
+                  fmt="o", color="tab:blue", ecolor="tab:blue", elinewidth=2, capsize=3,
+                  markersize=5)
+    axes.set_yticks(y, [f"{row.rank}. {row.name}" for row in rows])
+    axes.set_ylim(-0.7, len(rows) - 0.3)
+    for position, row in zip(y, rows, strict=True):
+        rank_set = (f"rank {row.rank_lo}" if row.rank_lo == row.rank_hi
+                    else f"ranks {row.rank_lo}-{row.rank_hi}")
+        axes.annotate(rank_set, xy=(1.0, position), xycoords=("axes fraction", "data"),
+                      xytext=(8, 0), textcoords="offset points", va="center", fontsize=9)
+    level = f"{board.confidence * 100:g}%"
+    budget = "" if board.k is None else f" at k={board.k}"
+    axes.set_xlabel(f"{label}{budget}: estimate with {level} interval over "
+                    f"{board.questions} questions; right: joint rank sets")
+    axes.grid(True, axis="x", alpha=0.3)
+    figure.tight_layout(pad=0.6)
+    return figure
+
+
+def told_apart(board: Any, at_most: int = 8) -> str:
+    """The pairs the joint procedure separates, in words (the first ``at_most``)."""
+    pairs = [f"{pair.a} > {pair.b}" for pair in board.pairs if pair.better]
+    if not pairs:
+        return "No pair is told apart at this confidence."
+    more = f" and {len(pairs) - at_most} more" if len(pairs) > at_most else ""
+    return f"Told apart: {', '.join(pairs[:at_most])}{more}."
+
+
+def empty_board() -> pd.DataFrame:
+    return pd.DataFrame(columns=BOARD_COLUMNS)
+
+
+def run_board(app: ModuleType, module: Any, controls: list[Any], boxes: list[tuple[str, str]],
+              uploads: list[str] | None, metric: str, ks_text: str, confidence: Any,
+              *values: Any) -> tuple[str, pd.DataFrame, Figure | None]:
+    """The tab's computation: (message, table, forest plot); bad input becomes a message.
+
+    Args:
+        app: the page's module (``spaces/app.py``).
+        module: the loaded metric module.
+        controls: the Compute tab's controls, whose ``values`` follow.
+        boxes: ``(name, text)`` of each model box.
+        uploads: paths of uploaded files, one per model.
+        metric: a label of ``app.COMPARED[family]`` (e.g. ``pass@k``).
+        ks_text: the k box (one k).
+        confidence: level of the intervals and of the joint rank sets.
+        *values: the Compute tab's control values.
+    """
+    names, kind, family = app.input_names(module), app.module_kind(module), \
+        app.module_family(module)
+    parsed: dict[str, list[Any]] = {}
+    where: dict[str, str] = {}
+    current = ""
+    try:
+        functions = dict(app.COMPARED[family])
+        if metric not in functions:
+            raise ValueError(f"`metric` must be one of {', '.join(functions)}; got {metric!r}")
+        models = collect(app, boxes, uploads)
+        for name, source, path, text in models:
+            current, where[name] = name, source
+            uploaded = app.read_upload(path, names, kind) if path else None
+            parsed[name] = uploaded if uploaded is not None else \
+                app.parse_questions(text, names, kind)
+        current = ""
+        check_total(app, parsed)
+        aligned, matched = align(parsed, where)
+        columns = {}
+        for name, questions in aligned.items():
+            current = name  # a gold answer given on some lines only names its model
+            columns[name] = app.columns_of(questions, names)
+        current = ""
+        if any("R0" in found for found in columns.values()):
+            raise ValueError("the leaderboard takes no prior outcomes (R0): remove the "
+                             "'| ...' part of the lines")
+        references = gold_answers(aligned, where) if kind == "answers" else None
+        options = {c.name: app.parse_control(c, v) for c, v in zip(controls, values,
+                                                                     strict=True)}
+        options = {name: value for name, value in options.items() if value is not None}
+        k = None
+        if app.uses_k(module):
+            ks = app.parse_ks(ks_text)
+            if len(ks) != 1:
+                raise ValueError(f"`k`: the leaderboard ranks at one k at a time; got "
+                                 f"{len(ks)} values ({', '.join(map(str, ks))})")
+            k = ks[0]
+        if confidence is None or confidence == "":
+            raise ValueError("`confidence` is empty: give a level in (0, 1), e.g. 0.95")
+        level = float(confidence)
+        runs = {name: found["predictions"] for name, found in columns.items()}
+        board = app.within_deadline(compute_board, app, functions[metric], metric, runs,
+                                    references, k, level, options)
+    except RecursionError:
+        return ("**Input error:** the input is nested too deeply; give one flat list of "
+                "outcomes per question", empty_board(), None)
+    except Exception as error:  # noqa: BLE001 (every failure: one located line, no traceback)
+        return f"**Input error:** {failure(app, error, current, where, parsed)}", \
+            empty_board(), None
+    note = (f"Ranked at {app.stamp()}: {len(board.rows)} models on {board.questions} "
+            f"question(s) (matched by {'id' if matched == 'id' else 'line order'}), {metric}"
+            f"{'' if k is None else f' at k={k}'}; {level * 100:g}% intervals and joint rank "
+            f"sets. {told_apart(board)}")
+    return note, board_table(board), board_plot(board, metric)
+
+
+def failure(app: ModuleType, error: BaseException, current: str, where: dict[str, str],
+            parsed: dict[str, list[Any]]) -> str:
+    """One line for a failed leaderboard, located in the model's box (or file) and line."""
+    if isinstance(error, (ValueError, TypeError, TimeoutError)):
+        message = app.readable(error).strip("'\"")
+    else:
+        message = app.failure_message(error)
+    named = re.match(r"model #(\d+): ", message)
+    if named and int(named[1]) < len(parsed):
+        current, message = list(parsed)[int(named[1])], message[named.end():]
+    if not current:
+        return message
+    located = app.locate(message, parsed.get(current, []), where[current])
+    return located if located != message else f"{where[current]}: {message}"
+
+
+# ----------------------------------------------------------------------------- the tab
+
+
+def build_tab(app: ModuleType, demo: gr.Blocks, module: Any, controls: list[Any],
+              widgets: list[Any]) -> None:
+    """The Leaderboard tab, inside the page's ``gr.Tabs`` (computed when the page opens)."""
+    kind, family = app.module_kind(module), app.module_family(module)
+    labels = [label for label, _ in app.COMPARED[family]]
+    example = example_models(kind)
+    confidence_default = next((app.control_value(c) for c in controls
+                               if c.name == "confidence"), 0.95)
+    with gr.Tab("Leaderboard", elem_id="kpass-tab-board"):
+        with gr.Row(equal_height=False, elem_id="kpass-board-main"):
+            with gr.Column(scale=4, min_width=300):
+                # What to rank and the button first: the model boxes are long.
+                with gr.Row():
+                    metric = gr.Dropdown(labels, value=labels[0], label="metric",
+                                         min_width=110, elem_id="kpass-board-metric")
+                    ks = gr.Textbox(value="1", label="k", visible=app.uses_k(module),
+                                    min_width=70, elem_id="kpass-board-k")
+                    confidence = gr.Number(value=confidence_default, min_width=110,
+                                           label=f"confidence (default {confidence_default:g})",
+                                           elem_id="kpass-board-confidence")
+                button = gr.Button("Rank", variant="primary", elem_id="kpass-board-run")
+                message = gr.Markdown(elem_id=MESSAGE_ID)
+                groups, names, texts = [], [], []
+                for index in range(MAX_MODELS):
+                    name, text = example[index] if index < len(example) else ("", "")
+                    with gr.Row(visible=index < OPEN_BOXES, equal_height=False,
+                                elem_id=f"kpass-board-model-{index + 1}") as group:
+                        names.append(gr.Textbox(value=name, label=f"model {index + 1}",
+                                                max_lines=1, placeholder=f"model {index + 1}",
+                                                min_width=90, scale=1,
+                                                elem_id=f"kpass-board-name-{index + 1}"))
+                        texts.append(gr.Textbox(value=text, lines=2, max_lines=2, scale=3,
+                                                label="outcomes, one question a line",
+                                                min_width=160,
+                                                elem_id=f"kpass-board-text-{index + 1}"))
+                    groups.append(group)
+                shown = gr.State(OPEN_BOXES)
+                add = gr.Button(f"Add a model box (up to {MAX_MODELS})", size="sm",
+                                elem_id="kpass-board-add")
+                uploads = gr.File(label="...and/or upload files, one per model (named by "
+                                  "the file name)", file_count="multiple",
+                                  file_types=[".csv", ".jsonl", ".json", ".txt"], height=100,
+                                  elem_id="kpass-board-upload")
+                gr.Markdown(f"{HELP}\n\n{limits(app)}", elem_id="kpass-board-help")
+            with gr.Column(scale=7, min_width=300):
+                table = gr.Dataframe(value=empty_board(), label="Leaderboard, best first",
+                                     interactive=False, elem_id=TABLE_ID, max_height=420,
+                                     wrap=True)
+                plot = gr.Plot(label="Estimate and interval per model, best on top; right: "
+                               "joint rank sets", elem_id="kpass-board-plot")
+
+    def more(count: int):
+        count = min(int(count) + 1, MAX_MODELS)
+        return count, *[gr.update(visible=index < count) for index in range(MAX_MODELS)]
+
+    def rank(*args: Any):
+        given = list(args)
+        boxes = list(zip(given[:MAX_MODELS], given[MAX_MODELS:2 * MAX_MODELS], strict=True))
+        files, metric_value, k_text, level, *values = given[2 * MAX_MODELS:]
+        return app.run_leaderboard(module, controls, boxes, files, metric_value, k_text, level,
+                                   *values)
+
+    add.click(more, shown, [shown, *groups])
+    inputs = [*names, *texts, uploads, metric, ks, confidence, *widgets]
+    outputs = [message, table, plot]
+    button.click(rank, inputs, outputs).then(None, js=app.scroll_js(MESSAGE_ID, TABLE_ID))
+    uploads.upload(rank, inputs, outputs)
+    uploads.clear(rank, inputs, outputs)
+    demo.load(rank, inputs, outputs)
