@@ -1082,30 +1082,51 @@ def compare_models(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
 
 
 def compare_plot(table: pd.DataFrame):
-    """The difference A - B of each metric against k, with its interval and the zero line."""
-    figure = Figure(figsize=(7, 3.2))
-    axes = figure.subplots()
-    axes.axhline(0, color="black", linewidth=0.8)
+    """A - B of each metric against k: one small panel per metric (no bands on top of each
+    other), its interval as a band, the zero line in the middle, "favours A" above it and
+    "favours B" below."""
     with_k = table[table["k"].notna()]
-    for label, group in with_k.groupby("metric", sort=False):
-        group = group.sort_values("k")
-        ks = group["k"].astype(int).to_numpy()
-        line = axes.plot(ks, group["A - B"], marker="o", label=label)[0]
-        axes.fill_between(ks, group["lower"], group["upper"], alpha=0.18,
-                          color=line.get_color(), linewidth=0)
-    if len(with_k):
-        axes.set_xlabel("k")
-        locator = axes.xaxis.get_major_locator()
-        if isinstance(locator, MaxNLocator):  # the default AutoLocator is one
-            locator.set_params(integer=True)
-    else:
+    if not len(with_k):
+        figure = Figure(figsize=(7, 3.2))
+        axes = figure.subplots()
+        axes.axhline(0, color="black", linewidth=0.8)
         axes.errorbar(range(len(table)), table["A - B"], fmt="o", capsize=6,
                       yerr=[table["A - B"] - table["lower"], table["upper"] - table["A - B"]])
         axes.set_xticks(range(len(table)), list(table["metric"]))
         axes.set_xlim(-1, len(table))
-    axes.set_ylabel("A - B (band: interval)")
-    axes.grid(alpha=0.3)
-    lay_out(figure, axes, legend=bool(len(with_k)))
+        axes.set_ylabel("A - B (interval)")
+        axes.grid(alpha=0.3)
+        lay_out(figure, axes, legend=False)
+        return figure
+    groups = list(with_k.groupby("metric", sort=False))
+    columns = min(3, len(groups))
+    rows = -(-len(groups) // columns)
+    figure = Figure(figsize=(7, 2.3 * rows + 0.4))
+    grid = figure.subplots(rows, columns, squeeze=False, sharex=True)
+    for axes, (label, group) in zip(grid.flat, groups, strict=False):
+        group = group.sort_values("k")
+        ks = group["k"].astype(int).to_numpy()
+        axes.fill_between(ks, group["lower"], group["upper"], alpha=0.2, color="tab:blue",
+                          linewidth=0)
+        axes.plot(ks, group["A - B"], marker="o", markersize=4, color="tab:blue")
+        axes.axhline(0, color="black", linewidth=0.8)
+        reach = max(abs(float(group["lower"].min())), abs(float(group["upper"].max())), 1e-3)
+        axes.set_ylim(-1.1 * reach, 1.1 * reach)
+        axes.set_title(str(label), fontsize=9)
+        axes.grid(alpha=0.3)
+        for text, height, where in (("favours A", 0.97, "top"), ("favours B", 0.03, "bottom")):
+            axes.annotate(text, xy=(0.98, height), xycoords="axes fraction", ha="right",
+                          va=where, fontsize=7, color="dimgray")
+        locator = axes.xaxis.get_major_locator()
+        if isinstance(locator, MaxNLocator):  # the default AutoLocator is one
+            locator.set_params(integer=True)
+    for axes in list(grid.flat)[len(groups):]:
+        axes.set_visible(False)
+    for axes in grid[-1]:
+        axes.set_xlabel("k")
+    for axes in grid[:, 0]:
+        axes.set_ylabel("A - B")
+    figure.tight_layout(pad=0.6)
     return figure
 
 

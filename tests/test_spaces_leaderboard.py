@@ -326,3 +326,21 @@ def test_the_page_has_a_leaderboard_tab_on_metric_spaces_only(modules):
                                module_type="comparison", keep_in_memory=True)
     ids = {block.elem_id for block in app.build_demo(module=comparison).blocks.values()}
     assert "kpass-tab-board" not in ids
+
+
+@pytest.mark.parametrize("name", ["pass_at_k_bayes", "g_pass_at_k_bayes"])
+def test_compare_plot_has_one_panel_per_metric_with_zero_in_the_middle(modules, name):
+    module = modules[name]
+    controls = app.module_controls(module)
+    values = [app.control_value(c) for c in controls]
+    _, table, figure = app.run_compare(module, controls,
+                                       *app.example_pair(app.module_kind(module)), "1, 2",
+                                       *values)
+    shown = [axes for axes in figure.axes if axes.get_visible()]
+    assert [axes.get_title() for axes in shown] == list(dict.fromkeys(table["metric"]))
+    for axes in shown:
+        low, high = axes.get_ylim()
+        assert low == pytest.approx(-high)  # up favours A, down favours B, equally far
+        assert [t.get_text() for t in axes.texts] == ["favours A", "favours B"]
+        assert len(axes.collections) == 1  # one band per panel, never one band over another
+    assert_clear(figure)
