@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint bench browser clean
+.PHONY: demo test lint bench browser java clean
 
 # The demo installs kpass as a user does (not editable: setuptools announces every editable
 # install of this layout, and pip >= 25 prints that as a warning); `make test` installs it
@@ -24,10 +24,18 @@ browser:
 	  SUDO=$$(command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
+# A JVM for the Spark tests (Debian's OpenJDK 17, which PySpark 3.5 and 4 run on; needs
+# root or sudo). Slim images lack the man directory its package links into.
+java:
+	@command -v java >/dev/null 2>&1 || { \
+	  SUDO=$$(command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo); \
+	  $$SUDO mkdir -p /usr/share/man/man1 && $$SUDO apt-get update -qq && \
+	  $$SUDO apt-get install -y -qq openjdk-17-jre-headless >/dev/null; }
+
 demo: $(VENV)/.core
 	$(VENV)/bin/kpass report
 
-test: $(VENV)/.test browser
+test: $(VENV)/.test browser java
 	$(PY) -m ruff check .
 	$(PY) -m mypy
 	$(PY) -m pytest

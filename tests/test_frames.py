@@ -253,3 +253,164 @@ def test_from_long_decimal_outcomes_are_numbers_and_shown_as_such():
                                         threshold=0.5).n_correct.tolist() == [1, 1]
     with pytest.raises(ValueError, match=r"got value=2\.0 for question id 'b' \(1 such rows\)$"):
         kpass.BinaryCounts.from_long(rel, id="qid", outcome="value")
+
+
+# ----------------------------------------------------------------------------- issue 22
+# One pass: the checks are aggregates of the counting group-by, so a lazy source is read
+# once (sample= too: distinct samples per question against its rows, no group per row);
+# a second query runs only to name the offending row of an error.
+
+
+def counted_lazy(grouped, reads):
+    """A polars LazyFrame of ``grouped`` that appends to ``reads`` each time it is read."""
+    import polars as pl
+
+    base = pl.from_pandas(frame(grouped, seed=7))
+
+    def read(batch):
+        reads.append(len(batch))
+        return batch
+
+    return base.lazy().map_batches(read, schema=base.schema)
+
+
+def plain_counts(grouped):
+    """(ids, n, c) by a plain-Python count of ``grouped``."""
+    ids = sorted(grouped)
+    return (tuple(ids), [len(grouped[q]) for q in ids], [sum(grouped[q]) for q in ids])
+
+
+@pytest.mark.parametrize("options, expected_reads", [
+    ({}, 1), ({"sample": "sample"}, 1), ({"threshold": 0.5}, 1)])
+def test_binary_from_long_reads_a_lazy_source_once(options, expected_reads):
+    reads = []
+    counts = kpass.BinaryCounts.from_long(counted_lazy(GROUPED, reads), id="qid",
+                                          outcome="value", **options)
+    assert (counts.ids, counts.n_samples.tolist(), counts.n_correct.tolist()) == \
+        plain_counts(GROUPED)
+    assert reads == [15] * expected_reads, reads
+
+
+@pytest.mark.parametrize("options, expected_reads", [({}, 1), ({"sample": "sample"}, 2)])
+def test_categorical_from_long_reads_a_lazy_source_once_twice_with_samples(options,
+                                                                          expected_reads):
+    reads = []
+    counts = kpass.CategoricalCounts.from_long(counted_lazy(CATEGORIES, reads), id="qid",
+                                               outcome="value", **options)
+    expected = [[values.count(k) for k in range(4)] for _, values in sorted(CATEGORIES.items())]
+    assert counts.counts.tolist() == expected
+    assert reads == [8] * expected_reads, reads
+
+
+def test_from_long_reads_each_row_of_a_duckdb_relation_once():
+    import duckdb
+
+    seen = []
+
+    def tick(value):
+        seen.append(value)
+        return value
+
+    connection = duckdb.connect()
+    try:
+        connection.create_function("tick", tick, ["BIGINT"], "BIGINT", side_effects=True)
+        connection.register("log", frame(GROUPED, seed=8))
+        relation = connection.sql("select qid, sample, tick(value) as value from log")
+        counts = kpass.BinaryCounts.from_long(relation, id="qid", outcome="value",
+                                              sample="sample")
+        assert (counts.ids, counts.n_samples.tolist(), counts.n_correct.tolist()) == \
+            plain_counts(GROUPED)
+        assert len(seen) == 15  # every row once (the old checks read each row twice)
+    finally:
+        connection.remove_function("tick")
+        connection.close()
+
+
+def repeated_reference(rows):
+    """The message for the smallest repeated (id, sample) pair, by a plain-Python count."""
+    seen = {}
+    for q, s, _ in rows:
+        seen[(q, s)] = seen.get((q, s), 0) + 1
+    q, s, n = min((q, s, n) for (q, s), n in seen.items() if n > 1)
+    return (f"(id, sample) = ({q!r}, {s!r}) is repeated ({n} rows); each sample of a question "
+            "must appear once")
+
+
+@pytest.mark.parametrize("offending", [1, 3, 1500])
+def test_from_long_repeated_pairs_are_located_among_few_or_many_questions(offending):
+    import dask.dataframe as dd
+    import duckdb
+    import polars as pl
+
+    # 1600 questions x 3 samples; the last `offending` questions repeat a sample (one of
+    # them twice), so that the smallest repeated pair is not the first one met.
+    rng = random.Random(offending)
+    rows = [(f"q{q:04d}", s, rng.randint(0, 1)) for q in range(1600) for s in range(3)]
+    for q in range(1600 - offending, 1600):
+        s = rng.randint(0, 2)
+        rows += [(f"q{q:04d}", s, 1)] * (1 + (q % 7 == 0))
+    rng.shuffle(rows)
+    df = pd.DataFrame(rows, columns=["qid", "sample", "value"])
+    expected = repeated_reference(rows)
+    for name, native in {"pandas": df, "polars-lazy": pl.from_pandas(df).lazy(),
+                         "duckdb": duckdb.from_df(df),
+                         "dask": dd.from_pandas(df, npartitions=3)}.items():
+        for build in (kpass.BinaryCounts.from_long, kpass.CategoricalCounts.from_long):
+            with pytest.raises(ValueError) as error:
+                build(native, id="qid", outcome="value", sample="sample")
+            assert str(error.value) == expected, (name, build)
+
+
+def test_dask_repeated_pair_across_partitions_is_found():
+    """narwhals 2.29 adds Dask's per-partition distinct counts: kpass must not rely on it."""
+    import dask.dataframe as dd
+
+    # q1's sample 0 is once in each of the two partitions; q2 is clean.
+    df = pd.DataFrame({"qid": ["q1", "q2", "q2", "q1", "q1"], "sample": [0, 0, 1, 1, 0],
+                       "value": [1, 0, 1, 1, 0]})
+    native = dd.from_pandas(df, npartitions=2, sort=False)
+    assert native.npartitions == 2
+    assert native.partitions[0].compute().qid.tolist() == ["q1", "q2", "q2"]
+    message = repeated_reference(list(df.itertuples(index=False)))
+    assert message.startswith("(id, sample) = ('q1', 0) is repeated (2 rows)")
+    for build in (kpass.BinaryCounts.from_long, kpass.CategoricalCounts.from_long):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            build(native, id="qid", outcome="value", sample="sample")
+    clean = dd.from_pandas(df.iloc[:4], npartitions=2, sort=False)
+    counts = kpass.BinaryCounts.from_long(clean, id="qid", outcome="value", sample="sample")
+    assert (counts.ids, counts.n_samples.tolist(), counts.n_correct.tolist()) == \
+        (("q1", "q2"), [2, 2], [2, 1])
+
+
+def fake_version(monkeypatch, module, version):
+    """Make narwhals see ``module`` at ``version`` (it caches each engine's version once)."""
+    monkeypatch.setattr(module, "__version__", version)
+    pytest.importorskip("narwhals._utils").backend_version.cache_clear()
+
+
+def test_engine_older_than_narwhals_supports_is_named_with_both_versions(monkeypatch):
+    import duckdb
+    import narwhals
+    import narwhals._utils
+    import polars as pl
+
+    try:
+        for module, version, engine, least, native in [
+                (pl, "0.19.0", "polars", "0.20.4", pl.DataFrame({"q": ["a"], "v": [1]}).lazy()),
+                (duckdb, "1.0.0", "duckdb", "1.1", duckdb.sql("select 'a' as q, 1 as v"))]:
+            fake_version(monkeypatch, module, version)
+            for build in (kpass.BinaryCounts.from_long, kpass.CategoricalCounts.from_long):
+                with pytest.raises(ValueError) as error:
+                    build(native, id="q", outcome="v")
+                assert str(error.value) == (
+                    f"`frame` is a {engine} {version} dataframe, but narwhals "
+                    f"{narwhals.__version__} (which from_long reads frames through) supports "
+                    f"{engine} {least} or later; upgrade {engine} to {least} or later, or "
+                    f"group the frame in {engine} yourself and build the counts from its "
+                    "per-question rows (BinaryCounts(n, c, ids=...))")
+            monkeypatch.undo()
+    finally:
+        narwhals._utils.backend_version.cache_clear()
+    counts = kpass.BinaryCounts.from_long(pl.DataFrame({"q": ["a"], "v": [1]}), id="q",
+                                          outcome="v")
+    assert counts.n_correct.tolist() == [1]

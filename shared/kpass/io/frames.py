@@ -15,23 +15,32 @@ ibis needs a backend per engine and heavy extras; the dataframe interchange
 protocol moves whole columns, i.e. collects the data. ``datasets.Dataset`` is
 not a narwhals backend; it is read through its Arrow table (memory-mapped).
 
-Validation also runs in the engine, before anything is cast or allocated: the
-column types are read from the schema (outcomes must be numeric or boolean, ids
-strings or integers), then one aggregate counts missing ids and outcomes (null,
-or NaN in a float column), values other than 0/1 (non-finite scores with a
+Validation also runs in the engine, before anything is cast or allocated, and in
+the same pass as the counting: the column types are read from the schema (outcomes
+must be numeric or boolean, ids strings or integers), then one group-by by question
+computes, beside ``n`` and ``c``, each question's missing ids and outcomes (null, or
+NaN in a float column), its values other than 0/1 (non-finite scores with a
 threshold; categories outside 0..65535, the cap of :func:`kpass.categorical_counts`)
-and repeated (id, sample) pairs. Only on an error is one offending row fetched for
-the message: the one with the smallest question id (then the smallest value), so
-every engine, ordered or not, names the same row in the same words. No cast that
-an engine could refuse (a float 1e300 or an integer beyond 2**53 to another type)
-runs before the values are known to fit.
+and, with ``sample=``, its number of distinct samples (fewer than its rows: a
+repeated (id, sample) pair). A lazy source (a polars ``LazyFrame``, a DuckDB
+relation, a Dask or Spark frame) is so scanned once; the checks read the small
+per-question result. Only on an error does a second query fetch one offending row
+for the message: the one with the smallest question id (then the smallest value,
+or sample), so every engine, ordered or not, names the same row in the same words.
+No cast that an engine could refuse (a float 1e300 or an integer beyond 2**53 to
+another type) runs at all: 0/1 outcomes are counted by comparison, categories are
+grouped as they are, and integer scores are compared with a literal of their own
+type.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import re
+from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -41,12 +50,64 @@ from .._core.inputs import MAX_CATEGORIES, MAX_CATEGORY_TABLE
 
 FRAMES_HINT = "install kpass[frames] (pip install 'kpass[frames]') for dataframe inputs"
 
+_F = TypeVar("_F", bound=Callable[..., Any])
 _HARD = "__kpass_hard"
+_KEY = "__kpass_category"
+_ROWS = "__kpass_rows"
+_NO_ID = "__kpass_no_id"
+_NULL = "__kpass_null"
+_BAD = "__kpass_bad"
+_WRONG = "__kpass_wrong"
+_SAMPLES = "__kpass_samples"
+# Repeated (id, sample) pairs are located among at most this many offending questions
+# (a filter on their ids); with more, the pairs of the whole frame are grouped.
+_LOCATE_AMONG = 1000
 
 
+_TOO_OLD = re.compile(r"Minimum version of (?P<engine>\S+) supported by Narwhals is "
+                      r"\((?P<least>[\d, ]+)\), found: \((?P<found>[\d, ]+)\)")
+
+
+def _too_old(error: ValueError) -> ValueError | None:
+    """Narwhals' refusal of an engine version, in kpass's words; None for any other error."""
+    found = _TOO_OLD.search(str(error))
+    if found is None:
+        return None
+    import narwhals
+
+    engine = found["engine"]
+    least, version = (".".join(part.strip() for part in found[name].split(","))
+                      for name in ("least", "found"))
+    return ValueError(
+        f"`frame` is a {engine} {version} dataframe, but narwhals {narwhals.__version__} "
+        f"(which from_long reads frames through) supports {engine} {least} or later; "
+        f"upgrade {engine} to {least} or later, or group the frame in {engine} yourself "
+        "and build the counts from its per-question rows (BinaryCounts(n, c, ids=...))")
+
+
+def _engine_version_named(function: _F) -> _F:
+    """Narwhals checks an engine's version lazily, at its first use: name it in any call."""
+
+    @functools.wraps(function)
+    def named(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except ValueError as error:
+            too_old = _too_old(error)
+            if too_old is None:
+                raise
+            raise too_old from None
+
+    return cast(_F, named)
+
+
+@_engine_version_named
 def binary_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
                      sample: str | None = None, threshold: float | None = None) -> BinaryCounts:
     """Per-question ``(n, c)`` of a long frame (one row per sample), grouped in its engine.
+
+    One group-by by ``id`` counts and validates at once, so a lazy source is scanned
+    once (twice only to name the offending row of an error).
 
     Args:
         frame: a pandas, polars (eager or lazy), pyarrow, DuckDB, Dask or PySpark
@@ -54,6 +115,7 @@ def binary_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002 - the c
         id: the question-id column (str or int values).
         outcome: the outcome column: 0/1 (or bool); soft scores with ``threshold``.
         sample: optional sample-id column; a repeated (id, sample) pair is an error.
+            Found in the same group-by (distinct samples per question against its rows).
         threshold: soft scores: a sample is correct iff its score > threshold.
 
     Returns:
@@ -62,7 +124,8 @@ def binary_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002 - the c
     Raises:
         ValueError: a missing outcome (null or NaN), a value other than 0/1 (or a
             non-finite score), a missing id, a repeated (id, sample) pair, an empty
-            frame; the message shows the offending row with the smallest id.
+            frame, an engine older than narwhals supports; the message shows the
+            offending row with the smallest id.
         TypeError: an outcome column that is not numeric or boolean, an id column
             (or an id) that is not str or int.
     """
@@ -78,22 +141,26 @@ def binary_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002 - the c
     else:
         bad = ~value.is_finite() if kind == "float" else None
         expected = "a finite score"
-    totals = _refuse(nw, df, id, outcome, kind, bad, expected)
-    hard = _hard(nw, value, kind, dtype, threshold, totals)
-    _refuse_repeats(nw, df, id, sample)
-    grouped = _collect(df.with_columns(hard.alias(_HARD)).group_by(id)
-                       .agg(nw.col(_HARD).sum().alias("c"), nw.len().alias("n")))
-    table = grouped.to_dict(as_series=False)
+    check = _Checks(nw, df, id, outcome, kind, bad, expected)
+    table = check.grouped([id], {_HARD: _hard(nw, value, kind, dtype, threshold)}, sample)
+    check.refuse(table)
+    if sample:
+        check.refuse_repeats(table, sample)
     ids = [_question_id(raw, id) for raw in table[id]]
     order = sorted(range(len(ids)), key=lambda i: _sort_key(ids[i]))
-    n = np.array([int(table["n"][i]) for i in order], dtype=np.int64)
-    c = np.array([int(table["c"][i]) for i in order], dtype=np.int64)
+    n = np.array([_count(table[_ROWS][i]) for i in order], dtype=np.int64)
+    c = np.array([_count(table[_HARD][i]) for i in order], dtype=np.int64)
     return BinaryCounts(n, c, ids=[ids[i] for i in order])
 
 
+@_engine_version_named
 def categorical_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002
                           sample: str | None = None) -> CategoricalCounts:
     """Per-question category counts of a long frame, grouped by (id, category) in its engine.
+
+    The group-by by (id, category) also validates (a missing or invalid category is
+    grouped as null, with its count), so the frame is scanned once; ``sample=`` adds a
+    second group-by by id (distinct samples per question against its rows).
 
     Args:
         frame: as :func:`binary_from_long`.
@@ -119,15 +186,19 @@ def categorical_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002
     bad = _outside(nw, value, kind, dtype, 0, MAX_CATEGORIES - 1)
     expected = (f"an integer category in [0, {MAX_CATEGORIES - 1}] (at most "
                 f"{MAX_CATEGORIES} categories)")
-    _refuse(nw, df, id, outcome, kind, bad, expected)
-    _refuse_repeats(nw, df, id, sample)
-    # Every category is now a whole number in [0, 65535]: the cast cannot fail.
-    grouped = _collect(df.with_columns(value.cast(nw.Int64).alias(_HARD))
-                       .group_by(id, _HARD).agg(nw.len().alias("n")))
-    table = grouped.to_dict(as_series=False)
+    check = _Checks(nw, df, id, outcome, kind, bad, expected)
+    # A valid category is grouped as it is (no cast: 2.0, True, Decimal 2 are read as
+    # ints below); a missing or invalid one as null, so that bad rows add one group
+    # per question, not one per distinct bad value.
+    category = nw.when(~check.missing & ~check.flagged).then(value)
+    table = check.grouped([id, _KEY], {_KEY: category})
+    check.refuse(table)
+    if sample:
+        check.refuse_repeats(check.samples(df.group_by(id), sample), sample)
     raw_ids = [_question_id(raw, id) for raw in table[id]]
+    categories = [int(_plain(category)) for category in table[_KEY]]
     ids = sorted(set(raw_ids), key=_sort_key)
-    width = max(int(category) for category in table[_HARD]) + 1
+    width = max(categories) + 1
     if len(ids) * width > MAX_CATEGORY_TABLE:
         raise ValueError(
             f"`{outcome}` needs a table of {len(ids)} questions x {width} categories, more "
@@ -135,13 +206,12 @@ def categorical_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002
             "them 0..C-1) or fewer questions per call")
     slot = {qid: q for q, qid in enumerate(ids)}
     counts = np.zeros((len(ids), width), dtype=np.int64)
-    for qid, category, n in zip(raw_ids, table[_HARD], table["n"], strict=True):
-        counts[slot[qid], int(category)] += int(n)
+    for qid, category, n in zip(raw_ids, categories, table[_ROWS], strict=True):
+        counts[slot[qid], category] += _count(n)
     return CategoricalCounts(counts, np.zeros_like(counts), ids=ids)
 
 
 # ----------------------------------------------------------------------------- helpers
-
 
 def _frame(frame: Any) -> tuple[Any, Any]:
     try:
@@ -222,6 +292,20 @@ def _collect(df: Any) -> Any:
     return df.collect() if hasattr(df, "collect") else df
 
 
+def _table(df: Any) -> dict[str, list[Any]]:
+    """A (small) query's result as lists by column name."""
+    table: dict[str, list[Any]] = _collect(df).to_dict(as_series=False)
+    return table
+
+
+def _is_null(value: Any) -> bool:
+    """None, NaN or pandas' NA (whose comparisons are neither true nor false)."""
+    try:
+        return value is None or bool(value != value)
+    except TypeError:
+        return True
+
+
 def _count(value: Any) -> int:
     """An aggregate's count as an int (DuckDB returns a Decimal, an empty sum may be None)."""
     return 0 if value is None else int(value)
@@ -235,81 +319,156 @@ def _first(nw: Any, df: Any, columns: list[str]) -> dict[str, Any]:
     """
     try:
         ordered = df.sort(*columns)
-        row = _collect(ordered.select(*columns).head(1)).to_dict(as_series=False)
+        row = _table(ordered.select(*columns).head(1))
     except TypeError:
-        row = _collect(df.select(*columns).head(1)).to_dict(as_series=False)
+        row = _table(df.select(*columns).head(1))
     return {name: _plain(row[name][0]) for name in columns}
 
 
-def _refuse(nw: Any, df: Any, id: str, outcome: str, kind: str,  # noqa: A002
-            bad: Any, expected: str) -> dict[str, Any]:
-    """Check in the engine (one aggregate); raise with one offending row; return the totals."""
-    value = nw.col(outcome)
-    missing = _missing(nw, value, kind)
-    aggregates = [missing.cast(nw.Int64).sum().alias("null"),
-                  nw.col(id).is_null().cast(nw.Int64).sum().alias("no_id"),
-                  nw.len().alias("rows")]
-    if bad is not None:
-        flagged = (~missing & bad).fill_null(False)
-        aggregates.append(flagged.cast(nw.Int64).sum().alias("bad"))
-    if kind == "int":
-        aggregates += [value.min().alias("low"), value.max().alias("high")]
-    table = _collect(df.select(*aggregates)).to_dict(as_series=False)
-    totals = {name: column[0] for name, column in table.items()}
-    if not _count(totals["rows"]):
-        raise ValueError("the frame has no rows; a question needs at least one sample")
-    if _count(totals["no_id"]):
-        raise ValueError(f"`{id}` is missing in {_count(totals['no_id'])} rows; every sample "
-                         "needs its question id")
-    id_type = df.collect_schema()[id]
-    if not (id_type == nw.String or id_type.is_integer() or id_type == nw.Object
-            or id_type == nw.Categorical or id_type == nw.Enum):
-        raise ArgumentTypeError(f"`{id}` must be a column of str or int question ids; got "
-                                f"dtype {id_type}")
-    if id_type == nw.Object:  # a pandas object column: check its distinct values as they are
-        for raw in _collect(df.select(nw.col(id).unique())).to_dict(as_series=False)[id]:
-            _question_id(raw, id)  # before grouping, which may turn 1 into 1.0 beside 2.5
-    if _count(totals["null"]):
-        row = _first(nw, df.filter(missing), [id])
-        raise ValueError(f"`{outcome}` is missing (null or NaN) for question id {row[id]!r} "
-                         f"({_count(totals['null'])} missing outcomes in all)")
-    if bad is not None and _count(totals["bad"]):
-        row = _first(nw, df.filter(flagged), [id, outcome])
-        shown = _show(_displayed(row[outcome]))
-        raise ValueError(f"`{outcome}` must be {expected}; got {outcome}={shown} for question "
-                         f"id {row[id]!r} ({_count(totals['bad'])} such rows)")
-    return totals
+def _id_type_ok(nw: Any, id_type: Any) -> bool:
+    return bool(id_type == nw.String or id_type.is_integer() or id_type == nw.Object
+                or id_type == nw.Categorical or id_type == nw.Enum)
 
 
-def _hard(nw: Any, value: Any, kind: str, dtype: Any, threshold: float | None,
-          totals: dict[str, Any]) -> Any:
-    """The 0/1 outcome of each row (correct iff score > threshold with a threshold)."""
+class _Checks:
+    """The checks of one frame: flags computed per row, summed in the counting group-by.
+
+    ``grouped`` runs the one group-by (after the checks that the schema alone decides);
+    ``refuse`` reads its small result in the order the messages have always come in
+    (no rows, missing ids, id type, missing outcomes, bad values) and, only on an
+    error, queries the frame again for the offending row.
+    """
+
+    def __init__(self, nw: Any, df: Any, id: str, outcome: str,  # noqa: A002
+                 kind: str, bad: Any, expected: str) -> None:
+        self.nw, self.df, self.id, self.outcome = nw, df, id, outcome
+        self.bad, self.expected = bad, expected
+        self.missing = _missing(nw, nw.col(outcome), kind)
+        self.flagged = nw.lit(False) if bad is None else (~self.missing & bad).fill_null(False)
+
+    def grouped(self, keys: list[str], columns: dict[str, Any],
+                sample: str | None = None) -> dict[str, list[Any]]:
+        """One group-by by ``keys``: rows, missing ids and outcomes, flagged values.
+
+        Also the sums of ``columns`` (a key among them is grouped by, not summed) and,
+        with ``sample`` (``keys == [id]`` only), the distinct samples of each question.
+        """
+        nw, df, id = self.nw, self.df, self.id  # noqa: A001
+        id_type = df.collect_schema()[id]
+        if not _id_type_ok(nw, id_type):
+            # Checked before grouping by a column an engine may not group by (lists,
+            # structs); an empty frame and missing ids are reported first, as always.
+            totals = _table(df.select(nw.len().alias(_ROWS), nw.col(id).is_null().cast(
+                nw.Int64).sum().alias(_NO_ID)))
+            self._refuse_empty(_count(totals[_ROWS][0]), _count(totals[_NO_ID][0]))
+            raise ArgumentTypeError(f"`{id}` must be a column of str or int question ids; got "
+                                    f"dtype {id_type}")
+        if id_type == nw.Object:  # a pandas object column: check its distinct values as they are
+            distinct = _table(df.select(nw.col(id).unique()))[id]
+            if not any(_is_null(raw) for raw in distinct):  # a missing id is reported below
+                for raw in distinct:
+                    _question_id(raw, id)  # before grouping, which may turn 1 into 1.0 beside 2.5
+        # One flag, missing or invalid outcome, summed per group; a missing id is a
+        # null group key. The breakdown is queried only when a flag is set.
+        flags = {_WRONG: (self.missing | self.flagged).cast(nw.Int64)}
+        sums = [nw.col(name).sum() for name in [*flags, *columns] if name not in keys]
+        frame = df.with_columns(*(expression.alias(name) for name, expression
+                                  in {**flags, **columns}.items()))
+        if sample is None:
+            return _table(frame.group_by(*keys).agg(nw.len().alias(_ROWS), *sums))
+        return self.samples(frame.group_by(id), sample, sums)
+
+    def samples(self, by_id: Any, sample: str, sums: list[Any] | None = None
+                ) -> dict[str, list[Any]]:
+        """Rows and distinct samples of each question (and ``sums``) from ``by_id``.
+
+        ``by_id`` is a group-by by id of the frame: one pass, the distinct count is one
+        more aggregate of it.
+
+        Dask is the exception: narwhals (2.29) counts its distinct values per group in
+        each partition and adds the counts up, which misses a pair repeated across
+        partitions; there the distinct (id, sample) pairs are counted per id and joined
+        in, in the same task graph (the source is still read once).
+        """
+        nw, df, id = self.nw, self.df, self.id  # noqa: A001
+        if not df.implementation.is_dask():
+            return _table(by_id.agg(nw.len().alias(_ROWS), *(sums or []),
+                                    nw.col(sample).n_unique().alias(_SAMPLES)))
+        distinct = df.select(id, sample).unique().group_by(id).agg(nw.len().alias(_SAMPLES))
+        return _table(by_id.agg(nw.len().alias(_ROWS), *(sums or [])).join(
+            distinct, on=id, how="left"))
+
+    def _refuse_empty(self, rows: int, no_id: int) -> None:
+        if not rows:
+            raise ValueError("the frame has no rows; a question needs at least one sample")
+        if no_id:
+            raise ValueError(f"`{self.id}` is missing in {no_id} rows; every sample needs its "
+                             "question id")
+
+    def refuse(self, table: dict[str, list[Any]]) -> None:
+        """Raise on the first problem the grouped ``table`` shows, with one offending row."""
+        nw, df, id, outcome = self.nw, self.df, self.id, self.outcome  # noqa: A001
+        self._refuse_empty(sum(_count(rows) for rows in table[_ROWS]),
+                           sum(_count(rows) for raw, rows in zip(table[id], table[_ROWS],
+                                                                 strict=True) if _is_null(raw)))
+        if not sum(_count(wrong) for wrong in table[_WRONG]):
+            return
+        totals = _table(df.select(self.missing.cast(nw.Int64).sum().alias(_NULL), *(
+            [] if self.bad is None else [self.flagged.cast(nw.Int64).sum().alias(_BAD)])))
+        missing, flagged = _count(totals[_NULL][0]), _count(totals.get(_BAD, [0])[0])
+        if missing:
+            row = _first(nw, df.filter(self.missing), [id])
+            raise ValueError(f"`{outcome}` is missing (null or NaN) for question id {row[id]!r} "
+                             f"({missing} missing outcomes in all)")
+        if flagged:
+            row = _first(nw, df.filter(self.flagged), [id, outcome])
+            shown = _show(_displayed(row[outcome]))
+            raise ValueError(f"`{outcome}` must be {self.expected}; got {outcome}={shown} for "
+                             f"question id {row[id]!r} ({flagged} such rows)")
+
+    def refuse_repeats(self, table: dict[str, list[Any]], sample: str) -> None:
+        """A question with fewer distinct samples than rows repeats a pair: name the smallest.
+
+        The pair is located by a second group-by by (id, sample), only now that a
+        repeat is known, and only among the offending questions (when they are few).
+        """
+        nw, df, id = self.nw, self.df, self.id  # noqa: A001
+        offending = [_plain(raw) for raw, rows, distinct
+                     in zip(table[id], table[_ROWS], table[_SAMPLES], strict=True)
+                     if _count(distinct) < _count(rows)]
+        if not offending:
+            return
+        if len(offending) <= _LOCATE_AMONG:
+            df = df.filter(nw.col(id).is_in(offending))
+        pairs = df.group_by(id, sample).agg(nw.len().alias(_ROWS))
+        row = _first(nw, pairs.filter(nw.col(_ROWS) > 1), [id, sample, _ROWS])
+        raise ValueError(f"(id, sample) = ({row[id]!r}, {row[sample]!r}) is repeated "
+                         f"({row[_ROWS]} rows); each sample of a question must appear once")
+
+
+def _hard(nw: Any, value: Any, kind: str, dtype: Any, threshold: float | None) -> Any:
+    """The 0/1 outcome of each row (correct iff score > threshold with a threshold).
+
+    Computed by comparison, never by a cast of the values (which an engine refuses for
+    1e300 or 2**62 to int64, before the group-by has shown them to be invalid).
+    """
     if threshold is None:
-        return value.cast(nw.Int64)  # validated 0/1 (or bool): the cast cannot fail
+        if kind == "bool":
+            return value.fill_null(False).cast(nw.Int64)
+        one = nw.lit(1, dtype=dtype) if kind == "int" else nw.lit(1.0)
+        correct = (value if kind == "int" else value.cast(nw.Float64)) == one
+        return correct.fill_null(False).cast(nw.Int64)  # a missing one is refused
     if kind != "int":
-        return (value.cast(nw.Float64) > threshold).cast(nw.Int64)
+        return (value.cast(nw.Float64) > threshold).fill_null(False).cast(nw.Int64)
     # An integer score x > T iff x > floor(T); compared as integers, with floor(T) kept
-    # inside the column's range so that no engine meets a literal it cannot hold.
+    # inside the column type's range so that no engine meets a literal it cannot hold.
     cut = math.floor(threshold)
-    low, high = int(totals["low"]), int(totals["high"])
+    low, high = _int_range(dtype)
     if cut < low:
         return (~value.is_null()).cast(nw.Int64)  # every (non-missing) score is above T
     if cut >= high:
-        return value.is_null().cast(nw.Int64)  # none is
-    return (value > nw.lit(cut, dtype=dtype)).cast(nw.Int64)
-
-
-def _refuse_repeats(nw: Any, df: Any, id: str, sample: str | None) -> None:  # noqa: A002
-    if sample is None:
-        return
-    pairs = df.group_by(id, sample).agg(nw.len().alias("__kpass_rows"))
-    repeated = pairs.filter(nw.col("__kpass_rows") > 1)
-    found = _collect(repeated.select(nw.len().alias("m"))).to_dict(as_series=False)
-    if _count(found["m"][0]):
-        row = _first(nw, repeated, [id, sample, "__kpass_rows"])
-        raise ValueError(f"(id, sample) = ({row[id]!r}, {row[sample]!r}) is repeated "
-                         f"({row['__kpass_rows']} rows); each sample of a question must "
-                         "appear once")
+        return value.is_null().cast(nw.Int64)  # none is (a missing one is refused)
+    return (value > nw.lit(cut, dtype=dtype)).fill_null(False).cast(nw.Int64)
 
 
 def _question_id(value: Any, column: str) -> Any:

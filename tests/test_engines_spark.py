@@ -1,0 +1,159 @@
+"""from_long on a real Spark session (local[2]): counts equal numpy's, only per-question rows
+reach the driver, and a PySpark too old for narwhals is named.
+
+Needs a JVM (``make test`` installs Debian's OpenJDK 17 when ``java`` is missing); skipped
+with the reason when the session cannot start.
+"""
+
+import shutil
+
+import numpy as np
+import pytest
+
+import kpass
+
+pd = pytest.importorskip("pandas")
+pytest.importorskip("narwhals")
+pyspark = pytest.importorskip("pyspark")
+
+pytestmark = [pytest.mark.slow, pytest.mark.cluster,
+              pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas")]
+
+QUESTIONS, SAMPLES = 300, 12
+
+
+@pytest.fixture(scope="module")
+def spark():
+    if shutil.which("java") is None:
+        pytest.skip("no JVM: `java` is not on PATH (make test installs openjdk-17-jre-headless)")
+    from pyspark.sql import SparkSession
+
+    try:
+        session = (SparkSession.builder.master("local[2]").appName("kpass-test")
+                   .config("spark.ui.enabled", "false")
+                   .config("spark.sql.shuffle.partitions", "4")
+                   .config("spark.driver.memory", "1g")
+                   .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+                   .getOrCreate())
+    except Exception as error:  # noqa: BLE001 - any failure to start is a skip reason
+        pytest.skip(f"Spark could not start: {type(error).__name__}: {error}"[:300])
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def log():
+    """A shuffled long log: QUESTIONS x SAMPLES rows, 0/1 outcomes, scores and categories."""
+    rng = np.random.default_rng(22)
+    qid = np.repeat(np.arange(QUESTIONS), SAMPLES)
+    sample = np.tile(np.arange(SAMPLES), QUESTIONS)
+    p = rng.random(QUESTIONS)[qid]
+    order = rng.permutation(qid.size)
+    return pd.DataFrame({"qid": [f"q{q:03d}" for q in qid[order]], "sample": sample[order],
+                         "correct": (rng.random(qid.size) < p).astype(np.int64)[order],
+                         "score": rng.random(qid.size)[order],
+                         "answer": rng.integers(0, 4, qid.size)[order]})
+
+
+@pytest.fixture(scope="module")
+def parquet(spark, log, tmp_path_factory):
+    """The log as Spark part files, read back by Spark (the driver never holds it)."""
+    folder = tmp_path_factory.mktemp("spark") / "log"
+    spark.createDataFrame(log).repartition(4).write.parquet(str(folder))
+    return spark.read.parquet(str(folder))
+
+
+def numpy_counts(log, outcome):
+    ids, inverse = np.unique(log["qid"].to_numpy(dtype=str), return_inverse=True)
+    n = np.bincount(inverse, minlength=ids.size)
+    c = np.bincount(inverse, weights=log[outcome].to_numpy(), minlength=ids.size)
+    return tuple(ids.tolist()), n.tolist(), c.astype(np.int64).tolist()
+
+
+@pytest.fixture
+def driver_rows(monkeypatch, parquet):
+    """The number of rows of each result Spark hands to this process (its DataFrame class's
+    every way of collecting, spied on)."""
+    DataFrame = type(parquet)  # pyspark.sql.classic.dataframe.DataFrame on Spark 4
+    seen, depth = [], []
+    for name in ("collect", "toPandas", "toArrow", "_collect_as_arrow", "toLocalIterator"):
+        method = getattr(DataFrame, name, None)
+        if method is None:
+            continue
+
+        def spy(self, *args, _method=method, _name=name, **kwargs):
+            depth.append(_name)  # one collection may call another: count the outer one
+            try:
+                result = _method(self, *args, **kwargs)
+            finally:
+                depth.pop()
+            if not depth:
+                seen.append(result.num_rows if hasattr(result, "num_rows") else (
+                    sum(batch.num_rows for batch in result) if _name == "_collect_as_arrow"
+                    else len(result)))
+            return result
+
+        monkeypatch.setattr(DataFrame, name, spy)
+    return seen
+
+
+def test_binary_counts_from_spark_equal_numpy_and_sparks_own_group_by(parquet, log,
+                                                                      driver_rows):
+    from pyspark.sql import functions as sf
+
+    expected = numpy_counts(log, "correct")
+    counts = kpass.BinaryCounts.from_long(parquet, id="qid", outcome="correct", sample="sample")
+    assert (counts.ids, counts.n_samples.tolist(), counts.n_correct.tolist()) == expected
+    # One result came back, one row per question: the rows stayed in Spark.
+    assert driver_rows == [QUESTIONS], driver_rows
+    own = parquet.groupBy("qid").agg(sf.count("*").alias("n"), sf.sum("correct").alias("c"))
+    rows = sorted((row["qid"], row["n"], row["c"]) for row in own.collect())
+    assert ([q for q, _, _ in rows], [n for _, n, _ in rows], [c for _, _, c in rows]) == \
+        (list(expected[0]), expected[1], expected[2])
+
+
+def test_threshold_and_categories_from_spark_equal_numpy(parquet, log, driver_rows):
+    scored = log.assign(hit=(log["score"] > 0.3).astype(np.int64))
+    counts = kpass.BinaryCounts.from_long(parquet, id="qid", outcome="score", threshold=0.3)
+    assert (counts.ids, counts.n_samples.tolist(), counts.n_correct.tolist()) == \
+        numpy_counts(scored, "hit")
+    categorical = kpass.CategoricalCounts.from_long(parquet, id="qid", outcome="answer",
+                                                    sample="sample")
+    ids = sorted(set(log["qid"]))
+    table = np.zeros((len(ids), 4), dtype=np.int64)
+    np.add.at(table, (np.searchsorted(ids, log["qid"]), log["answer"].to_numpy()), 1)
+    assert categorical.ids == tuple(ids) and categorical.counts.tolist() == table.tolist()
+    # Per question (threshold), per question and category, per question (samples).
+    assert max(driver_rows) <= QUESTIONS * 4 and len(driver_rows) == 3, driver_rows
+
+
+def test_spark_errors_are_kpass_messages(spark, parquet, log):
+    repeated = spark.createDataFrame(pd.concat([log, log.iloc[[5]]]))
+    row = log.iloc[5]
+    with pytest.raises(ValueError, match=rf"^\(id, sample\) = \('{row.qid}', {row['sample']}\) "
+                                         r"is repeated \(2 rows\)"):
+        kpass.BinaryCounts.from_long(repeated, id="qid", outcome="correct", sample="sample")
+    with pytest.raises(ValueError, match=r"`score` must be 0 or 1 \(soft scores need "
+                                         r"threshold=T\); got score=0\.\d+ for question id "
+                                         r"'q000' \(\d+ such rows\)$"):
+        kpass.BinaryCounts.from_long(parquet, id="qid", outcome="score")
+
+
+def test_pyspark_older_than_narwhals_supports_is_named(spark, parquet, monkeypatch):
+    import narwhals
+    import narwhals._utils
+
+    monkeypatch.setattr(pyspark, "__version__", "3.4.1")
+    narwhals._utils.backend_version.cache_clear()
+    try:
+        with pytest.raises(ValueError) as error:
+            kpass.BinaryCounts.from_long(parquet, id="qid", outcome="correct")
+    finally:
+        monkeypatch.undo()
+        narwhals._utils.backend_version.cache_clear()
+    assert str(error.value) == (
+        f"`frame` is a pyspark 3.4.1 dataframe, but narwhals {narwhals.__version__} (which "
+        "from_long reads frames through) supports pyspark 3.5 or later; upgrade pyspark to "
+        "3.5 or later, or group the frame in pyspark yourself and build the counts from its "
+        "per-question rows (BinaryCounts(n, c, ids=...))")
