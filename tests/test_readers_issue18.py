@@ -461,3 +461,15 @@ def test_the_fast_path_scan_bounds_every_line_across_block_edges(tmp_path, monke
         limit = rng.randint(0, 12)
         most = max(line.count("[") + line.count("{") for line in text.split("\n"))
         assert fast._may_nest_deeper(path, limit) == (most > limit), (text, limit)
+
+
+def test_leaderboard_with_id_honours_from_and_filter(capsys):
+    per_doc = _by_filter(LM_GEN, "exact_match")
+    code, out, err = run(capsys, "leaderboard", f"a={LM_GEN}", f"b={LM_GEN}", "--id", "doc_id",
+                         "--from", "lm-eval", "--filter", "first", "--format", "json")
+    assert code == 0, err
+    (board,) = json.loads(out)["results"]
+    assert board["questions"] == len(per_doc["first"])
+    assert board["rows"][0]["estimate"] == pytest.approx(pass1(per_doc["first"]), rel=1e-12)
+    code, out, err = run(capsys, "leaderboard", LM_GEN, f"b={LM_GEN}", "--id", "doc_id")
+    assert_one_line(code, out, err, "--filter", command="leaderboard")

@@ -88,7 +88,8 @@ def _load(args: argparse.Namespace, paths: list[str]) -> tuple[list[BinaryCounts
         from ..io.long import load_long
 
         return [load_long(path, id=args.id, sample=args.sample, column=args.column,
-                          chunk_size=args.chunk_size).counts for path in paths], None
+                          chunk_size=args.chunk_size, tool=args.from_,
+                          filter=args.filter).counts for path in paths], None
     if args.sample is not None:
         raise ReportError(paths[0], "--sample cannot be combined with --clusters (clusters "
                                     "are read beside one row per question)")
