@@ -20,9 +20,9 @@ import numpy as np
 
 from .._core.counts import BinaryCounts
 from ..io.harness import load_file
-from ..io.labels import read_labels
 from ..io.progress import Progress
 from ..io.readers import ReportError
+from .compare import _counts, _with_labels
 from .table import LEGEND_WIDTH, Family, input_labels, parse_metrics
 
 
@@ -96,29 +96,8 @@ def _load(args: argparse.Namespace, paths: list[str]) -> tuple[list[BinaryCounts
     loaded = [load_file(path, tool=args.from_, filter=args.filter, column=args.column,
                         chunk_size=args.chunk_size, progress=Progress(f"reading {path}"))
               for path in paths]
-    counts = []
-    for item in loaded:
-        ids = None
-        if args.id is not None:
-            ids = read_labels(item.source, args.id)
-            if len(ids) != item.counts.n_questions:
-                raise ReportError(item.source, f"`{args.id}` has {len(ids)} values for "
-                                               f"{item.counts.n_questions} questions (--id)")
-        if ids is None:
-            counts.append(item.counts)
-            continue
-        try:
-            counts.append(BinaryCounts(item.counts.n_samples, item.counts.n_correct, ids=ids))
-        except (TypeError, ValueError) as error:
-            raise ReportError(item.source, f"--id: {error}") from None
-    clusters = None
-    if args.clusters is not None:
-        clusters = read_labels(loaded[0].source, args.clusters)
-        if len(clusters) != loaded[0].counts.n_questions:
-            raise ReportError(loaded[0].source, f"`{args.clusters}` has {len(clusters)} values "
-                                                f"for {loaded[0].counts.n_questions} questions "
-                                                "(--clusters)")
-    return counts, clusters
+    counts = [_counts(item, _with_labels(item, args.id, "--id")) for item in loaded]
+    return counts, _with_labels(loaded[0], args.clusters, "--clusters")
 
 
 def leaderboard_boards(runs: dict[str, BinaryCounts], families: list[Family], ks: list[int],
