@@ -171,14 +171,9 @@ def _load_parts(source: str, parts: list[str], id: str | None,  # noqa: A002
         raise ReportError(source, f"parts of format {fmt} are not read as one table; give "
                                   "JSONL, JSON, CSV, TSV or Parquet parts")
     names = {"id": id, "sample": sample, "column": column}
-    if sample is None:  # parts grouped by pyarrow add up by id (with --sample, pairs are
-        # checked across parts by the line-by-line reader)
-        fast = [fast_long_counts(Path(part), fmt, dict(names), threshold, chunk_size)
-                for part in parts]
-        if all(item is not None for item in fast) and len({item[1] for item in fast
-                                                            if item is not None}) == 1:
-            counts = BinaryCounts.concat([item[0] for item in fast if item is not None])
-            return _fast_result(source, Path(parts[0]), counts, fast[0][1] if fast[0] else None)
+    fast = fast_long_counts([Path(part) for part in parts], fmt, names, threshold, chunk_size)
+    if fast is not None:  # pooled by pyarrow; any doubt goes to the line-by-line reader
+        return _fast_result(source, Path(parts[0]), *fast)
     tally = _Tally(source, sample is not None, threshold)
     for part in parts:
         label = Path(part).name
