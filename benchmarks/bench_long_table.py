@@ -3,8 +3,9 @@
 A long table of Q questions x 64 samples (rows shuffled, string ids ``q<i>``, columns
 ``q, sample, correct``) is written once per size as CSV (and JSON Lines up to 5M rows). Each
 route then runs in a fresh Python subprocess, one after another, so its peak resident
-memory (``ru_maxrss`` of that process) is its own; times are wall clock of the whole
+memory (``VmHWM`` of that process, Linux) is its own; times are wall clock of the whole
 subprocess, imports included (about 0.3-1 s of each figure; Spark's JVM start about 5 s).
+Spark's and Dask's worker memory outside the Python driver process is not counted.
 
 Routes:
     cli: ``kpass report FILE --id q --column correct --k 1,8 --metrics pass@k --format json``.
@@ -37,9 +38,13 @@ import numpy as np
 
 N_SAMPLES = 64
 
+# VmHWM (the peak resident set of this process image), not ru_maxrss: Linux carries
+# ru_maxrss over fork and exec, so a child would report its parent's peak.
 _TAIL = """
-import resource, sys
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+import sys
+with open("/proc/self/status") as status:
+    peak = next(line for line in status if line.startswith("VmHWM:")).split()[1]
+print(peak, file=sys.stderr)
 """
 
 _COUNTS_THEN_CI = """

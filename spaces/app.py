@@ -1362,7 +1362,7 @@ def comparison_table(module: evaluate.EvaluationModule, a: list[list[int]], b: l
         key = template.format(k=k, tau="")
         rows.append({"metric": metric, "k": k, "A": results[f"{key}_a"],
                      "B": results[f"{key}_b"], "A - B": results[f"{key}_difference"],
-                     "SE": results[f"{key}_se"], "lower": results[f"{key}_lo"],
+                     "SE": results[f"{key}_difference_se"], "lower": results[f"{key}_lo"],
                      "upper": results[f"{key}_hi"], "p-value": results[f"{key}_p_value"],
                      "P(A better)": results[f"{key}_prob_a_better"],
                      "questions": int(results[f"{key}_questions"])})

@@ -19,8 +19,11 @@ from kpass.evaluate_module import KPassComparison
 
 COMPARISONS = Path(__file__).resolve().parents[1] / "comparisons"
 NAME = "kpass_compare"
-FIELDS = ("a", "b", "difference", "se", "lo", "hi", "p_value", "se_unpaired", "correlation",
-          "prob_a_better", "mde", "questions")
+# result key suffix -> Comparison field, written out here (not imported from the module)
+FIELDS = {"a": "a", "b": "b", "difference": "difference", "difference_se": "se", "a_se": "se_a",
+          "b_se": "se_b", "lo": "lo", "hi": "hi", "df": "df", "p_value": "p_value",
+          "p_exact": "p_exact", "se_unpaired": "se_unpaired", "correlation": "correlation",
+          "prob_a_better": "prob_a_better", "mde": "mde", "questions": "questions"}
 RNG = np.random.default_rng(99)
 A = [RNG.integers(0, 2, size=int(n)).tolist() for n in RNG.integers(4, 9, size=30)]
 B = [RNG.integers(0, 2, size=len(row)).tolist() for row in A]
@@ -34,9 +37,9 @@ def load(**kwargs):
 def expected(point, ks, *args, key="pass@{k}", **kwargs):
     out = {}
     for k, c in zip(ks, kpass.compare(point, A, B, ks, *args, **kwargs), strict=True):
-        for field in FIELDS:
+        for suffix, field in FIELDS.items():
             if getattr(c, field) is not None:
-                out[f"{key.format(k=k)}_{field}"] = float(getattr(c, field))
+                out[f"{key.format(k=k)}_{suffix}"] = float(getattr(c, field))
     return out
 
 

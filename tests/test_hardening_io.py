@@ -427,7 +427,8 @@ def test_default_k_stops_at_the_documented_cap_with_a_note(tmp_path, capsys):
     assert code == 0, err
     document = json.loads(out)
     assert [row["k"] for row in document["results"]] == [2000]
-    assert document["notes"] == []
+    assert not any("k stops" in note for note in document["notes"])  # (3 questions: a
+    assert any("only 3 questions" in note for note in document["notes"])  # small-sample note)
 
 
 # ----------------------------------------------------------------------------- pyarrow fast path

@@ -61,7 +61,7 @@ from .pass_at_k import (
     unanimous_at_k,
     unanimous_at_k_ci,
 )
-from .stats import Comparison, Plan, compare, plan, standard_error
+from .stats import Comparison, Plan, SmallSampleWarning, compare, plan, standard_error
 from .tailpass import TailPassDraws, TailPassProfile, tailpass, tailpass_empirical
 from .tailpass_weights import (
     beta_weights,
@@ -92,6 +92,7 @@ __all__ = [
     "BinaryCounts",
     "CategoricalCounts",
     "Comparison",
+    "SmallSampleWarning",
     "Leaderboard",
     "Plan",
     "RankedPair",

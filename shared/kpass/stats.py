@@ -38,6 +38,13 @@ from scipy.special import ndtr, ndtri
 
 from ._core.checks import ArgumentTypeError, _show, check_confidence, check_real
 from ._core.counts import BinaryCounts, CategoricalCounts
+from ._core.small_sample import (
+    SmallSampleWarning,
+    sign_flip_p,
+    small_sample_problems,
+    t_test,
+    warn_small,
+)
 from ._core.states import states_for
 
 Metric = Callable[..., Any]
@@ -357,11 +364,17 @@ def standard_error(metric: Metric, R: Any, *args: Any, clusters: Any = None,
         ValueError: fewer than 2 questions (or clusters) used, ``clusters`` of the wrong
             length, or any error of ``metric`` itself.
 
+    Warns:
+        SmallSampleWarning: fewer than 30 questions (or clusters), an SE of 0, or (from 30
+            questions) an estimate within 5 questions' worth of 0 or 1, where the SE cannot
+            carry a confidence level (one warning per call).
+
     References:
         Miller (2024), arXiv:2411.00640, sections 2 (CLT) and 3 (clustered SE).
 
     Example:
-        >>> import kpass
+        >>> import kpass, warnings
+        >>> warnings.simplefilter("ignore", kpass.SmallSampleWarning)  # 4 questions
         >>> R = [[1, 1, 0, 1], [0, 0, 1, 0], [1, 1, 1, 1], [0, 1, 0, 0]]
         >>> round(kpass.standard_error(kpass.pass_at_k, R, 1), 6)     # sd(0.75,.25,1,.25)/2
         0.1875
@@ -370,6 +383,33 @@ def standard_error(metric: Metric, R: Any, *args: Any, clusters: Any = None,
         >>> round(kpass.standard_error(kpass.pass_at_k, R, 1, clusters=["a", "a", "b", "b"]), 4)
         0.0625
     """
+    ses = _standard_error(metric, R, *args, clusters=clusters, **kwargs)
+    _warn_standard_error(metric, R, args, kwargs, clusters, ses)
+    return ses
+
+
+def _warn_standard_error(metric: Metric, R: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                         clusters: Any, ses: float | list[float]) -> None:
+    """The SmallSampleWarning of :func:`standard_error` (questions counted as rows of R)."""
+    name = metric.__name__
+    many = isinstance(ses, list)
+    values: list[float] = list(ses) if isinstance(ses, list) else [ses]
+    if clusters is not None:
+        units, clustered = len({label for label in clusters}), True
+    else:
+        units = R.n_questions if isinstance(R, (BinaryCounts, CategoricalCounts)) else len(R)
+        clustered = False
+    estimates: list[float] = []
+    if units >= 30 and name in _CREDIT_METRICS:
+        point = metric(R, *args, **kwargs)
+        estimates = [float(x) for x in (point if many else [point])]
+    warn_small(f"kpass.standard_error({name})",
+               small_sample_problems(units, clustered, values, estimates))
+
+
+def _standard_error(metric: Metric, R: Any, *args: Any, clusters: Any = None,
+                    **kwargs: Any) -> float | list[float]:
+    """:func:`standard_error` without its warning (for the report and the modules)."""
     name = _check_metric(metric)
     if name in _DATASET_LEVEL:
         statistic, m = _dataset_statistic(metric, R, args, kwargs)
@@ -405,18 +445,18 @@ def standard_errors_by_k(point: Callable[..., Any], state: Any, ks: list[int] | 
     """
     if ks is None:
         try:
-            return [_one_se(standard_error(point, state, *before_k, *args, **kwargs))]
+            return [_one_se(_standard_error(point, state, *before_k, *args, **kwargs))]
         except TooFewQuestionsError:
             return [None]
     try:
-        every = standard_error(point, state, *before_k, ks, *args, **kwargs)
+        every = _standard_error(point, state, *before_k, ks, *args, **kwargs)
         return list(every) if isinstance(every, list) else [every]
     except TooFewQuestionsError:
         pass
     values: list[float | None] = []
     for budget in ks:
         try:
-            values.append(_one_se(standard_error(point, state, *before_k, budget, *args,
+            values.append(_one_se(_standard_error(point, state, *before_k, budget, *args,
                                                  **kwargs)))
         except TooFewQuestionsError:  # short="skip" left fewer than 2 questions at this k
             values.append(None)
@@ -445,18 +485,32 @@ class Comparison:
         difference: a - b (the mean of the per-question differences).
         se: paired standard error of the difference over questions (clustered when
             clusters were given; jackknife for dataset-level blends).
-        lo: lower end of the ``confidence`` interval difference -/+ z se.
+        lo: lower end of the ``confidence`` interval difference -/+ q se, q the quantile of
+            Student's t with ``df`` degrees of freedom (of the normal when ``reference``
+            is ``"normal"``).
         hi: upper end.
-        p_value: two-sided p-value of "no difference" (normal test on difference / se).
+        p_value: two-sided p-value of "no difference" (t test on difference / se; when
+            se = 0 and the difference is not 0, the exact sign-flip p-value).
         se_unpaired: sqrt(se_a^2 + se_b^2), what treating the runs as independent gives.
         correlation: Pearson correlation of the two models' per-question values (None
             when one of them is constant, or for dataset-level blends).
         prob_a_better: posterior probability that A's metric exceeds B's on these very
             questions (questions fixed; from the two ``_ci`` posteriors).
-        mde: minimum detectable effect: (z_{1-alpha/2} + z_{0.8}) se, the smallest true
-            difference this comparison detects with 80% power at alpha = 1 - confidence.
+        mde: minimum detectable effect: (q_{1-alpha/2} + q_{0.8}) se with t (or normal)
+            quantiles, the smallest true difference this comparison detects with 80% power
+            at alpha = 1 - confidence.
         questions: how many questions the comparison used.
         confidence: the interval's level.
+        se_a: model A's standard error over the same questions (clustered like ``se``).
+        se_b: model B's.
+        df: degrees of freedom of the t reference: questions - 1, or clusters - 1 when
+            clustered (None for the normal reference).
+        p_exact: two-sided sign-flip permutation p-value of the per-question (per-cluster)
+            differences, exact up to 20 units and Monte Carlo (20000 flips, fixed seed)
+            beyond (:func:`kpass._core.small_sample.sign_flip_p`); None for dataset-level
+            blends, which have no per-question differences.
+        reference: ``"t"`` or ``"normal"``, the reference distribution of lo, hi, p_value
+            and mde.
     """
 
     metric: str
@@ -474,6 +528,11 @@ class Comparison:
     mde: float
     questions: int
     confidence: float
+    se_a: float | None = None
+    se_b: float | None = None
+    df: int | None = None
+    p_exact: float | None = None
+    reference: str = "t"
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a plain dict (JSON-safe)."""
@@ -486,25 +545,37 @@ def _ids(R: Any) -> Any:
     return None if ids is None else list(ids)
 
 
-def _align(R_a: Any, R_b: Any) -> tuple[Any, Any]:
-    """Put B's questions in A's order when both carry question ids; else keep row order."""
+def _align(R_a: Any, R_b: Any, shared: bool = False) -> tuple[Any, Any]:
+    """Put B's questions in A's order when both carry question ids; else keep row order.
+
+    With ``shared``, only the questions both carry are kept (A's order).
+    """
     ids_a, ids_b = _ids(R_a), _ids(R_b)
     if ids_a is None or ids_b is None:
         if (ids_a is None) != (ids_b is None):
             raise ValueError("only one of `R_a`, `R_b` carries question ids; give both ids "
                              "(to match questions by id) or neither (to match by row)")
+        if shared:
+            raise ValueError("shared=True needs question ids on both runs "
+                             "(BinaryCounts(..., ids=...) or `kpass compare --id COLUMN`)")
         return R_a, R_b
     position = {question: i for i, question in enumerate(ids_b)}
     missing_b = [q for q in ids_a if q not in position]
     missing_a = sorted(set(ids_b) - set(ids_a), key=str)
-    if missing_b or missing_a:
+    if shared and (missing_a or missing_b):
+        keep = np.array([q in position for q in ids_a])
+        if not keep.any():
+            raise ValueError("the two runs share no question id")
+        R_a = R_a.select(keep)
+        ids_a = [q for q in ids_a if q in position]
+    elif missing_b or missing_a:
         raise ValueError(
             "the two runs must score the same questions; "
             + (f"{len(missing_b)} ids of A are not in B (e.g. {missing_b[:3]})" if missing_b
                else "")
             + ("; " if missing_b and missing_a else "")
             + (f"{len(missing_a)} ids of B are not in A (e.g. {missing_a[:3]})" if missing_a
-               else ""))
+               else "") + "; pass shared=True to compare on the questions both have")
     order = np.array([position[q] for q in ids_a])
     return R_a, R_b.select(order)
 
@@ -529,16 +600,6 @@ def _prob_greater(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> f
     return float(ndtr((mu_a - mu_b) / spread))
 
 
-def _test(difference: float, se: float, confidence: float) -> tuple[float, float, float, float]:
-    """(lo, hi, p_value, mde) of a normal test of difference with standard error se."""
-    z = float(ndtri(0.5 + 0.5 * confidence))
-    mde = (z + float(ndtri(0.8))) * se
-    if se == 0.0:
-        return difference, difference, 1.0 if difference == 0.0 else 0.0, mde
-    p_value = float(2.0 * ndtr(-abs(difference) / se))
-    return difference - z * se, difference + z * se, p_value, mde
-
-
 def _budgets(args: tuple[Any, ...], count: int, name: str) -> list[int | None]:
     if name in ("avg", "bayes", "vote_at_k") or not args:
         ks = args[1] if name == "vote_at_k" and len(args) > 1 else None
@@ -551,7 +612,8 @@ def _budgets(args: tuple[Any, ...], count: int, name: str) -> list[int | None]:
 
 
 def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None,
-            confidence: float = 0.95, **kwargs: Any) -> Comparison | list[Comparison]:
+            confidence: float = 0.95, reference: str = "t", shared: bool = False,
+            **kwargs: Any) -> Comparison | list[Comparison]:
     r"""Is model A better than model B on the same questions? A paired comparison.
 
     Row q of ``R_a`` and of ``R_b`` is question q; when both are counts carrying
@@ -561,8 +623,10 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         d_q = s_q(A) - s_q(B) over the M questions both were scored on;
         difference = mean(d); se = sqrt(sum (d_q - mean d)^2 / (M (M-1))) (clustered with
         ``clusters`` as in :func:`standard_error`; for dataset-level blends, a paired
-        jackknife); interval difference -/+ z se with z = Phi^{-1}((1 + confidence)/2);
-        p_value = 2 Phi(-|difference| / se); mde = (z + Phi^{-1}(0.8)) se;
+        jackknife); df = M - 1 (G - 1 with G clusters); interval difference -/+ q se with
+        q = T_df^{-1}((1 + confidence)/2); p_value = 2 T_df(-|difference| / se);
+        mde = (q + T_df^{-1}(0.8)) se (``reference="normal"``: Phi in place of T_df);
+        p_exact = the sign-flip permutation p-value of the d_q (clusters flip together);
         se_unpaired = sqrt(se_A^2 + se_B^2); prob_a_better = Phi((mu_A - mu_B) /
         sqrt(sigma_A^2 + sigma_B^2)) from the two Bayesian posteriors (``<metric>_ci``),
         independent given the questions.
@@ -574,10 +638,20 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         *args: ``metric``'s other positional arguments (k, tau, ...).
         clusters: optional label per question for clustered standard errors.
         confidence: level of the interval in (0, 1) (alpha = 1 - confidence for the MDE).
+        reference: ``"t"`` (Student's t with ``df`` degrees of freedom, the default: it
+            holds its level with 10-30 questions) or ``"normal"`` (the large-sample
+            reference of earlier releases).
+        shared: with question ids on both runs, compare on the questions both have (B's
+            extra questions and A's missing ones left out) instead of refusing; ``clusters``
+            then labels A's questions before the selection.
         **kwargs: ``metric``'s keyword arguments (``short``, ...).
 
     Returns:
         A :class:`Comparison`, or a list of them when ``k`` is a sequence.
+
+    Warns:
+        SmallSampleWarning: fewer than 30 questions (or clusters), a standard error of 0,
+            or an estimate within 5 questions' worth of 0 or 1 (one warning per call).
 
     Raises:
         ValueError: different numbers of questions without ids, different id sets, fewer
@@ -585,23 +659,36 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         TypeError: ``metric`` is not a point function of the family.
 
     References:
-        Miller (2024), arXiv:2411.00640, section 4 (paired differences) and 5 (power).
+        Miller (2024), arXiv:2411.00640, section 4 (paired differences) and 5 (power);
+        Student (1908); Fisher (1935) for the sign-flip test.
 
     Example:
-        >>> import kpass
+        >>> import kpass, warnings
         >>> A = [[1, 1, 0, 1], [0, 1, 1, 0], [1, 1, 1, 1], [0, 1, 0, 0]]
         >>> B = [[1, 0, 0, 1], [0, 0, 1, 0], [1, 1, 1, 1], [0, 0, 0, 0]]
-        >>> c = kpass.compare(kpass.pass_at_k, A, B, 1)      # d_q = .25, .25, 0, .25
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", kpass.SmallSampleWarning)  # 4 questions
+        ...     c = kpass.compare(kpass.pass_at_k, A, B, 1)  # d_q = .25, .25, 0, .25
         >>> round(c.difference, 4), round(c.se, 4), round(c.se_unpaired, 4)
         (0.1875, 0.0625, 0.2676)
-        >>> c.questions, round(c.p_value, 4), round(c.correlation, 3)
-        (4, 0.0027, 0.983)
+        >>> c.questions, c.df, round(c.p_value, 4), c.p_exact, round(c.correlation, 3)
+        (4, 3, 0.0577, 0.25, 0.983)
     """
     name = _check_metric(metric)
     confidence = check_confidence(confidence)
-    R_a, R_b = _align(R_a, R_b)
+    if reference not in ("t", "normal"):
+        raise ValueError(f'`reference` must be "t" or "normal"; got reference={reference!r}')
+    if shared and clusters is not None:
+        ids_a = _ids(R_a)
+        if ids_a is not None:
+            labels = list(clusters) if isinstance(clusters, (Sequence, np.ndarray)) else clusters
+            kept = set(_ids(R_b) or ())
+            if isinstance(labels, list) and len(labels) == len(ids_a):
+                clusters = [label for q, label in zip(ids_a, labels, strict=True) if q in kept]
+    R_a, R_b = _align(R_a, R_b, shared)
     if name in _DATASET_LEVEL:
-        return _compare_dataset(metric, name, R_a, R_b, args, kwargs, clusters, confidence)
+        return _compare_dataset(metric, name, R_a, R_b, args, kwargs, clusters, confidence,
+                                reference)
     per_a, many = _per_question(metric, name, R_a, args, kwargs)
     per_b, _ = _per_question(metric, name, R_b, args, kwargs)
     if per_a[0].size != per_b[0].size:
@@ -612,28 +699,39 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
     codes = _labels(clusters, per_a[0].size)
     budgets = _budgets(args, len(per_a), name)
     results = []
+    problems: list[str] = []
     for index, (values_a, values_b) in enumerate(zip(per_a, per_b, strict=True)):
         used = np.isfinite(values_a) & np.isfinite(values_b)
         m = int(used.sum())
         _need_two(m, "`R_a`/`R_b` (questions scored in both)")
         sa, sb = values_a[used], values_b[used]
-        used_codes = None if codes is None else codes[used]
+        used_codes = None if codes is None else np.unique(codes[used], return_inverse=True)[1]
+        units = m if used_codes is None else int(used_codes.max()) + 1
         se = _clt_se(sa - sb, used_codes)
-        se_unpaired = math.hypot(_clt_se(sa, used_codes), _clt_se(sb, used_codes))
+        se_a, se_b = _clt_se(sa, used_codes), _clt_se(sb, used_codes)
         difference = float(sa.mean() - sb.mean())
-        lo, hi, p_value, mde = _test(difference, se, confidence)
+        df = units - 1 if reference == "t" else None
+        lo, hi, p_value, mde = t_test(difference, se, confidence, df)
+        p_exact = sign_flip_p(sa - sb, used_codes)
+        if math.isnan(p_value):  # se = 0 with a difference: no t statistic, the exact test
+            p_value = p_exact
         spread = float(sa.std() * sb.std())
         correlation = (float(np.mean((sa - sa.mean()) * (sb - sb.mean())) / spread)
                        if spread > 0 else None)
         k_args = _one_k(args, budgets[index], name)
         (mu_a, sd_a), = _posterior_pair(metric, name, R_a, used, k_args, kwargs)
         (mu_b, sd_b), = _posterior_pair(metric, name, R_b, used, k_args, kwargs)
+        a, b = float(sa.mean()) + 0.0, float(sb.mean()) + 0.0
+        problems += small_sample_problems(units, codes is not None, [se],
+                                          [a, b] if name in _CREDIT_METRICS else [])
         results.append(Comparison(
-            metric=name, k=budgets[index], a=float(sa.mean()) + 0.0, b=float(sb.mean()) + 0.0,
+            metric=name, k=budgets[index], a=a, b=b,
             difference=difference + 0.0, se=se, lo=lo, hi=hi, p_value=p_value,
-            se_unpaired=se_unpaired, correlation=correlation,
+            se_unpaired=math.hypot(se_a, se_b), correlation=correlation,
             prob_a_better=_prob_greater(mu_a, sd_a, mu_b, sd_b), mde=mde, questions=m,
-            confidence=confidence))
+            confidence=confidence, se_a=se_a, se_b=se_b, df=df, p_exact=p_exact,
+            reference=reference))
+    warn_small(f"kpass.compare({name})", list(dict.fromkeys(problems)))
     return results if many else results[0]
 
 
@@ -646,8 +744,8 @@ def _one_k(args: tuple[Any, ...], budget: int | None, name: str) -> tuple[Any, .
 
 
 def _compare_dataset(metric: Metric, name: str, R_a: Any, R_b: Any, args: tuple[Any, ...],
-                     kwargs: dict[str, Any], clusters: Any,
-                     confidence: float) -> Comparison | list[Comparison]:
+                     kwargs: dict[str, Any], clusters: Any, confidence: float,
+                     reference: str) -> Comparison | list[Comparison]:
     stat_a, m = _dataset_statistic(metric, R_a, args, kwargs)
     stat_b, m_b = _dataset_statistic(metric, R_b, args, kwargs)
     if m != m_b:
@@ -664,9 +762,15 @@ def _compare_dataset(metric: Metric, name: str, R_a: Any, R_b: Any, args: tuple[
     value = metric(_counts_of(R_a), *args, **kwargs)
     many = isinstance(value, list)
     budgets = _budgets(args, len(values_a), name)
+    units = m if codes is None else int(np.unique(codes).size)
+    df = units - 1 if reference == "t" else None
     results = []
+    problems: list[str] = []
     for index, (a, b) in enumerate(zip(values_a, values_b, strict=True)):
-        lo, hi, p_value, mde = _test(a - b, ses[index], confidence)
+        lo, hi, p_value, mde = t_test(a - b, ses[index], confidence, df)
+        if math.isnan(p_value):  # se = 0 with a difference: nothing to test it against
+            p_value = 1.0
+        problems += small_sample_problems(units, codes is not None, [ses[index]], [])
         k_args = _one_k(args, budgets[index], name)
         (mu_a, sd_a), = _posterior_pair(metric, name, R_a, everything, k_args, kwargs)
         (mu_b, sd_b), = _posterior_pair(metric, name, R_b, everything, k_args, kwargs)
@@ -674,7 +778,9 @@ def _compare_dataset(metric: Metric, name: str, R_a: Any, R_b: Any, args: tuple[
             metric=name, k=budgets[index], a=a, b=b, difference=a - b + 0.0, se=ses[index],
             lo=lo, hi=hi, p_value=p_value, se_unpaired=math.hypot(ses_a[index], ses_b[index]),
             correlation=None, prob_a_better=_prob_greater(mu_a, sd_a, mu_b, sd_b), mde=mde,
-            questions=m, confidence=confidence))
+            questions=m, confidence=confidence, se_a=ses_a[index], se_b=ses_b[index], df=df,
+            p_exact=None, reference=reference))
+    warn_small(f"kpass.compare({name})", list(dict.fromkeys(problems)))
     return results if many else results[0]
 
 
@@ -985,4 +1091,4 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
                 populations=tuple(populations))
 
 
-__all__ = ["Comparison", "Plan", "compare", "plan", "standard_error"]
+__all__ = ["Comparison", "Plan", "SmallSampleWarning", "compare", "plan", "standard_error"]

@@ -253,6 +253,11 @@ class CategoricalCounts:
         np.add.at(merged_prior, index, prior)
         return cls(merged, merged_prior, ids=tuple(order))
 
+    def select(self, mask: npt.NDArray[np.bool_] | npt.NDArray[np.intp]) -> CategoricalCounts:
+        """The counts of the questions where ``mask`` is true (or at these indices)."""
+        ids = None if self.ids is None else tuple(np.asarray(self.ids, dtype=object)[mask])
+        return CategoricalCounts(self.counts[mask], self.prior_counts[mask], ids=ids)
+
     @classmethod
     def from_long(cls, frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
                   sample: str | None = None) -> CategoricalCounts:

@@ -215,7 +215,8 @@ def unknown_keyword_message(module: str, name: str, when: str) -> str:
 
 # Trailing parts of a result key that name a statistic of the value before them.
 _STATISTICS = re.compile(r"_(mu|sigma|lo|hi|se|per_question|a|b|difference|p_value|se_unpaired"
-                         r"|correlation|prob_a_better|mde|questions)$")
+                         r"|correlation|prob_a_better|mde|questions|difference_se|a_se|b_se"
+                         r"|df|p_exact)$")
 _OPERATORS = {"@": "_at_", "^": "_hat_"}
 
 
@@ -591,8 +592,16 @@ COMPARED = {
 }
 
 #: The fields of a paired comparison reported per k (``correlation`` only when defined).
-COMPARISON_FIELDS = ("a", "b", "difference", "se", "lo", "hi", "p_value", "se_unpaired",
-                     "correlation", "prob_a_better", "mde", "questions")
+COMPARISON_KEYS = {"a": "a", "b": "b", "difference": "difference", "difference_se": "se",
+                   "a_se": "se_a", "b_se": "se_b", "lo": "lo", "hi": "hi", "df": "df",
+                   "p_value": "p_value", "p_exact": "p_exact", "se_unpaired": "se_unpaired",
+                   "correlation": "correlation", "prob_a_better": "prob_a_better",
+                   "mde": "mde", "questions": "questions"}
+"""Result key suffix -> :class:`kpass.stats.Comparison` field. The SE of the difference is
+``_difference_se`` and each model's own SE ``_a_se`` / ``_b_se``, so no comparison key means
+what a metric module's ``<key>_se`` (the SE of one model's estimate) means."""
+
+COMPARISON_FIELDS = tuple(COMPARISON_KEYS)
 
 
 def _check_compared(value: Any) -> str:
@@ -606,9 +615,10 @@ def _check_compared(value: Any) -> str:
 def kpass_compare(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     """Paired comparison of two models (``predictions1`` = A, ``predictions2`` = B).
 
-    Keys ``<metric key>_<field>`` for every k (and tau), e.g. ``pass@8_difference``,
-    ``pass@8_se``, ``pass@8_lo``, ``pass@8_hi``, ``pass@8_p_value``,
-    ``pass@8_prob_a_better`` (fields: :data:`COMPARISON_FIELDS`).
+    Keys ``<metric key>_<suffix>`` for every k (and tau), e.g. ``pass@8_difference``,
+    ``pass@8_difference_se``, ``pass@8_a_se``, ``pass@8_lo``, ``pass@8_hi``,
+    ``pass@8_p_value``, ``pass@8_p_exact``, ``pass@8_prob_a_better`` (suffixes:
+    :data:`COMPARISON_KEYS`).
     """
     kp = _kpass()
     name = options.get("metric", "pass@k")
@@ -627,10 +637,10 @@ def kpass_compare(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
         found = kp.compare(point, state.a, state.b, ks, *args, **kw)
         for budget, comparison in zip(ks, found, strict=True):
             key = template.format(k=budget, tau=None if tau is None else number_label(tau))
-            for field in COMPARISON_FIELDS:
+            for suffix, field in COMPARISON_KEYS.items():
                 value = getattr(comparison, field)
                 if value is not None:
-                    results[f"{key}_{field}"] = float(value)
+                    results[f"{key}_{suffix}"] = float(value)
     return results
 
 

@@ -29,6 +29,7 @@ from typing import Any, NoReturn
 from ..io.harness import HARNESSES, load_file
 from ..io.progress import Progress
 from ..io.readers import FORMATS, OUTCOME_COLUMNS, LoadedFile, ReportError
+from .output import _write
 from .table import (
     DEFAULT_K_MAX,
     PLOTTED,
@@ -290,6 +291,9 @@ def _add_compare(commands: Any) -> None:
     _harness_options(compare)
     compare.add_argument("--id", metavar="COLUMN",
                          help="match questions by this id column (default: by row order)")
+    _pairing_options(compare, "with --id, compare on the questions both files have, saying "
+                              "how many each side left out (default: refuse files that score "
+                              "different questions)")
     compare.add_argument("--clusters", metavar="COLUMN",
                          help="cluster label column of A's file (questions about one passage, "
                               "say): clustered standard errors")
@@ -308,6 +312,14 @@ def _add_compare(commands: Any) -> None:
     compare.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
                          help="rows read and counted at a time (default: 65536)")
     compare.set_defaults(handler=_run_compare, command_parser=compare)
+
+
+def _pairing_options(command: argparse.ArgumentParser, shared_help: str) -> None:
+    """``--sample`` and ``--shared``, shared by compare and leaderboard."""
+    command.add_argument("--sample", metavar="COLUMN",
+                         help="with --id, the sample-id column; a repeated (id, sample) pair is "
+                              "an error")
+    command.add_argument("--shared", action="store_true", help=shared_help)
 
 
 def _selection_options(command: argparse.ArgumentParser, *, k_help: str, metrics_help: str,
@@ -347,12 +359,8 @@ def _add_leaderboard(commands: Any) -> None:
     board.add_argument("--id", metavar="COLUMN",
                        help="the question-id column: questions matched by id (long files "
                             "grouped by it); without it, by row order")
-    board.add_argument("--sample", metavar="COLUMN",
-                       help="with --id, the sample-id column; a repeated (id, sample) pair is "
-                            "an error")
-    board.add_argument("--shared", action="store_true",
-                       help="with --id, rank on the questions every file has (default: refuse "
-                            "files that score different questions)")
+    _pairing_options(board, "with --id, rank on the questions every file has (default: "
+                            "refuse files that score different questions)")
     board.add_argument("--clusters", metavar="COLUMN",
                        help="a column of the first file labelling question clusters (clustered "
                             "standard errors)")
@@ -515,38 +523,6 @@ def run_report(args: argparse.Namespace) -> int:
         print(f"kpass report: error: {error}", file=sys.stderr)
         return 1
     return _write(text)
-
-
-def _write(text: str) -> int:
-    """Write the report to stdout; a closed pipe is the reader's choice, a full disk an error."""
-    if sys.stdout is None:  # started with stdout closed (`kpass report >&-`)
-        print("kpass report: error: cannot write the report: standard output is closed",
-              file=sys.stderr)
-        return 1
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:  # e.g. `kpass report | head`: the reader has had enough
-        _discard_stdout()
-        return 0
-    except OSError as error:  # e.g. `kpass report > /dev/full`
-        _discard_stdout()
-        reason = error.strerror or str(error)
-        print(f"kpass report: error: cannot write the report to standard output ({reason})",
-              file=sys.stderr)
-        return 1
-    return 0
-
-
-def _discard_stdout() -> None:
-    """Point stdout at /dev/null, so the exit-time flush of what is still buffered cannot fail."""
-    try:
-        descriptor = sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):  # a StringIO (tests): nothing is flushed at exit
-        return
-    null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, descriptor)
-    os.close(null)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

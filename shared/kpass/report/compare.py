@@ -23,10 +23,20 @@ from ..io.harness import load_file
 from ..io.labels import read_labels
 from ..io.progress import Progress
 from ..io.readers import LoadedFile, ReportError
+from .output import _write, collect_notes, holm
 from .table import DEFAULT_K_MAX, LEGEND_WIDTH, Family, default_ks, input_labels, parse_metrics
 
 FIELDS = ("metric", "label", "k", "tau", "questions", "a", "b", "difference", "se", "lo", "hi",
-          "p_value", "prob_a_better", "mde", "se_unpaired", "correlation", "confidence")
+          "p_value", "prob_a_better", "mde", "se_unpaired", "correlation", "confidence",
+          "se_a", "se_b", "df", "p_exact", "p_holm", "reference")
+
+#: (family key, k) rows that are constant by definition: comparing them tests nothing.
+CONSTANT = {("mg-pass@k", 1): "mG-Pass@1 is 0 by definition (its thresholds above 1/2 are "
+                              "empty at k = 1)"}
+
+VERDICTS_IN_FULL = 8
+"""Up to this many rows every row gets a verdict line; above, only the rows with a detected
+difference, and one line for the rest."""
 
 
 @dataclass
@@ -38,13 +48,14 @@ class Line:
     k: int | None
     tau: float | None
     result: Any  # kpass.Comparison
+    p_holm: float | None = None  # Holm-adjusted over the rows of the table (several rows)
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-safe fields."""
         fields = {name: value for name, value in self.result.as_dict().items()
                   if name not in ("metric", "k")}
         return {"metric": self.metric, "label": self.label, "k": self.k, "tau": self.tau,
-                **fields}
+                **fields, "p_holm": self.p_holm}
 
 
 def _with_labels(loaded: LoadedFile, column: str | None, what: str) -> list[Any] | None:
@@ -68,8 +79,13 @@ def _counts(loaded: LoadedFile, ids: list[Any] | None) -> BinaryCounts:
 
 def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Family],
                   ks: list[int], taus: list[float], confidence: float, short: str,
-                  clusters: list[Any] | None) -> list[Line]:
+                  clusters: list[Any] | None, *, notes: list[str] | None = None,
+                  shared: bool = False) -> list[Line]:
     """Every selected metric at every k (and tau): ``kpass.compare`` of the two runs.
+
+    Rows constant by definition (:data:`CONSTANT`) are left out with a note; warnings of
+    ``kpass.compare`` (small samples) become notes; with several rows, each gets its
+    Holm-adjusted p-value.
 
     Args:
         first: model A's counts (with ids to match by id).
@@ -80,6 +96,8 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
         confidence: level of the intervals.
         short: ``error`` or ``skip``.
         clusters: a label per question of A, or None.
+        notes: where notes are appended (None: warnings are not caught).
+        shared: compare on the questions both runs have (ids needed).
 
     Returns:
         The lines, family by family, tau by tau, k by k.
@@ -90,27 +108,87 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
     import kpass
 
     n_label = "n"
+    collected: list[str] = [] if notes is None else notes
     lines = []
     for fam in families:
         point = getattr(kpass, fam.function)
-        options: dict[str, Any] = {"clusters": clusters, "confidence": confidence}
+        options: dict[str, Any] = {"clusters": clusters, "confidence": confidence,
+                                   "shared": shared}
         if not fam.per_k:
-            result = kpass.compare(point, first, second, **options)
+            with collect_notes(collected):
+                result = kpass.compare(point, first, second, **options)
             lines.append(Line(fam.key, fam.label(None, None, n_label), None, None, result))
             continue
         if short != "error":
             options["short"] = short
+        family_ks = [k for k in ks if (fam.key, k) not in CONSTANT]
+        for k in ks:
+            if (fam.key, k) in CONSTANT:
+                note = f"{fam.label(k, None, n_label)} left out: {CONSTANT[fam.key, k]}"
+                if note not in collected:
+                    collected.append(note)
+        if not family_ks:
+            continue
         for tau in taus if fam.uses_tau else [None]:
             head = () if tau is None else (tau,)
             try:
-                results = kpass.compare(point, first, second, ks, *head, **options)
+                with collect_notes(collected):
+                    results = kpass.compare(point, first, second, family_ks, *head, **options)
             except ValueError as error:
                 raise ValueError(f"{fam.key}: {error}") from None
             if not isinstance(results, list):  # one k given as a list: a list comes back
                 results = [results]
             lines.extend(Line(fam.key, fam.label(k, tau, n_label), k, tau, result)
-                         for k, result in zip(ks, results, strict=True))
+                         for k, result in zip(family_ks, results, strict=True))
+    if len(lines) > 1:
+        for line, adjusted in zip(lines, holm([line.result.p_value for line in lines]),
+                                  strict=True):
+            line.p_holm = adjusted
     return lines
+
+
+def verdicts(lines: list[Line], confidence: float) -> list[str]:
+    """Plain-words verdicts: which run is better on which row, or that no difference shows.
+
+    A row shows a difference when its p-value (Holm-adjusted when the table tests several
+    rows) is below alpha = 1 - confidence. The better run is named, with the difference as
+    better - worse and its interval in the same direction.
+    """
+    alpha = 1.0 - confidence
+    level = f"{confidence * 100:g}%"
+    items: list[tuple[bool, str]] = []
+    for line in lines:
+        r = line.result
+        p = line.p_holm if line.p_holm is not None else r.p_value
+        which = "Holm p" if line.p_holm is not None else "p"
+        if p < alpha and r.difference > 0:
+            items.append((True, f"A is better than B on {line.label} by {r.difference:.3g} "
+                                f"({level} CI {r.lo:.3g} to {r.hi:.3g}, {which} = "
+                                f"{_p_words(p)})"))
+        elif p < alpha and r.difference < 0:
+            items.append((True, f"B is better than A on {line.label} by {-r.difference:.3g} "
+                                f"({level} CI {-r.hi:.3g} to {-r.lo:.3g}, {which} = "
+                                f"{_p_words(p)})"))
+        else:
+            items.append((False, f"no detectable difference on {line.label}: difference "
+                                 f"A - B {r.difference:.3g}, MDE {r.mde:.3g} ({which} = "
+                                 f"{_p_words(p)})"))
+    if len(items) <= VERDICTS_IN_FULL:
+        return [text for _, text in items]
+    found = [text for detected, text in items if detected]
+    out = found[:VERDICTS_IN_FULL]
+    if len(found) > VERDICTS_IN_FULL:
+        out.append(f"... and {len(found) - VERDICTS_IN_FULL} more rows with a detected "
+                   "difference (see the table)")
+    rest = len(items) - len(found)
+    if rest:
+        out.append(f"no detectable difference on {'the other' if found else 'any of the'} "
+                   f"{rest} rows (Holm p >= {alpha:.2g})")
+    return out
+
+
+def _p_words(p: float) -> str:
+    return "<0.001" if p < 0.001 else f"{p:.2g}" if p < 0.01 else f"{p:.2f}"
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -122,8 +200,6 @@ def run_compare(args: argparse.Namespace) -> int:
     Returns:
         The exit status: 0 on success, 1 when an input cannot be used, 2 for a bad argument.
     """
-    from .cli import _write
-
     if len(args.files) != 2:
         print("kpass compare: error: give exactly two files, model A and model B (see kpass "
               "compare --help)", file=sys.stderr)
@@ -145,17 +221,27 @@ def run_compare(args: argparse.Namespace) -> int:
         print(f"kpass compare: error: {error}", file=sys.stderr)
         return 2
     loaded: list[LoadedFile]
+    notes: list[str] = []
     try:
+        sample = getattr(args, "sample", None)
+        shared = bool(getattr(args, "shared", False))
+        if (sample is not None or shared) and args.id is None:
+            option = "--sample" if sample is not None else "--shared"
+            raise ReportError(args.files[0], f"{option} needs --id (the question-id column)")
         if args.id is not None and args.clusters is None:
             # Long files (one row per sample) or wide ones, grouped and keyed by --id; a
             # harness file (--from, --filter or recognised) as its harness reads it.
             from ..io.long import load_long
 
-            loaded = [load_long(source, id=args.id, column=args.column,
+            loaded = [load_long(source, id=args.id, sample=sample, column=args.column,
                                 chunk_size=args.chunk_size, tool=args.from_, filter=args.filter)
                       for source in args.files]
             first, second = (item.counts for item in loaded)
         else:
+            if sample is not None:
+                raise ReportError(args.files[0], "--sample cannot be combined with --clusters "
+                                                 "(clusters are read beside one row per "
+                                                 "question)")
             loaded = [load_file(source, tool=args.from_, filter=args.filter, column=args.column,
                                 chunk_size=args.chunk_size, skip_bad=args.skip_bad,
                                 progress=Progress(f"reading {source}"))
@@ -170,16 +256,33 @@ def run_compare(args: argparse.Namespace) -> int:
                                              "--id rows are matched by order, so both files "
                                              "must hold the same questions: pass --id COLUMN "
                                              "to match them by question id")
+        if first.ids is None:
+            notes.append("rows were paired by order (no --id): row q of A and row q of B must "
+                         "be the same question; pass --id COLUMN to match them by id")
+        m = first.n_questions
+        if shared and first.ids is not None and second.ids is not None:
+            both = set(first.ids) & set(second.ids)
+            m = len(both)
+            dropped_a, dropped_b = first.n_questions - m, second.n_questions - m
+            if dropped_a or dropped_b:
+                notes.append(f"--shared: compared on the {m} questions both runs have; "
+                             f"{dropped_a} of A's {first.n_questions} and {dropped_b} of B's "
+                             f"{second.n_questions} questions left out")
         clusters = _with_labels(loaded[0], args.clusters, "--clusters")
         n_min = min(int(first.n_samples.min()), int(second.n_samples.min()))
         ks = sorted({k for group in args.k for k in group}) if args.k else default_ks(n_min)
         try:
             lines = compare_lines(first, second, families, ks, args.tau, args.confidence,
-                                  args.short, clusters)
+                                  args.short, clusters, notes=notes, shared=shared)
         except (TypeError, ValueError) as error:
-            raise ReportError(f"{args.files[0]} vs {args.files[1]}", str(error)) from None
+            message = str(error).replace("pass shared=True", "pass --shared")
+            raise ReportError(f"{args.files[0]} vs {args.files[1]}", message) from None
+        if not lines:
+            raise ReportError(f"{args.files[0]} vs {args.files[1]}",
+                              "no row left to compare: " + "; ".join(notes))
         labels = input_labels(list(args.files))
-        text = RENDERERS[args.format](lines, labels, first.n_questions, args)
+        args.notes = notes
+        text = RENDERERS[args.format](lines, labels, m, args)
         if args.plot:
             from .plot import plot_differences
 
@@ -190,16 +293,25 @@ def run_compare(args: argparse.Namespace) -> int:
     return _write(text)
 
 
-def _legend(labels: list[str], confidence: float, clustered: bool) -> list[str]:
+def _legend(labels: list[str], confidence: float, clustered: bool,
+            several: bool = False, exact: bool = False) -> list[str]:
     level = f"{confidence * 100:g}%"
+    units = "clusters" if clustered else "questions"
     paragraphs = [
         f"A = {labels[0]}, B = {labels[1]}; difference = A - B over the questions both were "
         "scored on (positive favours A).",
         "se: paired standard error of the difference over questions"
         f"{' (clustered)' if clustered else ''}; "
-        f"{level} interval: difference -/+ z se; p: two-sided test of no difference; MDE: the "
-        f"smallest true difference detected with 80% power at alpha = {1 - confidence:.2g}. "
-        "These treat the questions as a sample of questions like these (Miller 2024).",
+        f"{level} interval: difference -/+ t se, t from Student's t with {units} - 1 degrees "
+        "of freedom; p: two-sided t test of no difference; MDE: the smallest true difference "
+        f"detected with 80% power at alpha = {1 - confidence:.2g}. These treat the questions "
+        "as a sample of questions like these (Miller 2024)."
+        + (" Holm p: p adjusted by Holm's step-down method over all rows of the table, so "
+           "the chance of any false 'better' verdict stays at alpha; the verdicts use it."
+           if several else "")
+        + (" p exact: the sign-flip permutation test of the per-question differences (exact "
+           "enumeration up to 20 units), valid without normality: trust it with few "
+           "questions." if exact else ""),
         "P(A>B): posterior probability that A beats B on these very questions with unlimited "
         "samples (uniform Beta(1,1) prior per question); the questions themselves held fixed.",
     ]
@@ -215,23 +327,50 @@ def _p_value(value: float) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def _table_cells(line: Line, digits: int) -> list[str]:
+def _columns(lines: list[Line]) -> tuple[bool, bool]:
+    """(Holm column, exact-p column): several rows; few questions (or clusters)."""
+    from .._core.small_sample import FEW_QUESTIONS
+
+    several = len(lines) > 1
+    exact = any(r.p_exact is not None and (r.df if r.df is not None else r.questions)
+                < FEW_QUESTIONS for r in (line.result for line in lines))
+    return several, exact
+
+
+def _table_cells(line: Line, digits: int, several: bool, exact: bool) -> list[str]:
     r = line.result
-    return [line.label, _number(r.a, digits), _number(r.b, digits), _number(r.difference, digits),
-            _number(r.se, digits), f"[{_number(r.lo, digits)}, {_number(r.hi, digits)}]",
-            _p_value(r.p_value), f"{r.prob_a_better:.3f}", _number(r.mde, digits),
-            str(r.questions)]
+    cells = [line.label, _number(r.a, digits), _number(r.b, digits),
+             _number(r.difference, digits), _number(r.se, digits),
+             f"[{_number(r.lo, digits)}, {_number(r.hi, digits)}]", _p_value(r.p_value)]
+    if several:
+        cells.append(_p_value(line.p_holm) if line.p_holm is not None else "")
+    if exact:
+        cells.append(_p_value(r.p_exact) if r.p_exact is not None else "-")
+    return cells + [f"{r.prob_a_better:.3f}", _number(r.mde, digits), str(r.questions)]
 
 
-def _header(confidence: float) -> list[str]:
-    return ["metric", "A", "B", "difference", "se", f"{confidence * 100:g}% interval", "p",
-            "P(A>B)", "MDE", "questions"]
+def _header(confidence: float, several: bool, exact: bool) -> list[str]:
+    return (["metric", "A", "B", "difference", "se", f"{confidence * 100:g}% interval", "p"]
+            + (["Holm p"] if several else []) + (["p exact"] if exact else [])
+            + ["P(A>B)", "MDE", "questions"])
+
+
+def _head_lines(lines: list[Line], m: int, args: argparse.Namespace) -> list[str]:
+    matched = "id (" + args.id + ")" if args.id else "row order"
+    return [f"A: {args.files[0]}", f"B: {args.files[1]}",
+            f"{m} questions matched by {matched}", "", *verdicts(lines, args.confidence)]
+
+
+def _notes(args: argparse.Namespace) -> list[str]:
+    notes = getattr(args, "notes", [])
+    return [f"note: {note}" for note in notes]
 
 
 def render_table(lines: list[Line], labels: list[str], m: int, args: argparse.Namespace) -> str:
-    """The paired table for the terminal, with a legend."""
-    header = _header(args.confidence)
-    body = [_table_cells(line, args.digits) for line in lines]
+    """The verdicts, the paired table for the terminal, notes and a legend."""
+    several, exact = _columns(lines)
+    header = _header(args.confidence, several, exact)
+    body = [_table_cells(line, args.digits, several, exact) for line in lines]
     widths = [max(len(row[i]) for row in [header] + body) for i in range(len(header))]
     left = {0, 5}
 
@@ -239,20 +378,27 @@ def render_table(lines: list[Line], labels: list[str], m: int, args: argparse.Na
         return "  ".join(cell.ljust(widths[i]) if i in left else cell.rjust(widths[i])
                          for i, cell in enumerate(cells)).rstrip()
 
-    out = [f"A: {args.files[0]}", f"B: {args.files[1]}",
-           f"{m} questions matched by {'id (' + args.id + ')' if args.id else 'row order'}", "",
-           row(header)] + [row(cells) for cells in body] + [""]
-    out.extend(_legend(labels, args.confidence, bool(args.clusters)))
+    out = [*_head_lines(lines, m, args), "", row(header)] + [row(cells) for cells in body]
+    out += [""] + [wrapped for note in _notes(args)
+                   for wrapped in textwrap.wrap(note, LEGEND_WIDTH, subsequent_indent="  ")]
+    out += [""] if _notes(args) else []
+    out.extend(_legend(labels, args.confidence, bool(args.clusters), several, exact))
     return "\n".join(out) + "\n"
 
 
 def render_markdown(lines: list[Line], labels: list[str], m: int,
                     args: argparse.Namespace) -> str:
-    """The paired table as GitHub-flavoured Markdown."""
-    header = _header(args.confidence)
-    align = [":---"] + ["---:"] * 4 + [":---"] + ["---:"] * 4
-    text = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
-    text += ["| " + " | ".join(_table_cells(line, args.digits)) + " |" for line in lines]
+    """The verdicts, the paired table as GitHub-flavoured Markdown, notes and the legend."""
+    several, exact = _columns(lines)
+    header = _header(args.confidence, several, exact)
+    align = [":---"] + ["---:"] * 4 + [":---"] + ["---:"] * (len(header) - 6)
+    head = _head_lines(lines, m, args)
+    text = [f"{item}  " for item in head[:3]] + [""] + [f"- {item}" for item in head[4:]] + [""]
+    text += ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    text += ["| " + " | ".join(_table_cells(line, args.digits, several, exact)) + " |"
+             for line in lines]
+    text += [""] + [f"> {note}" for note in _notes(args)] + ([""] if _notes(args) else [])
+    text.append(" ".join(_legend(labels, args.confidence, bool(args.clusters), several, exact)))
     return "\n".join(text) + "\n"
 
 
@@ -281,11 +427,13 @@ def render_json(lines: list[Line], labels: list[str], m: int, args: argparse.Nam
     document = {"a": args.files[0], "b": args.files[1], "questions": m,
                 "matched_by": args.id or "row order", "clusters": args.clusters,
                 "confidence": args.confidence, "short": args.short,
-                "results": _records(lines, labels)}
+                "shared": bool(getattr(args, "shared", False)),
+                "verdicts": verdicts(lines, args.confidence),
+                "notes": list(getattr(args, "notes", [])), "results": _records(lines, labels)}
     return json.dumps(document, indent=2, default=lambda value: float(np.asarray(value))) + "\n"
 
 
 RENDERERS = {"table": render_table, "markdown": render_markdown, "csv": render_csv,
              "json": render_json}
 
-__all__ = ["DEFAULT_K_MAX", "RENDERERS", "compare_lines", "run_compare"]
+__all__ = ["DEFAULT_K_MAX", "RENDERERS", "compare_lines", "run_compare", "verdicts"]

@@ -23,6 +23,7 @@ from ..io.harness import load_file
 from ..io.progress import Progress
 from ..io.readers import ReportError
 from .compare import _counts, _with_labels
+from .output import _write
 from .table import LEGEND_WIDTH, Family, input_labels, parse_metrics
 
 
@@ -244,8 +245,6 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     Returns:
         The exit status: 0 on success, 1 when an input cannot be used, 2 for a bad argument.
     """
-    from .cli import _write
-
     if len(args.files) < 2:
         print("kpass leaderboard: error: give at least two files, one per model (see kpass "
               "leaderboard --help)", file=sys.stderr)

@@ -158,7 +158,8 @@ class Row:
     """One metric at one k (and tau) for one input.
 
     ``se`` is the standard error over questions (None with fewer than 2 questions) and
-    ``se_lo``, ``se_hi`` the interval estimate -/+ z se clipped to [0, 1]; ``mean``,
+    ``se_lo``, ``se_hi`` the interval estimate -/+ t se clipped to [0, 1], t the quantile of
+    Student's t with questions - 1 degrees of freedom; ``mean``,
     ``sd``, ``lo``, ``hi`` are the Bayesian posterior's (questions held fixed).
     """
 
@@ -188,11 +189,11 @@ class Row:
     def with_se(self, se: float | None, confidence: float) -> Row:
         """Set the standard error over questions and the interval it gives; return the row."""
         if se is not None:
-            from .._core.driver import normal_interval
+            from .._core.small_sample import t_test
 
             self.se = float(se)
-            self.se_lo, self.se_hi = normal_interval(self.estimate, self.se, confidence,
-                                                     (0.0, 1.0))
+            lo, hi, _, _ = t_test(self.estimate, self.se, confidence, max(self.questions - 1, 1))
+            self.se_lo, self.se_hi = min(max(lo, 0.0), 1.0), min(max(hi, 0.0), 1.0)
         return self
 
 
@@ -503,10 +504,11 @@ def _legend(report: Report) -> list[str]:
     paragraphs = [
         "estimate: the unbiased estimator from the samples. se and "
         f"{_interval_title(report.confidence)}: standard error over questions and estimate "
-        "-/+ z se, for questions like these (the questions a sample; Miller 2024). mean, sd "
+        "-/+ t se, t from Student's t with questions - 1 degrees of freedom, for questions "
+        "like these (the questions a sample; Miller 2024). mean, sd "
         f"and {_credible_title(report.confidence)}: posterior under a uniform Beta(1,1) prior "
         "per question, for these very questions with unlimited samples (the questions held "
-        "fixed). Intervals: normal approximation, clipped to [0, 1].",
+        "fixed), normal approximation. Intervals clipped to [0, 1].",
     ]
     if any(row.metric == "vote@k" for row in report.rows[0]):
         paragraphs.append("Vote@k: a plurality vote over k of the answers, exact over all "
@@ -521,7 +523,43 @@ def _legend(report: Report) -> list[str]:
     if _show_questions(report):
         paragraphs.append("questions: those with at least k samples (--short skip leaves the "
                           "others out at that k).")
-    return [line for paragraph in paragraphs + report.notes for line in _wrapped(paragraph)]
+    return [line for paragraph in paragraphs + report.notes + small_sample_notes(report)
+            for line in _wrapped(paragraph)]
+
+
+def small_sample_notes(report: Report) -> list[str]:
+    """Notes on rows whose standard error cannot carry its confidence level.
+
+    One note per input: fewer than 30 questions, a standard error of 0, or an estimate
+    within 5 questions' worth of 0 or 1 (:mod:`kpass._core.small_sample`); the rows named.
+    """
+    from .._core.small_sample import FEW_EVENTS, FEW_QUESTIONS
+
+    notes = []
+    several = len(report.rows) > 1
+    for label, rows in zip(report.labels, report.rows, strict=True):
+        with_se = [row for row in rows if row.se is not None and row.metric != "accuracy"
+                   and (row.metric, row.k) != ("mg-pass@k", 1)]  # 0 by definition
+        if not with_se:
+            continue
+        where = f" ({label})" if several else ""
+        m = min(row.questions for row in with_se)
+        if m < FEW_QUESTIONS:
+            notes.append(f"note{where}: only {m} questions (fewer than {FEW_QUESTIONS}): the "
+                         "se intervals use Student's t and rest on few questions; read them as "
+                         "rough, and compare models with `kpass compare` (exact sign-flip p).")
+        zero = [row.label for row in with_se if row.se == 0.0]
+        if zero:
+            notes.append(f"note{where}: se = 0 for {', '.join(zero[:6])}"
+                         f"{' ...' if len(zero) > 6 else ''}: every question agrees, so the "
+                         "spread is not estimated and the se interval says nothing.")
+        near = [row.label for row in with_se if row.se != 0.0 and row.questions >= FEW_QUESTIONS
+                and min(row.estimate, 1.0 - row.estimate) * row.questions < FEW_EVENTS]
+        if near:
+            notes.append(f"note{where}: {', '.join(near[:6])}{' ...' if len(near) > 6 else ''}"
+                         f" within {FEW_EVENTS} questions' worth of 0 or 1: the se is "
+                         "unreliable for such rare events; prefer the credible interval.")
+    return notes
 
 
 @functools.lru_cache(maxsize=64)
@@ -613,7 +651,7 @@ def render_json(report: Report) -> str:
             {"file": label, **row.as_dict()}
             for label, rows in zip(report.labels, report.rows, strict=True) for row in rows
         ],
-        "notes": report.notes,
+        "notes": report.notes + small_sample_notes(report),
         "warnings": report.warnings,
     }
     return json.dumps(document, indent=2) + "\n"

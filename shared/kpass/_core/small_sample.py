@@ -1,0 +1,157 @@
+r"""Inference that holds with few questions: Student's t, the exact sign-flip test, warnings.
+
+The standard errors of :mod:`kpass.stats` are means over questions, so their reference
+distribution is normal only asymptotically. With M questions (or G clusters) the studentised
+mean has, for normal per-question values, Student's t with M - 1 (G - 1) degrees of freedom;
+the t reference is what ``scipy.stats.ttest_rel`` uses and what keeps a "95%" interval near
+95% at 10-30 questions. The sign-flip (permutation) test needs no distributional assumption
+beyond symmetry of the per-question differences under the null, and is exact at any M.
+
+References:
+    Student (1908), "The probable error of a mean", Biometrika 6(1).
+    Fisher (1935), The Design of Experiments, section 21 (the randomisation test).
+    Cameron, Gelbach and Miller (2008), "Bootstrap-based improvements for inference with
+    clustered errors", Rev. Econ. Stat. 90(3) (G - 1 degrees of freedom with few clusters).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+from scipy.special import stdtr, stdtrit
+
+__all__ = ["SmallSampleWarning", "t_test", "sign_flip_p", "small_sample_problems", "warn_small",
+           "FEW_QUESTIONS", "FEW_EVENTS", "EXACT_UP_TO", "FLIPS", "FLIP_SEED"]
+
+FEW_QUESTIONS = 30
+"""Below this many questions (or clusters) a SmallSampleWarning says the interval rests on
+the t reference and a few questions."""
+
+FEW_EVENTS = 5
+"""An estimate x over M questions with M x < 5 or M (1 - x) < 5 is 'a few events from 0 or
+1': its standard error is itself poorly estimated (Pass^k on hard sets), as the rule of
+thumb n p >= 5 of the normal approximation to the binomial says."""
+
+EXACT_UP_TO = 20
+"""Up to this many units (questions or clusters) the sign-flip test enumerates all 2^M
+sign patterns (2^20 sums: 8 MB); beyond, :data:`FLIPS` random patterns."""
+
+FLIPS = 20000
+"""Random sign patterns of the Monte Carlo sign-flip test (its p-value has Monte Carlo
+standard error at most 0.5 / sqrt(20000) = 0.0035)."""
+
+FLIP_SEED = 20261124
+"""Seed of the Monte Carlo sign flips, so a comparison's p_exact is reproducible."""
+
+
+class SmallSampleWarning(UserWarning):
+    """A number whose stated confidence may not hold.
+
+    Raised for few questions or clusters, a standard error of 0, or an estimate within a
+    few events of 0 or 1. Silence it with
+    ``warnings.filterwarnings("ignore", category=kpass.SmallSampleWarning)``.
+    """
+
+
+def t_test(difference: float, se: float, confidence: float,
+           df: int | None) -> tuple[float, float, float, float]:
+    r"""(lo, hi, p_value, mde) of ``difference`` with standard error ``se``.
+
+    Formula:
+        q = t_{df}^{-1}((1 + confidence) / 2); interval difference -/+ q se;
+        p_value = 2 F_{df}(-|difference| / se); mde = (q + t_{df}^{-1}(0.8)) se, the
+        smallest true difference detected with 80% power at alpha = 1 - confidence (the
+        usual t-quantile approximation to the noncentral-t power; it tends to the normal
+        (z_{1-alpha/2} + z_{0.8}) se as df grows). ``df=None``: the normal reference.
+        se = 0: the interval is [difference, difference], p_value 1 when the difference
+        is 0 and None otherwise (no t statistic exists; the caller uses the exact test).
+    """
+    if df is None:
+        from scipy.special import ndtr, ndtri
+
+        q, q80 = float(ndtri(0.5 + 0.5 * confidence)), float(ndtri(0.8))
+        tail = None if se == 0.0 else float(2.0 * ndtr(-abs(difference) / se))
+    else:
+        q, q80 = float(stdtrit(df, 0.5 + 0.5 * confidence)), float(stdtrit(df, 0.8))
+        tail = None if se == 0.0 else float(2.0 * stdtr(df, -abs(difference) / se))
+    mde = (q + q80) * se
+    if se == 0.0:
+        return difference, difference, 1.0 if difference == 0.0 else math.nan, mde
+    assert tail is not None
+    return difference - q * se, difference + q * se, min(tail, 1.0), mde
+
+
+def sign_flip_p(differences: np.ndarray, codes: np.ndarray | None = None) -> float:
+    r"""Two-sided sign-flip permutation p-value of "the differences are centred on 0".
+
+    Formula:
+        Units u = 1..U are the questions (or the clusters, whose differences are summed:
+        a cluster flips as a whole); S = |sum_u x_u|; under the null each x_u is as likely
+        to be -x_u, so p = #{signs e : |sum_u e_u x_u| >= S} / 2^U, enumerated exactly for
+        U <= :data:`EXACT_UP_TO`, else (1 + #{b : S_b >= S}) / (1 + B) over B =
+        :data:`FLIPS` random sign patterns (seed :data:`FLIP_SEED`), a valid p-value too.
+        Never 0: the identity pattern always counts (two questions both +0.25: 0.5).
+
+    Args:
+        differences: per-question differences d_q.
+        codes: optional cluster code per question (0..G-1).
+
+    Returns:
+        The p-value in (0, 1].
+    """
+    values = np.asarray(differences, dtype=float)
+    if codes is not None:
+        values = np.bincount(codes, weights=values)
+    values = values[values != 0.0]  # a zero flips to itself
+    if values.size == 0:
+        return 1.0
+    observed = abs(float(values.sum()))
+    tolerance = 1e-9 * float(np.abs(values).sum())  # sums equal up to rounding tie
+    if values.size <= EXACT_UP_TO:
+        sums = np.zeros(1)
+        for value in values:
+            sums = np.concatenate([sums + value, sums - value])
+        return float(np.count_nonzero(np.abs(sums) >= observed - tolerance) / sums.size)
+    rng = np.random.default_rng(FLIP_SEED)
+    hits = 0
+    for start in range(0, FLIPS, 1000):
+        signs = rng.integers(0, 2, size=(min(1000, FLIPS - start), values.size)) * 2 - 1
+        hits += int(np.count_nonzero(np.abs(signs @ values) >= observed - tolerance))
+    return (1 + hits) / (1 + FLIPS)
+
+
+def small_sample_problems(units: int, clustered: bool, ses: Sequence[float],
+                          estimates: Sequence[float]) -> list[str]:
+    """What makes these numbers doubtful (empty when nothing does).
+
+    Args:
+        units: questions used (or clusters when ``clustered``).
+        clustered: whether ``units`` counts clusters.
+        ses: the standard errors (one per k).
+        estimates: the estimates in [0, 1] the SEs belong to (one per k), over ``units``
+            questions; empty to skip the near-0/1 rule (differences).
+    """
+    problems = []
+    if units < FEW_QUESTIONS:
+        problems.append(f"only {units} {'clusters' if clustered else 'questions'} (fewer than "
+                        f"{FEW_QUESTIONS}): intervals use Student's t with {units - 1} degrees "
+                        "of freedom; check the exact test (p_exact) before acting")
+    if any(se == 0.0 for se in ses):
+        problems.append("a standard error of 0: every question agrees, so the spread is not "
+                        "estimated; the interval has width 0 and says nothing")
+    near = [x for x in estimates if min(x, 1.0 - x) * units < FEW_EVENTS]
+    if near and units >= FEW_QUESTIONS:  # below, the first note already says it
+        problems.append(f"an estimate ({near[0]:.3g}) within {FEW_EVENTS} questions' worth of "
+                        "0 or 1: its standard error is unreliable (rare events); use the "
+                        "Bayesian interval (*_ci) or more questions")
+    return problems
+
+
+def warn_small(what: str, problems: list[str], stacklevel: int = 3) -> None:
+    """Issue one :class:`SmallSampleWarning` for ``what`` listing ``problems`` (if any)."""
+    if problems:
+        warnings.warn(f"{what}: " + "; ".join(problems), SmallSampleWarning,
+                      stacklevel=stacklevel)

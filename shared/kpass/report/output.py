@@ -1,0 +1,94 @@
+"""Output shared by ``kpass report``, ``compare`` and ``leaderboard``.
+
+Writing to stdout, and the notes (warnings about small samples) printed under a table. It
+sits below the commands, so none of them imports another to print.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+__all__ = ["collect_notes", "holm", "_write"]
+
+T = TypeVar("T")
+
+
+def _write(text: str) -> int:
+    """Write the report to stdout; a closed pipe is the reader's choice, a full disk an error."""
+    if sys.stdout is None:  # started with stdout closed (`kpass report >&-`)
+        print("kpass report: error: cannot write the report: standard output is closed",
+              file=sys.stderr)
+        return 1
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. `kpass report | head`: the reader has had enough
+        _discard_stdout()
+        return 0
+    except OSError as error:  # e.g. `kpass report > /dev/full`
+        _discard_stdout()
+        reason = error.strerror or str(error)
+        print(f"kpass report: error: cannot write the report to standard output ({reason})",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so the exit-time flush of what is still buffered cannot fail."""
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # a StringIO (tests): nothing is flushed at exit
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, descriptor)
+    os.close(null)
+
+
+
+@contextmanager
+def collect_notes(notes: list[str]) -> Iterator[None]:
+    """Catch kpass's :class:`~kpass.SmallSampleWarning` (and other UserWarnings) as notes.
+
+    Inside, warnings are recorded instead of printed (no Python warning trace reaches the
+    terminal); each distinct message is appended once to ``notes``.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for item in caught:
+        if issubclass(item.category, UserWarning):
+            text = str(item.message)
+            if text not in notes:
+                notes.append(text)
+
+
+def holm(p_values: list[float]) -> list[float]:
+    r"""Holm's step-down adjusted p-values (family-wise error control at any level).
+
+    Formula:
+        with p_(1) <= ... <= p_(m) sorted, adj_(i) = max_{j <= i} min(1, (m - j + 1) p_(j)).
+
+    References:
+        Holm (1979), "A simple sequentially rejective multiple test procedure", Scand. J.
+        Statist. 6(2).
+    """
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def call_quietly(function: Callable[..., T], notes: list[str], *args: Any, **kwargs: Any) -> T:
+    """``function(*args, **kwargs)`` with its warnings collected into ``notes``."""
+    with collect_notes(notes):
+        return function(*args, **kwargs)
