@@ -294,7 +294,9 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def _legend(labels: list[str], confidence: float, clustered: bool,
-            several: bool = False, exact: bool = False) -> list[str]:
+            several: bool = False, exact: bool = False, width: int | None = LEGEND_WIDTH
+            ) -> list[str]:
+    """The legend's lines wrapped at ``width``, or its paragraphs whole (``width=None``)."""
     level = f"{confidence * 100:g}%"
     units = "clusters" if clustered else "questions"
     paragraphs = [
@@ -315,7 +317,10 @@ def _legend(labels: list[str], confidence: float, clustered: bool,
         "P(A>B): posterior probability that A beats B on these very questions with unlimited "
         "samples (uniform Beta(1,1) prior per question); the questions themselves held fixed.",
     ]
-    return [line for paragraph in paragraphs for line in textwrap.wrap(paragraph, LEGEND_WIDTH)]
+    if width is None:
+        return paragraphs
+    return [line for paragraph in paragraphs
+            for line in textwrap.wrap(paragraph, width, break_on_hyphens=False)]
 
 
 def _number(value: float, digits: int) -> str:
@@ -398,8 +403,10 @@ def render_markdown(lines: list[Line], labels: list[str], m: int,
     text += ["| " + " | ".join(_table_cells(line, args.digits, several, exact)) + " |"
              for line in lines]
     text += [""] + [f"> {note}" for note in _notes(args)] + ([""] if _notes(args) else [])
-    text.append(" ".join(_legend(labels, args.confidence, bool(args.clusters), several, exact)))
-    return "\n".join(text) + "\n"
+    for paragraph in _legend(labels, args.confidence, bool(args.clusters), several, exact,
+                             width=None):
+        text += [paragraph, ""]
+    return "\n".join(text[:-1]) + "\n"
 
 
 def _records(lines: list[Line], labels: list[str]) -> list[dict[str, Any]]:
