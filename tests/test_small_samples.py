@@ -200,3 +200,47 @@ def test_shared_compares_on_the_common_questions():
     assert c.difference == pytest.approx(np.mean([(x - y) / 4 for x, y in common.values()]))
     with pytest.raises(ValueError, match="needs question ids"):
         kpass.compare(kpass.pass_at_k, [[1, 0]], [[0, 1]], 1, shared=True)
+
+
+def pilot(rng, rates, n=8):
+    return (rng.random((rates.size, n)) < rates[:, None]).astype(int)
+
+
+def test_plan_says_what_rests_on_the_beta_model_and_refuses_instead_of_none():
+    rng = np.random.default_rng(21)
+    R = pilot(rng, rng.beta(1.5, 2.0, 200))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", kpass.SmallSampleWarning)  # 200 questions, Beta: quiet
+        plan = kpass.plan(kpass.pass_at_k, R, 1)
+    assert plan.model == "beta-binomial" and len(plan.fit_p_values) == 1
+    assert plan.fit_p_values[0] is not None and plan.fit_p_values[0] > 0.01
+    with pytest.raises(ValueError, match="questions_for"):
+        plan.samples_for(0.001, questions=50)
+    with pytest.raises(ValueError, match="largest=8"):
+        plan.samples_for(0.05, questions=200, largest=8)
+    n = plan.samples_for(0.05, questions=200)
+    z = sps.norm.ppf(0.975) + sps.norm.ppf(0.8)
+    assert n > 8 and z * plan.se(200, n) <= 0.05 < z * plan.se(200, n - 1)
+    with pytest.warns(kpass.SmallSampleWarning, match="only 20 questions"):
+        kpass.plan(kpass.pass_at_k, R[:20], 1)
+
+
+@pytest.mark.slow
+def test_beta_binomial_fit_check_size_and_power():
+    """Seeded: pilots from a Beta population are flagged (p < 0.01) in at most 4% of 150;
+    pilots from an easy/impossible mixture (40% never solved, 40% always, 20% at 0.5) in at
+    least 90% of 60."""
+    rng = np.random.default_rng(8)
+    flagged = 0
+    for _ in range(150):
+        plan = quiet(kpass.plan, kpass.pass_at_k, pilot(rng, rng.beta(0.8, 1.1, 200)), 1)
+        flagged += plan.fit_p_values[0] is not None and plan.fit_p_values[0] < 0.01
+    assert flagged / 150 <= 0.04
+    caught = 0
+    for _ in range(60):
+        rates = rng.choice([0.0, 1.0, 0.5], p=[0.4, 0.4, 0.2], size=200)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            kpass.plan(kpass.pass_at_k, pilot(rng, rates), 1)
+        caught += any("beta-binomial" in str(w.message) for w in seen)
+    assert caught / 60 >= 0.9

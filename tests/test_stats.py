@@ -202,7 +202,8 @@ def test_plan_pilot_se_is_the_standard_error_and_within_is_exact_for_the_mean():
     n = pilot.samples_for(0.04, questions=300)
     assert n is not None and n > 1
     assert z * pilot.se(300, n) <= 0.04 < z * pilot.se(300, n - 1)
-    assert pilot.samples_for(0.001, questions=300) is None  # the between part alone is too large
+    with pytest.raises(ValueError, match="between-question variance alone"):
+        pilot.samples_for(0.001, questions=300)  # the between part alone is too large
 
 
 def test_plan_fits_the_population_by_maximum_likelihood():

@@ -807,6 +807,17 @@ class Plan:
         paired: whether this plans a comparison of two models.
         populations: the Beta(alpha0, beta0) prior of each run's success rates (fitted to
             the pilot unless given).
+        model: what the split into ``between`` and ``within`` rests on:
+            ``"beta-binomial"``, each run's success rates drawn from the Beta population of
+            ``populations``. ``se()`` and ``questions_for()`` at the pilot's samples use only
+            the pilot's total variance (no model); ``within_at``, ``samples_for`` and any
+            ``samples=`` other than the pilot's extrapolate through the model.
+        fit_p_values: per run, the p-value of a chi-square goodness-of-fit test of the
+            pilot's per-question correct counts against the fitted beta-binomial (cells with
+            expected counts below 5 pooled; None where too few cells remain to test). A small
+            value (below 0.01 a :class:`SmallSampleWarning` is issued) says the population is
+            not Beta-like (easy and impossible questions mixed, say), and the extrapolation
+            to other sample sizes may be off by large factors.
     """
 
     metric: str
@@ -818,6 +829,8 @@ class Plan:
     paired: bool
     _within_at: Callable[[int], float]
     populations: tuple[tuple[float, float], ...] = ()
+    model: str = "beta-binomial"
+    fit_p_values: tuple[float | None, ...] = ()
 
     def within_at(self, samples: int) -> float:
         """Within-question variance of the per-question estimate at ``samples`` per question."""
@@ -837,24 +850,42 @@ class Plan:
                       power: float = 0.8, alpha: float = 0.05) -> int:
         """Questions needed to detect ``difference`` (two-sided test at ``alpha``, ``power``).
 
-        M' = ceil((z_{1-alpha/2} + z_power)^2 (between + within(n')) / difference^2).
+        M' = ceil((z_{1-alpha/2} + z_power)^2 (between + within(n')) / difference^2), the
+        normal approximation (at M' of a few dozen and up the t reference differs by a few
+        percent). The smallest budget meeting the target; at least 2.
         """
         delta, z = _effect(difference, power, alpha)
         within = self.within if samples is None else self.within_at(samples)
         return max(2, math.ceil(z * z * (self.between + within) / (delta * delta)))
 
     def samples_for(self, difference: float, questions: int, *, power: float = 0.8,
-                    alpha: float = 0.05, largest: int = 4096) -> int | None:
+                    alpha: float = 0.05, largest: int = 4096) -> int:
         """Samples per question needed to detect ``difference`` with ``questions`` questions.
 
-        The smallest n' >= k with (z_{1-alpha/2} + z_power) SE(M', n') <= |difference|;
-        None when ``largest`` samples cannot (the between part alone may be too large).
+        The smallest n' >= k with (z_{1-alpha/2} + z_power) SE(M', n') <= |difference|
+        (through the beta-binomial model: see ``model`` and ``fit_p_values``).
+
+        Raises:
+            ValueError: no n' up to ``largest`` reaches it; the message says why (the
+                between-question variance alone is too large at ``questions``, or
+                ``largest`` is too small) and how many questions would do.
         """
         delta, z = _effect(difference, power, alpha)
         m = _check_questions(questions)
         target = delta * delta * m / (z * z) - self.between
-        if target <= 0 or self.within_at(largest) > target:
-            return None
+        if target <= 0:
+            raise ValueError(
+                f"no number of samples detects difference={delta:g} with {m} questions: the "
+                f"between-question variance alone gives SE {math.sqrt(self.between / m):.4g} "
+                f"there, and {delta:g} needs SE <= {delta / z:.4g}; with the pilot's samples "
+                f"it takes {self.questions_for(delta, power=power, alpha=alpha)} questions "
+                "(questions_for)")
+        if self.within_at(largest) > target:
+            raise ValueError(
+                f"more than largest={largest} samples per question are needed to detect "
+                f"difference={delta:g} with {m} questions; pass a larger `largest` or use "
+                f"more questions ({self.questions_for(delta, largest, power=power, alpha=alpha)}"
+                f" at {largest} samples)")
         low, high = self.k, largest
         if self.within_at(low) <= target:
             return low
@@ -1004,8 +1035,13 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
 
     Returns:
         A :class:`Plan`: ``se(questions, samples)``, ``questions_for(difference, samples)``,
-        ``samples_for(difference, questions)``, ``within_at(samples)``, and the pilot's
-        ``between`` and ``within``.
+        ``samples_for(difference, questions)``, ``within_at(samples)``, the pilot's
+        ``between`` and ``within``, the ``model`` the split rests on and its
+        ``fit_p_values``.
+
+    Warns:
+        SmallSampleWarning: a pilot of fewer than 30 questions, or one whose counts do not
+            fit the beta-binomial model (goodness-of-fit p < 0.01).
 
     Raises:
         TypeError: a metric outside the list above.
@@ -1028,6 +1064,8 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
         (0.0163, 0.025)
         >>> p.questions_for(0.05), p.samples_for(0.1, questions=400)
         (335, 1)
+        >>> p.model, [round(x, 3) for x in p.fit_p_values]
+        ('beta-binomial', [0.0])
     """
     name = _check_metric(metric)
     if name not in _CREDIT_METRICS:
@@ -1041,6 +1079,7 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
     runs = [R] if R_b is None else [R, R_b]
     parts = []
     populations = []
+    fits: list[float | None] = []
     if (alpha0 is None) != (beta0 is None):
         raise ValueError(f"`alpha0` and `beta0` must be given together (or both None to fit "
                          f"them); got alpha0={_show(alpha0)}, beta0={_show(beta0)}")
@@ -1054,6 +1093,7 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
             a0 = check_real(alpha0, "alpha0", low=0.0, low_open=True)
             b0 = check_real(beta0, "beta0", low=0.0, low_open=True)
         populations.append((float(a0), float(b0)))
+        fits.append(_fit_check(counts, float(a0), float(b0)))
         mean, second = _posterior_g(metric, name, counts, args, a0, b0)
         alpha = a0 + counts.n_correct
         beta = b0 + counts.n_samples - counts.n_correct
@@ -1086,9 +1126,55 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
     within = pilot_within()
     between = max(float(np.var(scores, ddof=1)) - within, 0.0)
     samples = float(np.mean(parts[0][0].n_samples))
+    problems = small_sample_problems(m, False, [], [])
+    misfit = [f"{label} (p = {value:.2g})" for label, value in zip(("R", "R_b"), fits,
+                                                                   strict=False)
+              if value is not None and value < 0.01]
+    if misfit:
+        problems.append("the pilot's per-question counts do not fit a beta-binomial population "
+                        f"({', '.join(misfit)}): within_at, samples_for and any other "
+                        "samples= extrapolate through that model and may be far off")
+    warn_small(f"kpass.plan({name})", problems)
     return Plan(metric=name, k=int(k), questions=m, samples=samples, between=between,
                 within=within, paired=R_b is not None, _within_at=within_at,
-                populations=tuple(populations))
+                populations=tuple(populations), fit_p_values=tuple(fits))
+
+
+def _fit_check(counts: BinaryCounts, a: float, b: float) -> float | None:
+    """Chi-square goodness-of-fit p-value of the counts against BetaBinomial(n, a, b).
+
+    Per sample size n, cells c = 0..n with expected count E_c = M_n pmf(c); cells are
+    pooled left to right until each expects at least 5; X^2 = sum (O - E)^2 / E over the
+    pooled cells of every n, with (cells - groups - 2) degrees of freedom (two fitted
+    parameters). None when fewer than one degree of freedom remains.
+    """
+    from scipy.special import chdtrc
+    from scipy.stats import betabinom
+
+    statistic, cells, groups = 0.0, 0, 0
+    for n in np.unique(counts.n_samples):
+        rows = counts.n_samples == n
+        observed = np.bincount(counts.n_correct[rows], minlength=int(n) + 1).astype(float)
+        expected = rows.sum() * betabinom.pmf(np.arange(int(n) + 1), int(n), a, b)
+        pooled_o, pooled_e, run_o, run_e = [], [], 0.0, 0.0
+        for o, e in zip(observed, expected, strict=True):
+            run_o, run_e = run_o + o, run_e + e
+            if run_e >= 5.0:
+                pooled_o.append(run_o)
+                pooled_e.append(run_e)
+                run_o, run_e = 0.0, 0.0
+        if pooled_e:
+            pooled_o[-1] += run_o
+            pooled_e[-1] += run_e
+        else:
+            continue
+        statistic += sum((o - e) ** 2 / e for o, e in zip(pooled_o, pooled_e, strict=True))
+        cells += len(pooled_e)
+        groups += 1
+    df = cells - groups - 2
+    if df < 1:
+        return None
+    return float(chdtrc(df, statistic))
 
 
 __all__ = ["Comparison", "Plan", "SmallSampleWarning", "compare", "plan", "standard_error"]
