@@ -201,3 +201,57 @@ def test_rows_paired_by_order_are_noted(tmp_path, capsys):
     code, out, _ = run(capsys, "compare", tmp_path / "a.jsonl", tmp_path / "b.jsonl", "--k", "1",
                        "--metrics", "pass@k")
     assert code == 0 and "note: rows were paired by order (no --id)" in out
+
+
+FIXTURES = __import__("pathlib").Path(__file__).parent / "fixtures"
+
+
+@pytest.mark.parametrize("path, options, label", [
+    ("lm-eval/samples_kp_mc_2026-11-23T08-26-00.825007.jsonl", [], "acc"),
+    ("lm-eval/samples_kp_gen_2026-11-23T08-26-00.825007.jsonl", ["--filter", "first"],
+     "exact_match (filter first)"),
+    ("lighteval/details_kp_gen_0_2026-11-23T08-39-44.002695.parquet", [], "em"),
+    ("lighteval/details_kp_mc_0_2026-11-23T08-39-44.002695.parquet", [], "acc"),
+])
+def test_harness_files_are_labelled_by_their_own_metric(capsys, path, options, label):
+    """The fixtures were written by lm-evaluation-harness and lighteval themselves (see
+    their READMEs); the label is the metric the harness named first in the file."""
+    import json as _json
+
+    rows = []
+    full = FIXTURES / path
+    if full.suffix == ".jsonl":
+        rows = [_json.loads(line) for line in full.read_text().splitlines() if line.strip()]
+        counted = [r for r in rows if "--filter" not in options or r["filter"] == options[1]]
+        assert label.split()[0] == counted[0]["metrics"][0]  # what lm-eval wrote first
+    code, out, err = run(capsys, "report", full, "--metrics", "pass@k", "--k", "1", *options)
+    assert code == 0, err
+    assert f"column `{label}`" in out.splitlines()[0]
+    code, out, err = run(capsys, "report", full, "--metrics", "pass@k", "--k", "1",
+                         "--format", "json", *options)
+    assert _json.loads(out)["inputs"][0]["column"] == label
+
+
+def test_percent_tables_are_a_hundred_times_the_fractions(tmp_path, capsys):
+    a, b, A, B, _, _ = pair(tmp_path)
+    base = ["--id", "question_id", "--k", "1,2", "--metrics", "pass@k"]
+    code, out, _ = run(capsys, "compare", a, b, *base, "--format", "json")
+    fractions = json.loads(out)["results"]
+    code, out, _ = run(capsys, "compare", a, b, *base, "--percent", "--digits", "4")
+    rows = [line.split() for line in out.splitlines() if line.startswith("Pass@")]
+    for row, record in zip(rows, fractions, strict=True):
+        assert float(row[1]) == pytest.approx(100 * record["a"], abs=6e-5)
+        assert float(row[3]) == pytest.approx(100 * record["difference"], abs=6e-5)
+        assert float(row[4]) == pytest.approx(100 * record["se"], abs=6e-5)
+        shown = record["p_value"]  # not scaled
+        assert row[7] == ("<0.001" if shown < 0.001 else f"{shown:.3f}")
+    assert "B is better than A on Pass@1 by " in out and " points (95% CI " in out
+    assert "values in percent" in out
+    code, out, _ = run(capsys, "report", a, "--id", "question_id", "--k", "1", "--metrics",
+                       "pass@k", "--format", "json")
+    record, = json.loads(out)["results"]
+    code, out, _ = run(capsys, "report", a, "--id", "question_id", "--k", "1", "--metrics",
+                       "pass@k", "--percent")
+    row = next(line for line in out.splitlines() if line.startswith("Pass@1")).split()
+    assert float(row[1]) == pytest.approx(100 * A.mean(), abs=0.051)  # one decimal
+    assert float(row[2]) == pytest.approx(100 * record["se"], abs=0.051)

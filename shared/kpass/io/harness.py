@@ -398,6 +398,38 @@ def detect_harness(source: str) -> str | None:
     return None
 
 
+def default_metric(source: str, tool: str | None, filter: str | None = None  # noqa: A002
+                   ) -> str:
+    """The metric a harness file is scored by when no ``--column`` is given.
+
+    As its harness names it: lm-eval's first ``metrics`` name (``acc``, ``exact_match``),
+    lighteval's first ``metric`` field, OpenCompass's ``correct``; the report's label.
+    Reads rows only up to the first one counted (under ``filter``); "first metric" where no
+    row says.
+    """
+    if tool == "opencompass":
+        return "correct"
+    if tool not in ("lm-eval", "lighteval"):
+        return ""
+    unreadable: tuple[type[BaseException], ...] = (ReportError, *read_errors())
+    try:
+        for _, row in read_rows(source):
+            if not isinstance(row, dict):
+                break
+            if tool == "lm-eval":
+                if filter is not None and row.get("filter") != filter:
+                    continue
+                names = row.get("metrics")
+                if isinstance(names, list) and names and isinstance(names[0], str):
+                    return names[0]
+            elif isinstance(row.get("metric"), dict) and row["metric"]:
+                return str(next(iter(row["metric"])))
+            break
+    except unreadable:
+        pass
+    return "first metric"
+
+
 def harness_records(source: str, tool: str, column: str | None = None,
                     filter: str | None = None, *,  # noqa: A002
                     id: str | None = None) -> Iterator[LongRecord]:  # noqa: A002
@@ -535,8 +567,7 @@ def load_harness(source: str, tool: str | None, column: str | None = None,
         counts, ids = group_counts(records, source)
     except read_errors() as error:
         raise ReportError(source, describe_read_error(error)) from None
-    label = column or {"lm-eval": "first metric", "lighteval": "first metric",
-                       "opencompass": "correct"}.get(tool or "", "")
+    label = column or default_metric(source, tool, filter)
     if filter is not None:
         label = f"{label} (filter {filter})"
     return counts, ids, label

@@ -216,7 +216,7 @@ def _load_harness(source: str, path: Path, tool: str | None, filter: str | None,
                   id: str | None, sample: str | None, column: str | None,  # noqa: A002
                   threshold: float | None, chunk_size: int) -> LongFile:
     """A harness file through :func:`kpass.io.harness.harness_records`, tallied as long rows."""
-    from .harness import HARNESSES, harness_records
+    from .harness import HARNESSES, default_metric, harness_records
 
     if tool is None:
         raise ReportError(source, "--filter is for lm-eval files, and this is not a file of a "
@@ -242,7 +242,7 @@ def _load_harness(source: str, path: Path, tool: str | None, filter: str | None,
             tally.add(where, ids, samples, values)
     except read_errors() as error:
         raise ReportError(source, describe_read_error(error)) from None
-    label = column or ("correct" if tool == "opencompass" else "first metric")
+    label = column or default_metric(source, tool, filter)
     return tally.result(path, label if filter is None else f"{label} (filter {filter})")
 
 

@@ -220,8 +220,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "leave them out at that k (skip)")
     report.add_argument("--format", choices=tuple(RENDERERS), default="table",
                         help="output format (default: table)")
-    report.add_argument("--digits", type=_count(0, 15), default=3, metavar="D",
-                        help="decimals in table and markdown output (default: 3)")
+    report.add_argument("--digits", type=_count(0, 15), default=None, metavar="D",
+                        help="decimals in table and markdown output (default: 3; 1 with "
+                             "--percent)")
+    report.add_argument("--percent", action="store_true", help=PERCENT_HELP)
     report.add_argument("--answers", action="store_true",
                         help="read sampled final answers and a reference per question: adds "
                              "Vote@k (plurality vote over k answers, exact over k-subsets) and "
@@ -304,6 +306,7 @@ def _add_compare(commands: Any) -> None:
                                        "alpha = 1 - C and 80%% power",
                        short_help="questions with fewer than k samples in either file: refuse "
                                   "(error, default) or leave them out of both at that k (skip)")
+    compare.add_argument("--percent", action="store_true", help=PERCENT_HELP)
     compare.add_argument("--plot", metavar="FILE.png", type=_plot_path,
                          help="also draw the difference A - B against k with its interval band")
     compare.add_argument("--skip-bad", action="store_true",
@@ -312,6 +315,11 @@ def _add_compare(commands: Any) -> None:
     compare.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
                          help="rows read and counted at a time (default: 65536)")
     compare.set_defaults(handler=_run_compare, command_parser=compare)
+
+
+PERCENT_HELP = ("table and markdown in percent: estimates, SEs, intervals and differences x 100, "
+                "as lm-evaluation-harness and OpenCompass print them (CSV and JSON keep "
+                "fractions)")
 
 
 def _pairing_options(command: argparse.ArgumentParser, shared_help: str) -> None:
@@ -340,8 +348,9 @@ def _selection_options(command: argparse.ArgumentParser, *, k_help: str, metrics
                          help=short_help)
     command.add_argument("--format", choices=("table", "markdown", "csv", "json"),
                          default="table", help="output format (default: table)")
-    command.add_argument("--digits", type=_count(0, 15), default=3, metavar="D",
-                         help="decimals in table and markdown output (default: 3)")
+    command.add_argument("--digits", type=_count(0, 15), default=None, metavar="D",
+                         help="decimals in table and markdown output (default: 3; 1 with "
+                              "--percent)")
 
 
 def _add_leaderboard(commands: Any) -> None:
@@ -506,6 +515,9 @@ def run_report(args: argparse.Namespace) -> int:
         rows = [compute_rows(item, families, ks, args.tau, args.confidence, args.short, coded,
                              args.ties) + soft_rows(item, args.confidence)
                 for item, coded in zip(loaded, answers, strict=True)]
+        if args.percent and args.format in ("table", "markdown"):
+            rows = [[row.in_percent() for row in per_input] for per_input in rows]
+            notes.append("values in percent (x 100): estimates, se, intervals, mean and sd.")
         report = Report(loaded, labels, rows, args.confidence, args.short, notes, warnings)
         if args.format in ("table", "markdown"):
             text = (render_table if args.format == "table" else render_markdown)(report,
@@ -552,6 +564,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    if getattr(args, "digits", 0) is None:  # 3 decimals of a fraction, 1 of a percent
+        args.digits = 1 if getattr(args, "percent", False) else 3
     return args.handler(args)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -147,7 +147,14 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
     return lines
 
 
-def verdicts(lines: list[Line], confidence: float) -> list[str]:
+def _in_percent(result: Any) -> Any:
+    """A Comparison with its values, differences and SEs x 100."""
+    names = ("a", "b", "difference", "se", "lo", "hi", "mde", "se_unpaired", "se_a", "se_b")
+    return replace(result, **{name: None if getattr(result, name) is None
+                              else 100.0 * getattr(result, name) for name in names})
+
+
+def verdicts(lines: list[Line], confidence: float, unit: str = "") -> list[str]:
     """Plain-words verdicts: which run is better on which row, or that no difference shows.
 
     A row shows a difference when its p-value (Holm-adjusted when the table tests several
@@ -162,16 +169,17 @@ def verdicts(lines: list[Line], confidence: float) -> list[str]:
         p = line.p_holm if line.p_holm is not None else r.p_value
         which = "Holm p" if line.p_holm is not None else "p"
         if p < alpha and r.difference > 0:
-            items.append((True, f"A is better than B on {line.label} by {r.difference:.3g} "
-                                f"({level} CI {r.lo:.3g} to {r.hi:.3g}, {which} = "
+            items.append((True, f"A is better than B on {line.label} by {r.difference:.3g}{unit} "
+                                f"({level} CI {r.lo:.3g} to {r.hi:.3g}{unit}, {which} = "
                                 f"{_p_words(p)})"))
         elif p < alpha and r.difference < 0:
-            items.append((True, f"B is better than A on {line.label} by {-r.difference:.3g} "
-                                f"({level} CI {-r.hi:.3g} to {-r.lo:.3g}, {which} = "
+            items.append((True, f"B is better than A on {line.label} by {-r.difference:.3g}"
+                                f"{unit} ({level} CI {-r.hi:.3g} to {-r.lo:.3g}{unit}, {which} = "
                                 f"{_p_words(p)})"))
         else:
             items.append((False, f"no detectable difference on {line.label}: difference "
-                                 f"A - B {r.difference:.3g}, MDE {r.mde:.3g} ({which} = "
+                                 f"A - B {r.difference:.3g}{unit}, MDE {r.mde:.3g}{unit} "
+                                 f"({which} = "
                                  f"{_p_words(p)})"))
     if len(items) <= VERDICTS_IN_FULL:
         return [text for _, text in items]
@@ -282,7 +290,12 @@ def run_compare(args: argparse.Namespace) -> int:
                               "no row left to compare: " + "; ".join(notes))
         labels = input_labels(list(args.files))
         args.notes = notes
-        text = RENDERERS[args.format](lines, labels, m, args)
+        shown = lines
+        if getattr(args, "percent", False) and args.format in ("table", "markdown"):
+            shown = [replace(line, result=_in_percent(line.result)) for line in lines]
+            notes.append("values in percent (x 100): A, B, differences, se, intervals and MDE; "
+                         "p-values and P(A>B) are probabilities as before.")
+        text = RENDERERS[args.format](shown, labels, m, args)
         if args.plot:
             from .plot import plot_differences
 
@@ -363,7 +376,9 @@ def _header(confidence: float, several: bool, exact: bool) -> list[str]:
 def _head_lines(lines: list[Line], m: int, args: argparse.Namespace) -> list[str]:
     matched = "id (" + args.id + ")" if args.id else "row order"
     return [f"A: {args.files[0]}", f"B: {args.files[1]}",
-            f"{m} questions matched by {matched}", "", *verdicts(lines, args.confidence)]
+            f"{m} questions matched by {matched}", "",
+            *verdicts(lines, args.confidence, " points" if getattr(args, "percent", False)
+                      else "")]
 
 
 def _notes(args: argparse.Namespace) -> list[str]:

@@ -9,7 +9,7 @@ the posterior mean, standard deviation and credible interval of the matching
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -185,6 +185,13 @@ class Row:
             "se_lo": self.se_lo, "se_hi": self.se_hi, "mean": self.mean,
             "sd": self.sd, "lo": self.lo, "hi": self.hi,
         }
+
+    def in_percent(self) -> Row:
+        """A copy with every value, SE and interval end x 100 (the percent tables)."""
+        names = ("estimate", "mean", "sd", "lo", "hi", "se", "se_lo", "se_hi")
+        scaled: dict[str, Any] = {name: None if getattr(self, name) is None
+                                  else 100.0 * getattr(self, name) for name in names}
+        return replace(self, **scaled)
 
     def with_se(self, se: float | None, confidence: float) -> Row:
         """Set the standard error over questions and the interval it gives; return the row."""
