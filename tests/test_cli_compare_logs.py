@@ -255,3 +255,43 @@ def test_percent_tables_are_a_hundred_times_the_fractions(tmp_path, capsys):
     row = next(line for line in out.splitlines() if line.startswith("Pass@1")).split()
     assert float(row[1]) == pytest.approx(100 * A.mean(), abs=0.051)  # one decimal
     assert float(row[2]) == pytest.approx(100 * record["se"], abs=0.051)
+
+
+def test_answers_compare_vote_at_k_on_long_answer_logs(tmp_path, capsys):
+    """One row per sampled answer, ids in different orders; Vote@1 per question is the share
+    of answers equal to the reference, so the paired Vote@1 comparison is scipy's paired t
+    test on those shares."""
+    rng = np.random.default_rng(12)
+    m, n = 40, 5
+    choices = ["7", "12", "x", "99"]
+    share = {}
+    for name, bias in (("a", 0.6), ("b", 0.35)):
+        rows = []
+        for q in range(m):
+            right = rng.random(n) < bias
+            answers = [choices[0] if ok else str(rng.choice(choices[1:])) for ok in right]
+            share.setdefault(name, []).append(np.mean([a == "7" for a in answers]))
+            rows += [{"qid": f"q{q}", "s": s, "answer": a, "reference": "7"}
+                     for s, a in enumerate(answers)]
+        order = rng.permutation(len(rows))
+        with open(tmp_path / f"{name}.jsonl", "w") as handle:
+            handle.writelines(json.dumps(rows[i]) + "\n" for i in order)
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    code, out, err = run(capsys, "compare", a, b, "--answers", "--id", "qid", "--sample", "s",
+                         "--column", "answer", "--k", "1,3", "--metrics", "vote@k,pass@k",
+                         "--format", "json")
+    assert code == 0, err
+    found = {(r["metric"], r["k"]): r for r in json.loads(out)["results"]}
+    sa, sb = np.array(share["a"]), np.array(share["b"])
+    vote = found[("vote@k", 1)]
+    assert vote["difference"] == pytest.approx(float(np.mean(sa - sb)))
+    assert vote["p_value"] == pytest.approx(sps.ttest_rel(sa, sb).pvalue, rel=1e-9)
+    assert found[("pass@k", 1)]["difference"] == pytest.approx(float(np.mean(sa - sb)))
+    for name, side in (("a", "a"), ("b", "b")):  # each side as kpass report reads it alone
+        code, out, _ = run(capsys, "report", tmp_path / f"{name}.jsonl", "--answers", "--id",
+                           "qid", "--column", "answer", "--k", "3", "--metrics", "vote@k",
+                           "--format", "json")
+        alone, = json.loads(out)["results"]
+        assert found[("vote@k", 3)][side] == pytest.approx(alone["estimate"])
+    code, _, err = run(capsys, "compare", a, b, "--answers", "--from", "lm-eval")
+    assert code == 2 and "--from" in err

@@ -224,16 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="decimals in table and markdown output (default: 3; 1 with "
                              "--percent)")
     report.add_argument("--percent", action="store_true", help=PERCENT_HELP)
-    report.add_argument("--answers", action="store_true",
-                        help="read sampled final answers and a reference per question: adds "
-                             "Vote@k (plurality vote over k answers, exact over k-subsets) and "
-                             "scores answers equal to the reference as correct for the rest")
-    report.add_argument("--reference", metavar="NAME",
-                        help="with --answers, the reference column (default: the first of "
-                             "ground_truth, reference, gold, target, answer)")
-    report.add_argument("--ties", choices=("fractional", "wrong"), default="fractional",
-                        help="with --answers, a tie including the reference scores 1/(t+1) "
-                             "(fractional, default) or 0 (wrong)")
+    _answers_options(report)
     report.add_argument("--id", metavar="COLUMN",
                         help="the question-id column: rows are grouped by question wherever they "
                              "lie (long format, one row per sample; with --answers, one answer "
@@ -245,11 +236,6 @@ def build_parser() -> argparse.ArgumentParser:
                         help="soft scores in [0, 1]: a sample is correct iff its score > T; "
                              "the report adds the mean soft score, accuracy (n runs average); "
                              "not with --answers")
-    report.add_argument("--normalize", metavar="MODULE:FUNCTION",
-                        help="with --answers, a Python function str -> str applied to answers "
-                             "and references before comparing (e.g. a math answer extractor); "
-                             "an answer it maps to None, NaN or blank text is wrong, a reference "
-                             "it maps to one is an error")
     report.add_argument("--plot", metavar="FILE.png", type=_plot_path,
                         help="also draw Pass@k, Pass^k, G-Pass@k_tau and Maj@k against k; the "
                              "extension picks the format: .png, .pdf or .svg")
@@ -307,6 +293,7 @@ def _add_compare(commands: Any) -> None:
                        short_help="questions with fewer than k samples in either file: refuse "
                                   "(error, default) or leave them out of both at that k (skip)")
     compare.add_argument("--percent", action="store_true", help=PERCENT_HELP)
+    _answers_options(compare)
     compare.add_argument("--plot", metavar="FILE.png", type=_plot_path,
                          help="also draw the difference A - B against k with its interval band")
     compare.add_argument("--skip-bad", action="store_true",
@@ -320,6 +307,25 @@ def _add_compare(commands: Any) -> None:
 PERCENT_HELP = ("table and markdown in percent: estimates, SEs, intervals and differences x 100, "
                 "as lm-evaluation-harness and OpenCompass print them (CSV and JSON keep "
                 "fractions)")
+
+
+def _answers_options(command: argparse.ArgumentParser) -> None:
+    """``--answers``, ``--reference``, ``--ties`` and ``--normalize``: report and compare."""
+    command.add_argument("--answers", action="store_true",
+                         help="read sampled final answers and a reference per question: adds "
+                              "Vote@k (plurality vote over k answers, exact over k-subsets) and "
+                              "scores answers equal to the reference as correct for the rest")
+    command.add_argument("--reference", metavar="NAME",
+                         help="with --answers, the reference column (default: the first of "
+                              "ground_truth, reference, gold, target, answer)")
+    command.add_argument("--ties", choices=("fractional", "wrong"), default="fractional",
+                         help="with --answers, a tie including the reference scores 1/(t+1) "
+                              "(fractional, default) or 0 (wrong)")
+    command.add_argument("--normalize", metavar="MODULE:FUNCTION",
+                         help="with --answers, a Python function str -> str applied to answers "
+                              "and references before comparing (e.g. a math answer extractor); "
+                              "an answer it maps to None, NaN or blank text is wrong, a "
+                              "reference it maps to one is an error")
 
 
 def _pairing_options(command: argparse.ArgumentParser, shared_help: str) -> None:

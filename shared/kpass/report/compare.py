@@ -80,7 +80,8 @@ def _counts(loaded: LoadedFile, ids: list[Any] | None) -> BinaryCounts:
 def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Family],
                   ks: list[int], taus: list[float], confidence: float, short: str,
                   clusters: list[Any] | None, *, notes: list[str] | None = None,
-                  shared: bool = False) -> list[Line]:
+                  shared: bool = False, answers: tuple[list[Any], list[Any]] | None = None,
+                  ties: str = "fractional") -> list[Line]:
     """Every selected metric at every k (and tau): ``kpass.compare`` of the two runs.
 
     Rows constant by definition (:data:`CONSTANT`) are left out with a note; warnings of
@@ -98,6 +99,9 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
         clusters: a label per question of A, or None.
         notes: where notes are appended (None: warnings are not caught).
         shared: compare on the questions both runs have (ids needed).
+        answers: each run's answers coded per question (0 = its reference), in the
+            questions' order of ``first`` and ``second`` (already aligned), for Vote@k.
+        ties: Vote@k's tie rule.
 
     Returns:
         The lines, family by family, tau by tau, k by k.
@@ -109,11 +113,23 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
 
     n_label = "n"
     collected: list[str] = [] if notes is None else notes
-    lines = []
+    lines: list[Line] = []
     for fam in families:
         point = getattr(kpass, fam.function)
         options: dict[str, Any] = {"clusters": clusters, "confidence": confidence,
                                    "shared": shared}
+        if fam.answers:
+            if answers is None:
+                raise ValueError(f"{fam.key} needs the sampled answers (--answers)")
+            references = [0] * len(answers[0])  # coded: 0 is each question's reference
+            vote_options = {key: value for key, value in options.items() if key != "shared"}
+            with collect_notes(collected):
+                results = kpass.compare(point, answers[0], answers[1], references, ks,
+                                        ties=ties, **vote_options)
+            lines.extend(Line(fam.key, fam.label(k, None, n_label), k, None, result)
+                         for k, result in zip(ks, results if isinstance(results, list)
+                                              else [results], strict=True))
+            continue
         if not fam.per_k:
             with collect_notes(collected):
                 result = kpass.compare(point, first, second, **options)
@@ -223,8 +239,17 @@ def run_compare(args: argparse.Namespace) -> int:
               "rows that `kpass report FILE --skip-bad` lists, then compare (see kpass "
               "compare --help)", file=sys.stderr)
         return 2
+    answers_mode = bool(getattr(args, "answers", False))
     try:
-        families = [fam for fam in parse_metrics(args.metrics) if not fam.answers]
+        families = [fam for fam in parse_metrics(args.metrics, answers=answers_mode)
+                    if answers_mode or not fam.answers]
+        if answers_mode:
+            from .cli import _check_answers_options
+
+            args.threshold = None
+            _check_answers_options(args)
+        elif getattr(args, "normalize", None) is not None:
+            raise ValueError("--normalize applies to sampled answers: add --answers")
     except ValueError as error:
         print(f"kpass compare: error: {error}", file=sys.stderr)
         return 2
@@ -236,7 +261,11 @@ def run_compare(args: argparse.Namespace) -> int:
         if (sample is not None or shared) and args.id is None:
             option = "--sample" if sample is not None else "--shared"
             raise ReportError(args.files[0], f"{option} needs --id (the question-id column)")
-        if args.id is not None and args.clusters is None:
+        coded: tuple[list[Any], list[Any]] | None = None
+        if answers_mode:
+            loaded, coded = _load_answers(args, sample)
+            first, second = (item.counts for item in loaded)
+        elif args.id is not None and args.clusters is None:
             # Long files (one row per sample) or wide ones, grouped and keyed by --id; a
             # harness file (--from, --filter or recognised) as its harness reads it.
             from ..io.long import load_long
@@ -279,9 +308,12 @@ def run_compare(args: argparse.Namespace) -> int:
         clusters = _with_labels(loaded[0], args.clusters, "--clusters")
         n_min = min(int(first.n_samples.min()), int(second.n_samples.min()))
         ks = sorted({k for group in args.k for k in group}) if args.k else default_ks(n_min)
+        if coded is not None:
+            first, second, coded = _aligned_answers(first, second, coded, shared, args.files)
         try:
             lines = compare_lines(first, second, families, ks, args.tau, args.confidence,
-                                  args.short, clusters, notes=notes, shared=shared)
+                                  args.short, clusters, notes=notes, shared=shared,
+                                  answers=coded, ties=getattr(args, "ties", "fractional"))
         except (TypeError, ValueError) as error:
             message = str(error).replace("pass shared=True", "pass --shared")
             raise ReportError(f"{args.files[0]} vs {args.files[1]}", message) from None
@@ -304,6 +336,44 @@ def run_compare(args: argparse.Namespace) -> int:
         print(f"kpass compare: error: {error}", file=sys.stderr)
         return 1
     return _write(text)
+
+
+def _load_answers(args: argparse.Namespace, sample: str | None
+                  ) -> tuple[list[LoadedFile], tuple[list[Any], list[Any]]]:
+    """Both files read as sampled answers and references (``--answers``)."""
+    from ..io.answers import import_normalizer, load_answers
+
+    if args.clusters is not None:
+        raise ReportError(args.files[0], "--clusters is not available with --answers")
+    normalize = import_normalizer(args.normalize) if args.normalize else None
+    loaded, coded = [], []
+    for source in args.files:
+        item, codes = load_answers(source, column=args.column, reference=args.reference,
+                                   chunk_size=args.chunk_size, normalize=normalize, id=args.id,
+                                   sample=sample)
+        loaded.append(item)
+        coded.append(codes)
+    return loaded, (coded[0], coded[1])
+
+
+def _aligned_answers(first: BinaryCounts, second: BinaryCounts,
+                     coded: tuple[list[Any], list[Any]], shared: bool, files: list[str]
+                     ) -> tuple[BinaryCounts, BinaryCounts, tuple[list[Any], list[Any]]]:
+    """Both runs' counts and coded answers on the same questions in A's order (by id)."""
+    if first.ids is None or second.ids is None:
+        return first, second, coded  # by row order; equal counts were checked
+    position = {question: i for i, question in enumerate(second.ids)}
+    keep = [i for i, question in enumerate(first.ids) if question in position]
+    if not shared and (len(keep) != first.n_questions or len(keep) != second.n_questions):
+        only_a, only_b = first.n_questions - len(keep), second.n_questions - len(keep)
+        raise ReportError(f"{files[0]} vs {files[1]}",
+                          f"the two runs must score the same questions; {only_a} ids of A are "
+                          f"not in B and {only_b} ids of B are not in A; pass --shared to "
+                          "compare on the questions both have")
+    order = [position[first.ids[i]] for i in keep]
+    return (first.select(np.array(keep, dtype=np.intp)),
+            second.select(np.array(order, dtype=np.intp)),
+            ([coded[0][i] for i in keep], [coded[1][j] for j in order]))
 
 
 def _legend(labels: list[str], confidence: float, clustered: bool,
