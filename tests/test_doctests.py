@@ -8,7 +8,8 @@ import pytest
 CORE_MODULES = [
     "kpass", "kpass._core.inputs", "kpass._core.counts", "kpass.pass_at_k", "kpass.gpass",
     "kpass.maj", "kpass.auc", "kpass.geom", "kpass.bayes", "kpass.avg", "kpass.max_reward",
-    "kpass.data", "kpass.stats", "kpass.tailpass", "kpass.tailpass_draws", "kpass.tailpass_weights",
+    "kpass.data", "kpass.stats.errors", "kpass.stats.comparison", "kpass.stats.planning",
+    "kpass.tailpass", "kpass.tailpass_draws", "kpass.tailpass_weights",
     "kpass._core.soft", "kpass._core.canonical", "kpass.io.long",
 ]
 

@@ -50,6 +50,7 @@ from .gpass import (
     mg_pass_at_k,
     mg_pass_at_k_ci,
 )
+from .io import frames as _frames  # noqa: F401 - plugs in BinaryCounts.from_long
 from .leaderboard import Leaderboard, RankedPair, Standing, leaderboard
 from .maj import cons_at_k, cons_at_k_ci, maj_at_k, maj_at_k_ci
 from .max_reward import max_at_k, max_at_k_ci

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -37,13 +37,37 @@ from ._core.tailpass_checks import (
     real_array,
 )
 
-if TYPE_CHECKING:
-    from .tailpass import TailPassProfile
-
 FloatArray = npt.NDArray[np.float64]
 RNG = int | np.random.Generator | None
 Summary = (tuple[float, float, float, float]
            | tuple[FloatArray, FloatArray, FloatArray, FloatArray])
+
+class ProfileSource(Protocol):
+    """What the draws read of the :class:`kpass.tailpass.TailPassProfile` that made them.
+
+    A protocol, so this module names the profile's shape without importing its module
+    (which imports this one).
+    """
+
+    @property
+    def k(self) -> int: ...
+
+    @property
+    def thresholds(self) -> FloatArray: ...
+
+    @property
+    def _levels(self) -> FloatArray: ...
+
+    @property
+    def question_count(self) -> int: ...
+
+    @property
+    def _grid(self) -> tuple[npt.NDArray[np.int64], FloatArray]: ...
+
+    def _tails(self, pmf: FloatArray, *, exact_ends: bool = ...) -> FloatArray: ...
+
+    def at_k(self, k: int, *, thresholds: Any = ...) -> ProfileSource: ...
+
 
 #: Entries of one (draws x questions) x banks table evaluated at once.
 CHUNK_ENTRIES = 1 << 20
@@ -95,7 +119,7 @@ class TailPassDraws:
         (0.4, True)
     """
 
-    _source: TailPassProfile = field(repr=False)
+    _source: ProfileSource = field(repr=False)
     _probabilities: FloatArray = field(repr=False)
 
     @property

@@ -891,3 +891,5 @@ def _posterior_variance(states: _Clusters, k: int, ties: str, prior: float, mean
     explained = np.einsum("si,sij,sj->s", slope, covariance, slope)
     freedom = max(draws - controls.shape[2], 1)
     return explained + np.sum(residual**2, axis=1) / freedom
+
+__all__ = ["vote_at_k", "vote_at_k_ci"]

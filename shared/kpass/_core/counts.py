@@ -7,7 +7,7 @@ results mergeable across batches and processes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -16,6 +16,23 @@ import numpy as np
 import numpy.typing as npt
 
 from .checks import ArgumentTypeError, _show
+
+#: The dataframe readers behind ``from_long``, registered by :mod:`kpass.io.frames` (which
+#: ``import kpass`` loads): the numpy-only core names no reading layer (issue 19), the
+#: reading layer plugs itself in.
+_FRAME_READERS: dict[str, Callable[..., Any]] = {}
+
+
+def register_frame_readers(**readers: Callable[..., Any]) -> None:
+    """Plug in the ``from_long`` readers (``binary=``, ``categorical=``)."""
+    _FRAME_READERS.update(readers)
+
+
+def _frame_reader(kind: str) -> Callable[..., Any]:
+    try:
+        return _FRAME_READERS[kind]
+    except KeyError:  # only when kpass._core is used without the kpass package's __init__
+        raise RuntimeError("from_long needs kpass.io.frames; `import kpass` loads it") from None
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,10 +170,8 @@ class BinaryCounts:
             >>> counts.ids, counts.n_samples.tolist(), counts.n_correct.tolist()
             (('a', 'b'), [1, 2], [0, 1])
         """
-        from ..io.frames import binary_from_long  # the edges, not the numpy-only core
-
-        return binary_from_long(frame, id=id, outcome=outcome, sample=sample,
-                                threshold=threshold)
+        return _frame_reader("binary")(frame, id=id, outcome=outcome, sample=sample,
+                                       threshold=threshold)
 
     def select(self, mask: npt.NDArray[np.bool_]) -> BinaryCounts:
         """The counts of the questions where ``mask`` is true (or at these indices)."""
@@ -266,9 +281,7 @@ class CategoricalCounts:
         As :meth:`BinaryCounts.from_long`, with integer categories 0, 1, ... in
         ``outcome``; see :func:`kpass.io.frames.categorical_from_long`.
         """
-        from ..io.frames import categorical_from_long  # the edges, not the numpy-only core
-
-        return categorical_from_long(frame, id=id, outcome=outcome, sample=sample)
+        return _frame_reader("categorical")(frame, id=id, outcome=outcome, sample=sample)
 
     def with_categories(self, n_categories: int) -> CategoricalCounts:
         """The same counts widened to ``n_categories`` columns.

@@ -42,7 +42,7 @@ from .._core.inputs import (
     check_tau,
     normalize_ks,
 )
-from ..stats import standard_errors_by_k
+from ..stats import compare, standard_errors_by_k
 
 #: The family's keyword vocabulary: every metric module accepts all of these.
 KEYWORDS: dict[str, str] = {
@@ -88,9 +88,10 @@ KEY_STYLES = ("kpass", "safe")
 
 
 def _kpass() -> Any:
-    import kpass  # the core; imported late so this module loads while kpass is importing
+    """The family functions by attribute (``_kpass().pass_at_k``), from the registry."""
+    from ..families import namespace
 
-    return kpass
+    return namespace
 
 
 # ----------------------------------------------------------------------------- parameters
@@ -634,7 +635,8 @@ def kpass_compare(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     results: dict[str, Any] = {}
     for tau in taus:
         args = () if tau is None else (tau,)
-        found = kp.compare(point, state.a, state.b, ks, *args, **kw)
+        compared = compare(point, state.a, state.b, ks, *args, **kw)
+        found = compared if isinstance(compared, list) else [compared]
         for budget, comparison in zip(ks, found, strict=True):
             key = template.format(k=budget, tau=None if tau is None else number_label(tau))
             for suffix, field in COMPARISON_KEYS.items():

@@ -45,7 +45,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 
 from .._core.checks import ArgumentTypeError, _show, check_real
-from .._core.counts import BinaryCounts, CategoricalCounts
+from .._core.counts import BinaryCounts, CategoricalCounts, register_frame_readers
 from .._core.inputs import MAX_CATEGORIES, MAX_CATEGORY_TABLE
 
 FRAMES_HINT = "install kpass[frames] (pip install 'kpass[frames]') for dataframe inputs"
@@ -491,3 +491,6 @@ def _plain(value: Any) -> Any:
 
 def _sort_key(value: Any) -> tuple[int, Any]:
     return (0, value) if isinstance(value, int) else (1, str(value))
+
+
+register_frame_readers(binary=binary_from_long, categorical=categorical_from_long)

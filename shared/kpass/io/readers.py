@@ -107,7 +107,7 @@ def load_counts(source: str, *, column: str | None = None, chunk_size: int = 655
     if path.is_file() and path.stat().st_size == 0:
         raise ReportError(source, "the file is empty; it holds no questions")
     if fmt in ("csv", "tsv") and path.is_file():  # a pipe can be read only once
-        from .long import refuse_scalar_cells
+        from .scalar_cells import refuse_scalar_cells
 
         try:
             refuse_scalar_cells(source, path, column, "\t" if fmt == "tsv" else ",")

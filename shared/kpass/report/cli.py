@@ -29,7 +29,7 @@ from typing import Any, NoReturn
 from ..io.harness import HARNESSES, load_file
 from ..io.progress import Progress
 from ..io.readers import FORMATS, OUTCOME_COLUMNS, LoadedFile, ReportError
-from .output import _write
+from .output import _check_answers_options, _write
 from .table import (
     DEFAULT_K_MAX,
     PLOTTED,
@@ -458,28 +458,6 @@ def _load(sources: list[str], args: argparse.Namespace, warnings: list[str]
         loaded.append(item)
         answers.append(coded)
     return loaded, answers
-
-
-def _check_answers_options(args: argparse.Namespace) -> None:
-    """Refuse options that would be ignored with (or without) ``--answers``.
-
-    ``--threshold`` turns soft scores into 0/1 outcomes; with ``--answers`` an answer
-    is correct when it equals its reference, so there is no score to threshold.
-    ``--from``/``--filter`` read harness outcome files, which ``--answers`` does not.
-
-    Raises:
-        ValueError: the message for stderr.
-    """
-    if args.answers and args.threshold is not None:
-        raise ValueError("--threshold applies to soft scores, not to --answers (an answer is "
-                         "correct when it equals its reference; to change what counts as equal, "
-                         "use --normalize MODULE:FUNCTION)")
-    if not args.answers and args.normalize is not None:
-        raise ValueError("--normalize applies to sampled answers: add --answers")
-    if args.answers and (args.from_ is not None or args.filter is not None):
-        option = "--from" if args.from_ is not None else "--filter"
-        raise ValueError(f"{option} reads a harness's 0/1 outcomes; --answers reads answers and "
-                         "references (drop one of them)")
 
 
 def run_report(args: argparse.Namespace) -> int:

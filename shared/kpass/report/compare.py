@@ -23,7 +23,7 @@ from ..io.harness import load_file
 from ..io.labels import read_labels
 from ..io.progress import Progress
 from ..io.readers import LoadedFile, ReportError
-from .output import _write, collect_notes, holm
+from .output import _check_answers_options, _write, collect_notes, holm
 from .table import DEFAULT_K_MAX, LEGEND_WIDTH, Family, default_ks, input_labels, parse_metrics
 
 FIELDS = ("metric", "label", "k", "tau", "questions", "a", "b", "difference", "se", "lo", "hi",
@@ -109,13 +109,14 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
     Raises:
         ValueError: kpass refused the inputs (different questions, too few, ...).
     """
-    import kpass
+    from ..families import function
+    from ..stats import compare as paired
 
     n_label = "n"
     collected: list[str] = [] if notes is None else notes
     lines: list[Line] = []
     for fam in families:
-        point = getattr(kpass, fam.function)
+        point = function(fam.function)
         options: dict[str, Any] = {"clusters": clusters, "confidence": confidence,
                                    "shared": shared}
         if fam.answers:
@@ -124,7 +125,7 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
             references = [0] * len(answers[0])  # coded: 0 is each question's reference
             vote_options = {key: value for key, value in options.items() if key != "shared"}
             with collect_notes(collected):
-                results = kpass.compare(point, answers[0], answers[1], references, ks,
+                results = paired(point, answers[0], answers[1], references, ks,
                                         ties=ties, **vote_options)
             lines.extend(Line(fam.key, fam.label(k, None, n_label), k, None, result)
                          for k, result in zip(ks, results if isinstance(results, list)
@@ -132,7 +133,7 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
             continue
         if not fam.per_k:
             with collect_notes(collected):
-                result = kpass.compare(point, first, second, **options)
+                result = paired(point, first, second, **options)
             lines.append(Line(fam.key, fam.label(None, None, n_label), None, None, result))
             continue
         if short != "error":
@@ -149,7 +150,7 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
             head = () if tau is None else (tau,)
             try:
                 with collect_notes(collected):
-                    results = kpass.compare(point, first, second, family_ks, *head, **options)
+                    results = paired(point, first, second, family_ks, *head, **options)
             except ValueError as error:
                 raise ValueError(f"{fam.key}: {error}") from None
             if not isinstance(results, list):  # one k given as a list: a list comes back
@@ -244,8 +245,6 @@ def run_compare(args: argparse.Namespace) -> int:
         families = [fam for fam in parse_metrics(args.metrics, answers=answers_mode)
                     if answers_mode or not fam.answers]
         if answers_mode:
-            from .cli import _check_answers_options
-
             args.threshold = None
             _check_answers_options(args)
         elif getattr(args, "normalize", None) is not None:

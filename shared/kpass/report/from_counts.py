@@ -94,7 +94,7 @@ def _inputs(counts: Any) -> dict[str, BinaryCounts]:
             raise ArgumentTypeError(f"`counts` must be keyed by non-empty names; got the key "
                                     f"{_show(name)}")
         if not isinstance(value, BinaryCounts):
-            from .. import binary_counts
+            from .._core.inputs import binary_counts
 
             try:
                 value = binary_counts(value)

@@ -109,23 +109,24 @@ def leaderboard_boards(runs: dict[str, BinaryCounts], families: list[Family], ks
     Raises:
         ValueError: kpass refused the inputs (the message names the metric).
     """
-    import kpass
+    from ..families import function
+    from ..leaderboard import leaderboard as rank
 
     boards = []
     for fam in families:
-        point = getattr(kpass, fam.function)
+        point = function(fam.function)
         options: dict[str, Any] = {"clusters": clusters, "confidence": confidence,
                                    "shared": shared}
         try:
             if not fam.per_k:
-                result = kpass.leaderboard(point, runs, **options)
+                result = rank(point, runs, **options)
                 boards.append(Board(fam.key, fam.label(None, None, "n"), None, None, result))
                 continue
             if short != "error":
                 options["short"] = short
             for tau in taus if fam.uses_tau else [None]:
                 head = () if tau is None else (tau,)
-                results = kpass.leaderboard(point, runs, ks, *head, **options)
+                results = rank(point, runs, ks, *head, **options)
                 assert isinstance(results, list)  # a list of k gives a list
                 boards.extend(Board(fam.key, fam.label(k, tau, "n"), k, tau, result)
                               for k, result in zip(ks, results, strict=True))

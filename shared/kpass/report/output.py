@@ -1,4 +1,4 @@
-"""Output shared by ``kpass report``, ``compare`` and ``leaderboard``.
+"""Output and option checks shared by ``kpass report``, ``compare`` and ``leaderboard``.
 
 Writing to stdout, and the notes (warnings about small samples) printed under a table. It
 sits below the commands, so none of them imports another to print.
@@ -6,6 +6,7 @@ sits below the commands, so none of them imports another to print.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import warnings
@@ -13,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-__all__ = ["collect_notes", "holm", "_write"]
+__all__ = ["collect_notes", "holm", "_check_answers_options", "_write"]
 
 T = TypeVar("T")
 
@@ -92,3 +93,25 @@ def call_quietly(function: Callable[..., T], notes: list[str], *args: Any, **kwa
     """``function(*args, **kwargs)`` with its warnings collected into ``notes``."""
     with collect_notes(notes):
         return function(*args, **kwargs)
+
+
+def _check_answers_options(args: argparse.Namespace) -> None:
+    """Refuse options that would be ignored with (or without) ``--answers``.
+
+    ``--threshold`` turns soft scores into 0/1 outcomes; with ``--answers`` an answer
+    is correct when it equals its reference, so there is no score to threshold.
+    ``--from``/``--filter`` read harness outcome files, which ``--answers`` does not.
+
+    Raises:
+        ValueError: the message for stderr.
+    """
+    if args.answers and args.threshold is not None:
+        raise ValueError("--threshold applies to soft scores, not to --answers (an answer is "
+                         "correct when it equals its reference; to change what counts as equal, "
+                         "use --normalize MODULE:FUNCTION)")
+    if not args.answers and args.normalize is not None:
+        raise ValueError("--normalize applies to sampled answers: add --answers")
+    if args.answers and (args.from_ is not None or args.filter is not None):
+        option = "--from" if args.from_ is not None else "--filter"
+        raise ValueError(f"{option} reads a harness's 0/1 outcomes; --answers reads answers and "
+                         "references (drop one of them)")

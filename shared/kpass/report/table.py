@@ -272,7 +272,7 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
     Raises:
         ReportError: kpass refused the input (the message names the metric).
     """
-    import kpass
+    from ..families import functions
 
     counts = loaded.counts
     n_label = str(loaded.n_min) if loaded.n_min == loaded.n_max else "n"
@@ -283,8 +283,8 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
         if fam.answers:
             rows.extend(_vote_rows(loaded, fam, ks, used, answers, ties, confidence, extra))
             continue
-        point = getattr(kpass, fam.function, None)
-        posterior = getattr(kpass, fam.function + "_ci", None)
+        point = functions().get(fam.function)
+        posterior = functions().get(fam.function + "_ci")
         if point is None or posterior is None:
             raise ReportError(loaded.source, f"metric {fam.key} needs kpass.{fam.function} and "
                                              f"kpass.{fam.function}_ci, which this kpass lacks")

@@ -1,0 +1,261 @@
+"""What the standard errors, comparisons and plans share.
+
+The metric families' kinds, per-question values, cluster labels, the CLT and jackknife
+SEs (see :mod:`kpass.stats`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .._core.checks import ArgumentTypeError, _show
+from .._core.counts import BinaryCounts
+from .._core.inputs import binary_counts, categorical_counts
+from .._core.states import states_for
+from ..families import functions
+
+Metric = Callable[..., Any]
+
+#: Dataset-level blends: no per-question value exists, so their SE is a jackknife.
+_DATASET_LEVEL = ("geom_ds_at_k", "geo_spectrum_at_k", "geo_spectrum_star_at_k")
+
+#: Point functions whose value is the mean of a per-question U-statistic of a binary
+#: credit (E[s_q | p_q] = g(p_q), the Bernstein polynomial): what :func:`plan` decomposes.
+_CREDIT_METRICS = ("pass_at_k", "pass_hat_k", "unanimous_at_k", "g_pass_at_k",
+                   "g_pass_at_k_tau", "mg_pass_at_k", "maj_at_k", "cons_at_k", "auc_at_k",
+                   "threshold_spectrum_at_k")
+
+
+#: Point functions whose per-question value depends on a question only through its state
+#: (n, c): their SE over M questions is a weighted sum over the distinct states.
+_STATE_METRICS = (*_CREDIT_METRICS, "geom_at_k")
+
+
+def _standard_errors_by_state(metric: Metric, R: Any, args: tuple[Any, ...],
+                              kwargs: dict[str, Any]) -> float | list[float] | None:
+    """The CLT SE from the metric's values on the distinct (n, c) states, weighted.
+
+    sum_q (s_q - s_bar)^2 = sum_s w_s (v_s - s_bar)^2 over states s with w_s questions,
+    so M questions cost one evaluation per state (<= N + 1 of them) instead of a
+    per-question vector per k. Returns None where the per-question path must answer
+    instead: any refusal, so that its message counts questions, not states.
+    """
+    evaluated = _state_values(metric, R, args, kwargs)
+    if evaluated is None:
+        return None
+    states, values, many = evaluated
+    ses: list[float] = []
+    for per_state in values:
+        se = _weighted_se(states.weight, per_state)
+        if se is None:
+            return None
+        ses.append(se)
+    return ses if many else ses[0]
+
+
+def _state_values(metric: Metric, R: Any, args: tuple[Any, ...],
+                  kwargs: dict[str, Any]) -> tuple[Any, list[np.ndarray], bool] | None:
+    """The distinct states of all questions, the metric's value on each (per k), 'several k'.
+
+    None where ``R`` is not binary outcomes or the metric refuses the states (the
+    callers' per-question paths then answer, with messages that count questions).
+    """
+    try:
+        counts = _counts_of(R)
+        states = states_for(counts, None, "error")  # cached on the counts
+        values = metric(_state_counts(counts, states), *args, per_question=True, **kwargs)
+    except (TypeError, ValueError):
+        return None
+    many = isinstance(values, list)
+    return states, [np.asarray(v, dtype=float) for v in (values if many else [values])], many
+
+
+def _state_counts(counts: BinaryCounts, states: Any) -> BinaryCounts:
+    """One question per distinct state of ``counts``, cached on the counts (read-only arrays).
+
+    Cached so that its own states (and their map back to questions) are built once for
+    every metric and k a report asks, not once per call.
+    """
+    cached = counts.__dict__.get("_state_counts")
+    if cached is None or cached[0] is not states:
+        cached = (states, BinaryCounts(states.n, states.c))
+        counts.__dict__["_state_counts"] = cached
+    return cached[1]
+
+
+def _weighted_se(weights: np.ndarray, per_state: np.ndarray) -> float | None:
+    """The CLT SE of questions with these per-state values and weights, or None below 2."""
+    used = np.isfinite(per_state)
+    w, v = weights[used], per_state[used]
+    m = float(w.sum())
+    if m < 2:
+        return None
+    mean = float((w * v).sum() / m)
+    return math.sqrt(float((w * np.square(v - mean)).sum()) / (m * (m - 1)))
+
+
+#: Point functions whose per-question value on binary counts depends on the state alone,
+#: for :func:`estimates_and_standard_errors` (avg@N: c / n).
+_PER_STATE = (*_STATE_METRICS, "avg")
+
+
+def _check_metric(metric: Any) -> str:
+    """The public name of a point function of the family, or a TypeError."""
+    name = getattr(metric, "__name__", None)
+    known: dict[str, Callable[..., Any]] = {**functions(), "binary_counts": binary_counts,
+                                            "categorical_counts": categorical_counts}
+    exported = known.get(name) if isinstance(name, str) else None
+    if not callable(metric) or not isinstance(name, str) or exported is not metric:
+        raise ArgumentTypeError(
+            f"`metric` must be a kpass point function such as kpass.pass_at_k; got "
+            f"metric={_show(metric)}")
+    if name.endswith("_ci"):
+        raise ArgumentTypeError(
+            f"`metric` must be a point function, not the posterior `{name}`; pass "
+            f"kpass.{name[:-3]} (its `_ci` companion is used for prob_a_better)")
+    if name in ("binary_counts", "categorical_counts") or not (
+            name in _DATASET_LEVEL or "per_question" in inspect.signature(exported).parameters
+            or name == "bayes"):
+        raise ArgumentTypeError(f"`metric` must be a metric of the family; got kpass.{name}")
+    return name
+
+
+def _per_question(metric: Metric, name: str, R: Any, args: tuple[Any, ...],
+                  kwargs: dict[str, Any]) -> tuple[list[np.ndarray], bool]:
+    """Per-question values of every k (NaN where a question was skipped), and 'several k'."""
+    values = metric(R, *args, per_question=True, **kwargs)
+    if name in ("avg", "bayes"):
+        return [np.asarray(values, dtype=float)], False
+    if isinstance(values, list):
+        return [np.asarray(v, dtype=float) for v in values], True
+    return [np.asarray(values, dtype=float)], False
+
+
+def _labels(clusters: Any, m: int) -> np.ndarray | None:
+    """Cluster codes 0..G-1, one per question, from labels validated as ``--clusters`` is.
+
+    A label is a str or an int (numpy ones included), as ``kpass compare --clusters``
+    reads them from a file; None, NaN, floats and bools are refused by position, and
+    1 and "1" are different clusters (no label is converted). ``clusters`` itself must
+    be ordered (a list, tuple, array or Series): a set or a dict has no question order.
+    """
+    if clusters is None:
+        return None
+    if isinstance(clusters, (str, bytes)) or not (
+            isinstance(clusters, (Sequence, np.ndarray)) or hasattr(clusters, "__array__")):
+        raise ArgumentTypeError(
+            f"`clusters` must be a sequence of labels (list, tuple or array), one per question "
+            f"in question order; got {_show(clusters)} ({type(clusters).__name__})")
+    labels = clusters if isinstance(clusters, np.ndarray) else np.asarray(
+        clusters if hasattr(clusters, "__array__") and not isinstance(clusters, Sequence)
+        else list(clusters), dtype=object)
+    if labels.ndim != 1 or labels.size != m:
+        raise ValueError(f"`clusters` must have one label per question (M={m}); got "
+                         f"{labels.size if labels.ndim == 1 else labels.shape} labels")
+    if labels.dtype.kind in "iuU":
+        _, codes = np.unique(labels, return_inverse=True)
+        return codes.ravel()
+    keys: dict[tuple[int, Any], int] = {}
+    codes = np.empty(m, dtype=np.intp)
+    for position, label in enumerate(labels.tolist()):
+        if isinstance(label, (bool, np.bool_)) or not isinstance(label, (str, int, np.integer)):
+            raise ArgumentTypeError(
+                f"`clusters` must hold a str or int label per question; got "
+                f"clusters[{position}]={_show(label)} ({type(label).__name__})")
+        key = (0, int(label)) if isinstance(label, (int, np.integer)) else (1, str(label))
+        codes[position] = keys.setdefault(key, len(keys))
+    return codes
+
+
+def _clt_se(values: np.ndarray, codes: np.ndarray | None) -> float:
+    """sqrt(sum (s - mean)^2 / (M (M - 1))), or its clustered form over cluster codes.
+
+    Clustered (Miller 2024, eq. 4, with the small-sample factor G/(G-1) of G clusters):
+    Var = G/(G-1) * (1/M^2) * sum_g (sum_{q in g} (s_q - mean))^2. With one question per
+    cluster it equals the plain formula exactly.
+    """
+    m = values.size
+    residuals = values - values.mean()
+    if codes is None:
+        # A plain reduction, not a BLAS dot: on a busy machine OpenBLAS's threads made the
+        # dot of 100000 values take 4 ms instead of 0.1 ms.
+        return math.sqrt(float(np.square(residuals).sum()) / (m * (m - 1)))
+    sums = np.bincount(codes, weights=residuals)
+    groups = int(np.count_nonzero(np.bincount(codes)))
+    if groups < 2:
+        raise TooFewQuestionsError("the clustered standard error needs at least 2 clusters "
+                                   f"among the questions used; got {groups}")
+    return math.sqrt(groups / (groups - 1) * float(sums @ sums) / (m * m))
+
+
+class TooFewQuestionsError(ValueError):
+    """Fewer than 2 questions (or clusters) for a standard error over questions."""
+
+
+def _need_two(m: int, what: str) -> None:
+    if m < 2:
+        raise TooFewQuestionsError(f"the standard error over questions needs at least 2 questions; "
+                         f"{what} has {m}")
+
+
+def _counts_of(R: Any) -> BinaryCounts:
+    return R if isinstance(R, BinaryCounts) else binary_counts(R)
+
+
+def _jackknife_units(keys: np.ndarray, codes: np.ndarray | None
+                     ) -> tuple[list[np.ndarray], np.ndarray, int]:
+    """The leave-one-out masks of a jackknife over questions or clusters, their weights, G.
+
+    Without clusters every question is a group, and leaving out any of the questions that
+    share a row of ``keys`` (their counts) gives the same statistic, so one mask stands for
+    each distinct row, weighted by how many questions share it.
+    """
+    m = keys.shape[0]
+    if codes is None:
+        _, first, weights = np.unique(keys, axis=0, return_index=True, return_counts=True)
+        masks = [np.arange(m) != i for i in first]
+        groups = m
+    else:
+        labels = np.unique(codes)
+        masks = [codes != label for label in labels]
+        weights = np.ones(labels.size, dtype=np.int64)
+        groups = labels.size
+    if groups < 2:
+        raise TooFewQuestionsError(
+            f"the jackknife needs at least 2 questions or clusters; got {groups}")
+    return masks, weights.astype(float), groups
+
+
+def _jackknife(statistic: Callable[[np.ndarray], list[float]], keys: np.ndarray,
+               codes: np.ndarray | None) -> list[float]:
+    """Delete-one-group jackknife SE of a vector statistic (groups: questions or clusters).
+
+    SE^2 = (G-1)/G sum_g (theta_(-g) - theta_bar)^2, evaluated once per distinct unit
+    (:func:`_jackknife_units`).
+    """
+    masks, weights, groups = _jackknife_units(keys, codes)
+    leave_out = np.array([statistic(mask) for mask in masks])  # (units, K)
+    spread = leave_out - weights @ leave_out / weights.sum()
+    return [math.sqrt((groups - 1) / groups * float(weights @ (col * col))) for col in spread.T]
+
+
+def _state_keys(*counts: BinaryCounts) -> np.ndarray:
+    return np.stack([column for c in counts for column in (c.n_samples, c.n_correct)], axis=1)
+
+
+def _dataset_statistic(metric: Metric, R: Any, args: tuple[Any, ...],
+                       kwargs: dict[str, Any]) -> tuple[Callable[[np.ndarray], list[float]], int]:
+    counts = _counts_of(R)
+
+    def statistic(mask: np.ndarray) -> list[float]:
+        value = metric(counts.select(mask), *args, **kwargs)
+        return [float(v) for v in (value if isinstance(value, list) else [value])]
+
+    return statistic, counts.n_questions
+
+

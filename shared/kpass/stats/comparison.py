@@ -1,0 +1,355 @@
+"""Paired comparison of two models.
+
+:func:`compare` and :class:`Comparison` (Miller 2024, section 4; Student's t and the
+sign-flip test for few questions).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.special import ndtr
+
+from .._core.checks import check_confidence
+from .._core.counts import BinaryCounts, CategoricalCounts
+from .._core.small_sample import (
+    sign_flip_p,
+    small_sample_problems,
+    t_test,
+    warn_small,
+)
+from ..families import function
+from ._common import (
+    _CREDIT_METRICS,
+    _DATASET_LEVEL,
+    Metric,
+    _check_metric,
+    _clt_se,
+    _counts_of,
+    _dataset_statistic,
+    _jackknife,
+    _labels,
+    _need_two,
+    _per_question,
+    _state_keys,
+)
+
+# ----------------------------------------------------------------------------- comparison
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Paired comparison of two models on the same questions, for one metric and k.
+
+    Attributes:
+        metric: the metric's name (e.g. ``"pass_at_k"``).
+        k: the budget (None for metrics without k).
+        a: metric of model A over the questions both were scored on.
+        b: metric of model B over the same questions.
+        difference: a - b (the mean of the per-question differences).
+        se: paired standard error of the difference over questions (clustered when
+            clusters were given; jackknife for dataset-level blends).
+        lo: lower end of the ``confidence`` interval difference -/+ q se, q the quantile of
+            Student's t with ``df`` degrees of freedom (of the normal when ``reference``
+            is ``"normal"``).
+        hi: upper end.
+        p_value: two-sided p-value of "no difference" (t test on difference / se; when
+            se = 0 and the difference is not 0, the exact sign-flip p-value).
+        se_unpaired: sqrt(se_a^2 + se_b^2), what treating the runs as independent gives.
+        correlation: Pearson correlation of the two models' per-question values (None
+            when one of them is constant, or for dataset-level blends).
+        prob_a_better: posterior probability that A's metric exceeds B's on these very
+            questions (questions fixed; from the two ``_ci`` posteriors).
+        mde: minimum detectable effect: (q_{1-alpha/2} + q_{0.8}) se with t (or normal)
+            quantiles, the smallest true difference this comparison detects with 80% power
+            at alpha = 1 - confidence.
+        questions: how many questions the comparison used.
+        confidence: the interval's level.
+        se_a: model A's standard error over the same questions (clustered like ``se``).
+        se_b: model B's.
+        df: degrees of freedom of the t reference: questions - 1, or clusters - 1 when
+            clustered (None for the normal reference).
+        p_exact: two-sided sign-flip permutation p-value of the per-question (per-cluster)
+            differences, exact up to 20 units and Monte Carlo (20000 flips, fixed seed)
+            beyond (:func:`kpass._core.small_sample.sign_flip_p`); None for dataset-level
+            blends, which have no per-question differences.
+        reference: ``"t"`` or ``"normal"``, the reference distribution of lo, hi, p_value
+            and mde.
+    """
+
+    metric: str
+    k: int | None
+    a: float
+    b: float
+    difference: float
+    se: float
+    lo: float
+    hi: float
+    p_value: float
+    se_unpaired: float
+    correlation: float | None
+    prob_a_better: float
+    mde: float
+    questions: int
+    confidence: float
+    se_a: float | None = None
+    se_b: float | None = None
+    df: int | None = None
+    p_exact: float | None = None
+    reference: str = "t"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a plain dict (JSON-safe)."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+def _ids(R: Any) -> Any:
+    # Only counts carry question ids (a masked array has an unrelated `ids` method).
+    ids = R.ids if isinstance(R, (BinaryCounts, CategoricalCounts)) else None
+    return None if ids is None else list(ids)
+
+
+def _align(R_a: Any, R_b: Any, shared: bool = False) -> tuple[Any, Any]:
+    """Put B's questions in A's order when both carry question ids; else keep row order.
+
+    With ``shared``, only the questions both carry are kept (A's order).
+    """
+    ids_a, ids_b = _ids(R_a), _ids(R_b)
+    if ids_a is None or ids_b is None:
+        if (ids_a is None) != (ids_b is None):
+            raise ValueError("only one of `R_a`, `R_b` carries question ids; give both ids "
+                             "(to match questions by id) or neither (to match by row)")
+        if shared:
+            raise ValueError("shared=True needs question ids on both runs "
+                             "(BinaryCounts(..., ids=...) or `kpass compare --id COLUMN`)")
+        return R_a, R_b
+    position = {question: i for i, question in enumerate(ids_b)}
+    missing_b = [q for q in ids_a if q not in position]
+    missing_a = sorted(set(ids_b) - set(ids_a), key=str)
+    if shared and (missing_a or missing_b):
+        keep = np.array([q in position for q in ids_a])
+        if not keep.any():
+            raise ValueError("the two runs share no question id")
+        R_a = R_a.select(keep)
+        ids_a = [q for q in ids_a if q in position]
+    elif missing_b or missing_a:
+        raise ValueError(
+            "the two runs must score the same questions; "
+            + (f"{len(missing_b)} ids of A are not in B (e.g. {missing_b[:3]})" if missing_b
+               else "")
+            + ("; " if missing_b and missing_a else "")
+            + (f"{len(missing_a)} ids of B are not in A (e.g. {missing_a[:3]})" if missing_a
+               else "") + "; pass shared=True to compare on the questions both have")
+    order = np.array([position[q] for q in ids_a])
+    return R_a, R_b.select(order)
+
+
+def _posterior_pair(metric: Metric, name: str, R: Any, used: np.ndarray, args: tuple[Any, ...],
+                    kwargs: dict[str, Any]) -> list[tuple[float, float]]:
+    """(mu, sigma) per k from the metric's ``_ci`` companion, over the questions used."""
+    companion = function(name + "_ci")
+    accepted = inspect.signature(companion).parameters
+    options = {key: value for key, value in kwargs.items() if key in accepted}
+    if not used.all():
+        R = _counts_of(R).select(used)
+    result = companion(R, *args, **options)
+    rows = result if isinstance(result, list) else [result]
+    return [(float(row[0]), float(row[1])) for row in rows]
+
+
+def _prob_greater(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> float:
+    spread = math.hypot(sigma_a, sigma_b)
+    if spread == 0.0:
+        return 1.0 if mu_a > mu_b else 0.0 if mu_a < mu_b else 0.5
+    return float(ndtr((mu_a - mu_b) / spread))
+
+
+def _budgets(args: tuple[Any, ...], count: int, name: str) -> list[int | None]:
+    if name in ("avg", "bayes", "vote_at_k") or not args:
+        ks = args[1] if name == "vote_at_k" and len(args) > 1 else None
+    else:
+        ks = args[0]
+    if ks is None:
+        return [None] * count
+    values = list(ks) if isinstance(ks, (Sequence, np.ndarray)) else [ks]
+    return [int(v) for v in values] if len(values) == count else [None] * count
+
+
+def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None,
+            confidence: float = 0.95, reference: str = "t", shared: bool = False,
+            **kwargs: Any) -> Comparison | list[Comparison]:
+    r"""Is model A better than model B on the same questions? A paired comparison.
+
+    Row q of ``R_a`` and of ``R_b`` is question q; when both are counts carrying
+    question ids (``BinaryCounts(..., ids=...)``), questions are matched by id.
+
+    Formula:
+        d_q = s_q(A) - s_q(B) over the M questions both were scored on;
+        difference = mean(d); se = sqrt(sum (d_q - mean d)^2 / (M (M-1))) (clustered with
+        ``clusters`` as in :func:`standard_error`; for dataset-level blends, a paired
+        jackknife); df = M - 1 (G - 1 with G clusters); interval difference -/+ q se with
+        q = T_df^{-1}((1 + confidence)/2); p_value = 2 T_df(-|difference| / se);
+        mde = (q + T_df^{-1}(0.8)) se (``reference="normal"``: Phi in place of T_df);
+        p_exact = the sign-flip permutation p-value of the d_q (clusters flip together);
+        se_unpaired = sqrt(se_A^2 + se_B^2); prob_a_better = Phi((mu_A - mu_B) /
+        sqrt(sigma_A^2 + sigma_B^2)) from the two Bayesian posteriors (``<metric>_ci``),
+        independent given the questions.
+
+    Args:
+        metric: the point function, e.g. ``kpass.pass_at_k``.
+        R_a: model A's outcomes (as ``metric`` takes them).
+        R_b: model B's outcomes on the same questions.
+        *args: ``metric``'s other positional arguments (k, tau, ...).
+        clusters: optional label per question for clustered standard errors.
+        confidence: level of the interval in (0, 1) (alpha = 1 - confidence for the MDE).
+        reference: ``"t"`` (Student's t with ``df`` degrees of freedom, the default: it
+            holds its level with 10-30 questions) or ``"normal"`` (the large-sample
+            reference of earlier releases).
+        shared: with question ids on both runs, compare on the questions both have (B's
+            extra questions and A's missing ones left out) instead of refusing; ``clusters``
+            then labels A's questions before the selection.
+        **kwargs: ``metric``'s keyword arguments (``short``, ...).
+
+    Returns:
+        A :class:`Comparison`, or a list of them when ``k`` is a sequence.
+
+    Warns:
+        SmallSampleWarning: fewer than 30 questions (or clusters), a standard error of 0,
+            or an estimate within 5 questions' worth of 0 or 1 (one warning per call).
+
+    Raises:
+        ValueError: different numbers of questions without ids, different id sets, fewer
+            than 2 questions, ``clusters`` of the wrong length, a bad ``confidence``.
+        TypeError: ``metric`` is not a point function of the family.
+
+    References:
+        Miller (2024), arXiv:2411.00640, section 4 (paired differences) and 5 (power);
+        Student (1908); Fisher (1935) for the sign-flip test.
+
+    Example:
+        >>> import kpass, warnings
+        >>> A = [[1, 1, 0, 1], [0, 1, 1, 0], [1, 1, 1, 1], [0, 1, 0, 0]]
+        >>> B = [[1, 0, 0, 1], [0, 0, 1, 0], [1, 1, 1, 1], [0, 0, 0, 0]]
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", kpass.SmallSampleWarning)  # 4 questions
+        ...     c = kpass.compare(kpass.pass_at_k, A, B, 1)  # d_q = .25, .25, 0, .25
+        >>> round(c.difference, 4), round(c.se, 4), round(c.se_unpaired, 4)
+        (0.1875, 0.0625, 0.2676)
+        >>> c.questions, c.df, round(c.p_value, 4), c.p_exact, round(c.correlation, 3)
+        (4, 3, 0.0577, 0.25, 0.983)
+    """
+    name = _check_metric(metric)
+    confidence = check_confidence(confidence)
+    if reference not in ("t", "normal"):
+        raise ValueError(f'`reference` must be "t" or "normal"; got reference={reference!r}')
+    if shared and clusters is not None:
+        ids_a = _ids(R_a)
+        if ids_a is not None:
+            labels = list(clusters) if isinstance(clusters, (Sequence, np.ndarray)) else clusters
+            kept = set(_ids(R_b) or ())
+            if isinstance(labels, list) and len(labels) == len(ids_a):
+                clusters = [label for q, label in zip(ids_a, labels, strict=True) if q in kept]
+    R_a, R_b = _align(R_a, R_b, shared)
+    if name in _DATASET_LEVEL:
+        return _compare_dataset(metric, name, R_a, R_b, args, kwargs, clusters, confidence,
+                                reference)
+    per_a, many = _per_question(metric, name, R_a, args, kwargs)
+    per_b, _ = _per_question(metric, name, R_b, args, kwargs)
+    if per_a[0].size != per_b[0].size:
+        raise ValueError(
+            f"`R_a` and `R_b` must score the same questions, row q of both being question q; "
+            f"got {per_a[0].size} and {per_b[0].size} questions (give question ids to match "
+            "by id: BinaryCounts(..., ids=...) or `kpass compare --id COLUMN`)")
+    codes = _labels(clusters, per_a[0].size)
+    budgets = _budgets(args, len(per_a), name)
+    results = []
+    problems: list[str] = []
+    for index, (values_a, values_b) in enumerate(zip(per_a, per_b, strict=True)):
+        used = np.isfinite(values_a) & np.isfinite(values_b)
+        m = int(used.sum())
+        _need_two(m, "`R_a`/`R_b` (questions scored in both)")
+        sa, sb = values_a[used], values_b[used]
+        used_codes = None if codes is None else np.unique(codes[used], return_inverse=True)[1]
+        units = m if used_codes is None else int(used_codes.max()) + 1
+        se = _clt_se(sa - sb, used_codes)
+        se_a, se_b = _clt_se(sa, used_codes), _clt_se(sb, used_codes)
+        difference = float(sa.mean() - sb.mean())
+        df = units - 1 if reference == "t" else None
+        lo, hi, p_value, mde = t_test(difference, se, confidence, df)
+        p_exact = sign_flip_p(sa - sb, used_codes)
+        if math.isnan(p_value):  # se = 0 with a difference: no t statistic, the exact test
+            p_value = p_exact
+        spread = float(sa.std() * sb.std())
+        correlation = (float(np.mean((sa - sa.mean()) * (sb - sb.mean())) / spread)
+                       if spread > 0 else None)
+        k_args = _one_k(args, budgets[index], name)
+        (mu_a, sd_a), = _posterior_pair(metric, name, R_a, used, k_args, kwargs)
+        (mu_b, sd_b), = _posterior_pair(metric, name, R_b, used, k_args, kwargs)
+        a, b = float(sa.mean()) + 0.0, float(sb.mean()) + 0.0
+        problems += small_sample_problems(units, codes is not None, [se],
+                                          [a, b] if name in _CREDIT_METRICS else [])
+        results.append(Comparison(
+            metric=name, k=budgets[index], a=a, b=b,
+            difference=difference + 0.0, se=se, lo=lo, hi=hi, p_value=p_value,
+            se_unpaired=math.hypot(se_a, se_b), correlation=correlation,
+            prob_a_better=_prob_greater(mu_a, sd_a, mu_b, sd_b), mde=mde, questions=m,
+            confidence=confidence, se_a=se_a, se_b=se_b, df=df, p_exact=p_exact,
+            reference=reference))
+    warn_small(f"kpass.compare({name})", list(dict.fromkeys(problems)))
+    return results if many else results[0]
+
+
+def _one_k(args: tuple[Any, ...], budget: int | None, name: str) -> tuple[Any, ...]:
+    """``args`` with the sequence of k replaced by one k (for the per-k posterior call)."""
+    if budget is None:
+        return args
+    position = 1 if name == "vote_at_k" else 0
+    return (*args[:position], budget, *args[position + 1:])
+
+
+def _compare_dataset(metric: Metric, name: str, R_a: Any, R_b: Any, args: tuple[Any, ...],
+                     kwargs: dict[str, Any], clusters: Any, confidence: float,
+                     reference: str) -> Comparison | list[Comparison]:
+    stat_a, m = _dataset_statistic(metric, R_a, args, kwargs)
+    stat_b, m_b = _dataset_statistic(metric, R_b, args, kwargs)
+    if m != m_b:
+        raise ValueError(f"`R_a` and `R_b` must score the same questions; got {m} and {m_b} "
+                         "questions (give question ids to match by id)")
+    _need_two(m, "`R_a`/`R_b`")
+    codes = _labels(clusters, m)
+    everything = np.ones(m, dtype=bool)
+    values_a, values_b = stat_a(everything), stat_b(everything)
+    keys = _state_keys(_counts_of(R_a), _counts_of(R_b))
+    ses = _jackknife(lambda mask: [x - y for x, y in zip(stat_a(mask), stat_b(mask),
+                                                         strict=True)], keys, codes)
+    ses_a, ses_b = _jackknife(stat_a, keys, codes), _jackknife(stat_b, keys, codes)
+    value = metric(_counts_of(R_a), *args, **kwargs)
+    many = isinstance(value, list)
+    budgets = _budgets(args, len(values_a), name)
+    units = m if codes is None else int(np.unique(codes).size)
+    df = units - 1 if reference == "t" else None
+    results = []
+    problems: list[str] = []
+    for index, (a, b) in enumerate(zip(values_a, values_b, strict=True)):
+        lo, hi, p_value, mde = t_test(a - b, ses[index], confidence, df)
+        if math.isnan(p_value):  # se = 0 with a difference: nothing to test it against
+            p_value = 1.0
+        problems += small_sample_problems(units, codes is not None, [ses[index]], [])
+        k_args = _one_k(args, budgets[index], name)
+        (mu_a, sd_a), = _posterior_pair(metric, name, R_a, everything, k_args, kwargs)
+        (mu_b, sd_b), = _posterior_pair(metric, name, R_b, everything, k_args, kwargs)
+        results.append(Comparison(
+            metric=name, k=budgets[index], a=a, b=b, difference=a - b + 0.0, se=ses[index],
+            lo=lo, hi=hi, p_value=p_value, se_unpaired=math.hypot(ses_a[index], ses_b[index]),
+            correlation=None, prob_a_better=_prob_greater(mu_a, sd_a, mu_b, sd_b), mde=mde,
+            questions=m, confidence=confidence, se_a=ses_a[index], se_b=ses_b[index], df=df,
+            p_exact=None, reference=reference))
+    warn_small(f"kpass.compare({name})", list(dict.fromkeys(problems)))
+    return results if many else results[0]
+
+
