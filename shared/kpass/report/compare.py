@@ -30,9 +30,6 @@ FIELDS = ("metric", "label", "k", "tau", "questions", "a", "b", "difference", "s
           "p_value", "prob_a_better", "mde", "se_unpaired", "correlation", "confidence",
           "se_a", "se_b", "df", "p_exact", "p_holm", "reference")
 
-#: (family key, k) rows that are constant by definition: comparing them tests nothing.
-CONSTANT = {("mg-pass@k", 1): "mG-Pass@1 is 0 by definition (its thresholds above 1/2 are "
-                              "empty at k = 1)"}
 
 VERDICTS_IN_FULL = 8
 """Up to this many rows every row gets a verdict line; above, only the rows with a detected
@@ -84,7 +81,7 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
                   ties: str = "fractional") -> list[Line]:
     """Every selected metric at every k (and tau): ``kpass.compare`` of the two runs.
 
-    Rows constant by definition (:data:`CONSTANT`) are left out with a note; warnings of
+    Rows constant by definition (``Family.constant_at``) are left out with a note; warnings of
     ``kpass.compare`` (small samples) become notes; with several rows, each gets its
     Holm-adjusted p-value.
 
@@ -138,10 +135,12 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
             continue
         if short != "error":
             options["short"] = short
-        family_ks = [k for k in ks if (fam.key, k) not in CONSTANT]
+        family_ks = [k for k in ks if k not in fam.constant_at]
         for k in ks:
-            if (fam.key, k) in CONSTANT:
-                note = f"{fam.label(k, None, n_label)} left out: {CONSTANT[fam.key, k]}"
+            if k in fam.constant_at:
+                note = (f"{fam.label(k, None, n_label)} left out: it is constant by definition "
+                        "at this k (for mG-Pass@1: 0, its thresholds above 1/2 are empty), so "
+                        "comparing it tests nothing")
                 if note not in collected:
                     collected.append(note)
         if not family_ks:

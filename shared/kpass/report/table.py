@@ -40,6 +40,8 @@ class Family:
         uses_tau: whether the metric takes the G-Pass threshold tau.
         default: shown when ``--metrics`` is not given.
         answers: computed from sampled answers and references (``--answers``).
+        constant_at: the k at which the metric is constant by definition (mG-Pass@1 is 0:
+            its thresholds above 1/2 are empty at k = 1); comparing it there tests nothing.
     """
 
     key: str
@@ -50,6 +52,7 @@ class Family:
     uses_tau: bool = False
     default: bool = True
     answers: bool = False
+    constant_at: tuple[int, ...] = ()
 
     def label(self, k: int | None, tau: float | None, n: str) -> str:
         """The row label, e.g. ``Pass^3``, ``G-Pass@4_0.5``, ``Avg@4``."""
@@ -61,7 +64,8 @@ FAMILIES = (
     Family("pass^k", "pass_hat_k", "Pass^{k}", ("pass_hat_k", "pass-hat", "unanimous@k")),
     Family("g-pass@k", "g_pass_at_k_tau", "G-Pass@{k}_{tau}",
            ("g_pass_at_k_tau", "g-pass", "gpass@k"), uses_tau=True),
-    Family("mg-pass@k", "mg_pass_at_k", "mG-Pass@{k}", ("mg_pass_at_k", "mg-pass", "mgpass@k")),
+    Family("mg-pass@k", "mg_pass_at_k", "mG-Pass@{k}", ("mg_pass_at_k", "mg-pass", "mgpass@k"),
+           constant_at=(1,)),
     Family("maj@k", "maj_at_k", "Maj@{k}", ("maj_at_k", "maj")),
     Family("vote@k", "vote_at_k", "Vote@{k}", ("vote_at_k", "vote"), default=False,
            answers=True),
@@ -71,6 +75,9 @@ FAMILIES = (
            ("geo_spectrum_star_at_k", "geo-spectrum*", "geo@k"), default=False),
     Family("avg@n", "avg", "Avg@{n}", ("avg", "avg@k"), per_k=False),
 )
+
+CONSTANT_AT = {fam.key: fam.constant_at for fam in FAMILIES if fam.constant_at}
+"""Family key -> the k at which it is constant by definition."""
 
 PLOTTED = ("pass@k", "pass^k", "g-pass@k", "maj@k")
 """The families drawn by ``--plot``."""
@@ -546,7 +553,8 @@ def small_sample_notes(report: Report) -> list[str]:
     several = len(report.rows) > 1
     for label, rows in zip(report.labels, report.rows, strict=True):
         with_se = [row for row in rows if row.se is not None and row.metric != "accuracy"
-                   and (row.metric, row.k) != ("mg-pass@k", 1)]  # 0 by definition
+                   and not (row.k is not None and row.metric in CONSTANT_AT
+                            and row.k in CONSTANT_AT[row.metric])]  # 0 by definition
         if not with_se:
             continue
         where = f" ({label})" if several else ""
