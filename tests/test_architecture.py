@@ -12,7 +12,7 @@ PACKAGE = ROOT / "shared" / "kpass"
 
 MAX_LINES = 700
 #: Files over MAX_LINES today (issue 19 splits them); each may shrink, none may grow.
-TOO_BIG = {"shared/kpass/vote.py": 895,
+TOO_BIG = {
            "shared/kpass/hf/evaluate_module.py": 748, "shared/kpass/tailpass.py": 711,
            "spaces/app.py": 1555}
 
