@@ -43,10 +43,11 @@ def test_space_folder_is_complete(built, name):
     folder = built[name]
     wheel = f"kpass-{metadata.version('kpass')}-py3-none-any.whl"
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        ["README.md", "app.py", "leaderboard_tab.py", "requirements.txt", f"{name}.py", wheel])
+        ["README.md", "app.py", "leaderboard_tab.py", "space_input.py", "requirements.txt",
+         f"{name}.py", wheel])
     assert (folder / f"{name}.py").read_bytes() == (REPO / "metrics" / name /
                                                     f"{name}.py").read_bytes()
-    for page in ("app.py", "leaderboard_tab.py"):
+    for page in ("app.py", "leaderboard_tab.py", "space_input.py"):
         assert (folder / page).read_bytes() == (REPO / "spaces" / page).read_bytes()
     with zipfile.ZipFile(folder / wheel) as archive:
         names = archive.namelist()
@@ -105,6 +106,7 @@ def test_built_app_loads_its_leaderboard_tab_from_its_own_folder(built):
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     assert Path(module.leaderboard_tab.__file__) == folder / "leaderboard_tab.py"
+    assert Path(module.space_input.__file__) == folder / "space_input.py"
     assert module.find_metric_script(folder) == folder / "pass_at_k_bayes.py"
     demo = module.build_demo(module=evaluate.load(str(folder / "pass_at_k_bayes.py")))
     assert "kpass-board-table" in {block.elem_id for block in demo.blocks.values()}
