@@ -7,7 +7,8 @@ Each ``dist/spaces/<name>/`` is complete on its own:
   ``sdk_version`` = the pinned gradio, ``app_file: app.py``, ``tags``);
 - ``app.py``: the shared demo (``spaces/app.py``), which finds the script beside it, and
   the page's modules it loads beside it (``leaderboard_tab.py``: the Leaderboard tab;
-  ``space_input.py``: reading pasted and uploaded input);
+  ``space_input.py``: reading pasted and uploaded input; ``space_output.py``: tables, plots
+  and formulas);
 - ``kpass-<version>-py3-none-any.whl``: the core, built from this checkout;
 - ``requirements.txt``: the wheel plus exact pins of what the app and the
   script import, at the versions installed here.
@@ -32,8 +33,9 @@ COMPARISONS = REPO / "comparisons"
 DIST = REPO / "dist" / "spaces"
 APP = Path(__file__).resolve().parent / "app.py"
 # Modules of the page shipped beside app.py, which loads them by path (the Leaderboard tab,
-# the reading of pasted and uploaded input).
-APP_MODULES = (APP.parent / "leaderboard_tab.py", APP.parent / "space_input.py")
+# the reading of pasted and uploaded input, the tables, plots and formulas).
+APP_MODULES = tuple(APP.parent / name for name in ("leaderboard_tab.py", "space_input.py",
+                                                   "space_output.py"))
 # What the app and the metric scripts import, pinned to the versions installed here.
 PINNED = ("gradio", "evaluate", "datasets", "huggingface_hub", "numpy", "scipy", "matplotlib",
           "pandas")

@@ -12,7 +12,7 @@ PACKAGE = ROOT / "shared" / "kpass"
 
 MAX_LINES = 700
 #: Files over MAX_LINES today (issue 19 splits them); each may shrink, none may grow.
-TOO_BIG = {"spaces/app.py": 1210}  # still to split into tabs
+TOO_BIG = {"spaces/app.py": 995}  # still to split into tabs
 
 
 def module_name(path: Path) -> str:

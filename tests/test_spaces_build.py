@@ -43,11 +43,11 @@ def test_space_folder_is_complete(built, name):
     folder = built[name]
     wheel = f"kpass-{metadata.version('kpass')}-py3-none-any.whl"
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        ["README.md", "app.py", "leaderboard_tab.py", "space_input.py", "requirements.txt",
-         f"{name}.py", wheel])
+        ["README.md", "app.py", "leaderboard_tab.py", "space_input.py", "space_output.py",
+         "requirements.txt", f"{name}.py", wheel])
     assert (folder / f"{name}.py").read_bytes() == (REPO / "metrics" / name /
                                                     f"{name}.py").read_bytes()
-    for page in ("app.py", "leaderboard_tab.py", "space_input.py"):
+    for page in ("app.py", "leaderboard_tab.py", "space_input.py", "space_output.py"):
         assert (folder / page).read_bytes() == (REPO / "spaces" / page).read_bytes()
     with zipfile.ZipFile(folder / wheel) as archive:
         names = archive.namelist()

@@ -1,0 +1,253 @@
+"""What a Space shows: the results and comparison tables, their plots and the formulas.
+
+Shipped beside ``app.py`` (``spaces/build.py`` copies it) and loaded by path; ``app.py``
+keeps offering these names.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+# Key suffixes of a metric module's flat result dict -> table column.
+SUFFIXES = {"_se": "SE", "_mu": "posterior mean", "_sigma": "sd", "_lo": "lower",
+            "_hi": "upper"}
+COLUMNS = ["metric", "k", "estimate", "SE", "posterior mean", "sd", "lower", "upper",
+           "questions"]
+NUMERIC = COLUMNS[2:8]
+COMPARE_COLUMNS = ["metric", "k", "A", "B", "A - B", "SE", "lower", "upper", "p-value",
+                   "P(A better)", "questions"]
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def results_table(result: dict[str, Any]) -> pd.DataFrame:
+    """The module's flat dict -> one row per metric and k (``<metric>@{k}`` plus suffixes)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for key, value in result.items():
+        if not isinstance(value, (int, float)):
+            continue  # per-question lists are not part of the table
+        base, column = key, "estimate"
+        for suffix, name in SUFFIXES.items():
+            if key.endswith(suffix) and key[: -len(suffix)] in result:
+                base, column = key[: -len(suffix)], name
+                break
+        if base not in rows:
+            match = re.match(r"^(.*?[@^])(\d+)(.*)$", base)
+            label, k = (match[1] + "k" + match[3], int(match[2])) if match else (base, None)
+            rows[base] = {"metric": label, "k": k}
+        rows[base][column] = float(value)
+    return pd.DataFrame(list(rows.values()), columns=COLUMNS)
+
+
+def questions_used(table: pd.DataFrame, questions: list[Any], short: str | None) -> None:
+    """Fill the ``questions`` column: with ``short="skip"``, only those with n >= k count."""
+    sizes = [len(q.values) for q in questions]
+    table["questions"] = [
+        sum(n >= int(k) for n in sizes) if short == "skip" and k == k and k is not None
+        else len(sizes) for k in table["k"]]
+
+
+def error_bars(table: pd.DataFrame) -> list[Any]:
+    """Distances from the estimate to the interval ends (0 where clipping left it outside)."""
+    return [(table["estimate"] - table["lower"]).clip(lower=0),
+            (table["upper"] - table["estimate"]).clip(lower=0)]
+
+
+def lay_out(figure: Figure, axes: Any, legend: bool) -> None:
+    """Legend outside the axes, at the right, and every label inside the figure.
+
+    The legend never covers a band or a point; the page shows the plot's label above the
+    figure (see ``CSS``), so nothing of the page sits on the axes either.
+    """
+    if legend:
+        axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                    fontsize="small", frameon=False)
+    figure.tight_layout(pad=0.6)
+
+
+def results_plot(table: pd.DataFrame):
+    """Each metric against k with its credible band; metrics without k as points with intervals."""
+    # A bare Figure, not pyplot's: pyplot would keep every request's figure alive.
+    figure = Figure(figsize=(7, 3.4))
+    axes = figure.subplots()
+    with_k = table[table["k"].notna()]
+    for label, group in with_k.groupby("metric", sort=False):
+        group = group.sort_values("k")
+        ks = group["k"].astype(int).to_numpy()
+        line = axes.plot(ks, group["estimate"], marker="o", label=label)[0]
+        if group["posterior mean"].notna().all():
+            axes.plot(ks, group["posterior mean"], linestyle="--", linewidth=1,
+                      color=line.get_color())
+        if group["lower"].notna().all():
+            axes.fill_between(ks, group["lower"], group["upper"], alpha=0.18,
+                              color=line.get_color(), linewidth=0)
+            if len(group) == 1:
+                axes.errorbar(ks, group["estimate"], capsize=4, color=line.get_color(),
+                              yerr=error_bars(group))
+    if len(with_k):
+        axes.set_xlabel("k")
+        locator = axes.xaxis.get_major_locator()
+        if isinstance(locator, MaxNLocator):  # the default AutoLocator is one
+            locator.set_params(integer=True)
+    else:
+        axes.errorbar(range(len(table)), table["estimate"], fmt="o", capsize=6,
+                      yerr=error_bars(table))
+        axes.set_xticks(range(len(table)), list(table["metric"]))
+        axes.set_xlim(-1, len(table))
+    axes.set_ylabel("estimate (dashed: posterior mean)")
+    axes.grid(alpha=0.3)
+    lay_out(figure, axes, legend=bool(len(with_k)))
+    return figure
+
+
+def shown(table: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
+    """The table as displayed: numbers rounded, k as text, SE only when the module gives it.
+
+    The ``questions`` column is shown only when the rows differ in it (``short = skip``):
+    else the message says how many questions were used, and the table fits its box.
+    """
+    display = table.copy()
+    for column in NUMERIC:
+        display[column] = [None if v is None or math.isnan(v) else round(float(v), digits)
+                           for v in display[column]]
+    display["k"] = ["" if v is None or v != v else str(int(v)) for v in display["k"]]
+    display["questions"] = [str(int(v)) if v == v and v is not None else ""
+                            for v in display["questions"]]
+    if display["SE"].isna().all():
+        display = display.drop(columns="SE")
+    if len(display) and display["questions"].nunique() == 1:
+        display = display.drop(columns="questions")
+    return display
+
+
+# ----------------------------------------------------------------------------- formulas
+
+
+BETA = (r"Each question's success rate $p \sim \mathrm{Beta}(\alpha_0 + c,\ \beta_0 + n - c)$; "
+        r"**posterior mean** $\mu=\frac1M\sum_q \mathbb E[g(p_q)]$, **sd** "
+        r"$\sigma=\frac1M\sqrt{\sum_q \mathrm{Var}[g(p_q)]}$ (questions fixed), interval "
+        r"$\mu \pm z\sigma$.")
+HYPER = r"$X \sim \mathrm{Hypergeometric}(n, c, k)$: correct among $k$ of a question's $n$ samples."
+FORMULAS = {
+    "pass_at_k_bayes": [r"$\mathrm{Pass@}k = 1 - \binom{n-c}{k}\big/\binom{n}{k}$, "
+                        r"$\mathrm{Pass}^k = \binom{c}{k}\big/\binom{n}{k}$, averaged over "
+                        r"questions; $g(p) = 1-(1-p)^k$ or $p^k$.", BETA],
+    "g_pass_at_k_bayes": [HYPER, r"$\text{G-Pass@}k_\tau = P(X \ge \lceil \tau k\rceil)$, "
+                          r"$\text{G-Pass@}k = \text{G-Pass@}k_1$, $\text{mG-Pass@}k = "
+                          r"2\int_{1/2}^{1}\text{G-Pass@}k_\tau\,d\tau$.", BETA],
+    "maj_at_k_bayes": [HYPER, r"$\mathrm{Maj@}k = P(X \ge \lfloor k/2\rfloor + 1)$: a **strict "
+                       r"majority of correct** samples (cons@k on 0/1 outcomes). For a "
+                       r"plurality vote over answers see `vote_at_k_bayes`.", BETA],
+    "auc_at_k_bayes": [r"$\mathrm{AUC@}K = \frac{1}{K-1}\sum_{j=1}^{K-1} "
+                       r"\frac{\mathrm{Pass@}j + \mathrm{Pass@}(j+1)}{2}$ "
+                       r"($\mathrm{AUC@}1 = \mathrm{Pass@}1$).", BETA],
+    "geo_spectrum_bayes": [r"$\mathrm{Geom@}k = \frac1M\sum_q P_q^{a} U_q^{b}$ "
+                           r"($P$ = Pass@k, $U$ = Pass^k); $S_{w,k}=\sum_r w_r P(X\ge r)$; "
+                           r"$\mathrm{GeoSpectrum@}k = \mathrm{Pass@}k^{\lambda} "
+                           r"S_{w,k}^{1-\lambda}$.", HYPER, BETA],
+    "max_at_k_bayes": [r"$\mathrm{Max@}k = \binom{n}{k}^{-1}\sum_{i=k}^{n}\binom{i-1}{k-1} "
+                       r"g_{(i)}$ with rewards $g = w_{\text{category}}$ sorted; "
+                       r"$w=[0,1]$ gives Pass@k.",
+                       r"Posterior: Dirichlet(1 + counts) over categories."],
+    "bayes_at_n": [r"$\mu = w_0 + \frac{1}{MT}\sum_q\sum_j \nu_{qj}(w_j - w_0)$, "
+                   r"$\nu_{qj} = n_{qj} + 1 + n^0_{qj}$, $T = 1 + C + D + N$ "
+                   r"(Dirichlet posterior over categories, with prior outcomes).",
+                   r"Interval $\mu \pm z\sigma$."],
+    "avg_at_n_bayes": [r"$\mathrm{avg@}N = \frac1M\sum_q\frac1N\sum_i w_{R_{qi}}$; "
+                       r"$\sigma_a = \frac{T}{N}\sigma_{\text{Bayes}}$, interval "
+                       r"$a \pm z\sigma_a$."],
+    "tailpass_bayes": [r"$\mathrm{TailPass@}k(t) = \frac1M\sum_q P(B_q \ge t)$, $B$ the "
+                       r"average rubric score of $k$ attempts; discovery $P(B>0)$ "
+                       r"(Pass@k), stability $P(B=1)$ (Pass^k). Point: $k$ of $n$ attempts "
+                       r"without replacement.",
+                       r"Posterior: Dirichlet(prior + counts + $\eta$ R0 counts) over the "
+                       r"reward levels; exact Dirichlet-multinomial moments, interval "
+                       r"$\mu \pm z\sigma$ in [0, 1]."],
+    "vote_at_k_bayes": [r"$\mathrm{Vote@}k = \frac1M\sum_q P(\text{plurality of }k\text{ "
+                        r"draws} = \text{gold})$, ties split fractionally; posterior: "
+                        r"Dirichlet(prior) over answer frequencies."],
+}
+SE_NOTE = (r"**SE**: standard error over questions (the spread if the questions were "
+           r"re-drawn); **sd**: posterior sd with the questions fixed. $z = "
+           r"\Phi^{-1}\!\left(\frac{1+\text{confidence}}{2}\right)$.")
+LATEX: list[dict[str, str | bool]] = [{"left": "$$", "right": "$$", "display": True},
+                                      {"left": "$", "right": "$", "display": False}]
+
+
+def formulas(family: str) -> str:
+    """Short Markdown with LaTeX for the family (empty for a module outside kpass)."""
+    lines = FORMULAS.get(family)
+    return "\n\n".join([*lines, SE_NOTE]) if lines else ""
+
+
+def compare_plot(table: pd.DataFrame):
+    """A - B of each metric against k: one small panel per metric (no bands on top of each
+    other), its interval as a band, the zero line in the middle, "favours A" above it and
+    "favours B" below."""
+    with_k = table[table["k"].notna()]
+    if not len(with_k):
+        figure = Figure(figsize=(7, 3.2))
+        axes = figure.subplots()
+        axes.axhline(0, color="black", linewidth=0.8)
+        axes.errorbar(range(len(table)), table["A - B"], fmt="o", capsize=6,
+                      yerr=[table["A - B"] - table["lower"], table["upper"] - table["A - B"]])
+        axes.set_xticks(range(len(table)), list(table["metric"]))
+        axes.set_xlim(-1, len(table))
+        axes.set_ylabel("A - B (interval)")
+        axes.grid(alpha=0.3)
+        lay_out(figure, axes, legend=False)
+        return figure
+    groups = list(with_k.groupby("metric", sort=False))
+    columns = min(3, len(groups))
+    rows = -(-len(groups) // columns)
+    figure = Figure(figsize=(7, 2.3 * rows + 0.4))
+    grid = figure.subplots(rows, columns, squeeze=False, sharex=True)
+    for axes, (label, group) in zip(grid.flat, groups, strict=False):
+        group = group.sort_values("k")
+        ks = group["k"].astype(int).to_numpy()
+        axes.fill_between(ks, group["lower"], group["upper"], alpha=0.2, color="tab:blue",
+                          linewidth=0)
+        axes.plot(ks, group["A - B"], marker="o", markersize=4, color="tab:blue")
+        axes.axhline(0, color="black", linewidth=0.8)
+        reach = max(abs(float(group["lower"].min())), abs(float(group["upper"].max())), 1e-3)
+        axes.set_ylim(-1.1 * reach, 1.1 * reach)
+        axes.set_title(str(label), fontsize=9)
+        axes.grid(alpha=0.3)
+        for text, height, where in (("favours A", 0.97, "top"), ("favours B", 0.03, "bottom")):
+            axes.annotate(text, xy=(0.98, height), xycoords="axes fraction", ha="right",
+                          va=where, fontsize=7, color="dimgray")
+        locator = axes.xaxis.get_major_locator()
+        if isinstance(locator, MaxNLocator):  # the default AutoLocator is one
+            locator.set_params(integer=True)
+    for axes in list(grid.flat)[len(groups):]:
+        axes.set_visible(False)
+    for axes in grid[-1]:
+        axes.set_xlabel("k")
+    for axes in grid[:, 0]:
+        axes.set_ylabel("A - B")
+    figure.tight_layout(pad=0.6)
+    return figure
+
+
+def shown_compare(table: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
+    """The comparison as displayed: numbers rounded, k as text.
+
+    The ``questions`` column is shown only when the rows differ in it (``short = skip``):
+    else the message says how many questions were paired, and the table fits its box.
+    """
+    display = table.copy()
+    for column in COMPARE_COLUMNS[2:-1]:
+        display[column] = [round(float(v), digits) for v in display[column]]
+    display["k"] = ["" if v is None or v != v else str(int(v)) for v in display["k"]]
+    if len(display) and display["questions"].nunique() == 1:
+        display = display.drop(columns="questions")
+    return display
+
+
