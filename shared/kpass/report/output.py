@@ -10,13 +10,10 @@ import argparse
 import os
 import sys
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
 
 __all__ = ["collect_notes", "holm", "_check_answers_options", "_write"]
-
-T = TypeVar("T")
 
 
 def _write(text: str) -> int:
@@ -49,7 +46,6 @@ def _discard_stdout() -> None:
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, descriptor)
     os.close(null)
-
 
 
 @contextmanager
@@ -87,12 +83,6 @@ def holm(p_values: list[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * p_values[index]))
         adjusted[index] = running
     return adjusted
-
-
-def call_quietly(function: Callable[..., T], notes: list[str], *args: Any, **kwargs: Any) -> T:
-    """``function(*args, **kwargs)`` with its warnings collected into ``notes``."""
-    with collect_notes(notes):
-        return function(*args, **kwargs)
 
 
 def _check_answers_options(args: argparse.Namespace) -> None:
