@@ -14,12 +14,10 @@ and ``GRADIO_SERVER_PORT`` (Spaces set them).
 from __future__ import annotations
 
 import importlib.util
-import multiprocessing
 import os
 import re
 import sys
 import threading
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
@@ -31,8 +29,10 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 # Modules shipped beside app.py (spaces/build.py copies them): the Leaderboard tab, the
-# reading of pasted or uploaded input, and the tables, plots and formulas shown.
-TAB_MODULES = ("leaderboard_tab.py", "space_input.py", "space_output.py")
+# reading of pasted or uploaded input, the tables, plots, formulas and page texts shown,
+# the controls and comparisons each module offers, and the child process with a deadline.
+TAB_MODULES = ("leaderboard_tab.py", "space_input.py", "space_output.py", "space_controls.py",
+               "space_failures.py")
 NOT_SCRIPTS = {"app.py", "setup.py", "conftest.py", *TAB_MODULES}
 
 
@@ -114,6 +114,45 @@ SE_NOTE = space_output.SE_NOTE
 formulas = space_output.formulas
 compare_plot = space_output.compare_plot
 shown_compare = space_output.shown_compare
+input_help = space_output.input_help
+UPLOAD_HELP = space_output.UPLOAD_HELP
+COMPARE_HELP = space_output.COMPARE_HELP
+CSS = space_output.CSS
+SCROLL_JS = space_output.SCROLL_JS
+scroll_js = space_output.scroll_js
+
+# The module's controls and comparisons (space_controls.py), under their old names.
+space_controls = sibling(TAB_MODULES[3])
+module_family = space_controls.module_family
+module_kind = space_controls.module_kind
+WITHOUT_K = space_controls.WITHOUT_K
+uses_k = space_controls.uses_k
+input_names = space_controls.input_names
+Control = space_controls.Control
+SPECS = space_controls.SPECS
+BY_KIND = space_controls.BY_KIND
+BY_FAMILY = space_controls.BY_FAMILY
+UNUSED = space_controls.UNUSED
+HELP = space_controls.HELP
+EXAMPLE_K = space_controls.EXAMPLE_K
+module_controls = space_controls.module_controls
+control_value = space_controls.control_value
+_numbers = space_controls._numbers
+parse_control = space_controls.parse_control
+COMPARED = space_controls.COMPARED
+BINARIZED = space_controls.BINARIZED
+POINT_OPTIONS = space_controls.POINT_OPTIONS
+binarized = space_controls.binarized
+
+# Failures as one readable line, and the child process (space_failures.py).
+space_failures = sibling(TAB_MODULES[4])
+ComputationError = space_failures.ComputationError
+_REPR = space_failures._REPR
+one_line = space_failures.one_line
+failure_message = space_failures.failure_message
+readable = space_failures.readable
+_in_child = space_failures._in_child
+run_in_child = space_failures.run_in_child
 
 MESSAGE_ID = "kpass-message"
 COMPUTE_LOCK = threading.Lock()
@@ -155,179 +194,6 @@ def find_metric_script(folder: Path = HERE) -> Path:
     return scripts[0]
 
 
-def module_family(module: evaluate.EvaluationModule) -> str:
-    """The module's family name (its script name for a non-kpass module)."""
-    return getattr(module, "family", "") or module.name
-
-
-def module_kind(module: evaluate.EvaluationModule) -> str:
-    """``binary``, ``categorical`` or ``answers``: what one question's outcomes are."""
-    kind = getattr(module, "kind", "")
-    if kind:
-        return kind
-    return "answers" if "references" in input_names(module) else "binary"
-
-
-WITHOUT_K = ("bayes_at_n", "avg_at_n_bayes")
-
-
-def uses_k(module: evaluate.EvaluationModule) -> bool:
-    """Whether the module's results are indexed by a sample budget k."""
-    return module_family(module) not in WITHOUT_K
-
-
-def input_names(module: evaluate.EvaluationModule) -> list[str]:
-    """Names of the module's input columns, in declaration order."""
-    features = module.features
-    if isinstance(features, list):
-        features = features[0]
-    return list(features)
-
-
-# ----------------------------------------------------------------------------- controls
-
-
-@dataclass(frozen=True)
-class Control:
-    """A keyword option of the module as a page control, with the default it shows.
-
-    ``kind``: ``number``, ``numbers`` (a list), ``choice``, ``bounds`` (lo, hi) or
-    ``weights`` (a list, or ``k: list`` parts for a per-k dict).
-    """
-
-    name: str
-    kind: str
-    default: Any
-    help: str = ""
-    choices: tuple[str, ...] = ()
-
-
-# The keyword vocabulary, its checks and its meaning live in kpass; this chooses what to show.
-SPECS: dict[str, tuple[str, Any, tuple[str, ...]]] = {
-    "confidence": ("number", 0.95, ()),
-    "alpha0": ("number", 1.0, ()),
-    "beta0": ("number", 1.0, ()),
-    "prior": ("number", 1.0, ()),
-    "pass_power": ("number", 0.5, ()),
-    "unanimous_power": ("number", 0.5, ()),
-    "w": ("numbers", [0, 1], ()),
-    "tau": ("numbers", None, ()),
-    "lam": ("numbers", None, ()),
-    "thresholds": ("numbers", None, ()),
-    "moment_power": ("numbers", None, ()),
-    "eta": ("number", 1.0, ()),
-    "weights": ("weights", None, ()),
-    "bounds": ("bounds", None, ()),
-    "short": ("choice", "error", ("error", "skip")),
-    "ties": ("choice", "fractional", ("fractional", "wrong")),
-}
-BY_KIND = {
-    "binary": ("confidence", "alpha0", "beta0", "bounds", "short"),
-    "categorical": ("w", "confidence", "bounds", "short"),
-    "answers": ("confidence", "prior", "ties", "bounds", "short"),
-}
-BY_FAMILY = {
-    "g_pass_at_k_bayes": ("tau",),
-    "geo_spectrum_bayes": ("lam", "weights", "pass_power", "unanimous_power"),
-    "tailpass_bayes": ("thresholds", "moment_power", "prior", "eta"),
-}
-# Options of a module's kind that this module does not use (its interval is clipped to [0, 1]).
-UNUSED = {"tailpass_bayes": ("bounds",)}
-HELP = {
-    "bounds": "lo, hi: where the interval is clipped; empty = {default}",
-    "weights": "length-k weights w_1..w_k (e.g. 0, 0, 0.5, 0.5), or one list per k: "
-               "2: 0, 1; 4: 0, 0, 0.5, 0.5. Empty = upper-half mG weights",
-    "tau": "thresholds in [0, 1], e.g. 0.5, 0.75 (adds G-Pass@k_tau rows)",
-    "lam": "couplings in [0, 1], e.g. 0.25, 0.5 (adds GeoSpectrum rows)",
-    "thresholds": "required average scores in [0, 1], increasing, e.g. 0.25, 0.5, 0.75 "
-                  "(one TailPass row each); empty = 0.5",
-    "moment_power": "exponents p > 0, e.g. 1, 2 (adds rows for the moment E[B^p])",
-    "eta": "weight in [0, 1] of the prior outcomes R0",
-    "short": "questions with fewer than k samples: error refuses them, skip leaves them out "
-             "at that k (see the questions column)",
-    "ties": "a tie with the gold answer: fractional credits 1/(t+1) for t tied answers, "
-            "wrong counts it as wrong",
-}
-EXAMPLE_K = "1, 2, 3, 4"
-
-
-def module_controls(module: evaluate.EvaluationModule) -> list[Control]:
-    """The options the page offers for this module, defaulting to its load-time options."""
-    try:
-        from kpass.hf.vocabulary import KEYWORDS
-    except ImportError:  # a module outside kpass: no descriptions
-        KEYWORDS = {}
-    loaded = dict(getattr(module, "options", {}) or {})
-    names = BY_KIND.get(module_kind(module), ()) + BY_FAMILY.get(module_family(module), ())
-    names = tuple(name for name in names if name not in UNUSED.get(module_family(module), ()))
-    if not uses_k(module):
-        names = tuple(name for name in names if name != "short")
-    controls = []
-    for name in names:
-        kind, default, choices = SPECS[name]
-        # The shared description minus what the page shows otherwise: defaults, module names.
-        described = re.sub(r"\s*\([^)]*(default|_bayes|_at_n)[^)]*\)", "",
-                           KEYWORDS.get(name, ""))
-        described = re.sub(r"^[^:]*: ", "", described)  # the type, shown by the control
-        help_text = HELP.get(name, described).format(
-            default="[min w, max w]" if module_kind(module) == "categorical" else "[0, 1]")
-        controls.append(Control(name, kind, loaded.get(name, default), help_text, choices))
-    return controls
-
-
-def control_value(control: Control) -> Any:
-    """What the control shows at first: its default, lists as comma-separated text."""
-    default = control.default
-    if control.kind in ("numbers", "bounds", "weights"):
-        if isinstance(default, dict):
-            return "; ".join(f"{k}: {', '.join(map(str, v))}" for k, v in default.items())
-        return "" if default is None else ", ".join(str(item) for item in default)
-    return default
-
-
-def _numbers(text: str, name: str) -> list[float]:
-    tokens = [t for t in re.split(r"[,\s;]+", text.strip().strip("[]()")) if t]
-    values = []
-    for token in tokens:
-        try:
-            values.append(float(token))
-        except ValueError:
-            raise ValueError(f"`{name}` must be numbers separated by commas; got {token!r}") \
-                from None
-    if not values:
-        raise ValueError(f"`{name}` is empty")
-    return values
-
-
-def parse_control(control: Control, value: Any) -> Any:
-    """A control's value -> the Python value for the module (None: leave the default)."""
-    if control.kind == "number":
-        return None if value is None or value == "" else float(value)
-    if control.kind == "choice":
-        return value or None
-    text = str(value or "").strip()
-    if text.lower() in ("", "none", "default"):
-        return None
-    if control.kind == "bounds":
-        values = _numbers(text, "bounds")
-        if len(values) != 2:
-            raise ValueError(f"`bounds` must be two numbers lo, hi; got {text!r}")
-        return values
-    if control.kind == "weights" and ":" in text:
-        weights = {}
-        for part in (p for p in re.split(r"[;\n]+", text) if p.strip()):
-            budget, sep, vector = part.partition(":")
-            if not sep or not re.fullmatch(r"\s*\d+\s*", budget):
-                raise ValueError(f"`weights`: expected 'k: w1, w2, ...' parts separated by ';'; "
-                                 f"got {part.strip()!r}")
-            weights[int(budget)] = _numbers(vector, f"weights[{int(budget)}]")
-        return weights
-    values = _numbers(text, control.name)
-    if control.name in ("tau", "lam") and len(values) == 1:
-        return values[0]
-    return values
-
-
 def parse_ks(text: Any) -> list[int]:
     """``"1, 2, 4"`` -> ``[1, 2, 4]``; the module checks the range against the data."""
     tokens = [t for t in re.split(r"[,\s;]+", str(text or "")) if t]
@@ -358,69 +224,6 @@ def example_text(kind: str = "binary") -> str:
     return "\n".join(f"{line} | 1" for line in lines) if kind == "answers" else "\n".join(lines)
 
 
-class ComputationError(ValueError):
-    """A computation failed in a way that is not the module's ValueError/TypeError.
-
-    Its message is one readable line (:func:`failure_message`), never a class repr or a
-    traceback; it is a ValueError so that every page shows it as an input error.
-    """
-
-
-# An exception text that is a repr, not a sentence: ``[<class 'decimal.InvalidOperation'>]``.
-_REPR = re.compile(r"<class '|<[\w.]+ object at 0x|<built-in |^\[?<")
-
-
-def one_line(text: str) -> str:
-    """``text`` on one line: runs of whitespace (line breaks too) become one space."""
-    return " ".join(text.split())
-
-
-def failure_message(error: BaseException) -> str:
-    """One readable line for an exception that is not a ValueError/TypeError of the module.
-
-    Args:
-        error: what a computation (or the page's own parsing) raised.
-
-    Returns:
-        What went wrong in words, with the exception's own text only where it reads
-        as a sentence (``str(decimal.InvalidOperation())`` is a class repr: left out).
-    """
-    if isinstance(error, ArithmeticError):
-        what = ("a number in the input cannot be computed with (too large, too small or not "
-                "a number); check the values")
-    elif isinstance(error, RecursionError):
-        what = "the input is nested too deeply; give one flat list of outcomes per question"
-    elif isinstance(error, MemoryError):
-        what = "the input needs more memory than this page has; use kpass locally"
-    elif isinstance(error, (TimeoutError, ComputationError)):
-        return one_line(str(error))
-    else:
-        what = f"unexpected {type(error).__name__}; please report it with the input"
-    detail = one_line(str(error)).strip("'\"")
-    if detail and not _REPR.search(detail) and len(detail) <= 300 and detail != what:
-        what += f" ({detail})"
-    return f"the computation failed: {what}"
-
-
-def readable(error: BaseException) -> str:
-    """The exception's own text when it is a readable sentence, else :func:`failure_message`."""
-    text = one_line(str(error))
-    return text if text and not _REPR.search(text) else failure_message(error)
-
-
-def _in_child(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any], send: Any) -> None:
-    try:
-        send.send(("ok", function(*args, **kwargs)))
-    except TypeError as error:  # the module's own messages; anything else is told in words
-        send.send(("TypeError", readable(error)))
-    except ValueError as error:
-        send.send(("ValueError", readable(error)))
-    except BaseException as error:  # noqa: BLE001 (reported to the parent, which raises it)
-        send.send(("failed", failure_message(error)))
-    finally:
-        send.close()
-
-
 def within_deadline(function: Any, *args: Any, seconds: float | None = None, **kwargs: Any
                     ) -> Any:
     """``function(*args, **kwargs)`` under the page's lock, stopped after ``seconds``.
@@ -436,40 +239,7 @@ def within_deadline(function: Any, *args: Any, seconds: float | None = None, **k
     """
     seconds = MAX_SECONDS if seconds is None else seconds
     with COMPUTE_LOCK:
-        if "fork" not in multiprocessing.get_all_start_methods():
-            try:  # no fork (Windows): no deadline
-                return function(*args, **kwargs)
-            except (ValueError, TypeError):
-                raise
-            except Exception as error:
-                raise ComputationError(failure_message(error)) from None
-        context = multiprocessing.get_context("fork")
-        receive, send = context.Pipe(duplex=False)
-        child = context.Process(target=_in_child, args=(function, args, kwargs, send),
-                                daemon=True)
-        child.start()
-        send.close()
-        try:
-            if not receive.poll(seconds):
-                raise TimeoutError(f"this computation takes more than {seconds:g} s, the "
-                                   "page's limit: use fewer or smaller k, or run kpass locally")
-            kind, payload = receive.recv()
-        except EOFError:
-            child.join(1)
-            raise ComputationError(f"the computation failed: it stopped without an answer "
-                                    f"(exit code {child.exitcode}); please report it with the "
-                                    "input") from None
-        finally:
-            child.kill()
-            child.join()
-            receive.close()
-    if kind == "ok":
-        return payload
-    if kind == "TypeError":
-        raise TypeError(payload)
-    if kind == "ValueError":
-        raise ValueError(payload)
-    raise ComputationError(payload)
+        return run_in_child(function, args, kwargs, seconds)
 
 
 def compute_results(module: evaluate.EvaluationModule, inputs: dict[str, Any],
@@ -531,35 +301,6 @@ def run(module: evaluate.EvaluationModule, controls: list[Control], text: str,
 
 
 # ----------------------------------------------------------------------------- compare
-
-
-# The point functions a module's comparison pairs per question (through kpass.compare).
-COMPARED = {
-    "pass_at_k_bayes": (("pass@k", "pass_at_k"), ("pass^k", "pass_hat_k")),
-    "g_pass_at_k_bayes": (("g-pass@k", "g_pass_at_k"), ("mg-pass@k", "mg_pass_at_k")),
-    "maj_at_k_bayes": (("maj@k", "maj_at_k"),),
-    "auc_at_k_bayes": (("auc@k", "auc_at_k"),),
-    "geo_spectrum_bayes": (("geom@k", "geom_at_k"),),
-    "max_at_k_bayes": (("max@k", "max_at_k"),),
-    "bayes_at_n": (("bayes@n", "bayes"),),
-    "avg_at_n_bayes": (("avg@n", "avg"),),
-    "vote_at_k_bayes": (("vote@k", "vote_at_k"),),
-    "tailpass_bayes": (("tailpass_discovery@k", "pass_at_k"),
-                       ("tailpass_stability@k", "pass_hat_k")),
-}
-# TailPass's two ends are Pass@k and Pass^k of the attempts with positive / full credit.
-BINARIZED = {"tailpass_discovery@k": lambda w: w > 0, "tailpass_stability@k": lambda w: w == 1}
-# Options of the point functions; the posteriors' options only enter P(A better).
-POINT_OPTIONS = ("short", "w", "pass_power", "unanimous_power", "ties")
-
-
-def binarized(predictions: Any, w: Any, rule: Any) -> list[list[int]]:
-    """Categorical outcomes -> 1 where ``rule(w)`` holds for the category's reward, else 0."""
-    import kpass
-
-    rewards = [float(x) for x in w] if w else [0.0, 1.0]
-    kpass.categorical_counts(predictions, n_categories=len(rewards))  # names a bad category
-    return [[int(rule(rewards[int(c)])) for c in row] for row in predictions]
 
 
 def compare_models(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
@@ -700,72 +441,6 @@ def run_leaderboard(module: evaluate.EvaluationModule, controls: list[Control],
 
 
 # ----------------------------------------------------------------------------- the page
-
-
-def input_help(kind: str, names: list[str]) -> str:
-    """What one line of input looks like for this kind of module."""
-    if kind == "answers":
-        return "One question a line: its sampled answers, then | and the gold answer."
-    if "R0" in names:
-        return ("One question a line: its outcome categories (0, 1, ...); optionally | and "
-                "prior outcomes (R0).")
-    return "One question a line: its 0/1 outcomes, separated by spaces or commas."
-
-
-UPLOAD_HELP = ("CSV or JSONL: one question a row (an `outcomes` column, or the outcomes "
-               "themselves; an `id` column, if any, names each question once), or one sample "
-               "a row, every row with its `id` (long format, grouped by id), as `kpass report` "
-               "reads them.")
-# Narrow screens: the wide results table scrolls inside its box, never the page, and the
-# results come above the inputs (after Compute the page scrolls them into view: SCROLL_JS).
-# Tables wrap their headers to fit their box; a plot's label sits above the figure, not on it.
-COMPARE_HELP = (
-    "The same questions for both models, one a line in the same order. It opens on trials "
-    "1-2 against trials 3-4 of the tau-bench run (one model twice: the difference should "
-    "be within its interval). **A - B** is the paired difference, **SE** its standard "
-    "error over questions, **p-value** the test of no difference, **P(A better)** the "
-    "posterior probability on these questions. The Compute tab's options apply.")
-CSS = """
-.gradio-container {max-width: min(1280px, 100vw) !important; margin: 0 auto;}
-.gradio-container .main, .gradio-container .wrap, .gradio-container .contain {min-width: 0;
-  max-width: 100%;}
-#kpass-message p {margin: 0.2em 0; font-size: 0.95em;}
-#kpass-message strong {color: #b91c1c;}
-#kpass-table, #kpass-plot, #kpass-compare-table, #kpass-board-table, #kpass-board-plot {
-  min-width: 0; max-width: 100%; overflow-x: auto;}
-#kpass-main, #kpass-main > .column, #kpass-board-main, #kpass-board-main > .column {
-  min-width: 0; max-width: 100%;}
-:is(#kpass-table, #kpass-compare-table, #kpass-board-table) :is(th, [role=gridcell]) {
-  font-size: 13px;}
-:is(#kpass-table, #kpass-compare-table, #kpass-board-table) .cell-wrap {
-  padding-left: 6px; padding-right: 6px;}
-:is(#kpass-table, #kpass-compare-table, #kpass-board-table) th .header {
-  white-space: normal; word-break: normal; overflow-wrap: normal;}
-#kpass-plot [data-testid="block-label"], #kpass-compare-plot [data-testid="block-label"],
-#kpass-board-plot [data-testid="block-label"] {position: static; margin-bottom: 4px;}
-#kpass-upload .icon-wrap, #kpass-board-upload .icon-wrap {display: none;}
-@media (max-width: 700px) {#kpass-main, #kpass-board-main {flex-direction: column-reverse;}}
-"""
-# After Compute on a narrow screen (one column: the results above the inputs), bring what
-# the computation changed into view: the message when it is an error, else the results.
-SCROLL_JS = """(...args) => {
-  if (window.innerWidth > 700) return args;
-  setTimeout(() => {
-    const message = document.querySelector('#%(message)s');
-    const failed = message && message.innerText.includes('Input error');
-    const target = failed ? message : document.querySelector('#%(table)s');
-    if (!target) return;
-    const box = target.getBoundingClientRect();
-    const top = failed ? box.top - (window.innerHeight - box.height) / 2 : box.top - 8;
-    window.scrollTo({top: Math.max(0, window.scrollY + top)});
-  }, 150);
-  return args;
-}"""
-
-
-def scroll_js(message: str, table: str) -> str:
-    """:data:`SCROLL_JS` for one tab's message and results elements."""
-    return SCROLL_JS % {"message": message, "table": table}
 
 
 def parameter_widget(control: Control):

@@ -33,9 +33,11 @@ COMPARISONS = REPO / "comparisons"
 DIST = REPO / "dist" / "spaces"
 APP = Path(__file__).resolve().parent / "app.py"
 # Modules of the page shipped beside app.py, which loads them by path (the Leaderboard tab,
-# the reading of pasted and uploaded input, the tables, plots and formulas).
-APP_MODULES = tuple(APP.parent / name for name in ("leaderboard_tab.py", "space_input.py",
-                                                   "space_output.py"))
+# the reading of pasted and uploaded input, the tables, plots and formulas, the controls,
+# the child process with its deadline): app.py's TAB_MODULES, checked by the build tests.
+APP_MODULES = tuple(APP.parent / name for name in (
+    "leaderboard_tab.py", "space_input.py", "space_output.py", "space_controls.py",
+    "space_failures.py"))
 # What the app and the metric scripts import, pinned to the versions installed here.
 PINNED = ("gradio", "evaluate", "datasets", "huggingface_hub", "numpy", "scipy", "matplotlib",
           "pandas")

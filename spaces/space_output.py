@@ -251,3 +251,70 @@ def shown_compare(table: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
     return display
 
 
+# ----------------------------------------------------------------------------- the page
+
+
+def input_help(kind: str, names: list[str]) -> str:
+    """What one line of input looks like for this kind of module."""
+    if kind == "answers":
+        return "One question a line: its sampled answers, then | and the gold answer."
+    if "R0" in names:
+        return ("One question a line: its outcome categories (0, 1, ...); optionally | and "
+                "prior outcomes (R0).")
+    return "One question a line: its 0/1 outcomes, separated by spaces or commas."
+
+
+UPLOAD_HELP = ("CSV or JSONL: one question a row (an `outcomes` column, or the outcomes "
+               "themselves; an `id` column, if any, names each question once), or one sample "
+               "a row, every row with its `id` (long format, grouped by id), as `kpass report` "
+               "reads them.")
+# Narrow screens: the wide results table scrolls inside its box, never the page, and the
+# results come above the inputs (after Compute the page scrolls them into view: SCROLL_JS).
+# Tables wrap their headers to fit their box; a plot's label sits above the figure, not on it.
+COMPARE_HELP = (
+    "The same questions for both models, one a line in the same order. It opens on trials "
+    "1-2 against trials 3-4 of the tau-bench run (one model twice: the difference should "
+    "be within its interval). **A - B** is the paired difference, **SE** its standard "
+    "error over questions, **p-value** the test of no difference, **P(A better)** the "
+    "posterior probability on these questions. The Compute tab's options apply.")
+CSS = """
+.gradio-container {max-width: min(1280px, 100vw) !important; margin: 0 auto;}
+.gradio-container .main, .gradio-container .wrap, .gradio-container .contain {min-width: 0;
+  max-width: 100%;}
+#kpass-message p {margin: 0.2em 0; font-size: 0.95em;}
+#kpass-message strong {color: #b91c1c;}
+#kpass-table, #kpass-plot, #kpass-compare-table, #kpass-board-table, #kpass-board-plot {
+  min-width: 0; max-width: 100%; overflow-x: auto;}
+#kpass-main, #kpass-main > .column, #kpass-board-main, #kpass-board-main > .column {
+  min-width: 0; max-width: 100%;}
+:is(#kpass-table, #kpass-compare-table, #kpass-board-table) :is(th, [role=gridcell]) {
+  font-size: 13px;}
+:is(#kpass-table, #kpass-compare-table, #kpass-board-table) .cell-wrap {
+  padding-left: 6px; padding-right: 6px;}
+:is(#kpass-table, #kpass-compare-table, #kpass-board-table) th .header {
+  white-space: normal; word-break: normal; overflow-wrap: normal;}
+#kpass-plot [data-testid="block-label"], #kpass-compare-plot [data-testid="block-label"],
+#kpass-board-plot [data-testid="block-label"] {position: static; margin-bottom: 4px;}
+#kpass-upload .icon-wrap, #kpass-board-upload .icon-wrap {display: none;}
+@media (max-width: 700px) {#kpass-main, #kpass-board-main {flex-direction: column-reverse;}}
+"""
+# After Compute on a narrow screen (one column: the results above the inputs), bring what
+# the computation changed into view: the message when it is an error, else the results.
+SCROLL_JS = """(...args) => {
+  if (window.innerWidth > 700) return args;
+  setTimeout(() => {
+    const message = document.querySelector('#%(message)s');
+    const failed = message && message.innerText.includes('Input error');
+    const target = failed ? message : document.querySelector('#%(table)s');
+    if (!target) return;
+    const box = target.getBoundingClientRect();
+    const top = failed ? box.top - (window.innerHeight - box.height) / 2 : box.top - 8;
+    window.scrollTo({top: Math.max(0, window.scrollY + top)});
+  }, 150);
+  return args;
+}"""
+
+
+def scroll_js(message: str, table: str) -> str:
+    """:data:`SCROLL_JS` for one tab's message and results elements."""
+    return SCROLL_JS % {"message": message, "table": table}

@@ -38,16 +38,20 @@ def test_build_writes_one_space_per_module(built):
     assert sorted(built) == sorted(MODULES + ["kpass_compare"])
 
 
+# The page: app.py and the modules it loads beside itself.
+PAGES = ("app.py", "leaderboard_tab.py", "space_input.py", "space_output.py",
+         "space_controls.py", "space_failures.py")
+
+
 @pytest.mark.parametrize("name", MODULES)
 def test_space_folder_is_complete(built, name):
     folder = built[name]
     wheel = f"kpass-{metadata.version('kpass')}-py3-none-any.whl"
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        ["README.md", "app.py", "leaderboard_tab.py", "space_input.py", "space_output.py",
-         "requirements.txt", f"{name}.py", wheel])
+        ["README.md", "app.py", *PAGES[1:], "requirements.txt", f"{name}.py", wheel])
     assert (folder / f"{name}.py").read_bytes() == (REPO / "metrics" / name /
                                                     f"{name}.py").read_bytes()
-    for page in ("app.py", "leaderboard_tab.py", "space_input.py", "space_output.py"):
+    for page in PAGES:
         assert (folder / page).read_bytes() == (REPO / "spaces" / page).read_bytes()
     with zipfile.ZipFile(folder / wheel) as archive:
         names = archive.namelist()

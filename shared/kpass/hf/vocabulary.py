@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import registry
 from .._core.credits import mg_spectrum_weights
 from .._core.inputs import (
     ArgumentTypeError,
@@ -74,8 +75,9 @@ KEYWORDS: dict[str, str] = {
     "per_question": "bool: also return per-question point estimates (default False)",
     "key_style": '"kpass" (default: pass@8, pass^4_sigma) or "safe": names every logger '
                  "takes (MLflow, TensorBoard, W&B): pass_at_8/estimate, pass_hat_4/sigma",
-    "metric": 'the metric kpass_compare compares: "pass@k" (default), "pass^k", "g-pass@k", '
-              '"g-pass@k_tau" (with tau), "mg-pass@k", "maj@k", "auc@k"',
+    "metric": "the metric kpass_compare compares: " + ", ".join(
+        f'"{f.key}"' + (" (default)" if i == 0 else " (with tau)" if f.uses_tau else "")
+        for i, f in enumerate(registry.compared())),
 }
 
 #: Inputs (Arrow columns), not options: they travel with their questions.
@@ -581,16 +583,9 @@ class PairedCounts:
         return int(self.a.n_questions)
 
 
-#: What kpass_compare can compare: metric name -> (key template, core point function name).
-COMPARED = {
-    "pass@k": ("pass@{k}", "pass_at_k"),
-    "pass^k": ("pass^{k}", "pass_hat_k"),
-    "g-pass@k": ("g-pass@{k}", "g_pass_at_k"),
-    "g-pass@k_tau": ("g-pass@{k}_tau{tau}", "g_pass_at_k_tau"),
-    "mg-pass@k": ("mg-pass@{k}", "mg_pass_at_k"),
-    "maj@k": ("maj@{k}", "maj_at_k"),
-    "auc@k": ("auc@{k}", "auc_at_k"),
-}
+#: What kpass_compare can compare: metric name -> (key template, core point function name),
+#: from :func:`kpass.registry.compared`.
+COMPARED = {f.key: (f.template, f.function) for f in registry.compared()}
 
 #: The fields of a paired comparison reported per k (``correlation`` only when defined).
 COMPARISON_KEYS = {"a": "a", "b": "b", "difference": "difference", "difference_se": "se",
@@ -646,35 +641,18 @@ def kpass_compare(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     return results
 
 
-#: Module name -> (kind of per-question state, function computing its results).
+#: Module name -> (kind of per-question state, function computing its results): each
+#: module of :data:`kpass.registry.MODULES` is computed by the function of its name here.
 FAMILIES: dict[str, tuple[str, Callable[[Any, Mapping[str, Any]], dict[str, Any]]]] = {
-    "pass_at_k_bayes": ("binary", pass_at_k_bayes),
-    "g_pass_at_k_bayes": ("binary", g_pass_at_k_bayes),
-    "maj_at_k_bayes": ("binary", maj_at_k_bayes),
-    "auc_at_k_bayes": ("binary", auc_at_k_bayes),
-    "geo_spectrum_bayes": ("binary", geo_spectrum_bayes),
-    "max_at_k_bayes": ("categorical", max_at_k_bayes),
-    "bayes_at_n": ("categorical", bayes_at_n),
-    "avg_at_n_bayes": ("categorical", avg_at_n_bayes),
-    "vote_at_k_bayes": ("answers", vote_at_k_bayes),
-    "tailpass_bayes": ("categorical", tailpass_bayes),
-    "kpass_compare": ("binary_pair", kpass_compare),
-}
+    m.name: (m.kind, globals()[m.name]) for m in registry.MODULES}
 
 #: Families that are `evaluate` comparisons (folder ``comparisons/<name>/``), not metrics.
-COMPARISONS = ("kpass_compare",)
+COMPARISONS = tuple(m.name for m in registry.MODULES if m.comparison)
 
 
 def module_inputs(module: str) -> tuple[str, ...]:
     """The inputs a module takes: ``predictions``, plus ``R0`` or ``references``."""
-    kind = FAMILIES[module][0]
-    if kind == "answers":
-        return ("predictions", "references")
-    if kind == "binary_pair":
-        return ("predictions1", "predictions2")
-    if module in ("max_at_k_bayes", "bayes_at_n", "tailpass_bayes"):  # with prior outcomes
-        return ("predictions", "R0")
-    return ("predictions",)
+    return registry.module(module).inputs
 
 
 def compute_results(module: str, state: Any, options: Mapping[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import registry
 from ..io.readers import LoadedFile, ReportError
 from ..stats import estimates_and_standard_errors, standard_errors_by_k
 
@@ -29,10 +30,11 @@ default ladder ending at n made the report grow as N^2 (64 s measured at N = 800
 
 @dataclass(frozen=True)
 class Family:
-    """A metric family as ``kpass report`` shows it.
+    """A metric family as ``kpass report`` shows it: a view of a :class:`kpass.registry.Family`.
 
     Attributes:
-        key: the name used by ``--metrics`` and in JSON/CSV output, e.g. ``pass^k``.
+        key: the name used by ``--metrics`` and in JSON/CSV output, e.g. ``pass^k``
+            (the registry's ``report`` name).
         function: the kpass point function; its ``_ci`` companion gives the posterior.
         title: the row label, with ``{k}``, ``{tau}`` or ``{n}`` filled in.
         aliases: other names accepted by ``--metrics``.
@@ -59,27 +61,14 @@ class Family:
         return self.title.format(k=k, tau=f"{tau:g}" if tau is not None else "", n=n)
 
 
-FAMILIES = (
-    Family("pass@k", "pass_at_k", "Pass@{k}", ("pass_at_k", "pass")),
-    Family("pass^k", "pass_hat_k", "Pass^{k}", ("pass_hat_k", "pass-hat", "unanimous@k")),
-    Family("g-pass@k", "g_pass_at_k_tau", "G-Pass@{k}_{tau}",
-           ("g_pass_at_k_tau", "g-pass", "gpass@k"), uses_tau=True),
-    Family("mg-pass@k", "mg_pass_at_k", "mG-Pass@{k}", ("mg_pass_at_k", "mg-pass", "mgpass@k"),
-           constant_at=(1,)),
-    Family("maj@k", "maj_at_k", "Maj@{k}", ("maj_at_k", "maj")),
-    Family("vote@k", "vote_at_k", "Vote@{k}", ("vote_at_k", "vote"), default=False,
-           answers=True),
-    Family("cons@k", "cons_at_k", "Cons@{k}", ("cons_at_k", "cons"), default=False),
-    Family("auc@k", "auc_at_k", "AUC@{k}", ("auc_at_k", "auc")),
-    Family("geo-spectrum*@k", "geo_spectrum_star_at_k", "GeoSpectrum*@{k}",
-           ("geo_spectrum_star_at_k", "geo-spectrum*", "geo@k"), default=False),
-    Family("avg@n", "avg", "Avg@{n}", ("avg", "avg@k"), per_k=False),
-)
+FAMILIES = tuple(Family(str(f.report), f.function, f.title, f.aliases, f.per_k, f.uses_tau,
+                        f.default, f.answers, f.constant_at) for f in registry.REPORTED)
+"""The families of ``--metrics``, in the order rows are shown, from :mod:`kpass.registry`."""
 
-CONSTANT_AT = {fam.key: fam.constant_at for fam in FAMILIES if fam.constant_at}
+CONSTANT_AT = registry.constant_at()
 """Family key -> the k at which it is constant by definition."""
 
-PLOTTED = ("pass@k", "pass^k", "g-pass@k", "maj@k")
+PLOTTED = tuple(str(f.report) for f in registry.REPORTED if f.plotted)
 """The families drawn by ``--plot``."""
 
 

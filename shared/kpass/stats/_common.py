@@ -6,7 +6,6 @@ SEs (see :mod:`kpass.stats`).
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -18,22 +17,21 @@ from .._core.counts import BinaryCounts
 from .._core.inputs import binary_counts, categorical_counts
 from .._core.states import states_for
 from ..families import functions
+from ..registry import names
 
 Metric = Callable[..., Any]
 
 #: Dataset-level blends: no per-question value exists, so their SE is a jackknife.
-_DATASET_LEVEL = ("geom_ds_at_k", "geo_spectrum_at_k", "geo_spectrum_star_at_k")
+_DATASET_LEVEL = names(values="dataset")
 
 #: Point functions whose value is the mean of a per-question U-statistic of a binary
 #: credit (E[s_q | p_q] = g(p_q), the Bernstein polynomial): what :func:`plan` decomposes.
-_CREDIT_METRICS = ("pass_at_k", "pass_hat_k", "unanimous_at_k", "g_pass_at_k",
-                   "g_pass_at_k_tau", "mg_pass_at_k", "maj_at_k", "cons_at_k", "auc_at_k",
-                   "threshold_spectrum_at_k")
+_CREDIT_METRICS = names(credit=True)
 
 
-#: Point functions whose per-question value depends on a question only through its state
-#: (n, c): their SE over M questions is a weighted sum over the distinct states.
-_STATE_METRICS = (*_CREDIT_METRICS, "geom_at_k")
+#: Point functions with k whose per-question value depends on a question only through its
+#: state (n, c): their SE over M questions is a weighted sum over the distinct states.
+_STATE_METRICS = names(values="state", per_k=True)
 
 
 def _standard_errors_by_state(metric: Metric, R: Any, args: tuple[Any, ...],
@@ -100,8 +98,8 @@ def _weighted_se(weights: np.ndarray, per_state: np.ndarray) -> float | None:
 
 
 #: Point functions whose per-question value on binary counts depends on the state alone,
-#: for :func:`estimates_and_standard_errors` (avg@N: c / n).
-_PER_STATE = (*_STATE_METRICS, "avg")
+#: for :func:`estimates_and_standard_errors` (with avg@N: c / n).
+_PER_STATE = names(values="state")
 
 
 def _check_metric(metric: Any) -> str:
@@ -118,9 +116,7 @@ def _check_metric(metric: Any) -> str:
         raise ArgumentTypeError(
             f"`metric` must be a point function, not the posterior `{name}`; pass "
             f"kpass.{name[:-3]} (its `_ci` companion is used for prob_a_better)")
-    if name in ("binary_counts", "categorical_counts") or not (
-            name in _DATASET_LEVEL or "per_question" in inspect.signature(exported).parameters
-            or name == "bayes"):
+    if name not in names():
         raise ArgumentTypeError(f"`metric` must be a metric of the family; got kpass.{name}")
     return name
 

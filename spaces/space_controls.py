@@ -1,0 +1,208 @@
+"""The Space's controls and what it compares: which options a module offers, read back.
+
+Shipped beside ``app.py`` (``spaces/build.py`` copies it) and loaded by it; ``app.py``
+keeps every name here under its old name. Which options and comparisons each module has
+comes from :mod:`kpass.registry`; this file chooses only how to show them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import evaluate
+
+from kpass import registry
+
+
+def module_family(module: evaluate.EvaluationModule) -> str:
+    """The module's family name (its script name for a non-kpass module)."""
+    return getattr(module, "family", "") or module.name
+
+
+def module_kind(module: evaluate.EvaluationModule) -> str:
+    """``binary``, ``categorical`` or ``answers``: what one question's outcomes are."""
+    kind = getattr(module, "kind", "")
+    if kind:
+        return kind
+    return "answers" if "references" in input_names(module) else "binary"
+
+
+# Modules whose families have no budget k (bayes@n, avg@n), from the registry.
+WITHOUT_K = tuple(m.name for m in registry.MODULES
+                  if registry.reported(m.name)
+                  and not any(f.per_k for f in registry.reported(m.name)))
+
+
+def uses_k(module: evaluate.EvaluationModule) -> bool:
+    """Whether the module's results are indexed by a sample budget k."""
+    return module_family(module) not in WITHOUT_K
+
+
+def input_names(module: evaluate.EvaluationModule) -> list[str]:
+    """Names of the module's input columns, in declaration order."""
+    features = module.features
+    if isinstance(features, list):
+        features = features[0]
+    return list(features)
+
+
+# ----------------------------------------------------------------------------- controls
+
+
+@dataclass(frozen=True)
+class Control:
+    """A keyword option of the module as a page control, with the default it shows.
+
+    ``kind``: ``number``, ``numbers`` (a list), ``choice``, ``bounds`` (lo, hi) or
+    ``weights`` (a list, or ``k: list`` parts for a per-k dict).
+    """
+
+    name: str
+    kind: str
+    default: Any
+    help: str = ""
+    choices: tuple[str, ...] = ()
+
+
+# The keyword vocabulary, its checks and its meaning live in kpass; this chooses what to show.
+SPECS: dict[str, tuple[str, Any, tuple[str, ...]]] = {
+    "confidence": ("number", 0.95, ()),
+    "alpha0": ("number", 1.0, ()),
+    "beta0": ("number", 1.0, ()),
+    "prior": ("number", 1.0, ()),
+    "pass_power": ("number", 0.5, ()),
+    "unanimous_power": ("number", 0.5, ()),
+    "w": ("numbers", [0, 1], ()),
+    "tau": ("numbers", None, ()),
+    "lam": ("numbers", None, ()),
+    "thresholds": ("numbers", None, ()),
+    "moment_power": ("numbers", None, ()),
+    "eta": ("number", 1.0, ()),
+    "weights": ("weights", None, ()),
+    "bounds": ("bounds", None, ()),
+    "short": ("choice", "error", ("error", "skip")),
+    "ties": ("choice", "fractional", ("fractional", "wrong")),
+}
+# The options each module uses, from the registry: those of its kind, then its own.
+BY_KIND = {kind: options for kind, options in registry.KIND_OPTIONS.items()}
+BY_FAMILY = {m.name: m.options for m in registry.MODULES if m.options}
+# Options of a module's kind that this module does not use (its interval is clipped to [0, 1]).
+UNUSED = {m.name: m.unused for m in registry.MODULES if m.unused}
+HELP = {
+    "bounds": "lo, hi: where the interval is clipped; empty = {default}",
+    "weights": "length-k weights w_1..w_k (e.g. 0, 0, 0.5, 0.5), or one list per k: "
+               "2: 0, 1; 4: 0, 0, 0.5, 0.5. Empty = upper-half mG weights",
+    "tau": "thresholds in [0, 1], e.g. 0.5, 0.75 (adds G-Pass@k_tau rows)",
+    "lam": "couplings in [0, 1], e.g. 0.25, 0.5 (adds GeoSpectrum rows)",
+    "thresholds": "required average scores in [0, 1], increasing, e.g. 0.25, 0.5, 0.75 "
+                  "(one TailPass row each); empty = 0.5",
+    "moment_power": "exponents p > 0, e.g. 1, 2 (adds rows for the moment E[B^p])",
+    "eta": "weight in [0, 1] of the prior outcomes R0",
+    "short": "questions with fewer than k samples: error refuses them, skip leaves them out "
+             "at that k (see the questions column)",
+    "ties": "a tie with the gold answer: fractional credits 1/(t+1) for t tied answers, "
+            "wrong counts it as wrong",
+}
+EXAMPLE_K = "1, 2, 3, 4"
+
+
+def module_controls(module: evaluate.EvaluationModule) -> list[Control]:
+    """The options the page offers for this module, defaulting to its load-time options."""
+    try:
+        from kpass.hf.vocabulary import KEYWORDS
+    except ImportError:  # a module outside kpass: no descriptions
+        KEYWORDS = {}
+    loaded = dict(getattr(module, "options", {}) or {})
+    names = BY_KIND.get(module_kind(module), ()) + BY_FAMILY.get(module_family(module), ())
+    names = tuple(name for name in names if name not in UNUSED.get(module_family(module), ()))
+    if not uses_k(module):
+        names = tuple(name for name in names if name != "short")
+    controls = []
+    for name in names:
+        kind, default, choices = SPECS[name]
+        # The shared description minus what the page shows otherwise: defaults, module names.
+        described = re.sub(r"\s*\([^)]*(default|_bayes|_at_n)[^)]*\)", "",
+                           KEYWORDS.get(name, ""))
+        described = re.sub(r"^[^:]*: ", "", described)  # the type, shown by the control
+        help_text = HELP.get(name, described).format(
+            default="[min w, max w]" if module_kind(module) == "categorical" else "[0, 1]")
+        controls.append(Control(name, kind, loaded.get(name, default), help_text, choices))
+    return controls
+
+
+def control_value(control: Control) -> Any:
+    """What the control shows at first: its default, lists as comma-separated text."""
+    default = control.default
+    if control.kind in ("numbers", "bounds", "weights"):
+        if isinstance(default, dict):
+            return "; ".join(f"{k}: {', '.join(map(str, v))}" for k, v in default.items())
+        return "" if default is None else ", ".join(str(item) for item in default)
+    return default
+
+
+def _numbers(text: str, name: str) -> list[float]:
+    tokens = [t for t in re.split(r"[,\s;]+", text.strip().strip("[]()")) if t]
+    values = []
+    for token in tokens:
+        try:
+            values.append(float(token))
+        except ValueError:
+            raise ValueError(f"`{name}` must be numbers separated by commas; got {token!r}") \
+                from None
+    if not values:
+        raise ValueError(f"`{name}` is empty")
+    return values
+
+
+def parse_control(control: Control, value: Any) -> Any:
+    """A control's value -> the Python value for the module (None: leave the default)."""
+    if control.kind == "number":
+        return None if value is None or value == "" else float(value)
+    if control.kind == "choice":
+        return value or None
+    text = str(value or "").strip()
+    if text.lower() in ("", "none", "default"):
+        return None
+    if control.kind == "bounds":
+        values = _numbers(text, "bounds")
+        if len(values) != 2:
+            raise ValueError(f"`bounds` must be two numbers lo, hi; got {text!r}")
+        return values
+    if control.kind == "weights" and ":" in text:
+        weights = {}
+        for part in (p for p in re.split(r"[;\n]+", text) if p.strip()):
+            budget, sep, vector = part.partition(":")
+            if not sep or not re.fullmatch(r"\s*\d+\s*", budget):
+                raise ValueError(f"`weights`: expected 'k: w1, w2, ...' parts separated by ';'; "
+                                 f"got {part.strip()!r}")
+            weights[int(budget)] = _numbers(vector, f"weights[{int(budget)}]")
+        return weights
+    values = _numbers(text, control.name)
+    if control.name in ("tau", "lam") and len(values) == 1:
+        return values[0]
+    return values
+
+
+# ----------------------------------------------------------------------------- compare
+
+
+# The point functions a module's comparison pairs per question (through kpass.compare):
+# label -> function name, from the registry.
+COMPARED = {m.name: tuple((f.key, f.function) for f in registry.compared(m.name))
+            for m in registry.MODULES if registry.compared(m.name)}
+# TailPass's two ends are Pass@k and Pass^k of the attempts with positive / full credit.
+_RULES = {"positive": lambda w: w > 0, "full": lambda w: w == 1}
+BINARIZED = {f.key: _RULES[f.binarize] for f in registry.FAMILIES if f.binarize}
+# Options of the point functions; the posteriors' options only enter P(A better).
+POINT_OPTIONS = ("short", "w", "pass_power", "unanimous_power", "ties")
+
+
+def binarized(predictions: Any, w: Any, rule: Any) -> list[list[int]]:
+    """Categorical outcomes -> 1 where ``rule(w)`` holds for the category's reward, else 0."""
+    import kpass
+
+    rewards = [float(x) for x in w] if w else [0.0, 1.0]
+    kpass.categorical_counts(predictions, n_categories=len(rewards))  # names a bad category
+    return [[int(rule(rewards[int(c)])) for c in row] for row in predictions]
