@@ -1,0 +1,245 @@
+"""The `evaluate` modules' keyword vocabulary, its checks, and the names of result keys.
+
+Every module of the family accepts the same keywords (:data:`KEYWORDS`), so
+``evaluate.combine([...]).compute(predictions=R, k=[1, 4])`` can send one set of
+keywords to all of them; a module ignores the family keywords it has no use for
+(``tau`` means nothing to Pass@k) and rejects any other name (a typo): :func:`check_options`.
+:func:`safe_key` maps a result key to a name every logger takes.
+
+Re-exported by :mod:`kpass.hf.vocabulary`, which computes the results.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import registry
+from .._core.inputs import (
+    ArgumentTypeError,
+    _show,
+    check_bounds,
+    check_confidence,
+    check_flag,
+    check_int,
+    check_prior,
+    check_real,
+    check_short,
+    check_tau,
+    normalize_ks,
+)
+
+#: The family's keyword vocabulary: every metric module accepts all of these.
+KEYWORDS: dict[str, str] = {
+    "k": "int or list of ints: sample budgets (default 1)",
+    "tau": "float or list of floats in [0, 1]: G-Pass@k thresholds (g_pass_at_k_bayes)",
+    "lam": "float or list of floats in [0, 1]: GeoSpectrum coupling (geo_spectrum_bayes)",
+    "weights": "length-k spectrum weights, or a dict {k: weights} (geo_spectrum_bayes)",
+    "pass_power": "float: exponent of Pass@k in Geom@k (geo_spectrum_bayes; default 0.5)",
+    "unanimous_power": "float: exponent of Pass^k in Geom@k (geo_spectrum_bayes; default 0.5)",
+    "w": "list of floats: reward of each category 0..C (max_at_k_bayes, bayes_at_n, "
+         "avg_at_n_bayes, tailpass_bayes (rubric scores in [0, 1]); default [0, 1])",
+    "thresholds": "list of floats in [0, 1], increasing: required average scores reported "
+                  "as tailpass@{k}_t{t} (tailpass_bayes; default [0.5])",
+    "moment_power": "float or list of floats > 0: exponents p of the moment utility "
+                    "E[B^p], reported as tailpass_moment@{k}_p{p} (tailpass_bayes; the core's "
+                    "`lam`, renamed: `lam` is GeoSpectrum's coupling)",
+    "eta": "float in [0, 1]: weight of the prior outcomes R0 in the TailPass posterior "
+           "(tailpass_bayes; default 1)",
+    "threshold": "float or None: predictions are soft scores; a sample is correct iff its "
+                 "score > threshold (binary modules; default None: outcomes must be 0/1)",
+    "confidence": "float in (0, 1): credibility level of the interval (default 0.95)",
+    "alpha0": "float > 0: Beta prior alpha of the binary modules (default 1)",
+    "beta0": "float > 0: Beta prior beta of the binary modules (default 1)",
+    "prior": "float > 0: Dirichlet prior concentration of vote_at_k_bayes and tailpass_bayes "
+             "(default 1)",
+    "bounds": "(lo, hi) or None: clipping bounds of the interval (default: the core's)",
+    "short": '"error" or "skip": questions with fewer than k samples (default "error")',
+    "ties": 'tie rule of vote_at_k_bayes (default "fractional")',
+    "per_question": "bool: also return per-question point estimates (default False)",
+    "key_style": '"kpass" (default: pass@8, pass^4_sigma) or "safe": names every logger '
+                 "takes (MLflow, TensorBoard, W&B): pass_at_8/estimate, pass_hat_4/sigma",
+    "metric": "the metric kpass_compare compares: " + ", ".join(
+        f'"{f.key}"' + (" (default)" if i == 0 else " (with tau)" if f.uses_tau else "")
+        for i, f in enumerate(registry.compared())),
+}
+
+#: Inputs (Arrow columns), not options: they travel with their questions.
+INPUTS = ("predictions", "references", "R0", "predictions1", "predictions2")
+
+SUFFIXES = ("_mu", "_sigma", "_lo", "_hi")
+
+#: ``key_style`` values: the family's own names, or names valid for every logger.
+KEY_STYLES = ("kpass", "safe")
+
+
+#: What kpass_compare can compare: metric name -> (key template, core point function name),
+#: from :func:`kpass.registry.compared`.
+COMPARED = {f.key: (f.template, f.function) for f in registry.compared()}
+
+def _check_compared(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ArgumentTypeError(f"`metric` must be a string; got metric={_show(value)}")
+    if value not in COMPARED:
+        raise ValueError(f"`metric` must be one of {list(COMPARED)}; got metric={value!r}")
+    return value
+
+
+# ----------------------------------------------------------------------------- parameters
+
+
+def _floats(value: Any, name: str, check: Callable[[Any, str], float]) -> tuple[list[float], bool]:
+    """A float or a non-empty sequence of floats -> (list, whether a sequence was given)."""
+    many = isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, (str, bytes))
+    values = list(value) if many else [value]
+    if not values:
+        raise ValueError(f"`{name}` must be a number or a non-empty list of numbers; got []")
+    return [check(item, name) for item in values], many
+
+
+def _unit(value: Any, name: str) -> float:
+    return check_real(value, name, low=0.0, high=1.0)
+
+
+def _real_vector(value: Any, name: str) -> list[float]:
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, (Sequence, np.ndarray)):
+        raise ArgumentTypeError(f"`{name}` must be a list of numbers; got {name}={_show(value)}")
+    items = np.ravel(value).tolist() if isinstance(value, np.ndarray) else list(value)
+    values = [check_real(item, f"{name}[{i}]") for i, item in enumerate(items)]
+    if not values:
+        raise ValueError(f"`{name}` must be a non-empty list of numbers; got {name}=[]")
+    return values
+
+
+def _check_weights(value: Any) -> list[float] | dict[int, list[float]]:
+    if isinstance(value, Mapping):
+        checked = {}
+        for key, vector in value.items():
+            budget = check_int(key, "weights key (k)")
+            checked[budget] = _real_vector(vector, f"weights[{budget}]")
+        return checked
+    return _real_vector(value, "weights")
+
+
+def _check_ties(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ArgumentTypeError(f"`ties` must be a string; got ties={_show(value)}")
+    return value
+
+
+def _check_key_style(value: Any) -> str:
+    if not isinstance(value, str) or value not in KEY_STYLES:
+        raise ValueError(f"`key_style` must be one of {list(KEY_STYLES)}; "
+                         f"got key_style={_show(value)}")
+    return value
+
+
+def _check_positive(value: Any, name: str) -> float:
+    return check_real(value, name, low=0.0, low_open=True)
+
+
+def _check_thresholds(value: Any) -> list[float]:
+    from .._core.tailpass_checks import check_thresholds
+
+    return check_thresholds(1, _real_vector(value, "thresholds")).tolist()
+
+
+_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "k": lambda v: normalize_ks(v),
+    "tau": lambda v: _floats(v, "tau", lambda x, n: check_tau(x)),
+    "lam": lambda v: _floats(v, "lam", _unit),
+    "weights": _check_weights,
+    "pass_power": lambda v: check_real(v, "pass_power", low=0.0),
+    "unanimous_power": lambda v: check_real(v, "unanimous_power", low=0.0),
+    "w": lambda v: _real_vector(v, "w"),
+    "threshold": lambda v: None if v is None else check_real(v, "threshold"),
+    "confidence": check_confidence,
+    "alpha0": lambda v: check_prior(v, 1.0)[0],
+    "beta0": lambda v: check_prior(1.0, v)[1],
+    "prior": lambda v: _check_positive(v, "prior"),
+    "thresholds": lambda v: _check_thresholds(v),
+    "moment_power": lambda v: _floats(v, "moment_power", _check_positive),
+    "eta": lambda v: _unit(v, "eta"),
+    "bounds": check_bounds,
+    "short": check_short,
+    "ties": _check_ties,
+    "per_question": lambda v: check_flag(v, "per_question"),
+    "key_style": _check_key_style,
+    "metric": lambda v: _check_compared(v),
+}
+
+
+def check_options(module: str, options: Mapping[str, Any], *, when: str) -> dict[str, Any]:
+    """Validate keyword options of a metric module, before any data is touched.
+
+    Args:
+        module: the module's name, for messages.
+        options: keyword -> value, as given by the user.
+        when: ``"load"`` or ``"compute"``, for messages.
+
+    Returns:
+        The options unchanged (values are checked, not converted), so the core
+        receives exactly what the user gave.
+
+    Raises:
+        ValueError: a keyword outside the family vocabulary (a typo), or a bad value.
+        ArgumentTypeError: a value of the wrong type.
+    """
+    for name, value in options.items():
+        if name not in KEYWORDS:
+            raise ValueError(unknown_keyword_message(module, name, when))
+        _CHECKS[name](value)
+    return dict(options)
+
+
+def unknown_keyword_message(module: str, name: str, when: str) -> str:
+    """The message for a keyword no module of the family knows."""
+    close = difflib.get_close_matches(name, [*KEYWORDS, *INPUTS], n=1)
+    hint = f" Did you mean `{close[0]}`?" if close else ""
+    return (
+        f"{module}: unknown keyword `{name}` at {when} time.{hint} The kpass metric modules "
+        f"accept {', '.join(KEYWORDS)} (and the inputs {', '.join(INPUTS)})."
+    )
+
+
+# ----------------------------------------------------------------------------- result keys
+
+
+# Trailing parts of a result key that name a statistic of the value before them.
+_STATISTICS = re.compile(r"_(mu|sigma|lo|hi|se|per_question|a|b|difference|p_value|se_unpaired"
+                         r"|correlation|prob_a_better|mde|questions|difference_se|a_se|b_se"
+                         r"|df|p_exact)$")
+_OPERATORS = {"@": "_at_", "^": "_hat_"}
+
+
+def safe_key(key: str) -> str:
+    """A result key as a name every logger takes: MLflow, TensorBoard and W&B.
+
+    MLflow allows only letters, digits and ``_ - . / :`` and space in metric
+    names, so ``pass@8`` and ``pass^4`` are rejected. Here ``@`` becomes
+    ``_at_``, ``^`` becomes ``_hat_`` and ``-`` becomes ``_``; each statistic
+    is a path part under its metric (``pass_at_8/estimate``, ``pass_at_8/mu``,
+    ``/sigma``, ``/lo``, ``/hi``), so TensorBoard and W&B group them, and no
+    name is a path prefix of another (MLflow's file store keeps ``a/b`` as a
+    file inside a folder ``a``, so ``a`` and ``a/b`` cannot both be logged).
+    The mapping is one-to-one over the family's keys.
+
+    Example:
+        >>> [safe_key(k) for k in ("pass@8", "pass^4_sigma", "g-pass@4_tau0.5_lo", "bayes@n")]
+        ['pass_at_8/estimate', 'pass_hat_4/sigma', 'g_pass_at_4_tau0.5/lo', 'bayes_at_n/estimate']
+    """
+    match = _STATISTICS.search(key)
+    base, statistic = (key[:match.start()], match[1]) if match else (key, "estimate")
+    for operator, word in _OPERATORS.items():
+        base = base.replace(operator, word)
+    return f"{base.replace('-', '_')}/{statistic}"
+
+
+def number_label(value: float) -> str:
+    """A float as it appears in a key: ``0.5`` -> ``"0.5"``, ``1.0`` -> ``"1"``."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(float(value))
