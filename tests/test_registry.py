@@ -85,6 +85,10 @@ def test_the_report_table_is_the_registrys():
             fam.function, fam.title, fam.aliases, fam.per_k, "tau" in fam.parameters,
             fam.default, fam.data == "answers", fam.constant_at)
     assert table.PLOTTED == tuple(f.report for f in reported if f.plotted)
+    from kpass.report.plot import PANELS
+
+    assert PANELS == (("pass@k", "Pass@k"), ("pass^k", "Pass^k"),
+                      ("g-pass@k", "G-Pass@k$_\\tau$"), ("maj@k", "Maj@k"))
     assert table.CONSTANT_AT == {"mg-pass@k": (1,)}
 
 
@@ -162,7 +166,10 @@ def listed_families(path):
     found = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.Tuple, ast.List, ast.Set, ast.Dict)) and id(node) not in allowed:
-            elements = node.keys if isinstance(node, ast.Dict) else node.elts
+            elements = [*node.keys, *node.values] if isinstance(node, ast.Dict) else node.elts
+            # and one level down: (("pass@k", "Pass@k"), ("pass^k", "Pass^k"), ...)
+            elements = [inner for e in elements for inner in (
+                e.elts if isinstance(e, (ast.Tuple, ast.List)) else [e])]
             names = [e.value for e in elements if isinstance(e, ast.Constant)
                      and isinstance(e.value, str) and e.value in FAMILY_WORDS]
             if len(names) >= 3:
@@ -180,8 +187,10 @@ def test_no_consumer_lists_the_families_again(path):
 def test_the_listing_check_finds_a_planted_list(tmp_path):
     planted = tmp_path / "planted.py"
     planted.write_text('KINDS = ("pass_at_k", "maj_at_k", "geom_at_k")\n'
-                       '__all__ = ["pass_at_k", "maj_at_k", "geom_at_k"]\n')
-    assert listed_families(planted) == [(1, ["pass_at_k", "maj_at_k", "geom_at_k"])]
+                       '__all__ = ["pass_at_k", "maj_at_k", "geom_at_k"]\n'
+                       'PANELS = (("pass@k", "Pass@k"), ("pass^k", "Pass^k"), ("maj@k", "M"))\n')
+    assert listed_families(planted) == [(1, ["pass_at_k", "maj_at_k", "geom_at_k"]),
+                                        (3, ["pass@k", "pass^k", "maj@k"])]
 
 
 # ----------------------------------------------------------------------------- declarations

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .. import registry
 from ..io.readers import INSTALL_HINT, ReportError
 from .table import Row
 
@@ -12,12 +13,10 @@ FIGURE_INCHES = (10.0, 7.5)
 DPI = 100
 """A PNG is always FIGURE_INCHES x DPI pixels: 1000 x 750."""
 
-PANELS = (
-    ("pass@k", "Pass@k"),
-    ("pass^k", "Pass^k"),
-    ("g-pass@k", "G-Pass@k$_\\tau$"),
-    ("maj@k", "Maj@k"),
-)
+PANELS = tuple((str(f.report), f.title.format(k="k", tau="{tau}", n="n").replace(
+    "_{tau}", "$_\\tau$")) for f in registry.REPORTED if f.plotted)
+"""(family, panel title) of the 2 x 2 figure: the registry's plotted families, e.g.
+``("g-pass@k", "G-Pass@k$_\\tau$")``."""
 
 
 def _figure(path: str, inches: tuple[float, float]) -> Any:

@@ -1,0 +1,282 @@
+"""``kpass report``'s outputs: the terminal table, markdown, CSV and JSON of a :class:`Report`.
+
+The numbers are computed by :mod:`kpass.report.table`; this only lays them out.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from .. import registry
+from ..io.readers import LoadedFile
+from .rows import LEGEND_WIDTH, Report, Row
+
+CONSTANT_AT = registry.constant_at()
+"""Family key -> the k at which it is constant by definition."""
+
+
+def _describe(loaded: LoadedFile) -> str:
+    m = loaded.counts.n_questions
+    samples = (f"{loaded.n_min} samples each" if loaded.n_min == loaded.n_max
+               else f"{loaded.n_min} to {loaded.n_max} samples each")
+    column = f", column `{loaded.column}`" if loaded.column else ""
+    left_out = f", {len(loaded.bad_rows)} unreadable rows left out" if loaded.bad_rows else ""
+    return f"{m} question{'s' if m != 1 else ''}, {samples}{column}{left_out}"
+
+
+def _interval_title(confidence: float) -> str:
+    return f"{confidence * 100:g}% interval"
+
+
+def _credible_title(confidence: float) -> str:
+    return f"{confidence * 100:g}% credible"
+
+
+def _columns(report: Report, with_questions: bool) -> list[str]:
+    """The sub-columns of one input: estimate and SE over questions, then the posterior."""
+    return (["questions"] if with_questions else []) + [
+        "estimate", "se", _interval_title(report.confidence), "mean", "sd",
+        _credible_title(report.confidence)]
+
+
+def _show_questions(report: Report) -> bool:
+    return any(row.questions < loaded.counts.n_questions
+               for loaded, rows in zip(report.inputs, report.rows, strict=True) for row in rows)
+
+
+def _row_labels(report: Report) -> list[str]:
+    first = report.rows[0]
+    labels = []
+    for index, row in enumerate(first):
+        if row.k is None and len({rows[index].label for rows in report.rows}) > 1:
+            labels.append("Avg@n")
+        else:
+            labels.append(row.label)
+    return labels
+
+
+def fixed(value: float, digits: int) -> str:
+    """``value`` with ``digits`` decimals, never ``-0.000`` (a zero has no sign here)."""
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
+
+
+def _cells(row: Row, digits: int, with_questions: bool) -> list[str]:
+    if row.se is None or row.se_lo is None or row.se_hi is None:
+        over_questions = ["n/a", "n/a"]  # fewer than 2 questions: no SE over questions
+    else:
+        over_questions = [fixed(row.se, digits),
+                          f"[{fixed(row.se_lo, digits)}, {fixed(row.se_hi, digits)}]"]
+    cells = [fixed(row.estimate, digits), *over_questions, fixed(row.mean, digits),
+             fixed(row.sd, digits), f"[{fixed(row.lo, digits)}, {fixed(row.hi, digits)}]"]
+    return ([str(row.questions)] if with_questions else []) + cells
+
+
+def render_table(report: Report, digits: int = 3) -> str:
+    """A plain-text table for the terminal, inputs side by side.
+
+    Args:
+        report: the numbers.
+        digits: decimals shown.
+
+    Returns:
+        The table with a header line per input and notes underneath.
+    """
+    with_questions = _show_questions(report)
+    sub = _columns(report, with_questions)
+    labels = _row_labels(report)
+    body = [[label] + [cell for rows in report.rows
+                       for cell in _cells(rows[index], digits, with_questions)]
+            for index, label in enumerate(labels)]
+    header = ["metric"] + sub * len(report.inputs)
+    widths = [max(len(line[i]) for line in [header] + body) for i in range(len(header))]
+    group = len(sub)
+    gap = "   "
+
+    left = [i == 0 or name.endswith(("interval", "credible")) for i, name in enumerate(header)]
+
+    def line(cells: list[str]) -> str:
+        parts = [cells[0].ljust(widths[0])]
+        for index, cell in enumerate(cells[1:], 1):
+            separator = gap if (index - 1) % group == 0 else "  "
+            parts.append(separator + (cell.ljust(widths[index]) if left[index]
+                                      else cell.rjust(widths[index])))
+        return "".join(parts).rstrip()
+
+    out = []
+    for label, loaded in zip(report.labels, report.inputs, strict=True):
+        out.append(f"{label}: {_describe(loaded)}")
+    out.append("")
+    if len(report.inputs) > 1:
+        titles = [widths[0] * " "]
+        for position, label in enumerate(report.labels):
+            span = sum(widths[1 + position * group:1 + (position + 1) * group]) + 2 * (group - 1)
+            titles.append(gap + label[:span].ljust(span))
+        out.append("".join(titles).rstrip())
+    out.append(line(header))
+    out.extend(line(cells) for cells in body)
+    out.append("")
+    out.extend(_legend(report))
+    return "\n".join(out) + "\n"
+
+
+def _legend(report: Report) -> list[str]:
+    paragraphs = [
+        "estimate: the unbiased estimator from the samples. se and "
+        f"{_interval_title(report.confidence)}: standard error over questions and estimate "
+        "-/+ t se, t from Student's t with questions - 1 degrees of freedom, for questions "
+        "like these (the questions a sample; Miller 2024). mean, sd "
+        f"and {_credible_title(report.confidence)}: posterior under a uniform Beta(1,1) prior "
+        "per question, for these very questions with unlimited samples (the questions held "
+        "fixed), normal approximation. Intervals clipped to [0, 1].",
+    ]
+    if any(row.metric == "vote@k" for row in report.rows[0]):
+        paragraphs.append("Vote@k: a plurality vote over k of the answers, exact over all "
+                          "k-subsets; mean, sd under a Dirichlet(1, ...) posterior over each "
+                          "question's answers.")
+    if any(row.metric == "accuracy" for row in report.rows[0]):
+        paragraphs.append("accuracy (n runs average): the mean soft score of each question's "
+                          "samples, averaged over questions; it has no posterior: its mean, sd "
+                          "and interval repeat the estimate, its standard error over questions "
+                          "and the normal interval. The other metrics count a sample correct "
+                          "iff its score > --threshold.")
+    if _show_questions(report):
+        paragraphs.append("questions: those with at least k samples (--short skip leaves the "
+                          "others out at that k).")
+    return [line for paragraph in paragraphs + report.notes + small_sample_notes(report)
+            for line in _wrapped(paragraph)]
+
+
+def small_sample_notes(report: Report) -> list[str]:
+    """Notes on rows whose standard error cannot carry its confidence level.
+
+    One note per input: fewer than 30 questions, a standard error of 0, or an estimate
+    within 5 questions' worth of 0 or 1 (:mod:`kpass._core.small_sample`); the rows named.
+    """
+    from .._core.small_sample import FEW_EVENTS, FEW_QUESTIONS
+
+    notes = []
+    several = len(report.rows) > 1
+    for label, rows in zip(report.labels, report.rows, strict=True):
+        with_se = [row for row in rows if row.se is not None and row.metric != "accuracy"
+                   and not (row.k is not None and row.metric in CONSTANT_AT
+                            and row.k in CONSTANT_AT[row.metric])]  # 0 by definition
+        if not with_se:
+            continue
+        where = f" ({label})" if several else ""
+        m = min(row.questions for row in with_se)
+        if m < FEW_QUESTIONS:
+            notes.append(f"note{where}: only {m} questions (fewer than {FEW_QUESTIONS}): the "
+                         "se intervals use Student's t and rest on few questions; read them as "
+                         "rough, and compare models with `kpass compare` (exact sign-flip p).")
+        zero = [row.label for row in with_se if row.se == 0.0]
+        if zero:
+            notes.append(f"note{where}: se = 0 for {', '.join(zero[:6])}"
+                         f"{' ...' if len(zero) > 6 else ''}: every question agrees, so the "
+                         "spread is not estimated and the se interval says nothing.")
+        near = [row.label for row in with_se if row.se != 0.0 and row.questions >= FEW_QUESTIONS
+                and min(row.estimate, 1.0 - row.estimate) * row.questions < FEW_EVENTS]
+        if near:
+            notes.append(f"note{where}: {', '.join(near[:6])}{' ...' if len(near) > 6 else ''}"
+                         f" within {FEW_EVENTS} questions' worth of 0 or 1: the se is "
+                         "unreliable for such rare events; prefer the credible interval.")
+    return notes
+
+
+@functools.lru_cache(maxsize=64)
+def _wrapped(paragraph: str) -> tuple[str, ...]:
+    """``textwrap.wrap`` of a legend paragraph (cached: the same few in every report)."""
+    import textwrap
+
+    return tuple(textwrap.wrap(paragraph, width=LEGEND_WIDTH))
+
+
+def render_markdown(report: Report, digits: int = 3) -> str:
+    """A GitHub-flavoured Markdown table, inputs side by side.
+
+    Args:
+        report: the numbers.
+        digits: decimals shown.
+
+    Returns:
+        The table (no notes; a paper's caption should say what the columns are).
+    """
+    with_questions = _show_questions(report)
+    sub = _columns(report, with_questions)
+    many = len(report.inputs) > 1
+    header = ["metric"] + [f"{label} {name}" if many else name
+                           for label in report.labels for name in sub]
+    align = [":---"] + [":---" if name.endswith(("interval", "credible")) else "---:"
+                        for _ in report.labels for name in sub]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    for index, label in enumerate(_row_labels(report)):
+        cells = [label] + [cell for rows in report.rows
+                           for cell in _cells(rows[index], digits, with_questions)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+CSV_FIELDS = ("file", "metric", "label", "k", "tau", "questions", "estimate", "se", "se_lo",
+              "se_hi", "mean", "sd", "lo", "hi", "confidence")
+
+
+def render_csv(report: Report) -> str:
+    """One CSV line per input, metric, k and tau, at full precision.
+
+    Args:
+        report: the numbers.
+
+    Returns:
+        The CSV text with a header line.
+    """
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for label, rows in zip(report.labels, report.rows, strict=True):
+        for row in rows:
+            fields = row.as_dict()
+            fields.update(file=label, confidence=report.confidence)
+            writer.writerow({key: "" if value is None else value for key, value in fields.items()})
+    return buffer.getvalue()
+
+
+def render_json(report: Report) -> str:
+    """The report as JSON: the inputs described, then one object per result row.
+
+    Args:
+        report: the numbers.
+
+    Returns:
+        Indented JSON text.
+    """
+    import json
+
+    document = {
+        "confidence": report.confidence,
+        "prior": {"alpha0": 1.0, "beta0": 1.0},
+        "short": report.short,
+        "inputs": [
+            {
+                "file": label, "path": loaded.source, "column": loaded.column,
+                "questions": loaded.counts.n_questions, "n_min": loaded.n_min,
+                "n_max": loaded.n_max,
+                "bad_rows": [{"where": where, "problem": problem}
+                             for where, problem in loaded.bad_rows],
+            }
+            for label, loaded in zip(report.labels, report.inputs, strict=True)
+        ],
+        "results": [
+            {"file": label, **row.as_dict()}
+            for label, rows in zip(report.labels, report.rows, strict=True) for row in rows
+        ],
+        "notes": report.notes + small_sample_notes(report),
+        "warnings": report.warnings,
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+RENDERERS = {"table": render_table, "markdown": render_markdown, "csv": render_csv,
+             "json": render_json}
