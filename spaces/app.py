@@ -32,7 +32,7 @@ HERE = Path(__file__).resolve().parent
 # reading of pasted or uploaded input, the tables, plots, formulas and page texts shown,
 # the controls and comparisons each module offers, and the child process with a deadline.
 TAB_MODULES = ("leaderboard_tab.py", "space_input.py", "space_output.py", "space_controls.py",
-               "space_failures.py")
+               "space_failures.py", "space_page.py")
 NOT_SCRIPTS = {"app.py", "setup.py", "conftest.py", *TAB_MODULES}
 
 
@@ -153,6 +153,9 @@ failure_message = space_failures.failure_message
 readable = space_failures.readable
 _in_child = space_failures._in_child
 run_in_child = space_failures.run_in_child
+
+# The page's Blocks (space_page.py), built by build_demo below.
+space_page = sibling(TAB_MODULES[5])
 
 MESSAGE_ID = "kpass-message"
 COMPUTE_LOCK = threading.Lock()
@@ -443,18 +446,9 @@ def run_leaderboard(module: evaluate.EvaluationModule, controls: list[Control],
 # ----------------------------------------------------------------------------- the page
 
 
-def parameter_widget(control: Control):
+def parameter_widget(control: Control) -> Any:
     """A page control for one option, showing its default."""
-    elem_id, value = f"kpass-param-{control.name}", control_value(control)
-    info = control.help or None
-    if control.kind == "number":
-        return gr.Number(value=value, label=f"{control.name} (default {value:g})", info=info,
-                         elem_id=elem_id, min_width=140)
-    if control.kind == "choice":
-        return gr.Radio(list(control.choices), value=value, info=info, elem_id=elem_id,
-                        label=f"{control.name} (default {control.default})", min_width=140)
-    return gr.Textbox(value=value, label=control.name, info=info, elem_id=elem_id,
-                      placeholder="default", min_width=140)
+    return space_page.parameter_widget(sys.modules[__name__], control)
 
 
 def comparison_table(module: evaluate.EvaluationModule, a: list[list[int]], b: list[list[int]],
@@ -505,47 +499,7 @@ def run_comparison_module(module: evaluate.EvaluationModule, text_a: str, text_b
 
 def build_comparison_demo(module: evaluate.EvaluationModule) -> gr.Blocks:
     """The page of a comparison module (``kpass_compare``): two models, one metric, every k."""
-    from kpass.hf.vocabulary import COMPARED as MODULE_COMPARED
-
-    summary = " ".join((module.description or "").split("\n\n")[0].split())
-    metrics = [name for name in MODULE_COMPARED if "{tau}" not in MODULE_COMPARED[name][0]]
-    first, second = example_pair()
-    with gr.Blocks(title=f"{module.name} (kpass)") as demo:
-        gr.Markdown(f"## {module.name}\n{summary} Opens on trials 1-2 against trials 3-4 of "
-                    "the tau-bench airline sample (one model twice: the difference should lie "
-                    "within its interval).", elem_id="kpass-header")
-        with gr.Row(equal_height=False, elem_id="kpass-compare-main"):
-            with gr.Column(scale=4, min_width=300):
-                text_a = gr.Textbox(value=first, lines=6, max_lines=6, label="Model A",
-                                    info=input_help("binary", ["predictions"]),
-                                    elem_id="kpass-compare-a")
-                text_b = gr.Textbox(value=second, lines=6, max_lines=6, label="Model B",
-                                    elem_id="kpass-compare-b")
-                with gr.Row():
-                    ks = gr.Textbox(value="1, 2", label="k values", min_width=120, scale=2,
-                                    elem_id="kpass-compare-k")
-                    button = gr.Button("Compare", variant="primary", min_width=100, scale=1,
-                                       elem_id="kpass-compare-run")
-                message = gr.Markdown(elem_id="kpass-compare-message")
-                with gr.Row():
-                    metric = gr.Dropdown(metrics, value="pass@k", label="metric (default pass@k)")
-                    confidence = gr.Number(value=0.95, label="confidence (default 0.95)")
-                gr.Markdown(LIMITS, elem_id="kpass-limits")
-            with gr.Column(scale=7, min_width=300):
-                table = gr.Dataframe(value=pd.DataFrame(columns=COMPARE_COLUMNS),
-                                     label="A - B on the same questions", interactive=False,
-                                     elem_id="kpass-compare-table", max_height=300, wrap=True)
-                figure = gr.Plot(label="A - B against k, with its interval",
-                                 elem_id="kpass-compare-plot")
-
-        def compare(*args: Any):
-            return run_comparison_module(module, *args)
-
-        inputs = [text_a, text_b, ks, metric, confidence]
-        button.click(compare, inputs, [message, table, figure]).then(
-            None, js=scroll_js("kpass-compare-message", "kpass-compare-table"))
-        demo.load(compare, inputs, [message, table, figure])
-    return demo
+    return space_page.build_comparison_page(sys.modules[__name__], module)
 
 
 def build_demo(script: Path | None = None, module: evaluate.EvaluationModule | None = None
@@ -561,96 +515,7 @@ def build_demo(script: Path | None = None, module: evaluate.EvaluationModule | N
         module = evaluate.load(str(script))
     if module.module_type == "comparison":
         return build_comparison_demo(module)
-    name, kind, names = module.name, module_kind(module), input_names(module)
-    controls = module_controls(module)
-    summary = " ".join((module.description or "").split("\n\n")[0].split())
-    with gr.Blocks(title=f"{name} (kpass)") as demo:
-        gr.Markdown(f"## {name}\n{summary} Opens on the tau-bench airline sample (50 tasks x "
-                    "4 trials of GPT-4o).", elem_id="kpass-header")
-        with gr.Tabs():
-            with gr.Tab("Compute", elem_id="kpass-tab-compute"):
-                with gr.Row(equal_height=False, elem_id="kpass-main"):
-                    with gr.Column(scale=4, min_width=300):
-                        text = gr.Textbox(value=example_text(kind), lines=7, max_lines=7,
-                                          label=f"Outcomes ({' | '.join(names)})",
-                                          info=input_help(kind, names), elem_id="kpass-input")
-                        upload = gr.File(label="...or upload a CSV / JSONL file (used instead)",
-                                         file_types=[".csv", ".jsonl", ".json", ".txt"], height=120,
-                                         elem_id="kpass-upload")
-                        with gr.Row():
-                            ks = gr.Textbox(value=EXAMPLE_K, label="k values",
-                                            visible=uses_k(module), elem_id="kpass-k",
-                                            min_width=120, scale=2)
-                            button = gr.Button("Compute", variant="primary", elem_id="kpass-run",
-                                               min_width=100, scale=1)
-                        message = gr.Markdown(elem_id=MESSAGE_ID)
-                        with gr.Accordion("Options (defaults shown)", open=True):
-                            with gr.Row():
-                                widgets = [parameter_widget(c) for c in controls]
-                            example = gr.Button("Reload the tau-bench example", size="sm",
-                                                elem_id="kpass-example")
-                        gr.Markdown(f"{UPLOAD_HELP}\n\n{LIMITS}", elem_id="kpass-limits")
-                    with gr.Column(scale=7, min_width=300):
-                        table = gr.Dataframe(value=empty_table(), label="Results",
-                                             interactive=False, elem_id="kpass-table",
-                                             max_height=330, wrap=True)
-                        plot = gr.Plot(label="Each metric against k, with its credible band",
-                                       elem_id="kpass-plot")
-            with gr.Tab("Compare two models", elem_id="kpass-tab-compare",
-                        visible=module_family(module) in COMPARED):
-                pair = example_pair(kind) if module_family(module) in COMPARED else ("", "")
-                with gr.Row(equal_height=False, elem_id="kpass-compare-main"):
-                    with gr.Column(scale=4, min_width=300):
-                        with gr.Row():
-                            text_a = gr.Textbox(value=pair[0], lines=6, max_lines=6,
-                                                label="Model A", elem_id="kpass-compare-a",
-                                                min_width=140)
-                            text_b = gr.Textbox(value=pair[1], lines=6, max_lines=6,
-                                                label="Model B", elem_id="kpass-compare-b",
-                                                min_width=140)
-                        with gr.Row():
-                            compare_ks = gr.Textbox(value="1, 2", label="k values",
-                                                    visible=uses_k(module), min_width=120,
-                                                    scale=2, elem_id="kpass-compare-k")
-                            compare_button = gr.Button("Compare", variant="primary",
-                                                       elem_id="kpass-compare-run",
-                                                       min_width=100, scale=1)
-                        compare_message = gr.Markdown(elem_id="kpass-compare-message")
-                        gr.Markdown(COMPARE_HELP, elem_id="kpass-compare-help")
-                    with gr.Column(scale=7, min_width=300):
-                        compare_table = gr.Dataframe(
-                            value=pd.DataFrame(columns=COMPARE_COLUMNS), label="A against B",
-                            interactive=False, elem_id="kpass-compare-table", max_height=300,
-                            wrap=True)
-                        compare_figure = gr.Plot(label="A - B against k, with its interval",
-                                                 elem_id="kpass-compare-plot")
-            if module_family(module) in COMPARED:
-                leaderboard_tab.build_tab(sys.modules[__name__], demo, module, controls,
-                                          widgets)
-        gr.Markdown(formulas(module_family(module)), latex_delimiters=LATEX,
-                    elem_id="kpass-formulas")
-
-        def compute(*args: Any):
-            return run(module, controls, *args)
-
-        inputs = [text, upload, ks, *widgets]
-        outputs = [message, table, plot]
-        button.click(compute, inputs, outputs).then(None, js=scroll_js(MESSAGE_ID, "kpass-table"))
-        upload.upload(compute, inputs, outputs)
-        upload.clear(compute, inputs, outputs)
-        example.click(lambda: (example_text(kind), None, EXAMPLE_K), None, [text, upload, ks]
-                      ).then(compute, inputs, outputs)
-        demo.load(compute, inputs, outputs)
-        if module_family(module) in COMPARED:
-            def compare(*args: Any):
-                return run_compare(module, controls, *args)
-
-            compare_inputs = [text_a, text_b, compare_ks, *widgets]
-            compare_outputs = [compare_message, compare_table, compare_figure]
-            compare_button.click(compare, compare_inputs, compare_outputs).then(
-                None, js=scroll_js("kpass-compare-message", "kpass-compare-table"))
-            demo.load(compare, compare_inputs, compare_outputs)
-    return demo
+    return space_page.build_page(sys.modules[__name__], module)
 
 
 def main() -> None:

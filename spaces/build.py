@@ -37,7 +37,7 @@ APP = Path(__file__).resolve().parent / "app.py"
 # the child process with its deadline): app.py's TAB_MODULES, checked by the build tests.
 APP_MODULES = tuple(APP.parent / name for name in (
     "leaderboard_tab.py", "space_input.py", "space_output.py", "space_controls.py",
-    "space_failures.py"))
+    "space_failures.py", "space_page.py"))
 # What the app and the metric scripts import, pinned to the versions installed here.
 PINNED = ("gradio", "evaluate", "datasets", "huggingface_hub", "numpy", "scipy", "matplotlib",
           "pandas")
