@@ -159,7 +159,6 @@ OVER_HABIT: dict[str, int] = {
     "shared/kpass/io/answers.py": 564,
     "shared/kpass/io/formats.py": 602,
     "shared/kpass/io/harness.py": 573,
-    "shared/kpass/io/long.py": 627,
     "shared/kpass/leaderboard.py": 583,
     "shared/kpass/report/cli.py": 557,
     "shared/kpass/report/compare.py": 529,

@@ -1,0 +1,229 @@
+r"""Long tables read row by row: each format's rows as chunks for :mod:`kpass.io.long`.
+
+:func:`kpass.io.long.load_long` tallies a long file (one row per sample) chunk by
+chunk; the readers here turn each format -- CSV, TSV, JSONL, JSON, Parquet, a saved
+``datasets`` directory -- into those chunks. A chunk is ``(where, ids, samples,
+values)``: the place of each row (``line 12``, ``record 3``, ``row 7``), its question
+id and sample id as read (``None`` when no such column was named), and its outcome
+value or list. Nothing is checked or counted here beyond the columns being present
+(:func:`_need` picks the outcome column); the tally refuses bad values with their
+place.
+
+Example:
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "long.csv"
+    >>> _ = path.write_text("id,correct\nq1,1\nq1,0\n")
+    >>> names = {"id": "id", "sample": None, "column": None}
+    >>> list(_CHUNKS["csv"](str(path), path, names, 10))
+    [(['line 2', 'line 3'], ['q1', 'q1'], [None, None], ['1', '0'])]
+    >>> names["column"]
+    'correct'
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .formats import _open_bytes, dataset_files, parse_cell
+from .rows import (
+    MAX_NESTING,
+    ReportError,
+    Unreadable,
+    check_nesting,
+    json_problem,
+    pick_column,
+    show,
+)
+from .scalar_cells import _is_scalar_cell
+
+# ----------------------------------------------------------------------------- formats
+# Each yields chunks (where, ids, samples or None, outcome values) and fills
+# names["column"] with the outcome column it picked.
+
+Chunk = tuple[list[str], list[Any] | None, list[Any] | None, list[Any]]
+
+
+def _need(names: dict[str, Any], present: list[str], source: str, where: str | None) -> None:
+    found = ", ".join(f"`{n}`" for n in present) or "none"
+    for option in ("id", "sample"):
+        if names[option] is not None and names[option] not in present:
+            raise ReportError(source, f"no column `{names[option]}` (--{option}); the columns "
+                                      f"are {found}", where)
+    names["column"] = pick_column(present, names["column"], source, where)
+
+
+def _csv_chunks(source: str, path: Path, names: dict[str, Any], size: int,
+                delimiter: str = ",") -> Iterator[Chunk]:
+    with _open_bytes(path) as (stream, _raw):
+        # utf-8-sig: a BOM (Excel, Notepad) is not part of the first column's name
+        reader = csv.reader(io.TextIOWrapper(stream, encoding="utf-8-sig", newline=""),
+                            delimiter=delimiter)
+        header = next(reader, None)
+        if header is None:
+            raise ReportError(source, "the file holds no header and no questions")
+        header = [name.strip() for name in header]
+        _need(names, header, source, "line 1")
+        cols = [header.index(names[key]) if names[key] else None
+                for key in ("id", "sample", "column")]
+        value_col = header.index(names["column"])  # set by _need
+        width = max(c for c in cols if c is not None)
+        where: list[str] = []
+        ids: list[Any] = []
+        samples: list[Any] = []
+        values: list[Any] = []
+        start = reader.line_num
+        for record in reader:
+            line, start = f"line {start + 1}", reader.line_num
+            if not any(cell.strip() for cell in record):
+                continue
+            if width >= len(record):
+                raise ReportError(source, f"the row has {len(record)} fields; expected at least "
+                                          f"{width + 1}", line)
+            where.append(line)
+            ids.append(record[cols[0]] if cols[0] is not None else None)
+            samples.append(record[cols[1]] if cols[1] is not None else None)
+            values.append(_text_cell(record[value_col], source, line))
+            if len(where) >= size:
+                yield where, None if cols[0] is None else ids, samples, values
+                where, ids, samples, values = [], [], [], []
+        if where:
+            yield where, None if cols[0] is None else ids, samples, values
+
+
+def _text_cell(text: str, source: str, where: str) -> Any:
+    """A CSV cell: a list (``[1, 0]``, ``1 0 1``) for wide rows, else the scalar text."""
+    cell = text.strip()
+    if _is_scalar_cell(cell):
+        return cell
+    values = parse_cell(cell)
+    if isinstance(values, Unreadable):
+        raise ReportError(source, values.problem, where)
+    return values
+
+
+def _tsv_chunks(source: str, path: Path, names: dict[str, Any], size: int) -> Iterator[Chunk]:
+    return _csv_chunks(source, path, names, size, "\t")
+
+
+def _record_chunks(records: Iterator[tuple[str, Any]], source: str, names: dict[str, Any],
+                   size: int) -> Iterator[Chunk]:
+    where: list[str] = []
+    ids: list[Any] = []
+    samples: list[Any] = []
+    values: list[Any] = []
+    checked = False
+    for line, record in records:
+        if not isinstance(record, dict):
+            raise ReportError(source, f"expected an object with fields; got {show(record)}", line)
+        if not checked:
+            checked = True
+            _need(names, list(record), source, line)
+        for key in ("id", "sample", "column"):
+            if names[key] is not None and names[key] not in record:
+                raise ReportError(source, f"the record has no `{names[key]}` field", line)
+        where.append(line)
+        ids.append(record[names["id"]] if names["id"] else None)
+        samples.append(record[names["sample"]] if names["sample"] else None)
+        values.append(record[names["column"]])
+        if len(where) >= size:
+            yield where, ids if names["id"] else None, samples, values
+            where, ids, samples, values = [], [], [], []
+    if where:
+        yield where, ids if names["id"] else None, samples, values
+
+
+def _jsonl_chunks(source: str, path: Path, names: dict[str, Any], size: int) -> Iterator[Chunk]:
+    def records() -> Iterator[tuple[str, Any]]:
+        with _open_bytes(path) as (stream, _raw):
+            for number, raw_line in enumerate(stream, 1):
+                if not raw_line.strip():
+                    continue
+                if raw_line.count(b"[") + raw_line.count(b"{") > MAX_NESTING:  # cheap bound
+                    check_nesting(raw_line, source, f"line {number}")  # before json recurses
+                try:
+                    record = json.loads(raw_line)
+                except json.JSONDecodeError as error:
+                    raise ReportError(source, f"not valid JSON ({error.msg})",
+                                      f"line {number}") from None
+                except (ValueError, RecursionError) as error:  # e.g. a 5000-digit number
+                    raise ReportError(source, json_problem(error), f"line {number}") from None
+                yield f"line {number}", record
+
+    return _record_chunks(records(), source, names, size)
+
+
+def _json_chunks(source: str, path: Path, names: dict[str, Any], size: int) -> Iterator[Chunk]:
+    with _open_bytes(path) as (stream, _raw):
+        data = stream.read()
+    check_nesting(data, source)  # before the parser recurses
+    try:
+        document = json.loads(data)
+    except json.JSONDecodeError as error:
+        raise ReportError(source, f"not valid JSON ({error.msg})",
+                          f"line {error.lineno}") from None
+    except (ValueError, RecursionError) as error:  # e.g. a 5000-digit number
+        raise ReportError(source, json_problem(error)) from None
+    if isinstance(document, dict):  # columns: {"id": [...], "correct": [...]}
+        keys = list(document)
+        lengths = {len(v) for v in document.values() if isinstance(v, list)}
+        if len(lengths) != 1 or not all(isinstance(v, list) for v in document.values()):
+            raise ReportError(source, "a JSON object must map each column to a list of one "
+                                      "length")
+        document = [dict(zip(keys, row, strict=True)) for row in zip(*document.values(),
+                                                                     strict=True)]
+    if not isinstance(document, list):
+        raise ReportError(source, "expected a list of records or an object of columns")
+    return _record_chunks(((f"record {i}", r) for i, r in enumerate(document, 1)), source,
+                          names, size)
+
+
+def _arrow_chunks(batches: Iterator[Any], names: dict[str, Any]) -> Iterator[Chunk]:
+    first = 0
+    for batch in batches:
+        where = [f"row {first + i + 1}" for i in range(batch.num_rows)]
+        first += batch.num_rows
+        samples = batch.column(names["sample"]).to_pylist() if names["sample"] else None
+        ids = batch.column(names["id"]).to_pylist() if names["id"] else None
+        yield where, ids, samples, batch.column(names["column"]).to_pylist()
+
+
+def _parquet_chunks(source: str, path: Path, names: dict[str, Any], size: int
+                    ) -> Iterator[Chunk]:
+    import pyarrow.parquet as pq
+
+    try:
+        handle = pq.ParquetFile(path)
+    except Exception as error:  # noqa: BLE001 - pyarrow raises several types here
+        raise ReportError(source, f"not a readable Parquet file ({error})") from None
+    present = handle.schema_arrow.names
+    _need(names, present, source, None)
+    wanted = [n for n in (names["id"], names["sample"], names["column"]) if n]
+    return _arrow_chunks(handle.iter_batches(batch_size=size, columns=wanted), names)
+
+
+def _datasets_chunks(source: str, path: Path, names: dict[str, Any], size: int
+                     ) -> Iterator[Chunk]:
+    import pyarrow as pa
+
+    # the checked list of Arrow files (a broken state.json or empty _data_files is refused)
+    files = dataset_files(source, path)
+
+    def batches() -> Iterator[Any]:
+        for file in files:
+            with pa.memory_map(str(file)) as handle:
+                for record_batch in pa.ipc.open_stream(handle):
+                    for start in range(0, record_batch.num_rows, size):
+                        yield record_batch.slice(start, size)
+
+    with pa.memory_map(str(files[0])) as handle:
+        _need(names, pa.ipc.open_stream(handle).schema.names, source, None)
+    return _arrow_chunks(batches(), names)
+
+
+_CHUNKS = {"csv": _csv_chunks, "tsv": _tsv_chunks, "jsonl": _jsonl_chunks,
+           "json": _json_chunks, "parquet": _parquet_chunks, "datasets": _datasets_chunks}
