@@ -157,7 +157,6 @@ OVER_HABIT: dict[str, int] = {
     "shared/kpass/hf/evaluate_module.py": 656,
     "shared/kpass/hf/vocabulary.py": 674,
     "shared/kpass/io/answers.py": 564,
-    "shared/kpass/io/formats.py": 602,
     "shared/kpass/io/harness.py": 573,
     "shared/kpass/leaderboard.py": 583,
     "shared/kpass/report/cli.py": 557,

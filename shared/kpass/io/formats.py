@@ -4,6 +4,8 @@ JSONL, JSON, CSV/TSV (optionally gzipped) are read as text, line numbers kept;
 Parquet and saved ``datasets`` directories through pyarrow, in record batches;
 ``.npy`` memory-mapped. Rows the reader cannot parse become :class:`Unreadable`
 placeholders, so counting reports them with their line like any other bad row.
+Format detection and the reader base classes live in :mod:`kpass.io.formats_base`
+and are re-exported here.
 """
 
 from __future__ import annotations
@@ -23,9 +25,17 @@ from typing import Any
 import numpy as np
 
 from .._core.inputs import BinaryCounts
-from .progress import Progress
+from .formats_base import (  # noqa: F401 - moved there, still importable from here
+    BOM,
+    FORMATS,
+    _element_lines,
+    _need_pyarrow,
+    _Reader,
+    _RecordReader,
+    _skip_space,
+    detect_format,
+)
 from .rows import (
-    INSTALL_HINT,
     MAX_NESTING,
     Batch,
     ReportError,
@@ -39,45 +49,9 @@ from .rows import (
     too_deep,
 )
 
-FORMATS = {
-    ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "tsv",
-    ".parquet": "parquet", ".pq": "parquet", ".npy": "npy",
-}
-"""File suffix -> format; ``.gz`` may follow the text formats; directories are datasets."""
-
-BOM = b"\xef\xbb\xbf"
-"""The UTF-8 byte-order mark some editors (Excel, Notepad) put first; every text reader drops it."""
-
 # A question with a million samples is a ~3 MB CSV cell; the csv module's default limit is
 # 128 kB. Raised once to the largest value every platform's C long holds.
 csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
-
-
-def detect_format(path: Path) -> str:
-    """The format of ``path`` from its suffix (``datasets`` for a directory).
-
-    Args:
-        path: an existing file or directory.
-
-    Returns:
-        One of ``jsonl``, ``json``, ``csv``, ``tsv``, ``parquet``, ``npy``, ``datasets``.
-
-    Raises:
-        ReportError: the suffix is not one kpass reads.
-    """
-    if path.is_dir():
-        return "datasets"
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] == ".gz":
-        suffixes = suffixes[:-1]
-        if suffixes and FORMATS.get(suffixes[-1]) in ("jsonl", "json", "csv", "tsv"):
-            return FORMATS[suffixes[-1]]
-    elif suffixes and suffixes[-1] in FORMATS:
-        return FORMATS[suffixes[-1]]
-    known = ", ".join(sorted(FORMATS)) + " (text formats also .gz), or a datasets directory"
-    suffix = "".join(path.suffixes) or "(no suffix)"
-    raise ReportError(str(path), f"unknown file type {suffix!r}; kpass reads {known}")
-
 
 
 # ----------------------------------------------------------------------------- readers
@@ -96,65 +70,6 @@ def _open_bytes(path: Path) -> Iterator[tuple[_Bytes, io.BufferedReader]]:
                 yield stream, raw
         else:
             yield raw, raw
-
-
-class _Reader:
-    """Common state of a reader: the file, the column, the chunk size, the progress bar."""
-
-    def __init__(self, source: str, path: Path, column: str | None, chunk_size: int,
-                 progress: Progress | None) -> None:
-        self.source = source
-        self.path = path
-        self.requested = column
-        self.column: str | None = column
-        self.chunk_size = chunk_size
-        self.progress = progress
-        self.picked = False
-        self.at: str | None = None
-        """Where the reader is (``line 12``), so an error while reading can say where."""
-
-    @property
-    def label(self) -> str:
-        return self.column or "outcomes"
-
-    def _start(self, total: float, unit: str) -> None:
-        if self.progress is not None:
-            self.progress.start(total, unit)
-
-    def _update(self, done: float) -> None:
-        if self.progress is not None:
-            self.progress.update(done)
-
-    def batches(self) -> Iterator[Batch]:  # pragma: no cover - every reader overrides it
-        raise NotImplementedError
-
-    def _lines(self, stream: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
-        """The file's lines as bytes, numbered from 1, the BOM dropped; tracks :attr:`at`."""
-        for number, line in enumerate(stream, 1):
-            self.at = f"line {number}"
-            if number == 1 and line.startswith(BOM):
-                line = line[len(BOM):]
-            yield number, line
-        self.at = None
-
-
-class _RecordReader(_Reader):
-    """Shared by JSON and JSONL: a record is an object with the column, or a bare list."""
-
-    def _value(self, record: Any, where: str) -> Any:
-        if isinstance(record, dict):
-            if not self.picked:
-                self.picked = True
-                self.column = pick_column(list(record), self.requested, self.source, where)
-            if self.column not in record:
-                return Unreadable(f"the record has no `{self.column}` field")
-            return record[self.column]
-        if isinstance(record, list):
-            if self.requested is not None:
-                return Unreadable(f"the record is a bare list, not an object with "
-                                   f"`{self.requested}`")
-            return record
-        return Unreadable(f"expected an object with the outcome list; got {show(record)}")
 
 
 class _JsonlReader(_RecordReader):
@@ -302,29 +217,6 @@ def read_text(source: str, path: Path) -> str:
                                   "line)", f"line {line}") from None
 
 
-def _skip_space(text: str, index: int) -> int:
-    while index < len(text) and text[index] in " \t\r\n":
-        index += 1
-    return index
-
-
-def _element_lines(text: str, start: int) -> list[int]:
-    """The line on which each element of the top-level JSON array starting at ``start`` begins."""
-    decoder = json.JSONDecoder()
-    lines = []
-    line, counted = 1 + text.count("\n", 0, start), start
-    index = _skip_space(text, start + 1)
-    while index < len(text) and text[index] != "]":
-        line += text.count("\n", counted, index)
-        counted = index
-        lines.append(line)
-        _, end = decoder.raw_decode(text, index)
-        index = _skip_space(text, end)
-        if index < len(text) and text[index] == ",":
-            index = _skip_space(text, index + 1)
-    return lines
-
-
 _CELL_SPLIT = re.compile(r"[\s,;|]+")
 
 
@@ -449,14 +341,6 @@ def _parse_text_cell(cell: str) -> list[Any] | Unreadable:
 
 class _TsvReader(_CsvReader):
     delimiter = "\t"
-
-
-def _need_pyarrow(what: str) -> Any:
-    try:
-        import pyarrow as pa
-    except ImportError:  # pragma: no cover - pyarrow is installed in the test environment
-        raise ReportError(what, f"reading this format needs pyarrow; {INSTALL_HINT}") from None
-    return pa
 
 
 class _ParquetReader(_Reader):
