@@ -10,7 +10,7 @@ CORE_MODULES = [
     "kpass.maj", "kpass.auc", "kpass.geom", "kpass.bayes", "kpass.avg", "kpass.max_reward",
     "kpass.data", "kpass.stats.errors", "kpass.stats.comparison", "kpass.stats.planning",
     "kpass.tailpass", "kpass.tailpass_draws", "kpass.tailpass_weights",
-    "kpass._core.soft", "kpass._core.canonical", "kpass.io.long",
+    "kpass._core.soft", "kpass._core.canonical", "kpass.io.long", "kpass.registry",
 ]
 
 

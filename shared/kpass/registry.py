@@ -233,8 +233,13 @@ def names(*, values: str | None = None, credit: bool | None = None,
         per_k: whether the family has a budget k.
 
     Returns:
-        Function names, each once, e.g. ``names(values="dataset")`` ->
-        ``("geom_ds_at_k", "geo_spectrum_at_k", "geo_spectrum_star_at_k")``.
+        Function names, each once.
+
+    Example:
+        >>> names(values="dataset")
+        ('geom_ds_at_k', 'geo_spectrum_at_k', 'geo_spectrum_star_at_k')
+        >>> names(values="state", per_k=False)
+        ('avg',)
     """
     chosen = [f.function for f in FAMILIES if f.binarize is None
               and (f.values == values if values is not None else f.values != "posterior")
