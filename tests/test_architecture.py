@@ -157,7 +157,6 @@ OVER_HABIT: dict[str, int] = {
     "shared/kpass/hf/evaluate_module.py": 512,
     "shared/kpass/io/answers.py": 564,
     "shared/kpass/io/harness.py": 573,
-    "shared/kpass/leaderboard.py": 583,
     "shared/kpass/report/cli.py": 557,
     "shared/kpass/report/compare.py": 529,
     "shared/kpass/tailpass.py": 581,

@@ -11,6 +11,7 @@ CORE_MODULES = [
     "kpass.data", "kpass.stats.errors", "kpass.stats.comparison", "kpass.stats.planning",
     "kpass.tailpass", "kpass.tailpass_draws", "kpass.tailpass_weights",
     "kpass._core.soft", "kpass._core.canonical", "kpass.io.long", "kpass.registry",
+    "kpass.stats.ranking",
 ]
 
 

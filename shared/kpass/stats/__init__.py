@@ -14,6 +14,8 @@ lm-evaluation-harness and lighteval do when they print a stderr (Miller 2024):
   posterior probability that A beats B on these very questions.
 - :func:`plan`: from a pilot run, the standard error at another number of questions and
   samples, and the questions or samples needed to detect a difference.
+- :func:`leaderboard`: many models on the same questions, with rank sets that hold
+  jointly (:mod:`kpass.stats.ranking`, its machinery in :mod:`kpass.stats.rank_sets`).
 
 The law of total variance links the two views: the variance of a per-question estimate
 s_q is the between-question variance of the true values g(p_q) plus the within-question
@@ -82,5 +84,6 @@ from .planning import (  # noqa: F401 - the names kpass.stats has always offered
     _state_table,
     plan,
 )
+from .ranking import Leaderboard, RankedPair, Standing, leaderboard  # noqa: F401
 
 __all__ = ["Comparison", "Plan", "SmallSampleWarning", "compare", "plan", "standard_error"]
