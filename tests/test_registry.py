@@ -196,6 +196,18 @@ def test_the_listing_check_finds_a_planted_list(tmp_path):
 # ----------------------------------------------------------------------------- declarations
 
 
+def test_lookups_find_each_entry_and_name_what_exists_otherwise():
+    for fam in registry.FAMILIES:
+        assert registry.family(fam.key) is fam
+    for m in registry.MODULES:
+        assert registry.module(m.name) is m
+    with pytest.raises(LookupError, match=r"no kpass family has key 'pass@n'; keys: pass@k, "):
+        registry.family("pass@n")
+    with pytest.raises(LookupError, match=r"modules: pass_at_k_bayes, g_pass_at_k_bayes"):
+        registry.module("pass_at_k")
+    assert len({m.name for m in registry.MODULES}) == len(registry.MODULES)
+
+
 def test_every_point_function_of_the_families_is_declared():
     point = {name for name, function in families.functions().items()
              if not name.endswith("_ci") and name != "tailpass_draws"}

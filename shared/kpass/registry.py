@@ -248,22 +248,23 @@ def names(*, values: str | None = None, credit: bool | None = None,
     return tuple(dict.fromkeys(chosen))
 
 
+_FAMILY_BY_KEY = {f.key: f for f in FAMILIES}
+_MODULE_BY_NAME = {m.name: m for m in MODULES}
+
+
 def family(key: str) -> Family:
     """The family with this key (``"pass^k"``), or a LookupError naming the keys."""
-    for candidate in FAMILIES:
-        if candidate.key == key:
-            return candidate
-    raise LookupError(f"no kpass family has key {key!r}; keys: "
-                      f"{', '.join(f.key for f in FAMILIES)}")
+    if key not in _FAMILY_BY_KEY:
+        raise LookupError(f"no kpass family has key {key!r}; keys: {', '.join(_FAMILY_BY_KEY)}")
+    return _FAMILY_BY_KEY[key]
 
 
 def module(name: str) -> Module:
     """The ``evaluate`` module called ``name``, or a LookupError naming the modules."""
-    for candidate in MODULES:
-        if candidate.name == name:
-            return candidate
-    raise LookupError(f"no kpass module is called {name!r}; modules: "
-                      f"{', '.join(m.name for m in MODULES)}")
+    if name not in _MODULE_BY_NAME:
+        raise LookupError(f"no kpass module is called {name!r}; modules: "
+                          f"{', '.join(_MODULE_BY_NAME)}")
+    return _MODULE_BY_NAME[name]
 
 
 def reported(module_name: str) -> tuple[Family, ...]:
