@@ -7,19 +7,20 @@ mG weights, giving GeoSpectrum* = sqrt(Pass@k mG-Pass@k)).
 
 Posterior summaries use the exact posterior moments and covariance of the two
 blended quantities, propagated through g(x, y) = x^a y^b by the first-order delta
-method (an approximation, as in the reference library).
+method (an approximation, as in the reference library); the blend, the delta method and
+the checks of powers, coupling and weights are in :mod:`kpass._core.geom_blend`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence  # noqa: F401 - kpass.geom's name, as before
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ._core import driver as _driver
-from ._core.credits import (
+from ._core.credits import (  # noqa: F401 - kpass.geom's names, as before
     Credit,
     mg_spectrum_weights,
     pass_credit,
@@ -30,120 +31,27 @@ from ._core.credits import (
     state_values,
     unanimous_credit,
 )
-from ._core.inputs import ArgumentTypeError, _show, check_real, normalize_ks
+from ._core.geom_blend import (  # noqa: F401 - kpass.geom's names, as before
+    _blend,
+    _check_powers,
+    _check_weights,
+    _dataset_delta,
+    _delta,
+    _joint,
+    _resolve_lambda,
+    _spectrum_for,
+    _weights_per_k,
+)
+from ._core.inputs import (  # noqa: F401 - kpass.geom's names, as before
+    ArgumentTypeError,
+    _show,
+    check_real,
+    normalize_ks,
+)
 from ._core.states import BinaryStates, states_for
 
 FloatArray = npt.NDArray[np.float64]
 WeightsLike = npt.ArrayLike | None
-
-
-# ----------------------------------------------------------------------------- helpers
-
-
-def _check_powers(pass_power: Any, unanimous_power: Any) -> tuple[float, float]:
-    a = check_real(pass_power, "pass_power")
-    b = check_real(unanimous_power, "unanimous_power")
-    if a == 0.0 and b == 0.0:
-        raise ValueError("`pass_power` and `unanimous_power` must not both be 0; got 0 and 0")
-    return a, b
-
-
-def _blend(x_in: npt.ArrayLike, y_in: npt.ArrayLike, a: float, b: float) -> FloatArray:
-    """x^a y^b elementwise, with the reference library's rules for zeros and negative powers."""
-    x = np.asarray(x_in, dtype=np.float64)
-    y = np.asarray(y_in, dtype=np.float64)
-    for base, power, other, other_power, name in ((x, a, y, b, "pass_power"),
-                                                  (y, b, x, a, "unanimous_power")):
-        if power < 0.0:
-            trouble = (base == 0.0) & ~((other == 0.0) & (other_power > 0.0))
-            if trouble.any():
-                raise ValueError(
-                    f"`{name}` must be non-negative where its quantity is 0; got {name}={power}"
-                )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.power(x, a) * np.power(y, b)
-    zero = ((x == 0.0) & (a < 0.0)) | ((y == 0.0) & (b < 0.0))
-    return np.where(zero, 0.0, out)
-
-
-def _delta(mx: FloatArray, vx: FloatArray, my: FloatArray, vy: FloatArray, cov: FloatArray,
-           a: float, b: float) -> tuple[FloatArray, FloatArray]:
-    """Mean x^a y^b and first-order delta-method variance, elementwise."""
-    mean = _blend(mx, my, a, b)
-    zeros = np.zeros_like(mean)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        # g_x sd_x = a x^(a-1) y^b sd_x = a (mean / x) sd_x: the ratio first, so that
-        # x^(a-1) of a tiny x (a strong prior against success) cannot overflow.
-        sx, sy = np.sqrt(np.maximum(vx, 0.0)), np.sqrt(np.maximum(vy, 0.0))
-        ux = a * (mean / mx) * sx if a != 0.0 else zeros
-        uy = b * (mean / my) * sy if b != 0.0 else zeros
-        correlation = np.where((sx > 0.0) & (sy > 0.0), cov / sx / sy, 0.0)
-        variance = ux * ux + uy * uy + 2.0 * ux * uy * correlation
-    variance = np.where(mean == 0.0, 0.0, np.maximum(variance, 0.0))
-    return mean, variance
-
-
-def _resolve_lambda(lam: Any, lambda_: Any) -> float:
-    if lambda_ is not None:
-        if lam != 0.5:
-            raise ArgumentTypeError(
-                f"give the coupling as `lam` or `lambda_`, not both; got lam={lam!r}, "
-                f"lambda_={lambda_!r}"
-            )
-        lam = lambda_
-    return check_real(lam, "lam", low=0.0, high=1.0)
-
-
-def _check_weights(weights: Any, k: int) -> FloatArray:
-    """Length-k real weights (bool, int or float), non-negative, finite, summing to <= 1.
-
-    As the reference library: complex weights (whose imaginary part a float cast would
-    drop) and strings or other non-numbers are refused, not converted.
-    """
-    try:
-        array = np.asarray(weights)
-    except (TypeError, ValueError):
-        raise ArgumentTypeError(
-            f"`weights` must be a length-{k} sequence of numbers; got weights={_show(weights)}"
-        ) from None
-    if array.dtype.kind not in "biuf":
-        what = "complex numbers" if array.dtype.kind == "c" else f"dtype {array.dtype}"
-        raise ArgumentTypeError(
-            f"`weights` must be a length-{k} sequence of real numbers; got {what} "
-            f"(weights={_show(weights)})"
-        )
-    if array.ndim != 1 or array.size != k:
-        raise ValueError(
-            f"`weights` must have one weight per threshold r = 1..k (length {k}); got shape "
-            f"{array.shape}"
-        )
-    array = array.astype(np.float64)
-    if not np.all(np.isfinite(array)) or np.any(array < 0.0):
-        raise ValueError(f"`weights` must be non-negative and finite; got {array.tolist()}")
-    total = float(np.sum(array))
-    if total > 1.0 + 1e-12:
-        raise ValueError(f"`weights` must sum to at most 1; got sum={total}")
-    return array
-
-
-def _weights_per_k(weights: Any, ks: list[int], many: bool) -> list[Any]:
-    """One weight vector per k: a single vector for one k, or a list of vectors for several."""
-    if weights is None:
-        return [None] * len(ks)
-    if not many:
-        return [weights]
-    if len(ks) == 1 and np.ndim(weights) == 1:
-        return [weights]
-    if not isinstance(weights, Sequence) or len(weights) != len(ks):
-        raise ValueError(
-            f"with several k, `weights` must be a list of {len(ks)} weight vectors, one per k"
-        )
-    return list(weights)
-
-
-def _spectrum_for(weights: Any, k: int) -> Credit:
-    chosen = mg_spectrum_weights(k) if weights is None else _check_weights(weights, k)
-    return spectrum_credit(chosen)
 
 
 # ----------------------------------------------------------------------------- point estimators
@@ -326,13 +234,6 @@ def geo_spectrum_star_at_k(R: Any, k: Any, *, short: str = "error") -> Any:
 # ----------------------------------------------------------------------------- posteriors
 
 
-def _joint(states: BinaryStates, alpha0: float, beta0: float, left: Credit, right: Credit):
-    alpha, beta = posterior_parameters(states, alpha0, beta0)
-    left_m = posterior_moments(alpha, beta, left, states=states)
-    right_m = posterior_moments(alpha, beta, right, states=states)
-    cov = posterior_covariance(alpha, beta, left, right, left_m, right_m)
-    return left_m, right_m, cov
-
 
 def threshold_spectrum_at_k_ci(R: Any, k: Any, weights: Any, confidence: float = 0.95,
                                bounds: tuple[float, float] | None = (0.0, 1.0),
@@ -425,15 +326,6 @@ def geom_at_k_ci(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float
                                  confidence, bounds))
     return _driver.finish(results, many)
 
-
-def _dataset_delta(states: BinaryStates, alpha0: float, beta0: float, left: Credit,
-                   right: Credit, a: float, b: float) -> tuple[float, float]:
-    left_m, right_m, cov = _joint(states, alpha0, beta0, left, right)
-    mean, variance = _delta(
-        np.array(states.mean(left_m.mean)), np.array(states.sum_of_variances(left_m.variance)),
-        np.array(states.mean(right_m.mean)), np.array(states.sum_of_variances(right_m.variance)),
-        np.array(states.sum_of_variances(cov)), a, b)
-    return float(mean), float(variance)
 
 
 def geom_ds_at_k_ci(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float = 0.5,
