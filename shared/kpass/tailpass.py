@@ -29,10 +29,10 @@ References:
 
 from __future__ import annotations
 
-import math
+import math  # noqa: F401 - kpass.tailpass's name, as before
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar  # noqa: F401 - kpass.tailpass's names, as before
 
 import numpy as np
 import numpy.typing as npt
@@ -47,8 +47,8 @@ from ._core.checks import (
     check_short,
     normalize_ks,
 )
-from ._core.concentrated import MAX_DEGREE, covariance
-from ._core.credits import (
+from ._core.concentrated import MAX_DEGREE, covariance  # noqa: F401 - names, as before
+from ._core.credits import (  # noqa: F401 - kpass.tailpass's names, as before
     MAX_PRODUCT_K,
     Credit,
     pass_credit,
@@ -56,7 +56,7 @@ from ._core.credits import (
     threshold_credit,
     unanimous_credit,
 )
-from ._core.dirichlet import (
+from ._core.dirichlet import (  # noqa: F401 - kpass.tailpass's names, as before
     bank_scores,
     binary_event_covariance,
     check_pairs,
@@ -69,7 +69,7 @@ from ._core.dirichlet import (
     upper_sums,
 )
 from ._core.driver import finish, normal_interval
-from ._core.kernels import beta_binomial_pmf, hypergeom_pmf
+from ._core.kernels import beta_binomial_pmf, hypergeom_pmf  # noqa: F401 - names, as before
 from ._core.states import exact_weighted_mean, keep_at_least
 from ._core.tailpass_checks import (
     check_convex_weights,
@@ -89,29 +89,17 @@ from ._core.tailpass_exact import (  # noqa: F401 - kpass.tailpass's names, as b
     _exact_power_polynomial,
     _power_polynomial_variance,
 )
+from ._core.tailpass_moments import (  # noqa: F401 - kpass.tailpass's names, as before
+    Number,
+    ProfileMoments,
+    _credit,
+    _frozen,
+    _group_levels,
+    _normal_summary,
+)
 from .tailpass_draws import RNG, Summary, TailPassDraws, draw_probabilities
 
 FloatArray = npt.NDArray[np.float64]
-Number = TypeVar("Number", np.int64, np.float64)
-
-
-# ----------------------------------------------------------------------------- validation
-
-
-def _group_levels(matrix: npt.NDArray[Number], weights: FloatArray
-                  ) -> tuple[npt.NDArray[Number], FloatArray]:
-    """Columns summed per distinct reward (ascending), and the distinct rewards."""
-    levels, group = np.unique(weights, return_inverse=True)
-    grouped = np.zeros((matrix.shape[0], levels.size), dtype=matrix.dtype)
-    for category, level in enumerate(group.reshape(-1)):
-        grouped[:, level] += matrix[:, category]
-    return grouped, levels
-
-
-def _frozen(values: Any) -> FloatArray:
-    array = np.array(values, dtype=np.float64)
-    array.setflags(write=False)
-    return array
 
 
 # ----------------------------------------------------------------------------- public
@@ -182,7 +170,7 @@ def tailpass(R: Any, k: Any, w: Any = None, R0: Any = None, *, eta: float = 1.0,
 
 
 @dataclass(frozen=True, eq=False)
-class TailPassProfile:
+class TailPassProfile(ProfileMoments):
     """Posterior TailPass profile made by :func:`tailpass`; arrays are computed on first use.
 
     Attributes:
@@ -209,48 +197,6 @@ class TailPassProfile:
     def question_count(self) -> int:
         """Number of questions M."""
         return int(self._parameters.shape[0])
-
-    @cached_property
-    def _states(self) -> tuple[FloatArray, FloatArray, npt.NDArray[np.int64]]:
-        """Distinct posterior rows, their multiplicities and each question's row."""
-        rows, inverse, multiplicity = np.unique(self._parameters, axis=0, return_inverse=True,
-                                                return_counts=True)
-        return rows, multiplicity.astype(np.float64), inverse.reshape(-1)
-
-    @property
-    def _binary(self) -> bool:
-        return self._levels.size == 2
-
-    @cached_property
-    def _grid(self) -> tuple[npt.NDArray[np.int64], FloatArray]:
-        counts = count_grid(self.k, self._levels.size)
-        return counts, bank_scores(counts, self._levels, self.k)
-
-    @cached_property
-    def _tail_index(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        order = np.argsort(self._grid[1], kind="stable")
-        return order, np.searchsorted(self._grid[1][order], self.thresholds)
-
-    def _tails(self, pmf: FloatArray, *, exact_ends: bool = True) -> FloatArray:
-        """P(score >= t) per threshold from bank probabilities (..., G).
-
-        ``exact_ends=False`` (posterior draws, where speed matters): upper sums only.
-        """
-        order, cut = self._tail_index
-        if exact_ends:
-            return upper_sums(pmf[..., order], cut)
-        upper = np.zeros((*pmf.shape[:-1], pmf.shape[-1] + 1))
-        np.cumsum(pmf[..., order[::-1]], axis=-1, out=upper[..., -2::-1])
-        return upper[..., cut]
-
-    def _pmf(self, rows: FloatArray) -> FloatArray:
-        if self._binary:
-            return beta_binomial_pmf(self.k, rows[:, 1], rows[:, 0])
-        return predictive_pmf(self._grid[0], rows)
-
-    @cached_property
-    def _state_means(self) -> FloatArray:
-        return self._tails(self._pmf(self._states[0]))
 
     @cached_property
     def question_mean(self) -> FloatArray:
@@ -290,45 +236,6 @@ class TailPassProfile:
         return _frozen(np.sqrt(np.diag(self.covariance)))
 
     # ------------------------------------------------------------------ scalar utilities
-
-    def _aggregate(self, means: FloatArray, variances: FloatArray) -> tuple[float, float]:
-        weight = self._states[1]
-        mean = float(weight @ means / self.question_count)
-        variance = max(float(weight @ variances) / self.question_count**2, 0.0)
-        return finish([(mean, math.sqrt(variance))], False)
-
-    def _payoff_moments(self, payoff: FloatArray) -> tuple[float, float]:
-        """Posterior mean and sd of the dataset average of a bank payoff u(x)."""
-        rows = self._states[0]
-        counts = self._grid[0]
-        if self._binary and self.k <= MAX_PRODUCT_K:
-            high, low = rows[:, 1], rows[:, 0]
-            moments = posterior_moments(high, low, _credit(self.k, payoff))
-            variance = moments.variance
-            # The credits refine only the states that lost ~6 digits; 1e-10 needs more.
-            lost = variance * NARROW_RATIO <= variance + moments.shifted**2
-            if self.k <= MAX_DEGREE and lost.any():
-                refined = covariance(high[lost], low[lost],
-                                     beta_binomial_pmf(self.k, high[lost], low[lost]),
-                                     payoff, payoff)
-                variance = variance.copy()
-                variance[lost] = np.where(np.isnan(refined), variance[lost],
-                                          np.maximum(refined, 0.0))
-            return self._aggregate(moments.mean, variance)
-        if self._binary:
-            # Beyond MAX_PRODUCT_K the two-bank sum would need more pairs than allowed.
-            check_pairs(self.k + 1)
-        means = self._pmf(rows) @ payoff
-        variances = np.array([payoff_covariance(counts, alpha, payoff[:, None])[0, 0]
-                              for alpha in rows])
-        narrow = np.flatnonzero(variances * NARROW_RATIO <= variances + means**2)
-        if narrow.size and len(counts) <= MAX_EXACT_BANKS:
-            # The conditional form loses digits on narrow posteriors: exact fractions.
-            means, variances = means.copy(), variances.copy()
-            for state in narrow:
-                means[state], variances[state] = _exact_payoff_moments(counts, payoff,
-                                                                       rows[state])
-        return self._aggregate(means, variances)
 
     def linear(self, weights: Any) -> tuple[float, float]:
         r"""Exact posterior (mean, sd) of a convex combination of the profile's thresholds.
@@ -399,16 +306,6 @@ class TailPassProfile:
                         polynomial, rows[state])
             return self._aggregate(means, variances)
         return self._payoff_moments(self._grid[1] ** lam)
-
-    def _endpoint(self, full_credit: bool) -> tuple[float, float]:
-        hit = self._levels == 1.0 if full_credit else self._levels > 0.0
-        if hit.all() or not hit.any():
-            return finish([(float(hit.all()), 0.0)], False)
-        rows = self._states[0]
-        alpha, beta = rows[:, hit].sum(axis=1), rows[:, ~hit].sum(axis=1)
-        credit = unanimous_credit(self.k) if full_credit else pass_credit(self.k)
-        moments = posterior_moments(alpha, beta, credit)
-        return self._aggregate(moments.mean, moments.variance)
 
     def discovery(self) -> tuple[float, float]:
         """Exact posterior (mean, sd) of P(B > 0): some attempt earns positive credit.
@@ -485,19 +382,6 @@ class TailPassProfile:
             return _normal_summary(*self.moment(lam), confidence)
         draws = self.sample(n_draws, rng=rng)
         return draws.summary(draws.moment(lam), confidence=confidence)
-
-
-def _normal_summary(mean: float, sd: float, confidence: float
-                    ) -> tuple[float, float, float, float]:
-    return finish([(mean, sd, *normal_interval(mean, sd, confidence, (0.0, 1.0)))], False)
-
-
-def _credit(k: int, payoff: FloatArray) -> Credit:
-    """The payoff of j high-level attempts in k as a credit, with its closed form if any."""
-    steps = np.flatnonzero(np.diff(payoff))
-    if payoff[0] == 0.0 and steps.size == 1 and payoff[-1] == 1.0:
-        return threshold_credit(k, int(steps[0]) + 1)
-    return Credit(k, payoff)
 
 
 def tailpass_empirical(R: Any, k: Any, w: Any = None, *, thresholds: Any = None,
