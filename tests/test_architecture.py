@@ -156,7 +156,6 @@ OVER_HABIT: dict[str, int] = {
     "shared/kpass/hf/evaluate_module.py": 512,
     "shared/kpass/io/answers.py": 564,
     "shared/kpass/io/harness.py": 573,
-    "shared/kpass/report/cli.py": 557,
     "shared/kpass/report/compare.py": 529,
     "spaces/app.py": 528,
 }
