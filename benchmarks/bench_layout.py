@@ -53,15 +53,15 @@ folder = os.environ["BENCH_DATA"]
 """
 
 WORKLOADS = {
-    "report (CLI, 20000 x 64 JSONL)": (r"""
+    "report (CLI, 4000 x 32 JSONL)": (r"""
 from kpass.report.cli import main
 path = os.path.join(folder, "a.jsonl")
 print(timed(quiet(lambda: main(["report", path, "--format", "json"])), 3))
 """, 3),
-    "compare (CLI, two 20000 x 64)": (r"""
+    "compare (CLI, two 4000 x 32, --k 1,4,16)": (r"""
 from kpass.report.cli import main
 a, b = os.path.join(folder, "a.jsonl"), os.path.join(folder, "b.jsonl")
-print(timed(quiet(lambda: main(["compare", a, b, "--format", "json"])), 3))
+print(timed(quiet(lambda: main(["compare", a, b, "--k", "1,4,16", "--format", "json"])), 3))
 """, 3),
     "leaderboard (CLI, four 2000 x 16)": (r"""
 from kpass.report.cli import main
@@ -136,7 +136,7 @@ def write_data(folder: Path) -> None:
         p = r.beta(0.7, 0.7, m)
         return (r.random((m, n)) < p[:, None]).astype(int)
 
-    for name, R in (("a", matrix(20000, 64, 1)), ("b", matrix(20000, 64, 2)),
+    for name, R in (("a", matrix(4000, 32, 1)), ("b", matrix(4000, 32, 2)),
                     *((f"m{i}", matrix(2000, 16, 20 + i)) for i in range(4))):
         with open(folder / f"{name}.jsonl", "w") as out:
             for row in R:

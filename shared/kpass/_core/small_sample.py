@@ -46,6 +46,11 @@ standard error at most 0.5 / sqrt(20000) = 0.0035)."""
 FLIP_SEED = 20261124
 """Seed of the Monte Carlo sign flips, so a comparison's p_exact is reproducible."""
 
+FLIP_BLOCK_ENTRIES = 1 << 21
+"""Random bytes drawn at once by the Monte Carlo sign-flip test (16 MB of looked-up float64
+sums per block). At 5000 questions a test takes about 0.1 s (0.9 s with one random
+integer per sign)."""
+
 
 class SmallSampleWarning(UserWarning):
     """A number whose stated confidence may not hold.
@@ -92,7 +97,9 @@ def sign_flip_p(differences: np.ndarray, codes: np.ndarray | None = None) -> flo
         a cluster flips as a whole); S = |sum_u x_u|; under the null each x_u is as likely
         to be -x_u, so p = #{signs e : |sum_u e_u x_u| >= S} / 2^U, enumerated exactly for
         U <= :data:`EXACT_UP_TO`, else (1 + #{b : S_b >= S}) / (1 + B) over B =
-        :data:`FLIPS` random sign patterns (seed :data:`FLIP_SEED`), a valid p-value too.
+        :data:`FLIPS` random sign patterns (seed :data:`FLIP_SEED`), a valid p-value too
+        (Phipson and Smyth 2010). Each random byte signs eight units at once, through a
+        table of the 256 signed sums of each group of eight: a pattern costs U / 8 look-ups.
         Never 0: the identity pattern always counts (two questions both +0.25: 0.5).
 
     Args:
@@ -115,11 +122,20 @@ def sign_flip_p(differences: np.ndarray, codes: np.ndarray | None = None) -> flo
         for value in values:
             sums = np.concatenate([sums + value, sums - value])
         return float(np.count_nonzero(np.abs(sums) >= observed - tolerance) / sums.size)
+    # Eight units per random byte: table[b, j] is the sum of the j-th eight units under the
+    # signs of the bits of b (bit set: +), so a pattern's sum is sum_j table[byte_j, j].
+    eights = np.concatenate([values, np.zeros(-values.size % 8)]).reshape(-1, 8)
+    signs = 2.0 * ((np.arange(256)[:, None] >> np.arange(8)) & 1) - 1.0
+    table = signs @ eights.T  # (256, groups of eight)
+    columns = np.arange(eights.shape[0])
+    block = max(1, FLIP_BLOCK_ENTRIES // columns.size)
     rng = np.random.default_rng(FLIP_SEED)
     hits = 0
-    for start in range(0, FLIPS, 1000):
-        signs = rng.integers(0, 2, size=(min(1000, FLIPS - start), values.size)) * 2 - 1
-        hits += int(np.count_nonzero(np.abs(signs @ values) >= observed - tolerance))
+    for start in range(0, FLIPS, block):
+        rows = min(block, FLIPS - start)
+        sums = table[rng.integers(0, 256, size=(rows, columns.size), dtype=np.uint8),
+                     columns].sum(axis=1)
+        hits += int(np.count_nonzero(np.abs(sums) >= observed - tolerance))
     return (1 + hits) / (1 + FLIPS)
 
 
