@@ -155,7 +155,6 @@ OVER_HABIT: dict[str, int] = {
     "shared/kpass/_core/kernels.py": 520,
     "shared/kpass/hf/evaluate_module.py": 512,
     "shared/kpass/io/answers.py": 564,
-    "shared/kpass/io/harness.py": 573,
     "shared/kpass/report/compare.py": 529,
     "spaces/app.py": 528,
 }
