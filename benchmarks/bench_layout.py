@@ -46,19 +46,21 @@ def timed(function, repeats):
     return times[len(times) // 2]
 def quiet(function):
     def run():
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            function()
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            status = function()
+        assert status == 0, err.getvalue()
     return run
 folder = os.environ["BENCH_DATA"]
 """
 
 WORKLOADS = {
-    "report (CLI, 4000 x 32 JSONL)": (r"""
+    "report (CLI, 2000 x 32 JSONL)": (r"""
 from kpass.report.cli import main
 path = os.path.join(folder, "a.jsonl")
 print(timed(quiet(lambda: main(["report", path, "--format", "json"])), 3))
 """, 3),
-    "compare (CLI, two 4000 x 32, --k 1,4,16)": (r"""
+    "compare (CLI, two 2000 x 32, --k 1,4,16)": (r"""
 from kpass.report.cli import main
 a, b = os.path.join(folder, "a.jsonl"), os.path.join(folder, "b.jsonl")
 print(timed(quiet(lambda: main(["compare", a, b, "--k", "1,4,16", "--format", "json"])), 3))
@@ -87,10 +89,10 @@ def run():
             v.compute_results(name, states[kind], v.check_options(name, options, when="x"))
 print(timed(run, 3))
 """, 3),
-    "standard errors and compare (M = 5000)": (r"""
+    "standard errors and compare (M = 2000)": (r"""
 import warnings
 import kpass
-A, B = matrix(5000, 32, 3), matrix(5000, 32, 4)
+A, B = matrix(2000, 32, 3), matrix(2000, 32, 4)
 ks = [1, 2, 4, 8, 16, 32]
 def run():
     with warnings.catch_warnings():
@@ -98,8 +100,8 @@ def run():
         for f in (kpass.pass_at_k, kpass.pass_hat_k, kpass.maj_at_k, kpass.mg_pass_at_k):
             kpass.standard_error(f, A, ks)
             kpass.compare(f, A, B, ks)
-print(timed(run, 5))
-""", 5),
+print(timed(run, 3))
+""", 3),
     "leaderboard (Python, 8 models x 400)": (r"""
 import kpass
 runs = {f"m{i}": matrix(400, 8, 10 + i) for i in range(8)}
@@ -136,7 +138,7 @@ def write_data(folder: Path) -> None:
         p = r.beta(0.7, 0.7, m)
         return (r.random((m, n)) < p[:, None]).astype(int)
 
-    for name, R in (("a", matrix(4000, 32, 1)), ("b", matrix(4000, 32, 2)),
+    for name, R in (("a", matrix(2000, 32, 1)), ("b", matrix(2000, 32, 2)),
                     *((f"m{i}", matrix(2000, 16, 20 + i)) for i in range(4))):
         with open(folder / f"{name}.jsonl", "w") as out:
             for row in R:
