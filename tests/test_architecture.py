@@ -180,3 +180,17 @@ def test_the_layers_import_only_downwards():
 
 def test_no_file_is_over_the_hard_limit():
     assert all(size <= MAX_LINES for size in OVER_HABIT.values())
+
+
+def test_the_map_names_every_source_file():
+    """docs/development.md's file index names every module (the map for the next engineer)."""
+    text = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
+    missing = []
+    for path in [*PACKAGE.rglob("*.py"), *(ROOT / "spaces").glob("*.py")]:
+        if path.name == "__init__.py":
+            continue
+        named = (str(path.relative_to(PACKAGE)) if path.is_relative_to(PACKAGE)
+                 else str(path.relative_to(ROOT)))
+        if f"`{named}`" not in text:
+            missing.append(named)
+    assert not missing, f"add to the file index of docs/development.md: {missing}"
