@@ -13,7 +13,6 @@ the checks of powers, coupling and weights are in :mod:`kpass._core.geom_blend`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence  # noqa: F401 - kpass.geom's name, as before
 from typing import Any
 
 import numpy as np

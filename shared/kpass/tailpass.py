@@ -29,10 +29,9 @@ References:
 
 from __future__ import annotations
 
-import math  # noqa: F401 - kpass.tailpass's name, as before
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, TypeVar  # noqa: F401 - kpass.tailpass's names, as before
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
