@@ -1,6 +1,7 @@
 """A code move costs nothing: the same workloads on two commits, interleaved, as ratios.
 
 Usage: python benchmarks/bench_layout.py [--before REV] [--after REV] [--rounds 7]
+       [--only TEXT ...]   (the workloads whose name contains one of the texts)
 
 Each commit is checked out into a temporary git worktree and imported from there
 (``PYTHONPATH=<worktree>/shared``) in a fresh interpreter per workload and round; rounds
@@ -157,7 +158,10 @@ def main() -> int:
     parser.add_argument("--before", default="20c7242")
     parser.add_argument("--after", default="HEAD")
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--only", nargs="*", default=None)
     args = parser.parse_args()
+    workloads = {name: value for name, value in WORKLOADS.items()
+                 if not args.only or any(text in name for text in args.only)}
     with tempfile.TemporaryDirectory() as scratch:
         parent = Path(scratch)
         data = parent / "data"
@@ -166,14 +170,14 @@ def main() -> int:
         trees = {"before": worktree(args.before, parent), "after": worktree(args.after, parent)}
         try:
             times: dict[str, dict[str, list[float]]] = {}
-            names = ["import kpass (fresh interpreter)", *WORKLOADS]
+            names = ["import kpass (fresh interpreter)", *workloads]
             for name in names:
                 times[name] = {"before": [], "after": []}
             for round_ in range(args.rounds):
                 order = ("before", "after") if round_ % 2 == 0 else ("after", "before")
                 for side in order:
                     times[names[0]][side].append(import_time(trees[side]))
-                    for name, (code, _) in WORKLOADS.items():
+                    for name, (code, _) in workloads.items():
                         times[name][side].append(run_workload(trees[side], code, data))
             print(f"before = {args.before}, after = {args.after}; {args.rounds} rounds, "
                   f"median seconds; load average {os.getloadavg()[0]:.2f}")
