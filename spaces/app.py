@@ -143,6 +143,7 @@ COMPARED = space_controls.COMPARED
 BINARIZED = space_controls.BINARIZED
 POINT_OPTIONS = space_controls.POINT_OPTIONS
 binarized = space_controls.binarized
+compare_rows = space_controls.compare_rows
 
 # Failures as one readable line, and the child process (space_failures.py).
 space_failures = sibling(TAB_MODULES[4])
@@ -308,40 +309,9 @@ def run(module: evaluate.EvaluationModule, controls: list[Control], text: str,
 
 def compare_models(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
                    ks: list[int] | None, options: dict[str, Any]) -> pd.DataFrame:
-    """Model A against model B on the same questions, for each of the module's metrics.
-
-    ``kpass.compare`` pairs the per-question values: the difference, its SE over
-    questions, interval and p-value, and P(A better) from the two posteriors.
-    Each model's input is first checked alone, so a bad value names its model.
-    """
-    import inspect
-
-    import kpass
-
-    rows = []
-    references = (a["references"],) if kind == "answers" else ()
-    budget = (ks,) if ks is not None else ()
-    for label, name in COMPARED[family]:
-        function = getattr(kpass, name)
-        accepted = inspect.signature(function).parameters
-        kwargs = {key: value for key, value in options.items()
-                  if key in POINT_OPTIONS and key in accepted}
-        outcomes = {"A": a["predictions"], "B": b["predictions"]}
-        for which, data in outcomes.items():
-            try:
-                if label in BINARIZED:
-                    outcomes[which] = binarized(data, options.get("w"), BINARIZED[label])
-                function(outcomes[which], *references, *budget, **kwargs)
-            except (ValueError, TypeError) as error:
-                raise type(error)(f"model {which}: {error}") from None
-        found = kpass.compare(function, outcomes["A"], outcomes["B"], *references,
-                              *budget, confidence=options.get("confidence", 0.95), **kwargs)
-        for one in found if isinstance(found, list) else [found]:
-            rows.append({"metric": label, "k": one.k, "A": one.a, "B": one.b,
-                         "A - B": one.difference, "SE": one.se, "lower": one.lo,
-                         "upper": one.hi, "p-value": one.p_value,
-                         "P(A better)": one.prob_a_better, "questions": one.questions})
-    return pd.DataFrame(rows, columns=COMPARE_COLUMNS)
+    """Model A against model B on the same questions, each metric and k a row (see
+    :func:`compare_rows`: ``kpass.compare`` on the paired per-question values)."""
+    return pd.DataFrame(compare_rows(family, kind, a, b, ks, options), columns=COMPARE_COLUMNS)
 
 
 def example_pair(kind: str = "binary") -> tuple[str, str]:

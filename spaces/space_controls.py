@@ -206,3 +206,41 @@ def binarized(predictions: Any, w: Any, rule: Any) -> list[list[int]]:
     rewards = [float(x) for x in w] if w else [0.0, 1.0]
     kpass.categorical_counts(predictions, n_categories=len(rewards))  # names a bad category
     return [[int(rule(rewards[int(c)])) for c in row] for row in predictions]
+
+
+def compare_rows(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
+                 ks: list[int] | None, options: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of the Compare tab: model A against model B for each of the module's metrics.
+
+    ``kpass.compare`` pairs the per-question values: the difference, its SE over
+    questions, interval and p-value, and P(A better) from the two posteriors.
+    Each model's input is first checked alone, so a bad value names its model.
+    """
+    import inspect
+
+    import kpass
+
+    rows = []
+    references = (a["references"],) if kind == "answers" else ()
+    budget = (ks,) if ks is not None else ()
+    for label, name in COMPARED[family]:
+        function = getattr(kpass, name)
+        accepted = inspect.signature(function).parameters
+        kwargs = {key: value for key, value in options.items()
+                  if key in POINT_OPTIONS and key in accepted}
+        outcomes = {"A": a["predictions"], "B": b["predictions"]}
+        for which, data in outcomes.items():
+            try:
+                if label in BINARIZED:
+                    outcomes[which] = binarized(data, options.get("w"), BINARIZED[label])
+                function(outcomes[which], *references, *budget, **kwargs)
+            except (ValueError, TypeError) as error:
+                raise type(error)(f"model {which}: {error}") from None
+        found = kpass.compare(function, outcomes["A"], outcomes["B"], *references,
+                              *budget, confidence=options.get("confidence", 0.95), **kwargs)
+        for one in found if isinstance(found, list) else [found]:
+            rows.append({"metric": label, "k": one.k, "A": one.a, "B": one.b,
+                         "A - B": one.difference, "SE": one.se, "lower": one.lo,
+                         "upper": one.hi, "p-value": one.p_value,
+                         "P(A better)": one.prob_a_better, "questions": one.questions})
+    return rows

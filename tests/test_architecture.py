@@ -154,7 +154,6 @@ OVER_HABIT: dict[str, int] = {
     "shared/kpass/_core/inputs.py": 528,
     "shared/kpass/_core/kernels.py": 520,
     "shared/kpass/hf/evaluate_module.py": 512,
-    "spaces/app.py": 528,
 }
 
 
