@@ -1,8 +1,10 @@
 """The metric modules' per-question state to and from Arrow: what ``evaluate`` stores.
 
-``evaluate`` keeps added rows in Arrow tables (one file per process in a distributed run);
-a kpass module stores per-question counts, not outcome matrices, and rebuilds the state
-(``BinaryCounts``, ``CategoricalCounts``, answer lists, or a pair of counts) from them.
+``evaluate`` keeps added rows in Arrow tables (one file per process in a distributed
+run); a kpass module stores per-question counts, not outcome matrices, and rebuilds the
+state (``BinaryCounts``, ``CategoricalCounts``, answer lists, or a pair of counts) from
+them. Here: the schemas (:data:`INPUT_FEATURES`, what the user passes;
+:data:`STORED_FEATURES`, what is written) and the conversions.
 Used by :mod:`kpass.hf.evaluate_module`.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import datasets
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -27,6 +30,33 @@ from .vocabulary import PairedCounts
 #: Marks the questions passed to ``compute`` itself (not added by ``add_batch``): a failed
 #: ``compute`` drops them, in every process, and keeps only what ``add_batch`` added.
 _INLINE = "inline"
+
+_INT = datasets.Value("int64")
+
+#: What the user passes, per kind of module (shown as the module's ``features``).
+INPUT_FEATURES = {
+    "binary": datasets.Features({"predictions": datasets.List(_INT)}),
+    "categorical": datasets.Features({"predictions": datasets.List(_INT),
+                                      "R0": datasets.List(_INT)}),
+    "answers": datasets.Features({"predictions": datasets.List(datasets.Value("string")),
+                                  "references": datasets.Value("string")}),
+    "binary_pair": datasets.Features({"predictions1": datasets.List(_INT),
+                                      "predictions2": datasets.List(_INT)}),
+}
+
+#: What is written to Arrow: per-question counts (answers stay strings, validated first),
+#: and whether the question came with the ``compute`` call (:data:`_INLINE`).
+STORED_FEATURES = {
+    "binary": datasets.Features({"n_samples": _INT, "n_correct": _INT}),
+    "categorical": datasets.Features({"counts": datasets.List(_INT),
+                                      "prior_counts": datasets.List(_INT)}),
+    "answers": datasets.Features(dict(INPUT_FEATURES["answers"])),
+    "binary_pair": datasets.Features({"n_samples1": _INT, "n_correct1": _INT,
+                                      "n_samples2": _INT, "n_correct2": _INT}),
+}
+for _features in STORED_FEATURES.values():
+    _features[_INLINE] = datasets.Value("bool")
+del _features
 
 
 def _is_empty(value: Any) -> bool:

@@ -50,6 +50,9 @@ from .._core.inputs import (
 from .._core.soft import binarize
 from .arrow_state import (  # noqa: F401 - the helpers, as this module always had them
     _INLINE,
+    _INT,
+    INPUT_FEATURES,
+    STORED_FEATURES,
     _check_answers,
     _concat,
     _is_empty,
@@ -81,32 +84,6 @@ from .vocabulary import (
 EVALUATE_INIT_ARGS = ("config_name", "keep_in_memory", "cache_dir", "num_process", "process_id",
                       "seed", "experiment_id", "hash", "max_concurrent_cache_files", "timeout")
 
-_INT = datasets.Value("int64")
-
-#: What the user passes, per kind of module (shown as the module's ``features``).
-INPUT_FEATURES = {
-    "binary": datasets.Features({"predictions": datasets.List(_INT)}),
-    "categorical": datasets.Features({"predictions": datasets.List(_INT),
-                                      "R0": datasets.List(_INT)}),
-    "answers": datasets.Features({"predictions": datasets.List(datasets.Value("string")),
-                                  "references": datasets.Value("string")}),
-    "binary_pair": datasets.Features({"predictions1": datasets.List(_INT),
-                                      "predictions2": datasets.List(_INT)}),
-}
-
-#: What is written to Arrow: per-question counts (answers stay strings, validated first),
-#: and whether the question came with the ``compute`` call (:data:`_INLINE`).
-STORED_FEATURES = {
-    "binary": datasets.Features({"n_samples": _INT, "n_correct": _INT}),
-    "categorical": datasets.Features({"counts": datasets.List(_INT),
-                                      "prior_counts": datasets.List(_INT)}),
-    "answers": datasets.Features(dict(INPUT_FEATURES["answers"])),
-    "binary_pair": datasets.Features({"n_samples1": _INT, "n_correct1": _INT,
-                                      "n_samples2": _INT, "n_correct2": _INT}),
-}
-for _features in STORED_FEATURES.values():
-    _features[_INLINE] = datasets.Value("bool")
-del _features
 
 
 __all__ = ["KPassComparison", "KPassMetric", "default_metrics_dir",
