@@ -1,5 +1,8 @@
 """Validation of scalar arguments, with one message shape for every bad value.
 
+Also the located errors of bad outcomes (:class:`OutcomeValueError`,
+:class:`CategoryValueError`), raised by :mod:`kpass._core.inputs`.
+
 ::
 
     `k` must be an int in [1, n]; got k=7 (n=5)
@@ -174,3 +177,38 @@ def normalize_ks(k: Any) -> tuple[list[int], bool]:
             raise ValueError(f"`k` must be an int >= 1; got k={integer}")
         ks.append(integer)
     return ks, many
+
+
+# ----------------------------------------------------------------------------- outcome errors
+
+
+class OutcomeValueError(ValueError):
+    """An outcome that is not 0 or 1, with where it is: ``question``, ``sample``, ``value``.
+
+    Constructible from a message alone, like any ValueError (callers re-raise it with
+    added context).
+    """
+
+    def __init__(self, message: str, question: int = -1, sample: int = -1,
+                 value: Any = None) -> None:
+        super().__init__(message)
+        self.question = question
+        self.sample = sample
+        self.value = value
+
+
+class CategoryValueError(ValueError):
+    """A category outside the allowed range, with where it is (``name``, ``where``, ``value``)."""
+
+    def __init__(self, message: str, name: str = "R", question: int = -1, sample: int = -1,
+                 value: Any = None) -> None:
+        super().__init__(message)
+        self.name = name
+        self.question = question
+        self.sample = sample
+        self.value = value
+
+    @property
+    def where(self) -> str:
+        """``[question][sample]``."""
+        return f"[{self.question}][{self.sample}]"

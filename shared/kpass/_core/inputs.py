@@ -16,9 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from .checks import (
+from .checks import (  # noqa: F401 - the outcome errors, as this module always offered them
     SHORT_POLICIES,
     ArgumentTypeError,
+    CategoryValueError,
+    OutcomeValueError,
     _show,
     check_bounds,
     check_confidence,
@@ -294,21 +296,6 @@ def binary_counts(R: Any, *, name: str = "R") -> BinaryCounts:
     return binary_counts_from_flat(values, lengths, name=name)
 
 
-class OutcomeValueError(ValueError):
-    """An outcome that is not 0 or 1, with where it is: ``question``, ``sample``, ``value``.
-
-    Constructible from a message alone, like any ValueError (callers re-raise it with
-    added context).
-    """
-
-    def __init__(self, message: str, question: int = -1, sample: int = -1,
-                 value: Any = None) -> None:
-        super().__init__(message)
-        self.question = question
-        self.sample = sample
-        self.value = value
-
-
 def binary_counts_from_flat(values: np.ndarray, lengths: np.ndarray, *,
                             name: str = "R") -> BinaryCounts:
     """Counts of questions stored back to back: ``values`` (numbers), ``lengths`` (>= 1 each).
@@ -384,23 +371,6 @@ _FAST_CATEGORY_LIMIT = 16
 MAX_CATEGORIES = 1 << 16
 #: Largest per-question category table (questions x categories) built, 2**27 entries (1 GiB).
 MAX_CATEGORY_TABLE = 1 << 27
-
-
-class CategoryValueError(ValueError):
-    """A category outside the allowed range, with where it is (``name``, ``where``, ``value``)."""
-
-    def __init__(self, message: str, name: str = "R", question: int = -1, sample: int = -1,
-                 value: Any = None) -> None:
-        super().__init__(message)
-        self.name = name
-        self.question = question
-        self.sample = sample
-        self.value = value
-
-    @property
-    def where(self) -> str:
-        """``[question][sample]``."""
-        return f"[{self.question}][{self.sample}]"
 
 
 def _small_category_counts(matrix: np.ndarray, n_categories: int | None) -> np.ndarray | None:
