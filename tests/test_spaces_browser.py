@@ -225,17 +225,27 @@ def assert_fits(page, selector):
     assert max(widths["scroll"]) <= 0 and widths["content"] <= widths["box"], (selector, widths)
 
 
+# A finished message: the word or an input error, and no progress text. Gradio writes
+# "processing | 0.7s" into the component while an event runs (a tab's load event can still
+# be running when the test reaches the tab: waiting for any text was a race).
+FINISHED = ("([selector, word]) => { const e = document.querySelector(selector); if (!e) "
+            "return false; const t = e.innerText; return !t.includes('processing') && "
+            "(t.includes(word) || t.includes('Input error')); }")
+
+
 def press_and_wait(page, button, message, word):
-    """Press ``button``; return the new message once it differs from the one shown."""
+    """Press ``button`` once no event is running; return its message, finished."""
+    page.wait_for_function(FINISHED, arg=[message, word], timeout=60_000)
     before = page.inner_text(message)
     page.wait_for_timeout(1100)  # the message's clock has seconds
     page.click(button)
     page.wait_for_function(
         "([selector, before, word]) => { const e = document.querySelector(selector);"
-        " return e && e.innerText !== before && (e.innerText.includes(word)"
-        " || e.innerText.includes('Input error')); }",
+        " return e && e.innerText !== before && !e.innerText.includes('processing')"
+        " && (e.innerText.includes(word) || e.innerText.includes('Input error')); }",
         arg=[message, before, word], timeout=60_000)
     page.wait_for_timeout(600)  # the outputs' fade-in and the scroll
+    page.wait_for_function(FINISHED, arg=[message, word], timeout=60_000)
     return page.inner_text(message)
 
 
