@@ -333,6 +333,9 @@ def test_compare_tab_values_equal_the_core(built, browser):
         page.goto(url)
         wait_for_message(page, "Computed")
         page.get_by_role("tab", name="Compare two models").click()
+        # the tab's own load event first: it must not finish after the press and win
+        page.wait_for_function(FINISHED, arg=["#kpass-compare-message", "Compared"],
+                               timeout=60_000)
         page.fill("#kpass-compare-k textarea, #kpass-compare-k input", "1, 2, 3")
         rows = [list(row) for row in tau_bench_outcomes()]
         A = [row[:2] + row[:1] for row in rows]  # three trials each: k = 3 is valid
