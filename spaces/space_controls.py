@@ -31,8 +31,8 @@ def module_kind(module: evaluate.EvaluationModule) -> str:
 
 # Modules whose families have no budget k (bayes@n, avg@n), from the registry.
 WITHOUT_K = tuple(m.name for m in registry.MODULES
-                  if registry.reported(m.name)
-                  and not any(f.per_k for f in registry.reported(m.name)))
+                  if (families := registry.reported(m.name))
+                  and not any(f.per_k for f in families))
 
 
 def uses_k(module: evaluate.EvaluationModule) -> bool:
@@ -86,7 +86,7 @@ SPECS: dict[str, tuple[str, Any, tuple[str, ...]]] = {
     "ties": ("choice", "fractional", ("fractional", "wrong")),
 }
 # The options each module uses, from the registry: those of its kind, then its own.
-BY_KIND = {kind: options for kind, options in registry.KIND_OPTIONS.items()}
+BY_KIND = dict(registry.KIND_OPTIONS)
 BY_FAMILY = {m.name: m.options for m in registry.MODULES if m.options}
 # Options of a module's kind that this module does not use (its interval is clipped to [0, 1]).
 UNUSED = {m.name: m.unused for m in registry.MODULES if m.unused}
@@ -190,8 +190,8 @@ def parse_control(control: Control, value: Any) -> Any:
 
 # The point functions a module's comparison pairs per question (through kpass.compare):
 # label -> function name, from the registry.
-COMPARED = {m.name: tuple((f.key, f.function) for f in registry.compared(m.name))
-            for m in registry.MODULES if registry.compared(m.name)}
+COMPARED = {m.name: pairs for m in registry.MODULES
+            if (pairs := tuple((f.key, f.function) for f in registry.compared(m.name)))}
 # TailPass's two ends are Pass@k and Pass^k of the attempts with positive / full credit.
 _RULES = {"positive": lambda w: w > 0, "full": lambda w: w == 1}
 BINARIZED = {f.key: _RULES[f.binarize] for f in registry.FAMILIES if f.binarize}

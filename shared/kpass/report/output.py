@@ -13,6 +13,10 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import numpy as np
+
+from ..stats.rank_sets import _holm
+
 __all__ = ["collect_notes", "holm", "_check_answers_options", "_write"]
 
 
@@ -75,11 +79,8 @@ def holm(p_values: list[float]) -> list[float]:
         Holm (1979), "A simple sequentially rejective multiple test procedure", Scand. J.
         Statist. 6(2).
     """
-    import numpy as np
-
-    from ..stats.rank_sets import _holm  # the leaderboard's, one Holm in kpass
-
-    return [float(x) for x in _holm(np.asarray(p_values, dtype=float))]
+    adjusted = _holm(np.asarray(p_values, dtype=float))  # the leaderboard's: one Holm in kpass
+    return [float(x) for x in adjusted]
 
 
 def _check_answers_options(args: argparse.Namespace) -> None:
