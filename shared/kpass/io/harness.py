@@ -82,7 +82,7 @@ from .rows import (  # noqa: F401 - check_nesting, json_problem: importable as b
     read_errors,
     show,
 )
-from .shards import shard_paths
+from .shards import shard_parts
 
 __all__ = ["HARNESSES", "LongRecord", "detect_harness", "get_path", "group_counts",
            "harness_records", "is_path", "lighteval_records", "lm_eval_records",
@@ -215,14 +215,16 @@ def load_file(source: str, *, tool: str | None = None, filter: str | None = None
     read part by part, in sorted order, and pooled: the questions of all parts, as one
     file holding every row in that order would give.
     """
-    parts = shard_paths(source)
+    parts = shard_parts(source)
     if parts is not None:
         if tool is not None or filter is not None or is_path(column):
             raise ReportError(source, "harness files and nested --column paths are read one "
                                       "file at a time; give each as its own input")
-        return _pooled(source, [load_file(part, column=column, chunk_size=chunk_size,
-                                          skip_bad=skip_bad, progress=None)
-                                for part in parts])
+        pooled = _pooled(source, [load_file(part, column=column, chunk_size=chunk_size,
+                                            skip_bad=skip_bad, progress=None)
+                                  for part in parts.paths], parts.labels)
+        pooled.notes.extend(parts.notes)
+        return pooled
     if not Path(source).exists():
         raise ReportError(source, "no such file or directory")
     if tool is None and filter is None and not is_path(column):
@@ -240,8 +242,11 @@ def load_file(source: str, *, tool: str | None = None, filter: str | None = None
     return LoadedFile(source, Path(source), label, counts, f"question {ids[shortest]!r}")
 
 
-def _pooled(source: str, loaded: list[LoadedFile]) -> LoadedFile:
-    """One input from the parts of a sharded one: counts concatenated in part order."""
+def _pooled(source: str, loaded: list[LoadedFile], labels: list[str]) -> LoadedFile:
+    """One input from the parts of a sharded one: counts concatenated in part order.
+
+    ``labels`` name the parts in messages (paths relative to the input).
+    """
     columns = {item.column for item in loaded}
     if len(columns) > 1:
         first, second = sorted(columns, key=str)[:2]
@@ -251,11 +256,12 @@ def _pooled(source: str, loaded: list[LoadedFile]) -> LoadedFile:
         counts = BinaryCounts.concat([item.counts for item in loaded])
     except ValueError as error:  # some parts carry question ids, some do not
         raise ReportError(source, f"the parts cannot be pooled: {error}") from None
-    shortest = min(loaded, key=lambda item: item.n_min)
-    bad_rows = [(f"{Path(item.source).name}, {where}", problem)
-                for item in loaded for where, problem in item.bad_rows]
+    shortest = min(range(len(loaded)), key=lambda index: loaded[index].n_min)
+    bad_rows = [(f"{label}, {where}", problem)
+                for item, label in zip(loaded, labels, strict=True)
+                for where, problem in item.bad_rows]
     return LoadedFile(source, loaded[0].path, loaded[0].column, counts,
-                      f"{Path(shortest.source).name}, {shortest.shortest}", bad_rows)
+                      f"{labels[shortest]}, {loaded[shortest].shortest}", bad_rows)
 
 
 def load_harness(source: str, tool: str | None, column: str | None = None,

@@ -60,7 +60,7 @@ from .rows import (
     read_errors,
     show,
 )
-from .shards import shard_paths
+from .shards import Parts, shard_parts
 
 
 @dataclass
@@ -88,7 +88,7 @@ class LongFile(LoadedFile):
 def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa: A002
               column: str | None = None, threshold: float | None = None,
               chunk_size: int = 65536, tool: str | None = None,
-              filter: str | None = None) -> LongFile:  # noqa: A002
+              filter: str | None = None, clusters: str | None = None) -> LongFile:  # noqa: A002
     """Read a long (or id-keyed wide) outcome file into counts keyed by question id.
 
     Question and sample ids are compared by :func:`kpass.io.rows.canonical_id`:
@@ -112,22 +112,41 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
             it, so ``filter`` applies and ``id`` names its question-id field (a path,
             e.g. ``doc_id``); never one row per filter counted as a sample.
         filter: with lm-eval files scored under several filters, the filter that counts.
+        clusters: a cluster-label column (``--clusters``): every row of a question must
+            carry the same label; the labels are returned in ``clusters``, one per
+            question in the order of the counts. Needs ``id``; not for harness files.
 
     Returns:
         The counts with ``ids`` in first-seen order, plus the mean soft score when
-        ``threshold`` is given.
+        ``threshold`` is given and the cluster labels when ``clusters`` is given.
 
     Raises:
         ReportError: a missing column or file, a bad value (with its line), a soft
             score outside [0, 1], a repeated (id, sample) pair or wide id (with both
-            lines), an id that is not a string or an integer.
+            lines), an id that is not a string or an integer, a question whose rows carry
+            two cluster labels (with both lines).
     """
     if id is None and sample is not None:
         raise ReportError(source, "--sample needs --id COLUMN (the question of each sample)")
-    parts = shard_paths(source)
+    if clusters is not None and id is None:
+        raise ReportError(source, "--clusters on a long file needs --id COLUMN (the labels "
+                                  "are grouped by question id)")
+    loaded = _load_long(source, id, sample, column, threshold, max(1, chunk_size), tool, filter,
+                        clusters is not None)
+    if clusters is not None:
+        assert id is not None and loaded.counts.ids is not None
+        loaded.clusters = _cluster_labels(source, id, clusters, loaded.counts.ids,
+                                          max(1, chunk_size))
+    return loaded
+
+
+def _load_long(source: str, id: str | None, sample: str | None,  # noqa: A002
+               column: str | None, threshold: float | None, chunk_size: int,
+               tool: str | None, filter: str | None, clustered: bool) -> LongFile:  # noqa: A002
+    parts = shard_parts(source)
     if parts is not None:
-        return _load_parts(source, parts, id, sample, column, threshold, max(1, chunk_size),
-                           tool, filter)
+        return _load_parts(source, parts, id, sample, column, threshold, chunk_size, tool,
+                           filter)
     path = Path(source)
     if not path.exists():
         raise ReportError(source, "no such file or directory")
@@ -139,23 +158,27 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
 
         tool = detect_harness(source)
     if tool is not None or filter is not None:
+        if clustered and tool is not None:
+            raise ReportError(source, f"--clusters reads a column of a plain table; this is "
+                                      f"a {tool} file: give the labels in a table of "
+                                      "question id and cluster instead")
         return _load_harness(source, path, tool, filter, id, sample, column, threshold,
-                             max(1, chunk_size))
+                             chunk_size)
     names = {"id": id, "sample": sample, "column": column}
-    fast = fast_long_counts(path, fmt, names, threshold, max(1, chunk_size))
+    fast = fast_long_counts(path, fmt, names, threshold, chunk_size)
     if fast is not None:  # pyarrow grouped it; any doubt went to the line-by-line reader
         counts, used = fast
         return _fast_result(source, path, counts, used)
     tally = _Tally(source, sample is not None, threshold)
     try:
-        for where, ids, samples, values in _CHUNKS[fmt](source, path, names, max(1, chunk_size)):
+        for where, ids, samples, values in _CHUNKS[fmt](source, path, names, chunk_size):
             tally.add(where, ids, samples, values)
     except read_errors() as error:
         raise ReportError(source, describe_read_error(error)) from None
     return tally.result(path, names["column"])
 
 
-def _load_parts(source: str, parts: list[str], id: str | None,  # noqa: A002
+def _load_parts(source: str, parts: Parts, id: str | None,  # noqa: A002
                 sample: str | None, column: str | None, threshold: float | None,
                 chunk_size: int, tool: str | None, filter: str | None,  # noqa: A002
                 ) -> LongFile:
@@ -163,30 +186,73 @@ def _load_parts(source: str, parts: list[str], id: str | None,  # noqa: A002
 
     Every part is tallied into one set of per-question counts, so a question's samples
     may lie in several parts, and a repeated (id, sample) pair is found across parts;
-    messages name the part and its line.
+    messages name the part (by its path relative to the folder, or as the pattern matched
+    it) and its line.
     """
     if tool is not None or filter is not None:
         raise ReportError(source, "harness files are read one file at a time; give each as "
                                   "its own input (--from and --filter do not apply to a "
                                   "folder or pattern of parts)")
-    fmt = detect_format(Path(parts[0]))
+    loaded = _read_parts(source, parts, id, sample, column, threshold, chunk_size)
+    loaded.notes.extend(parts.notes)
+    return loaded
+
+
+def _read_parts(source: str, parts: Parts, id: str | None,  # noqa: A002
+                sample: str | None, column: str | None, threshold: float | None,
+                chunk_size: int) -> LongFile:
+    fmt = detect_format(Path(parts.paths[0]))
     if fmt in ("npy", "datasets"):
         raise ReportError(source, f"parts of format {fmt} are not read as one table; give "
                                   "JSONL, JSON, CSV, TSV or Parquet parts")
     names = {"id": id, "sample": sample, "column": column}
-    fast = fast_long_counts([Path(part) for part in parts], fmt, names, threshold, chunk_size)
+    fast = fast_long_counts([Path(part) for part in parts.paths], fmt, names, threshold,
+                            chunk_size)
     if fast is not None:  # pooled by pyarrow; any doubt goes to the line-by-line reader
-        return _fast_result(source, Path(parts[0]), *fast)
+        return _fast_result(source, Path(parts.paths[0]), *fast)
     tally = _Tally(source, sample is not None, threshold)
-    for part in parts:
-        label = Path(part).name
+    for part, label in zip(parts.paths, parts.labels, strict=True):
         try:
             for where, ids, samples, values in _CHUNKS[fmt](part, Path(part), names,
                                                             chunk_size):
                 tally.add([f"{label}, {w}" for w in where], ids, samples, values)
         except read_errors() as error:
             raise ReportError(source, f"{label}: {describe_read_error(error)}") from None
-    return tally.result(Path(parts[0]), names["column"])
+    return tally.result(Path(parts.paths[0]), names["column"])
+
+
+def _cluster_labels(source: str, id: str, clusters: str,  # noqa: A002
+                    ids: Any, chunk_size: int) -> list[Any]:
+    """The ``clusters`` column's label of each question (``ids``), read by the long readers.
+
+    Labels are compared as ids are (:func:`kpass.io.rows.canonical_id`: ``7`` and ``"7"``
+    are one label); the rows of one question must agree.
+    """
+    parts = shard_parts(source)
+    files = ([(source, "")] if parts is None else
+             list(zip(parts.paths, [f"{label}, " for label in parts.labels], strict=True)))
+    names: dict[str, Any] = {"id": id, "sample": None, "column": clusters}
+    label_of: dict[Any, tuple[Any, str]] = {}
+    for path, prefix in files:
+        fmt = detect_format(Path(path))
+        try:
+            for where, qids, _, values in _CHUNKS[fmt](path, Path(path), names, chunk_size):
+                assert qids is not None
+                for at, raw, value in zip(where, qids, values, strict=True):
+                    place = prefix + at
+                    if isinstance(value, (list, tuple)) and len(value) == 1:
+                        value = value[0]  # a CSV cell such as [3] is read as a list
+                    question = canonical_id(raw, source, place)
+                    label = canonical_id(value, source, place, "--clusters label")
+                    known = label_of.setdefault(question, (label, place))
+                    if known[0] != label:
+                        raise ReportError(source, f"question {question!r} has two --clusters "
+                                                  f"labels: {known[0]!r} at {known[1]} and "
+                                                  f"{label!r} at {place}; every row of a "
+                                                  "question must carry its cluster")
+        except read_errors() as error:
+            raise ReportError(source, describe_read_error(error)) from None
+    return [label_of[question][0] for question in ids]
 
 
 def _fast_result(source: str, path: Path, counts: BinaryCounts, column: str | None
@@ -194,7 +260,7 @@ def _fast_result(source: str, path: Path, counts: BinaryCounts, column: str | No
     """A :class:`LongFile` of counts grouped on the fast path (questions named by id)."""
     assert counts.ids is not None
     shortest = f"question {counts.ids[int(np.argmin(counts.n_samples))]!r}"
-    return LongFile(source, path, column, counts, shortest, [], None)
+    return LongFile(source, path, column, counts, shortest, [], soft=None)
 
 
 def _may_be_harness(path: Path, fmt: str) -> bool:
@@ -415,7 +481,7 @@ class _Tally:
             means = np.array(self.soft) / n
             se = float(means.std(ddof=1) / math.sqrt(means.size)) if means.size > 1 else 0.0
             soft = SoftScores(float(means.mean()), se, float(self.threshold))
-        return LongFile(self.source, path, column, counts, shortest, [], soft)
+        return LongFile(self.source, path, column, counts, shortest, [], soft=soft)
 
 
 def _number(value: Any) -> float | None:

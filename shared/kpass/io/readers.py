@@ -52,6 +52,10 @@ class LoadedFile:
         counts: per-question ``(n_samples, n_correct)``.
         shortest: where the question with the fewest samples is, for messages.
         bad_rows: ``(where, problem)`` of each row left out (only with skip_bad).
+        notes: what the reader wants the user to know (a file reached twice through links
+            and read once, sub-folders not read): printed as notes by the commands.
+        clusters: a cluster label per question, in the order of ``counts`` (when asked
+            for with ``--clusters``), else None.
     """
 
     source: str
@@ -60,6 +64,8 @@ class LoadedFile:
     counts: BinaryCounts
     shortest: str
     bad_rows: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list, kw_only=True)
+    clusters: list[Any] | None = field(default=None, kw_only=True)
 
     @property
     def n_min(self) -> int:

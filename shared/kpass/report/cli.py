@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..io.harness import load_file
+from ..io.inputs import InputOptions, load_inputs
 from ..io.progress import Progress
 from ..io.readers import LoadedFile, ReportError
 from .output import _check_answers_options, _write
@@ -86,53 +86,68 @@ def _run_compare(args: argparse.Namespace) -> int:
     return run_compare(args)
 
 
-def _load(sources: list[str], args: argparse.Namespace, warnings: list[str]
-          ) -> tuple[list[LoadedFile], list[list[Any] | None]]:
-    loaded, answers = [], []
+def input_options(args: argparse.Namespace) -> InputOptions:
+    """The input options of a parsed command line (report, compare or leaderboard).
+
+    ``--normalize`` is imported here, once for every file (a bad name is a ReportError).
+    """
+    answers = bool(getattr(args, "answers", False))
     normalize = None
-    if args.answers and args.normalize:
+    if answers and getattr(args, "normalize", None):
         from ..io.answers import import_normalizer
 
         normalize = import_normalizer(args.normalize)
-    for source in sources:
-        if args.answers:
-            from ..io.answers import load_answers
+    return InputOptions(id=args.id, sample=getattr(args, "sample", None), column=args.column,
+                        threshold=getattr(args, "threshold", None),
+                        clusters=getattr(args, "clusters", None), tool=args.from_,
+                        filter=args.filter, chunk_size=args.chunk_size,
+                        skip_bad=bool(getattr(args, "skip_bad", False)), answers=answers,
+                        reference=getattr(args, "reference", None), normalize=normalize)
 
-            item, coded = load_answers(source, column=args.column, reference=args.reference,
-                                       skip_bad=args.skip_bad, chunk_size=args.chunk_size,
-                                       normalize=normalize, id=args.id, sample=args.sample)
-            if not item.counts.n_correct.any():
-                warning = (f"{source}: no answer matches its reference in any of the "
-                           f"{item.counts.n_questions} questions; are the answers and "
-                           "references spelt alike (extract the final answer with --normalize "
-                           "MODULE:FUNCTION)?")
-                print(f"kpass report: warning: {warning}", file=sys.stderr)
-                warnings.append(warning)
-        elif args.id is not None or args.threshold is not None or args.sample is not None:
-            from ..io.long import load_long
 
-            if args.skip_bad:
-                raise ReportError(source, "--skip-bad is not available with --id, --sample or "
-                                          "--threshold: every row of a question counts, so a "
-                                          "bad row stops the run with its line")
+def load_outcomes(sources: list[str], args: argparse.Namespace, command: str, *,
+                  clusters: str = "all") -> tuple[list[LoadedFile], list[list[Any] | None]]:
+    """Every input of ``kpass COMMAND``, read by :func:`kpass.io.inputs.load_inputs`.
 
-            item = load_long(source, id=args.id, sample=args.sample, column=args.column,
-                             threshold=args.threshold, chunk_size=args.chunk_size,
-                             tool=args.from_, filter=args.filter)
-            coded = None
-        else:
-            item = load_file(source, tool=args.from_, filter=args.filter, column=args.column,
-                             chunk_size=args.chunk_size, skip_bad=args.skip_bad,
-                             progress=Progress(f"reading {source}"))
-            coded = None
+    What the reader noted (a file reached twice through links and read once, sub-folders
+    not read, a --filter that does not apply to a file) is printed on stderr as
+    ``kpass COMMAND: note: ...``.
+
+    Args:
+        sources: the input files, folders or patterns.
+        args: the parsed command line.
+        command: ``report``, ``compare`` or ``leaderboard``, for messages.
+        clusters: ``"all"`` or ``"first"``: whose ``--clusters`` labels are read.
+
+    Returns:
+        The loaded inputs and their coded answers (with ``--answers``).
+    """
+    options = input_options(args)
+    loaded, answers = load_inputs(sources, options, clusters=clusters,
+                                  progress=lambda source: Progress(f"reading {source}"))
+    for item in loaded:
+        for note in item.notes:
+            print(f"kpass {command}: note: {note}", file=sys.stderr)
+    return loaded, answers
+
+
+def _load(sources: list[str], args: argparse.Namespace, warnings: list[str]
+          ) -> tuple[list[LoadedFile], list[list[Any] | None]]:
+    loaded, answers = load_outcomes(sources, args, "report")
+    for source, item in zip(sources, loaded, strict=True):
+        if args.answers and not item.counts.n_correct.any():
+            warning = (f"{source}: no answer matches its reference in any of the "
+                       f"{item.counts.n_questions} questions; are the answers and "
+                       "references spelt alike (extract the final answer with --normalize "
+                       "MODULE:FUNCTION)?")
+            print(f"kpass report: warning: {warning}", file=sys.stderr)
+            warnings.append(warning)
         for where, problem in item.bad_rows[:MAX_WARNINGS]:
             print(f"kpass report: warning: {source}: {where}: {problem} (row left out)",
                   file=sys.stderr)
         if len(item.bad_rows) > MAX_WARNINGS:
             print(f"kpass report: warning: {source}: {len(item.bad_rows) - MAX_WARNINGS} more "
                   "unreadable rows left out", file=sys.stderr)
-        loaded.append(item)
-        answers.append(coded)
     return loaded, answers
 
 

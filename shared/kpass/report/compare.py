@@ -18,10 +18,9 @@ from typing import Any
 import numpy as np
 
 from .._core.counts import BinaryCounts
-from ..io.harness import load_file
 from ..io.labels import read_labels
-from ..io.progress import Progress
 from ..io.readers import LoadedFile, ReportError
+from .cli import load_outcomes
 from .compare_render import (  # noqa: F401 - the outputs, as this module always offered them
     FIELDS,
     RENDERERS,
@@ -185,7 +184,6 @@ def run_compare(args: argparse.Namespace) -> int:
         families = [fam for fam in parse_metrics(args.metrics, answers=answers_mode)
                     if answers_mode or not fam.answers]
         if answers_mode:
-            args.threshold = None
             _check_answers_options(args)
         elif getattr(args, "normalize", None) is not None:
             raise ValueError("--normalize applies to sampled answers: add --answers")
@@ -201,31 +199,16 @@ def run_compare(args: argparse.Namespace) -> int:
             option = "--sample" if sample is not None else "--shared"
             raise ReportError(args.files[0], f"{option} needs --id (the question-id column)")
         coded: tuple[list[Any], list[Any]] | None = None
+        if answers_mode and args.clusters is not None:
+            raise ReportError(args.files[0], "--clusters is not available with --answers")
+        # One loader for every command (kpass.io.inputs): long files grouped by --id (with
+        # their --clusters labels), soft scores by --threshold, harness files per file.
+        loaded, answers = load_outcomes(list(args.files), args, "compare", clusters="first")
+        first, second = (item.counts for item in loaded)
         if answers_mode:
-            loaded, coded = _load_answers(args, sample)
-            first, second = (item.counts for item in loaded)
-        elif args.id is not None and args.clusters is None:
-            # Long files (one row per sample) or wide ones, grouped and keyed by --id; a
-            # harness file (--from, --filter or recognised) as its harness reads it.
-            from ..io.long import load_long
-
-            loaded = [load_long(source, id=args.id, sample=sample, column=args.column,
-                                chunk_size=args.chunk_size, tool=args.from_, filter=args.filter)
-                      for source in args.files]
-            first, second = (item.counts for item in loaded)
-        else:
-            if sample is not None:
-                raise ReportError(args.files[0], "--sample cannot be combined with --clusters "
-                                                 "(clusters are read beside one row per "
-                                                 "question)")
-            loaded = [load_file(source, tool=args.from_, filter=args.filter, column=args.column,
-                                chunk_size=args.chunk_size, skip_bad=args.skip_bad,
-                                progress=Progress(f"reading {source}"))
-                      for source in args.files]
-            first, second = (_counts(item, _with_labels(item, args.id, "--id"))
-                             for item in loaded)
-            if args.id is None and first.ids is not None:
-                args.id = "question id"  # a harness file's own ids; the legend says so
+            coded = (answers[0] or [], answers[1] or [])
+        elif args.id is None and first.ids is not None:
+            args.id = "question id"  # a harness file's own ids; the legend says so
         if first.ids is None and first.n_questions != second.n_questions:
             raise ReportError(args.files[1], f"{second.n_questions} questions against "
                                              f"{first.n_questions} in {args.files[0]}; without "
@@ -244,7 +227,7 @@ def run_compare(args: argparse.Namespace) -> int:
                 notes.append(f"--shared: compared on the {m} questions both runs have; "
                              f"{dropped_a} of A's {first.n_questions} and {dropped_b} of B's "
                              f"{second.n_questions} questions left out")
-        clusters = _with_labels(loaded[0], args.clusters, "--clusters")
+        clusters = loaded[0].clusters
         n_min = min(int(first.n_samples.min()), int(second.n_samples.min()))
         ks = sorted({k for group in args.k for k in group}) if args.k else default_ks(n_min)
         if coded is not None:
@@ -275,24 +258,6 @@ def run_compare(args: argparse.Namespace) -> int:
         print(f"kpass compare: error: {error}", file=sys.stderr)
         return 1
     return _write(text)
-
-
-def _load_answers(args: argparse.Namespace, sample: str | None
-                  ) -> tuple[list[LoadedFile], tuple[list[Any], list[Any]]]:
-    """Both files read as sampled answers and references (``--answers``)."""
-    from ..io.answers import import_normalizer, load_answers
-
-    if args.clusters is not None:
-        raise ReportError(args.files[0], "--clusters is not available with --answers")
-    normalize = import_normalizer(args.normalize) if args.normalize else None
-    loaded, coded = [], []
-    for source in args.files:
-        item, codes = load_answers(source, column=args.column, reference=args.reference,
-                                   chunk_size=args.chunk_size, normalize=normalize, id=args.id,
-                                   sample=sample)
-        loaded.append(item)
-        coded.append(codes)
-    return loaded, (coded[0], coded[1])
 
 
 def _aligned_answers(first: BinaryCounts, second: BinaryCounts,

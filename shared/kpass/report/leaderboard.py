@@ -19,11 +19,9 @@ from typing import Any
 import numpy as np
 
 from .._core.counts import BinaryCounts
-from ..io.harness import load_file
-from ..io.progress import Progress
 from ..io.readers import ReportError
-from .compare import _counts, _with_labels
-from .output import _write
+from .cli import load_outcomes
+from .output import _check_answers_options, _write
 from .table import LEGEND_WIDTH, Family, input_labels, parse_metrics
 
 
@@ -81,24 +79,15 @@ def _stem(path: str) -> str:
 
 
 def _load(args: argparse.Namespace, paths: list[str]) -> tuple[list[BinaryCounts], Any]:
-    """Each model's counts (with ids under --id) and the clusters of the first file."""
+    """Each model's counts (with ids under --id) and the clusters of the first file.
+
+    Read by the loader every command shares (:func:`kpass.report.cli.load_outcomes`).
+    """
     if args.sample is not None and args.id is None:
         raise ReportError(paths[0], "--sample needs --id: the sample ids count within a "
                                     "question")
-    if args.id is not None and args.clusters is None:
-        from ..io.long import load_long
-
-        return [load_long(path, id=args.id, sample=args.sample, column=args.column,
-                          chunk_size=args.chunk_size, tool=args.from_,
-                          filter=args.filter).counts for path in paths], None
-    if args.sample is not None:
-        raise ReportError(paths[0], "--sample cannot be combined with --clusters (clusters "
-                                    "are read beside one row per question)")
-    loaded = [load_file(path, tool=args.from_, filter=args.filter, column=args.column,
-                        chunk_size=args.chunk_size, progress=Progress(f"reading {path}"))
-              for path in paths]
-    counts = [_counts(item, _with_labels(item, args.id, "--id")) for item in loaded]
-    return counts, _with_labels(loaded[0], args.clusters, "--clusters")
+    loaded, _ = load_outcomes(paths, args, "leaderboard", clusters="first")
+    return [item.counts for item in loaded], loaded[0].clusters
 
 
 def leaderboard_boards(runs: dict[str, BinaryCounts], families: list[Family], ks: list[int],
@@ -252,6 +241,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         return 2
     try:
         families = [fam for fam in parse_metrics(args.metrics or "pass@k") if not fam.answers]
+        _check_answers_options(args)  # --threshold or --from with --answers, --normalize alone
     except ValueError as error:
         print(f"kpass leaderboard: error: {error}", file=sys.stderr)
         return 2

@@ -127,13 +127,40 @@ def _count(low: int, high: int | None = None) -> Callable[[str], int]:
 
 
 def _harness_options(command: argparse.ArgumentParser) -> None:
-    """``--from`` and ``--filter``, shared by report and compare."""
+    """``--from`` and ``--filter``, shared by report, compare and leaderboard."""
     command.add_argument("--from", dest="from_", choices=HARNESSES, metavar="TOOL",
-                         help="read a harness's per-sample output: "
-                              f"{'|'.join(HARNESSES)} (detected when recognisable)")
+                         help="read every input as this harness's per-sample output: "
+                              f"{'|'.join(HARNESSES)} (default: detected per file, so "
+                              "files of different harnesses go together)")
     command.add_argument("--filter", metavar="NAME",
                          help="with lm-eval files scored under several filters, the filter "
-                              "whose scores count")
+                              "whose scores count (other harnesses' files are read without "
+                              "it)")
+
+
+def _threshold_option(command: argparse.ArgumentParser, extra: str = "") -> None:
+    """``--threshold``, shared by report, compare and leaderboard."""
+    command.add_argument("--threshold", type=_finite, metavar="T",
+                         help="soft scores in [0, 1]: a sample is correct iff its score > T"
+                              f"{extra}; not with --answers")
+
+
+def _file_name(text: str) -> str:
+    """An input file, folder or pattern: not empty (an unset ``$A`` would name the folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"an empty file name ({text!r}); give a file, a "
+                                         "folder of parts or a pattern")
+    return text
+
+
+def _model_file(text: str) -> str:
+    """``[NAME=]FILE`` of the leaderboard: the file part is not empty."""
+    _file_name(text)
+    name, separator, path = text.partition("=")
+    if separator and not Path(text).exists() and not path.strip():
+        raise argparse.ArgumentTypeError(f"an empty file name after {name}= ({text!r}); write "
+                                         "NAME=FILE")
+    return text
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -158,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
                + ", ".join(f"{f.key}{'' if f.default else ' (not default)'}"
                            for f in FAMILIES) + ".",
     )
-    report.add_argument("files", nargs="*", metavar="FILE",
+    report.add_argument("files", nargs="*", metavar="FILE", type=_file_name,
                         help="outcome files, shown side by side (default: the bundled sample)")
     report.add_argument("--column", metavar="NAME",
                         help="the outcome column (default: the first of "
@@ -193,10 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--sample", metavar="COLUMN",
                         help="with --id, the sample-id column; a repeated (id, sample) pair is "
                              "an error")
-    report.add_argument("--threshold", type=_finite, metavar="T",
-                        help="soft scores in [0, 1]: a sample is correct iff its score > T; "
-                             "the report adds the mean soft score, accuracy (n runs average); "
-                             "not with --answers")
+    _threshold_option(report, "; the report adds the mean soft score, accuracy (n runs "
+                              "average)")
     report.add_argument("--plot", metavar="FILE.png", type=_plot_path,
                         help="also draw Pass@k, Pass^k, G-Pass@k_tau and Maj@k against k; the "
                              "extension picks the format: .png, .pdf or .svg")
@@ -234,7 +259,8 @@ def _add_compare(commands: Any) -> None:
                     "standard error over questions, interval, p-value, P(A better | these "
                     "questions) and the minimum detectable effect.",
         epilog="Questions are matched by --id, or by row order (equal counts required).")
-    compare.add_argument("files", nargs="*", metavar="FILE", help="model A's file, model B's file")
+    compare.add_argument("files", nargs="*", metavar="FILE", type=_file_name,
+                         help="model A's file, model B's file")
     compare.add_argument("--column", metavar="NAME", help="the outcome column (default: the "
                          f"first of {', '.join(OUTCOME_COLUMNS)})")
     _harness_options(compare)
@@ -255,6 +281,7 @@ def _add_compare(commands: Any) -> None:
                                   "(error, default) or leave them out of both at that k (skip)")
     compare.add_argument("--percent", action="store_true", help=PERCENT_HELP)
     _answers_options(compare)
+    _threshold_option(compare)
     compare.add_argument("--plot", metavar="FILE.png", type=_plot_path,
                          help="also draw the difference A - B against k with its interval band")
     compare.add_argument("--skip-bad", action="store_true",
@@ -271,7 +298,7 @@ PERCENT_HELP = ("table and markdown in percent: estimates, SEs, intervals and di
 
 
 def _answers_options(command: argparse.ArgumentParser) -> None:
-    """``--answers``, ``--reference``, ``--ties`` and ``--normalize``: report and compare."""
+    """``--answers``, ``--reference``, ``--ties`` and ``--normalize``: every command."""
     command.add_argument("--answers", action="store_true",
                          help="read sampled final answers and a reference per question: adds "
                               "Vote@k (plurality vote over k answers, exact over k-subsets) and "
@@ -328,7 +355,8 @@ def _add_leaderboard(commands: Any) -> None:
                     "models ranked by their estimate, with SEs over questions, intervals, "
                     "rank sets that hold for all models together, and P(best).",
         epilog="Name a model with NAME=PATH; a bare path is named by its file name.")
-    board.add_argument("files", nargs="*", metavar="[NAME=]FILE", help="one file per model")
+    board.add_argument("files", nargs="*", metavar="[NAME=]FILE", type=_model_file,
+                       help="one file per model")
     board.add_argument("--column", metavar="NAME", help="the outcome column (default: the "
                        f"first of {', '.join(OUTCOME_COLUMNS)})")
     _harness_options(board)
@@ -346,6 +374,8 @@ def _add_leaderboard(commands: Any) -> None:
                                        "(default: 0.95)",
                        short_help="questions with fewer than k samples: refuse (error, "
                                   "default) or leave them out at that k (skip)")
+    _answers_options(board)
+    _threshold_option(board)
     board.add_argument("--plot", metavar="FILE.png", type=_plot_path,
                        help="also draw a forest plot: estimates, intervals and rank sets")
     board.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",

@@ -1,0 +1,191 @@
+"""One loader for the inputs of ``kpass report``, ``compare`` and ``leaderboard``.
+
+Every command reads its files the same way, with the same options:
+
+* with ``--id``, ``--sample`` or ``--threshold`` by :func:`kpass.io.long.load_long` (long
+  files grouped by question id, wide files keyed by their id column, soft scores
+  thresholded), which also reads ``--clusters`` labels per question id;
+* otherwise by :func:`kpass.io.harness.load_file` (wide outcome files, harness files), with
+  ``--clusters`` read beside the rows, one label per question;
+* with ``--answers`` by :func:`kpass.io.answers.load_answers`.
+
+The harness that wrote a file is detected per file, so an lm-eval file ranks beside a
+lighteval or OpenCompass file: ``--filter`` applies to the lm-eval files among the inputs
+and the others are read without it (a note says so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .harness import detect_harness, load_file
+from .progress import Progress
+from .readers import LoadedFile
+from .rows import ReportError
+
+__all__ = ["InputOptions", "check_name", "load_input", "load_inputs"]
+
+
+@dataclass
+class InputOptions:
+    """How to read the inputs: the command line's input options.
+
+    Attributes:
+        id: ``--id``, the question-id column.
+        sample: ``--sample``, the sample-id column (with ``id``).
+        column: ``--column``, the outcome (or answers) column.
+        threshold: ``--threshold``: soft scores, correct iff score > T.
+        clusters: ``--clusters``, a cluster-label column.
+        tool: ``--from``, the harness that wrote every input.
+        filter: ``--filter``, the lm-eval filter that counts.
+        chunk_size: ``--chunk-size``, rows read at a time.
+        skip_bad: ``--skip-bad``, leave unreadable rows out.
+        answers: ``--answers``: sampled answers and a reference per question.
+        reference: ``--reference``, the reference column (with ``answers``).
+        normalize: the ``--normalize`` function (with ``answers``), or None.
+    """
+
+    id: str | None = None
+    sample: str | None = None
+    column: str | None = None
+    threshold: float | None = None
+    clusters: str | None = None
+    tool: str | None = None
+    filter: str | None = None
+    chunk_size: int = 65536
+    skip_bad: bool = False
+    answers: bool = False
+    reference: str | None = None
+    normalize: Callable[[Any], Any] | None = None
+
+
+def check_name(source: str) -> None:
+    """Refuse an empty file name (``""``, an unset ``$A``), which would name the current folder.
+
+    Raises:
+        ReportError: ``source`` is empty or blank.
+    """
+    if not source.strip():
+        raise ReportError(repr(source), "an empty file name; give a file, a folder of parts or "
+                                        "a pattern")
+
+
+def load_input(source: str, options: InputOptions, *, clusters: bool = True,
+               progress: Progress | None = None) -> tuple[LoadedFile, list[Any] | None]:
+    """One input read with ``options``: its counts, and its coded answers with ``answers``.
+
+    Args:
+        source: a file, a folder of parts or a glob pattern.
+        options: the input options.
+        clusters: read ``options.clusters`` for this input (compare and leaderboard read
+            the first file's labels only).
+        progress: a progress bar for the plain reader, or None.
+
+    Returns:
+        The loaded file (``clusters`` set when asked for) and, with ``answers``, each
+        question's answers coded 0 (the reference), 1, 2, ... (else None).
+
+    Raises:
+        ReportError: an empty name, an unreadable input or row (naming the file and line),
+            options that do not go together (naming them).
+    """
+    check_name(source)
+    column = options.clusters if clusters else None
+    if options.answers:
+        from .answers import load_answers
+
+        if column is not None:
+            raise ReportError(source, "--clusters is not available with --answers")
+        item, coded = load_answers(source, column=options.column, reference=options.reference,
+                                   skip_bad=options.skip_bad, chunk_size=options.chunk_size,
+                                   normalize=options.normalize, id=options.id,
+                                   sample=options.sample)
+        return item, coded
+    if options.id is not None or options.threshold is not None or options.sample is not None:
+        from .long import load_long
+
+        if options.skip_bad:
+            raise ReportError(source, "--skip-bad is not available with --id, --sample or "
+                                      "--threshold: every row of a question counts, so a "
+                                      "bad row stops the run with its line")
+        if column is not None and options.id is None:
+            raise ReportError(source, "--clusters with --threshold or --sample needs --id "
+                                      "COLUMN (the labels are grouped by question id)")
+        if progress is not None:
+            progress.close()
+        item = load_long(source, id=options.id, sample=options.sample, column=options.column,
+                         threshold=options.threshold, chunk_size=options.chunk_size,
+                         tool=options.tool, filter=options.filter, clusters=column)
+        return item, None
+    item = load_file(source, tool=options.tool, filter=options.filter, column=options.column,
+                     chunk_size=options.chunk_size, skip_bad=options.skip_bad,
+                     progress=progress)
+    if column is not None:
+        from .labels import read_labels
+
+        labels = read_labels(source, column)
+        if len(labels) != item.counts.n_questions:
+            raise ReportError(source, f"`{column}` has {len(labels)} values for "
+                                      f"{item.counts.n_questions} questions (--clusters)")
+        item.clusters = labels
+    return item, None
+
+
+def load_inputs(sources: list[str], options: InputOptions, *, clusters: str = "all",
+                progress: Callable[[str], Progress | None] | None = None,
+                ) -> tuple[list[LoadedFile], list[list[Any] | None]]:
+    """Every input of a command, read with the same options (:func:`load_input`).
+
+    The harness of each file is detected on its own: with ``--filter`` and no ``--from``,
+    the filter applies to the lm-eval files among several inputs and the others are read
+    without it (a note on each says so); with no lm-eval file among them it is refused as
+    for one file.
+
+    Args:
+        sources: the inputs, in order.
+        options: the input options.
+        clusters: ``"all"`` (report: each file's own labels) or ``"first"`` (compare and
+            leaderboard: the first file's labels apply to the paired questions).
+        progress: makes a progress bar for a source, or None.
+
+    Returns:
+        The loaded inputs and, per input, its coded answers (None without ``answers``).
+    """
+    for source in sources:
+        check_name(source)
+    filters = [options.filter] * len(sources)
+    notes: list[list[str]] = [[] for _ in sources]
+    if options.filter is not None and options.tool is None and len(sources) > 1:
+        tools = [_harness_of(source) for source in sources]
+        if "lm-eval" in tools:
+            for index, tool in enumerate(tools):
+                if tool != "lm-eval":
+                    filters[index] = None
+                    what = f"a {tool} file" if tool else "not an lm-eval file"
+                    notes[index].append(f"{sources[index]}: --filter {options.filter} applies "
+                                        f"to lm-eval files; this is {what}, read without it")
+    loaded, answers = [], []
+    for index, source in enumerate(sources):
+        own = options if filters[index] == options.filter else _replace_filter(options, None)
+        item, coded = load_input(source, own, clusters=clusters == "all" or index == 0,
+                                 progress=progress(source) if progress else None)
+        item.notes[:0] = notes[index]
+        loaded.append(item)
+        answers.append(coded)
+    return loaded, answers
+
+
+def _replace_filter(options: InputOptions, filter: str | None) -> InputOptions:  # noqa: A002
+    from dataclasses import replace
+
+    return replace(options, filter=filter)
+
+
+def _harness_of(source: str) -> str | None:
+    """The harness that wrote ``source`` when it is one file that says so, else None."""
+    if not Path(source).is_file():
+        return None
+    return detect_harness(source)
