@@ -60,6 +60,7 @@ from .formats import (
     detect_format,
     read_text,
 )
+from .long_rows import _has_bad_bytes, _loads, not_utf8
 from .readers import LoadedFile
 from .rows import (
     ReportError,
@@ -202,6 +203,9 @@ def _from_dict(record: Any, where: str, source: str, names: dict[str, str | None
     for name in fields:
         if name is not None and name not in record:
             return where, Unreadable(f"the record has no `{name}` field"), None, None, None
+    for name in fields:
+        if name is not None and _has_bad_bytes(record[name]):
+            return where, Unreadable(not_utf8(name)), None, None, None
     answers, gold, qid, sample = (record[name] if name is not None else None for name in fields)
     return where, answers, gold, qid, sample
 
@@ -216,7 +220,7 @@ def _jsonl(source: str, path: Path, names: dict[str, str | None], state: dict[st
             try:
                 if deep is not None:
                     raise RecursionError
-                record = json.loads(line)
+                record = _loads(line)  # a bad byte is judged only in the fields read
             except (ValueError, RecursionError) as error:
                 yield f"line {number}", Unreadable(json_problem(error)), None, None, None
                 continue
@@ -269,8 +273,9 @@ def _csv(source: str, path: Path, names: dict[str, str | None], state: dict[str,
          chunk_size: int) -> Iterator[Record]:
     delimiter = "\t" if detect_format(path) == "tsv" else ","
     with _open_bytes(path) as (stream, _):
-        reader = csv.reader((line.decode("utf-8") for _, line in _numbered(stream, state)),
-                            delimiter=delimiter)
+        # bad bytes kept as surrogates: an error only in the cells read, with their line
+        reader = csv.reader((line.decode("utf-8", "surrogateescape")
+                             for _, line in _numbered(stream, state)), delimiter=delimiter)
         header = [name.strip() for name in next(reader, [])]
         _columns(names, header, source, "line 1", state)
         index = {option: header.index(state[option]) for option in
@@ -284,6 +289,11 @@ def _csv(source: str, path: Path, names: dict[str, str | None], state: dict[str,
                 continue
             if width >= len(record):
                 yield where, Unreadable(f"the row has {len(record)} fields"), None, None, None
+                continue
+            bad = next((option for option, at in index.items()
+                        if _has_bad_bytes(record[at])), None)
+            if bad is not None:
+                yield where, Unreadable(not_utf8(state[bad])), None, None, None
                 continue
             cell = record[index["answers"]]
             if lists is None:

@@ -168,7 +168,9 @@ def read_rows(source: str) -> Iterator[tuple[str, Any]]:
 def _text_rows(source: str, path: Path, fmt: str) -> Iterator[tuple[str, Any]]:
     """The records of a JSONL or JSON file (see :func:`read_rows`)."""
     opener = gzip.open if path.suffix.lower() == ".gz" else open
-    with opener(path, "rt", encoding="utf-8-sig") as stream:
+    # bytes that are not UTF-8 (in a model response, say) are kept as surrogates: fields
+    # kpass does not read are not judged, as the other readers do not judge them
+    with opener(path, "rt", encoding="utf-8-sig", errors="surrogateescape") as stream:
         if fmt == "json":
             text = stream.read()
             check_nesting(text, source)  # before the parser, whose recursion it would break

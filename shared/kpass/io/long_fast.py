@@ -247,6 +247,10 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
         batches = (batch for part in paths
                    for batch in _batches(part, fmt, wanted, text, chunk_size, types))
         for batch in batches:
+            # pyarrow's JSON reader does not check that strings are UTF-8: a bad byte in a
+            # cell read (id, sample) goes to the line-by-line reader, which names its line.
+            for name in text:
+                batch.column(name).validate(full=True)
             ids = batch.column(roles["id"])
             outcomes = _binary(batch.column(roles["column"]), pc, pa)
             if outcomes is None or not _clean_ids(ids, pc, pa):
@@ -270,10 +274,10 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
         return None  # a parse error, a type that changed between blocks, ...
     if result.num_rows == 0:
         return None
-    raw = result.column("id").to_pylist()
     try:
+        raw = result.column("id").to_pylist()
         canonical = [canonical_id(value, str(paths[0]), None) for value in raw]
-    except ReportError:
+    except (ReportError, UnicodeDecodeError):
         return None
     if len(set(canonical)) != len(canonical):  # e.g. "-0" and "0": the slow path merges them
         return None

@@ -25,6 +25,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,10 @@ def _csv_chunks(source: str, path: Path, names: dict[str, Any], size: int,
                 delimiter: str = ",") -> Iterator[Chunk]:
     with _open_bytes(path) as (stream, _raw):
         # utf-8-sig: a BOM (Excel, Notepad) is not part of the first column's name
-        reader = csv.reader(io.TextIOWrapper(stream, encoding="utf-8-sig", newline=""),
+        # Bad bytes are kept as surrogates: an error in the cells read (id, sample,
+        # outcome), with their line; ignored elsewhere, as the fast path ignores them.
+        reader = csv.reader(io.TextIOWrapper(stream, encoding="utf-8-sig",
+                                             errors="surrogateescape", newline=""),
                             delimiter=delimiter)
         header = next(reader, None)
         if header is None:
@@ -84,6 +88,9 @@ def _csv_chunks(source: str, path: Path, names: dict[str, Any], size: int,
             if width >= len(record):
                 raise ReportError(source, f"the row has {len(record)} fields; expected at least "
                                           f"{width + 1}", line)
+            for key, col in zip(("id", "sample", "column"), cols, strict=True):
+                if col is not None and _SURROGATE.search(record[col]):
+                    raise ReportError(source, not_utf8(names[key]), line)
             where.append(line)
             ids.append(record[cols[0]] if cols[0] is not None else None)
             samples.append(record[cols[1]] if cols[1] is not None else None)
@@ -93,6 +100,37 @@ def _csv_chunks(source: str, path: Path, names: dict[str, Any], size: int,
                 where, ids, samples, values = [], [], [], []
         if where:
             yield where, None if cols[0] is None else ids, samples, values
+
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+def not_utf8(column: str) -> str:
+    """The message for bytes that are not UTF-8 in a cell kpass reads."""
+    return f"not UTF-8 text (bytes that are not UTF-8 in the `{column}` cell)"
+
+
+def _has_bad_bytes(value: Any) -> bool:
+    """Whether a decoded value holds bytes that were not UTF-8 (kept as surrogates)."""
+    if isinstance(value, str):
+        return _SURROGATE.search(value) is not None
+    if isinstance(value, (list, tuple)):
+        return any(_has_bad_bytes(item) for item in value)
+    if isinstance(value, dict):
+        return any(_has_bad_bytes(item) for item in value.values())
+    return False
+
+
+def _loads(data: bytes) -> Any:
+    """JSON text parsed; bytes that are not UTF-8 kept as surrogates (judged where read).
+
+    UTF-8 text (the rule for JSON) is parsed as before; only text with a bad byte is
+    decoded here, so that a bad byte in a field kpass does not read is ignored.
+    """
+    try:
+        return json.loads(data)
+    except UnicodeDecodeError:
+        return json.loads(data.decode("utf-8", "surrogateescape").lstrip("\ufeff"))
 
 
 def _text_cell(text: str, source: str, where: str) -> Any:
@@ -126,6 +164,9 @@ def _record_chunks(records: Iterator[tuple[str, Any]], source: str, names: dict[
         for key in ("id", "sample", "column"):
             if names[key] is not None and names[key] not in record:
                 raise ReportError(source, f"the record has no `{names[key]}` field", line)
+        for key in ("id", "sample", "column"):
+            if names[key] is not None and _has_bad_bytes(record[names[key]]):
+                raise ReportError(source, not_utf8(names[key]), line)
         where.append(line)
         ids.append(record[names["id"]] if names["id"] else None)
         samples.append(record[names["sample"]] if names["sample"] else None)
@@ -146,7 +187,7 @@ def _jsonl_chunks(source: str, path: Path, names: dict[str, Any], size: int) -> 
                 if raw_line.count(b"[") + raw_line.count(b"{") > MAX_NESTING:  # cheap bound
                     check_nesting(raw_line, source, f"line {number}")  # before json recurses
                 try:
-                    record = json.loads(raw_line)
+                    record = _loads(raw_line)
                 except json.JSONDecodeError as error:
                     raise ReportError(source, f"not valid JSON ({error.msg})",
                                       f"line {number}") from None
@@ -162,7 +203,7 @@ def _json_chunks(source: str, path: Path, names: dict[str, Any], size: int) -> I
         data = stream.read()
     check_nesting(data, source)  # before the parser recurses
     try:
-        document = json.loads(data)
+        document = _loads(data)
     except json.JSONDecodeError as error:
         raise ReportError(source, f"not valid JSON ({error.msg})",
                           f"line {error.lineno}") from None
