@@ -246,7 +246,8 @@ def answer_key(normalize: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
         TypeError: ``normalize`` is not callable.
 
     The returned function raises ValueError naming the function and the answer when
-    ``normalize`` raises, or calls ``sys.exit``.
+    ``normalize`` raises, calls ``sys.exit``, or returns a list, dict, set or other
+    unhashable value (one answer is text, a number or None). KeyboardInterrupt passes.
     """
     if normalize is None:
         return _remembered_canonical()
@@ -263,9 +264,22 @@ def answer_key(normalize: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
             what = "called sys.exit" if isinstance(error, SystemExit) else "failed"
             raise ValueError(f"`normalize` ({function_name(normalize)}) {what} on the answer "
                              f"{value!r}: {type(error).__name__}: {error}") from None
+        if not _hashable(out):  # a list, dict or set: not one answer
+            shown = repr(out) if len(repr(out)) <= 60 else repr(out)[:57] + "..."
+            raise ValueError(f"`normalize` ({function_name(normalize)}) returned a "
+                             f"{type(out).__name__} ({shown}) for the answer {value!r}; it "
+                             "must return one answer: text, a number or None")
         return canonical(out)
 
     return key
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def _remembered_canonical() -> Callable[[Any], Any]:

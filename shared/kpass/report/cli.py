@@ -241,7 +241,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if getattr(args, "digits", 0) is None:  # 3 decimals of a fraction, 1 of a percent
         args.digits = 1 if getattr(args, "percent", False) else 3
-    return HANDLERS[args.command](args)
+    try:
+        return HANDLERS[args.command](args)
+    except KeyboardInterrupt:  # Ctrl-C (in a --normalize function, a long read): no trace
+        print(f"kpass {args.command}: interrupted", file=sys.stderr)
+        return 130  # 128 + SIGINT, as shells report it
 
 
 #: The function behind each subcommand.
