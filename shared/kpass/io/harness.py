@@ -56,6 +56,7 @@ from .harness_rows import (  # noqa: F401 - moved there, still importable from h
     _EACH,
     LongRecord,
     _binary_rows,
+    _filter_of,
     _first,
     _id_at,
     _keys,
@@ -130,7 +131,7 @@ def default_metric(source: str, tool: str | None, filter: str | None = None  # n
             if not isinstance(row, dict):
                 break
             if tool == "lm-eval":
-                if filter is not None and row.get("filter") != filter:
+                if filter is not None and _filter_of(row) != filter:
                     continue
                 names = row.get("metrics")
                 if isinstance(names, list) and names and isinstance(names[0], str):

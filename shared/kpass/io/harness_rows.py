@@ -261,7 +261,9 @@ def lm_eval_records(rows: Iterable[tuple[str, Any]] | Iterable[dict[str, Any]], 
     """
     pairs: list[tuple[str, Any]] = [(r if isinstance(r, tuple) else (f"line {i + 1}", r))
                                     for i, r in enumerate(rows)]
-    filters = list(dict.fromkeys(row.get("filter") for _, row in pairs if isinstance(row, dict)))
+    # A row without `filter` (older lm-eval, hand-made rows) is under lm-eval's default
+    # filter, "none": one name for it, never "None" beside "none".
+    filters = list(dict.fromkeys(_filter_of(row) for _, row in pairs if isinstance(row, dict)))
     if filter is None and len(filters) > 1:
         raise ReportError(source, f"the file scores each document under {len(filters)} filters "
                                   f"({', '.join(map(str, filters))}); choose one with --filter")
@@ -273,7 +275,7 @@ def lm_eval_records(rows: Iterable[tuple[str, Any]] | Iterable[dict[str, Any]], 
         if not isinstance(row, dict) or "doc_id" not in row:
             raise ReportError(source, f"not an lm-eval --log_samples row (no `doc_id`); its "
                                       f"fields: {_keys(row)}", where)
-        if filter is not None and row.get("filter") != filter:
+        if filter is not None and _filter_of(row) != filter:
             continue
         if name is None:
             name = _first(row.get("metrics"), source, where, "metrics")
@@ -284,6 +286,12 @@ def lm_eval_records(rows: Iterable[tuple[str, Any]] | Iterable[dict[str, Any]], 
         question = row["doc_id"] if id is None else _id_at(row, id, source, where)
         for _, value in get_path(row, name, source=source, where=where):
             yield from _samples(question, value, where, source, name)
+
+
+def _filter_of(row: dict[str, Any]) -> Any:
+    """An lm-eval row's filter; ``none`` (lm-eval's default filter) when the row has none."""
+    value = row.get("filter")
+    return "none" if value is None else value
 
 
 def lighteval_records(rows: Iterable[tuple[str, Any]], source: str,
