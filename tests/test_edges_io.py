@@ -468,8 +468,8 @@ def test_compare_long_files_with_id_and_clusters(tmp_path, capsys):
     wa, wb = write_wide(tmp_path / "a.jsonl", A), write_wide(tmp_path / "b.jsonl", B)
     _, wide, _ = run(capsys, "compare", wa, wb, "--clusters", "topic", "--k", "1,2",
                      "--metrics", "pass@k", "--format", "json")
-    assert [(r["difference"], r["se"]) for r in json.loads(wide)["results"]] == pytest.approx(
-        [(r["difference"], r["se"]) for r in rows], rel=1e-12)
+    assert [x for r in json.loads(wide)["results"] for x in (r["difference"], r["se"])] == (
+        pytest.approx([x for r in rows for x in (r["difference"], r["se"])], rel=1e-12))
 
 
 def test_leaderboard_long_files_with_id_sample_and_clusters(tmp_path, capsys):
