@@ -453,6 +453,7 @@ def write_wide(path, outcomes):
     return path
 
 
+@pytest.mark.filterwarnings("ignore::kpass.SmallSampleWarning")  # 12 questions, 4 clusters
 def test_compare_long_files_with_id_and_clusters(tmp_path, capsys):
     a, b = write_long(tmp_path / "a.csv", A), write_long(tmp_path / "b.csv", B)
     options = ["--id", "id", "--clusters", "topic", "--k", "1,2", "--metrics", "pass@k",
@@ -505,6 +506,7 @@ SOFT_A = np.round(RNG.uniform(0, 1, size=(M, N)), 3)
 SOFT_B = np.round(RNG.uniform(0, 1, size=(M, N)), 3)
 
 
+@pytest.mark.filterwarnings("ignore::kpass.SmallSampleWarning")  # 12 questions
 def test_compare_and_leaderboard_accept_threshold(tmp_path, capsys):
     a, b = write_soft(tmp_path / "a.csv", SOFT_A), write_soft(tmp_path / "b.csv", SOFT_B)
     hard_a, hard_b = (SOFT_A > 0.5).astype(int), (SOFT_B > 0.5).astype(int)
