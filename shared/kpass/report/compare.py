@@ -20,7 +20,6 @@ import numpy as np
 from .._core.counts import BinaryCounts
 from ..io.labels import read_labels
 from ..io.readers import LoadedFile, ReportError
-from .cli import load_outcomes
 from .compare_render import (  # noqa: F401 - the outputs, as this module always offered them
     FIELDS,
     RENDERERS,
@@ -43,6 +42,7 @@ from .compare_render import (  # noqa: F401 - the outputs, as this module always
     render_table,
     verdicts,
 )
+from .inputs import load_outcomes
 from .output import _check_answers_options, _write, collect_notes, holm
 from .table import DEFAULT_K_MAX, Family, default_ks, input_labels, parse_metrics
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._core.counts import BinaryCounts
 from ..io.readers import ReportError
-from .cli import load_outcomes
+from .inputs import load_outcomes
 from .output import _check_answers_options, _write
 from .table import LEGEND_WIDTH, Family, input_labels, parse_metrics
 
