@@ -135,8 +135,10 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
                         clusters is not None)
     if clusters is not None:
         assert id is not None and loaded.counts.ids is not None
-        loaded.clusters = _cluster_labels(source, id, clusters, loaded.counts.ids,
-                                          max(1, chunk_size))
+        from .long_labels import cluster_labels
+
+        loaded.clusters = cluster_labels(source, id, clusters, loaded.counts.ids,
+                                         max(1, chunk_size))
     return loaded
 
 
@@ -219,40 +221,6 @@ def _read_parts(source: str, parts: Parts, id: str | None,  # noqa: A002
         except read_errors() as error:
             raise ReportError(source, f"{label}: {describe_read_error(error)}") from None
     return tally.result(Path(parts.paths[0]), names["column"])
-
-
-def _cluster_labels(source: str, id: str, clusters: str,  # noqa: A002
-                    ids: Any, chunk_size: int) -> list[Any]:
-    """The ``clusters`` column's label of each question (``ids``), read by the long readers.
-
-    Labels are compared as ids are (:func:`kpass.io.rows.canonical_id`: ``7`` and ``"7"``
-    are one label); the rows of one question must agree.
-    """
-    parts = shard_parts(source)
-    files = ([(source, "")] if parts is None else
-             list(zip(parts.paths, [f"{label}, " for label in parts.labels], strict=True)))
-    names: dict[str, Any] = {"id": id, "sample": None, "column": clusters}
-    label_of: dict[Any, tuple[Any, str]] = {}
-    for path, prefix in files:
-        fmt = detect_format(Path(path))
-        try:
-            for where, qids, _, values in _CHUNKS[fmt](path, Path(path), names, chunk_size):
-                assert qids is not None
-                for at, raw, value in zip(where, qids, values, strict=True):
-                    place = prefix + at
-                    if isinstance(value, (list, tuple)) and len(value) == 1:
-                        value = value[0]  # a CSV cell such as [3] is read as a list
-                    question = canonical_id(raw, source, place)
-                    label = canonical_id(value, source, place, "--clusters label")
-                    known = label_of.setdefault(question, (label, place))
-                    if known[0] != label:
-                        raise ReportError(source, f"question {question!r} has two --clusters "
-                                                  f"labels: {known[0]!r} at {known[1]} and "
-                                                  f"{label!r} at {place}; every row of a "
-                                                  "question must carry its cluster")
-        except read_errors() as error:
-            raise ReportError(source, describe_read_error(error)) from None
-    return [label_of[question][0] for question in ids]
 
 
 def _fast_result(source: str, path: Path, counts: BinaryCounts, column: str | None
