@@ -542,6 +542,9 @@ def test_leaderboard_accepts_answers(tmp_path, capsys):
     assert found == pytest.approx(expected)
     code, _, err = run(capsys, "leaderboard", *files, "--answers", "--threshold", "0.5")
     assert code == 2 and "--threshold applies to soft scores" in one_line_error(err)
+    for extra in (["--answers"], []):  # vote@k is not ranked: said, with or without --answers
+        code, _, err = run(capsys, "leaderboard", *files, "--metrics", "pass@k,vote@k", *extra)
+        assert code == 2 and "does not rank vote metrics" in one_line_error(err)
 
 
 # ----------------------------------------------------------------------------- 18. harnesses

@@ -240,14 +240,16 @@ def run_leaderboard(args: argparse.Namespace) -> int:
               "leaderboard --help)", file=sys.stderr)
         return 2
     try:
-        families = [fam for fam in parse_metrics(args.metrics or "pass@k") if not fam.answers]
+        families = parse_metrics(args.metrics or "pass@k", answers=True)
         _check_answers_options(args)  # --threshold or --from with --answers, --normalize alone
     except ValueError as error:
         print(f"kpass leaderboard: error: {error}", file=sys.stderr)
         return 2
-    if not families:
-        print("kpass leaderboard: error: --metrics names only answer-scored metrics, which "
-              "need --answers; the leaderboard reads outcomes", file=sys.stderr)
+    voted = [fam.key for fam in families if fam.answers]
+    if voted:
+        print(f"kpass leaderboard: error: --metrics {','.join(voted)}: the leaderboard does not "
+              "rank vote metrics; with --answers it ranks the metrics of answers scored "
+              "against their reference (pass@k, pass^k, ...)", file=sys.stderr)
         return 2
     try:
         args.names, args.paths = split_names(list(args.files))
