@@ -259,3 +259,48 @@ def test_parts_with_samples_are_pooled_on_the_fast_path(tmp_path, monkeypatch):
     with pytest.raises(ReportError, match="repeated") as error:
         load_long(str(folder), id="q", sample="s", column="ok")
     assert "part-1.jsonl" in str(error.value) and "part-3.jsonl" in str(error.value)
+
+
+BAD_BYTES = [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x80abc"]  # invalid start, cut, surrogate
+
+
+@settings(max_examples=80)
+@given(cells=st.lists(st.tuples(st.sampled_from(["q1", "q2", "7"]), st.integers(0, 3),
+                                st.booleans()), min_size=1, max_size=20),
+       bad=st.lists(st.tuples(st.integers(0, 19), st.sampled_from(["q", "s", "ok", "note"]),
+                              st.sampled_from(BAD_BYTES)), max_size=3),
+       fmt=st.sampled_from(["csv", "jsonl"]), with_sample=st.booleans())
+def test_bad_bytes_fast_path_equals_the_line_by_line_reader(tmp_path_factory, cells, bad, fmt,
+                                                            with_sample):
+    """Bytes that are not UTF-8 in any cell: both readers give the same counts (bytes in the
+    unread `note` column ignored) or the same located error (bytes in a cell read)."""
+    rows = [{"q": q.encode(), "s": str(s).encode(), "ok": b"1" if ok else b"0",
+             "note": b"n"} for q, s, ok in cells]
+    for index, column, data in bad:
+        if index < len(rows):
+            rows[index][column] += data
+    if fmt == "csv":
+        text = b"q,s,ok,note\n" + b"".join(b",".join(r.values()) + b"\n" for r in rows)
+    else:
+        text = b"".join(b'{"q": "%s", "s": "%s", "ok": %s, "note": "%s"}\n'
+                        % (r["q"], r["s"], r["ok"] if r["ok"] in (b"0", b"1")
+                           else b'"' + r["ok"] + b'"', r["note"]) for r in rows)
+    path = tmp_path_factory.mktemp("b") / f"long.{fmt}"
+    path.write_bytes(text)
+    sample = "s" if with_sample else None
+    read_cells = {"q", "ok"} | ({"s"} if with_sample else set())
+    damaged = [(index, column) for index, column, _ in bad
+               if index < len(rows) and column in read_cells]
+    try:
+        expected = slow(None, str(path), id="q", sample=sample, column="ok")
+    except ReportError as error:
+        with pytest.raises(ReportError) as found:
+            load_long(str(path), id="q", sample=sample, column="ok")
+        assert str(found.value) == str(error)
+        if damaged and "not UTF-8" in str(error):
+            first = min(index for index, _ in damaged)
+            assert f"line {first + (2 if fmt == 'csv' else 1)}:" in str(error)
+        assert damaged or "not UTF-8" not in str(error)
+        return
+    assert not damaged  # a bad byte in a cell read is never silently accepted
+    same(load_long(str(path), id="q", sample=sample, column="ok"), expected)
