@@ -179,6 +179,35 @@ def test_random_links_never_loop_and_read_every_real_file_once(tmp_path, seed):
     assert found == expected
 
 
+PATTERNS = ["t/**", "t/**/*.csv", "t/*/*.csv", "t/**/b/*.csv", "t/*/**/part-?.csv",
+            "t/[ab]/*.csv", "t/**/.h/*.csv", "t/a/**/*", "t/*.csv"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_without_links_the_walker_matches_what_glob_matches(tmp_path, monkeypatch, seed):
+    """Differential: on a tree without links, the walker's files are glob.glob's files."""
+    import glob
+
+    rng = random.Random(100 + seed)
+    monkeypatch.chdir(tmp_path)
+    folders = [Path("t"), Path("t/a"), Path("t/a/b"), Path("t/b"), Path("t/.h"),
+               Path("t/a/.h"), Path("t/c/b")]
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in rng.sample(["part-0.csv", "part-1.csv", "x.csv", ".hidden.csv",
+                                "_SUCCESS", "y.csv.gz"], 3):
+            (folder / name).write_text("id,correct\nq1,1\n")  # listed, never read
+    for pattern in PATTERNS:
+        expected = sorted(path for path in glob.glob(pattern, recursive=True)
+                          if os.path.isfile(path)
+                          and not os.path.basename(path).startswith(("_", ".")))
+        try:
+            found = shard_parts(pattern).paths
+        except ReportError:
+            found = []
+        assert found == expected, pattern
+
+
 # ----------------------------------------------------------------------------- 6. empty names
 
 

@@ -199,8 +199,7 @@ def _pattern_step(pattern: list[str]) -> Step:
             if name.startswith(".") and not component.startswith("."):
                 continue
             if component == "**":
-                if is_dir:
-                    moved.add(index)
+                moved.add(index)  # any name, folder or file (`runs/**` matches every file)
             elif fnmatch.fnmatchcase(name, component):
                 moved.add(index + 1)
         reached = closure(frozenset(moved))
