@@ -364,10 +364,19 @@ def _answer_sample(fmt: str, rng: np.random.Generator) -> tuple[bytes, list[list
     return data, answers, golds
 
 
+def _not_utf8(value) -> bool:
+    """A cell holding bytes that were not UTF-8 (decoded as surrogates)."""
+    if isinstance(value, list):
+        return any(_not_utf8(item) for item in value)
+    return isinstance(value, str) and any("\udc80" <= ch <= "\udcff" for ch in value)
+
+
 def _answer_fraction(answers, gold) -> float:
     if not isinstance(answers, list) or not answers or gold is None or isinstance(gold,
                                                                                   (list, dict)):
         raise UnreadableError("bad question")
+    if _not_utf8(answers) or _not_utf8(gold):  # bad bytes count only in the cells read
+        raise UnreadableError("not UTF-8 in a cell read")
     if any(isinstance(a, (list, dict)) for a in answers):
         raise UnreadableError("nested answer")
     return sum(a is not None and a == gold for a in answers) / len(answers)
@@ -385,7 +394,7 @@ def independent_answer_fractions(fmt: str, data: bytes) -> list[float]:
             for line in text.split(b"\n"):
                 if line.strip():
                     try:
-                        records.append(json.loads(line))
+                        records.append(json.loads(line.decode("utf-8", "surrogateescape")))
                     except ValueError:
                         raise UnreadableError("bad JSON line") from None
         else:
@@ -394,10 +403,12 @@ def independent_answer_fractions(fmt: str, data: bytes) -> list[float]:
             raise UnreadableError("not records")
         return [_answer_fraction(r.get("answers"), r.get("reference")) for r in records]
     if fmt == "csv":
-        lines = [line.decode("utf-8") for line in io.BytesIO(_strip_bom(data))]
+        lines = [line.decode("utf-8", "surrogateescape") for line in io.BytesIO(_strip_bom(data))]
         reader = csv.DictReader(lines)
         fractions = []
         for row in reader:
+            if _not_utf8(row["answers"]):
+                raise UnreadableError("not UTF-8 in a cell read")
             try:
                 answers = json.loads(row["answers"])
             except (ValueError, TypeError):
