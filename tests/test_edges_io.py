@@ -522,6 +522,34 @@ def test_a_question_with_two_cluster_labels_names_both_lines(tmp_path, capsys):
             in one_line_error(err)), err
 
 
+@pytest.mark.filterwarnings("ignore::kpass.SmallSampleWarning")  # 4 questions, 2 clusters
+def test_a_partition_key_is_a_clusters_column(tmp_path, capsys):
+    """`--clusters lang` on h/lang=en/..., h/lang=fr/...: each part's rows carry its value."""
+    a_rows = {"en": [("q1", [1, 0]), ("q2", [1, 1])], "fr": [("q3", [0, 0]), ("q4", [1, 0])]}
+    for lang, rows in a_rows.items():
+        (tmp_path / "h" / f"lang={lang}").mkdir(parents=True)
+        (tmp_path / "h" / f"lang={lang}" / "part-0.csv").write_text(
+            "id,correct\n" + "".join(f"{q},{x}\n" for q, xs in rows for x in xs))
+    b_rows = [("q1", [0, 0]), ("q2", [0, 1]), ("q3", [1, 1]), ("q4", [0, 0])]
+    b = tmp_path / "b.csv"
+    b.write_text("id,correct\n" + "".join(f"{q},{x}\n" for q, xs in b_rows for x in xs))
+    code, out, err = run(capsys, "compare", tmp_path / "h", b, "--id", "id", "--clusters",
+                         "lang", "--k", "1", "--metrics", "pass@k", "--format", "json")
+    assert code == 0, err
+    A_ = np.array([xs for rows in a_rows.values() for _, xs in rows])
+    B_ = np.array([xs for _, xs in b_rows])
+    want = kpass.compare(kpass.pass_at_k, A_, B_, 1, clusters=["en", "en", "fr", "fr"])
+    row = json.loads(out)["results"][0]
+    assert (row["difference"], row["se"]) == pytest.approx((want.difference, want.se))
+    # a question in two partitions of different values: both places named
+    (tmp_path / "h" / "lang=fr" / "part-1.csv").write_text("id,correct\nq1,1\n")
+    code, _, err = run(capsys, "compare", tmp_path / "h", b, "--id", "id", "--clusters", "lang",
+                       "--shared")
+    assert code == 1
+    assert ("question 'q1' has two --clusters labels: 'en' at lang=en/part-0.csv, line 2 and "
+            "'fr' at lang=fr/part-1.csv, line 2" in one_line_error(err)), err
+
+
 # ----------------------------------------------------------------------------- 16. --threshold
 
 

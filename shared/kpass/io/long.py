@@ -138,7 +138,7 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
         from .long_labels import cluster_labels
 
         loaded.clusters = cluster_labels(source, id, clusters, loaded.counts.ids,
-                                         max(1, chunk_size))
+                                         max(1, chunk_size), loaded.column)
     return loaded
 
 

@@ -20,25 +20,46 @@ __all__ = ["cluster_labels"]
 
 
 def cluster_labels(source: str, id: str, clusters: str,  # noqa: A002
-                    ids: Any, chunk_size: int) -> list[Any]:
+                   ids: Any, chunk_size: int, column: str | None = None) -> list[Any]:
     """The ``clusters`` column's label of each question (``ids``), read by the long readers.
 
     Labels are compared as ids are (:func:`kpass.io.rows.canonical_id`: ``7`` and ``"7"``
-    are one label); the rows of one question must agree.
+    are one label); the rows of one question must agree. In a folder of Hive-style
+    partitions (``h/lang=en/part-0.csv``), a partition key is a column too: ``--clusters
+    lang`` labels every row of a part by its folder's value, when the part has no such
+    column of its own.
+
+    Args:
+        source: the file, folder or pattern.
+        id: the question-id column.
+        clusters: the label column (or partition key).
+        ids: the questions, in the order of the counts.
+        chunk_size: rows read at a time.
+        column: the outcome column the counts used (read beside the ids for a partition
+            key, so that the same rows are read).
     """
     parts = shard_parts(source)
     files = ([(source, "")] if parts is None else
-             list(zip(parts.paths, [f"{label}, " for label in parts.labels], strict=True)))
-    names: dict[str, Any] = {"id": id, "sample": None, "column": clusters}
+             list(zip(parts.paths, parts.labels, strict=True)))
     label_of: dict[Any, tuple[Any, str]] = {}
-    for path, prefix in files:
+    for path, part in files:
+        prefix = f"{part}, " if part else ""
+        keys = dict(component.split("=", 1) for component in Path(part).parts[:-1]
+                    if "=" in component)
         fmt = detect_format(Path(path))
+        names: dict[str, Any] = {"id": id, "sample": None, "column": clusters}
+        fixed = None
+        if clusters in keys and not _has_column(path, fmt, names, chunk_size):
+            fixed = keys[clusters]
+            names = {"id": id, "sample": None, "column": column}
         try:
             for where, qids, _, values in _CHUNKS[fmt](path, Path(path), names, chunk_size):
                 assert qids is not None
                 for at, raw, value in zip(where, qids, values, strict=True):
                     place = prefix + at
-                    if isinstance(value, (list, tuple)) and len(value) == 1:
+                    if fixed is not None:
+                        value = fixed
+                    elif isinstance(value, (list, tuple)) and len(value) == 1:
                         value = value[0]  # a CSV cell such as [3] is read as a list
                     question = canonical_id(raw, source, place)
                     label = canonical_id(value, source, place, "--clusters label")
@@ -51,3 +72,14 @@ def cluster_labels(source: str, id: str, clusters: str,  # noqa: A002
         except read_errors() as error:
             raise ReportError(source, describe_read_error(error)) from None
     return [label_of[question][0] for question in ids]
+
+
+def _has_column(path: str, fmt: str, names: dict[str, Any], chunk_size: int) -> bool:
+    """Whether a part has the ``names["column"]`` column (a missing one is a ReportError)."""
+    try:
+        next(iter(_CHUNKS[fmt](path, Path(path), dict(names), chunk_size)), None)
+    except ReportError as error:
+        if f"`{names['column']}`" in str(error) and "no column" in str(error):
+            return False
+        raise
+    return True
