@@ -94,6 +94,11 @@ def load_input(source: str, options: InputOptions, *, clusters: bool = True,
     """
     check_name(source)
     column = options.clusters if clusters else None
+    plain = not options.answers and options.id is None and options.threshold is None and (
+        options.sample is None)
+    if progress is not None and not plain:
+        progress.close()  # only the plain reader draws one
+        progress = None
     if options.answers:
         from .answers import load_answers
 
@@ -114,8 +119,6 @@ def load_input(source: str, options: InputOptions, *, clusters: bool = True,
         if column is not None and options.id is None:
             raise ReportError(source, "--clusters with --threshold or --sample needs --id "
                                       "COLUMN (the labels are grouped by question id)")
-        if progress is not None:
-            progress.close()
         item = load_long(source, id=options.id, sample=options.sample, column=options.column,
                          threshold=options.threshold, chunk_size=options.chunk_size,
                          tool=options.tool, filter=options.filter, clusters=column)
@@ -167,11 +170,14 @@ def load_inputs(sources: list[str], options: InputOptions, *, clusters: str = "a
                     what = f"a {tool} file" if tool else "not an lm-eval file"
                     notes[index].append(f"{sources[index]}: --filter {options.filter} applies "
                                         f"to lm-eval files; this is {what}, read without it")
+    # the progress bar drives the plain reader only (the others read without one)
+    plain = not options.answers and options.id is None and options.threshold is None and (
+        options.sample is None)
     loaded, answers = [], []
     for index, source in enumerate(sources):
         own = options if filters[index] == options.filter else _replace_filter(options, None)
         item, coded = load_input(source, own, clusters=clusters == "all" or index == 0,
-                                 progress=progress(source) if progress else None)
+                                 progress=progress(source) if progress and plain else None)
         item.notes[:0] = notes[index]
         loaded.append(item)
         answers.append(coded)
