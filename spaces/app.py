@@ -143,6 +143,7 @@ COMPARED = space_controls.COMPARED
 BINARIZED = space_controls.BINARIZED
 POINT_OPTIONS = space_controls.POINT_OPTIONS
 binarized = space_controls.binarized
+with_ids = space_controls.with_ids
 compare_rows = space_controls.compare_rows
 
 # Failures as one readable line, and the child process (space_failures.py).
@@ -308,10 +309,13 @@ def run(module: evaluate.EvaluationModule, controls: list[Control], text: str,
 
 
 def compare_models(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
-                   ks: list[int] | None, options: dict[str, Any]) -> pd.DataFrame:
+                   ks: list[int] | None, options: dict[str, Any],
+                   ids: dict[str, list[Any]] | None = None) -> pd.DataFrame:
     """Model A against model B on the same questions, each metric and k a row (see
-    :func:`compare_rows`: ``kpass.compare`` on the paired per-question values)."""
-    return pd.DataFrame(compare_rows(family, kind, a, b, ks, options), columns=COMPARE_COLUMNS)
+    :func:`compare_rows`: ``kpass.compare`` on the paired per-question values, matched
+    by question id when ``ids`` are given)."""
+    return pd.DataFrame(compare_rows(family, kind, a, b, ks, options, ids),
+                        columns=COMPARE_COLUMNS)
 
 
 def example_pair(kind: str = "binary") -> tuple[str, str]:
@@ -335,6 +339,22 @@ def check_paired(sides: dict[str, list[Question]]) -> None:
         raise ValueError(f"model A has {len(sides['A'])} questions and model B "
                          f"{len(sides['B'])}: give both the same questions, in the same "
                          "order (one a line)")
+
+
+BOXES = {"A": "model A box", "B": "model B box"}
+
+
+def paired(sides: dict[str, list[Question]], kind: str
+           ) -> tuple[dict[str, list[Question]], dict[str, list[Any]] | None]:
+    """How the two boxes pair: by question id when every line has one, else by line order.
+
+    Returns the questions of each box (answer strings put in A's order) and each box's ids
+    for ``kpass.compare`` to match (None: line order). See :func:`space_input.match_ids`.
+    """
+    found, ids = space_input.match_ids(sides, BOXES, reorder=kind == "answers")
+    if ids is None:
+        check_paired(found)
+    return found, ids
 
 
 def compare_failure(error: BaseException, side: str, sides: dict[str, list[Question]]):
@@ -365,22 +385,26 @@ def run_compare(module: evaluate.EvaluationModule, controls: list[Control], text
         side = "B"
         sides["B"] = parse_questions(text_b, names, kind)
         side = ""
-        check_paired(sides)
+        sides, ids = paired(sides, kind)
         a, b = columns_of(sides["A"], names), columns_of(sides["B"], names)
         if "R0" in a or "R0" in b:
             raise ValueError("the comparison takes no prior outcomes (R0): remove the '| ...' "
                              "part of the lines")
-        if kind == "answers" and "references" not in a:
-            raise ValueError("give each question's gold answer after '|' on model A's lines")
+        if kind == "answers":
+            if "references" not in a:
+                raise ValueError("give each question's gold answer after '|' on model A's "
+                                 "lines")
+            space_input.same_golds(sides, BOXES)
         options = {c.name: parse_control(c, v) for c, v in zip(controls, values, strict=True)}
         options = {name: value for name, value in options.items() if value is not None}
         ks = parse_ks(ks_text) if uses_k(module) else None
-        table = within_deadline(compare_models, family, kind, a, b, ks, options)
+        table = within_deadline(compare_models, family, kind, a, b, ks, options, ids)
     except (RecursionError, *COMPARE_ERRORS) as error:
         return compare_failure(error, side, sides)
+    matched = "matched by question id" if ids is not None else "in line order"
     note = (f"Compared at {stamp()}: {len(table)} value(s) over {len(sides['A'])} paired "
-            "question(s): A - B with its SE over questions; P(A better) from the two "
-            "posteriors.")
+            f"question(s) ({matched}): A - B with its SE over questions; P(A better) from "
+            "the two posteriors.")
     return note, shown_compare(table), compare_plot(table)
 
 

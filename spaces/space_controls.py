@@ -208,13 +208,42 @@ def binarized(predictions: Any, w: Any, rule: Any) -> list[list[int]]:
     return [[int(rule(rewards[int(c)])) for c in row] for row in predictions]
 
 
+def with_ids(runs: dict[str, Any], ids: dict[str, list[Any]] | None, kind: str
+             ) -> dict[str, Any]:
+    """Each model's checked outcomes as counts carrying its question ids, in its own order.
+
+    ``kpass.compare`` and ``kpass.leaderboard`` then match the questions by id (the
+    library's one rule, as ``kpass compare --id`` does). Binary outcomes become
+    ``BinaryCounts``, categories ``CategoricalCounts`` (as wide as the largest category of
+    any model); without ids the outcomes are returned as they are (matched by line order).
+    Answer strings have no counts type: the page puts them in the first model's order
+    before this point (:func:`app.match_ids`).
+    """
+    if ids is None or kind == "answers":
+        return runs
+    import kpass
+
+    if kind == "binary":
+        counted = {name: kpass.binary_counts(data) for name, data in runs.items()}
+        return {name: kpass.BinaryCounts(c.n_samples, c.n_correct, ids=ids[name])
+                for name, c in counted.items()}
+    width = 1 + max(int(value) for data in runs.values() for row in data for value in row)
+    counts = {name: kpass.categorical_counts(data, n_categories=width)
+              for name, data in runs.items()}
+    return {name: kpass.CategoricalCounts(c.counts, c.prior_counts, ids=ids[name])
+            for name, c in counts.items()}
+
+
 def compare_rows(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
-                 ks: list[int] | None, options: dict[str, Any]) -> list[dict[str, Any]]:
+                 ks: list[int] | None, options: dict[str, Any],
+                 ids: dict[str, list[Any]] | None = None) -> list[dict[str, Any]]:
     """The rows of the Compare tab: model A against model B for each of the module's metrics.
 
     ``kpass.compare`` pairs the per-question values: the difference, its SE over
     questions, interval and p-value, and P(A better) from the two posteriors.
-    Each model's input is first checked alone, so a bad value names its model.
+    Each model's input is first checked alone, so a bad value names its model. With
+    ``ids`` (``{"A": [...], "B": [...]}``, each box's question ids in its own order),
+    ``kpass.compare`` matches the questions by id; without, by line.
     """
     import inspect
 
@@ -236,6 +265,7 @@ def compare_rows(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
                 function(outcomes[which], *references, *budget, **kwargs)
             except (ValueError, TypeError) as error:
                 raise type(error)(f"model {which}: {error}") from None
+        outcomes = with_ids(outcomes, ids, "binary" if label in BINARIZED else kind)
         found = kpass.compare(function, outcomes["A"], outcomes["B"], *references,
                               *budget, confidence=options.get("confidence", 0.95), **kwargs)
         for one in found if isinstance(found, list) else [found]:
