@@ -153,6 +153,7 @@ _REPR = space_failures._REPR
 one_line = space_failures.one_line
 failure_message = space_failures.failure_message
 readable = space_failures.readable
+unquoted = space_failures.unquoted
 _in_child = space_failures._in_child
 run_in_child = space_failures.run_in_child
 
@@ -205,7 +206,7 @@ def parse_ks(text: Any) -> list[int]:
     if not tokens:
         raise ValueError("`k` is empty: enter one or more k values, e.g. 1, 2, 4")
     for token in tokens:
-        if not re.fullmatch(r"[+-]?\d+", token):
+        if not re.fullmatch(r"[+-]?[0-9]+", token):  # ASCII digits: "٣" is not a k
             raise ValueError(f"`k` must be integers separated by commas; got {token!r}")
     if len(tokens) > MAX_KS:
         raise ValueError(f"`k`: at most {MAX_KS} values on this page; got {len(tokens)}")
@@ -292,7 +293,7 @@ def run(module: evaluate.EvaluationModule, controls: list[Control], text: str,
         return ("**Input error:** the input is nested too deeply; give one flat list of "
                 "outcomes per question", empty_table(), None)
     except (ValueError, TypeError, TimeoutError) as error:
-        message = readable(error).strip("'\"")
+        message = unquoted(readable(error))
         where = source if source.startswith("the file") else "text box"
         return f"**Input error:** {locate(message, questions, where)}", empty_table(), None
     except Exception as error:  # noqa: BLE001 (any other failure: one readable line, no traceback)
@@ -363,7 +364,7 @@ def compare_failure(error: BaseException, side: str, sides: dict[str, list[Quest
         return ("**Input error:** the input is nested too deeply; give one flat list of "
                 "outcomes per question", pd.DataFrame(columns=COMPARE_COLUMNS), None)
     if isinstance(error, (ValueError, TypeError, TimeoutError)):
-        message = readable(error).strip("'\"")
+        message = unquoted(readable(error))
     else:
         message = failure_message(error)
     named = re.match(r"model ([AB]): ", message)
@@ -483,7 +484,7 @@ def run_comparison_module(module: evaluate.EvaluationModule, text_a: str, text_b
         check_paired(sides)
         a, b = runs["A"], runs["B"]
         table = within_deadline(comparison_table, module, a, b, parse_ks(ks_text), metric,
-                                float(confidence))
+                                space_controls.number(confidence, "confidence"))
     except (RecursionError, *COMPARE_ERRORS) as error:
         return compare_failure(error, side, sides)
     note = (f"Compared at {stamp()}: {len(sides['A'])} paired question(s): A - B with its "

@@ -325,7 +325,7 @@ def run_board(app: ModuleType, module: Any, controls: list[Any], boxes: list[tup
             k = ks[0]
         if confidence is None or confidence == "":
             raise ValueError("`confidence` is empty: give a level in (0, 1), e.g. 0.95")
-        level = float(confidence)
+        level = app.space_controls.number(confidence, "confidence")
         runs = {name: found["predictions"] for name, found in columns.items()}
         board = app.within_deadline(compute_board, app, functions[metric], metric, runs,
                                     references, k, level, options, ids, kind)
@@ -346,7 +346,7 @@ def failure(app: ModuleType, error: BaseException, current: str, where: dict[str
             parsed: dict[str, list[Any]]) -> str:
     """One line for a failed leaderboard, located in the model's box (or file) and line."""
     if isinstance(error, (ValueError, TypeError, TimeoutError)):
-        message = app.readable(error).strip("'\"")
+        message = app.unquoted(app.readable(error))
     else:
         message = app.failure_message(error)
     named = re.match(r"model #(\d+): ", message)

@@ -147,19 +147,33 @@ def _numbers(text: str, name: str) -> list[float]:
     values = []
     for token in tokens:
         try:
-            values.append(float(token))
+            values.append(number(token, name))
         except ValueError:
-            raise ValueError(f"`{name}` must be numbers separated by commas; got {token!r}") \
-                from None
+            raise ValueError(f"`{name}` must be numbers separated by commas; got "
+                             f"{token[:40]!r}") from None
     if not values:
         raise ValueError(f"`{name}` is empty")
     return values
 
 
+def number(value: Any, name: str) -> float:
+    """One number typed into a control (``confidence``, ``alpha0``, ...).
+
+    Raises:
+        ValueError: the text is not a number (naming the control and the text).
+    """
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    text = str(value).strip()
+    if not re.fullmatch(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?", text):
+        raise ValueError(f"`{name}` must be a number, e.g. 0.95; got {text[:40]!r}")
+    return float(text)
+
+
 def parse_control(control: Control, value: Any) -> Any:
     """A control's value -> the Python value for the module (None: leave the default)."""
     if control.kind == "number":
-        return None if value is None or value == "" else float(value)
+        return None if value is None or value == "" else number(value, control.name)
     if control.kind == "choice":
         return value or None
     text = str(value or "").strip()
@@ -174,7 +188,7 @@ def parse_control(control: Control, value: Any) -> Any:
         weights = {}
         for part in (p for p in re.split(r"[;\n]+", text) if p.strip()):
             budget, sep, vector = part.partition(":")
-            if not sep or not re.fullmatch(r"\s*\d+\s*", budget):
+            if not sep or not re.fullmatch(r"\s*[0-9]+\s*", budget):
                 raise ValueError(f"`weights`: expected 'k: w1, w2, ...' parts separated by ';'; "
                                  f"got {part.strip()!r}")
             weights[int(budget)] = _numbers(vector, f"weights[{int(budget)}]")

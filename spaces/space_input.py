@@ -66,12 +66,17 @@ def parse_token(token: str, kind: str) -> Any:
     text = token.strip()
     if kind == "answers":
         return text.strip("\"'")
-    for convert in (int, float):
-        try:
-            return convert(text)
-        except ValueError:
-            pass
-    return text.strip("\"'")
+    try:
+        return int(text)
+    except ValueError:  # not an integer, or past Python's 4300-digit limit: a float or text
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return text.strip("\"'")
+    # A finite number too long for a float (5000 digits) stays as typed: never "inf".
+    return text if value in (float("inf"), float("-inf")) and "inf" not in text.lower() \
+        else value
 
 
 def _load_json(text: str, what: str) -> Any:
