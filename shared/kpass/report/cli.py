@@ -24,7 +24,7 @@ from typing import Any
 from ..io.harness import load_file
 from ..io.progress import Progress
 from ..io.readers import LoadedFile, ReportError
-from .output import _check_answers_options, _write
+from .output import _check_answers_options, _write, cli_words
 from .parser import (  # noqa: F401 - the parser's names, as this module always offered them
     PERCENT_HELP,
     PLOT_FORMATS,
@@ -158,7 +158,7 @@ def run_report(args: argparse.Namespace) -> int:
             families = parse_metrics(args.metrics, answers=args.answers)
             _check_answers_options(args)
         except ValueError as error:
-            print(f"kpass report: error: {error}", file=sys.stderr)
+            print(f"kpass report: error: {cli_words(str(error))}", file=sys.stderr)
             return 2
         warnings: list[str] = []
         loaded, answers = _load(sources, args, warnings)
@@ -192,7 +192,7 @@ def run_report(args: argparse.Namespace) -> int:
                       for item in loaded]
             plot_curves(args.plot, labels, curves, args.confidence, band=args.band)
     except ReportError as error:
-        print(f"kpass report: error: {error}", file=sys.stderr)
+        print(f"kpass report: error: {cli_words(str(error))}", file=sys.stderr)
         return 1
     return _write(text)
 

@@ -23,7 +23,7 @@ from ..io.harness import load_file
 from ..io.progress import Progress
 from ..io.readers import ReportError
 from .compare import _counts, _with_labels
-from .output import _write
+from .output import _write, cli_words
 from .table import LEGEND_WIDTH, Family, input_labels, parse_metrics
 
 
@@ -253,7 +253,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     try:
         families = [fam for fam in parse_metrics(args.metrics or "pass@k") if not fam.answers]
     except ValueError as error:
-        print(f"kpass leaderboard: error: {error}", file=sys.stderr)
+        print(f"kpass leaderboard: error: {cli_words(str(error))}", file=sys.stderr)
         return 2
     if not families:
         print("kpass leaderboard: error: --metrics names only answer-scored metrics, which "
@@ -276,16 +276,15 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             boards = leaderboard_boards(runs, families, ks, args.tau, args.confidence,
                                         args.short, clusters, args.shared)
         except (TypeError, ValueError) as error:
-            # The core names its keyword; here the option that sets it.
-            message = str(error).replace("pass shared=True", "pass --shared")
-            raise ReportError(" vs ".join(args.paths), message) from None
+            # The core names its keyword; the error is printed in the CLI's words (cli_words).
+            raise ReportError(" vs ".join(args.paths), str(error)) from None
         text = RENDERERS[args.format](boards, args)
         if args.plot:
             from .plot import plot_leaderboard
 
             plot_leaderboard(args.plot, boards, args.confidence)
     except ReportError as error:
-        print(f"kpass leaderboard: error: {error}", file=sys.stderr)
+        print(f"kpass leaderboard: error: {cli_words(str(error))}", file=sys.stderr)
         return 1
     return _write(text)
 
