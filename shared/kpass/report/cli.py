@@ -24,7 +24,7 @@ from typing import Any
 from ..io.harness import load_file
 from ..io.progress import Progress
 from ..io.readers import LoadedFile, ReportError
-from .output import _check_answers_options, _write, cli_words
+from .output import _check_answers_options, _write, capped_k_note, cli_words
 from .parser import (  # noqa: F401 - the parser's names, as this module always offered them
     PERCENT_HELP,
     PLOT_FORMATS,
@@ -164,6 +164,8 @@ def run_report(args: argparse.Namespace) -> int:
         loaded, answers = _load(sources, args, warnings)
         n_min = min(item.n_min for item in loaded)
         ks = sorted({k for group in args.k for k in group}) if args.k else default_ks(n_min)
+        if not args.k:
+            notes.extend(capped_k_note(loaded, ks, n_min))
         if not args.k and n_min > DEFAULT_K_MAX:
             notes.append(f"k stops at {DEFAULT_K_MAX} by default (questions have n={n_min} "
                          "samples or more); ask for larger k with --k, e.g. --k "
@@ -191,6 +193,7 @@ def run_report(args: argparse.Namespace) -> int:
             curves = [compute_rows(item, plotted, ks, args.tau[:1], args.confidence, args.short)
                       for item in loaded]
             plot_curves(args.plot, labels, curves, args.confidence, band=args.band)
+            print(f"kpass report: wrote {args.plot}", file=sys.stderr)
     except ReportError as error:
         print(f"kpass report: error: {cli_words(str(error))}", file=sys.stderr)
         return 1

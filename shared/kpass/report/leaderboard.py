@@ -195,7 +195,8 @@ def render_markdown(boards: list[Board], args: argparse.Namespace) -> str:
         out.append("| ---: | :--- | ---: | ---: | :--- | :---: | ---: |")
         out.extend("| " + " | ".join(_cells(row, args.digits)) + " |"
                    for row in board.result.rows)
-        out.append("")
+        better = [f"{p.a} > {p.b}" for p in board.result.pairs if p.better]
+        out.append("\ntold apart: " + (", ".join(better) if better else "no pair") + "\n")
     out.append(" ".join(_legend(args.confidence, bool(args.clusters), boards[0].result.df)))
     return "\n".join(out) + "\n"
 
@@ -283,6 +284,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             from .plot import plot_leaderboard
 
             plot_leaderboard(args.plot, boards, args.confidence)
+            print(f"kpass leaderboard: wrote {args.plot}", file=sys.stderr)
     except ReportError as error:
         print(f"kpass leaderboard: error: {cli_words(str(error))}", file=sys.stderr)
         return 1

@@ -13,12 +13,13 @@ import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 
 from ..stats.rank_sets import _holm
 
-__all__ = ["cli_words", "collect_notes", "holm", "_check_answers_options", "_write"]
+__all__ = ["capped_k_note", "cli_words", "collect_notes", "holm", "_check_answers_options", "_write"]
 
 
 def _write(text: str) -> int:
@@ -86,6 +87,35 @@ def cli_words(message: str) -> str:
     for pattern, replacement in _CLI_WORDS:
         message = pattern.sub(replacement, message)
     return message
+
+
+def capped_k_note(loaded: list[Any], ks: list[int], n_min: int, option: str = "--k"
+                  ) -> list[str]:
+    """A note when a few short questions hold the default k below the others' samples.
+
+    The default k ladder stops at the smallest number of samples of any question, so one
+    question with 1 sample among questions with 8 gives k = 1 alone; say so, naming it.
+
+    Args:
+        loaded: the inputs (each with ``n_max``, ``shortest`` and ``counts``).
+        ks: the default ks chosen.
+        n_min: the smallest number of samples over the inputs.
+        option: how the caller asks for k (``--k``, or ``k=`` in Python).
+
+    Returns:
+        One note, or none when every question has the same number of samples.
+    """
+    n_max = max(item.n_max for item in loaded)
+    if n_max == n_min or max(ks) >= n_max:
+        return []
+    item = next(item for item in loaded if item.n_min == n_min)
+    short = int((item.counts.n_samples < n_max).sum())
+    larger = "--k " if option == "--k" else "k="
+    skip = "--short skip" if option == "--k" else 'short="skip"'
+    return [f"k stops at {max(ks)} by default: {item.source}, {item.shortest} has only "
+            f"n={n_min} samples ({short} of {item.counts.n_questions} questions have fewer "
+            f"than {n_max}); ask for larger k with {larger}{min(n_max, 8)} and {skip} to leave "
+            "the short questions out at those k."]
 
 
 @contextmanager

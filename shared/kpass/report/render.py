@@ -199,7 +199,8 @@ def render_markdown(report: Report, digits: int = 3) -> str:
         digits: decimals shown.
 
     Returns:
-        The table (no notes; a paper's caption should say what the columns are).
+        The table, then the caveat notes the terminal table prints under its legend (the
+        column legend is left out: a paper's caption should say what the columns are).
     """
     with_questions = _show_questions(report)
     sub = _columns(report, with_questions)
@@ -213,7 +214,8 @@ def render_markdown(report: Report, digits: int = 3) -> str:
         cells = [label] + [cell for rows in report.rows
                            for cell in _cells(rows[index], digits, with_questions)]
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    notes = report.notes + small_sample_notes(report)
+    return "\n".join(lines) + "\n" + "".join(f"\n{note}\n" for note in notes)
 
 
 CSV_FIELDS = ("file", "metric", "label", "k", "tau", "questions", "estimate", "se", "se_lo",
