@@ -138,8 +138,7 @@ def _legend(report: Report) -> list[str]:
         paragraphs.append("Avg@n: its mean is the plain average (not shrunk toward 1/2 as "
                           "Pass@1's) and its sd the Bayes@N posterior sd on the average's scale "
                           "(Hariri et al. 2026, Eq. 20: wider with few samples), so its mean, sd "
-                          "and credible interval differ from Pass@1's for the same quantity; "
-                          "see docs/statistics.md.")
+                          "and credible interval differ from Pass@1's for the same quantity.")
     if any(row.metric == "accuracy" for row in report.rows[0]):
         paragraphs.append("accuracy (n runs average): the mean soft score of each question's "
                           "samples, averaged over questions; it has no posterior: its mean, sd "
