@@ -29,7 +29,8 @@ from matplotlib.figure import Figure
 MAX_MODELS = 12
 #: Model boxes shown when the page opens (more with "Add a model box").
 OPEN_BOXES = 6
-BOARD_COLUMNS = ["rank", "model", "estimate", "SE", "interval", "rank set", "P(best)"]
+# The decisive columns first (a phone shows them before the table scrolls sideways).
+BOARD_COLUMNS = ["rank", "model", "rank set", "P(best)", "estimate", "SE", "interval"]
 MESSAGE_ID = "kpass-board-message"
 TABLE_ID = "kpass-board-table"
 # The example: five checkpoints simulated on questions of shared difficulty (seeded; the

@@ -17,11 +17,13 @@ from matplotlib.ticker import MaxNLocator
 # Key suffixes of a metric module's flat result dict -> table column.
 SUFFIXES = {"_se": "SE", "_mu": "posterior mean", "_sigma": "sd", "_lo": "lower",
             "_hi": "upper"}
-COLUMNS = ["metric", "k", "estimate", "SE", "posterior mean", "sd", "lower", "upper",
+# The decisive columns come first, so a phone (420 px) shows them before the table scrolls
+# sideways: the estimate with the credible interval and sd; A - B with p and P(A better).
+COLUMNS = ["metric", "k", "estimate", "lower", "upper", "sd", "SE", "posterior mean",
            "questions"]
 NUMERIC = COLUMNS[2:8]
-COMPARE_COLUMNS = ["metric", "k", "A", "B", "A - B", "SE", "lower", "upper", "p-value",
-                   "P(A better)", "questions"]
+COMPARE_COLUMNS = ["metric", "k", "A - B", "p-value", "P(A better)", "lower", "upper", "SE",
+                   "A", "B", "questions"]
 
 
 # ----------------------------------------------------------------------------- output

@@ -61,8 +61,9 @@ def rank_set(row):
 
 def assert_table_equals(table, board):
     level = f"{board.confidence * 100:g}%"
-    assert list(table.columns) == ["rank", "model", "estimate", "SE", f"{level} interval",
-                                   "rank set", "P(best)"]
+    # The decisive columns first (issue 28: on a phone they show before the table scrolls).
+    assert list(table.columns) == ["rank", "model", "rank set", "P(best)", "estimate", "SE",
+                                   f"{level} interval"]
     assert len(table) == len(board.rows)
     for (_, shown), row in zip(table.iterrows(), board.rows, strict=True):
         lo, hi = (float(x) for x in re.findall(r"-?\d+\.\d+", shown[f"{level} interval"]))

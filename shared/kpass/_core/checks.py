@@ -220,13 +220,14 @@ def check_names(value: Any, name: str = "metrics") -> str | None:
         bad = next((item for item in names if not isinstance(item, str)), None)
         if bad is not None:
             raise ArgumentTypeError(f"`{name}` must be a string or a sequence of strings; got "
-                                    f"an entry {_show(bad)} ({type(bad).__name__})")
+                                    f"{name}={_show(value)} (the entry {_show(bad)} is a "
+                                    f"{type(bad).__name__})")
     else:
         raise ArgumentTypeError(f"`{name}` must be None, a string such as \"pass@k,pass^k\" "
                                 f"or a sequence of strings; got {name}={_show(value)} "
                                 f"({type(value).__name__})")
     if not [item for item in names if item.strip()]:
-        raise ValueError(f"`{name}` must name at least one metric; got {name}={_show(value)}")
+        raise ValueError(f"`{name}` must be at least one metric name; got {name}={_show(value)}")
     return ",".join(names)
 
 
