@@ -32,6 +32,8 @@ OPEN_BOXES = 6
 # The decisive columns first (a phone shows them before the table scrolls sideways).
 BOARD_COLUMNS = ["rank", "model", "rank set", "P(best)", "estimate", "SE", "interval"]
 MESSAGE_ID = "kpass-board-message"
+#: The forest plot's width in inches, as the other plots' (``space_output.PLOT_WIDTH``).
+PLOT_WIDTH = 5.6
 TABLE_ID = "kpass-board-table"
 # The example: five checkpoints simulated on questions of shared difficulty (seeded; the
 # same draws as the example of docs/leaderboard.md).
@@ -234,7 +236,7 @@ def board_table(board: Any, digits: int = 4) -> pd.DataFrame:
 def board_plot(board: Any, label: str) -> Figure:
     """A forest plot: each model's estimate and interval, best on top, its rank set at right."""
     rows = board.rows
-    figure = Figure(figsize=(7, max(2.4, 0.9 + 0.36 * len(rows))))
+    figure = Figure(figsize=(PLOT_WIDTH, max(2.0, 0.75 + 0.3 * len(rows))))
     axes = figure.subplots()
     y = list(range(len(rows)))[::-1]
     axes.errorbar([row.estimate for row in rows], y,
@@ -252,7 +254,7 @@ def board_plot(board: Any, label: str) -> Figure:
     level = f"{board.confidence * 100:g}%"
     budget = "" if board.k is None else f" at k={board.k}"
     axes.set_xlabel(f"{label}{budget}: estimate with {level} interval over "
-                    f"{board.questions} questions; right: joint rank sets")
+                    f"{board.questions} questions\nright: joint rank sets")
     axes.grid(True, axis="x", alpha=0.3)
     figure.tight_layout(pad=0.6)
     return figure
