@@ -425,9 +425,9 @@ def test_docs_spaces_names_the_leaderboard_tab_and_no_wrong_count():
 
 def test_the_suite_filters_only_the_expected_small_sample_notes():
     """The pyproject filter hides the three notes of tiny inputs, and nothing else."""
-    import tomllib
-
     from _pytest.warnings import parse_warning_filter
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
     config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     filters = config["tool"]["pytest"]["ini_options"]["filterwarnings"]

@@ -19,7 +19,8 @@ import numpy as np
 
 from ..stats.rank_sets import _holm
 
-__all__ = ["capped_k_note", "cli_words", "collect_notes", "holm", "_check_answers_options", "_write"]
+__all__ = ["capped_k_note", "cli_words", "collect_notes", "holm", "_check_answers_options",
+           "_write"]
 
 
 def _write(text: str) -> int:
