@@ -143,6 +143,7 @@ COMPARED = space_controls.COMPARED
 BINARIZED = space_controls.BINARIZED
 POINT_OPTIONS = space_controls.POINT_OPTIONS
 binarized = space_controls.binarized
+with_ids = space_controls.with_ids
 compare_rows = space_controls.compare_rows
 
 # Failures as one readable line, and the child process (space_failures.py).
@@ -152,6 +153,7 @@ _REPR = space_failures._REPR
 one_line = space_failures.one_line
 failure_message = space_failures.failure_message
 readable = space_failures.readable
+unquoted = space_failures.unquoted
 _in_child = space_failures._in_child
 run_in_child = space_failures.run_in_child
 
@@ -204,7 +206,7 @@ def parse_ks(text: Any) -> list[int]:
     if not tokens:
         raise ValueError("`k` is empty: enter one or more k values, e.g. 1, 2, 4")
     for token in tokens:
-        if not re.fullmatch(r"[+-]?\d+", token):
+        if not re.fullmatch(r"[+-]?[0-9]+", token):  # ASCII digits: "٣" is not a k
             raise ValueError(f"`k` must be integers separated by commas; got {token!r}")
     if len(tokens) > MAX_KS:
         raise ValueError(f"`k`: at most {MAX_KS} values on this page; got {len(tokens)}")
@@ -291,7 +293,7 @@ def run(module: evaluate.EvaluationModule, controls: list[Control], text: str,
         return ("**Input error:** the input is nested too deeply; give one flat list of "
                 "outcomes per question", empty_table(), None)
     except (ValueError, TypeError, TimeoutError) as error:
-        message = readable(error).strip("'\"")
+        message = unquoted(readable(error))
         where = source if source.startswith("the file") else "text box"
         return f"**Input error:** {locate(message, questions, where)}", empty_table(), None
     except Exception as error:  # noqa: BLE001 (any other failure: one readable line, no traceback)
@@ -308,10 +310,13 @@ def run(module: evaluate.EvaluationModule, controls: list[Control], text: str,
 
 
 def compare_models(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
-                   ks: list[int] | None, options: dict[str, Any]) -> pd.DataFrame:
+                   ks: list[int] | None, options: dict[str, Any],
+                   ids: dict[str, list[Any]] | None = None) -> pd.DataFrame:
     """Model A against model B on the same questions, each metric and k a row (see
-    :func:`compare_rows`: ``kpass.compare`` on the paired per-question values)."""
-    return pd.DataFrame(compare_rows(family, kind, a, b, ks, options), columns=COMPARE_COLUMNS)
+    :func:`compare_rows`: ``kpass.compare`` on the paired per-question values, matched
+    by question id when ``ids`` are given)."""
+    return pd.DataFrame(compare_rows(family, kind, a, b, ks, options, ids),
+                        columns=COMPARE_COLUMNS)
 
 
 def example_pair(kind: str = "binary") -> tuple[str, str]:
@@ -337,13 +342,29 @@ def check_paired(sides: dict[str, list[Question]]) -> None:
                          "order (one a line)")
 
 
+BOXES = {"A": "model A box", "B": "model B box"}
+
+
+def paired(sides: dict[str, list[Question]], kind: str
+           ) -> tuple[dict[str, list[Question]], dict[str, list[Any]] | None]:
+    """How the two boxes pair: by question id when every line has one, else by line order.
+
+    Returns the questions of each box (answer strings put in A's order) and each box's ids
+    for ``kpass.compare`` to match (None: line order). See :func:`space_input.match_ids`.
+    """
+    found, ids = space_input.match_ids(sides, BOXES, reorder=kind == "answers")
+    if ids is None:
+        check_paired(found)
+    return found, ids
+
+
 def compare_failure(error: BaseException, side: str, sides: dict[str, list[Question]]):
     """The page's outputs for a failed comparison: the message located in its box and line."""
     if isinstance(error, RecursionError):
         return ("**Input error:** the input is nested too deeply; give one flat list of "
                 "outcomes per question", pd.DataFrame(columns=COMPARE_COLUMNS), None)
     if isinstance(error, (ValueError, TypeError, TimeoutError)):
-        message = readable(error).strip("'\"")
+        message = unquoted(readable(error))
     else:
         message = failure_message(error)
     named = re.match(r"model ([AB]): ", message)
@@ -365,22 +386,26 @@ def run_compare(module: evaluate.EvaluationModule, controls: list[Control], text
         side = "B"
         sides["B"] = parse_questions(text_b, names, kind)
         side = ""
-        check_paired(sides)
+        sides, ids = paired(sides, kind)
         a, b = columns_of(sides["A"], names), columns_of(sides["B"], names)
         if "R0" in a or "R0" in b:
             raise ValueError("the comparison takes no prior outcomes (R0): remove the '| ...' "
                              "part of the lines")
-        if kind == "answers" and "references" not in a:
-            raise ValueError("give each question's gold answer after '|' on model A's lines")
+        if kind == "answers":
+            if "references" not in a:
+                raise ValueError("give each question's gold answer after '|' on model A's "
+                                 "lines")
+            space_input.same_golds(sides, BOXES)
         options = {c.name: parse_control(c, v) for c, v in zip(controls, values, strict=True)}
         options = {name: value for name, value in options.items() if value is not None}
         ks = parse_ks(ks_text) if uses_k(module) else None
-        table = within_deadline(compare_models, family, kind, a, b, ks, options)
+        table = within_deadline(compare_models, family, kind, a, b, ks, options, ids)
     except (RecursionError, *COMPARE_ERRORS) as error:
         return compare_failure(error, side, sides)
+    matched = "matched by question id" if ids is not None else "in line order"
     note = (f"Compared at {stamp()}: {len(table)} value(s) over {len(sides['A'])} paired "
-            "question(s): A - B with its SE over questions; P(A better) from the two "
-            "posteriors.")
+            f"question(s) ({matched}): A - B with its SE over questions; P(A better) from "
+            "the two posteriors.")
     return note, shown_compare(table), compare_plot(table)
 
 
@@ -459,7 +484,7 @@ def run_comparison_module(module: evaluate.EvaluationModule, text_a: str, text_b
         check_paired(sides)
         a, b = runs["A"], runs["B"]
         table = within_deadline(comparison_table, module, a, b, parse_ks(ks_text), metric,
-                                float(confidence))
+                                space_controls.number(confidence, "confidence"))
     except (RecursionError, *COMPARE_ERRORS) as error:
         return compare_failure(error, side, sides)
     note = (f"Compared at {stamp()}: {len(sides['A'])} paired question(s): A - B with its "

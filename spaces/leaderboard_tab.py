@@ -29,8 +29,11 @@ from matplotlib.figure import Figure
 MAX_MODELS = 12
 #: Model boxes shown when the page opens (more with "Add a model box").
 OPEN_BOXES = 6
-BOARD_COLUMNS = ["rank", "model", "estimate", "SE", "interval", "rank set", "P(best)"]
+# The decisive columns first (a phone shows them before the table scrolls sideways).
+BOARD_COLUMNS = ["rank", "model", "rank set", "P(best)", "estimate", "SE", "interval"]
 MESSAGE_ID = "kpass-board-message"
+#: The forest plot's width in inches, as the other plots' (``space_output.PLOT_WIDTH``).
+PLOT_WIDTH = 5.6
 TABLE_ID = "kpass-board-table"
 # The example: five checkpoints simulated on questions of shared difficulty (seeded; the
 # same draws as the example of docs/leaderboard.md).
@@ -125,48 +128,36 @@ def check_total(app: ModuleType, parsed: dict[str, list[Any]]) -> None:
                          f"{app.MAX_OUTCOMES:,}")
 
 
-def align(parsed: dict[str, list[Any]], where: dict[str, str]) -> tuple[dict[str, list[Any]],
-                                                                         str]:
-    """Every model's questions in the first model's order: by id if all have ids, else by line.
+def align(app: ModuleType, parsed: dict[str, list[Any]], where: dict[str, str],
+          kind: str = "binary") -> tuple[dict[str, list[Any]], dict[str, list[Any]] | None]:
+    """How the models' questions pair: by id when every line of every model has one, else by
+    line order (the page's rule, ``space_input.match_ids``, as on the Compare tab).
 
     Returns:
-        The aligned questions per model, and how they were matched (``"id"`` or ``"order"``).
+        The questions per model (answer strings put in the first model's order) and each
+        model's ids for ``kpass.leaderboard`` to match (None: matched by line order).
 
     Raises:
-        ValueError: the models hold different questions (naming the model, the id and the
-            box or file and line where the first model has it).
+        ValueError: ids on some lines or models only, or models holding different
+            questions (naming the model, the id and the box or file and line).
     """
-    names = list(parsed)
-    first = parsed[names[0]]
-    if all(q.qid is not None for questions in parsed.values() for q in questions):
-        order = {q.qid: q for q in first}
-        aligned = {names[0]: first}
-        for name in names[1:]:
-            by_id = {q.qid: q for q in parsed[name]}
-            missing = [qid for qid in order if qid not in by_id]
-            if missing:
-                raise ValueError(f"{where[name]} has no question {missing[0]!r} ({where[names[0]]}"
-                                 f", line {order[missing[0]].line}): give every model the same "
-                                 "questions")
-            extra = [q for q in parsed[name] if q.qid not in order]
-            if extra:
-                raise ValueError(f"{where[name]}, line {extra[0].line}: question "
-                                 f"{extra[0].qid!r} is not among the questions of "
-                                 f"{where[names[0]]}: give every model the same questions")
-            aligned[name] = [by_id[qid] for qid in order]
-        return aligned, "id"
-    counts = {name: len(questions) for name, questions in parsed.items()}
-    if len(set(counts.values())) != 1:
-        other = next(name for name in names if counts[name] != counts[names[0]])
-        raise ValueError(f"{where[names[0]]} has {counts[names[0]]} questions and "
-                         f"{where[other]} {counts[other]}: give every model the same "
-                         "questions, one a line in the same order (or a question id on "
-                         "every line)")
-    return dict(parsed), "order"
+    found, ids = app.space_input.match_ids(parsed, where, reorder=kind == "answers")
+    if ids is None:
+        names = list(parsed)
+        counts = {name: len(questions) for name, questions in parsed.items()}
+        other = next((name for name in names if counts[name] != counts[names[0]]), None)
+        if other is not None:
+            raise ValueError(f"{where[names[0]]} has {counts[names[0]]} questions and "
+                             f"{where[other]} {counts[other]}: give every model the same "
+                             "questions, one a line in the same order (or a question id on "
+                             "every line)")
+    return found, ids
 
 
-def gold_answers(aligned: dict[str, list[Any]], where: dict[str, str]) -> list[Any]:
-    """The gold answers: the first model's, which any other model that gives them must match.
+def gold_answers(app: ModuleType, aligned: dict[str, list[Any]], where: dict[str, str]
+                 ) -> list[Any]:
+    """The gold answers: the first model's, which any other model that gives them must match
+    (by kpass's canonical rule: ``170`` is ``"170.0"``).
 
     Raises:
         ValueError: the first model gives none, or another model gives a different one.
@@ -176,14 +167,8 @@ def gold_answers(aligned: dict[str, list[Any]], where: dict[str, str]) -> list[A
     if not all("references" in q.extras for q in first):
         raise ValueError(f"give each question's gold answer after '|' on the lines of "
                          f"{where[names[0]]} (the first model)")
-    golds = [q.extras["references"] for q in first]
-    for name in names[1:]:
-        for question, gold in zip(aligned[name], golds, strict=True):
-            given = question.extras.get("references")
-            if given is not None and given != gold:
-                raise ValueError(f"{where[name]}, line {question.line}: gold answer "
-                                 f"{given!r}, but {gold!r} in {where[names[0]]}")
-    return golds
+    app.space_input.same_golds(aligned, where)
+    return [q.extras["references"] for q in first]
 
 
 # ----------------------------------------------------------------------------- compute
@@ -198,8 +183,12 @@ class ModelError(ValueError):
 
 def compute_board(app: ModuleType, function_name: str, label: str, runs: dict[str, Any],
                   references: list[Any] | None, k: int | None, confidence: float,
-                  options: dict[str, Any]) -> Any:
+                  options: dict[str, Any], ids: dict[str, list[Any]] | None = None,
+                  kind: str = "binary") -> Any:
     """``kpass.leaderboard`` on the runs, each model's input first checked alone.
+
+    With ``ids`` (each model's question ids, in its own order) the runs become counts
+    carrying them and ``kpass.leaderboard`` matches the questions by id.
 
     Runs in the page's child process (:func:`app.within_deadline`).
 
@@ -225,6 +214,7 @@ def compute_board(app: ModuleType, function_name: str, label: str, runs: dict[st
         except (ValueError, TypeError) as error:
             raise ModelError(index, str(error)) from None
         checked[name] = data
+    checked = app.with_ids(checked, ids, "binary" if label in app.BINARIZED else kind)
     return kpass.leaderboard(function, checked, *extra, confidence=confidence, **kwargs)
 
 
@@ -246,7 +236,7 @@ def board_table(board: Any, digits: int = 4) -> pd.DataFrame:
 def board_plot(board: Any, label: str) -> Figure:
     """A forest plot: each model's estimate and interval, best on top, its rank set at right."""
     rows = board.rows
-    figure = Figure(figsize=(7, max(2.4, 0.9 + 0.36 * len(rows))))
+    figure = Figure(figsize=(PLOT_WIDTH, max(2.0, 0.75 + 0.3 * len(rows))))
     axes = figure.subplots()
     y = list(range(len(rows)))[::-1]
     axes.errorbar([row.estimate for row in rows], y,
@@ -264,7 +254,7 @@ def board_plot(board: Any, label: str) -> Figure:
     level = f"{board.confidence * 100:g}%"
     budget = "" if board.k is None else f" at k={board.k}"
     axes.set_xlabel(f"{label}{budget}: estimate with {level} interval over "
-                    f"{board.questions} questions; right: joint rank sets")
+                    f"{board.questions} questions\nright: joint rank sets")
     axes.grid(True, axis="x", alpha=0.3)
     figure.tight_layout(pad=0.6)
     return figure
@@ -316,7 +306,7 @@ def run_board(app: ModuleType, module: Any, controls: list[Any], boxes: list[tup
                 app.parse_questions(text, names, kind)
         current = ""
         check_total(app, parsed)
-        aligned, matched = align(parsed, where)
+        aligned, ids = align(app, parsed, where, kind)
         columns = {}
         for name, questions in aligned.items():
             current = name  # a gold answer given on some lines only names its model
@@ -325,7 +315,7 @@ def run_board(app: ModuleType, module: Any, controls: list[Any], boxes: list[tup
         if any("R0" in found for found in columns.values()):
             raise ValueError("the leaderboard takes no prior outcomes (R0): remove the "
                              "'| ...' part of the lines")
-        references = gold_answers(aligned, where) if kind == "answers" else None
+        references = gold_answers(app, aligned, where) if kind == "answers" else None
         options = {c.name: app.parse_control(c, v) for c, v in zip(controls, values,
                                                                      strict=True)}
         options = {name: value for name, value in options.items() if value is not None}
@@ -338,10 +328,10 @@ def run_board(app: ModuleType, module: Any, controls: list[Any], boxes: list[tup
             k = ks[0]
         if confidence is None or confidence == "":
             raise ValueError("`confidence` is empty: give a level in (0, 1), e.g. 0.95")
-        level = float(confidence)
+        level = app.space_controls.number(confidence, "confidence")
         runs = {name: found["predictions"] for name, found in columns.items()}
         board = app.within_deadline(compute_board, app, functions[metric], metric, runs,
-                                    references, k, level, options)
+                                    references, k, level, options, ids, kind)
     except RecursionError:
         return ("**Input error:** the input is nested too deeply; give one flat list of "
                 "outcomes per question", empty_board(), None)
@@ -349,7 +339,7 @@ def run_board(app: ModuleType, module: Any, controls: list[Any], boxes: list[tup
         return f"**Input error:** {failure(app, error, current, where, parsed)}", \
             empty_board(), None
     note = (f"Ranked at {app.stamp()}: {len(board.rows)} models on {board.questions} "
-            f"question(s) (matched by {'id' if matched == 'id' else 'line order'}), {metric}"
+            f"question(s) (matched by {'line order' if ids is None else 'id'}), {metric}"
             f"{'' if k is None else f' at k={k}'}; {level * 100:g}% intervals and joint rank "
             f"sets. {told_apart(board)}")
     return note, board_table(board), board_plot(board, metric)
@@ -359,7 +349,7 @@ def failure(app: ModuleType, error: BaseException, current: str, where: dict[str
             parsed: dict[str, list[Any]]) -> str:
     """One line for a failed leaderboard, located in the model's box (or file) and line."""
     if isinstance(error, (ValueError, TypeError, TimeoutError)):
-        message = app.readable(error).strip("'\"")
+        message = app.unquoted(app.readable(error))
     else:
         message = app.failure_message(error)
     named = re.match(r"model #(\d+): ", message)

@@ -147,19 +147,33 @@ def _numbers(text: str, name: str) -> list[float]:
     values = []
     for token in tokens:
         try:
-            values.append(float(token))
+            values.append(number(token, name))
         except ValueError:
-            raise ValueError(f"`{name}` must be numbers separated by commas; got {token!r}") \
-                from None
+            raise ValueError(f"`{name}` must be numbers separated by commas; got "
+                             f"{token[:40]!r}") from None
     if not values:
         raise ValueError(f"`{name}` is empty")
     return values
 
 
+def number(value: Any, name: str) -> float:
+    """One number typed into a control (``confidence``, ``alpha0``, ...).
+
+    Raises:
+        ValueError: the text is not a number (naming the control and the text).
+    """
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    text = str(value).strip()
+    if not re.fullmatch(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?", text):
+        raise ValueError(f"`{name}` must be a number, e.g. 0.95; got {text[:40]!r}")
+    return float(text)
+
+
 def parse_control(control: Control, value: Any) -> Any:
     """A control's value -> the Python value for the module (None: leave the default)."""
     if control.kind == "number":
-        return None if value is None or value == "" else float(value)
+        return None if value is None or value == "" else number(value, control.name)
     if control.kind == "choice":
         return value or None
     text = str(value or "").strip()
@@ -174,7 +188,7 @@ def parse_control(control: Control, value: Any) -> Any:
         weights = {}
         for part in (p for p in re.split(r"[;\n]+", text) if p.strip()):
             budget, sep, vector = part.partition(":")
-            if not sep or not re.fullmatch(r"\s*\d+\s*", budget):
+            if not sep or not re.fullmatch(r"\s*[0-9]+\s*", budget):
                 raise ValueError(f"`weights`: expected 'k: w1, w2, ...' parts separated by ';'; "
                                  f"got {part.strip()!r}")
             weights[int(budget)] = _numbers(vector, f"weights[{int(budget)}]")
@@ -208,13 +222,42 @@ def binarized(predictions: Any, w: Any, rule: Any) -> list[list[int]]:
     return [[int(rule(rewards[int(c)])) for c in row] for row in predictions]
 
 
+def with_ids(runs: dict[str, Any], ids: dict[str, list[Any]] | None, kind: str
+             ) -> dict[str, Any]:
+    """Each model's checked outcomes as counts carrying its question ids, in its own order.
+
+    ``kpass.compare`` and ``kpass.leaderboard`` then match the questions by id (the
+    library's one rule, as ``kpass compare --id`` does). Binary outcomes become
+    ``BinaryCounts``, categories ``CategoricalCounts`` (as wide as the largest category of
+    any model); without ids the outcomes are returned as they are (matched by line order).
+    Answer strings have no counts type: the page puts them in the first model's order
+    before this point (:func:`app.match_ids`).
+    """
+    if ids is None or kind == "answers":
+        return runs
+    import kpass
+
+    if kind == "binary":
+        counted = {name: kpass.binary_counts(data) for name, data in runs.items()}
+        return {name: kpass.BinaryCounts(c.n_samples, c.n_correct, ids=ids[name])
+                for name, c in counted.items()}
+    width = 1 + max(int(value) for data in runs.values() for row in data for value in row)
+    counts = {name: kpass.categorical_counts(data, n_categories=width)
+              for name, data in runs.items()}
+    return {name: kpass.CategoricalCounts(c.counts, c.prior_counts, ids=ids[name])
+            for name, c in counts.items()}
+
+
 def compare_rows(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
-                 ks: list[int] | None, options: dict[str, Any]) -> list[dict[str, Any]]:
+                 ks: list[int] | None, options: dict[str, Any],
+                 ids: dict[str, list[Any]] | None = None) -> list[dict[str, Any]]:
     """The rows of the Compare tab: model A against model B for each of the module's metrics.
 
     ``kpass.compare`` pairs the per-question values: the difference, its SE over
     questions, interval and p-value, and P(A better) from the two posteriors.
-    Each model's input is first checked alone, so a bad value names its model.
+    Each model's input is first checked alone, so a bad value names its model. With
+    ``ids`` (``{"A": [...], "B": [...]}``, each box's question ids in its own order),
+    ``kpass.compare`` matches the questions by id; without, by line.
     """
     import inspect
 
@@ -236,6 +279,7 @@ def compare_rows(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
                 function(outcomes[which], *references, *budget, **kwargs)
             except (ValueError, TypeError) as error:
                 raise type(error)(f"model {which}: {error}") from None
+        outcomes = with_ids(outcomes, ids, "binary" if label in BINARIZED else kind)
         found = kpass.compare(function, outcomes["A"], outcomes["B"], *references,
                               *budget, confidence=options.get("confidence", 0.95), **kwargs)
         for one in found if isinstance(found, list) else [found]:

@@ -55,6 +55,14 @@ def failure_message(error: BaseException) -> str:
     return f"the computation failed: {what}"
 
 
+def unquoted(text: str) -> str:
+    """``text`` without the quotes a KeyError puts around its message (only a matching pair
+    around the whole text: a message ending in ``got '1.5'`` keeps its closing quote)."""
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
+
+
 def readable(error: BaseException) -> str:
     """The exception's own text when it is a readable sentence, else :func:`failure_message`."""
     text = one_line(str(error))

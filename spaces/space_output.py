@@ -17,11 +17,16 @@ from matplotlib.ticker import MaxNLocator
 # Key suffixes of a metric module's flat result dict -> table column.
 SUFFIXES = {"_se": "SE", "_mu": "posterior mean", "_sigma": "sd", "_lo": "lower",
             "_hi": "upper"}
-COLUMNS = ["metric", "k", "estimate", "SE", "posterior mean", "sd", "lower", "upper",
+# The decisive columns come first, so a phone (420 px) shows them before the table scrolls
+# sideways: the estimate with the credible interval and sd; A - B with p and P(A better).
+COLUMNS = ["metric", "k", "estimate", "lower", "upper", "sd", "SE", "posterior mean",
            "questions"]
 NUMERIC = COLUMNS[2:8]
-COMPARE_COLUMNS = ["metric", "k", "A", "B", "A - B", "SE", "lower", "upper", "p-value",
-                   "P(A better)", "questions"]
+COMPARE_COLUMNS = ["metric", "k", "A - B", "p-value", "P(A better)", "lower", "upper", "SE",
+                   "A", "B", "questions"]
+#: Width of every plot in inches (at 100 dpi): drawn for a ~560 px box, so on a phone (a
+#: ~360 px box) the text shrinks by a third, not by half as a 7-inch figure's did.
+PLOT_WIDTH = 5.6
 
 
 # ----------------------------------------------------------------------------- output
@@ -75,7 +80,7 @@ def lay_out(figure: Figure, axes: Any, legend: bool) -> None:
 def results_plot(table: pd.DataFrame):
     """Each metric against k with its credible band; metrics without k as points with intervals."""
     # A bare Figure, not pyplot's: pyplot would keep every request's figure alive.
-    figure = Figure(figsize=(7, 3.4))
+    figure = Figure(figsize=(PLOT_WIDTH, 2.75))
     axes = figure.subplots()
     with_k = table[table["k"].notna()]
     for label, group in with_k.groupby("metric", sort=False):
@@ -101,7 +106,7 @@ def results_plot(table: pd.DataFrame):
                       yerr=error_bars(table))
         axes.set_xticks(range(len(table)), list(table["metric"]))
         axes.set_xlim(-1, len(table))
-    axes.set_ylabel("estimate (dashed: posterior mean)")
+    axes.set_ylabel("estimate\n(dashed: posterior mean)")
     axes.grid(alpha=0.3)
     lay_out(figure, axes, legend=bool(len(with_k)))
     return figure
@@ -193,7 +198,7 @@ def compare_plot(table: pd.DataFrame):
     "favours B" below."""
     with_k = table[table["k"].notna()]
     if not len(with_k):
-        figure = Figure(figsize=(7, 3.2))
+        figure = Figure(figsize=(PLOT_WIDTH, 2.6))
         axes = figure.subplots()
         axes.axhline(0, color="black", linewidth=0.8)
         axes.errorbar(range(len(table)), table["A - B"], fmt="o", capsize=6,
@@ -207,7 +212,7 @@ def compare_plot(table: pd.DataFrame):
     groups = list(with_k.groupby("metric", sort=False))
     columns = min(3, len(groups))
     rows = -(-len(groups) // columns)
-    figure = Figure(figsize=(7, 2.3 * rows + 0.4))
+    figure = Figure(figsize=(PLOT_WIDTH, 1.9 * rows + 0.35))
     grid = figure.subplots(rows, columns, squeeze=False, sharex=True)
     for axes, (label, group) in zip(grid.flat, groups, strict=False):
         group = group.sort_values("k")
@@ -296,7 +301,11 @@ CSS = """
 #kpass-plot [data-testid="block-label"], #kpass-compare-plot [data-testid="block-label"],
 #kpass-board-plot [data-testid="block-label"] {position: static; margin-bottom: 4px;}
 #kpass-upload .icon-wrap, #kpass-board-upload .icon-wrap {display: none;}
-@media (max-width: 700px) {#kpass-main, #kpass-board-main {flex-direction: column-reverse;}}
+@media (max-width: 700px) {#kpass-main, #kpass-board-main {flex-direction: column-reverse;}
+  :is(#kpass-table, #kpass-compare-table, #kpass-board-table) :is(th, [role=gridcell]) {
+    font-size: 12px;}
+  :is(#kpass-table, #kpass-compare-table, #kpass-board-table) .cell-wrap {
+    padding-left: 3px; padding-right: 3px;}}
 """
 # After Compute on a narrow screen (one column: the results above the inputs), bring what
 # the computation changed into view: the message when it is an error, else the results.

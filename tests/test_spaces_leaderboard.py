@@ -61,8 +61,9 @@ def rank_set(row):
 
 def assert_table_equals(table, board):
     level = f"{board.confidence * 100:g}%"
-    assert list(table.columns) == ["rank", "model", "estimate", "SE", f"{level} interval",
-                                   "rank set", "P(best)"]
+    # The decisive columns first (issue 28: on a phone they show before the table scrolls).
+    assert list(table.columns) == ["rank", "model", "rank set", "P(best)", "estimate", "SE",
+                                   f"{level} interval"]
     assert len(table) == len(board.rows)
     for (_, shown), row in zip(table.iterrows(), board.rows, strict=True):
         lo, hi = (float(x) for x in re.findall(r"-?\d+\.\d+", shown[f"{level} interval"]))
@@ -170,7 +171,9 @@ def test_bad_input_names_the_model_box_and_line(modules, boxes, k, needle):
 def test_bad_uploads_name_the_file_and_line(modules, tmp_path):
     bad = tmp_path / "rl-2k.csv"
     bad.write_text("id,correct\nq1,1\nq1,7\nq2,0\nq2,1\n")
-    message, table, _ = rank(modules["pass_at_k_bayes"], [("a", "1 0\n0 1")], "pass@k", "1",
+    # The box names its questions as the file does (ids on some models only are refused).
+    box = '{"id": "q1", "outcomes": [1, 0]}\n{"id": "q2", "outcomes": [0, 1]}'
+    message, table, _ = rank(modules["pass_at_k_bayes"], [("a", box)], "pass@k", "1",
                              uploads=[str(bad)])
     assert message.startswith("**Input error:** the file rl-2k.csv, line 3: "), message
     assert "must hold binary" in message and len(table) == 0

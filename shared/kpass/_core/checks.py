@@ -179,6 +179,75 @@ def normalize_ks(k: Any) -> tuple[list[int], bool]:
     return ks, many
 
 
+def check_taus(tau: Any, name: str = "tau") -> list[float]:
+    """Validate one G-Pass threshold or a non-empty sequence of them, each in [0, 1].
+
+    ``-0.0`` becomes ``0.0`` (a label never reads ``_-0``).
+
+    Raises:
+        ArgumentTypeError: a string, or an entry that is not a real number.
+        ValueError: an empty sequence, or an entry outside [0, 1].
+    """
+    if isinstance(tau, np.ndarray) and tau.ndim == 0:
+        tau = tau[()]
+    many = isinstance(tau, (Sequence, np.ndarray)) and not isinstance(tau, (str, bytes))
+    if isinstance(tau, (str, bytes)):
+        raise ArgumentTypeError(f"`{name}` must be a real number in [0, 1] or a sequence of "
+                                f"them; got {name}={_show(tau)} ({type(tau).__name__})")
+    values = list(tau) if many else [tau]
+    if many and not values:
+        raise ValueError(f"`{name}` must be a number in [0, 1] or a non-empty sequence of "
+                         f"them; got {name}=[]")
+    return [check_real(value, name, low=0.0, high=1.0) + 0.0 for value in values]
+
+
+def check_names(value: Any, name: str = "metrics") -> str | None:
+    """Validate comma-separated names given as one string or a sequence of strings.
+
+    Returns:
+        None (the defaults), or the names joined by commas.
+
+    Raises:
+        ArgumentTypeError: not None, a string or a sequence of strings.
+        ValueError: no name at all.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        names = [part for part in value.split(",") if part.strip()]
+    elif isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, bytes):
+        names = list(value)
+        bad = next((item for item in names if not isinstance(item, str)), None)
+        if bad is not None:
+            raise ArgumentTypeError(f"`{name}` must be a string or a sequence of strings; got "
+                                    f"{name}={_show(value)} (the entry {_show(bad)} is a "
+                                    f"{type(bad).__name__})")
+    else:
+        raise ArgumentTypeError(f"`{name}` must be None, a string such as \"pass@k,pass^k\" "
+                                f"or a sequence of strings; got {name}={_show(value)} "
+                                f"({type(value).__name__})")
+    if not [item for item in names if item.strip()]:
+        raise ValueError(f"`{name}` must be at least one metric name; got {name}={_show(value)}")
+    return ",".join(names)
+
+
+#: Most decimals a rendered table shows (a float64 holds about 17 significant digits).
+MAX_DIGITS = 17
+
+
+def check_digits(digits: Any, name: str = "digits") -> int:
+    """Validate a number of decimals, an int in [0, :data:`MAX_DIGITS`].
+
+    Raises:
+        ArgumentTypeError: not an int.
+        ValueError: outside [0, MAX_DIGITS].
+    """
+    value = check_int(digits, name)
+    if not 0 <= value <= MAX_DIGITS:
+        raise ValueError(f"`{name}` must be an int in [0, {MAX_DIGITS}]; got {name}={value}")
+    return value
+
+
 # ----------------------------------------------------------------------------- outcome errors
 
 

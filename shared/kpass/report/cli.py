@@ -23,7 +23,7 @@ from typing import Any
 
 from ..io.readers import LoadedFile, ReportError
 from .inputs import load_outcomes
-from .output import _check_answers_options, _write
+from .output import _check_answers_options, _write, capped_k_note, cli_words
 from .parser import (  # noqa: F401 - the parser's names, as this module always offered them
     PERCENT_HELP,
     PLOT_FORMATS,
@@ -127,12 +127,14 @@ def run_report(args: argparse.Namespace) -> int:
             families = parse_metrics(args.metrics, answers=args.answers)
             _check_answers_options(args)
         except ValueError as error:
-            print(f"kpass report: error: {error}", file=sys.stderr)
+            print(f"kpass report: error: {cli_words(str(error))}", file=sys.stderr)
             return 2
         warnings: list[str] = []
         loaded, answers = _load(sources, args, warnings)
         n_min = min(item.n_min for item in loaded)
         ks = sorted({k for group in args.k for k in group}) if args.k else default_ks(n_min)
+        if not args.k:
+            notes.extend(capped_k_note(loaded, ks, n_min))
         if not args.k and n_min > DEFAULT_K_MAX:
             notes.append(f"k stops at {DEFAULT_K_MAX} by default (questions have n={n_min} "
                          "samples or more); ask for larger k with --k, e.g. --k "
@@ -160,8 +162,9 @@ def run_report(args: argparse.Namespace) -> int:
             curves = [compute_rows(item, plotted, ks, args.tau[:1], args.confidence, args.short)
                       for item in loaded]
             plot_curves(args.plot, labels, curves, args.confidence, band=args.band)
+            print(f"kpass report: wrote {args.plot}", file=sys.stderr)
     except ReportError as error:
-        print(f"kpass report: error: {error}", file=sys.stderr)
+        print(f"kpass report: error: {cli_words(str(error))}", file=sys.stderr)
         return 1
     return _write(text)
 

@@ -12,7 +12,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._core.checks import ArgumentTypeError, _show, check_confidence
+from .._core.checks import (
+    ArgumentTypeError,
+    _show,
+    check_confidence,
+    check_digits,
+    check_names,
+    check_short,
+    check_taus,
+    normalize_ks,
+)
 from .._core.counts import BinaryCounts
 from ..io.readers import LoadedFile, ReportError
 from .table import (
@@ -55,10 +64,13 @@ class ReportTable:
             digits: decimals of table and Markdown output.
 
         Raises:
-            ValueError: an unknown format.
+            ValueError: an unknown format, ``digits`` outside [0, 17].
+            TypeError: ``digits`` is not an int.
         """
-        if format not in RENDERERS:
-            raise ValueError(f"`format` must be one of {', '.join(RENDERERS)}; got {format!r}")
+        if not isinstance(format, str) or format not in RENDERERS:
+            raise ValueError(f"`format` must be one of {', '.join(RENDERERS)}; got "
+                             f"format={_show(format)}")
+        digits = check_digits(digits)
         if format == "table":
             return render_table(self.report, digits)
         if format == "markdown":
@@ -104,6 +116,21 @@ def _inputs(counts: Any) -> dict[str, BinaryCounts]:
     return out
 
 
+def check_options(metrics: Any, k: Any, tau: Any, confidence: Any, short: Any
+                  ) -> tuple[str | None, list[int] | None, list[float], float, str]:
+    """The options of :func:`report_table`, checked (the validators of ``kpass._core.checks``).
+
+    Returns:
+        ``(metrics text or None, sorted distinct ks or None, taus, confidence, short)``.
+
+    Raises:
+        TypeError / ValueError: naming the argument, the value and what was expected.
+    """
+    text = check_names(metrics, "metrics")
+    ks = None if k is None else sorted(set(normalize_ks(k)[0]))
+    return text, ks, check_taus(tau), check_confidence(confidence), check_short(short)
+
+
 def report_table(counts: Any, *, metrics: str | Sequence[str] | None = None,
                  k: int | Sequence[int] | None = None, tau: float | Sequence[float] = 0.5,
                  confidence: float = 0.95, short: str = "error") -> ReportTable:
@@ -137,29 +164,30 @@ def report_table(counts: Any, *, metrics: str | Sequence[str] | None = None,
         >>> [(row["label"], round(row["estimate"], 4)) for row in table.rows]
         [('Pass@1', 0.4167), ('Pass@4', 0.6667)]
     """
-    confidence = check_confidence(confidence)
-    if short not in ("error", "skip"):
-        raise ValueError(f"`short` must be 'error' or 'skip'; got {_show(short)}")
-    text = metrics if metrics is None or isinstance(metrics, str) else ",".join(metrics)
-    families = [fam for fam in parse_metrics(text) if not fam.answers]
+    text, chosen, taus, confidence, short = check_options(metrics, k, tau, confidence, short)
+    try:
+        families = [fam for fam in parse_metrics(text) if not fam.answers]
+    except ValueError as error:  # the CLI's parser speaks of --metrics
+        raise ValueError(f"`metrics`: {str(error).replace('`--metrics`', '`metrics`')}") \
+            from None
     if not families:
         raise ValueError("`metrics` names only answer-scored metrics (vote@k), which need the "
                          "answers: use kpass.vote_at_k")
-    taus = [float(t) for t in ([tau] if isinstance(tau, (int, float)) else tau)]
     named = _inputs(counts)
     loaded = [LoadedFile(name, Path(name), None, value, "question 1")
               for name, value in named.items()]
     n_min = min(item.n_min for item in loaded)
-    ks = default_ks(n_min) if k is None else sorted({int(v) for v in (
-        [k] if isinstance(k, int) else k)})
+    ks = default_ks(n_min) if chosen is None else chosen
     notes = []
     if k is None and n_min > DEFAULT_K_MAX:
         notes.append(f"k stops at {DEFAULT_K_MAX} by default; pass k= for larger k")
     try:
         for item in loaded:
             check_ks(item, ks, short)
-    except ReportError as error:  # "<input>: k=... is larger than ..."
-        raise ValueError(f"`k`: {error}") from None
+    except ReportError as error:  # "<input>: k=... is larger than ..." (in the CLI's words)
+        text = str(error).replace("choose --k up to", "choose k up to").replace(
+            "pass --short skip", 'pass short="skip"')
+        raise ValueError(f"`k`: {text}") from None
     try:
         rows = [compute_rows(item, families, ks, taus, confidence, short) for item in loaded]
     except ReportError as error:

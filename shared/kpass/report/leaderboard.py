@@ -21,7 +21,7 @@ import numpy as np
 from .._core.counts import BinaryCounts
 from ..io.readers import ReportError
 from .inputs import load_outcomes
-from .output import _check_answers_options, _write
+from .output import _check_answers_options, _write, cli_words
 from .table import LEGEND_WIDTH, Family, input_labels, parse_metrics
 
 
@@ -184,7 +184,8 @@ def render_markdown(boards: list[Board], args: argparse.Namespace) -> str:
         out.append("| ---: | :--- | ---: | ---: | :--- | :---: | ---: |")
         out.extend("| " + " | ".join(_cells(row, args.digits)) + " |"
                    for row in board.result.rows)
-        out.append("")
+        better = [f"{p.a} > {p.b}" for p in board.result.pairs if p.better]
+        out.append("\ntold apart: " + (", ".join(better) if better else "no pair") + "\n")
     out.append(" ".join(_legend(args.confidence, bool(args.clusters), boards[0].result.df)))
     return "\n".join(out) + "\n"
 
@@ -243,7 +244,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         families = parse_metrics(args.metrics or "pass@k", answers=True)
         _check_answers_options(args)  # --threshold or --from with --answers, --normalize alone
     except ValueError as error:
-        print(f"kpass leaderboard: error: {error}", file=sys.stderr)
+        print(f"kpass leaderboard: error: {cli_words(str(error))}", file=sys.stderr)
         return 2
     voted = [fam.key for fam in families if fam.answers]
     if voted:
@@ -268,16 +269,16 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             boards = leaderboard_boards(runs, families, ks, args.tau, args.confidence,
                                         args.short, clusters, args.shared)
         except (TypeError, ValueError) as error:
-            # The core names its keyword; here the option that sets it.
-            message = str(error).replace("pass shared=True", "pass --shared")
-            raise ReportError(" vs ".join(args.paths), message) from None
+            # The core names its keyword; the error is printed in the CLI's words (cli_words).
+            raise ReportError(" vs ".join(args.paths), str(error)) from None
         text = RENDERERS[args.format](boards, args)
         if args.plot:
             from .plot import plot_leaderboard
 
             plot_leaderboard(args.plot, boards, args.confidence)
+            print(f"kpass leaderboard: wrote {args.plot}", file=sys.stderr)
     except ReportError as error:
-        print(f"kpass leaderboard: error: {error}", file=sys.stderr)
+        print(f"kpass leaderboard: error: {cli_words(str(error))}", file=sys.stderr)
         return 1
     return _write(text)
 

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 
 from ..stats.rank_sets import _holm
 
-__all__ = ["collect_notes", "holm", "_check_answers_options", "_write"]
+__all__ = ["capped_k_note", "cli_words", "collect_notes", "holm", "_check_answers_options",
+           "_write"]
 
 
 def _write(text: str) -> int:
@@ -52,19 +55,84 @@ def _discard_stdout() -> None:
     os.close(null)
 
 
+#: The core's Python words -> the command line's (options and columns), in order.
+_CLI_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # keep_at_least (kpass._core.states): a k some question cannot supply
+    (re.compile(r"`k` must be an int in \[1, n\]; got k=(\d+) but every question has fewer "
+                r"than k (\w+) \(smallest n=(\d+)\)"),
+     r"--k \1 is larger than every question's number of \2 (the smallest has n=\3)"),
+    (re.compile(r"`k` must be an int in \[1, n\]; got k=(\d+) but (\d+ of \d+ questions) have "
+                r"fewer than k (\w+) \(smallest n=(\d+)\); pass short=['\"]skip['\"] to "
+                r"leave them out for that k"),
+     r"--k \1: \2 have fewer than \1 \3 (smallest n=\4); choose --k up to \4, or pass "
+     r"--short skip to leave them out at that k"),
+    (re.compile(r"pass short=['\"]skip['\"]"), "pass --short skip"),
+    (re.compile(r"short=['\"]skip['\"]"), "--short skip"),
+    (re.compile(r"pass shared=True"), "pass --shared"),
+    (re.compile(r"the Bayesian interval \(\*_ci\)"),
+     "the Bayesian columns (mean, sd and the credible interval)"),
+)
+
+
+def cli_words(message: str) -> str:
+    """A core (Python) message in the words of the command line: its flags and columns.
+
+    The library speaks of its keywords (``short='skip'``, ``shared=True``, ``*_ci``); the
+    CLI prints every error and note through this one function, so its user reads
+    ``--short skip``, ``--shared``, ``choose --k up to N`` and the names of its columns.
+
+    Example:
+        >>> cli_words("pass short='skip' to leave them out for that k")
+        'pass --short skip to leave them out for that k'
+    """
+    for pattern, replacement in _CLI_WORDS:
+        message = pattern.sub(replacement, message)
+    return message
+
+
+def capped_k_note(loaded: list[Any], ks: list[int], n_min: int, option: str = "--k"
+                  ) -> list[str]:
+    """A note when a few short questions hold the default k below the others' samples.
+
+    The default k ladder stops at the smallest number of samples of any question, so one
+    question with 1 sample among questions with 8 gives k = 1 alone; say so, naming it.
+
+    Args:
+        loaded: the inputs (each with ``n_max``, ``shortest`` and ``counts``).
+        ks: the default ks chosen.
+        n_min: the smallest number of samples over the inputs.
+        option: how the caller asks for k (``--k``, or ``k=`` in Python).
+
+    Returns:
+        One note, or none when every question has the same number of samples.
+    """
+    n_max = max(item.n_max for item in loaded)
+    if n_max == n_min or max(ks) >= n_max:
+        return []
+    item = next(item for item in loaded if item.n_min == n_min)
+    short = int((item.counts.n_samples < n_max).sum())
+    larger = "--k " if option == "--k" else "k="
+    skip = "--short skip" if option == "--k" else 'short="skip"'
+    return [f"k stops at {max(ks)} by default: {item.source}, {item.shortest} has only "
+            f"n={n_min} samples ({short} of {item.counts.n_questions} questions have fewer "
+            f"than {n_max}); ask for larger k with {larger}{min(n_max, 8)} and {skip} to leave "
+            "the short questions out at those k."]
+
+
 @contextmanager
 def collect_notes(notes: list[str]) -> Iterator[None]:
     """Catch kpass's :class:`~kpass.SmallSampleWarning` (and other UserWarnings) as notes.
 
     Inside, warnings are recorded instead of printed (no Python warning trace reaches the
-    terminal); each distinct message is appended once to ``notes``.
+    terminal); each distinct message is appended once to ``notes``, in the command line's
+    words (:func:`cli_words`).
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield
     for item in caught:
         if issubclass(item.category, UserWarning):
-            text = str(item.message)
+            text = cli_words(str(item.message))
             if text not in notes:
                 notes.append(text)
 

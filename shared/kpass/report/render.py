@@ -134,6 +134,11 @@ def _legend(report: Report) -> list[str]:
         paragraphs.append("Vote@k: a plurality vote over k of the answers, exact over all "
                           "k-subsets; mean, sd under a Dirichlet(1, ...) posterior over each "
                           "question's answers.")
+    if any(row.metric == "avg@n" for row in report.rows[0]):
+        paragraphs.append("Avg@n: its mean is the plain average (not shrunk toward 1/2 as "
+                          "Pass@1's) and its sd the Bayes@N posterior sd on the average's scale "
+                          "(Hariri et al. 2026, Eq. 20: wider with few samples), so its mean, sd "
+                          "and credible interval differ from Pass@1's for the same quantity.")
     if any(row.metric == "accuracy" for row in report.rows[0]):
         paragraphs.append("accuracy (n runs average): the mean soft score of each question's "
                           "samples, averaged over questions; it has no posterior: its mean, sd "
@@ -199,7 +204,8 @@ def render_markdown(report: Report, digits: int = 3) -> str:
         digits: decimals shown.
 
     Returns:
-        The table (no notes; a paper's caption should say what the columns are).
+        The table, then the caveat notes the terminal table prints under its legend (the
+        column legend is left out: a paper's caption should say what the columns are).
     """
     with_questions = _show_questions(report)
     sub = _columns(report, with_questions)
@@ -213,7 +219,8 @@ def render_markdown(report: Report, digits: int = 3) -> str:
         cells = [label] + [cell for rows in report.rows
                            for cell in _cells(rows[index], digits, with_questions)]
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    notes = report.notes + small_sample_notes(report)
+    return "\n".join(lines) + "\n" + "".join(f"\n{note}\n" for note in notes)
 
 
 CSV_FIELDS = ("file", "metric", "label", "k", "tau", "questions", "estimate", "se", "se_lo",
