@@ -1,0 +1,207 @@
+"""kpass.confidence_sequence: the betting confidence sequence, pinned and simulated.
+
+Fast tests pin the bounds against the capital process written out plainly (a loop over
+questions and candidate means, no shared code) and check the plumbing (pairing by id,
+order, clusters, one model). Slow tests are seeded simulations of the claims in
+docs/adaptive.md: validity under continuous monitoring and the sample size at a
+0.5-logit shift against a fixed-sample t test of 80% power.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.special import expit
+
+import kpass
+from kpass.stats.sequential import betting_bounds, log_capital
+
+
+def plain_bounds(x, alpha, steps, c=0.75):
+    """The hedged capital process on the grid j/steps, one loop per question and candidate."""
+    lo_run, hi_run = 0.0, 1.0
+    los, his = [], []
+    for t in range(1, len(x) + 1):
+        survivors = []
+        for j in range(1, steps):
+            m = j / steps
+            up = down = 1.0
+            for i in range(1, t + 1):
+                past = x[:i - 1]
+                mu = (0.5 + sum(past)) / i
+                dev = 0.25
+                for h in range(1, i):
+                    mean_h = (0.5 + sum(x[:h])) / (h + 1)
+                    dev += (x[h - 1] - mean_h) ** 2
+                var = dev / i
+                bet = (mu - m) / (var + (mu - m) ** 2)
+                bet_up = min(max(bet, 0.0), c / m)
+                bet_down = min(max(-bet, 0.0), c / (1 - m))
+                up *= 1 + bet_up * (x[i - 1] - m)
+                down *= 1 - bet_down * (x[i - 1] - m)
+            if 0.5 * up + 0.5 * down < 1 / alpha:
+                survivors.append(j)
+        if survivors:
+            new_lo = (survivors[0] - 1) / steps
+            new_hi = (survivors[-1] + 1) / steps
+            if max(lo_run, new_lo) <= min(hi_run, new_hi):
+                lo_run, hi_run = max(lo_run, new_lo), min(hi_run, new_hi)
+        los.append(lo_run)
+        his.append(hi_run)
+    return los, his
+
+
+def test_bounds_match_the_capital_process_written_plainly():
+    x = [0.9, 1.0, 0.75, 1.0, 0.85, 0.95, 1.0, 0.8, 0.9, 1.0, 0.7, 0.95]
+    lo, hi = betting_bounds(np.array(x), 0.1, steps=40)
+    want_lo, want_hi = plain_bounds(x, 0.1, 40)
+    assert lo.tolist() == pytest.approx(want_lo, abs=1e-12)
+    assert hi.tolist() == pytest.approx(want_hi, abs=1e-12)
+    assert lo[-1] > 0.5  # the tiny input does narrow the interval
+
+
+def test_log_capital_is_the_plain_product():
+    x = np.array([0.2, 0.9, 0.4, 0.6, 1.0])
+    m = 0.35
+    up = down = 1.0
+    expected = []
+    for i in range(x.size):
+        mu = (0.5 + x[:i].sum()) / (i + 1)
+        var = (0.25 + sum((x[h] - (0.5 + x[:h + 1].sum()) / (h + 2)) ** 2
+                          for h in range(i))) / (i + 1)
+        bet = (mu - m) / (var + (mu - m) ** 2)
+        up *= 1 + min(max(bet, 0), 0.75 / m) * (x[i] - m)
+        down *= 1 - min(max(-bet, 0), 0.75 / (1 - m)) * (x[i] - m)
+        expected.append(math.log(0.5 * up + 0.5 * down))
+    assert log_capital(x, m).tolist() == pytest.approx(expected, rel=1e-12)
+
+
+def test_paired_sequence_maps_differences_and_decides():
+    A = [[1, 1, 1, 1]] * 30 + [[0, 1, 1, 1]] * 30
+    B = [[0, 0, 0, 1]] * 30 + [[0, 0, 1, 0]] * 30
+    cs = kpass.confidence_sequence(kpass.pass_at_k, A, B, 1)
+    d = np.array([0.75] * 30 + [0.5] * 30)
+    lo, hi = betting_bounds((d + 1) / 2, 0.05)
+    assert cs.lo.tolist() == pytest.approx((2 * lo - 1).tolist())
+    assert cs.hi.tolist() == pytest.approx((2 * hi - 1).tolist())
+    assert cs.estimate[-1] == pytest.approx(d.mean())
+    first = int(np.flatnonzero(cs.lo > 0)[0]) + 1
+    assert (cs.decided, cs.stop_at, cs.verdict) == (True, first, "A better")
+    assert cs.summary().startswith(f"decided after {first} questions: A better")
+    flipped = kpass.confidence_sequence(kpass.pass_at_k, B, A, 1)
+    assert flipped.verdict == "B better" and flipped.stop_at == first
+
+
+def test_pairs_by_id_and_follows_order():
+    n = np.array([4, 4, 4, 4, 4, 4])
+    a = kpass.BinaryCounts(n, np.array([4, 3, 1, 0, 2, 4]), ids=["a", "b", "c", "d", "e", "f"])
+    b = kpass.BinaryCounts(n, np.array([1, 0, 2, 2, 4, 1]), ids=["f", "e", "d", "c", "b", "a"])
+    cs = kpass.confidence_sequence(kpass.pass_at_k, a, b, 1, order=["c", "a", "f", "b", "e", "d"])
+    by_id = {"a": (1 - 0.25), "b": 0.75 - 1, "c": 0.25 - 0.5, "d": 0 - 0.5, "e": 0.5 - 0,
+             "f": 1 - 0.25}
+    d = np.array([by_id[q] for q in ["c", "a", "f", "b", "e", "d"]])
+    assert cs.ids == ["c", "a", "f", "b", "e", "d"]
+    assert cs.estimate.tolist() == pytest.approx((np.cumsum(d) / np.arange(1, 7)).tolist())
+    lo, _ = betting_bounds((d + 1) / 2, 0.05)
+    assert cs.lo.tolist() == pytest.approx((2 * lo - 1).tolist())
+
+
+def test_clusters_become_units_of_their_mean():
+    R_a = [[1, 1], [0, 1], [1, 0], [0, 0], [1, 1]]
+    R_b = [[0, 0]] * 5
+    cs = kpass.confidence_sequence(kpass.pass_at_k, R_a, R_b, 1,
+                                   clusters=["x", "y", "x", "z", "y"])
+    # units in order of first question: x = mean(1, .5), y = mean(.5, 1), z = 0
+    assert cs.units == "clusters" and cs.ids == ["x", "y", "z"]
+    assert cs.estimate.tolist() == pytest.approx([0.75, 0.75, 0.5])
+
+
+def test_one_model_stops_at_its_margin():
+    rng = np.random.default_rng(3)
+    R = (rng.random((3000, 4)) < 0.6).astype(int)
+    cs = kpass.confidence_sequence(kpass.pass_at_k, R, None, 1, margin=0.05)
+    half = (cs.hi - cs.lo) / 2
+    assert cs.decided and cs.verdict == "known to +-0.05"
+    assert half[cs.stop_at - 1] <= 0.05 < half[cs.stop_at - 2]
+    assert cs.lo[-1] <= 0.6 <= cs.hi[-1]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: kpass.confidence_sequence(kpass.pass_at_k, [[1, 0]], None, 1, alpha=1.5),
+     "alpha"),
+    (lambda: kpass.confidence_sequence(kpass.pass_at_k, [[1, 0], [0, 1]], None, 1,
+                                       order=[0, 0]), "permutation"),
+    (lambda: kpass.confidence_sequence(kpass.pass_at_k, [[1, 0], [0, 1]], None, 1,
+                                       margin=-1), "margin"),
+    (lambda: kpass.confidence_sequence(kpass.pass_at_k, [[1, 0], [0, 1]], [[1, 0]], 1),
+     "same questions"),
+    (lambda: kpass.confidence_sequence(kpass.geom_ds_at_k, [[1, 0], [0, 1]], None, 1),
+     "dataset-level"),
+])
+def test_bad_input_is_refused_by_name(call, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        call()
+
+
+# ----------------------------------------------------------------------------- simulations
+
+DESIGN = {"samples": 4, "difficulty_sd": 1.0}  # logit p_q ~ N(0, 1), 4 samples per model
+
+
+def paired_pass1(rng, reps, questions, shift):
+    """Per-question Pass@1 differences A - B, rescaled to [0, 1]: (reps, questions)."""
+    n = DESIGN["samples"]
+    theta = rng.normal(0.0, DESIGN["difficulty_sd"], (reps, questions))
+    a = rng.binomial(n, expit(theta + shift)) / n
+    b = rng.binomial(n, expit(theta)) / n
+    return (a - b + 1) / 2
+
+
+@pytest.mark.slow
+def test_null_crossing_rate_with_a_look_after_every_question():
+    # 1000 replications x 1000 looks; the process at the true mean 1/2 (no difference).
+    rng = np.random.default_rng(20240)
+    x = paired_pass1(rng, 1000, 1000, 0.0)
+    crossed = (log_capital(x, 0.5) >= math.log(1 / 0.05)).any(axis=1)
+    assert crossed.mean() <= 0.05  # measured 0.022 (seed 20240)
+    # End to end: 0 never leaves confidence_sequence's interval more often either.
+    rng = np.random.default_rng(20241)
+    left = 0
+    for _ in range(100):
+        theta = rng.normal(0, 1, 1000)
+        A = kpass.BinaryCounts(np.full(1000, 4), rng.binomial(4, expit(theta)))
+        B = kpass.BinaryCounts(np.full(1000, 4), rng.binomial(4, expit(theta)))
+        cs = kpass.confidence_sequence(kpass.pass_at_k, A, B, 1)
+        left += bool(((cs.lo > 0) | (cs.hi < 0)).any())
+        assert cs.decided == bool(((cs.lo > 0) | (cs.hi < 0)).any())
+    assert left <= 10  # alpha 0.05 of 100: 5 expected, 10 is +2.3 sd
+
+
+def t_test_questions(delta, sd, alpha=0.05, power=0.8):
+    """Smallest M with two-sided one-sample t power >= power (noncentral t)."""
+    for m in range(3, 100000):
+        crit = stats.t.ppf(1 - alpha / 2, m - 1)
+        nc = delta / sd * math.sqrt(m)
+        if stats.nct.sf(crit, m - 1, nc) + stats.nct.cdf(-crit, m - 1, nc) >= power:
+            return m
+    raise AssertionError("no M")
+
+
+@pytest.mark.slow
+def test_decides_a_half_logit_shift_within_1_5_times_the_t_test_sample():
+    rng = np.random.default_rng(7)
+    big = 2 * paired_pass1(rng, 1, 2_000_000, 0.5)[0] - 1
+    needed = t_test_questions(big.mean(), big.std())  # about 77 questions
+    rng = np.random.default_rng(2024)
+    horizon = 600
+    stops = []
+    for _ in range(200):
+        theta = rng.normal(0, 1, horizon)
+        A = kpass.BinaryCounts(np.full(horizon, 4), rng.binomial(4, expit(theta + 0.5)))
+        B = kpass.BinaryCounts(np.full(horizon, 4), rng.binomial(4, expit(theta)))
+        cs = kpass.confidence_sequence(kpass.pass_at_k, A, B, 1)
+        stops.append(cs.stop_at if cs.decided else horizon)  # undecided count as the horizon
+        assert cs.verdict in ("A better", None)
+    ratio = np.mean(stops) / needed
+    assert ratio <= 1.5  # measured about 1.3
