@@ -145,7 +145,7 @@ def allocate(metric: Metric | Sequence[Metric], counts: Any, k: int, budget: int
         >>> import kpass
         >>> R = [[1, 1, 1, 1], [0, 0, 0, 0], [1, 0, 1, 0], [1, 1, 1, 0]]
         >>> kpass.allocate(kpass.pass_at_k, R, 4, 12).tolist()
-        [0, 6, 4, 2]
+        [0, 7, 3, 2]
     """
     metrics = list(metric) if isinstance(metric, (list, tuple)) else [metric]
     if not metrics:
