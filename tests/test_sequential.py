@@ -205,3 +205,121 @@ def test_decides_a_half_logit_shift_within_1_5_times_the_t_test_sample():
         assert cs.verdict in ("A better", None)
     ratio = np.mean(stops) / needed
     assert ratio <= 1.5  # measured about 1.3
+
+
+# ----------------------------------------------------------------------------- in the loop
+
+
+def test_monitor_after_each_compute_equals_the_sequence_so_far():
+    evaluate = pytest.importorskip("evaluate")
+    from pathlib import Path
+
+    from kpass.hf import SequentialMonitor
+
+    path = Path(__file__).resolve().parents[1] / "comparisons" / "kpass_compare"
+    module = evaluate.load(str(path), keep_in_memory=True)
+    rng = np.random.default_rng(5)
+    theta = rng.normal(0, 1, 90)
+    A = rng.binomial(1, expit(theta + 1.5)[:, None], (90, 4)).tolist()
+    B = rng.binomial(1, expit(theta)[:, None], (90, 4)).tolist()
+    monitor = SequentialMonitor("pass@k", k=2)
+    for end in range(30, 91, 30):
+        results = module.compute(predictions1=A[:end], predictions2=B[:end], k=2)
+        results.update(monitor.update(A[end - 30:end], B[end - 30:end]))
+        cs = kpass.confidence_sequence(kpass.pass_at_k, A[:end], B[:end], 2)
+        assert results["pass@2_cs_lo"] == cs.lo[-1] and results["pass@2_cs_hi"] == cs.hi[-1]
+        assert results["pass@2_cs_questions"] == end
+        assert results["pass@2_cs_decided"] is cs.decided == monitor.decided
+        assert results["pass@2_difference"] == pytest.approx(cs.estimate[-1])
+    assert monitor.decided and results["pass@2_cs_verdict"] == "A better"
+    with pytest.raises(ValueError, match="predictions2"):
+        monitor.update(A[:2])
+
+
+def test_monitor_refuses_bad_options():
+    from kpass.hf import SequentialMonitor
+
+    with pytest.raises(ValueError, match="metric"):
+        SequentialMonitor("pass@zz")
+    with pytest.raises(TypeError, match="k"):
+        SequentialMonitor("pass@k", k=0.5)
+    with pytest.raises(ValueError, match="tau"):
+        SequentialMonitor("g-pass@k_tau", k=2)
+
+
+def test_space_compare_tab_shows_the_sequential_verdict():
+    evaluate = pytest.importorskip("evaluate")
+    pytest.importorskip("gradio")
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("kpass_spaces_app_seq",
+                                                  repo / "spaces" / "app.py")
+    app = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = app
+    spec.loader.exec_module(app)
+    module = evaluate.load(str(repo / "metrics" / "pass_at_k_bayes" / "pass_at_k_bayes.py"))
+    controls = app.module_controls(module)
+    values = [app.control_value(c) for c in controls]
+    text_a = "\n".join(["1 1 1 1"] * 20 + ["0 1 1 1"] * 20)
+    text_b = "\n".join(["0 0 0 1"] * 20 + ["0 0 1 0"] * 20)
+    message, table, _ = app.run_compare(module, controls, text_a, text_b, "1, 2", *values)
+    first, second = message.split("\n\n")
+    assert first.startswith("Compared") and len(table) > 0
+    cs = kpass.confidence_sequence(kpass.pass_at_k, [[1, 1, 1, 1]] * 20 + [[0, 1, 1, 1]] * 20,
+                                   [[0, 0, 0, 1]] * 20 + [[0, 0, 1, 0]] * 20, 1)
+    assert second == ("Sequential (anytime-valid, 95%, questions in line order): pass@1 "
+                      f"{cs.summary()}.")
+    assert "decided after" in second
+
+
+# ----------------------------------------------------------------------------- the CLI
+
+
+def write_runs(tmp_path, shift, questions=120, seed=8):
+    import json
+
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(0, 1, questions)
+    paths = []
+    for name, s in (("a", shift), ("b", 0.0)):
+        path = tmp_path / f"{name}.jsonl"
+        with path.open("w") as f:
+            for q in range(questions):
+                row = rng.binomial(1, expit(theta[q] + s), 4).tolist()
+                f.write(json.dumps({"id": f"q{q}", "outcomes": row}) + "\n")
+        paths.append(path)
+    return paths
+
+
+def test_cli_compare_sequential_prints_the_running_verdict(tmp_path, capsys):
+    from kpass.report.cli import main
+
+    a, b = write_runs(tmp_path, 2.0)
+    assert main(["compare", str(a), str(b), "--id", "id", "--sequential", "--k", "1",
+                 "--metrics", "pass@k"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    import json
+
+    rows_a = [json.loads(line)["outcomes"] for line in a.read_text().splitlines()]
+    rows_b = [json.loads(line)["outcomes"] for line in b.read_text().splitlines()]
+    cs = kpass.confidence_sequence(kpass.pass_at_k, rows_a, rows_b, 1)
+    assert out[0].startswith("A = a.jsonl, B = b.jsonl: anytime-valid 95% confidence sequence")
+    assert out[1] == f"Pass@1  {cs.summary()}"
+    assert cs.decided and "decided after" in out[1]
+    assert main(["compare", str(a), str(b), "--id", "id", "--sequential", "--k", "1",
+                 "--metrics", "pass@k", "--format", "json"]) == 0
+    record = json.loads(capsys.readouterr().out)[0]
+    assert record["stop_at"] == cs.stop_at and record["lo"] == cs.lo[-1]
+
+
+def test_cli_compare_sequential_not_yet(tmp_path, capsys):
+    from kpass.report.cli import main
+
+    a, b = write_runs(tmp_path, 0.0, questions=40)
+    assert main(["compare", str(a), str(b), "--id", "id", "--sequential", "--k", "1",
+                 "--metrics", "pass@k"]) == 0
+    line = capsys.readouterr().out.splitlines()[1]
+    assert line.startswith("Pass@1  not yet: ") and line.endswith("after 40 questions")
