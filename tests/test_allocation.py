@@ -41,7 +41,7 @@ ESTIMATORS = {  # name: (kpass metric, s(N, x, k), E[g(p)^2] under Beta(a, b))
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def within(name, N, k, a, b):
     """E over p ~ Beta(a, b) of Var(s(N, X) | p), X ~ Bin(N, p), in exact fractions."""
     _, value, second_g = ESTIMATORS[name]

@@ -140,6 +140,8 @@ def space_line(compared: list[tuple[str, str]], kind: str, a: dict[str, Any],
                                            alpha=1.0 - confidence)
         except (TypeError, ValueError, AttributeError, KeyError):
             continue
+        if isinstance(cs, list):
+            continue
         shown = label[:-1] + str(cs.k) if cs.k is not None and label.endswith("k") else label
         return (f"Sequential (anytime-valid, {confidence:.0%}, questions in line order): "
                 f"{shown} {cs.summary()}.")

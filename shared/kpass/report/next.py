@@ -84,7 +84,8 @@ def run_next(args: argparse.Namespace) -> int:
     from ..families import function
     from ..io.harness import load_file
     from ..io.progress import Progress
-    from ..stats.allocation import _check_inputs, _greedy, _prior as check_prior
+    from ..stats.allocation import _check_inputs, _greedy
+    from ..stats.allocation import _prior as check_prior
     from .output import _write
     from .table import parse_metrics
 
@@ -100,6 +101,7 @@ def run_next(args: argparse.Namespace) -> int:
         return 2
     source = args.files[0]
     try:
+        loaded: Any
         if args.id is not None:
             from ..io.long import load_long
 
@@ -110,7 +112,7 @@ def run_next(args: argparse.Namespace) -> int:
                                chunk_size=args.chunk_size, skip_bad=False,
                                progress=Progress(f"reading {source}"))
         counts = loaded.counts
-        objectives = []
+        objectives: list[tuple[Any, tuple[Any, ...], dict[str, Any]]] = []
         for fam in families:
             point = function(fam.function)
             extra = (args.tau[0],) if fam.uses_tau else ()

@@ -147,7 +147,8 @@ def allocate(metric: Metric | Sequence[Metric], counts: Any, k: int, budget: int
         >>> kpass.allocate(kpass.pass_at_k, R, 4, 12).tolist()
         [0, 7, 3, 2]
     """
-    metrics = list(metric) if isinstance(metric, (list, tuple)) else [metric]
+    metrics: list[Metric] = (list(metric) if isinstance(metric, (list, tuple))
+                             else [metric])  # type: ignore[list-item]
     if not metrics:
         raise ValueError("`metric` must name at least one metric")
     _, counts, k, budget = _check_inputs(metrics, counts, k, budget)

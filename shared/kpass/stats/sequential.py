@@ -86,8 +86,10 @@ class ConfidenceSequence:
         return int(self.lo.size)
 
     def summary(self) -> str:
-        """One line: ``decided after 140 questions: A better (0.012 to 0.151)`` or ``not
-        yet: -0.02 to 0.09 after 60 questions``."""
+        """The running verdict in one line (``decided after 140 questions: A better ...``).
+
+        Or ``not yet: -0.020 to 0.090 after 60 questions`` while undecided.
+        """
         if self.steps == 0:
             return "not yet: no questions"
         if self.stop_at is not None:
@@ -134,7 +136,7 @@ def _log_factors(x: np.ndarray, m: Any, mean_before: np.ndarray, var_before: np.
 
 
 def log_capital(x: np.ndarray, m: float, *, truncation: float = TRUNCATION) -> np.ndarray:
-    r"""log K_t(m) of the hedged capital process along the last axis of ``x``.
+    r"""Log K_t(m) of the hedged capital process along the last axis of ``x``.
 
     The process :func:`betting_bounds` tests each candidate mean with, for one candidate
     ``m`` and any number of independent paths at once (rows of ``x``): the sequence
