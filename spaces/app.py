@@ -381,11 +381,8 @@ def run_compare(module: evaluate.EvaluationModule, controls: list[Control], text
     note = (f"Compared at {stamp()}: {len(table)} value(s) over {len(sides['A'])} paired "
             "question(s): A - B with its SE over questions; P(A better) from the two "
             "posteriors.")
-    from kpass.hf.sequential import space_line
-
-    line = space_line(space_controls.COMPARED[family], kind, a, b, ks,
-                      options.get("confidence", 0.95))
-    note += f"\n\n{line}" if line else ""
+    from kpass.hf.sequential import space_line  # the sequential verdict, a second paragraph
+    note += space_line(space_controls.COMPARED[family], kind, a, b, ks, options)
     return note, shown_compare(table), compare_plot(table)
 
 

@@ -111,8 +111,8 @@ class SequentialMonitor:
         return out
 
 
-def space_line(compared: list[tuple[str, str]], kind: str, a: dict[str, Any],
-               b: dict[str, Any], ks: list[int] | None, confidence: float = 0.95) -> str:
+def space_line(compared: Any, kind: str, a: dict[str, Any], b: dict[str, Any],
+               ks: list[int] | None, options: dict[str, Any]) -> str:
     """The Space's second line under a comparison: the sequential verdict of its first metric.
 
     Args:
@@ -122,14 +122,16 @@ def space_line(compared: list[tuple[str, str]], kind: str, a: dict[str, Any],
         a: model A's columns (``predictions``).
         b: model B's columns.
         ks: the tab's k values (the smallest is followed), or None.
-        confidence: 1 - alpha.
+        options: the tab's options (``confidence`` = 1 - alpha, default 0.95).
 
     Returns:
-        ``"Sequential (anytime-valid, 95%): Pass@1 decided after 12 questions: A better
-        (...)"`` in the boxes' line order, or "" when there is nothing to follow.
+        A blank line, then ``Sequential (anytime-valid, 95%, ...): pass@1 decided after 12
+        questions: A better (...).`` (a second paragraph under the tab's note), in the boxes'
+        line order; or "" when there is nothing to follow.
     """
     import kpass
 
+    confidence = float(options.get("confidence", 0.95))
     if kind != "binary":
         return ""
     for label, name in compared:
@@ -143,6 +145,6 @@ def space_line(compared: list[tuple[str, str]], kind: str, a: dict[str, Any],
         if isinstance(cs, list):
             continue
         shown = label[:-1] + str(cs.k) if cs.k is not None and label.endswith("k") else label
-        return (f"Sequential (anytime-valid, {confidence:.0%}, questions in line order): "
+        return (f"\n\nSequential (anytime-valid, {confidence:.0%}, questions in line order): "
                 f"{shown} {cs.summary()}.")
     return ""

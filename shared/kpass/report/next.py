@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,10 +45,14 @@ def _prior(text: str) -> tuple[float, float] | str:
     return a, b
 
 
-def add_next_parser(commands: Any) -> None:
-    """The ``next`` subcommand's options (called by :func:`kpass.report.parser.build_parser`)."""
-    from .parser import _count, _harness_options, _metrics, _taus
+def add_next_parser(commands: Any, _count: Callable[..., Any],
+                    _harness_options: Callable[..., Any], _metrics: Callable[..., Any],
+                    _taus: Callable[..., Any]) -> None:
+    """The ``next`` subcommand's options.
 
+    Called by :func:`kpass.report.parser.build_parser` with its argument checks, so this
+    module does not import the parser back.
+    """
     command = commands.add_parser(
         "next", help="which questions to sample next: extra samples per question for a budget",
         description="Read a run and write, per question, how many extra samples to draw so "

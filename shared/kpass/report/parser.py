@@ -214,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_leaderboard(commands)
     from .next import add_next_parser
 
-    add_next_parser(commands)
+    add_next_parser(commands, _count, _harness_options, _metrics, _taus)
     return parser
 
 
