@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import integrate, stats
 from scipy.special import expit
 
 import kpass
@@ -176,6 +176,17 @@ def test_null_crossing_rate_with_a_look_after_every_question():
         left += bool(((cs.lo > 0) | (cs.hi < 0)).any())
         assert cs.decided == bool(((cs.lo > 0) | (cs.hi < 0)).any())
     assert left <= 10  # alpha 0.05 of 100: 5 expected, 10 is +2.3 sd
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mu", [0.0, -3.0, 3.5])
+def test_one_model_covers_its_population_mean_under_continuous_monitoring(mu):
+    # Pass@1 of 4 samples, logit p ~ N(mu, 1): means 0.5, 0.069, 0.956 (quadrature).
+    mean = integrate.quad(lambda z: stats.norm.pdf(z) * expit(mu + z), -12, 12)[0]
+    rng = np.random.default_rng(31)
+    x = rng.binomial(4, expit(mu + rng.normal(0, 1, (1000, 1000)))) / 4
+    left = (log_capital(x, mean) >= math.log(1 / 0.05)).any(axis=1).mean()
+    assert left <= 0.05  # measured 0.037, 0.013, 0.015
 
 
 def t_test_questions(delta, sd, alpha=0.05, power=0.8):
