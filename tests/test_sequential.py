@@ -107,6 +107,16 @@ def test_pairs_by_id_and_follows_order():
     assert cs.lo.tolist() == pytest.approx((2 * lo - 1).tolist())
 
 
+def test_int_ids_in_order_are_ids_not_rows():
+    n = np.full(3, 2)
+    a = kpass.BinaryCounts(n, np.array([2, 0, 1]), ids=[10, 0, 1])
+    b = kpass.BinaryCounts(n, np.array([0, 0, 0]), ids=[10, 0, 1])
+    cs = kpass.confidence_sequence(kpass.pass_at_k, a, b, 1, order=[0, 1, 10])
+    assert cs.ids == [0, 1, 10] and cs.estimate.tolist() == pytest.approx([0, 0.25, 0.5])
+    with pytest.raises(ValueError, match="ids that `R_a` does not have"):
+        kpass.confidence_sequence(kpass.pass_at_k, a, b, 1, order=[0, 1, 2])
+
+
 def test_clusters_become_units_of_their_mean():
     R_a = [[1, 1], [0, 1], [1, 0], [0, 0], [1, 1]]
     R_b = [[0, 0]] * 5

@@ -267,8 +267,8 @@ def confidence_sequence(metric: Metric, R_a: Any, R_b: Any = None, *args: Any,
             of its questions' values), in order of its first question. The interval is
             then for the mean over *clusters* (each cluster weighs the same, whatever its
             size), and the guarantee assumes clusters drawn independently.
-        order: the order the questions are taken in: a permutation of the row positions
-            0..M-1, or (when ``R_a`` carries ids) of the ids.
+        order: the order the questions are taken in: a permutation of the ids when ``R_a``
+            carries ids (int ids too), else of the row positions 0..M-1.
         margin: stop once the half-width is at most this. Default None: for a pair, decide
             only the sign; for one model, 0.02.
         **kwargs: the metric's keyword arguments (``short="skip"``: skipped questions are
@@ -379,8 +379,7 @@ def _order(order: Any, m: int, ids: list[Any] | None) -> np.ndarray:
     if len(items) != m:
         raise ValueError(f"`order` must list each of the {m} questions once; got {len(items)} "
                          "entries")
-    if ids is not None and not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-                                   for v in items):
+    if ids is not None:  # with ids, `order` names ids (int ids included), never positions
         where = {question: i for i, question in enumerate(ids)}
         missing = [v for v in items if v not in where]
         if missing:
@@ -391,7 +390,7 @@ def _order(order: Any, m: int, ids: list[Any] | None) -> np.ndarray:
             raise ArgumentTypeError("`order` must hold int row positions (or ids, when `R_a` "
                                     f"carries ids); got e.g. {_show(items[:3])}")
         positions = np.array(items, dtype=np.intp)
-    if np.unique(positions).size != m or positions.min() < 0 or positions.max() >= m:
+    if m and (np.unique(positions).size != m or positions.min() < 0 or positions.max() >= m):
         raise ValueError(f"`order` must be a permutation of the {m} questions (each once); "
                          f"got repeated or out-of-range entries")
     return positions
