@@ -344,3 +344,26 @@ def test_cli_compare_sequential_not_yet(tmp_path, capsys):
                  "--metrics", "pass@k"]) == 0
     line = capsys.readouterr().out.splitlines()[1]
     assert line.startswith("Pass@1  not yet: ") and line.endswith("after 40 questions")
+
+
+def test_cli_compare_sequential_shared_and_clusters(tmp_path, capsys):
+    import json
+
+    from kpass.report.cli import main
+
+    a, b = write_runs(tmp_path, 0.0, questions=40)
+    short = tmp_path / "b_short.jsonl"
+    short.write_text("".join(b.read_text().splitlines(keepends=True)[:30]))
+    assert main(["compare", str(a), str(short), "--id", "id", "--sequential", "--k", "1",
+                 "--metrics", "pass@k"]) == 1
+    assert "pass --shared" in capsys.readouterr().err
+    assert main(["compare", str(a), str(short), "--id", "id", "--sequential", "--k", "1",
+                 "--metrics", "pass@k", "--shared"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].endswith("after 30 questions")
+    labelled = tmp_path / "a_topics.jsonl"
+    rows = [json.loads(line) for line in a.read_text().splitlines()]
+    labelled.write_text("".join(json.dumps({**r, "topic": f"t{i % 7}"}) + "\n"
+                                for i, r in enumerate(rows)))
+    assert main(["compare", str(labelled), str(b), "--clusters", "topic", "--sequential",
+                 "--k", "1", "--metrics", "pass@k"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].endswith("after 7 clusters")

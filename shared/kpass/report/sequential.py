@@ -73,7 +73,8 @@ def sequential_text(first: BinaryCounts, second: BinaryCounts, families: list[An
         rows = sequential_rows(first, second, families, ks, args.tau, args.confidence,
                                args.short, clusters, bool(getattr(args, "shared", False)))
     except (TypeError, ValueError) as error:
-        raise ReportError(f"{args.files[0]} vs {args.files[1]}", str(error)) from None
+        message = str(error).replace("pass shared=True", "pass --shared")
+        raise ReportError(f"{args.files[0]} vs {args.files[1]}", message) from None
     if not rows:
         raise ReportError(f"{args.files[0]} vs {args.files[1]}", "--sequential: none of the "
                           "metrics has per-question values to follow")
