@@ -231,6 +231,7 @@ def test_decides_a_half_logit_shift_within_1_5_times_the_t_test_sample():
 # ----------------------------------------------------------------------------- in the loop
 
 
+@pytest.mark.filterwarnings("ignore::kpass.SmallSampleWarning")  # compute() at 30 questions
 def test_monitor_after_each_compute_equals_the_sequence_so_far():
     evaluate = pytest.importorskip("evaluate")
     from pathlib import Path
