@@ -406,6 +406,8 @@ def run_compare(module: evaluate.EvaluationModule, controls: list[Control], text
     note = (f"Compared at {stamp()}: {len(table)} value(s) over {len(sides['A'])} paired "
             f"question(s) ({matched}): A - B with its SE over questions; P(A better) from "
             "the two posteriors.")
+    from kpass.hf.sequential import space_line  # the sequential verdict, a second paragraph
+    note += space_line(space_controls.COMPARED[family], kind, a, b, ks, options, ids)
     return note, shown_compare(table), compare_plot(table)
 
 

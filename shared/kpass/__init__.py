@@ -63,6 +63,8 @@ from .pass_at_k import (
     unanimous_at_k_ci,
 )
 from .stats import Comparison, Plan, SmallSampleWarning, compare, plan, standard_error
+from .stats.allocation import allocate
+from .stats.sequential import ConfidenceSequence, confidence_sequence
 from .tailpass import TailPassDraws, TailPassProfile, tailpass, tailpass_empirical
 from .tailpass_weights import (
     beta_weights,
@@ -93,6 +95,7 @@ __all__ = [
     "BinaryCounts",
     "CategoricalCounts",
     "Comparison",
+    "ConfidenceSequence",
     "SmallSampleWarning",
     "Leaderboard",
     "Plan",
@@ -100,6 +103,7 @@ __all__ = [
     "Standing",
     "TailPassDraws",
     "TailPassProfile",
+    "allocate",
     "auc_at_k",
     "auc_at_k_ci",
     "avg",
@@ -111,6 +115,7 @@ __all__ = [
     "binary_counts",
     "categorical_counts",
     "compare",
+    "confidence_sequence",
     "cons_at_k",
     "cons_at_k_ci",
     "discovery_weights",

@@ -79,6 +79,12 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
     return run_leaderboard(args)
 
 
+def _run_next(args: argparse.Namespace) -> int:
+    from .next import run_next
+
+    return run_next(args)
+
+
 def _run_compare(args: argparse.Namespace) -> int:
     from .compare import run_compare
 
@@ -207,7 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 #: The function behind each subcommand.
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "report": run_report, "compare": _run_compare, "leaderboard": _run_leaderboard}
+    "report": run_report, "compare": _run_compare, "leaderboard": _run_leaderboard,
+    "next": _run_next}
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -232,6 +232,11 @@ def run_compare(args: argparse.Namespace) -> int:
         ks = sorted({k for group in args.k for k in group}) if args.k else default_ks(n_min)
         if coded is not None:
             first, second, coded = _aligned_answers(first, second, coded, shared, args.files)
+        if getattr(args, "sequential", False):
+            from .sequential import sequential_text
+
+            return _write(sequential_text(first, second, families, ks, args, clusters,
+                                          input_labels(list(args.files))))
         try:
             lines = compare_lines(first, second, families, ks, args.tau, args.confidence,
                                   args.short, clusters, notes=notes, shared=shared,

@@ -237,6 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.set_defaults(command_parser=report)
     _add_compare(commands)
     _add_leaderboard(commands)
+    from .next import add_next_parser
+
+    add_next_parser(commands, _count, _harness_options, _metrics, _taus)
     return parser
 
 
@@ -289,6 +292,9 @@ def _add_compare(commands: Any) -> None:
                               "wrongly; fix the rows kpass report --skip-bad lists")
     compare.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
                          help="rows read and counted at a time (default: 65536)")
+    from .sequential import SEQUENTIAL_HELP
+
+    compare.add_argument("--sequential", action="store_true", help=SEQUENTIAL_HELP)
     compare.set_defaults(command_parser=compare)
 
 

@@ -1,0 +1,101 @@
+"""``kpass compare A B --sequential``: the running, anytime-valid verdict.
+
+For every metric and k, :func:`kpass.confidence_sequence` of the paired difference A - B
+over the questions in the order of A's file, and one line: ``decided after 140
+questions: A better (...)`` or ``not yet: -0.020 to 0.090 after 60 questions``. Re-running
+it as the files grow (``docs/adaptive.md``) is covered by the guarantee: the sequence over
+the first t questions does not change when more are appended, and it holds over all t at
+once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+from typing import Any
+
+import numpy as np
+
+from .._core.counts import BinaryCounts
+from ..io.readers import ReportError
+
+__all__ = ["sequential_rows", "sequential_text"]
+
+SEQUENTIAL_HELP = ("print the running anytime-valid verdict instead of the fixed-sample table: "
+                   "a betting confidence sequence of A - B over the questions in the order of "
+                   "A's file (alpha = 1 - --confidence), valid however often you look")
+
+
+def sequential_rows(first: BinaryCounts, second: BinaryCounts, families: list[Any],
+                    ks: list[int], taus: list[float], confidence: float, short: str,
+                    clusters: list[Any] | None, shared: bool = False) -> list[tuple[str, Any]]:
+    """(label, ConfidenceSequence) for every metric with per-question values, k and tau."""
+    from ..families import function
+    from ..registry import names
+    from ..stats.sequential import confidence_sequence
+
+    if shared and first.ids is not None and second.ids is not None:
+        both = set(second.ids)
+        keep = np.array([q in both for q in first.ids])
+        if clusters is not None:
+            clusters = [label for label, kept in zip(clusters, keep, strict=True) if kept]
+        first = first.select(keep)
+    dataset_level = set(names(values="dataset"))
+    options: dict[str, Any] = {"alpha": 1.0 - confidence, "clusters": clusters}
+    if short != "error":
+        options["short"] = short
+    rows: list[tuple[str, Any]] = []
+    for fam in families:
+        if fam.answers or fam.function in dataset_level:
+            continue
+        point = function(fam.function)
+        if not fam.per_k:
+            rows.append((fam.label(None, None, "n"),
+                         confidence_sequence(point, first, second, **options)))
+            continue
+        for tau in taus if fam.uses_tau else [None]:
+            head = () if tau is None else (tau,)
+            for k in ks:
+                if k in fam.constant_at:
+                    continue
+                rows.append((fam.label(k, tau, "n"),
+                             confidence_sequence(point, first, second, k, *head, **options)))
+    return rows
+
+
+def sequential_text(first: BinaryCounts, second: BinaryCounts, families: list[Any],
+                    ks: list[int], args: argparse.Namespace, clusters: list[Any] | None,
+                    labels: list[str]) -> str:
+    """The ``--sequential`` output in ``args.format`` (table/markdown lines, csv, json)."""
+    try:
+        rows = sequential_rows(first, second, families, ks, args.tau, args.confidence,
+                               args.short, clusters, bool(getattr(args, "shared", False)))
+    except (TypeError, ValueError) as error:
+        message = str(error).replace("pass shared=True", "pass --shared")
+        raise ReportError(f"{args.files[0]} vs {args.files[1]}", message) from None
+    if not rows:
+        raise ReportError(f"{args.files[0]} vs {args.files[1]}", "--sequential: none of the "
+                          "metrics has per-question values to follow")
+    records = [{"metric": label, "k": cs.k, "steps": cs.steps, "units": cs.units,
+                "estimate": float(cs.estimate[-1]) if cs.steps else None,
+                "lo": float(cs.lo[-1]) if cs.steps else None,
+                "hi": float(cs.hi[-1]) if cs.steps else None, "alpha": round(cs.alpha, 12),
+                "decided": cs.decided, "stop_at": cs.stop_at, "verdict": cs.verdict}
+               for label, cs in rows]
+    if args.format == "json":
+        return json.dumps(records, indent=2) + "\n"
+    if args.format == "csv":
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(records[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(records)
+        return buffer.getvalue()
+    width = max(len(label) for label, _ in rows)
+    head = (f"A = {labels[0]}, B = {labels[1]}: anytime-valid {1 - rows[0][1].alpha:.0%} "
+            f"confidence sequence of A - B, questions in the order of A's file")
+    lines = [f"{label:<{width}}  {cs.summary()}" for label, cs in rows]
+    if args.format == "markdown":
+        return head + "\n\n" + "\n".join(f"- {line}" for line in lines) + "\n"
+    return head + "\n" + "\n".join(lines) + "\n"
