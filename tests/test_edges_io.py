@@ -304,6 +304,19 @@ def test_a_repeated_pair_across_partitions_names_paths_relative_to_the_input(tmp
             in line), err
 
 
+def test_a_bad_row_left_out_of_a_wide_partition_is_named_relative_to_the_input(tmp_path,
+                                                                              capsys):
+    for lang, text in (("en", '{"outcomes": [1, 0]}\n'),
+                       ("fr", '{"outcomes": [1, 1]}\n{"outcomes": [1, 2]}\n')):
+        (tmp_path / "w" / f"lang={lang}").mkdir(parents=True)
+        (tmp_path / "w" / f"lang={lang}" / "part-0.jsonl").write_text(text)
+    code, out, err = run(capsys, "report", tmp_path / "w", "--skip-bad", "--k", "1",
+                         "--metrics", "pass@k", "--format", "json")
+    assert code == 0, err
+    assert results(out)[0][1] == pytest.approx(pass_at_k([(2, 1), (2, 2)], 1))
+    assert ": lang=fr/part-0.jsonl, line 2: " in err and "(row left out)" in err, err
+
+
 # ----------------------------------------------------------------------------- 9. bytes
 
 BAD = b"\xff"
