@@ -15,13 +15,12 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
-
 from .._core.counts import BinaryCounts
 from ..io.harness import load_file
 from ..io.labels import read_labels
 from ..io.progress import Progress
 from ..io.readers import LoadedFile, ReportError
+from ..stats.align import align_runs
 from .compare_render import (  # noqa: F401 - the outputs, as this module always offered them
     FIELDS,
     RENDERERS,
@@ -299,20 +298,14 @@ def _aligned_answers(first: BinaryCounts, second: BinaryCounts,
                      coded: tuple[list[Any], list[Any]], shared: bool, files: list[str]
                      ) -> tuple[BinaryCounts, BinaryCounts, tuple[list[Any], list[Any]]]:
     """Both runs' counts and coded answers on the same questions in A's order (by id)."""
-    if first.ids is None or second.ids is None:
-        return first, second, coded  # by row order; equal counts were checked
-    position = {question: i for i, question in enumerate(second.ids)}
-    keep = [i for i, question in enumerate(first.ids) if question in position]
-    if not shared and (len(keep) != first.n_questions or len(keep) != second.n_questions):
-        only_a, only_b = first.n_questions - len(keep), second.n_questions - len(keep)
-        raise ReportError(f"{files[0]} vs {files[1]}",
-                          f"the two runs must score the same questions; {only_a} ids of A are "
-                          f"not in B and {only_b} ids of B are not in A; pass --shared to "
-                          "compare on the questions both have")
-    order = [position[first.ids[i]] for i in keep]
-    return (first.select(np.array(keep, dtype=np.intp)),
-            second.select(np.array(order, dtype=np.intp)),
-            ([coded[0][i] for i in keep], [coded[1][j] for j in order]))
+    try:
+        alignment = align_runs([first, second], ["A", "B"], shared=shared, verb="compare")
+    except ValueError as error:
+        message = str(error).replace("pass shared=True", "pass --shared")
+        raise ReportError(f"{files[0]} vs {files[1]}", message) from None
+    picked = [codes if rows is None else [codes[i] for i in rows]
+              for codes, rows in zip(coded, alignment.rows, strict=True)]
+    return alignment.runs[0], alignment.runs[1], (picked[0], picked[1])
 
 
 __all__ = ["DEFAULT_K_MAX", "RENDERERS", "compare_lines", "run_compare", "verdicts"]

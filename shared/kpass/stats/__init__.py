@@ -54,10 +54,8 @@ from ._common import (  # noqa: F401 - the names kpass.stats has always offered
 )
 from .comparison import (  # noqa: F401 - the names kpass.stats has always offered
     Comparison,
-    _align,
     _budgets,
     _compare_dataset,
-    _ids,
     _one_k,
     _posterior_pair,
     _prob_greater,

@@ -16,7 +16,6 @@ import numpy as np
 from scipy.special import ndtr
 
 from .._core.checks import check_confidence
-from .._core.counts import BinaryCounts, CategoricalCounts
 from .._core.small_sample import (
     sign_flip_p,
     small_sample_problems,
@@ -38,6 +37,7 @@ from ._common import (
     _per_question,
     _state_keys,
 )
+from .align import align_runs, subset_labels
 
 # ----------------------------------------------------------------------------- comparison
 
@@ -106,47 +106,6 @@ class Comparison:
     def as_dict(self) -> dict[str, Any]:
         """The fields as a plain dict (JSON-safe)."""
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
-
-
-def _ids(R: Any) -> Any:
-    # Only counts carry question ids (a masked array has an unrelated `ids` method).
-    ids = R.ids if isinstance(R, (BinaryCounts, CategoricalCounts)) else None
-    return None if ids is None else list(ids)
-
-
-def _align(R_a: Any, R_b: Any, shared: bool = False) -> tuple[Any, Any]:
-    """Put B's questions in A's order when both carry question ids; else keep row order.
-
-    With ``shared``, only the questions both carry are kept (A's order).
-    """
-    ids_a, ids_b = _ids(R_a), _ids(R_b)
-    if ids_a is None or ids_b is None:
-        if (ids_a is None) != (ids_b is None):
-            raise ValueError("only one of `R_a`, `R_b` carries question ids; give both ids "
-                             "(to match questions by id) or neither (to match by row)")
-        if shared:
-            raise ValueError("shared=True needs question ids on both runs "
-                             "(BinaryCounts(..., ids=...) or `kpass compare --id COLUMN`)")
-        return R_a, R_b
-    position = {question: i for i, question in enumerate(ids_b)}
-    missing_b = [q for q in ids_a if q not in position]
-    missing_a = sorted(set(ids_b) - set(ids_a), key=str)
-    if shared and (missing_a or missing_b):
-        keep = np.array([q in position for q in ids_a])
-        if not keep.any():
-            raise ValueError("the two runs share no question id")
-        R_a = R_a.select(keep)
-        ids_a = [q for q in ids_a if q in position]
-    elif missing_b or missing_a:
-        raise ValueError(
-            "the two runs must score the same questions; "
-            + (f"{len(missing_b)} ids of A are not in B (e.g. {missing_b[:3]})" if missing_b
-               else "")
-            + ("; " if missing_b and missing_a else "")
-            + (f"{len(missing_a)} ids of B are not in A (e.g. {missing_a[:3]})" if missing_a
-               else "") + "; pass shared=True to compare on the questions both have")
-    order = np.array([position[q] for q in ids_a])
-    return R_a, R_b.select(order)
 
 
 def _posterior_pair(metric: Metric, name: str, R: Any, used: np.ndarray, args: tuple[Any, ...],
@@ -247,14 +206,9 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
     confidence = check_confidence(confidence)
     if reference not in ("t", "normal"):
         raise ValueError(f'`reference` must be "t" or "normal"; got reference={reference!r}')
-    if shared and clusters is not None:
-        ids_a = _ids(R_a)
-        if ids_a is not None:
-            labels = list(clusters) if isinstance(clusters, (Sequence, np.ndarray)) else clusters
-            kept = set(_ids(R_b) or ())
-            if isinstance(labels, list) and len(labels) == len(ids_a):
-                clusters = [label for q, label in zip(ids_a, labels, strict=True) if q in kept]
-    R_a, R_b = _align(R_a, R_b, shared)
+    aligned = align_runs([R_a, R_b], ["A", "B"], shared=shared, verb="compare")
+    R_a, R_b = aligned.runs
+    clusters = subset_labels(clusters, aligned)
     if name in _DATASET_LEVEL:
         return _compare_dataset(metric, name, R_a, R_b, args, kwargs, clusters, confidence,
                                 reference)

@@ -28,6 +28,7 @@ from ._common import (
     _counts_of,
     _need_two,
 )
+from .align import align_runs
 
 # ----------------------------------------------------------------------------- planning
 
@@ -328,8 +329,10 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
     if (alpha0 is None) != (beta0 is None):
         raise ValueError(f"`alpha0` and `beta0` must be given together (or both None to fit "
                          f"them); got alpha0={_show(alpha0)}, beta0={_show(beta0)}")
-    for label, run in zip(("R", "R_b"), runs, strict=False):
-        counts = _counts_of(run)
+    pilots = [_counts_of(run) for run in runs]
+    if R_b is not None:  # matched by question id when both carry ids, else by row
+        pilots = list(align_runs(pilots, ["`R`", "`R_b`"], verb="").runs)
+    for label, counts in zip(("R", "R_b"), pilots, strict=False):
         _need_variance(counts, label)
         values = np.asarray(metric(counts, *args, per_question=True, **kwargs), dtype=float)
         if alpha0 is None:
@@ -344,9 +347,6 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
         beta = b0 + counts.n_samples - counts.n_correct
         parts.append((counts, values, second, alpha, beta))
     m = parts[0][0].n_questions
-    if any(part[0].n_questions != m for part in parts):
-        raise ValueError(f"`R` and `R_b` must score the same questions; got {m} and "
-                         f"{parts[1][0].n_questions} questions")
     _need_two(m, "the pilot `R`")
 
     def within_at(n: int) -> float:
