@@ -76,7 +76,6 @@ from .planning import (  # noqa: F401 - the names kpass.stats has always offered
     _effect,
     _expected_square,
     _fit_check,
-    _fit_population,
     _need_variance,
     _posterior_g,
     _state_table,

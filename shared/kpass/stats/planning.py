@@ -18,6 +18,7 @@ from scipy.special import nctdtr, ndtri, stdtrit
 
 from .._core.checks import ArgumentTypeError, _show, check_real
 from .._core.counts import BinaryCounts
+from .._core.prior import fit_beta_prior
 from .._core.small_sample import (
     small_sample_problems,
     warn_small,
@@ -319,30 +320,6 @@ def _expected_square(metric: Metric, n: int, args: tuple[Any, ...], kwargs: dict
     return out[inverse.ravel()]
 
 
-def _fit_population(counts: BinaryCounts) -> tuple[float, float]:
-    """Maximum-likelihood Beta(a, b) population of success rates (Beta-binomial fit).
-
-    Parameters are searched on the log scale within [e^-7, e^9]: an all-correct or
-    all-wrong pilot drives one of them to the bound, which stays a proper prior.
-    """
-    from scipy.optimize import minimize
-    from scipy.stats import betabinom
-
-    keys, weight = np.unique(np.stack([counts.n_samples, counts.n_correct], axis=1), axis=0,
-                             return_counts=True)
-    n, c = keys[:, 0], keys[:, 1]
-
-    def loss(theta: np.ndarray) -> float:
-        a, b = np.exp(theta)
-        return -float(weight @ betabinom.logpmf(c, n, a, b))
-
-    mean = float(np.clip(counts.n_correct.sum() / counts.n_samples.sum(), 0.01, 0.99))
-    fit = minimize(loss, np.log([2 * mean, 2 * (1 - mean)]), method="L-BFGS-B",
-                   bounds=[(-7.0, 9.0)] * 2)
-    a, b = np.exp(fit.x)
-    return float(a), float(b)
-
-
 def _need_variance(counts: BinaryCounts, name: str) -> None:
     """Refuse a pilot whose outcomes are all 0 or all 1: it has no variance to plan from.
 
@@ -453,7 +430,7 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
         _need_variance(counts, label)
         values = np.asarray(metric(counts, *args, per_question=True, **kwargs), dtype=float)
         if alpha0 is None:
-            a0, b0 = _fit_population(counts)
+            a0, b0 = fit_beta_prior(counts)
         else:
             a0 = check_real(alpha0, "alpha0", low=0.0, low_open=True)
             b0 = check_real(beta0, "beta0", low=0.0, low_open=True)

@@ -65,6 +65,7 @@ import numpy as np
 from scipy.special import stdtrit
 
 from .._core.checks import ArgumentTypeError, _show, check_confidence
+from .._core.prior import check_prior_option
 from ._common import (
     _DATASET_LEVEL,
     Metric,
@@ -277,7 +278,7 @@ def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
 
 
 def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: Any = None,
-                confidence: float = 0.95, shared: bool = False,
+                confidence: float = 0.95, shared: bool = False, prior: str = "uniform",
                 **kwargs: Any) -> Leaderboard | list[Leaderboard]:
     r"""Rank models on the same questions, with rank sets that hold jointly.
 
@@ -295,6 +296,10 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         confidence: level of the intervals and of the joint rank sets, in (0, 1).
         shared: with ids, rank on the questions every run has instead of refusing runs that
             score different questions.
+        prior: the Beta prior behind each model's posterior and P(best): ``"uniform"``
+            (Beta(1, 1), the default) or ``"empirical"`` (a Beta fitted to each model's
+            questions, as :func:`kpass.plan` fits one). P(best) is about these questions
+            with unlimited samples either way.
         **kwargs: ``metric``'s keyword arguments (``short``, ``ties``, ...).
 
     Returns:
@@ -327,6 +332,7 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         raise ArgumentTypeError(f"`shared` must be True or False; got {_show(shared)}")
     runs = _check_runs(runs)
     names = list(runs)
+    prior = check_prior_option(prior)
     alignment = align_runs(list(runs.values()), [repr(model) for model in names],
                            shared=shared, verb="rank")
     aligned = list(alignment.runs)
@@ -359,7 +365,7 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         for index, budget in enumerate(budgets):
             k_args = _one_k(args, budget, name)
             posteriors = [of(model, lambda R=R, k_args=k_args: _posterior_pair(
-                              metric, name, R, everything, k_args, kwargs)[0])
+                              metric, name, R, everything, k_args, kwargs, prior)[0])
                           for model, R in zip(names, aligned, strict=True)]
             boards.append(_board(name, budget, names, values[:, index], sigmas[index], df, m,
                                  posteriors, confidence))
@@ -389,7 +395,7 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         sigma, df = _covariance(matrix[:, used], used_codes)
         k_args = _one_k(args, budget, name)
         posteriors = [of(model, lambda R=R, used=used, k_args=k_args: _posterior_pair(
-                          metric, name, R, used, k_args, kwargs)[0])
+                          metric, name, R, used, k_args, kwargs, prior)[0])
                       for model, R in zip(names, aligned, strict=True)]
         boards.append(_board(name, budget, names, matrix[:, used].mean(axis=1), sigma, df,
                              questions, posteriors, confidence))
