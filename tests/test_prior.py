@@ -147,3 +147,44 @@ def test_what_each_priors_interval_covers_by_simulation():
     assert uniform[0] < 0.15 and uniform[1] < 0.15
     assert 0.65 <= empirical[1] <= 0.92 and empirical[1] > uniform[1] + 0.5
     assert 0.45 <= empirical[0] <= 0.85
+
+
+def write_long(path, counts, n):
+    lines = ["id,correct"]
+    for q, c in enumerate(counts):
+        lines += [f"q{q:02d},{int(j < c)}" for j in range(n)]
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_the_cli_prior_option_gives_the_python_numbers(tmp_path, capsys):
+    import json
+
+    from kpass.cli import main
+
+    rng = np.random.default_rng(12)
+    rates = rng.beta(2, 3, 30)
+    ca, cb = rng.binomial(4, rates), rng.binomial(4, rates * 0.7)
+    a = write_long(tmp_path / "a.csv", ca, 4)
+    b = write_long(tmp_path / "b.csv", cb, 4)
+    A = BinaryCounts(np.full(30, 4), ca, ids=[f"q{q:02d}" for q in range(30)])
+    B = BinaryCounts(np.full(30, 4), cb, ids=[f"q{q:02d}" for q in range(30)])
+    assert main(["report", a, "--id", "id", "--k", "2", "--metrics", "pass^k", "--prior",
+                 "empirical", "--format", "json"]) == 0
+    row = json.loads(capsys.readouterr().out)["results"][0]
+    mean, sd, _, _ = kpass.pass_hat_k_ci(A, 2, prior="empirical")
+    assert (row["mean"], row["sd"]) == pytest.approx((mean, sd), rel=1e-12)
+    assert row["mean"] != pytest.approx(kpass.pass_hat_k_ci(A, 2)[0], rel=1e-3)
+    assert main(["compare", a, b, "--id", "id", "--k", "2", "--metrics", "pass@k",
+                 "--prior", "empirical", "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    expected = quiet(kpass.compare, kpass.pass_at_k, A, B, 2, prior="empirical")
+    assert document["results"][0]["prob_a_better"] == pytest.approx(expected.prob_a_better,
+                                                                    rel=1e-12)
+    assert any(note.startswith("--prior empirical") for note in document["notes"])
+    assert main(["leaderboard", a, b, "--id", "id", "--k", "2", "--prior", "empirical"]) == 0
+    out = capsys.readouterr().out
+    board = kpass.leaderboard(kpass.pass_at_k, {"a": A, "b": B}, 2, prior="empirical")
+    assert f"{board.rows[0].prob_best:.3f}" in out and "--prior empirical" in out
+    assert main(["report", a, "--id", "id", "--prior", "flat"]) == 2
+    assert "--prior" in capsys.readouterr().err

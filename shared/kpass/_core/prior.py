@@ -81,4 +81,34 @@ def resolve_prior(prior: Any, counts: BinaryCounts, alpha0: Any = 1.0,
     return fit_beta_prior(counts)
 
 
-__all__ = ["PRIORS", "check_prior_option", "fit_beta_prior", "resolve_prior"]
+
+
+def has_beta_prior(companion: Any) -> bool:
+    """Whether a ``_ci`` function's posterior has a Beta prior (takes ``alpha0``)."""
+    import inspect
+
+    return "alpha0" in inspect.signature(companion).parameters
+
+
+def posterior_options(companion: Any, counts: BinaryCounts, prior: str) -> dict[str, Any]:
+    """Keyword arguments that give a ``_ci`` function ``prior`` (the CLI's ``--prior``).
+
+    ``{}`` for the uniform prior and for a posterior without a Beta prior (vote@k's
+    Dirichlet, TailPass); ``prior=`` where the function takes it; else the fitted
+    ``alpha0``/``beta0`` (the dataset-level blends).
+    """
+    import inspect
+
+    if check_prior_option(prior) == "uniform":
+        return {}
+    accepted = inspect.signature(companion).parameters
+    if "prior" in accepted and "alpha0" in accepted:
+        return {"prior": prior}
+    if "alpha0" in accepted:
+        alpha0, beta0 = fit_beta_prior(counts)
+        return {"alpha0": alpha0, "beta0": beta0}
+    return {}
+
+
+__all__ = ["PRIORS", "check_prior_option", "fit_beta_prior", "has_beta_prior",
+           "posterior_options", "resolve_prior"]

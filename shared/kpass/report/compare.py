@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from .._core.counts import BinaryCounts
+from .._core.prior import has_beta_prior
 from ..io.harness import load_file
 from ..io.labels import read_labels
 from ..io.progress import Progress
@@ -44,7 +45,7 @@ from .compare_render import (  # noqa: F401 - the outputs, as this module always
     verdicts,
 )
 from .output import _check_answers_options, _write, collect_notes, holm
-from .table import DEFAULT_K_MAX, Family, default_ks, input_labels, parse_metrics
+from .table import DEFAULT_K_MAX, PRIOR_NOTE, Family, default_ks, input_labels, parse_metrics
 
 
 def _with_labels(loaded: LoadedFile, column: str | None, what: str) -> list[Any] | None:
@@ -70,7 +71,7 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
                   ks: list[int], taus: list[float], confidence: float, short: str,
                   clusters: list[Any] | None, *, notes: list[str] | None = None,
                   shared: bool = False, answers: tuple[list[Any], list[Any]] | None = None,
-                  ties: str = "fractional") -> list[Line]:
+                  ties: str = "fractional", prior: str = "uniform") -> list[Line]:
     """Every selected metric at every k (and tau): ``kpass.compare`` of the two runs.
 
     Rows constant by definition (``Family.constant_at``) are left out with a note; warnings of
@@ -91,6 +92,8 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
         answers: each run's answers coded per question (0 = its reference), in the
             questions' order of ``first`` and ``second`` (already aligned), for Vote@k.
         ties: Vote@k's tie rule.
+        prior: ``"uniform"`` or ``"empirical"`` (``--prior``): the Beta prior behind
+            P(A>B), for the metrics whose posterior has one.
 
     Returns:
         The lines, family by family, tau by tau, k by k.
@@ -108,6 +111,8 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
         point = function(fam.function)
         options: dict[str, Any] = {"clusters": clusters, "confidence": confidence,
                                    "shared": shared}
+        if prior != "uniform" and has_beta_prior(function(fam.function + "_ci")):
+            options["prior"] = prior
         if fam.answers:
             if answers is None:
                 raise ValueError(f"{fam.key} needs the sampled answers (--answers)")
@@ -251,7 +256,10 @@ def run_compare(args: argparse.Namespace) -> int:
         try:
             lines = compare_lines(first, second, families, ks, args.tau, args.confidence,
                                   args.short, clusters, notes=notes, shared=shared,
-                                  answers=coded, ties=getattr(args, "ties", "fractional"))
+                                  answers=coded, ties=getattr(args, "ties", "fractional"),
+                                  prior=getattr(args, "prior", "uniform"))
+            if getattr(args, "prior", "uniform") == "empirical":
+                notes.append(PRIOR_NOTE)
         except (TypeError, ValueError) as error:
             message = str(error).replace("pass shared=True", "pass --shared")
             raise ReportError(f"{args.files[0]} vs {args.files[1]}", message) from None
