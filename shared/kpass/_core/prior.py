@@ -110,5 +110,42 @@ def posterior_options(companion: Any, counts: BinaryCounts, prior: str) -> dict[
     return {}
 
 
-__all__ = ["PRIORS", "check_prior_option", "fit_beta_prior", "has_beta_prior",
+def fit_check(counts: BinaryCounts, a: float, b: float) -> float | None:
+    """Chi-square goodness-of-fit p-value of the counts against BetaBinomial(n, a, b).
+
+    Per sample size n, cells c = 0..n with expected count E_c = M_n pmf(c); cells are
+    pooled left to right until each expects at least 5; X^2 = sum (O - E)^2 / E over the
+    pooled cells of every n, with (cells - groups - 2) degrees of freedom (two fitted
+    parameters). None when fewer than one degree of freedom remains.
+    """
+    from scipy.special import chdtrc
+    from scipy.stats import betabinom
+
+    statistic, cells, groups = 0.0, 0, 0
+    for n in np.unique(counts.n_samples):
+        rows = counts.n_samples == n
+        observed = np.bincount(counts.n_correct[rows], minlength=int(n) + 1).astype(float)
+        expected = rows.sum() * betabinom.pmf(np.arange(int(n) + 1), int(n), a, b)
+        pooled_o, pooled_e, run_o, run_e = [], [], 0.0, 0.0
+        for o, e in zip(observed, expected, strict=True):
+            run_o, run_e = run_o + o, run_e + e
+            if run_e >= 5.0:
+                pooled_o.append(run_o)
+                pooled_e.append(run_e)
+                run_o, run_e = 0.0, 0.0
+        if pooled_e:
+            pooled_o[-1] += run_o
+            pooled_e[-1] += run_e
+        else:
+            continue
+        statistic += sum((o - e) ** 2 / e for o, e in zip(pooled_o, pooled_e, strict=True))
+        cells += len(pooled_e)
+        groups += 1
+    df = cells - groups - 2
+    if df < 1:
+        return None
+    return float(chdtrc(df, statistic))
+
+
+__all__ = ["PRIORS", "check_prior_option", "fit_beta_prior", "fit_check", "has_beta_prior",
            "posterior_options", "resolve_prior"]

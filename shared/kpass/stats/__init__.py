@@ -75,7 +75,6 @@ from .planning import (  # noqa: F401 - the names kpass.stats has always offered
     _check_samples,
     _effect,
     _expected_square,
-    _fit_check,
     _need_variance,
     _posterior_g,
     _state_table,

@@ -18,7 +18,7 @@ from scipy.special import nctdtr, ndtri, stdtrit
 
 from .._core.checks import ArgumentTypeError, _show, check_real
 from .._core.counts import BinaryCounts
-from .._core.prior import fit_beta_prior
+from .._core.prior import fit_beta_prior, fit_check
 from .._core.small_sample import (
     small_sample_problems,
     warn_small,
@@ -435,7 +435,7 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
             a0 = check_real(alpha0, "alpha0", low=0.0, low_open=True)
             b0 = check_real(beta0, "beta0", low=0.0, low_open=True)
         populations.append((float(a0), float(b0)))
-        fits.append(_fit_check(counts, float(a0), float(b0)))
+        fits.append(fit_check(counts, float(a0), float(b0)))
         mean, second = _posterior_g(metric, name, counts, args, a0, b0)
         alpha = a0 + counts.n_correct
         beta = b0 + counts.n_samples - counts.n_correct
@@ -479,42 +479,3 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
                 within=within, paired=R_b is not None, _within_at=within_at,
                 populations=tuple(populations), fit_p_values=tuple(fits),
                 pilot_spread=_pilot_spread(m))
-
-
-def _fit_check(counts: BinaryCounts, a: float, b: float) -> float | None:
-    """Chi-square goodness-of-fit p-value of the counts against BetaBinomial(n, a, b).
-
-    Per sample size n, cells c = 0..n with expected count E_c = M_n pmf(c); cells are
-    pooled left to right until each expects at least 5; X^2 = sum (O - E)^2 / E over the
-    pooled cells of every n, with (cells - groups - 2) degrees of freedom (two fitted
-    parameters). None when fewer than one degree of freedom remains.
-    """
-    from scipy.special import chdtrc
-    from scipy.stats import betabinom
-
-    statistic, cells, groups = 0.0, 0, 0
-    for n in np.unique(counts.n_samples):
-        rows = counts.n_samples == n
-        observed = np.bincount(counts.n_correct[rows], minlength=int(n) + 1).astype(float)
-        expected = rows.sum() * betabinom.pmf(np.arange(int(n) + 1), int(n), a, b)
-        pooled_o, pooled_e, run_o, run_e = [], [], 0.0, 0.0
-        for o, e in zip(observed, expected, strict=True):
-            run_o, run_e = run_o + o, run_e + e
-            if run_e >= 5.0:
-                pooled_o.append(run_o)
-                pooled_e.append(run_e)
-                run_o, run_e = 0.0, 0.0
-        if pooled_e:
-            pooled_o[-1] += run_o
-            pooled_e[-1] += run_e
-        else:
-            continue
-        statistic += sum((o - e) ** 2 / e for o, e in zip(pooled_o, pooled_e, strict=True))
-        cells += len(pooled_e)
-        groups += 1
-    df = cells - groups - 2
-    if df < 1:
-        return None
-    return float(chdtrc(df, statistic))
-
-
