@@ -247,8 +247,12 @@ def test_plan_says_what_rests_on_the_beta_model_and_refuses_instead_of_none():
     with pytest.raises(ValueError, match="largest=8"):
         plan.samples_for(0.05, questions=200, largest=8)
     n = plan.samples_for(0.05, questions=200)
-    z = sps.norm.ppf(0.975) + sps.norm.ppf(0.8)
-    assert n > 8 and z * plan.se(200, n) <= 0.05 < z * plan.se(200, n - 1)
+    q = sps.t.ppf(0.975, 199)
+
+    def power(se):  # the t test's power on 200 questions (scipy.stats.nct)
+        return sps.nct.sf(q, 199, 0.05 / se) + sps.nct.cdf(-q, 199, 0.05 / se)
+
+    assert n > 8 and power(plan.se(200, n)) >= 0.8 > power(plan.se(200, n - 1))
     with pytest.warns(kpass.SmallSampleWarning, match="only 20 questions"):
         kpass.plan(kpass.pass_at_k, R[:20], 1)
 

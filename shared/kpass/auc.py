@@ -62,7 +62,8 @@ def auc_at_k(R: Any, k: Any, *, short: str = "error", per_question: bool = False
 
 def auc_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
                 bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
-                beta0: float = 1.0, *, short: str = "error") -> Any:
+                beta0: float = 1.0, *, short: str = "error",
+                prior: str = "uniform") -> Any:
     r"""Bayesian summary of AUC@K: g(p) = sum_j c_j (1 - (1 - p)^j) under the Beta posterior.
 
     Formula:
@@ -77,6 +78,9 @@ def auc_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
         bounds: (lo, hi) clipping bounds, or None.
         alpha0: Beta prior alpha in [1e-300, 1e300].
         beta0: Beta prior beta in [1e-300, 1e300].
+        prior: ``"uniform"`` (use ``alpha0``, ``beta0``; Beta(1, 1) by default, the
+            published definition) or ``"empirical"`` (a Beta fitted to these questions by
+            maximum likelihood; see :mod:`kpass._core.prior`).
         short: ``"error"`` or ``"skip"``.
 
     Returns:
@@ -92,7 +96,8 @@ def auc_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
         [0.642857, 0.118451, 0.410698, 0.875017]
     """
     return _driver.posterior(R, k, _auc_credit, confidence=confidence, bounds=bounds,
-                             alpha0=alpha0, beta0=beta0, short=short)
+                             alpha0=alpha0, beta0=beta0, short=short,
+                             prior=prior)
 
 
 __all__ = ["auc_at_k", "auc_at_k_ci"]

@@ -132,7 +132,8 @@ def mg_pass_at_k(R: Any, k: Any, *, short: str = "error", per_question: bool = F
 
 def g_pass_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
                    bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
-                   beta0: float = 1.0, *, short: str = "error") -> Any:
+                   beta0: float = 1.0, *, short: str = "error",
+                   prior: str = "uniform") -> Any:
     r"""Bayesian summary of G-Pass@k: the same posterior target as :func:`pass_hat_k_ci`.
 
     Args:
@@ -142,6 +143,9 @@ def g_pass_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
         bounds: (lo, hi) clipping bounds, or None.
         alpha0: Beta prior alpha in [1e-300, 1e300].
         beta0: Beta prior beta in [1e-300, 1e300].
+        prior: ``"uniform"`` (use ``alpha0``, ``beta0``; Beta(1, 1) by default, the
+            published definition) or ``"empirical"`` (a Beta fitted to these questions by
+            maximum likelihood; see :mod:`kpass._core.prior`).
         short: ``"error"`` or ``"skip"``.
 
     Returns:
@@ -157,12 +161,13 @@ def g_pass_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
         [0.446429, 0.146167, 0.159946, 0.732911]
     """
     return pass_hat_k_ci(R, k, confidence=confidence, bounds=bounds, alpha0=alpha0,
-                         beta0=beta0, short=short)
+                         beta0=beta0, short=short, prior=prior)
 
 
 def g_pass_at_k_tau_ci(R: Any, k: Any, tau: float, confidence: float = 0.95,
                        bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
-                       beta0: float = 1.0, *, short: str = "error") -> Any:
+                       beta0: float = 1.0, *, short: str = "error",
+                       prior: str = "uniform") -> Any:
     r"""Bayesian summary of G-Pass@k_tau: at least j0 of k i.i.d. samples are correct.
 
     Formula:
@@ -177,6 +182,9 @@ def g_pass_at_k_tau_ci(R: Any, k: Any, tau: float, confidence: float = 0.95,
         bounds: (lo, hi) clipping bounds, or None.
         alpha0: Beta prior alpha in [1e-300, 1e300].
         beta0: Beta prior beta in [1e-300, 1e300].
+        prior: ``"uniform"`` (use ``alpha0``, ``beta0``; Beta(1, 1) by default, the
+            published definition) or ``"empirical"`` (a Beta fitted to these questions by
+            maximum likelihood; see :mod:`kpass._core.prior`).
         short: ``"error"`` or ``"skip"``.
 
     Returns:
@@ -194,12 +202,14 @@ def g_pass_at_k_tau_ci(R: Any, k: Any, tau: float, confidence: float = 0.95,
     tau = check_tau(tau)
     credit_for = _tau_credit(0.0 if tau <= 0.0 else tau)
     return _driver.posterior(R, k, credit_for, confidence=confidence, bounds=bounds,
-                             alpha0=alpha0, beta0=beta0, short=short)
+                             alpha0=alpha0, beta0=beta0, short=short,
+                             prior=prior)
 
 
 def mg_pass_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
                     bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
-                    beta0: float = 1.0, *, short: str = "error") -> Any:
+                    beta0: float = 1.0, *, short: str = "error",
+                    prior: str = "uniform") -> Any:
     r"""Bayesian summary of mG-Pass@k.
 
     Formula:
@@ -212,6 +222,9 @@ def mg_pass_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
         bounds: (lo, hi) clipping bounds, or None.
         alpha0: Beta prior alpha in [1e-300, 1e300].
         beta0: Beta prior beta in [1e-300, 1e300].
+        prior: ``"uniform"`` (use ``alpha0``, ``beta0``; Beta(1, 1) by default, the
+            published definition) or ``"empirical"`` (a Beta fitted to these questions by
+            maximum likelihood; see :mod:`kpass._core.prior`).
         short: ``"error"`` or ``"skip"``.
 
     Returns:
@@ -227,7 +240,8 @@ def mg_pass_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
         0.0
     """
     return _driver.posterior(R, k, mg_credit, confidence=confidence, bounds=bounds,
-                             alpha0=alpha0, beta0=beta0, short=short)
+                             alpha0=alpha0, beta0=beta0, short=short,
+                             prior=prior)
 
 
 __all__ = ["g_pass_at_k", "g_pass_at_k_ci", "g_pass_at_k_tau", "g_pass_at_k_tau_ci",

@@ -20,10 +20,8 @@ from .stats.ranking import (  # noqa: F401 - the names kpass.leaderboard has alw
     Leaderboard,
     RankedPair,
     Standing,
-    _align_all,
     _board,
     _check_runs,
-    _clusters_for,
     leaderboard,
 )
 

@@ -52,7 +52,8 @@ def maj_at_k(R: Any, k: Any, *, short: str = "error", per_question: bool = False
 
 def maj_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
                 bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
-                beta0: float = 1.0, *, short: str = "error") -> Any:
+                beta0: float = 1.0, *, short: str = "error",
+                prior: str = "uniform") -> Any:
     r"""Bayesian summary of Maj@k: G-Pass@k_tau's posterior at tau = (floor(k/2) + 1) / k.
 
     Args:
@@ -62,6 +63,9 @@ def maj_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
         bounds: (lo, hi) clipping bounds, or None.
         alpha0: Beta prior alpha in [1e-300, 1e300].
         beta0: Beta prior beta in [1e-300, 1e300].
+        prior: ``"uniform"`` (use ``alpha0``, ``beta0``; Beta(1, 1) by default, the
+            published definition) or ``"empirical"`` (a Beta fitted to these questions by
+            maximum likelihood; see :mod:`kpass._core.prior`).
         short: ``"error"`` or ``"skip"``.
 
     Returns:
@@ -82,7 +86,8 @@ def maj_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
         (0.684524, 0.151958, 0.3867, 0.9824)
     """
     return _driver.posterior(R, k, _majority_credit, confidence=confidence, bounds=bounds,
-                             alpha0=alpha0, beta0=beta0, short=short)
+                             alpha0=alpha0, beta0=beta0, short=short,
+                             prior=prior)
 
 
 def cons_at_k(R: Any, k: Any, *, short: str = "error", per_question: bool = False) -> Any:
@@ -109,7 +114,8 @@ def cons_at_k(R: Any, k: Any, *, short: str = "error", per_question: bool = Fals
 
 def cons_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
                  bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
-                 beta0: float = 1.0, *, short: str = "error") -> Any:
+                 beta0: float = 1.0, *, short: str = "error",
+                 prior: str = "uniform") -> Any:
     """Bayesian summary of cons@k (same as :func:`maj_at_k_ci`).
 
     Args:
@@ -119,13 +125,16 @@ def cons_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
         bounds: (lo, hi) clipping bounds, or None.
         alpha0: Beta prior alpha in [1e-300, 1e300].
         beta0: Beta prior beta in [1e-300, 1e300].
+        prior: ``"uniform"`` (use ``alpha0``, ``beta0``; Beta(1, 1) by default, the
+            published definition) or ``"empirical"`` (a Beta fitted to these questions by
+            maximum likelihood; see :mod:`kpass._core.prior`).
         short: ``"error"`` or ``"skip"``.
 
     Returns:
         (mu, sigma, lo, hi); a list for several k.
     """
     return maj_at_k_ci(R, k, confidence=confidence, bounds=bounds, alpha0=alpha0, beta0=beta0,
-                       short=short)
+                       short=short, prior=prior)
 
 
 __all__ = ["cons_at_k", "cons_at_k_ci", "maj_at_k", "maj_at_k_ci"]

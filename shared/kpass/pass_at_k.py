@@ -97,7 +97,8 @@ def pass_hat_k(R: Any, k: Any, *, short: str = "error", per_question: bool = Fal
 
 def pass_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
                  bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
-                 beta0: float = 1.0, *, short: str = "error") -> Any:
+                 beta0: float = 1.0, *, short: str = "error",
+                 prior: str = "uniform") -> Any:
     r"""Bayesian mean, sd and credible interval of i.i.d. Pass@k.
 
     Each question's success rate has posterior p_q ~ Beta(alpha0 + c_q, beta0 + n_q - c_q);
@@ -117,6 +118,9 @@ def pass_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
         bounds: (lo, hi) clipping bounds, or None.
         alpha0: Beta prior alpha in [1e-300, 1e300].
         beta0: Beta prior beta in [1e-300, 1e300].
+        prior: ``"uniform"`` (use ``alpha0``, ``beta0``; Beta(1, 1) by default, the
+            published definition) or ``"empirical"`` (a Beta fitted to these questions by
+            maximum likelihood; see :mod:`kpass._core.prior`).
         short: ``"error"`` or ``"skip"`` for questions with fewer than k samples.
 
     Returns:
@@ -141,12 +145,14 @@ def pass_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
         (0.839286, 0.097263, 0.6487, 1.0)
     """
     return _driver.posterior(R, k, pass_credit, confidence=confidence, bounds=bounds,
-                             alpha0=alpha0, beta0=beta0, short=short)
+                             alpha0=alpha0, beta0=beta0, short=short,
+                             prior=prior)
 
 
 def pass_hat_k_ci(R: Any, k: Any, confidence: float = 0.95,
                   bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
-                  beta0: float = 1.0, *, short: str = "error") -> Any:
+                  beta0: float = 1.0, *, short: str = "error",
+                  prior: str = "uniform") -> Any:
     r"""Bayesian mean, sd and credible interval of i.i.d. Pass^k.
 
     Formula:
@@ -160,6 +166,9 @@ def pass_hat_k_ci(R: Any, k: Any, confidence: float = 0.95,
         bounds: (lo, hi) clipping bounds, or None.
         alpha0: Beta prior alpha in [1e-300, 1e300].
         beta0: Beta prior beta in [1e-300, 1e300].
+        prior: ``"uniform"`` (use ``alpha0``, ``beta0``; Beta(1, 1) by default, the
+            published definition) or ``"empirical"`` (a Beta fitted to these questions by
+            maximum likelihood; see :mod:`kpass._core.prior`).
         short: ``"error"`` or ``"skip"``.
 
     Returns:
@@ -180,7 +189,8 @@ def pass_hat_k_ci(R: Any, k: Any, confidence: float = 0.95,
         (0.446429, 0.146167, 0.1599, 0.7329)
     """
     return _driver.posterior(R, k, unanimous_credit, confidence=confidence, bounds=bounds,
-                             alpha0=alpha0, beta0=beta0, short=short)
+                             alpha0=alpha0, beta0=beta0, short=short,
+                             prior=prior)
 
 
 unanimous_at_k = pass_hat_k

@@ -21,10 +21,10 @@ from .inputs import (
     check_bounds,
     check_confidence,
     check_flag,
-    check_prior,
     check_short,
     normalize_ks,
 )
+from .prior import resolve_prior
 from .states import BinaryStates, states_for
 
 CreditFactory = Callable[[int], Credit]
@@ -133,19 +133,24 @@ def point(R: Any, k: Any, credit_for: CreditFactory, *, short: str = "error",
                         short=short, per_question=per_question)
 
 
-def prepare_posterior(R: Any, confidence: Any, bounds: Any, alpha0: Any, beta0: Any
+def prepare_posterior(R: Any, confidence: Any, bounds: Any, alpha0: Any, beta0: Any,
+                      prior: Any = "uniform"
                       ) -> tuple[BinaryCounts, float, tuple[float, float] | None, float, float]:
-    """Validate the arguments every binary ``_ci`` function shares."""
+    """Validate the arguments every binary ``_ci`` function shares.
+
+    The one place the Beta prior is settled: ``alpha0``/``beta0`` as given, or with
+    ``prior="empirical"`` the Beta fitted to the questions (:func:`resolve_prior`).
+    """
     counts = binary_counts(R)
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
-    alpha0, beta0 = check_prior(alpha0, beta0)
+    alpha0, beta0 = resolve_prior(prior, counts, alpha0, beta0)
     return counts, confidence, bounds, alpha0, beta0
 
 
 def posterior(R: Any, k: Any, credit_for: CreditFactory, *, confidence: Any, bounds: Any,
               alpha0: Any, beta0: Any, short: str = "error", latent: bool = False,
-              credit_list: list[Credit] | None = None) -> Any:
+              credit_list: list[Credit] | None = None, prior: Any = "uniform") -> Any:
     """Posterior mean, sd and credible interval of a binary metric for one or several k.
 
     mu = (1/M) sum_q E[g(p_q)], sigma = (1/M) sqrt(sum_q Var[g(p_q)]), with
@@ -163,12 +168,13 @@ def posterior(R: Any, k: Any, credit_for: CreditFactory, *, confidence: Any, bou
         latent: k may exceed the sample counts (the target is defined for any k).
         credit_list: one credit per requested k, in order (instead of ``credit_for``),
             for metrics whose credit also depends on arguments given per k.
+        prior: ``"uniform"`` (``alpha0``, ``beta0`` as given) or ``"empirical"`` (fitted).
 
     Returns:
         (mu, sigma, lo, hi), or a list of them for several k.
     """
     counts, confidence, bounds, alpha0, beta0 = prepare_posterior(R, confidence, bounds,
-                                                                   alpha0, beta0)
+                                                                   alpha0, beta0, prior)
     ks, many = normalize_ks(k)
     short = check_short(short)
     results = []

@@ -46,6 +46,7 @@ from .parser import (  # noqa: F401 - the parser's names, as this module always 
 from .table import (
     DEFAULT_K_MAX,
     PLOTTED,
+    PRIOR_NOTE,
     RENDERERS,
     Report,
     check_ks,
@@ -149,8 +150,11 @@ def run_report(args: argparse.Namespace) -> int:
         for item in loaded:
             check_ks(item, ks, args.short)
         labels = input_labels(sources)
+        prior = getattr(args, "prior", "uniform")
+        if prior == "empirical":
+            notes.append(PRIOR_NOTE)
         rows = [compute_rows(item, families, ks, args.tau, args.confidence, args.short, coded,
-                             args.ties) + soft_rows(item, args.confidence)
+                             args.ties, prior) + soft_rows(item, args.confidence)
                 for item, coded in zip(loaded, answers, strict=True)]
         if args.percent and args.format in ("table", "markdown"):
             rows = [[row.in_percent() for row in per_input] for per_input in rows]

@@ -15,11 +15,11 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
-
 from .._core.counts import BinaryCounts
+from .._core.prior import has_beta_prior
 from ..io.labels import read_labels
 from ..io.readers import LoadedFile, ReportError
+from ..stats.align import align_runs
 from .compare_render import (  # noqa: F401 - the outputs, as this module always offered them
     FIELDS,
     RENDERERS,
@@ -44,7 +44,7 @@ from .compare_render import (  # noqa: F401 - the outputs, as this module always
 )
 from .inputs import load_outcomes
 from .output import _check_answers_options, _write, collect_notes, holm
-from .table import DEFAULT_K_MAX, Family, default_ks, input_labels, parse_metrics
+from .table import DEFAULT_K_MAX, PRIOR_NOTE, Family, default_ks, input_labels, parse_metrics
 
 
 def _with_labels(loaded: LoadedFile, column: str | None, what: str) -> list[Any] | None:
@@ -70,7 +70,7 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
                   ks: list[int], taus: list[float], confidence: float, short: str,
                   clusters: list[Any] | None, *, notes: list[str] | None = None,
                   shared: bool = False, answers: tuple[list[Any], list[Any]] | None = None,
-                  ties: str = "fractional") -> list[Line]:
+                  ties: str = "fractional", prior: str = "uniform") -> list[Line]:
     """Every selected metric at every k (and tau): ``kpass.compare`` of the two runs.
 
     Rows constant by definition (``Family.constant_at``) are left out with a note; warnings of
@@ -91,6 +91,8 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
         answers: each run's answers coded per question (0 = its reference), in the
             questions' order of ``first`` and ``second`` (already aligned), for Vote@k.
         ties: Vote@k's tie rule.
+        prior: ``"uniform"`` or ``"empirical"`` (``--prior``): the Beta prior behind
+            P(A>B), for the metrics whose posterior has one.
 
     Returns:
         The lines, family by family, tau by tau, k by k.
@@ -108,6 +110,8 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
         point = function(fam.function)
         options: dict[str, Any] = {"clusters": clusters, "confidence": confidence,
                                    "shared": shared}
+        if prior != "uniform" and has_beta_prior(function(fam.function + "_ci")):
+            options["prior"] = prior
         if fam.answers:
             if answers is None:
                 raise ValueError(f"{fam.key} needs the sampled answers (--answers)")
@@ -240,7 +244,10 @@ def run_compare(args: argparse.Namespace) -> int:
         try:
             lines = compare_lines(first, second, families, ks, args.tau, args.confidence,
                                   args.short, clusters, notes=notes, shared=shared,
-                                  answers=coded, ties=getattr(args, "ties", "fractional"))
+                                  answers=coded, ties=getattr(args, "ties", "fractional"),
+                                  prior=getattr(args, "prior", "uniform"))
+            if getattr(args, "prior", "uniform") == "empirical":
+                notes.append(PRIOR_NOTE)
         except (TypeError, ValueError) as error:
             message = str(error).replace("pass shared=True", "pass --shared")
             raise ReportError(f"{args.files[0]} vs {args.files[1]}", message) from None
@@ -269,20 +276,14 @@ def _aligned_answers(first: BinaryCounts, second: BinaryCounts,
                      coded: tuple[list[Any], list[Any]], shared: bool, files: list[str]
                      ) -> tuple[BinaryCounts, BinaryCounts, tuple[list[Any], list[Any]]]:
     """Both runs' counts and coded answers on the same questions in A's order (by id)."""
-    if first.ids is None or second.ids is None:
-        return first, second, coded  # by row order; equal counts were checked
-    position = {question: i for i, question in enumerate(second.ids)}
-    keep = [i for i, question in enumerate(first.ids) if question in position]
-    if not shared and (len(keep) != first.n_questions or len(keep) != second.n_questions):
-        only_a, only_b = first.n_questions - len(keep), second.n_questions - len(keep)
-        raise ReportError(f"{files[0]} vs {files[1]}",
-                          f"the two runs must score the same questions; {only_a} ids of A are "
-                          f"not in B and {only_b} ids of B are not in A; pass --shared to "
-                          "compare on the questions both have")
-    order = [position[first.ids[i]] for i in keep]
-    return (first.select(np.array(keep, dtype=np.intp)),
-            second.select(np.array(order, dtype=np.intp)),
-            ([coded[0][i] for i in keep], [coded[1][j] for j in order]))
+    try:
+        alignment = align_runs([first, second], ["A", "B"], shared=shared, verb="compare")
+    except ValueError as error:
+        message = str(error).replace("pass shared=True", "pass --shared")
+        raise ReportError(f"{files[0]} vs {files[1]}", message) from None
+    picked = [codes if rows is None else [codes[i] for i in rows]
+              for codes, rows in zip(coded, alignment.rows, strict=True)]
+    return alignment.runs[0], alignment.runs[1], (picked[0], picked[1])
 
 
 __all__ = ["DEFAULT_K_MAX", "RENDERERS", "compare_lines", "run_compare", "verdicts"]

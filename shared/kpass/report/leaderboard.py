@@ -19,10 +19,11 @@ from typing import Any
 import numpy as np
 
 from .._core.counts import BinaryCounts
+from .._core.prior import has_beta_prior
 from ..io.readers import ReportError
 from .inputs import load_outcomes
 from .output import _check_answers_options, _write, cli_words
-from .table import LEGEND_WIDTH, Family, input_labels, parse_metrics
+from .table import LEGEND_WIDTH, PRIOR_NOTE, Family, input_labels, parse_metrics
 
 
 @dataclass
@@ -92,7 +93,7 @@ def _load(args: argparse.Namespace, paths: list[str]) -> tuple[list[BinaryCounts
 
 def leaderboard_boards(runs: dict[str, BinaryCounts], families: list[Family], ks: list[int],
                        taus: list[float], confidence: float, short: str, clusters: Any,
-                       shared: bool) -> list[Board]:
+                       shared: bool, prior: str = "uniform") -> list[Board]:
     """Every selected metric at every k (and tau): ``kpass.leaderboard`` of the runs.
 
     Raises:
@@ -106,6 +107,8 @@ def leaderboard_boards(runs: dict[str, BinaryCounts], families: list[Family], ks
         point = function(fam.function)
         options: dict[str, Any] = {"clusters": clusters, "confidence": confidence,
                                    "shared": shared}
+        if prior != "uniform" and has_beta_prior(function(fam.function + "_ci")):
+            options["prior"] = prior
         try:
             if not fam.per_k:
                 result = rank(point, runs, **options)
@@ -267,11 +270,15 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         runs = dict(zip(args.names, counts, strict=True))
         try:
             boards = leaderboard_boards(runs, families, ks, args.tau, args.confidence,
-                                        args.short, clusters, args.shared)
+                                        args.short, clusters, args.shared,
+                                        getattr(args, "prior", "uniform"))
         except (TypeError, ValueError) as error:
             # The core names its keyword; the error is printed in the CLI's words (cli_words).
             raise ReportError(" vs ".join(args.paths), str(error)) from None
         text = RENDERERS[args.format](boards, args)
+        if getattr(args, "prior", "uniform") == "empirical" and args.format in ("table",
+                                                                              "markdown"):
+            text += "\n".join(textwrap.wrap(PRIOR_NOTE, LEGEND_WIDTH)) + "\n"
         if args.plot:
             from .plot import plot_leaderboard
 

@@ -203,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="G-Pass@k thresholds in [0, 1] (default: 0.5)")
     report.add_argument("--confidence", type=_confidence, default=0.95, metavar="C",
                         help="credibility of the intervals (default: 0.95)")
+    _prior_option(report)
     report.add_argument("--short", choices=("error", "skip"), default="error",
                         help="questions with fewer than k samples: refuse (error, default) or "
                              "leave them out at that k (skip)")
@@ -330,6 +331,15 @@ def _pairing_options(command: argparse.ArgumentParser, shared_help: str) -> None
     command.add_argument("--shared", action="store_true", help=shared_help)
 
 
+def _prior_option(command: argparse.ArgumentParser) -> None:
+    """``--prior``, shared by report, compare and leaderboard."""
+    command.add_argument("--prior", choices=("uniform", "empirical"), default="uniform",
+                         help="each question's Beta prior behind the posterior columns "
+                              "(mean/sd/lo/hi, P(A>B), P(best)): uniform (Beta(1,1), the "
+                              "published definition; default) or empirical (a Beta fitted to "
+                              "each run's questions)")
+
+
 def _selection_options(command: argparse.ArgumentParser, *, k_help: str, metrics_help: str,
                        confidence_help: str, short_help: str) -> None:
     """Add the options that select and format the numbers, shared by compare and leaderboard.
@@ -346,6 +356,7 @@ def _selection_options(command: argparse.ArgumentParser, *, k_help: str, metrics
                          help=confidence_help)
     command.add_argument("--short", choices=("error", "skip"), default="error",
                          help=short_help)
+    _prior_option(command)
     command.add_argument("--format", choices=("table", "markdown", "csv", "json"),
                          default="table", help="output format (default: table)")
     command.add_argument("--digits", type=_count(0, 15), default=None, metavar="D",

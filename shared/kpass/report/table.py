@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import registry
+from .._core.prior import posterior_options
 from ..io.readers import LoadedFile, ReportError
 from ..stats import estimates_and_standard_errors, standard_errors_by_k
 from .render import (  # noqa: F401 - the renderers, as this module always offered them
@@ -32,6 +33,12 @@ from .rows import LEGEND_WIDTH, Report, Row  # noqa: F401 - defined below both
 FULL_LADDER_UP_TO = 8
 """Up to this n the default k ladder is every k = 1..n; above it, powers of two and n."""
 DEFAULT_K_MAX = 512
+
+#: The note every command prints with ``--prior empirical``.
+PRIOR_NOTE = ("--prior empirical: the posterior columns use, per run, the Beta prior fitted "
+              "to its questions (maximum likelihood) instead of the uniform Beta(1,1); they "
+              "stay statements about these questions with unlimited samples (rows without a "
+              "Beta posterior, such as vote@k, keep their own prior)")
 """The largest default k. The Maj@k, mG-Pass@k, G-Pass@k and AUC@k intervals cost O(k^2):
 about 0.3 s for all of them at k = 512, 3 s at k = 1024, 20 s at k = 4096 (2 cores), so a
 default ladder ending at n made the report grow as N^2 (64 s measured at N = 8000, M = 50;
@@ -181,7 +188,7 @@ def check_ks(loaded: LoadedFile, ks: list[int], short: str) -> None:
 
 def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus: list[float],
                  confidence: float, short: str = "error", answers: list[Any] | None = None,
-                 ties: str = "fractional") -> list[Row]:
+                 ties: str = "fractional", prior: str = "uniform") -> list[Row]:
     """Every selected metric at every k (and tau) for one input.
 
     Args:
@@ -193,6 +200,7 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
         short: ``error`` or ``skip`` for questions with fewer than k samples.
         answers: per question, its answers coded 0 for the reference (vote@k only).
         ties: how vote@k scores a tie that includes the reference.
+        prior: the posterior's Beta prior, ``"uniform"`` or ``"empirical"`` (``--prior``).
 
     Returns:
         The rows, family by family, tau by tau, k by k.
@@ -218,7 +226,8 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
                                              f"kpass.{fam.function}_ci, which this kpass lacks")
         try:
             if not fam.per_k:
-                mean, sd, lo, hi = posterior(counts, confidence=confidence, bounds=(0.0, 1.0))
+                mean, sd, lo, hi = posterior(counts, confidence=confidence, bounds=(0.0, 1.0),
+                                             **posterior_options(posterior, counts, prior))
                 both = (estimates_and_standard_errors(point, counts, None)
                         if fam.function == "avg" else None)
                 se: float | None
@@ -237,7 +246,8 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
                 both = (estimates_and_standard_errors(point, counts, ks, *head)
                         if short == "error" else None)
                 estimates = both[0] if both else _per_k(point, counts, ks, tau, short)
-                posteriors = _per_k(posterior, counts, ks, tau, short, confidence=confidence)
+                posteriors = _per_k(posterior, counts, ks, tau, short, confidence=confidence,
+                                    **posterior_options(posterior, counts, prior))
                 ses = both[1] if both else standard_errors_by_k(point, counts, ks, *head, **extra)
                 for k, estimate, (mean, sd, lo, hi), se in zip(ks, estimates, posteriors, ses,
                                                               strict=True):

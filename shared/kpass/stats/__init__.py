@@ -54,10 +54,8 @@ from ._common import (  # noqa: F401 - the names kpass.stats has always offered
 )
 from .comparison import (  # noqa: F401 - the names kpass.stats has always offered
     Comparison,
-    _align,
     _budgets,
     _compare_dataset,
-    _ids,
     _one_k,
     _posterior_pair,
     _prob_greater,
@@ -77,8 +75,6 @@ from .planning import (  # noqa: F401 - the names kpass.stats has always offered
     _check_samples,
     _effect,
     _expected_square,
-    _fit_check,
-    _fit_population,
     _need_variance,
     _posterior_g,
     _state_table,

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from .._core.checks import check_confidence
-from .._core.counts import BinaryCounts, CategoricalCounts
+from .._core.prior import check_prior_option, fit_beta_prior
 from .._core.small_sample import (
     sign_flip_p,
     small_sample_problems,
@@ -38,6 +38,7 @@ from ._common import (
     _per_question,
     _state_keys,
 )
+from .align import align_runs, subset_labels
 
 # ----------------------------------------------------------------------------- comparison
 
@@ -108,55 +109,24 @@ class Comparison:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
-def _ids(R: Any) -> Any:
-    # Only counts carry question ids (a masked array has an unrelated `ids` method).
-    ids = R.ids if isinstance(R, (BinaryCounts, CategoricalCounts)) else None
-    return None if ids is None else list(ids)
-
-
-def _align(R_a: Any, R_b: Any, shared: bool = False) -> tuple[Any, Any]:
-    """Put B's questions in A's order when both carry question ids; else keep row order.
-
-    With ``shared``, only the questions both carry are kept (A's order).
-    """
-    ids_a, ids_b = _ids(R_a), _ids(R_b)
-    if ids_a is None or ids_b is None:
-        if (ids_a is None) != (ids_b is None):
-            raise ValueError("only one of `R_a`, `R_b` carries question ids; give both ids "
-                             "(to match questions by id) or neither (to match by row)")
-        if shared:
-            raise ValueError("shared=True needs question ids on both runs "
-                             "(BinaryCounts(..., ids=...) or `kpass compare --id COLUMN`)")
-        return R_a, R_b
-    position = {question: i for i, question in enumerate(ids_b)}
-    missing_b = [q for q in ids_a if q not in position]
-    missing_a = sorted(set(ids_b) - set(ids_a), key=str)
-    if shared and (missing_a or missing_b):
-        keep = np.array([q in position for q in ids_a])
-        if not keep.any():
-            raise ValueError("the two runs share no question id")
-        R_a = R_a.select(keep)
-        ids_a = [q for q in ids_a if q in position]
-    elif missing_b or missing_a:
-        raise ValueError(
-            "the two runs must score the same questions; "
-            + (f"{len(missing_b)} ids of A are not in B (e.g. {missing_b[:3]})" if missing_b
-               else "")
-            + ("; " if missing_b and missing_a else "")
-            + (f"{len(missing_a)} ids of B are not in A (e.g. {missing_a[:3]})" if missing_a
-               else "") + "; pass shared=True to compare on the questions both have")
-    order = np.array([position[q] for q in ids_a])
-    return R_a, R_b.select(order)
-
-
 def _posterior_pair(metric: Metric, name: str, R: Any, used: np.ndarray, args: tuple[Any, ...],
-                    kwargs: dict[str, Any]) -> list[tuple[float, float]]:
-    """(mu, sigma) per k from the metric's ``_ci`` companion, over the questions used."""
+                    kwargs: dict[str, Any], prior: str = "uniform"
+                    ) -> list[tuple[float, float]]:
+    """(mu, sigma) per k from the metric's ``_ci`` companion, over the questions used.
+
+    ``prior="empirical"`` gives the companion the Beta(alpha0, beta0) fitted to this run's
+    questions used (:func:`kpass._core.prior.fit_beta_prior`) in place of Beta(1, 1).
+    """
     companion = function(name + "_ci")
     accepted = inspect.signature(companion).parameters
     options = {key: value for key, value in kwargs.items() if key in accepted}
     if not used.all():
         R = _counts_of(R).select(used)
+    if prior == "empirical":
+        if "alpha0" not in accepted:
+            raise ValueError(f'`prior="empirical"` fits a Beta prior to binary outcomes; '
+                             f"kpass.{name}_ci has no Beta prior (pass prior=\"uniform\")")
+        options["alpha0"], options["beta0"] = fit_beta_prior(_counts_of(R))
     result = companion(R, *args, **options)
     rows = result if isinstance(result, list) else [result]
     return [(float(row[0]), float(row[1])) for row in rows]
@@ -182,7 +152,7 @@ def _budgets(args: tuple[Any, ...], count: int, name: str) -> list[int | None]:
 
 def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None,
             confidence: float = 0.95, reference: str = "t", shared: bool = False,
-            **kwargs: Any) -> Comparison | list[Comparison]:
+            prior: str = "uniform", **kwargs: Any) -> Comparison | list[Comparison]:
     r"""Is model A better than model B on the same questions? A paired comparison.
 
     Row q of ``R_a`` and of ``R_b`` is question q; when both are counts carrying
@@ -213,6 +183,11 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         shared: with question ids on both runs, compare on the questions both have (B's
             extra questions and A's missing ones left out) instead of refusing; ``clusters``
             then labels A's questions before the selection.
+        prior: the Beta prior of each question's success rate behind ``prob_a_better``:
+            ``"uniform"`` (Beta(1, 1), the published definition, the default) or
+            ``"empirical"`` (a Beta fitted to each run's questions by maximum likelihood,
+            as :func:`kpass.plan` fits one). Either way P(A>B) is a statement about these
+            questions with unlimited samples, not about the population of questions.
         **kwargs: ``metric``'s keyword arguments (``short``, ...).
 
     Returns:
@@ -247,17 +222,13 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
     confidence = check_confidence(confidence)
     if reference not in ("t", "normal"):
         raise ValueError(f'`reference` must be "t" or "normal"; got reference={reference!r}')
-    if shared and clusters is not None:
-        ids_a = _ids(R_a)
-        if ids_a is not None:
-            labels = list(clusters) if isinstance(clusters, (Sequence, np.ndarray)) else clusters
-            kept = set(_ids(R_b) or ())
-            if isinstance(labels, list) and len(labels) == len(ids_a):
-                clusters = [label for q, label in zip(ids_a, labels, strict=True) if q in kept]
-    R_a, R_b = _align(R_a, R_b, shared)
+    prior = check_prior_option(prior)
+    aligned = align_runs([R_a, R_b], ["A", "B"], shared=shared, verb="compare")
+    R_a, R_b = aligned.runs
+    clusters = subset_labels(clusters, aligned)
     if name in _DATASET_LEVEL:
         return _compare_dataset(metric, name, R_a, R_b, args, kwargs, clusters, confidence,
-                                reference)
+                                reference, prior)
     per_a, many = _per_question(metric, name, R_a, args, kwargs)
     per_b, _ = _per_question(metric, name, R_b, args, kwargs)
     if per_a[0].size != per_b[0].size:
@@ -288,8 +259,8 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         correlation = (float(np.mean((sa - sa.mean()) * (sb - sb.mean())) / spread)
                        if spread > 0 else None)
         k_args = _one_k(args, budgets[index], name)
-        (mu_a, sd_a), = _posterior_pair(metric, name, R_a, used, k_args, kwargs)
-        (mu_b, sd_b), = _posterior_pair(metric, name, R_b, used, k_args, kwargs)
+        (mu_a, sd_a), = _posterior_pair(metric, name, R_a, used, k_args, kwargs, prior)
+        (mu_b, sd_b), = _posterior_pair(metric, name, R_b, used, k_args, kwargs, prior)
         a, b = float(sa.mean()) + 0.0, float(sb.mean()) + 0.0
         problems += small_sample_problems(units, codes is not None, [se],
                                           [a, b] if name in _CREDIT_METRICS else [])
@@ -314,7 +285,7 @@ def _one_k(args: tuple[Any, ...], budget: int | None, name: str) -> tuple[Any, .
 
 def _compare_dataset(metric: Metric, name: str, R_a: Any, R_b: Any, args: tuple[Any, ...],
                      kwargs: dict[str, Any], clusters: Any, confidence: float,
-                     reference: str) -> Comparison | list[Comparison]:
+                     reference: str, prior: str = "uniform") -> Comparison | list[Comparison]:
     stat_a, m = _dataset_statistic(metric, R_a, args, kwargs)
     stat_b, m_b = _dataset_statistic(metric, R_b, args, kwargs)
     if m != m_b:
@@ -341,8 +312,8 @@ def _compare_dataset(metric: Metric, name: str, R_a: Any, R_b: Any, args: tuple[
             p_value = 1.0
         problems += small_sample_problems(units, codes is not None, [ses[index]], [])
         k_args = _one_k(args, budgets[index], name)
-        (mu_a, sd_a), = _posterior_pair(metric, name, R_a, everything, k_args, kwargs)
-        (mu_b, sd_b), = _posterior_pair(metric, name, R_b, everything, k_args, kwargs)
+        (mu_a, sd_a), = _posterior_pair(metric, name, R_a, everything, k_args, kwargs, prior)
+        (mu_b, sd_b), = _posterior_pair(metric, name, R_b, everything, k_args, kwargs, prior)
         results.append(Comparison(
             metric=name, k=budgets[index], a=a, b=b, difference=a - b + 0.0, se=ses[index],
             lo=lo, hi=hi, p_value=p_value, se_unpaired=math.hypot(ses_a[index], ses_b[index]),

@@ -6,16 +6,19 @@ split between and within questions).
 
 from __future__ import annotations
 
+import functools
 import math
+import numbers
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtri
+from scipy.special import nctdtr, ndtri, stdtrit
 
 from .._core.checks import ArgumentTypeError, _show, check_real
 from .._core.counts import BinaryCounts
+from .._core.prior import fit_beta_prior, fit_check
 from .._core.small_sample import (
     small_sample_problems,
     warn_small,
@@ -28,6 +31,7 @@ from ._common import (
     _counts_of,
     _need_two,
 )
+from .align import align_runs
 
 # ----------------------------------------------------------------------------- planning
 
@@ -63,6 +67,17 @@ class Plan:
             value (below 0.01 a :class:`SmallSampleWarning` is issued) says the population is
             not Beta-like (easy and impossible questions mixed, say), and the extrapolation
             to other sample sizes may be off by large factors.
+        pilot_spread: how noisy the pilot's variance is, as the factors (low, high) by
+            which the true variance (and so the questions truly needed) may differ from the
+            pilot's: the 80% interval (M - 1) / chi2_{M-1}(0.9 and 0.1) of a variance
+            estimated from M questions (normal theory). At 30 questions it is
+            (0.74, 1.47): a plan from a 30-question pilot that says 200 questions is
+            consistent with a truth of about 150-290. Measured (paired Pass@1, Beta(3, 3)
+            question rates, B shifted by 0.6 logit, 8 samples, 1,000 pilots of 30 questions,
+            seed 31): ``questions_for`` at the true difference had 10th/50th/90th
+            percentiles 0.96/1.07/1.36 times the population's 28 questions (27-38); the
+            clipping of ``between`` at 0 cuts the low tail, so these factors are wider than
+            what binary pilots show, on the cautious side.
     """
 
     metric: str
@@ -72,10 +87,11 @@ class Plan:
     between: float
     within: float
     paired: bool
-    _within_at: Callable[[int], float]
+    _within_at: Callable[[int], float] = field(repr=False)
     populations: tuple[tuple[float, float], ...] = ()
     model: str = "beta-binomial"
     fit_p_values: tuple[float | None, ...] = ()
+    pilot_spread: tuple[float, float] = (math.nan, math.nan)
 
     def within_at(self, samples: int) -> float:
         """Within-question variance of the per-question estimate at ``samples`` per question."""
@@ -93,45 +109,61 @@ class Plan:
 
     def questions_for(self, difference: float, samples: int | None = None, *,
                       power: float = 0.8, alpha: float = 0.05) -> int:
-        """Questions needed to detect ``difference`` (two-sided test at ``alpha``, ``power``).
+        """Questions needed to detect ``difference`` (two-sided t test at ``alpha``, ``power``).
 
-        M' = ceil((z_{1-alpha/2} + z_power)^2 (between + within(n')) / difference^2), the
-        normal approximation (at M' of a few dozen and up the t reference differs by a few
-        percent). The smallest budget meeting the target; at least 2.
+        The smallest M' >= 2 whose paired (or one-sample) t test on M' questions has
+        the power asked for: with sigma^2 = between + within(n'), df = M' - 1 and
+        lambda = |difference| sqrt(M') / sigma, power(M') = P(|T| > t_{1-alpha/2, df})
+        for T noncentral t(df, lambda) (Guenther 1981). It starts from the normal
+        approximation M_z = ceil((z_{1-alpha/2} + z_power)^2 sigma^2 / difference^2),
+        which falls short by a few questions under ~25 questions (the t test's power at
+        M_z is then 2-6 points below the target); past a million questions the t and
+        normal answers differ by under a question and Guenther's M_z + z_{1-alpha/2}^2 / 2
+        is returned.
+
+        Raises:
+            ValueError: ``difference`` so small that the answer exceeds 1e15 questions
+                (or overflows), or a bad ``power``, ``alpha`` or ``samples``.
         """
-        delta, z = _effect(difference, power, alpha)
-        within = self.within if samples is None else self.within_at(samples)
-        return max(2, math.ceil(z * z * (self.between + within) / (delta * delta)))
+        delta, _ = _effect(difference, power, alpha)
+        variance = self.between + (self.within if samples is None else self.within_at(samples))
+        return _questions(delta, variance, float(power), float(alpha))
 
     def samples_for(self, difference: float, questions: int, *, power: float = 0.8,
                     alpha: float = 0.05, largest: int = 4096) -> int:
         """Samples per question needed to detect ``difference`` with ``questions`` questions.
 
-        The smallest n' >= k with (z_{1-alpha/2} + z_power) SE(M', n') <= |difference|
+        The smallest n' >= k whose t test on ``questions`` questions (df = questions - 1)
+        has the power asked for: lambda* solves power(lambda*) = ``power`` for the
+        noncentral t, and n' is the smallest with SE(M', n') <= |difference| / lambda*
         (through the beta-binomial model: see ``model`` and ``fit_p_values``).
 
         Raises:
-            ValueError: no n' up to ``largest`` reaches it; the message says why (the
-                between-question variance alone is too large at ``questions``, or
-                ``largest`` is too small) and how many questions would do.
+            ValueError: no n' up to ``largest`` (at most ``MAX_SAMPLES``) reaches it; the
+                message says why (the between-question variance alone is too large at
+                ``questions``, or ``largest`` is too small) and how many questions would do;
+                a ``largest`` below k or above ``MAX_SAMPLES``.
         """
-        delta, z = _effect(difference, power, alpha)
+        delta, _ = _effect(difference, power, alpha)
         m = _check_questions(questions)
-        target = delta * delta * m / (z * z) - self.between
+        top = _check_samples(largest, self.k, "largest")
+        factor = _noncentrality(m - 1, float(power), float(alpha))
+        target = delta * delta * m / (factor * factor) - self.between
         if target <= 0:
             raise ValueError(
                 f"no number of samples detects difference={delta:g} with {m} questions: the "
                 f"between-question variance alone gives SE {math.sqrt(self.between / m):.4g} "
-                f"there, and {delta:g} needs SE <= {delta / z:.4g}; with the pilot's samples "
-                f"it takes {self.questions_for(delta, power=power, alpha=alpha)} questions "
-                "(questions_for)")
-        if self.within_at(largest) > target:
+                f"there, and {delta:g} needs SE <= {delta / factor:.4g}; with the pilot's "
+                f"samples it takes {self.questions_for(delta, power=power, alpha=alpha)} "
+                "questions (questions_for)")
+        if self.within_at(top) > target:
             raise ValueError(
-                f"more than largest={largest} samples per question are needed to detect "
-                f"difference={delta:g} with {m} questions; pass a larger `largest` or use "
-                f"more questions ({self.questions_for(delta, largest, power=power, alpha=alpha)}"
-                f" at {largest} samples)")
-        low, high = self.k, largest
+                f"more than largest={top} samples per question are needed to detect "
+                f"difference={delta:g} with {m} questions; pass a larger `largest` (up to "
+                f"{MAX_SAMPLES}) or use more questions "
+                f"({self.questions_for(delta, top, power=power, alpha=alpha)} at {top} "
+                "samples)")
+        low, high = self.k, top
         if self.within_at(low) <= target:
             return low
         while high - low > 1:  # within(n) decreases in n
@@ -143,10 +175,81 @@ class Plan:
         return high
 
 
-def _check_samples(samples: Any, k: int) -> int:
-    value = check_real(samples, "samples", low=k)
-    if value != int(value):
-        raise ValueError(f"`samples` must be a whole number >= k={k}; got samples={samples}")
+#: The most samples per question a plan extrapolates to: within(n) costs O(n) time and
+#: memory per distinct pilot count, and past ~10^4 samples it is below 10^-4 of the
+#: per-question variance for every metric here (it shrinks as 1/n).
+MAX_SAMPLES = 10_000
+
+#: Past this many questions the normal approximation plus Guenther's correction is used.
+_EXACT_QUESTIONS = 1_000_000
+
+#: Plans past this many questions are refused (a difference far below any benchmark's).
+MAX_QUESTIONS = 1e15
+
+
+def _t_power(m: int, delta: float, sd: float, alpha: float) -> float:
+    """Power of the two-sided one-sample t test on m questions at effect delta / sd."""
+    df = m - 1
+    nc = delta * math.sqrt(m) / sd
+    quantile = float(stdtrit(df, 1.0 - alpha / 2.0))
+    return float(1.0 - nctdtr(df, nc, quantile) + nctdtr(df, nc, -quantile))
+
+
+def _noncentrality(df: int, power: float, alpha: float) -> float:
+    """lambda* with P(|T| > t_{1-alpha/2, df}) = power for T ~ noncentral t(df, lambda*)."""
+    from scipy.optimize import brentq
+
+    quantile = float(stdtrit(df, 1.0 - alpha / 2.0))
+
+    def gap(nc: float) -> float:
+        return float(1.0 - nctdtr(df, nc, quantile) + nctdtr(df, nc, -quantile)) - power
+
+    high = float(ndtri(1.0 - alpha / 2.0) + ndtri(power)) + 1.0
+    while gap(high) < 0.0:
+        high *= 2.0
+    return float(brentq(gap, 0.0, high, xtol=1e-12))
+
+
+def _questions(delta: float, variance: float, power: float, alpha: float) -> int:
+    """The smallest M >= 2 whose t test has ``power`` (see :meth:`Plan.questions_for`)."""
+    z_alpha = float(ndtri(1.0 - alpha / 2.0))
+    z = z_alpha + float(ndtri(power))
+    if variance <= 0.0:
+        return 2
+    normal = (z / delta) * (z / delta) * variance  # divided twice: no underflow of delta^2
+    if not math.isfinite(normal) or normal > MAX_QUESTIONS:
+        raise ValueError(
+            f"`difference` is too small to plan for: difference={delta:g} needs about "
+            f"{normal:.3g} questions at this variance; expected a difference that at most "
+            f"{MAX_QUESTIONS:.0e} questions detect")
+    start = max(2, math.ceil(normal))
+    if start > _EXACT_QUESTIONS:
+        return math.ceil(normal + z_alpha * z_alpha / 2.0)
+    sd = math.sqrt(variance)
+    m = start
+    while _t_power(m, delta, sd, alpha) < power:
+        m += 1
+    while m > 2 and _t_power(m - 1, delta, sd, alpha) >= power:
+        m -= 1
+    return m
+
+
+def _pilot_spread(m: int) -> tuple[float, float]:
+    """80% interval of sigma^2 / s^2 for a variance estimated from m values: (M-1)/chi2."""
+    from scipy.special import chdtri
+
+    df = m - 1
+    return float(df / chdtri(df, 0.1)), float(df / chdtri(df, 0.9))
+
+
+def _check_samples(samples: Any, k: int, name: str = "samples") -> int:
+    if isinstance(samples, (bool, np.bool_)) or not isinstance(samples, numbers.Real):
+        raise ArgumentTypeError(f"`{name}` must be a whole number in [k={k}, {MAX_SAMPLES}]; "
+                                f"got {name}={_show(samples)}")
+    value = float(samples)
+    if not (math.isfinite(value) and value == int(value) and k <= value <= MAX_SAMPLES):
+        raise ValueError(f"`{name}` must be a whole number in [k={k}, {MAX_SAMPLES}] (samples "
+                         f"per question a plan extrapolates to); got {name}={_show(samples)}")
     return int(value)
 
 
@@ -191,38 +294,30 @@ def _posterior_g(metric: Metric, name: str, counts: BinaryCounts, args: tuple[An
 
 def _expected_square(metric: Metric, n: int, args: tuple[Any, ...], kwargs: dict[str, Any],
                      alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
-    """E[s(n, X)^2] with X ~ BetaBinomial(n, alpha, beta), per question."""
-    from scipy.stats import betabinom
+    """E[s(n, X)^2] with X ~ BetaBinomial(n, alpha, beta), per question.
+
+    pmf(c) = C(n, c) B(c + alpha, n - c + beta) / B(alpha, beta), on the log scale; the
+    distinct (alpha, beta) are taken in blocks of at most ~2^20 cells, so memory stays
+    O(n) whatever the pilot's size.
+    """
+    from scipy.special import betaln, gammaln
 
     table = _state_table(metric, n, args, kwargs)
+    squares = table * table
     states, inverse = np.unique(np.stack([alpha, beta], axis=1), axis=0, return_inverse=True)
-    support = np.arange(n + 1)
-    pmf = betabinom.pmf(support[None, :], n, states[:, :1], states[:, 1:])
-    return (pmf @ (table * table))[inverse.ravel()]
-
-
-def _fit_population(counts: BinaryCounts) -> tuple[float, float]:
-    """Maximum-likelihood Beta(a, b) population of success rates (Beta-binomial fit).
-
-    Parameters are searched on the log scale within [e^-7, e^9]: an all-correct or
-    all-wrong pilot drives one of them to the bound, which stays a proper prior.
-    """
-    from scipy.optimize import minimize
-    from scipy.stats import betabinom
-
-    keys, weight = np.unique(np.stack([counts.n_samples, counts.n_correct], axis=1), axis=0,
-                             return_counts=True)
-    n, c = keys[:, 0], keys[:, 1]
-
-    def loss(theta: np.ndarray) -> float:
-        a, b = np.exp(theta)
-        return -float(weight @ betabinom.logpmf(c, n, a, b))
-
-    mean = float(np.clip(counts.n_correct.sum() / counts.n_samples.sum(), 0.01, 0.99))
-    fit = minimize(loss, np.log([2 * mean, 2 * (1 - mean)]), method="L-BFGS-B",
-                   bounds=[(-7.0, 9.0)] * 2)
-    a, b = np.exp(fit.x)
-    return float(a), float(b)
+    support = np.arange(n + 1, dtype=float)
+    log_choose = gammaln(n + 1.0) - gammaln(support + 1.0) - gammaln(n - support + 1.0)
+    out = np.empty(len(states))
+    block = max(1, (1 << 20) // (n + 1))
+    for start in range(0, len(states), block):
+        a = states[start:start + block, :1]
+        b = states[start:start + block, 1:]
+        log_pmf = log_choose + betaln(support + a, n - support + b) - betaln(a, b)
+        pmf = np.exp(log_pmf)
+        # renormalised: the log-gamma terms of large n carry ~1e-11 relative error, and
+        # within(n) is a small difference of two such expectations
+        out[start:start + block] = (pmf @ squares) / pmf.sum(axis=1)
+    return out[inverse.ravel()]
 
 
 def _need_variance(counts: BinaryCounts, name: str) -> None:
@@ -328,27 +423,27 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
     if (alpha0 is None) != (beta0 is None):
         raise ValueError(f"`alpha0` and `beta0` must be given together (or both None to fit "
                          f"them); got alpha0={_show(alpha0)}, beta0={_show(beta0)}")
-    for label, run in zip(("R", "R_b"), runs, strict=False):
-        counts = _counts_of(run)
+    pilots = [_counts_of(run) for run in runs]
+    if R_b is not None:  # matched by question id when both carry ids, else by row
+        pilots = list(align_runs(pilots, ["`R`", "`R_b`"], verb="").runs)
+    for label, counts in zip(("R", "R_b"), pilots, strict=False):
         _need_variance(counts, label)
         values = np.asarray(metric(counts, *args, per_question=True, **kwargs), dtype=float)
         if alpha0 is None:
-            a0, b0 = _fit_population(counts)
+            a0, b0 = fit_beta_prior(counts)
         else:
             a0 = check_real(alpha0, "alpha0", low=0.0, low_open=True)
             b0 = check_real(beta0, "beta0", low=0.0, low_open=True)
         populations.append((float(a0), float(b0)))
-        fits.append(_fit_check(counts, float(a0), float(b0)))
+        fits.append(fit_check(counts, float(a0), float(b0)))
         mean, second = _posterior_g(metric, name, counts, args, a0, b0)
         alpha = a0 + counts.n_correct
         beta = b0 + counts.n_samples - counts.n_correct
         parts.append((counts, values, second, alpha, beta))
     m = parts[0][0].n_questions
-    if any(part[0].n_questions != m for part in parts):
-        raise ValueError(f"`R` and `R_b` must score the same questions; got {m} and "
-                         f"{parts[1][0].n_questions} questions")
     _need_two(m, "the pilot `R`")
 
+    @functools.lru_cache(maxsize=64)
     def within_at(n: int) -> float:
         total = 0.0
         for _, _, second, alpha, beta in parts:
@@ -382,43 +477,5 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
     warn_small(f"kpass.plan({name})", problems)
     return Plan(metric=name, k=int(k), questions=m, samples=samples, between=between,
                 within=within, paired=R_b is not None, _within_at=within_at,
-                populations=tuple(populations), fit_p_values=tuple(fits))
-
-
-def _fit_check(counts: BinaryCounts, a: float, b: float) -> float | None:
-    """Chi-square goodness-of-fit p-value of the counts against BetaBinomial(n, a, b).
-
-    Per sample size n, cells c = 0..n with expected count E_c = M_n pmf(c); cells are
-    pooled left to right until each expects at least 5; X^2 = sum (O - E)^2 / E over the
-    pooled cells of every n, with (cells - groups - 2) degrees of freedom (two fitted
-    parameters). None when fewer than one degree of freedom remains.
-    """
-    from scipy.special import chdtrc
-    from scipy.stats import betabinom
-
-    statistic, cells, groups = 0.0, 0, 0
-    for n in np.unique(counts.n_samples):
-        rows = counts.n_samples == n
-        observed = np.bincount(counts.n_correct[rows], minlength=int(n) + 1).astype(float)
-        expected = rows.sum() * betabinom.pmf(np.arange(int(n) + 1), int(n), a, b)
-        pooled_o, pooled_e, run_o, run_e = [], [], 0.0, 0.0
-        for o, e in zip(observed, expected, strict=True):
-            run_o, run_e = run_o + o, run_e + e
-            if run_e >= 5.0:
-                pooled_o.append(run_o)
-                pooled_e.append(run_e)
-                run_o, run_e = 0.0, 0.0
-        if pooled_e:
-            pooled_o[-1] += run_o
-            pooled_e[-1] += run_e
-        else:
-            continue
-        statistic += sum((o - e) ** 2 / e for o, e in zip(pooled_o, pooled_e, strict=True))
-        cells += len(pooled_e)
-        groups += 1
-    df = cells - groups - 2
-    if df < 1:
-        return None
-    return float(chdtrc(df, statistic))
-
-
+                populations=tuple(populations), fit_p_values=tuple(fits),
+                pilot_spread=_pilot_spread(m))

@@ -65,6 +65,7 @@ import numpy as np
 from scipy.special import stdtrit
 
 from .._core.checks import ArgumentTypeError, _show, check_confidence
+from .._core.prior import check_prior_option
 from ._common import (
     _DATASET_LEVEL,
     Metric,
@@ -75,7 +76,8 @@ from ._common import (
     _per_question,
     _state_keys,
 )
-from .comparison import _budgets, _ids, _one_k, _posterior_pair
+from .align import align_runs, subset_labels
+from .comparison import _budgets, _one_k, _posterior_pair
 from .rank_sets import (  # noqa: F401 - the rank-set machinery, as this module always had it
     CHUNK,
     DRAWS,
@@ -239,50 +241,6 @@ def _check_runs(runs: Any) -> dict[str, Any]:
     return dict(runs)
 
 
-def _align_all(runs: dict[str, Any], shared: bool) -> tuple[list[Any], np.ndarray | None]:
-    """Every run in the first run's question order; positions into the first run's questions.
-
-    Runs that carry question ids (counts with ids) are matched by id; runs without ids by
-    row. Returns the aligned runs and, when ids were used, the positions of the questions
-    kept in the first run (None: every row kept, in order).
-    """
-    names = list(runs)
-    ids = [_ids(R) for R in runs.values()]
-    with_ids = [name for name, i in zip(names, ids, strict=True) if i is not None]
-    if not with_ids:
-        if shared:
-            raise ValueError("`shared=True` matches questions by id, but no run carries "
-                             "question ids (give counts with ids, e.g. BinaryCounts(..., "
-                             "ids=...) or the CLI's --id COLUMN)")
-        return list(runs.values()), None
-    if len(with_ids) != len(names):
-        without = [name for name in names if name not in with_ids]
-        raise ValueError(f"only some `runs` carry question ids ({', '.join(without)} do not); "
-                         "give ids to every run (to match by id) or to none (to match by row)")
-    sets = [set(i) for i in ids]
-    common = set.intersection(*sets)
-    if not shared:
-        for name, found in zip(names[1:], sets[1:], strict=True):
-            if found != sets[0]:
-                missing, extra = sets[0] - found, found - sets[0]
-                parts = ([f"{len(missing)} ids of {names[0]!r} are not in {name!r} (e.g. "
-                          f"{sorted(missing, key=str)[:3]})"] if missing else [])
-                parts += ([f"{len(extra)} ids of {name!r} are not in {names[0]!r} (e.g. "
-                           f"{sorted(extra, key=str)[:3]})"] if extra else [])
-                raise ValueError("the `runs` must score the same questions: " + "; ".join(parts)
-                                 + f"; pass shared=True to rank on the {len(common)} "
-                                 "questions every run has")
-    first = [q for q in ids[0] if q in common]
-    if len(first) < 2:
-        raise ValueError(f"the `runs` share {len(first)} question ids; ranking needs at least 2")
-    keep = np.array([i for i, q in enumerate(ids[0]) if q in common], dtype=np.int64)
-    aligned = []
-    for R, own in zip(runs.values(), ids, strict=True):
-        position = {q: i for i, q in enumerate(own)}
-        aligned.append(R.select(np.array([position[q] for q in first], dtype=np.int64)))
-    return aligned, keep
-
-
 def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
            sigma: np.ndarray, df: int, questions: int, posteriors: list[tuple[float, float]],
            confidence: float) -> Leaderboard:
@@ -319,20 +277,8 @@ def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
                        rows=rows, pairs=pairs)
 
 
-def _clusters_for(clusters: Any, keep: np.ndarray | None, m: int) -> Any:
-    if clusters is None or keep is None:
-        return clusters
-    if isinstance(clusters, (str, bytes)) or not hasattr(clusters, "__len__"):
-        return clusters  # _labels says what is wrong
-    labels = list(clusters)
-    if len(labels) != m:
-        raise ValueError(f"`clusters` must have one label per question of the first run "
-                         f"(M={m}); got {len(labels)} labels")
-    return [labels[i] for i in keep]
-
-
 def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: Any = None,
-                confidence: float = 0.95, shared: bool = False,
+                confidence: float = 0.95, shared: bool = False, prior: str = "uniform",
                 **kwargs: Any) -> Leaderboard | list[Leaderboard]:
     r"""Rank models on the same questions, with rank sets that hold jointly.
 
@@ -350,6 +296,10 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         confidence: level of the intervals and of the joint rank sets, in (0, 1).
         shared: with ids, rank on the questions every run has instead of refusing runs that
             score different questions.
+        prior: the Beta prior behind each model's posterior and P(best): ``"uniform"``
+            (Beta(1, 1), the default) or ``"empirical"`` (a Beta fitted to each model's
+            questions, as :func:`kpass.plan` fits one). P(best) is about these questions
+            with unlimited samples either way.
         **kwargs: ``metric``'s keyword arguments (``short``, ``ties``, ...).
 
     Returns:
@@ -382,9 +332,11 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         raise ArgumentTypeError(f"`shared` must be True or False; got {_show(shared)}")
     runs = _check_runs(runs)
     names = list(runs)
-    aligned, keep = _align_all(runs, bool(shared))
-    first_m = len(_ids(runs[names[0]])) if keep is not None else None
-    clusters = _clusters_for(clusters, keep, first_m or 0)
+    prior = check_prior_option(prior)
+    alignment = align_runs(list(runs.values()), [repr(model) for model in names],
+                           shared=shared, verb="rank")
+    aligned = list(alignment.runs)
+    clusters = subset_labels(clusters, alignment)
 
     def of(model: str, call: Any) -> Any:
         try:
@@ -413,7 +365,7 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         for index, budget in enumerate(budgets):
             k_args = _one_k(args, budget, name)
             posteriors = [of(model, lambda R=R, k_args=k_args: _posterior_pair(
-                              metric, name, R, everything, k_args, kwargs)[0])
+                              metric, name, R, everything, k_args, kwargs, prior)[0])
                           for model, R in zip(names, aligned, strict=True)]
             boards.append(_board(name, budget, names, values[:, index], sigmas[index], df, m,
                                  posteriors, confidence))
@@ -443,7 +395,7 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         sigma, df = _covariance(matrix[:, used], used_codes)
         k_args = _one_k(args, budget, name)
         posteriors = [of(model, lambda R=R, used=used, k_args=k_args: _posterior_pair(
-                          metric, name, R, used, k_args, kwargs)[0])
+                          metric, name, R, used, k_args, kwargs, prior)[0])
                       for model, R in zip(names, aligned, strict=True)]
         boards.append(_board(name, budget, names, matrix[:, used].mean(axis=1), sigma, df,
                              questions, posteriors, confidence))

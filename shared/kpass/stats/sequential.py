@@ -29,7 +29,8 @@ import numpy as np
 
 from .._core.checks import ArgumentTypeError, _show, check_real
 from ._common import _DATASET_LEVEL, Metric, _check_metric, _labels, _per_question
-from .comparison import _align, _budgets, _ids
+from .align import align_runs, question_ids
+from .comparison import _budgets
 
 #: Bets are truncated at c / m (upward) and c / (1 - m) (downward) on the [0, 1] scale,
 #: so every factor 1 + lambda (x - m) stays >= 1 - c > 0 (Waudby-Smith & Ramdas: c in
@@ -306,9 +307,9 @@ def confidence_sequence(metric: Metric, R_a: Any, R_b: Any = None, *args: Any,
         margin = check_real(margin, "margin", low=0.0, low_open=True)
     elif not paired:
         margin = 0.02
-    ids = _ids(R_a)
+    ids = question_ids(R_a)
     if paired:
-        R_a, R_b = _align(R_a, R_b)
+        R_a, R_b = align_runs([R_a, R_b], ["`R_a`", "`R_b`"], verb="").runs
     per_a, many = _per_question(metric, name, R_a, args, kwargs)
     per_b = _per_question(metric, name, R_b, args, kwargs)[0] if paired else None
     m = per_a[0].size
