@@ -149,6 +149,32 @@ def _align(R_a: Any, R_b: Any, shared: bool = False) -> tuple[Any, Any]:
     return R_a, R_b.select(order)
 
 
+def _paired_inputs(R_a: Any, R_b: Any, clusters: Any, shared: Any) -> tuple[Any, Any, Any]:
+    """Both runs on the same questions in A's order, and ``clusters`` for those questions.
+
+    ``shared`` must be a bool. With ``shared=True`` and ids, ``clusters`` labels the
+    questions of ``R_a`` (one label per question of ``R_a``, before the selection): labels
+    of the shared questions' length are refused, since which question each labels is
+    unknown.
+    """
+    if not isinstance(shared, (bool, np.bool_)):
+        raise TypeError(f"`shared` must be True or False; got shared={shared!r} "
+                        f"({type(shared).__name__})")
+    if shared and clusters is not None and _ids(R_a) is not None and _ids(R_b) is not None:
+        ids_a = _ids(R_a)
+        labels = list(clusters) if isinstance(clusters, (Sequence, np.ndarray)) else clusters
+        if isinstance(labels, list):
+            if len(labels) != len(ids_a):
+                raise ValueError(
+                    f"`clusters` must label the questions of `R_a` (one label per question of "
+                    f"R_a, {len(ids_a)}, in R_a's order) when shared=True; got {len(labels)} "
+                    "labels")
+            kept = set(_ids(R_b) or ())
+            clusters = [label for q, label in zip(ids_a, labels, strict=True) if q in kept]
+    R_a, R_b = _align(R_a, R_b, bool(shared))
+    return R_a, R_b, clusters
+
+
 def _posterior_pair(metric: Metric, name: str, R: Any, used: np.ndarray, args: tuple[Any, ...],
                     kwargs: dict[str, Any]) -> list[tuple[float, float]]:
     """(mu, sigma) per k from the metric's ``_ci`` companion, over the questions used."""
@@ -210,9 +236,10 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         reference: ``"t"`` (Student's t with ``df`` degrees of freedom, the default: it
             holds its level with 10-30 questions) or ``"normal"`` (the large-sample
             reference of earlier releases).
-        shared: with question ids on both runs, compare on the questions both have (B's
-            extra questions and A's missing ones left out) instead of refusing; ``clusters``
-            then labels A's questions before the selection.
+        shared: True or False (a TypeError otherwise). With question ids on both runs,
+            True compares on the questions both have (B's extra questions and A's missing
+            ones left out) instead of refusing; ``clusters`` must then label every question
+            of ``R_a`` in its order (before the selection; other lengths are refused).
         **kwargs: ``metric``'s keyword arguments (``short``, ...).
 
     Returns:
@@ -225,7 +252,8 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
     Raises:
         ValueError: different numbers of questions without ids, different id sets, fewer
             than 2 questions, ``clusters`` of the wrong length, a bad ``confidence``.
-        TypeError: ``metric`` is not a point function of the family.
+        TypeError: ``metric`` is not a point function of the family; ``shared`` is not a
+            bool.
 
     References:
         Miller (2024), arXiv:2411.00640, section 4 (paired differences) and 5 (power);
@@ -247,14 +275,7 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
     confidence = check_confidence(confidence)
     if reference not in ("t", "normal"):
         raise ValueError(f'`reference` must be "t" or "normal"; got reference={reference!r}')
-    if shared and clusters is not None:
-        ids_a = _ids(R_a)
-        if ids_a is not None:
-            labels = list(clusters) if isinstance(clusters, (Sequence, np.ndarray)) else clusters
-            kept = set(_ids(R_b) or ())
-            if isinstance(labels, list) and len(labels) == len(ids_a):
-                clusters = [label for q, label in zip(ids_a, labels, strict=True) if q in kept]
-    R_a, R_b = _align(R_a, R_b, shared)
+    R_a, R_b, clusters = _paired_inputs(R_a, R_b, clusters, shared)
     if name in _DATASET_LEVEL:
         return _compare_dataset(metric, name, R_a, R_b, args, kwargs, clusters, confidence,
                                 reference)
