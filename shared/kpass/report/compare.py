@@ -504,7 +504,71 @@ def _load_answers(args: argparse.Namespace, sample: str | None
                                    sample=sample)
         loaded.append(item)
         coded.append(codes)
+    check_same_references(args, normalize)
     return loaded, (coded[0], coded[1])
+
+
+def _references(source: str, args: argparse.Namespace, normalize: Any
+                ) -> tuple[list[tuple[Any, Any, Any, str]], bool]:
+    """Each question's reference of one answers file: (id or row, key, as written, where).
+
+    Read again record by record (the reader keeps only the coded answers); the key is the
+    comparison key of answers (``--normalize``, then the canonical form), so ``170`` and
+    ``"170.0"`` are one reference. Returns the list and whether it is keyed by id.
+    """
+    from pathlib import Path
+
+    from ..io.answers import _RECORDS
+    from .._core.canonical import answer_key
+    from ..io.answers_match import _question_id
+    from ..io.rows import Unreadable
+    from ..io.formats import detect_format
+
+    path = Path(source)
+    names = {"answers": args.column, "reference": args.reference, "id": args.id,
+             "sample": getattr(args, "sample", None)}
+    state: dict[str, str] = {}
+    key = answer_key(normalize)
+    seen: dict[Any, tuple[Any, Any, Any, str]] = {}
+    row = 0
+    for where, answers, gold, qid, _ in _RECORDS[detect_format(path)](
+            source, path, names, state, args.chunk_size):
+        if isinstance(answers, Unreadable) or isinstance(gold, Unreadable):
+            continue
+        if args.id is None:
+            row += 1
+            seen[row] = (row, key(gold), gold, where)
+            continue
+        qid = _question_id(qid, "question id", source, where)
+        if qid not in seen:
+            seen[qid] = (qid, key(gold), gold, where)
+    return list(seen.values()), args.id is not None
+
+
+def check_same_references(args: argparse.Namespace, normalize: Any) -> None:
+    """Refuse two answers files whose references differ for the same question.
+
+    Each run's answers are scored against its own file's references, so a question whose
+    reference differs between the files would compare two different tasks. The first
+    such question (in A's order) is named; references are compared by the rule answers
+    are (canonical form after ``--normalize``), as the Space compares the gold answers
+    of one question's lines.
+
+    Raises:
+        ReportError: a question with different references in the two files.
+    """
+    first, by_id = _references(args.files[0], args, normalize)
+    second, _ = _references(args.files[1], args, normalize)
+    other = {item[0]: item for item in second}
+    for question, key, gold, where in first:
+        match = other.get(question)
+        if match is None or match[1] == key:
+            continue
+        what = f"question id {question!r}" if by_id else f"question {question} (row order)"
+        raise ReportError(f"{args.files[0]} vs {args.files[1]}",
+                          f"{what} has reference {gold!r} in {args.files[0]} ({where}) but "
+                          f"{match[2]!r} in {args.files[1]} ({match[3]}); both runs must be "
+                          "scored against the same references")
 
 
 def _aligned_answers(first: BinaryCounts, second: BinaryCounts,
