@@ -19,7 +19,7 @@ from .table import LEGEND_WIDTH
 FIELDS = ("metric", "label", "k", "tau", "questions", "a", "b", "difference", "se", "lo", "hi",
           "p_value", "prob_a_better", "mde", "se_unpaired", "correlation", "confidence",
           "se_a", "se_b", "df", "p_exact", "role", "adjust", "p_adjusted", "verdict",
-          "reference")
+          "same_as", "reference")
 
 
 VERDICTS_IN_FULL = 8
@@ -55,13 +55,20 @@ class Line:
         """The row's name, or its merged names joined by `` = ``."""
         return " = ".join(self.names) if self.names else self.label
 
-    def as_dict(self) -> dict[str, Any]:
-        """Plain JSON-safe fields."""
+    def as_dict(self, judged: Line | None = None) -> dict[str, Any]:
+        """Plain JSON-safe fields; ``judged``: the merged row whose verdict this one shares."""
+        row = self if judged is None else judged
         fields = {name: value for name, value in self.result.as_dict().items()
                   if name not in ("metric", "k")}
-        return {"metric": self.metric, "label": self.title, "k": self.k, "tau": self.tau,
-                **fields, "names": list(self.names or [self.label]), "role": self.role,
-                "adjust": self.adjust, "p_adjusted": self.p_adjusted, "verdict": self.verdict}
+        return {"metric": self.metric, "label": self.label, "k": self.k, "tau": self.tau,
+                **fields, "names": list(row.names or [row.label]),
+                "same_as": None if row is self else row.label, "role": row.role,
+                "adjust": row.adjust, "p_adjusted": row.p_adjusted, "verdict": row.verdict}
+
+    def records(self) -> list[dict[str, Any]]:
+        """One dict per row merged into this one (its own numbers, the shared verdict)."""
+        return [member.as_dict(None if member is self else self)
+                for member in self.members or [self]]
 
 
 ADJUST_NAMES = {"maxt": "max-T p", "holm": "Holm p"}
@@ -201,8 +208,7 @@ def _columns(lines: list[Line]) -> tuple[bool, bool]:
 
 def _table_cells(line: Line, digits: int, several: bool, exact: bool) -> list[str]:
     r = line.result
-    title = line.title + (" (primary)" if several and line.role == "primary" else "")
-    cells = [title, _number(r.a, digits), _number(r.b, digits),
+    cells = [line.title, _number(r.a, digits), _number(r.b, digits),
              _number(r.difference, digits), _number(r.se, digits),
              f"[{_number(r.lo, digits)}, {_number(r.hi, digits)}]", _p_value(r.p_value)]
     if several:
@@ -275,7 +281,8 @@ def render_markdown(lines: list[Line], labels: list[str], m: int,
 
 
 def _records(lines: list[Line], labels: list[str]) -> list[dict[str, Any]]:
-    return [{"a_file": labels[0], "b_file": labels[1], **line.as_dict()} for line in lines]
+    return [{"a_file": labels[0], "b_file": labels[1], **record} for line in lines
+            for record in line.records()]
 
 
 def render_csv(lines: list[Line], labels: list[str], m: int, args: argparse.Namespace) -> str:

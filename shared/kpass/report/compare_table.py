@@ -40,9 +40,14 @@ class CompareTable:
 
     @property
     def rows(self) -> list[dict[str, Any]]:
-        """One plain dict per row (the fields of the CSV output, plus ``names``)."""
-        return [{"a_file": self.labels[0], "b_file": self.labels[1], **line.as_dict()}
-                for line in self.lines]
+        """One plain dict per row (the CSV output's fields, plus ``names``), primary first.
+
+        A row merged into another (equal on every question) keeps its own dict, with its
+        own label and numbers, ``same_as`` naming the row shown, and that row's
+        ``role``, ``p_adjusted`` and ``verdict``.
+        """
+        return [{"a_file": self.labels[0], "b_file": self.labels[1], **record}
+                for line in self.lines for record in line.records()]
 
     @property
     def notes(self) -> list[str]:
