@@ -164,7 +164,8 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
         answers: each run's answers coded per question (0 = its reference), in the
             questions' order of ``first`` and ``second`` (already aligned), for Vote@k.
         ties: Vote@k's tie rule.
-        primary: the primary row, as :func:`find_row` reads it; None for the first row.
+        primary: the primary row, as :func:`find_row` reads it; None for the first row;
+            ``"none"`` for no primary row (every row adjusted jointly).
         adjust: ``"maxt"`` or ``"holm"``, the joint adjustment of the secondary rows.
 
     Returns:
@@ -233,7 +234,7 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
                 results = [results]
             lines.extend(Line(fam.key, fam.label(k, tau, n_label), k, tau, result, values=value)
                          for k, result, value in zip(family_ks, results, values, strict=True))
-    return judge(merge_equal(lines, collected), confidence, primary, adjust, collected)
+    return judge(merge_equal(lines, collected), confidence, primary, adjust)
 
 
 def merge_equal(lines: list[Line], notes: list[str]) -> list[Line]:
@@ -245,11 +246,15 @@ def merge_equal(lines: list[Line], notes: list[str]) -> list[Line]:
     carries every name; P(A>B) is the first row's.
     """
     kept: list[Line] = []
+    seen: dict[bytes, Line] = {}
     for line in lines:
-        twin = next((other for other in kept if _same(other, line)), None)
+        key = _fingerprint(line)
+        twin = None if key is None else seen.get(key)
         if twin is None:
             line.names, line.members = [line.label], [line]
             kept.append(line)
+            if key is not None:
+                seen[key] = line
         else:
             twin.names.append(line.label)
             twin.members.append(line)
@@ -262,13 +267,12 @@ def merge_equal(lines: list[Line], notes: list[str]) -> list[Line]:
     return kept
 
 
-def _same(one: Line, other: Line) -> bool:
-    if one.values is None or other.values is None:
-        return False
-    a, b = one.values, other.values
-    return (a.a.shape == b.a.shape and a.units.shape == b.units.shape
-            and bool(np.allclose(a.a, b.a, rtol=0.0, atol=1e-12, equal_nan=True))
-            and bool(np.allclose(a.b, b.b, rtol=0.0, atol=1e-12, equal_nan=True)))
+def _fingerprint(line: Line) -> bytes | None:
+    """Both runs' per-question values rounded to 1e-10 (NaN kept), as one hashable key."""
+    if line.values is None:
+        return None
+    both = np.concatenate([line.values.a, line.values.b, [float(line.values.units.size)]])
+    return (np.round(both, 10) + 0.0).tobytes() + b"|" + str(line.values.a.size).encode()
 
 
 def find_row(lines: list[Line], primary: str) -> Line:
@@ -305,20 +309,34 @@ def find_row(lines: list[Line], primary: str) -> Line:
                      "METRIC:K, e.g. pass@k:1)")
 
 
-def judge(lines: list[Line], confidence: float, primary: str | None, adjust: str,
-          notes: list[str]) -> list[Line]:
+def judge(lines: list[Line], confidence: float, primary: str | None, adjust: str = "maxt",
+          *, flips: int | None = None) -> list[Line]:
     r"""The primary row alone at alpha; the secondary rows adjusted jointly; verdicts.
 
     Formula:
         alpha = 1 - confidence. The primary row's p_adjusted is its own p (the t test):
-        it is the one comparison planned in advance, tested at alpha. The R secondary
+        it is the one comparison planned in advance, tested at alpha (``primary="none"``:
+        no primary row, every row is secondary). The R secondary
         rows' p_adjusted are the max-T stepdown p-values of
         :func:`kpass.stats.multiplicity.maxt_stepdown` over their unit differences, all
         rows under the same sign flips (``adjust="maxt"``), or Holm's adjustment of their
         t-test p-values (``adjust="holm"``). A row's verdict is "A better" / "B better"
         when p_adjusted < alpha (by the sign of the difference), else "no detectable
         difference". Each of the two families (primary; secondaries) holds alpha on its
-        own; see docs/statistics.md for the measured error of the whole table.
+        own, so a false verdict anywhere in the table has probability at most 2 alpha
+        (Bonferroni over the two families; measured in docs/statistics.md);
+        ``primary="none"`` holds alpha for the whole table.
+
+    Args:
+        lines: the merged rows, in table order.
+        confidence: 1 - alpha.
+        primary: the primary row (:func:`find_row`), None for the first row.
+        adjust: ``"maxt"`` or ``"holm"``.
+        flips: random sign patterns of the max-T stepdown (default
+            :data:`kpass._core.small_sample.FLIPS`; simulations use fewer).
+
+    Returns:
+        The rows, primary first, each with ``role``, ``p_adjusted`` and ``verdict``.
 
     Raises:
         ValueError: ``adjust`` is not maxt or holm, or ``primary`` names no row.
@@ -330,16 +348,24 @@ def judge(lines: list[Line], confidence: float, primary: str | None, adjust: str
         raise ValueError(f"--adjust must be one of {', '.join(ADJUSTMENTS)}; got {adjust!r}")
     if not lines:
         return lines
-    chosen = lines[0] if primary is None else find_row(lines, primary)
-    ordered = [chosen] + [line for line in lines if line is not chosen]
-    chosen.role, chosen.p_adjusted, chosen.adjust = "primary", chosen.result.p_value, None
-    secondary = ordered[1:]
+    if primary is not None and primary.strip().lower() == "none":
+        ordered, secondary = list(lines), list(lines)  # every row adjusted jointly
+    else:
+        chosen = lines[0] if primary is None else find_row(lines, primary)
+        ordered = [chosen] + [line for line in lines if line is not chosen]
+        chosen.role, chosen.p_adjusted, chosen.adjust = "primary", chosen.result.p_value, None
+        secondary = ordered[1:]
+    if len(ordered) == 1 and secondary:  # one row: nothing to adjust for
+        line = ordered[0]
+        line.role, line.p_adjusted, line.adjust = "secondary", line.result.p_value, None
+        secondary = []
     if secondary:
         if adjust == "holm":
             adjusted = holm([line.result.p_value for line in secondary])
         else:
             matrix = np.array([line.values.units for line in secondary])
-            adjusted = [float(p) for p in maxt_stepdown(matrix)]
+            adjusted = [float(p) for p in (maxt_stepdown(matrix) if flips is None
+                                           else maxt_stepdown(matrix, flips=flips))]
         for line, p in zip(secondary, adjusted, strict=True):
             line.role, line.p_adjusted, line.adjust = "secondary", float(p), adjust
     alpha = 1.0 - confidence

@@ -126,7 +126,8 @@ def verdicts(lines: list[Line], confidence: float, unit: str = "", digits: int =
     how = ("max-T stepdown over the same sign flips" if method == "maxt"
            else "Holm's stepdown")
     rows = f"{len(secondary)} row{'s' if len(secondary) != 1 else ''}"
-    out.append(f"secondary comparisons ({rows}, adjusted jointly by {how}):")
+    out.append(f"{'secondary comparisons' if primary else 'comparisons'} ({rows}, adjusted "
+               f"jointly by {how}):")
     items = [one(line, name) for line in secondary]
     if len(items) <= VERDICTS_IN_FULL:
         return out + ["  " + text for _, text in items]
@@ -144,7 +145,7 @@ def verdicts(lines: list[Line], confidence: float, unit: str = "", digits: int =
 
 def _legend(labels: list[str], confidence: float, clustered: bool,
             several: bool = False, exact: bool = False, width: int | None = LEGEND_WIDTH,
-            adjust: str = "maxt") -> list[str]:
+            adjust: str = "maxt", primary: bool = True) -> list[str]:
     """The legend's lines wrapped at ``width``, or its paragraphs whole (``width=None``)."""
     level = f"{confidence * 100:g}%"
     units = "clusters" if clustered else "questions"
@@ -164,11 +165,15 @@ def _legend(labels: list[str], confidence: float, clustered: bool,
         "MDE: the smallest true difference "
         f"detected with 80% power at alpha = {alpha}. These treat the questions "
         "as a sample of questions like these (Miller 2024)."
-        + (" p adj: the p each verdict uses. The primary row (the first; --primary) is tested "
-           f"alone at alpha = {alpha}, so its p adj is its p. The other rows are secondary "
-           f"and adjusted jointly by {joint}; the chance of any false 'better' verdict among "
-           f"them stays at alpha. Rows equal on every question are one row." if several
-           else "")
+        + ((" p adj: the p each verdict uses. The primary row (the first; --primary) is "
+            f"tested alone at alpha = {alpha}, so its p adj is its p. The other rows are "
+            f"secondary and adjusted jointly by {joint}; the chance of any false 'better' "
+            "verdict among them stays at alpha (in the whole table at most twice alpha; "
+            "--primary none adjusts every row jointly). Rows equal on every question are one "
+            "row." if primary else
+            f" p adj: the p each verdict uses: every row adjusted jointly by {joint}; the "
+            "chance of any false 'better' verdict in the table stays at alpha. Rows equal on "
+            "every question are one row.") if several else "")
         + (f" p exact: the sign-flip permutation test of the per-{units[:-1]} differences "
            "(exact enumeration up to 20 units): a test that the differences are symmetric "
            "about 0, needing no normality; with equal means but skewed differences it rejects "
@@ -232,6 +237,10 @@ def _head_lines(lines: list[Line], m: int, args: argparse.Namespace) -> list[str
                       else "", args.digits)]
 
 
+def _has_primary(lines: list[Line]) -> bool:
+    return any(line.role == "primary" for line in lines)
+
+
 def _adjust(args: argparse.Namespace) -> str:
     return str(getattr(args, "adjust", None) or "maxt")
 
@@ -258,7 +267,7 @@ def render_table(lines: list[Line], labels: list[str], m: int, args: argparse.Na
                    for wrapped in textwrap.wrap(note, LEGEND_WIDTH, subsequent_indent="  ")]
     out += [""] if _notes(args) else []
     out.extend(_legend(labels, args.confidence, bool(args.clusters), several, exact,
-                       adjust=_adjust(args)))
+                       adjust=_adjust(args), primary=_has_primary(lines)))
     return "\n".join(out) + "\n"
 
 
@@ -275,7 +284,7 @@ def render_markdown(lines: list[Line], labels: list[str], m: int,
              for line in lines]
     text += [""] + [f"> {note}" for note in _notes(args)] + ([""] if _notes(args) else [])
     for paragraph in _legend(labels, args.confidence, bool(args.clusters), several, exact,
-                             width=None, adjust=_adjust(args)):
+                             width=None, adjust=_adjust(args), primary=_has_primary(lines)):
         text += [paragraph, ""]
     return "\n".join(text[:-1]) + "\n"
 

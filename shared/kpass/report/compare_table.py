@@ -145,7 +145,8 @@ def compare_table(a: Any, b: Any, *, metrics: str | Sequence[str] | None = None,
         shared: True to compare on the questions both carry (ids needed).
         primary: the primary row: a label as the table prints it (``"Pass@1"``,
             ``"G-Pass@4_0.5"``) or ``"METRIC:K"`` (``"pass@k:1"``); None for the first
-            row (Pass@1 by default).
+            row (Pass@1 by default); ``"none"``: no primary row, every row adjusted
+            jointly (the whole table then holds alpha).
         adjust: ``"maxt"`` (default) or ``"holm"`` for the secondary rows.
         short: ``"error"`` or ``"skip"`` (questions with fewer than k samples).
 
@@ -202,9 +203,12 @@ def compare_table(a: Any, b: Any, *, metrics: str | Sequence[str] | None = None,
                       "same question; give BinaryCounts(..., ids=...) to match them by id")
     elif shared and second.ids is not None:
         m = len(set(first.ids) & set(second.ids))
-    lines = compare_lines(first, second, families, ks, taus, confidence, short,
-                          None if clusters is None else list(clusters), notes=notes,
-                          shared=bool(shared), primary=primary, adjust=adjust)
+    try:
+        lines = compare_lines(first, second, families, ks, taus, confidence, short,
+                              None if clusters is None else list(clusters), notes=notes,
+                              shared=bool(shared), primary=primary, adjust=adjust)
+    except ValueError as error:  # speak the argument's name, not the flag's
+        raise ValueError(str(error).replace("--primary ", "`primary` ")) from None
     options = {"confidence": confidence, "clusters": None if clusters is None else "clusters",
                "shared": bool(shared), "adjust": adjust, "short": short,
                "id": None if first.ids is None else "question id",

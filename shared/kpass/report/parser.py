@@ -256,7 +256,9 @@ def _add_compare(commands: Any) -> None:
     compare.add_argument("--primary", metavar="ROW",
                          help="the primary comparison, tested alone at alpha and stated first: a "
                               "row as the table names it (Pass@1, Pass^2, G-Pass@4_0.5) or "
-                              "METRIC:K (pass@k:1); default: the table's first row (Pass@1)")
+                              "METRIC:K (pass@k:1); default: the table's first row (Pass@1); "
+                              "none: no primary, every row adjusted jointly (the whole table "
+                              "then holds alpha)")
     compare.add_argument("--adjust", choices=("maxt", "holm"), default="maxt",
                          help="joint adjustment of the other (secondary) rows: maxt, the "
                               "studentised max-T stepdown over the same sign flips of the "
