@@ -120,7 +120,7 @@ def full_path(reps: int, shift: float, seed: int) -> dict[str, float]:
 
 def main() -> None:
     quick = "--quick" in sys.argv
-    reps, flips = (300, 2000) if quick else (2000, 5000)
+    reps, flips = (300, 2000) if quick else (1000, 2000)
     full = int(sys.argv[sys.argv.index("--full") + 1]) if "--full" in sys.argv else 0
     print(f"kpass compare verdicts: M = {M} questions x n = {N} samples, default table, "
           f"difficulty N(0, {SPREAD}^2), shift {SHIFT} logits; {reps} replications per row, "

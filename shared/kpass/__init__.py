@@ -80,8 +80,7 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:
-    """``kpass.report_table`` and ``kpass.compare_table``, imported on first use (the core does
-    not load the CLI)."""
+    """``kpass.report_table``, ``kpass.compare_table``: imported on first use (core: no CLI)."""
     if name == "report_table":
         from .report.from_counts import report_table
 

@@ -544,11 +544,11 @@ def _references(source: str, args: argparse.Namespace, normalize: Any
     """
     from pathlib import Path
 
-    from ..io.answers import _RECORDS
     from .._core.canonical import answer_key
+    from ..io.answers import _RECORDS
     from ..io.answers_match import _question_id
-    from ..io.rows import Unreadable
     from ..io.formats import detect_format
+    from ..io.rows import Unreadable
 
     path = Path(source)
     names = {"answers": args.column, "reference": args.reference, "id": args.id,

@@ -1,4 +1,4 @@
-"""The comparison from counts in Python: the table ``kpass compare`` prints, for counts made anywhere.
+"""The comparison from counts in Python: the ``kpass compare`` table for counts made anywhere.
 
 :func:`compare_table` is to ``kpass compare`` what :func:`kpass.report_table` is to
 ``kpass report``: the same rows (built by :func:`kpass.report.compare.compare_lines`, the
@@ -162,9 +162,10 @@ def compare_table(a: Any, b: Any, *, metrics: str | Sequence[str] | None = None,
         >>> A = kpass.BinaryCounts([4] * 5, [3, 1, 4, 1, 3])
         >>> B = kpass.BinaryCounts([4] * 5, [2, 0, 4, 1, 1])
         >>> table = kpass.compare_table(A, B, metrics="pass@k", k=[1, 4])
-        >>> [(row["label"], row["role"], round(row["p_adjusted"], 3), row["verdict"])
-        ...  for row in table.rows]
-        [('Pass@1', 'primary', 0.099, 'no detectable difference'), ('Pass@4', 'secondary', 1.0, 'no detectable difference')]
+        >>> [(row["label"], row["role"], round(row["p_adjusted"], 3)) for row in table.rows]
+        [('Pass@1', 'primary', 0.099), ('Pass@4', 'secondary', 1.0)]
+        >>> table.rows[0]["verdict"]
+        'no detectable difference'
     """
     from ..stats.multiplicity import ADJUSTMENTS
 

@@ -18,7 +18,8 @@ Formula:
     p_(j) = max_{i <= j} P_e( max_{l >= i} T_(l)(e) >= T_(i) ),
     the probability over uniformly random sign patterns e (all 2^U of them, by symmetry
     the 2^(U-1) with e_1 = +1, for U <= :data:`~kpass._core.small_sample.EXACT_UP_TO`
-    while 2^(U-1) R <= :data:`EXACT_ENTRIES`; otherwise B = :data:`~kpass._core.small_sample.FLIPS` seeded random patterns and
+    while 2^(U-1) R <= :data:`EXACT_ENTRIES`; otherwise
+    B = :data:`~kpass._core.small_sample.FLIPS` seeded random patterns and
     (1 + hits) / (1 + B), Phipson and Smyth 2010). Rows whose differences are all 0
     get p = 1 and take no part.
 
