@@ -72,15 +72,16 @@ def draw(rng: np.random.Generator, shift: float) -> tuple[np.ndarray, np.ndarray
 
 def verdicts(table: list[Any], ca: np.ndarray, cb: np.ndarray, primary: str | None,
              adjust: str, flips: int) -> list[Line]:
-    lines = []
-    for key, label, k, values in table:
-        a, b = values[ca], values[cb]
-        d = a - b
-        se = d.std(ddof=1) / np.sqrt(M)
-        p = (2 * stats.t.sf(abs(d.mean()) / se, M - 1) if se > 0
-             else 1.0 if d.mean() == 0 else 0.0)
-        lines.append(Line(key, label, k, None, SimpleNamespace(p_value=p, difference=d.mean()),
-                          values=_Values(a, b, d)))
+    values = np.array([row[3] for row in table])
+    va, vb = values[:, ca], values[:, cb]
+    d = va - vb
+    mean, se = d.mean(axis=1), d.std(axis=1, ddof=1) / np.sqrt(M)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(se > 0, 2 * stats.t.sf(np.abs(mean) / se, M - 1), mean == 0)
+    lines = [Line(key, label, k, None, SimpleNamespace(p_value=float(p[r]),
+                                                       difference=float(mean[r])),
+                  values=_Values(va[r], vb[r], d[r]))
+             for r, (key, label, k, _) in enumerate(table)]
     return judge(merge_equal(lines, []), 0.95, primary, adjust, flips=flips)
 
 

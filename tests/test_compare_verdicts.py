@@ -387,21 +387,28 @@ def value_table():
 
 
 def simulate(reps, shift, seed, primary=None, adjust="maxt", flips=1000):
-    """Verdicts of the default table on M x N draws with difficulty N(0, 1.5^2)."""
+    """Verdicts of the default table on M x N draws with difficulty N(0, 1.5^2).
+
+    The rows' per-question values are the metrics' own (tabulated over counts 0..N); the
+    primary row's p is the paired t test; merging, the primary test, max-T and the verdicts
+    are kpass's (merge_equal, judge).
+    """
     rng, table = np.random.default_rng(seed), value_table()
     assert len(table) == 48
+    values = np.array([row[3] for row in table])  # (rows, N + 1)
     secondary = primary_found = anywhere = pass1 = 0
     for _ in range(reps):
         b = rng.normal(0.0, 1.5, M)
         ca, cb = rng.binomial(N, expit(b + shift)), rng.binomial(N, expit(b))
-        lines = []
-        for key, label, k, v in table:
-            d = v[ca] - v[cb]
-            se = d.std(ddof=1) / np.sqrt(M)
-            p = 2 * stats.t.sf(abs(d.mean()) / se, M - 1) if se > 0 else float(d.mean() == 0)
-            lines.append(Line(key, label, k, None,
-                              SimpleNamespace(p_value=p, difference=d.mean()),
-                              values=_Values(v[ca], v[cb], d)))
+        va, vb = values[:, ca], values[:, cb]
+        d = va - vb
+        mean, se = d.mean(axis=1), d.std(axis=1, ddof=1) / np.sqrt(M)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.where(se > 0, 2 * stats.t.sf(np.abs(mean) / se, M - 1), mean == 0)
+        lines = [Line(key, label, k, None, SimpleNamespace(p_value=float(p[r]),
+                                                           difference=float(mean[r])),
+                      values=_Values(va[r], vb[r], d[r]))
+                 for r, (key, label, k, _) in enumerate(table)]
         judged = judge(merge_equal(lines, []), 0.95, primary, adjust, flips=flips)
         found = [line.verdict != "no detectable difference" for line in judged]
         secondary += any(f for f, line in zip(found, judged, strict=True)
@@ -416,19 +423,27 @@ def simulate(reps, shift, seed, primary=None, adjust="maxt", flips=1000):
 
 @pytest.mark.slow
 def test_simulated_family_wise_error_and_power():
-    null = simulate(400, 0.0, seed=101)
-    print("null (400 reps, seed 101):", null)
+    # Seeded; the rates docs/statistics.md reports come from benchmarks/bench_compare_power.py
+    # (1000 replications). Here 300 (null) and 150 (shift) keep the test near 40 s.
+    null = simulate(300, 0.0, seed=101)
+    print("null (300 reps, seed 101):", null)
     assert 0.02 <= null["secondary"] <= 0.06  # max-T over the secondary rows
-    assert 0.02 <= null["primary"] <= 0.08  # the t test alone (0.05 +- 2.5 se of 400)
+    assert 0.02 <= null["primary"] <= 0.08  # the t test alone (0.05 +- 2.3 se of 300)
     assert null["any"] <= 2 * 0.05 + 0.02  # the two families together: at most 2 alpha
-    everything = simulate(400, 0.0, seed=102, primary="none")
-    print("null, --primary none (400 reps, seed 102):", everything)
+    everything = simulate(300, 0.0, seed=102, primary="none")
+    print("null, --primary none (300 reps, seed 102):", everything)
     assert 0.02 <= everything["any"] <= 0.06
-    as_primary = simulate(200, 0.6, seed=103)
-    as_secondary = simulate(200, 0.6, seed=103, primary="Pass@8")
-    print("shift 0.6 (200 reps, seed 103): primary", as_primary, "secondary", as_secondary)
+    as_primary = simulate(150, 0.6, seed=103)
+    as_secondary = simulate(150, 0.6, seed=103, primary="Pass@8")
+    holm = simulate(150, 0.6, seed=103, primary="Pass@8", adjust="holm")
+    print("shift 0.6 (150 reps, seed 103): primary", as_primary, "secondary", as_secondary,
+          "holm", holm)
     assert as_primary["pass1"] >= 0.70
-    assert as_secondary["pass1"] >= 0.50
+    # Pass@1 as a secondary row is found about half the time (0.51 in 1000 replications
+    # of the benchmark; the issue's target is 0.50): at 150 replications the estimate has
+    # se 0.04, so 0.42 is its 2-se floor. Holm finds it less than half as often.
+    assert as_secondary["pass1"] >= 0.42
+    assert as_secondary["pass1"] >= 1.8 * holm["pass1"]
 
 
 @pytest.mark.slow
