@@ -17,7 +17,7 @@ and how often any row gets a wrong-direction verdict.
 Per replication the rows' per-question values come from the metric functions themselves
 (``per_question=True``, tabulated once over the 9 possible counts 0..8, since a row's value
 on a question depends only on its count), and the verdicts from
-:func:`kpass.report.compare.merge_equal` and :func:`kpass.report.compare.judge`: the code
+:func:`kpass.report.compare_rows.merge_equal` and :func:`kpass.report.compare_rows.judge`: the code
 ``kpass compare`` runs, without the posteriors and intervals that do not enter a verdict.
 The primary row's p is the paired t test (scipy). ``--full R`` also runs R replications
 through :func:`kpass.compare_table` (the whole command path, ~1.5 s each) as a cross-check.
@@ -39,8 +39,8 @@ from scipy.special import expit
 
 import kpass
 from kpass.families import function
-from kpass.report.compare import _Values, judge, merge_equal
 from kpass.report.compare_render import Line
+from kpass.report.compare_rows import _Values, judge, merge_equal
 from kpass.report.table import default_ks, parse_metrics
 
 M, N, SPREAD, SHIFT = 30, 8, 1.5, 0.6

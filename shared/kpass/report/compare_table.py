@@ -17,8 +17,8 @@ import numpy as np
 
 from .._core.checks import ArgumentTypeError, _show, check_confidence
 from .._core.counts import BinaryCounts
-from .compare import cli_words, compare_lines
 from .compare_render import RENDERERS, Line
+from .compare_rows import cli_words, compare_lines
 from .table import default_ks, parse_metrics
 
 
