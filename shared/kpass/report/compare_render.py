@@ -177,7 +177,8 @@ def _legend(labels: list[str], confidence: float, clustered: bool,
         + (f" p exact: the sign-flip permutation test of the per-{units[:-1]} differences "
            "(exact enumeration up to 20 units): a test that the differences are symmetric "
            "about 0, needing no normality; with equal means but skewed differences it rejects "
-           "more often than alpha (11-15% at 20 questions), so read it beside p."
+           "more often than alpha (8-14% at 20 questions in kpass's simulations), so read "
+           "it beside p."
            if exact else ""),
         "P(A>B): posterior probability that A beats B on these very questions with unlimited "
         "samples (uniform Beta(1,1) prior per question), a statement about these questions, "
