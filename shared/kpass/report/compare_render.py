@@ -105,10 +105,11 @@ def verdicts(lines: list[Line], confidence: float, unit: str = "", digits: int =
         p = line.p_adjusted if line.p_adjusted is not None else r.p_value
         if line.verdict == "A better":
             return True, (f"A is better than B on {line.title} by {number(r.difference)} "
-                          f"({level} CI {number(r.lo)} to {number(r.hi)}, {p_words(name, p)})")
+                          f"({level} CI {_number(r.lo, digits)} to {number(r.hi)}, "
+                          f"{p_words(name, p)})")
         if line.verdict == "B better":
             return True, (f"B is better than A on {line.title} by {number(-r.difference)} "
-                          f"({level} CI {number(-r.hi)} to {number(-r.lo)}, "
+                          f"({level} CI {_number(-r.hi, digits)} to {number(-r.lo)}, "
                           f"{p_words(name, p)})")
         return False, (f"no detectable difference on {line.title}: difference A - B "
                        f"{number(r.difference)}, MDE {number(r.mde)} ({p_words(name, p)})")
@@ -279,7 +280,9 @@ def render_markdown(lines: list[Line], labels: list[str], m: int,
     header = _header(args.confidence, several, exact)
     align = [":---"] + ["---:"] * 4 + [":---"] + ["---:"] * (len(header) - 6)
     head = _head_lines(lines, m, args)
-    text = [f"{item}  " for item in head[:3]] + [""] + [f"- {item}" for item in head[4:]] + [""]
+    text = [f"{item}  " for item in head[:3]] + [""]
+    text += [f"  - {item.strip()}" if item.startswith("  ") else f"- {item}"
+             for item in head[4:]] + [""]
     text += ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
     text += ["| " + " | ".join(_table_cells(line, args.digits, several, exact)) + " |"
              for line in lines]
