@@ -91,8 +91,13 @@ def test_no_detectable_difference_says_so_with_the_mde(tmp_path, capsys):
     mde = (sps.t.ppf(0.975, m - 1) + sps.t.ppf(0.8, m - 1)) * se
     assert row["mde"] == pytest.approx(mde, rel=1e-9)
     assert row["p_value"] > 0.05
+    # issue 28 item 21: the table's 3 decimals, never "p = <0.001"
     assert document["verdicts"] == [f"no detectable difference on Pass@1: difference A - B "
-                                    f"{d.mean():.3g}, MDE {mde:.3g} (p = {row['p_value']:.2f})"]
+                                    f"{row['difference']:.3f}, MDE {mde:.3f} (p = "
+                                    f"{row['p_value']:.3f})"]
+    assert row["difference"] == pytest.approx(d.mean(), abs=1e-12)
+    assert row["p_adjusted"] == row["p_value"] and row["role"] == "primary"
+    assert row["verdict"] == "no detectable difference"
 
 
 def test_per_model_se_df_and_p_exact_in_json_and_csv(tmp_path, capsys):
@@ -114,32 +119,41 @@ def test_per_model_se_df_and_p_exact_in_json_and_csv(tmp_path, capsys):
     code, out, _ = run(capsys, "compare", a, b, "--id", "question_id", "--k", "1",
                        "--metrics", "pass@k", "--format", "csv")
     header = out.splitlines()[0].split(",")
-    assert {"se_a", "se_b", "df", "p_exact", "p_holm"} <= set(header)
+    assert {"se_a", "se_b", "df", "p_exact", "p_adjusted", "verdict"} <= set(header)
     code, out, _ = run(capsys, "compare", a, b, "--id", "question_id", "--k", "1",
                        "--metrics", "pass@k")
-    assert "p exact" in out and "note: kpass.compare(pass_at_k): only 12 questions" in out
+    # issue 28 item 17: the CLI's words, not the Python API's
+    assert "p exact" in out and "note: pass@k: only 12 questions" in out
+    assert "kpass.compare(" not in out and "p_exact" not in out
 
 
 def test_holm_column_and_note_when_several_rows(tmp_path, capsys):
+    # issue 29: the first row is primary (its own p); the others are secondary, adjusted
+    # jointly: --adjust holm is Holm over the secondary rows only.
     a, b, *_ = pair(tmp_path, shift=0.06, seed=7)
     code, out, _ = run(capsys, "compare", a, b, "--id", "question_id", "--k", "1,2,4,8",
-                       "--metrics", "pass@k,pass^k", "--format", "json")
-    rows = json.loads(out)["results"]
-    assert len(rows) == 8
-    expected = hand_holm(np.array([row["p_value"] for row in rows]))
-    assert [row["p_holm"] for row in rows] == pytest.approx(list(expected))
+                       "--metrics", "pass@k,pass^k", "--format", "json", "--adjust", "holm")
+    document = json.loads(out)
+    rows = document["results"]
+    assert len(rows) == 8 and document["adjust"] == "holm"
+    shown = [row for row in rows if row["same_as"] is None]  # Pass^1 = Pass@1: one row
+    assert [row["label"] for row in shown][0] == "Pass@1" and shown[0]["role"] == "primary"
+    assert shown[0]["p_adjusted"] == shown[0]["p_value"]
+    expected = hand_holm(np.array([row["p_value"] for row in shown[1:]]))
+    assert [row["p_adjusted"] for row in shown[1:]] == pytest.approx(list(expected))
+    assert next(row for row in rows if row["label"] == "Pass^1")["same_as"] == "Pass@1"
     code, out, _ = run(capsys, "compare", a, b, "--id", "question_id", "--k", "1,2,4,8",
-                       "--metrics", "pass@k,pass^k", "--format", "markdown")
-    assert "| Holm p |" in out
-    assert "difference = A - B" in out and "Holm's step-down" in out  # legend kept
-    assert "(Holm p = " in out
+                       "--metrics", "pass@k,pass^k", "--format", "markdown", "--adjust", "holm")
+    assert "| p adj |" in out
+    assert "difference = A - B" in out and "Holm's stepdown" in out  # legend kept
+    assert "(Holm p = " in out or "(Holm p < " in out
 
 
 def test_many_rows_keep_the_verdicts_short(tmp_path, capsys):
     a, b, *_ = pair(tmp_path, shift=0.0, seed=3)
     code, out, _ = run(capsys, "compare", a, b, "--id", "question_id")
-    verdict_lines = [line for line in out.splitlines()
-                     if line.startswith(("no detectable", "A is better", "B is better"))]
+    verdict_lines = [line.strip() for line in out.splitlines()
+                     if line.strip().startswith(("no detectable", "A is better", "B is better"))]
     table_rows = [line for line in out.splitlines() if line.startswith(("Pass", "Maj", "AUC",
                                                                         "G-Pass", "mG-Pass",
                                                                         "Avg"))]

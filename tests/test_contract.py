@@ -26,7 +26,8 @@ EXTRA_NAMES = ["ArgumentTypeError", "BinaryCounts", "CategoricalCounts", "binari
                # uncertainty over questions and paired comparison (kpass.stats)
                "Comparison", "Plan", "SmallSampleWarning", "compare", "plan", "standard_error",
                # many models ranked jointly (kpass.leaderboard), the report from counts
-               "Leaderboard", "RankedPair", "Standing", "leaderboard", "report_table"]
+               "Leaderboard", "RankedPair", "Standing", "leaderboard", "report_table",
+               "compare_table"]
 # TailPass (kpass.tailpass): a profile object, not a float; its contract is checked below.
 TAILPASS_NAMES = ["tailpass", "tailpass_empirical", "TailPassProfile", "TailPassDraws"]
 # scorio.eval.tailpass_weights: convex threshold weights for TailPassProfile.linear.

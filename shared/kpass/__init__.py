@@ -82,11 +82,15 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:
-    """``kpass.report_table``, imported on first use (the core does not load the CLI)."""
+    """``kpass.report_table``, ``kpass.compare_table``: imported on first use (core: no CLI)."""
     if name == "report_table":
         from .report.from_counts import report_table
 
         return report_table
+    if name == "compare_table":
+        from .report.compare_table import compare_table
+
+        return compare_table
     raise AttributeError(f"module 'kpass' has no attribute {name!r}")
 
 
@@ -115,6 +119,7 @@ __all__ = [
     "binary_counts",
     "categorical_counts",
     "compare",
+    "compare_table",
     "confidence_sequence",
     "cons_at_k",
     "cons_at_k_ci",

@@ -16,7 +16,6 @@ from dataclasses import replace
 from typing import Any
 
 from .._core.counts import BinaryCounts
-from .._core.prior import has_beta_prior
 from ..io.labels import read_labels
 from ..io.readers import LoadedFile, ReportError
 from ..stats.align import align_runs
@@ -33,7 +32,6 @@ from .compare_render import (  # noqa: F401 - the outputs, as this module always
     _notes,
     _number,
     _p_value,
-    _p_words,
     _records,
     _table_cells,
     render_csv,
@@ -42,9 +40,10 @@ from .compare_render import (  # noqa: F401 - the outputs, as this module always
     render_table,
     verdicts,
 )
+from .compare_rows import cli_words, compare_lines
 from .inputs import load_outcomes
-from .output import _check_answers_options, _write, collect_notes, holm
-from .table import DEFAULT_K_MAX, PRIOR_NOTE, Family, default_ks, input_labels, parse_metrics
+from .output import _check_answers_options, _write
+from .table import DEFAULT_K_MAX, PRIOR_NOTE, default_ks, input_labels, parse_metrics
 
 
 def _with_labels(loaded: LoadedFile, column: str | None, what: str) -> list[Any] | None:
@@ -64,99 +63,6 @@ def _counts(loaded: LoadedFile, ids: list[Any] | None) -> BinaryCounts:
         return BinaryCounts(loaded.counts.n_samples, loaded.counts.n_correct, ids=ids)
     except (TypeError, ValueError) as error:
         raise ReportError(loaded.source, f"--id: {error}") from None
-
-
-def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Family],
-                  ks: list[int], taus: list[float], confidence: float, short: str,
-                  clusters: list[Any] | None, *, notes: list[str] | None = None,
-                  shared: bool = False, answers: tuple[list[Any], list[Any]] | None = None,
-                  ties: str = "fractional", prior: str = "uniform") -> list[Line]:
-    """Every selected metric at every k (and tau): ``kpass.compare`` of the two runs.
-
-    Rows constant by definition (``Family.constant_at``) are left out with a note; warnings of
-    ``kpass.compare`` (small samples) become notes; with several rows, each gets its
-    Holm-adjusted p-value.
-
-    Args:
-        first: model A's counts (with ids to match by id).
-        second: model B's counts.
-        families: the metric families, in display order.
-        ks: the k values.
-        taus: G-Pass thresholds.
-        confidence: level of the intervals.
-        short: ``error`` or ``skip``.
-        clusters: a label per question of A, or None.
-        notes: where notes are appended (None: warnings are not caught).
-        shared: compare on the questions both runs have (ids needed).
-        answers: each run's answers coded per question (0 = its reference), in the
-            questions' order of ``first`` and ``second`` (already aligned), for Vote@k.
-        ties: Vote@k's tie rule.
-        prior: ``"uniform"`` or ``"empirical"`` (``--prior``): the Beta prior behind
-            P(A>B), for the metrics whose posterior has one.
-
-    Returns:
-        The lines, family by family, tau by tau, k by k.
-
-    Raises:
-        ValueError: kpass refused the inputs (different questions, too few, ...).
-    """
-    from ..families import function
-    from ..stats import compare as paired
-
-    n_label = "n"
-    collected: list[str] = [] if notes is None else notes
-    lines: list[Line] = []
-    for fam in families:
-        point = function(fam.function)
-        options: dict[str, Any] = {"clusters": clusters, "confidence": confidence,
-                                   "shared": shared}
-        if prior != "uniform" and has_beta_prior(function(fam.function + "_ci")):
-            options["prior"] = prior
-        if fam.answers:
-            if answers is None:
-                raise ValueError(f"{fam.key} needs the sampled answers (--answers)")
-            references = [0] * len(answers[0])  # coded: 0 is each question's reference
-            vote_options = {key: value for key, value in options.items() if key != "shared"}
-            with collect_notes(collected):
-                results = paired(point, answers[0], answers[1], references, ks,
-                                        ties=ties, **vote_options)
-            lines.extend(Line(fam.key, fam.label(k, None, n_label), k, None, result)
-                         for k, result in zip(ks, results if isinstance(results, list)
-                                              else [results], strict=True))
-            continue
-        if not fam.per_k:
-            with collect_notes(collected):
-                result = paired(point, first, second, **options)
-            lines.append(Line(fam.key, fam.label(None, None, n_label), None, None, result))
-            continue
-        if short != "error":
-            options["short"] = short
-        family_ks = [k for k in ks if k not in fam.constant_at]
-        for k in ks:
-            if k in fam.constant_at:
-                note = (f"{fam.label(k, None, n_label)} left out: it is constant by definition "
-                        "at this k (for mG-Pass@1: 0, its thresholds above 1/2 are empty), so "
-                        "comparing it tests nothing")
-                if note not in collected:
-                    collected.append(note)
-        if not family_ks:
-            continue
-        for tau in taus if fam.uses_tau else [None]:
-            head = () if tau is None else (tau,)
-            try:
-                with collect_notes(collected):
-                    results = paired(point, first, second, family_ks, *head, **options)
-            except ValueError as error:
-                raise ValueError(f"{fam.key}: {error}") from None
-            if not isinstance(results, list):  # one k given as a list: a list comes back
-                results = [results]
-            lines.extend(Line(fam.key, fam.label(k, tau, n_label), k, tau, result)
-                         for k, result in zip(family_ks, results, strict=True))
-    if len(lines) > 1:
-        for line, adjusted in zip(lines, holm([line.result.p_value for line in lines]),
-                                  strict=True):
-            line.p_holm = adjusted
-    return lines
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -211,6 +117,10 @@ def run_compare(args: argparse.Namespace) -> int:
         first, second = (item.counts for item in loaded)
         if answers_mode:
             coded = (answers[0] or [], answers[1] or [])
+            from ..io.answers import import_normalizer
+
+            check_same_references(
+                args, import_normalizer(args.normalize) if args.normalize else None)
         elif args.id is None and first.ids is not None:
             args.id = "question id"  # a harness file's own ids; the legend says so
         if first.ids is None and first.n_questions != second.n_questions:
@@ -245,12 +155,15 @@ def run_compare(args: argparse.Namespace) -> int:
             lines = compare_lines(first, second, families, ks, args.tau, args.confidence,
                                   args.short, clusters, notes=notes, shared=shared,
                                   answers=coded, ties=getattr(args, "ties", "fractional"),
+                                  primary=getattr(args, "primary", None),
+                                  adjust=getattr(args, "adjust", None) or "maxt",
                                   prior=getattr(args, "prior", "uniform"))
             if getattr(args, "prior", "uniform") == "empirical":
                 notes.append(PRIOR_NOTE)
         except (TypeError, ValueError) as error:
             message = str(error).replace("pass shared=True", "pass --shared")
             raise ReportError(f"{args.files[0]} vs {args.files[1]}", message) from None
+        notes[:] = [cli_words(note) for note in notes]
         if not lines:
             raise ReportError(f"{args.files[0]} vs {args.files[1]}",
                               "no row left to compare: " + "; ".join(notes))
@@ -266,10 +179,74 @@ def run_compare(args: argparse.Namespace) -> int:
             from .plot import plot_differences
 
             plot_differences(args.plot, labels, lines, args.confidence)
+            print(f"wrote {args.plot}", file=sys.stderr)
     except ReportError as error:
         print(f"kpass compare: error: {error}", file=sys.stderr)
         return 1
     return _write(text)
+
+
+def _references(source: str, args: argparse.Namespace, normalize: Any
+                ) -> tuple[list[tuple[Any, Any, Any, str]], bool]:
+    """Each question's reference of one answers file: (id or row, key, as written, where).
+
+    Read again record by record (the reader keeps only the coded answers); the key is the
+    comparison key of answers (``--normalize``, then the canonical form), so ``170`` and
+    ``"170.0"`` are one reference. Returns the list and whether it is keyed by id.
+    """
+    from pathlib import Path
+
+    from .._core.canonical import answer_key
+    from ..io.answers import _RECORDS
+    from ..io.answers_match import _question_id
+    from ..io.formats import detect_format
+    from ..io.rows import Unreadable
+
+    path = Path(source)
+    names = {"answers": args.column, "reference": args.reference, "id": args.id,
+             "sample": getattr(args, "sample", None)}
+    state: dict[str, str] = {}
+    key = answer_key(normalize)
+    seen: dict[Any, tuple[Any, Any, Any, str]] = {}
+    row = 0
+    for where, answers, gold, qid, _ in _RECORDS[detect_format(path)](
+            source, path, names, state, args.chunk_size):
+        if isinstance(answers, Unreadable) or isinstance(gold, Unreadable):
+            continue
+        if args.id is None:
+            row += 1
+            seen[row] = (row, key(gold), gold, where)
+            continue
+        qid = _question_id(qid, "question id", source, where)
+        if qid not in seen:
+            seen[qid] = (qid, key(gold), gold, where)
+    return list(seen.values()), args.id is not None
+
+
+def check_same_references(args: argparse.Namespace, normalize: Any) -> None:
+    """Refuse two answers files whose references differ for the same question.
+
+    Each run's answers are scored against its own file's references, so a question whose
+    reference differs between the files would compare two different tasks. The first
+    such question (in A's order) is named; references are compared by the rule answers
+    are (canonical form after ``--normalize``), as the Space compares the gold answers
+    of one question's lines.
+
+    Raises:
+        ReportError: a question with different references in the two files.
+    """
+    first, by_id = _references(args.files[0], args, normalize)
+    second, _ = _references(args.files[1], args, normalize)
+    other = {item[0]: item for item in second}
+    for question, key, gold, where in first:
+        match = other.get(question)
+        if match is None or match[1] == key:
+            continue
+        what = f"question id {question!r}" if by_id else f"question {question} (row order)"
+        raise ReportError(f"{args.files[0]} vs {args.files[1]}",
+                          f"{what} has reference {gold!r} in {args.files[0]} ({where}) but "
+                          f"{match[2]!r} in {args.files[1]} ({match[3]}); both runs must be "
+                          "scored against the same references")
 
 
 def _aligned_answers(first: BinaryCounts, second: BinaryCounts,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import textwrap
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -18,7 +18,8 @@ from .table import LEGEND_WIDTH
 
 FIELDS = ("metric", "label", "k", "tau", "questions", "a", "b", "difference", "se", "lo", "hi",
           "p_value", "prob_a_better", "mde", "se_unpaired", "correlation", "confidence",
-          "se_a", "se_b", "df", "p_exact", "p_holm", "reference")
+          "se_a", "se_b", "df", "p_exact", "role", "adjust", "p_adjusted", "verdict",
+          "same_as", "reference")
 
 
 VERDICTS_IN_FULL = 8
@@ -28,21 +29,50 @@ difference, and one line for the rest."""
 
 @dataclass
 class Line:
-    """One metric at one k (and tau): the paired comparison of the two files."""
+    """One metric at one k (and tau): the paired comparison of the two files, judged.
+
+    Rows equal on every question are one Line: ``names`` holds every row's label,
+    ``members`` the merged Lines. ``role`` is ``"primary"`` (tested alone) or
+    ``"secondary"`` (adjusted jointly by ``adjust``); ``p_adjusted`` is the p its
+    ``verdict`` uses.
+    """
 
     metric: str
     label: str
     k: int | None
     tau: float | None
     result: Any  # kpass.Comparison
-    p_holm: float | None = None  # Holm-adjusted over the rows of the table (several rows)
+    values: Any = None  # per-question values and unit differences (compare._Values)
+    names: list[str] = field(default_factory=list)
+    members: list[Any] = field(default_factory=list)
+    role: str | None = None
+    adjust: str | None = None
+    p_adjusted: float | None = None
+    verdict: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
-        """Plain JSON-safe fields."""
+    @property
+    def title(self) -> str:
+        """The row's name, or its merged names joined by `` = ``."""
+        return " = ".join(self.names) if self.names else self.label
+
+    def as_dict(self, judged: Line | None = None) -> dict[str, Any]:
+        """Plain JSON-safe fields; ``judged``: the merged row whose verdict this one shares."""
+        row = self if judged is None else judged
         fields = {name: value for name, value in self.result.as_dict().items()
                   if name not in ("metric", "k")}
         return {"metric": self.metric, "label": self.label, "k": self.k, "tau": self.tau,
-                **fields, "p_holm": self.p_holm}
+                **fields, "names": list(row.names or [row.label]),
+                "same_as": None if row is self else row.label, "role": row.role,
+                "adjust": row.adjust, "p_adjusted": row.p_adjusted, "verdict": row.verdict}
+
+    def records(self) -> list[dict[str, Any]]:
+        """One dict per row merged into this one (its own numbers, the shared verdict)."""
+        return [member.as_dict(None if member is self else self)
+                for member in self.members or [self]]
+
+
+ADJUST_NAMES = {"maxt": "max-T p", "holm": "Holm p"}
+"""How the verdict lines name a secondary row's adjusted p."""
 
 
 def _in_percent(result: Any) -> Any:
@@ -52,74 +82,111 @@ def _in_percent(result: Any) -> Any:
                               else 100.0 * getattr(result, name) for name in names})
 
 
-def verdicts(lines: list[Line], confidence: float, unit: str = "") -> list[str]:
-    """Plain-words verdicts: which run is better on which row, or that no difference shows.
+def verdicts(lines: list[Line], confidence: float, unit: str = "", digits: int = 3
+             ) -> list[str]:
+    """Plain-words verdicts: the primary row first, then the secondary rows.
 
-    A row shows a difference when its p-value (Holm-adjusted when the table tests several
-    rows) is below alpha = 1 - confidence. The better run is named, with the difference as
-    better - worse and its interval in the same direction.
+    A row shows a difference when its ``p_adjusted`` (the primary's own p; a secondary's
+    adjusted p) is below alpha = 1 - confidence. The better run is named, with the
+    difference as better - worse and its interval in the same direction, in the table's
+    ``digits`` decimals.
     """
     alpha = 1.0 - confidence
     level = f"{confidence * 100:g}%"
-    items: list[tuple[bool, str]] = []
-    for line in lines:
+
+    def number(value: float) -> str:
+        return _number(value, digits) + unit
+
+    def p_words(name: str, p: float) -> str:
+        return f"{name} < 0.001" if p < 0.001 else f"{name} = {p:.3f}"
+
+    def one(line: Line, name: str) -> tuple[bool, str]:
         r = line.result
-        p = line.p_holm if line.p_holm is not None else r.p_value
-        which = "Holm p" if line.p_holm is not None else "p"
-        if p < alpha and r.difference > 0:
-            items.append((True, f"A is better than B on {line.label} by {r.difference:.3g}{unit} "
-                                f"({level} CI {r.lo:.3g} to {r.hi:.3g}{unit}, {which} = "
-                                f"{_p_words(p)})"))
-        elif p < alpha and r.difference < 0:
-            items.append((True, f"B is better than A on {line.label} by {-r.difference:.3g}"
-                                f"{unit} ({level} CI {-r.hi:.3g} to {-r.lo:.3g}{unit}, {which} = "
-                                f"{_p_words(p)})"))
-        else:
-            items.append((False, f"no detectable difference on {line.label}: difference "
-                                 f"A - B {r.difference:.3g}{unit}, MDE {r.mde:.3g}{unit} "
-                                 f"({which} = "
-                                 f"{_p_words(p)})"))
+        p = line.p_adjusted if line.p_adjusted is not None else r.p_value
+        if line.verdict == "A better":
+            return True, (f"A is better than B on {line.title} by {number(r.difference)} "
+                          f"({level} CI {_number(r.lo, digits)} to {number(r.hi)}, "
+                          f"{p_words(name, p)})")
+        if line.verdict == "B better":
+            return True, (f"B is better than A on {line.title} by {number(-r.difference)} "
+                          f"({level} CI {_number(-r.hi, digits)} to {number(-r.lo)}, "
+                          f"{p_words(name, p)})")
+        return False, (f"no detectable difference on {line.title}: difference A - B "
+                       f"{number(r.difference)}, MDE {number(r.mde)} ({p_words(name, p)})")
+
+    if len(lines) == 1:
+        return [one(lines[0], "p")[1]]
+    primary = [line for line in lines if line.role == "primary"]
+    secondary = [line for line in lines if line.role != "primary"]
+    out = []
+    if primary:
+        out += [f"primary comparison, tested alone at alpha = {alpha:.3g}:",
+                "  " + one(primary[0], "p")[1]]
+    method = secondary[0].adjust or "maxt"
+    name = ADJUST_NAMES.get(method, "p adj")
+    how = ("max-T stepdown over the same sign flips" if method == "maxt"
+           else "Holm's stepdown")
+    rows = f"{len(secondary)} row{'s' if len(secondary) != 1 else ''}"
+    out.append(f"{'secondary comparisons' if primary else 'comparisons'} ({rows}, adjusted "
+               f"jointly by {how}):")
+    items = [one(line, name) for line in secondary]
     if len(items) <= VERDICTS_IN_FULL:
-        return [text for _, text in items]
+        return out + ["  " + text for _, text in items]
     found = [text for detected, text in items if detected]
-    out = found[:VERDICTS_IN_FULL]
+    out += ["  " + text for text in found[:VERDICTS_IN_FULL]]
     if len(found) > VERDICTS_IN_FULL:
-        out.append(f"... and {len(found) - VERDICTS_IN_FULL} more rows with a detected "
+        out.append(f"  ... and {len(found) - VERDICTS_IN_FULL} more rows with a detected "
                    "difference (see the table)")
     rest = len(items) - len(found)
     if rest:
-        out.append(f"no detectable difference on {'the other' if found else 'any of the'} "
-                   f"{rest} rows (Holm p >= {alpha:.2g})")
+        out.append(f"  no detectable difference on {'the other' if found else 'any of the'} "
+                   f"{rest} rows ({name} >= {alpha:.3g})")
     return out
 
 
-def _p_words(p: float) -> str:
-    return "<0.001" if p < 0.001 else f"{p:.2g}" if p < 0.01 else f"{p:.2f}"
-
-
 def _legend(labels: list[str], confidence: float, clustered: bool,
-            several: bool = False, exact: bool = False, width: int | None = LEGEND_WIDTH
-            ) -> list[str]:
+            several: bool = False, exact: bool = False, width: int | None = LEGEND_WIDTH,
+            adjust: str = "maxt", primary: bool = True) -> list[str]:
     """The legend's lines wrapped at ``width``, or its paragraphs whole (``width=None``)."""
     level = f"{confidence * 100:g}%"
     units = "clusters" if clustered else "questions"
+    alpha = f"{1 - confidence:.3g}"
+    joint = ("max-T: the studentised max-T stepdown (Westfall and Young 1993), every row "
+             f"resampled with the same random sign flips of its per-{units[:-1]} differences, "
+             "so rows that move together (Pass@1 and Pass@2) cost little"
+             if adjust == "maxt" else
+             "Holm: Holm's stepdown over their p, which ignores how the rows move together")
     paragraphs = [
         f"A = {labels[0]}, B = {labels[1]}; difference = A - B over the questions both were "
         "scored on (positive favours A).",
         "se: paired standard error of the difference over questions"
         f"{' (clustered)' if clustered else ''}; "
         f"{level} interval: difference -/+ t se, t from Student's t with {units} - 1 degrees "
-        "of freedom; p: two-sided t test of no difference; MDE: the smallest true difference "
-        f"detected with 80% power at alpha = {1 - confidence:.2g}. These treat the questions "
+        "of freedom (not adjusted for the other rows); p: two-sided t test of no difference; "
+        "MDE: the smallest true difference "
+        f"detected with 80% power at alpha = {alpha}. These treat the questions "
         "as a sample of questions like these (Miller 2024)."
-        + (" Holm p: p adjusted by Holm's step-down method over all rows of the table, so "
-           "the chance of any false 'better' verdict stays at alpha; the verdicts use it."
-           if several else "")
-        + (" p exact: the sign-flip permutation test of the per-question differences (exact "
-           "enumeration up to 20 units), valid without normality: trust it with few "
-           "questions." if exact else ""),
+        + ((" p adj: the p each verdict uses. The primary row (the first; --primary) is "
+            f"tested alone at alpha = {alpha}, so its p adj is its p. The other rows are "
+            f"secondary and adjusted jointly by {joint}; the chance of any false 'better' "
+            "verdict among them stays at alpha (in the whole table at most twice alpha; "
+            "--primary none adjusts every row jointly). Rows equal on every question are one "
+            "row." if primary else
+            f" p adj: the p each verdict uses: every row adjusted jointly by {joint}; the "
+            "chance of any false 'better' verdict in the table stays at alpha. Rows equal on "
+            "every question are one row.") if several else "")
+        + (f" p exact: the sign-flip permutation test of the per-{units[:-1]} differences "
+           "(exact enumeration up to 20 units): a test that the differences are symmetric "
+           "about 0, needing no normality; with equal means but skewed differences it rejects "
+           "more often than alpha (8-14% at 20 questions in kpass's simulations), so read "
+           "it beside p."
+           if exact else ""),
         "P(A>B): posterior probability that A beats B on these very questions with unlimited "
-        "samples (uniform Beta(1,1) prior per question); the questions themselves held fixed.",
+        "samples (uniform Beta(1,1) prior per question), a statement about these questions, "
+        "not new ones, and not used by the verdicts; it is computed from each question's "
+        "posterior success rate rather than from the estimates, so it can disagree with the "
+        "difference (0.000 with P(A>B) = 0.958 when A solves the same questions with more of "
+        "its samples).",
     ]
     if width is None:
         return paragraphs
@@ -137,7 +204,7 @@ def _p_value(value: float) -> str:
 
 
 def _columns(lines: list[Line]) -> tuple[bool, bool]:
-    """(Holm column, exact-p column): several rows; few questions (or clusters)."""
+    """(p adj column, exact-p column): several rows; few questions (or clusters)."""
     from .._core.small_sample import FEW_QUESTIONS
 
     several = len(lines) > 1
@@ -148,11 +215,11 @@ def _columns(lines: list[Line]) -> tuple[bool, bool]:
 
 def _table_cells(line: Line, digits: int, several: bool, exact: bool) -> list[str]:
     r = line.result
-    cells = [line.label, _number(r.a, digits), _number(r.b, digits),
+    cells = [line.title, _number(r.a, digits), _number(r.b, digits),
              _number(r.difference, digits), _number(r.se, digits),
              f"[{_number(r.lo, digits)}, {_number(r.hi, digits)}]", _p_value(r.p_value)]
     if several:
-        cells.append(_p_value(line.p_holm) if line.p_holm is not None else "")
+        cells.append(_p_value(line.p_adjusted) if line.p_adjusted is not None else "")
     if exact:
         cells.append(_p_value(r.p_exact) if r.p_exact is not None else "-")
     return cells + [f"{r.prob_a_better:.3f}", _number(r.mde, digits), str(r.questions)]
@@ -160,7 +227,7 @@ def _table_cells(line: Line, digits: int, several: bool, exact: bool) -> list[st
 
 def _header(confidence: float, several: bool, exact: bool) -> list[str]:
     return (["metric", "A", "B", "difference", "se", f"{confidence * 100:g}% interval", "p"]
-            + (["Holm p"] if several else []) + (["p exact"] if exact else [])
+            + (["p adj"] if several else []) + (["p exact"] if exact else [])
             + ["P(A>B)", "MDE", "questions"])
 
 
@@ -169,7 +236,15 @@ def _head_lines(lines: list[Line], m: int, args: argparse.Namespace) -> list[str
     return [f"A: {args.files[0]}", f"B: {args.files[1]}",
             f"{m} questions matched by {matched}", "",
             *verdicts(lines, args.confidence, " points" if getattr(args, "percent", False)
-                      else "")]
+                      else "", args.digits)]
+
+
+def _has_primary(lines: list[Line]) -> bool:
+    return any(line.role == "primary" for line in lines)
+
+
+def _adjust(args: argparse.Namespace) -> str:
+    return str(getattr(args, "adjust", None) or "maxt")
 
 
 def _notes(args: argparse.Namespace) -> list[str]:
@@ -193,7 +268,8 @@ def render_table(lines: list[Line], labels: list[str], m: int, args: argparse.Na
     out += [""] + [wrapped for note in _notes(args)
                    for wrapped in textwrap.wrap(note, LEGEND_WIDTH, subsequent_indent="  ")]
     out += [""] if _notes(args) else []
-    out.extend(_legend(labels, args.confidence, bool(args.clusters), several, exact))
+    out.extend(_legend(labels, args.confidence, bool(args.clusters), several, exact,
+                       adjust=_adjust(args), primary=_has_primary(lines)))
     return "\n".join(out) + "\n"
 
 
@@ -204,19 +280,22 @@ def render_markdown(lines: list[Line], labels: list[str], m: int,
     header = _header(args.confidence, several, exact)
     align = [":---"] + ["---:"] * 4 + [":---"] + ["---:"] * (len(header) - 6)
     head = _head_lines(lines, m, args)
-    text = [f"{item}  " for item in head[:3]] + [""] + [f"- {item}" for item in head[4:]] + [""]
+    text = [f"{item}  " for item in head[:3]] + [""]
+    text += [f"  - {item.strip()}" if item.startswith("  ") else f"- {item}"
+             for item in head[4:]] + [""]
     text += ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
     text += ["| " + " | ".join(_table_cells(line, args.digits, several, exact)) + " |"
              for line in lines]
     text += [""] + [f"> {note}" for note in _notes(args)] + ([""] if _notes(args) else [])
     for paragraph in _legend(labels, args.confidence, bool(args.clusters), several, exact,
-                             width=None):
+                             width=None, adjust=_adjust(args), primary=_has_primary(lines)):
         text += [paragraph, ""]
     return "\n".join(text[:-1]) + "\n"
 
 
 def _records(lines: list[Line], labels: list[str]) -> list[dict[str, Any]]:
-    return [{"a_file": labels[0], "b_file": labels[1], **line.as_dict()} for line in lines]
+    return [{"a_file": labels[0], "b_file": labels[1], **record} for line in lines
+            for record in line.records()]
 
 
 def render_csv(lines: list[Line], labels: list[str], m: int, args: argparse.Namespace) -> str:
@@ -241,7 +320,11 @@ def render_json(lines: list[Line], labels: list[str], m: int, args: argparse.Nam
                 "matched_by": args.id or "row order", "clusters": args.clusters,
                 "confidence": args.confidence, "short": args.short,
                 "shared": bool(getattr(args, "shared", False)),
-                "verdicts": verdicts(lines, args.confidence),
+                "primary": next((line.title for line in lines if line.role == "primary"),
+                                None),
+                "adjust": _adjust(args),
+                "verdicts": [text.strip() for text in verdicts(lines, args.confidence,
+                                                                digits=args.digits)],
                 "notes": list(getattr(args, "notes", [])), "results": _records(lines, labels)}
     return json.dumps(document, indent=2, default=lambda value: float(np.asarray(value))) + "\n"
 

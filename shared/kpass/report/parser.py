@@ -283,11 +283,22 @@ def _add_compare(commands: Any) -> None:
                                        "alpha = 1 - C and 80%% power",
                        short_help="questions with fewer than k samples in either file: refuse "
                                   "(error, default) or leave them out of both at that k (skip)")
+    compare.add_argument("--primary", metavar="ROW",
+                         help="the primary comparison, tested alone at alpha and stated first: a "
+                              "row as the table names it (Pass@1, Pass^2, G-Pass@4_0.5) or "
+                              "METRIC:K (pass@k:1); default: the table's first row (Pass@1); "
+                              "none: no primary, every row adjusted jointly (the whole table "
+                              "then holds alpha)")
+    compare.add_argument("--adjust", choices=("maxt", "holm"), default="maxt",
+                         help="joint adjustment of the other (secondary) rows: maxt, the "
+                              "studentised max-T stepdown over the same sign flips of the "
+                              "per-question differences (default), or holm")
     compare.add_argument("--percent", action="store_true", help=PERCENT_HELP)
     _answers_options(compare)
     _threshold_option(compare)
     compare.add_argument("--plot", metavar="FILE.png", type=_plot_path,
-                         help="also draw the difference A - B against k with its interval band")
+                         help="also draw the difference A - B against k with its interval band "
+                              "(unadjusted; the verdicts use p adj)")
     compare.add_argument("--skip-bad", action="store_true",
                          help="refused: a row left out of one file would pair the questions "
                               "wrongly; fix the rows kpass report --skip-bad lists")

@@ -121,8 +121,9 @@ def plot_differences(path: str, labels: list[str], lines: list[Any], confidence:
     """``kpass compare --plot``: small multiples, one panel per metric, A - B against k.
 
     Each panel draws the paired difference with its interval over questions as a band, the
-    zero line, and which side favours which model; a band clear of zero is a difference the
-    data support.
+    zero line, and which side favours which model. The bands are unadjusted (each row's own
+    interval), while the verdicts of a table with several rows use the adjusted p (the
+    title says so): a band clear of zero on a secondary row is not yet a verdict.
 
     Args:
         path: where to write the figure (png, pdf or svg by its suffix).
@@ -134,10 +135,14 @@ def plot_differences(path: str, labels: list[str], lines: list[Any], confidence:
         ReportError: matplotlib is missing, or the figure cannot be written.
     """
     series: dict[str, list[Any]] = {}
-    for line in lines:
-        if line.k is not None:
+    for merged in lines:
+        for line in getattr(merged, "members", None) or [merged]:
+            if line.k is None:
+                continue
             key = line.metric + ("" if line.tau is None else f" (tau={line.tau:g})")
             series.setdefault(key, []).append(line)
+    for points in series.values():  # the primary row comes first in the table
+        points.sort(key=lambda line: line.k)
     columns = min(3, max(1, len(series)))
     count = max(1, len(series))
     grid_rows = -(-count // columns)
@@ -170,8 +175,12 @@ def plot_differences(path: str, labels: list[str], lines: list[Any], confidence:
     for ax in axes[:, 0]:
         ax.set_ylabel("A - B")
     level = f"{confidence * 100:g}%"
+    several = len(lines) > 1
     figure.suptitle(f"kpass compare: A = {labels[0]} minus B = {labels[1]}, paired, with "
-                    f"{level} intervals over questions", fontsize=11)
+                    f"{level} intervals over questions"
+                    + ("\nbands unadjusted, one row at a time; the verdicts use p adj "
+                       "(primary alone, the other rows adjusted jointly)" if several else ""),
+                    fontsize=11)
     _save(figure, path)
 
 

@@ -78,7 +78,10 @@ class Comparison:
         p_exact: two-sided sign-flip permutation p-value of the per-question (per-cluster)
             differences, exact up to 20 units and Monte Carlo (20000 flips, fixed seed)
             beyond (:func:`kpass._core.small_sample.sign_flip_p`); None for dataset-level
-            blends, which have no per-question differences.
+            blends, which have no per-question differences. It tests that the differences
+            are symmetric about 0 (the runs exchangeable on each question), not only a zero
+            mean: with equal means and skewed differences it rejects more often than alpha
+            (8-14% at 20 questions in kpass's simulations; docs/statistics.md).
         reference: ``"t"`` or ``"normal"``, the reference distribution of lo, hi, p_value
             and mde.
     """
@@ -200,7 +203,8 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
     Raises:
         ValueError: different numbers of questions without ids, different id sets, fewer
             than 2 questions, ``clusters`` of the wrong length, a bad ``confidence``.
-        TypeError: ``metric`` is not a point function of the family.
+        TypeError: ``metric`` is not a point function of the family; ``shared`` is not a
+            bool.
 
     References:
         Miller (2024), arXiv:2411.00640, section 4 (paired differences) and 5 (power);
