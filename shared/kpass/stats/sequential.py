@@ -309,7 +309,7 @@ def confidence_sequence(metric: Metric, R_a: Any, R_b: Any = None, *args: Any,
         margin = 0.02
     ids = question_ids(R_a)
     if paired:
-        R_a, R_b = align_runs([R_a, R_b], ["`R_a`", "`R_b`"], verb="").runs
+        R_a, R_b = align_runs([R_a, R_b], ["`R_a`", "`R_b`"], verb="compare").runs
     per_a, many = _per_question(metric, name, R_a, args, kwargs)
     per_b = _per_question(metric, name, R_b, args, kwargs)[0] if paired else None
     m = per_a[0].size
