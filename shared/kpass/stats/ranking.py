@@ -65,7 +65,9 @@ import numpy as np
 from scipy.special import stdtrit
 
 from .._core.checks import ArgumentTypeError, _show, check_confidence
+from .._core.small_sample import small_sample_problems, warn_small
 from ._common import (
+    _CREDIT_METRICS,
     _DATASET_LEVEL,
     Metric,
     _check_metric,
@@ -80,13 +82,16 @@ from .rank_sets import (  # noqa: F401 - the rank-set machinery, as this module 
     CHUNK,
     DRAWS,
     GRID,
+    MAX_MODELS,
     SEED,
     _better_pairs,
     _covariance,
     _holm,
     _jackknife_covariance,
     _p_values,
+    _pair_verdicts,
     _rank_probabilities,
+    _unit_sums,
 )
 
 
@@ -140,7 +145,9 @@ class RankedPair:
         se: paired standard error of the difference over questions.
         p_value: two-sided p-value of "no difference" (t reference; an exact sign test
             when every question shows the same difference, so that se = 0).
-        p_adjusted: the Holm-adjusted p-value over all pairs of the leaderboard.
+        p_adjusted: the p-value adjusted over all pairs of the leaderboard by the
+            procedure of the rank sets (``Leaderboard.adjustment``): ``better`` is exactly
+            ``p_adjusted <= 1 - confidence``.
         better: True when the joint procedure of the rank sets finds a better than b.
     """
 
@@ -169,6 +176,8 @@ class Leaderboard:
         df: degrees of freedom of the t reference (questions or clusters - 1).
         rows: one :class:`Standing` per model, best first.
         pairs: one :class:`RankedPair` per pair of models, in the order of the rows.
+        adjustment: ``"max-t"`` (studentised sign-flip max-|T| stepdown) or ``"holm"``
+            (with fewer than 8 questions or clusters, or a dataset-level metric).
     """
 
     metric: str
@@ -178,11 +187,12 @@ class Leaderboard:
     df: int
     rows: tuple[Standing, ...]
     pairs: tuple[RankedPair, ...]
+    adjustment: str = "max-t"
 
     def as_dict(self) -> dict[str, Any]:
         """The leaderboard as plain dicts and lists (JSON-safe)."""
         return {"metric": self.metric, "k": self.k, "confidence": self.confidence,
-                "questions": self.questions, "df": self.df,
+                "questions": self.questions, "df": self.df, "adjustment": self.adjustment,
                 "rows": [row.as_dict() for row in self.rows],
                 "pairs": [pair.as_dict() for pair in self.pairs]}
 
@@ -223,6 +233,13 @@ class Leaderboard:
             cells = [cell.ljust(width) if i == 1 else cell.rjust(width)
                      for i, (cell, width) in enumerate(zip(line, widths, strict=True))]
             text.append("  ".join(cells).rstrip())
+        unit = "clusters" if self.df + 1 != self.questions else "questions"
+        text += ["", f"intervals: t with {self.df} degrees of freedom ({self.df + 1} {unit}), "
+                 "clipped to [0, 1]; rank sets: "
+                 + ("studentised sign-flip max-|T| stepdown" if self.adjustment == "max-t"
+                    else "Holm stepdown") + " over all pairs.",
+                 f"P(best): about these {self.questions} questions with unlimited samples, "
+                 "not the population; not a verdict."]
         return "\n".join(text)
 
 
@@ -236,6 +253,10 @@ def _check_runs(runs: Any) -> dict[str, Any]:
                                     f" got the key {_show(name)}")
     if len(runs) < 2:
         raise ValueError(f"`runs` must hold at least 2 models to rank; got {len(runs)}")
+    if len(runs) > MAX_MODELS:
+        raise ValueError(f"`runs` holds {len(runs)} models; a leaderboard ranks at most "
+                         f"{MAX_MODELS} (its pairs grow as the square of the models): rank a "
+                         "shortlist, or split the models into boards")
     return dict(runs)
 
 
@@ -283,40 +304,66 @@ def _align_all(runs: dict[str, Any], shared: bool) -> tuple[list[Any], np.ndarra
     return aligned, keep
 
 
+def _interval(estimate: float, se: float, df: int, confidence: float) -> tuple[float, float]:
+    """One model's ``confidence`` interval: estimate -/+ t_df se, clipped to [0, 1]."""
+    t = float(stdtrit(df, 0.5 + 0.5 * confidence))
+    return max(0.0, estimate - t * se), min(1.0, estimate + t * se)
+
+
+def _tie_groups(estimates: np.ndarray) -> np.ndarray:
+    """Estimates equal up to rounding share a value: each becomes its group's first (largest).
+
+    Two estimates are equal when they differ by at most 1e-12 of the largest |estimate|
+    (sums of the same per-question values in another order differ by ~1e-16).
+    """
+    scale = float(np.max(np.abs(estimates))) if estimates.size else 0.0
+    tolerance = 1e-12 * scale
+    order = np.argsort(-estimates, kind="stable")
+    snapped = estimates.astype(float).copy()
+    for before, after in zip(order[:-1], order[1:], strict=True):
+        if snapped[before] - estimates[after] <= tolerance:
+            snapped[after] = snapped[before]
+    return snapped
+
+
 def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
            sigma: np.ndarray, df: int, questions: int, posteriors: list[tuple[float, float]],
-           confidence: float) -> Leaderboard:
+           confidence: float, units: tuple[np.ndarray, np.ndarray] | None = None
+           ) -> Leaderboard:
     size = len(names)
     se = np.sqrt(np.maximum(np.diag(sigma), 0.0))
-    t = float(stdtrit(df, 0.5 + 0.5 * confidence))
-    rank = np.array([1 + int(np.sum(estimates > e)) for e in estimates])
-    better = _better_pairs(estimates, sigma, df, confidence)
-    rank_lo = 1 + better.sum(axis=0)
-    rank_hi = size - better.sum(axis=1)
-    mu = np.array([p[0] for p in posteriors])
-    sd = np.array([p[1] for p in posteriors])
-    top = _rank_probabilities(mu, sd)
-    order = sorted(range(size), key=lambda j: (-estimates[j], j))
-    rows = tuple(Standing(
-        name=names[j], estimate=float(estimates[j]) + 0.0, se=float(se[j]),
-        lo=float(estimates[j] - t * se[j]), hi=float(estimates[j] + t * se[j]),
-        rank=int(rank[j]), rank_lo=int(rank_lo[j]), rank_hi=int(rank_hi[j]),
-        mean=float(mu[j]), sd=float(sd[j]), prob_best=float(top[j, 0]),
-        prob_top=tuple(float(p) for p in top[j])) for j in order)
+    tied = _tie_groups(estimates)
+    rank = np.array([1 + int(np.sum(tied > e)) for e in tied])
+    order = sorted(range(size), key=lambda j: (-tied[j], j))
     firsts, seconds = zip(*[(order[a], order[b]) for a in range(size)
                             for b in range(a + 1, size)], strict=True)
     a_index, b_index = np.array(firsts), np.array(seconds)
-    difference = estimates[a_index] - estimates[b_index]
+    difference = tied[a_index] - tied[b_index]
+    p, adjusted, told, method = _pair_verdicts(tied, sigma, df, confidence, units, a_index,
+                                               b_index, difference)
+    better = np.zeros((size, size), dtype=bool)
+    better[a_index[told], b_index[told]] = True  # a is ranked above b: d >= 0, told => d > 0
+    rank_lo = 1 + better.sum(axis=0)
+    rank_hi = size - better.sum(axis=1)
+    mu = np.array([q[0] for q in posteriors])
+    sd = np.array([q[1] for q in posteriors])
+    top = _rank_probabilities(mu, sd)
+    intervals = [_interval(float(estimates[j]), float(se[j]), df, confidence)
+                 for j in range(size)]
+    rows = tuple(Standing(
+        name=names[j], estimate=float(estimates[j]) + 0.0, se=float(se[j]),
+        lo=intervals[j][0], hi=intervals[j][1],
+        rank=int(rank[j]), rank_lo=int(rank_lo[j]), rank_hi=int(rank_hi[j]),
+        mean=float(mu[j]), sd=float(sd[j]), prob_best=float(top[j, 0]),
+        prob_top=tuple(float(q) for q in top[j])) for j in order)
     pair_se = np.sqrt(np.maximum(sigma[a_index, a_index] + sigma[b_index, b_index]
                                  - 2.0 * sigma[a_index, b_index], 0.0))
-    p = _p_values(difference, pair_se, df)
-    adjusted = _holm(p)
     pairs = tuple(RankedPair(a=names[a], b=names[b], difference=float(d) + 0.0, se=float(s),
-                             p_value=float(pv), p_adjusted=float(pa), better=bool(better[a, b]))
-                  for a, b, d, s, pv, pa in zip(a_index, b_index, difference, pair_se, p,
-                                                adjusted, strict=True))
+                             p_value=float(pv), p_adjusted=float(pa), better=bool(t))
+                  for a, b, d, s, pv, pa, t in zip(a_index, b_index, difference, pair_se, p,
+                                                   adjusted, told, strict=True))
     return Leaderboard(metric=name, k=k, confidence=confidence, questions=questions, df=df,
-                       rows=rows, pairs=pairs)
+                       rows=rows, pairs=pairs, adjustment=method)
 
 
 def _clusters_for(clusters: Any, keep: np.ndarray | None, m: int) -> Any:
@@ -378,6 +425,9 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
     """
     name = _check_metric(metric)
     confidence = check_confidence(confidence)
+    if confidence < 0.5:
+        raise ValueError(f"`confidence` must be at least 0.5 for joint rank sets (two-sided "
+                         f"tests at level 1 - confidence); got {confidence!r}")
     if not isinstance(shared, (bool, np.bool_)):
         raise ArgumentTypeError(f"`shared` must be True or False; got {_show(shared)}")
     runs = _check_runs(runs)
@@ -417,6 +467,7 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
                           for model, R in zip(names, aligned, strict=True)]
             boards.append(_board(name, budget, names, values[:, index], sigmas[index], df, m,
                                  posteriors, confidence))
+        warn_small(f"kpass.leaderboard({name})", _problems(name, boards, codes is not None))
         return boards if many else boards[0]
 
     per_model = [of(model, lambda R=R: _per_question(metric, name, R, args, kwargs))
@@ -441,13 +492,25 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
                              + ("" if budget is None else f" at k={budget}"))
         used_codes = None if codes is None else codes[used]
         sigma, df = _covariance(matrix[:, used], used_codes)
+        units = _unit_sums(matrix[:, used], used_codes)
         k_args = _one_k(args, budget, name)
         posteriors = [of(model, lambda R=R, used=used, k_args=k_args: _posterior_pair(
                           metric, name, R, used, k_args, kwargs)[0])
                       for model, R in zip(names, aligned, strict=True)]
         boards.append(_board(name, budget, names, matrix[:, used].mean(axis=1), sigma, df,
-                             questions, posteriors, confidence))
+                             questions, posteriors, confidence, units))
+    warn_small(f"kpass.leaderboard({name})", _problems(name, boards, codes is not None))
     return boards if many else boards[0]
+
+
+def _problems(name: str, boards: list[Leaderboard], clustered: bool) -> list[str]:
+    """The SmallSampleWarning's reasons for these boards (as :func:`kpass.compare` gives)."""
+    problems: list[str] = []
+    for board in boards:
+        problems += small_sample_problems(
+            board.df + 1, clustered, [row.se for row in board.rows],
+            [row.estimate for row in board.rows] if name in _CREDIT_METRICS else [])
+    return list(dict.fromkeys(problems))
 
 
 __all__ = ["Leaderboard", "RankedPair", "Standing", "leaderboard"]
