@@ -91,7 +91,7 @@ from .rank_sets import (  # noqa: F401 - the rank-set machinery, as this module 
     _p_values,
     _pair_verdicts,
     _rank_probabilities,
-    _unit_sums,
+    _unit_totals,
 )
 
 
@@ -492,7 +492,7 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
                              + ("" if budget is None else f" at k={budget}"))
         used_codes = None if codes is None else codes[used]
         sigma, df = _covariance(matrix[:, used], used_codes)
-        units = _unit_sums(matrix[:, used], used_codes)
+        units = _unit_totals(matrix[:, used], used_codes)
         k_args = _one_k(args, budget, name)
         posteriors = [of(model, lambda R=R, used=used, k_args=k_args: _posterior_pair(
                           metric, name, R, used, k_args, kwargs)[0])
@@ -510,6 +510,10 @@ def _problems(name: str, boards: list[Leaderboard], clustered: bool) -> list[str
         problems += small_sample_problems(
             board.df + 1, clustered, [row.se for row in board.rows],
             [row.estimate for row in board.rows] if name in _CREDIT_METRICS else [])
+    # The leaderboard has no exact-test column: its verdicts already use sign flips.
+    problems = [problem.replace("; check the exact test (p_exact) before acting",
+                                "; the rank sets use sign flips (a randomisation test)")
+                for problem in problems]
     return list(dict.fromkeys(problems))
 
 
