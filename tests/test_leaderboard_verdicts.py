@@ -324,16 +324,18 @@ def fewer_draws(monkeypatch):
 @pytest.mark.slow
 @pytest.mark.parametrize("models, design", [(8, 20), (5, 50), (8, UNEQUAL)])
 def test_family_wise_error_under_the_null(models, design, fewer_draws):
-    error, _, _ = simulate(models, design, np.zeros(models), replications=700, seed=29)
-    # 700 replications: sd of a 5% rate is 0.8 points; the targets are 0.06 (0.07 with
-    # 10 unequal clusters).
-    assert error <= (0.07 if isinstance(design, list) else 0.06), error
+    error, _, _ = simulate(models, design, np.zeros(models), replications=1500, seed=29)
+    # 1500 replications: sd of a 5% rate is 0.56 points; the targets are 0.06 (0.07 with
+    # 10 unequal clusters); measured 0.045-0.05 (benchmarks/bench_leaderboard_fwer.py).
+    assert 0.02 <= error <= (0.07 if isinstance(design, list) else 0.06), error
 
 
 @pytest.mark.slow
 def test_power_is_kept_against_holm(fewer_draws):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        error, maxt, holm = simulate(8, 30, 0.25 * np.arange(8), replications=150, seed=30)
-    assert error <= 0.06, error  # no pair told apart the wrong way round
-    assert maxt >= holm and maxt >= 0.2, (maxt, holm)
+        error, maxt, holm = simulate(8, 20, 0.25 * np.arange(8), replications=400, seed=30)
+    assert error <= 0.06, error  # a pair told apart the wrong way round
+    # Measured 0.163 against Holm's 0.137 (2000 replications): the correlation of the pairs
+    # is used, not thrown away.
+    assert maxt >= holm + 0.01 and maxt >= 0.12, (maxt, holm)
