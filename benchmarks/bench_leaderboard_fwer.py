@@ -92,7 +92,7 @@ def main() -> int:
     replications = 400 if "--quick" in sys.argv[1:] else 2000
     print(f"replications per design: {replications} (null) and {replications // 4} "
           "(alternative); seed 29; 95% level\n")
-    print("| design | FWER max-|T| | FWER Holm | power max-|T| | power Holm |")
+    print("| design | FWER max-T | FWER Holm | power max-T | power Holm |")
     print("|---|---:|---:|---:|---:|")
     for label, models, design in DESIGNS:
         rng = np.random.default_rng(29)

@@ -507,13 +507,15 @@ def _problems(name: str, boards: list[Leaderboard], clustered: bool) -> list[str
     """The SmallSampleWarning's reasons for these boards (as :func:`kpass.compare` gives)."""
     problems: list[str] = []
     for board in boards:
-        problems += small_sample_problems(
+        found = small_sample_problems(
             board.df + 1, clustered, [row.se for row in board.rows],
             [row.estimate for row in board.rows] if name in _CREDIT_METRICS else [])
-    # The leaderboard has no exact-test column: its verdicts already use sign flips.
-    problems = [problem.replace("; check the exact test (p_exact) before acting",
-                                "; the rank sets use sign flips (a randomisation test)")
-                for problem in problems]
+        # The leaderboard has no exact-test column: say what its verdicts rest on.
+        how = ("the rank sets use sign flips (a randomisation test)"
+               if board.adjustment == "max-t" else
+               "too few for sign flips, the rank sets use Holm over t tests")
+        problems += [problem.replace("check the exact test (p_exact) before acting", how)
+                     for problem in found]
     return list(dict.fromkeys(problems))
 
 
