@@ -196,7 +196,9 @@ def _flip_products(totals: np.ndarray, weighted: np.ndarray, ones: bool
     step = max(1, min(count, (1 << 22) // max(units, 1)))  # at most 32 MB of signs at once
     for start in range(0, count, step):
         stop = min(count, start + step)
-        signs = 1.0 - 2.0 * rng.integers(0, 2, size=(stop - start, units)).astype(float)
+        bits = np.unpackbits(rng.integers(0, 256, size=(stop - start, (units + 7) // 8),
+                                          dtype=np.uint8), axis=1, count=units)
+        signs = 1.0 - 2.0 * bits.astype(float)
         first[:, start:stop] = totals @ signs.T
         if second is not None:
             second[:, start:stop] = weighted @ signs.T
