@@ -196,12 +196,14 @@ def _flip_products(totals: np.ndarray, weighted: np.ndarray, ones: bool
     step = max(1, min(count, (1 << 22) // max(units, 1)))  # at most 32 MB of signs at once
     for start in range(0, count, step):
         stop = min(count, start + step)
+        # e = 1 - 2 b for random bits b: e.x = sum(x) - 2 b.x (one float pass over the bits)
         bits = np.unpackbits(rng.integers(0, 256, size=(stop - start, (units + 7) // 8),
-                                          dtype=np.uint8), axis=1, count=units)
-        signs = 1.0 - 2.0 * bits.astype(float)
-        first[:, start:stop] = totals @ signs.T
+                                          dtype=np.uint8), axis=1, count=units
+                             ).astype(float).T
+        first[:, start:stop] = totals.sum(axis=1, keepdims=True) - 2.0 * (totals @ bits)
         if second is not None:
-            second[:, start:stop] = weighted @ signs.T
+            second[:, start:stop] = (weighted.sum(axis=1, keepdims=True)
+                                     - 2.0 * (weighted @ bits))
     return first, second, False
 
 
