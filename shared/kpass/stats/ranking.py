@@ -7,14 +7,15 @@ models together less often than their label says. :func:`leaderboard` gives, fro
 paired per-question values of every model:
 
 - per model: the estimate, its standard error over questions and a ``confidence``
-  interval (t reference with M - 1 degrees of freedom, or G - 1 with G clusters);
+  interval (t reference with M - 1 degrees of freedom, or G - 1 with G clusters, clipped
+  to [0, 1]);
 - per model: a rank set ``[rank_lo, rank_hi]``; the sets of all models cover the true ranks
   of all models *jointly* with probability >= ``confidence`` (Mogstad, Romano, Shaikh and
   Wilhelm 2024, the stepwise procedure for simultaneous confidence sets for all ranks);
-- per pair: the paired difference, its SE, a two-sided p-value and the Holm-adjusted
-  p-value over all pairs;
-- per model, the Bayesian companion on these very questions (questions held fixed):
-  P(best) and P(in the top j) from the models' ``<metric>_ci`` posteriors.
+- per pair: the paired difference, its SE, a two-sided p-value and the p-value adjusted by
+  the very procedure of the rank sets (``better`` is ``p_adjusted <= 1 - confidence``);
+- per model, the Bayesian companion on these very questions (questions held fixed, not a
+  verdict): P(best) and P(in the top j) from the models' ``<metric>_ci`` posteriors.
 
 The true value of a model is its metric over the population of questions the benchmark's
 questions are a sample of (as for :func:`kpass.compare`); its true rank is
@@ -28,17 +29,19 @@ Formula:
     has difference d_jk = theta_j - theta_k and se_jk^2 = Sigma_jj + Sigma_kk - 2 Sigma_jk,
     the paired SE of :func:`kpass.compare`.
 
-    Rank sets: for every ordered pair (j, k) the one-sided hypothesis theta_j <= theta_k
-    is tested by T_jk = d_jk / se_jk. Stepdown: with I the pairs not yet rejected, c(I) is
-    the ``confidence`` quantile of max_{(j,k) in I} (W_j - W_k) / se_jk, W a multivariate t
-    vector (scale Sigma, M - 1 or G - 1 degrees of freedom; 20000 draws from a fixed seed);
-    every pair of I with T_jk > c(I) is rejected ("j is better than k"), and the step is
-    repeated on the rest until nothing more is rejected. Then
+    Rank sets: every unordered pair (j, k) is tested two-sided by T_jk = d_jk / se_jk
+    against a studentised randomisation reference: one sign pattern flips whole questions
+    (clusters) for every pair at once, each flipped pair is studentised by its own flipped
+    SE, and the Westfall-Young stepdown over max |T*| of the pairs not yet told apart gives
+    adjusted p-values (all 2^(U-1) patterns up to 15 units, else 20000 seeded ones; see
+    :mod:`kpass.stats.rank_sets`). Pairs with se = 0 and a difference take the exact sign
+    test with a Bonferroni share; with fewer than 7 units at 95% (2^(U-1) (1 - confidence)
+    < 2) or for dataset-level metrics, each pair's t test and Holm. A pair told apart says
+    the model with the larger estimate is better; then
     rank_lo_j = 1 + #{k: k better than j} and rank_hi_j = K - #{k: j better than k}.
-    The family-wise error of the rejections is <= 1 - ``confidence`` (Romano and Wolf
-    2005), so all rank sets hold together with probability >= ``confidence``; the first
-    step alone is the max-|t| (Tukey-like) procedure, already sharper than Bonferroni as it
-    uses the correlation of the pairs.
+    The family-wise error of the verdicts is <= 1 - ``confidence`` (Romano and Wolf 2005),
+    so all rank sets hold together with probability >= ``confidence``. Estimates equal up
+    to 1e-12 of the largest share a rank (and a difference of 0).
 
 What the rank set does not say: it is about the population of questions, not about these
 questions with more samples (that is P(best), P(top j)); and a rank set [1, 3] does not
@@ -50,6 +53,7 @@ References:
     Countries. Review of Economic Studies 91(1), 476-518.
     Romano, J. P. and Wolf, M. (2005). Exact and Approximate Stepdown Methods for Multiple
     Hypothesis Testing. Journal of the American Statistical Association 100, 94-108.
+    Westfall, P. H. and Young, S. S. (1993). Resampling-Based Multiple Testing. Wiley.
     Holm, S. (1979). A Simple Sequentially Rejective Multiple Test Procedure. Scandinavian
     Journal of Statistics 6, 65-70.
     Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640.
@@ -103,7 +107,7 @@ class Standing:
         name: the model's name (a key of ``runs``).
         estimate: its metric over the questions every model was scored on.
         se: standard error of ``estimate`` over questions (clustered where given).
-        lo: lower end of the ``confidence`` interval estimate -/+ t se.
+        lo: lower end of the ``confidence`` interval estimate -/+ t se, clipped to [0, 1].
         hi: upper end.
         rank: 1 + the number of models with a larger estimate (ties share a rank).
         rank_lo: best rank of the joint rank set.
@@ -111,7 +115,8 @@ class Standing:
         mean: posterior mean on these very questions (``<metric>_ci``).
         sd: posterior standard deviation on these very questions.
         prob_best: posterior probability that this model is the best on these questions.
-        prob_top: ``prob_top[j - 1]`` = posterior probability of a rank <= j.
+        prob_top: ``prob_top[j - 1]`` = posterior probability of a rank <= j, for j up to
+            min(K, 10) (:data:`~kpass.stats.rank_sets.TOP_RANKS`).
     """
 
     name: str
@@ -384,9 +389,10 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
     r"""Rank models on the same questions, with rank sets that hold jointly.
 
     See the module docstring for the formulas: per-model estimates and SEs over questions,
-    paired differences, Holm-adjusted p-values, the stepwise joint rank sets of Mogstad,
-    Romano, Shaikh and Wilhelm (2024) with a multivariate t reference, and P(best) / P(top
-    j) from the posteriors on these very questions.
+    paired differences, the stepwise joint rank sets of Mogstad, Romano, Shaikh and Wilhelm
+    (2024) with a studentised sign-flip max-|T| reference (the pairs' adjusted p-values are
+    the same procedure), and P(best) / P(top j) from the posteriors on these very questions
+    with unlimited samples (not verdicts).
 
     Args:
         metric: the point function, e.g. ``kpass.pass_at_k``.
@@ -394,7 +400,7 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
             matched by id, other inputs by row).
         *args: ``metric``'s other positional arguments (k, tau, references, ...).
         clusters: optional label per question (in the first run's order) for clustered SEs.
-        confidence: level of the intervals and of the joint rank sets, in (0, 1).
+        confidence: level of the intervals and of the joint rank sets, in [0.5, 1).
         shared: with ids, rank on the questions every run has instead of refusing runs that
             score different questions.
         **kwargs: ``metric``'s keyword arguments (``short``, ``ties``, ...).
@@ -405,23 +411,30 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
     Raises:
         TypeError: ``metric`` is not a point function of the family, ``runs`` is not a
             mapping of names.
-        ValueError: fewer than 2 models or 2 questions, runs that score different questions
-            (without ``shared=True``), ``clusters`` of the wrong length, any error of
-            ``metric`` itself (the message names the model).
+        ValueError: fewer than 2 models or 2 questions, more than
+            :data:`~kpass.stats.rank_sets.MAX_MODELS` models, ``confidence`` below 0.5,
+            runs that score different questions (without ``shared=True``), ``clusters`` of
+            the wrong length, any error of ``metric`` itself (the message names the model).
+
+    Warns:
+        SmallSampleWarning: fewer than 30 questions (or clusters), a standard error of 0,
+            or (credit metrics) an estimate within 5 questions' worth of 0 or 1.
 
     References:
         Mogstad, Romano, Shaikh and Wilhelm (2024), Review of Economic Studies 91(1),
         sections 3-4; Romano and Wolf (2005); Holm (1979).
 
     Example:
-        >>> import kpass
+        >>> import kpass, warnings
         >>> runs = {"a": [[1, 1, 1], [1, 1, 0], [1, 1, 1], [0, 1, 1]],
         ...         "b": [[0, 0, 1], [0, 1, 0], [0, 0, 0], [1, 0, 0]]}
-        >>> board = kpass.leaderboard(kpass.pass_at_k, runs, 1)
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", kpass.SmallSampleWarning)  # 4 questions
+        ...     board = kpass.leaderboard(kpass.pass_at_k, runs, 1)
         >>> [(row.name, round(row.estimate, 3), row.rank) for row in board.rows]
         [('a', 0.833, 1), ('b', 0.25, 2)]
-        >>> round(board.pairs[0].difference, 3), board.questions
-        (0.583, 4)
+        >>> round(board.pairs[0].difference, 3), board.questions, board.adjustment
+        (0.583, 4, 'holm')
     """
     name = _check_metric(metric)
     confidence = check_confidence(confidence)
