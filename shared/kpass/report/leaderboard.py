@@ -230,7 +230,8 @@ def render_markdown(boards: list[Board], args: argparse.Namespace) -> str:
         out.append("| ---: | :--- | ---: | ---: | :--- | :---: | ---: |")
         out.extend("| " + " | ".join(_cells(row, args.digits)) + " |"
                    for row in board.result.rows)
-        out.append("")
+        better = [f"{p.a} > {p.b}" for p in board.result.pairs if p.better]
+        out.append("\ntold apart: " + (", ".join(better) if better else "no pair") + "\n")
     out.extend(f"> note: {note}\n" for note in getattr(args, "notes", []))
     out.append(" ".join(_legend(args.confidence, bool(args.clusters), boards)))
     return "\n".join(out) + "\n"
