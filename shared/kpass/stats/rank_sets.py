@@ -69,7 +69,8 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, stdtr
 
-from ._common import _jackknife_units
+from .._core.small_sample import small_sample_problems
+from ._common import _CREDIT_METRICS, _jackknife_units
 
 #: Random sign patterns behind the max-|T| reference when there are too many units to
 #: enumerate, from a fixed seed so that a leaderboard is reproducible. The Monte Carlo
@@ -361,3 +362,35 @@ def _rank_probabilities(mu: np.ndarray, sd: np.ndarray) -> np.ndarray:
             counts[:, 1:] += moved
         top[i, shift:] = np.clip(weight @ np.cumsum(counts, axis=1), 0.0, 1.0)
     return top
+
+
+def _tie_groups(estimates: np.ndarray) -> np.ndarray:
+    """Estimates equal up to rounding share a value: each becomes its group's first (largest).
+
+    Two estimates are equal when they differ by at most 1e-12 of the largest |estimate|
+    (sums of the same per-question values in another order differ by ~1e-16).
+    """
+    scale = float(np.max(np.abs(estimates))) if estimates.size else 0.0
+    tolerance = 1e-12 * scale
+    order = np.argsort(-estimates, kind="stable")
+    snapped = estimates.astype(float).copy()
+    for before, after in zip(order[:-1], order[1:], strict=True):
+        if snapped[before] - estimates[after] <= tolerance:
+            snapped[after] = snapped[before]
+    return snapped
+
+
+def _problems(name: str, boards: list[Any], clustered: bool) -> list[str]:
+    """The SmallSampleWarning's reasons for these boards (as :func:`kpass.compare` gives)."""
+    problems: list[str] = []
+    for board in boards:
+        found = small_sample_problems(
+            board.df + 1, clustered, [row.se for row in board.rows],
+            [row.estimate for row in board.rows] if name in _CREDIT_METRICS else [])
+        # The leaderboard has no exact-test column: say what its verdicts rest on.
+        how = ("the rank sets use sign flips (a randomisation test)"
+               if board.adjustment == "max-t" else
+               "too few for sign flips, the rank sets use Holm over t tests")
+        problems += [problem.replace("check the exact test (p_exact) before acting", how)
+                     for problem in found]
+    return list(dict.fromkeys(problems))

@@ -29,19 +29,15 @@ Formula:
     has difference d_jk = theta_j - theta_k and se_jk^2 = Sigma_jj + Sigma_kk - 2 Sigma_jk,
     the paired SE of :func:`kpass.compare`.
 
-    Rank sets: every unordered pair (j, k) is tested two-sided by T_jk = d_jk / se_jk
-    against a studentised randomisation reference: one sign pattern flips whole questions
-    (clusters) for every pair at once, each flipped pair is studentised by its own flipped
-    SE, and the Westfall-Young stepdown over max |T*| of the pairs not yet told apart gives
-    adjusted p-values (all 2^(U-1) patterns up to 15 units, else 20000 seeded ones; see
-    :mod:`kpass.stats.rank_sets`). Pairs with se = 0 and a difference take the exact sign
-    test with a Bonferroni share; with fewer than 7 units at 95% (2^(U-1) (1 - confidence)
-    < 2) or for dataset-level metrics, each pair's t test and Holm. A pair told apart says
-    the model with the larger estimate is better; then
+    Rank sets: every unordered pair is tested two-sided by T_jk = d_jk / se_jk against a
+    studentised randomisation reference (sign patterns flip whole questions or clusters
+    for all pairs at once, each pair studentised by its own flipped SE) with the
+    Westfall-Young stepdown over max |T*|; se = 0 pairs by the exact sign test; Holm over
+    t tests with too few units or for dataset-level metrics (:mod:`kpass.stats.rank_sets`).
+    A pair told apart says the model with the larger estimate is better; then
     rank_lo_j = 1 + #{k: k better than j} and rank_hi_j = K - #{k: j better than k}.
     The family-wise error of the verdicts is <= 1 - ``confidence`` (Romano and Wolf 2005),
-    so all rank sets hold together with probability >= ``confidence``. Estimates equal up
-    to 1e-12 of the largest share a rank (and a difference of 0).
+    so all rank sets hold together. Estimates equal up to 1e-12 of the largest tie.
 
 What the rank set does not say: it is about the population of questions, not about these
 questions with more samples (that is P(best), P(top j)); and a rank set [1, 3] does not
@@ -69,9 +65,8 @@ import numpy as np
 from scipy.special import stdtrit
 
 from .._core.checks import ArgumentTypeError, _show, check_confidence
-from .._core.small_sample import small_sample_problems, warn_small
+from .._core.small_sample import warn_small
 from ._common import (
-    _CREDIT_METRICS,
     _DATASET_LEVEL,
     Metric,
     _check_metric,
@@ -94,7 +89,9 @@ from .rank_sets import (  # noqa: F401 - the rank-set machinery, as this module 
     _jackknife_covariance,
     _p_values,
     _pair_verdicts,
+    _problems,
     _rank_probabilities,
+    _tie_groups,
     _unit_totals,
 )
 
@@ -315,22 +312,6 @@ def _interval(estimate: float, se: float, df: int, confidence: float) -> tuple[f
     return max(0.0, estimate - t * se), min(1.0, estimate + t * se)
 
 
-def _tie_groups(estimates: np.ndarray) -> np.ndarray:
-    """Estimates equal up to rounding share a value: each becomes its group's first (largest).
-
-    Two estimates are equal when they differ by at most 1e-12 of the largest |estimate|
-    (sums of the same per-question values in another order differ by ~1e-16).
-    """
-    scale = float(np.max(np.abs(estimates))) if estimates.size else 0.0
-    tolerance = 1e-12 * scale
-    order = np.argsort(-estimates, kind="stable")
-    snapped = estimates.astype(float).copy()
-    for before, after in zip(order[:-1], order[1:], strict=True):
-        if snapped[before] - estimates[after] <= tolerance:
-            snapped[after] = snapped[before]
-    return snapped
-
-
 def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
            sigma: np.ndarray, df: int, questions: int, posteriors: list[tuple[float, float]],
            confidence: float, units: tuple[np.ndarray, np.ndarray] | None = None
@@ -514,22 +495,6 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
                              questions, posteriors, confidence, units))
     warn_small(f"kpass.leaderboard({name})", _problems(name, boards, codes is not None))
     return boards if many else boards[0]
-
-
-def _problems(name: str, boards: list[Leaderboard], clustered: bool) -> list[str]:
-    """The SmallSampleWarning's reasons for these boards (as :func:`kpass.compare` gives)."""
-    problems: list[str] = []
-    for board in boards:
-        found = small_sample_problems(
-            board.df + 1, clustered, [row.se for row in board.rows],
-            [row.estimate for row in board.rows] if name in _CREDIT_METRICS else [])
-        # The leaderboard has no exact-test column: say what its verdicts rest on.
-        how = ("the rank sets use sign flips (a randomisation test)"
-               if board.adjustment == "max-t" else
-               "too few for sign flips, the rank sets use Holm over t tests")
-        problems += [problem.replace("check the exact test (p_exact) before acting", how)
-                     for problem in found]
-    return list(dict.fromkeys(problems))
 
 
 __all__ = ["Leaderboard", "RankedPair", "Standing", "leaderboard"]
