@@ -9,6 +9,11 @@ above it. Reported per design: the joint coverage (every model's interval holds 
 rank) and the mean width (rank_hi - rank_lo) of each method, plus the time per leaderboard.
 
 Usage: python benchmarks/bench_ranks.py [--quick]
+       python benchmarks/bench_ranks.py --models K [--questions M]
+
+With ``--models K`` it builds one board of K models (M = 100 questions, 4 samples, seeded)
+and prints its time: run it under ``/usr/bin/time -v`` to read the whole process's peak
+memory ("Maximum resident set size"); the figures are in benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -45,7 +50,27 @@ def bootstrap_ranks(values: np.ndarray, rng: np.random.Generator, draws: int = 5
     return np.percentile(ranks, 2.5, axis=0), np.percentile(ranks, 97.5, axis=0)
 
 
+def one_board(models: int, questions: int) -> int:
+    """One leaderboard of ``models`` models: its time (peak memory: /usr/bin/time -v)."""
+    rng = np.random.default_rng(7)
+    difficulty = rng.normal(0, 1.5, size=(questions, 1))
+    runs = {f"model-{j:03d}": rng.binomial(1, expit(a + difficulty), size=(questions, 4))
+            for j, a in enumerate(np.linspace(-1.0, 1.0, models))}
+    start = time.perf_counter()
+    board = kpass.leaderboard(kpass.pass_at_k, runs, 1)
+    seconds = time.perf_counter() - start
+    told = sum(pair.better for pair in board.pairs)
+    print(f"{models} models x {questions} questions: {len(board.pairs)} pairs, {told} told "
+          f"apart, {seconds:.1f} s")
+    return 0
+
+
 def main() -> int:
+    if "--models" in sys.argv:
+        models = int(sys.argv[sys.argv.index("--models") + 1])
+        questions = (int(sys.argv[sys.argv.index("--questions") + 1])
+                     if "--questions" in sys.argv else 100)
+        return one_board(models, questions)
     replications = 60 if "--quick" in sys.argv[1:] else 300
     print(f"replications per design: {replications}; 95% level\n")
     print("| design | M | joint coverage (kpass) | joint coverage (bootstrap) | mean width "

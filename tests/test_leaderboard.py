@@ -31,16 +31,6 @@ def per_question_pass(R, k):
     return np.array([1 - math.comb(n - int(c), k) / math.comb(n, k) for c in R.sum(axis=1)])
 
 
-def holm(p):
-    """Holm (1979) by its definition: step down through the sorted p-values."""
-    order = sorted(range(len(p)), key=lambda i: p[i])
-    adjusted, running = [0.0] * len(p), 0.0
-    for position, i in enumerate(order):
-        running = max(running, min(1.0, (len(p) - position) * p[i]))
-        adjusted[i] = running
-    return adjusted
-
-
 @pytest.mark.parametrize("k", [1, 3])
 def test_rows_and_pairs_equal_numpy_and_scipy_paired_t_tests(k):
     runs = random_runs(1)
@@ -66,8 +56,10 @@ def test_rows_and_pairs_equal_numpy_and_scipy_paired_t_tests(k):
         assert pair.difference >= 0
         assert pair.se == pytest.approx((a - b).std(ddof=1) / math.sqrt(m), rel=1e-12)
         assert pair.p_value == pytest.approx(reference.pvalue, rel=1e-9)
-    expected = holm([pair.p_value for pair in board.pairs])
-    assert [pair.p_adjusted for pair in board.pairs] == pytest.approx(expected, rel=1e-12)
+    # p_adjusted is the rank sets' own max-|T| stepdown (issue 29: the two multiplicity
+    # answers agree); tests/test_leaderboard_verdicts.py checks it against brute force.
+    assert board.adjustment == "max-t"
+    assert all(pair.better == (pair.p_adjusted <= 0.05) for pair in board.pairs)
 
 
 def test_clustered_standard_errors_follow_the_cluster_formula():

@@ -10,6 +10,7 @@ the joint rank set and P(best) on these very questions. Model names are the file
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import textwrap
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from .._core.counts import BinaryCounts
 from .._core.prior import has_beta_prior
 from ..io.readers import ReportError
 from .inputs import load_outcomes
-from .output import _check_answers_options, _write, cli_words
+from .output import _check_answers_options, _write, cli_words, collect_notes
 from .table import LEGEND_WIDTH, PRIOR_NOTE, Family, input_labels, parse_metrics
 
 
@@ -142,20 +143,53 @@ def _header(confidence: float) -> list[str]:
     return ["rank", "model", "estimate", "se", f"{level} interval", "rank set", "P(best)"]
 
 
-def _legend(confidence: float, clustered: bool, df: int) -> list[str]:
+def _degrees(boards: list[Board]) -> str:
+    """Each table's own degrees of freedom: one number when they agree, else per table."""
+    found = {board.result.df for board in boards}
+    if len(found) == 1:
+        return f"t with {found.pop()} degrees of freedom"
+    return "t with degrees of freedom " + ", ".join(f"{board.result.df} ({board.label})"
+                                                    for board in boards)
+
+
+def _method(boards: list[Board], clustered: bool) -> str:
+    """How the pairs were told apart, as the boards did it."""
+    units = "clusters" if clustered else "questions"
+    maxt = (f"a studentised max-|t| stepdown over all pairs whose reference flips the sign of "
+            f"whole {units} (a randomisation test, Westfall and Young 1993)")
+    holm = f"Holm's stepdown over all pairs (too few {units} for sign flips)"
+    methods = {board.result.adjustment for board in boards}
+    if methods == {"max-t"}:
+        return maxt
+    if methods == {"holm"}:
+        return holm
+    return maxt + "; " + holm + " where the table has too few " + units
+
+
+def _legend(confidence: float, clustered: bool, boards: list[Board]) -> list[str]:
     level = f"{confidence * 100:g}%"
     paragraphs = [
         f"se: standard error over questions{' (clustered)' if clustered else ''}; {level} "
-        f"interval: estimate -/+ t se (t with {df} degrees of freedom).",
+        f"interval: estimate -/+ t se, clipped to [0, 1] ({_degrees(boards)}).",
         f"rank set: the ranks each model can hold; the sets of all models hold the true ranks "
-        f"together with probability >= {level} (stepwise joint procedure of Mogstad, Romano, "
-        "Shaikh and Wilhelm 2024 over all paired differences). A set 1-3 means the data cannot "
-        "place the model more precisely, not that it is probably second.",
-        "P(best): posterior probability that the model is the best on these very questions "
-        "with unlimited samples (uniform Beta(1,1) prior per question). These treat the "
-        "questions as fixed; the rank sets treat them as a sample of questions like these.",
+        f"together with probability >= {level} (Mogstad, Romano, Shaikh and Wilhelm 2024). "
+        f"\"told apart\" lists the pairs separated by {_method(boards, clustered)}; the rank "
+        "sets are read from these pairs. A set 1-3 means the data cannot place the model more "
+        "precisely, not that it is probably second.",
+        "P(best), not a verdict: posterior probability that the model is the best on these "
+        "very questions if each were sampled without limit (uniform Beta(1,1) prior per "
+        "question), not on questions like these; it can favour a model the estimate ranks "
+        "lower, because the prior pulls each question's rate toward 1/2 (most where samples "
+        "are few) and the draw of the questions is not counted.",
     ]
     return [line for paragraph in paragraphs for line in textwrap.wrap(paragraph, LEGEND_WIDTH)]
+
+
+def _note_lines(args: argparse.Namespace) -> list[str]:
+    notes = [f"note: {note}" for note in getattr(args, "notes", [])]
+    lines = [wrapped for note in notes
+             for wrapped in textwrap.wrap(note, LEGEND_WIDTH, subsequent_indent="  ")]
+    return lines + [""] if lines else []
 
 
 def render_table(boards: list[Board], args: argparse.Namespace) -> str:
@@ -174,7 +208,8 @@ def render_table(boards: list[Board], args: argparse.Namespace) -> str:
         out.extend(textwrap.wrap("told apart: " + (", ".join(better) if better else "no pair"),
                                  LEGEND_WIDTH, subsequent_indent="  "))
         out.append("")
-    out.extend(_legend(args.confidence, bool(args.clusters), boards[0].result.df))
+    out.extend(_note_lines(args))
+    out.extend(_legend(args.confidence, bool(args.clusters), boards))
     return "\n".join(out) + "\n"
 
 
@@ -189,7 +224,8 @@ def render_markdown(boards: list[Board], args: argparse.Namespace) -> str:
                    for row in board.result.rows)
         better = [f"{p.a} > {p.b}" for p in board.result.pairs if p.better]
         out.append("\ntold apart: " + (", ".join(better) if better else "no pair") + "\n")
-    out.append(" ".join(_legend(args.confidence, bool(args.clusters), boards[0].result.df)))
+    out.extend(f"> note: {note}\n" for note in getattr(args, "notes", []))
+    out.append(" ".join(_legend(args.confidence, bool(args.clusters), boards)))
     return "\n".join(out) + "\n"
 
 
@@ -223,6 +259,7 @@ def render_json(boards: list[Board], args: argparse.Namespace) -> str:
     document = {"models": dict(zip(args.names, args.paths, strict=True)),
                 "matched_by": args.id or "row order", "clusters": args.clusters,
                 "shared": args.shared, "confidence": args.confidence, "short": args.short,
+                "notes": list(getattr(args, "notes", [])),
                 "results": [{**board.result.as_dict(), "metric": board.metric,
                              "function": board.result.metric, "label": board.label,
                              "tau": board.tau} for board in boards]}
@@ -242,6 +279,11 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     if len(args.files) < 2:
         print("kpass leaderboard: error: give at least two files, one per model (see kpass "
               "leaderboard --help)", file=sys.stderr)
+        return 2
+    if args.confidence < 0.5:
+        print(f"kpass leaderboard: error: --confidence must be at least 0.5 for joint rank "
+              f"sets (two-sided tests at level 1 - confidence); got {args.confidence:g}",
+              file=sys.stderr)
         return 2
     try:
         families = parse_metrics(args.metrics or "pass@k", answers=True)
@@ -266,15 +308,22 @@ def run_leaderboard(args: argparse.Namespace) -> int:
                                                  f"({', '.join(sizes)}); without --id rows are "
                                                  "matched by order: pass --id COLUMN to match "
                                                  "them by question id")
+        args.notes = []
+        if counts[0].ids is None:
+            args.notes.append("rows were matched by order (no --id): row q of every file must "
+                              "be the same question; pass --id COLUMN to match them by id")
         ks = sorted({k for group in args.k for k in group}) if args.k else [1]
         runs = dict(zip(args.names, counts, strict=True))
         try:
-            boards = leaderboard_boards(runs, families, ks, args.tau, args.confidence,
-                                        args.short, clusters, args.shared,
-                                        getattr(args, "prior", "uniform"))
+            with collect_notes(args.notes):
+                boards = leaderboard_boards(runs, families, ks, args.tau, args.confidence,
+                                            args.short, clusters, args.shared,
+                                            getattr(args, "prior", "uniform"))
         except (TypeError, ValueError) as error:
             # The core names its keyword; the error is printed in the CLI's words (cli_words).
             raise ReportError(" vs ".join(args.paths), str(error)) from None
+        # The notes speak the CLI: no Python call names.
+        args.notes = [re.sub(r"^kpass\.leaderboard\(\w+\): ", "", note) for note in args.notes]
         text = RENDERERS[args.format](boards, args)
         if getattr(args, "prior", "uniform") == "empirical" and args.format in ("table",
                                                                               "markdown"):

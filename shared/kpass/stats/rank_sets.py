@@ -1,17 +1,65 @@
-"""The rank sets of :func:`kpass.leaderboard`: pair covariances and the stepdown max-t test.
+r"""The rank sets of :func:`kpass.leaderboard`: pair covariances and the stepdown max-|T| test.
 
-Also Holm's adjustment of the pairs' p-values and the Bayesian rank probabilities.
+Also Holm's adjustment (the fallback with few questions or clusters) and the Bayesian rank
+probabilities.
 
 Formula:
-    Sigma, the covariance of the K model means over questions: R R^T / (M (M - 1)) with
-    residuals R_jq = s_jq - theta_j (clustered: G/(G - 1) C C^T / M^2, C the residual sums
-    per cluster; dataset-level metrics: the delete-one jackknife covariance). For the pairs
-    I not yet rejected, c(I) is the ``confidence`` quantile of
-    max_{(j,k) in I} (W_j - W_k) / se_jk, W a multivariate t vector (scale Sigma, df
-    degrees of freedom, :data:`DRAWS` draws from :data:`SEED`); pairs with
-    T_jk = d_jk / se_jk > c(I) are rejected and the step repeats on the rest (Romano and
-    Wolf 2005), giving rank sets that hold jointly (Mogstad, Romano, Shaikh and Wilhelm
-    2024). See :mod:`kpass.stats.ranking` for the whole procedure and its references.
+    Units u = 1..U are the questions (U = M) or the clusters (U = G, n_u questions each);
+    x_u is a pair's (j, k) total of per-question differences s_jq - s_kq over unit u, and
+    c_u = x_u - n_u (theta_j - theta_k) its residual total. With f = U / ((U - 1) M^2),
+
+        se_jk^2 = f sum_u c_u^2                                  (questions: 1 / (M (M - 1)))
+        T_jk = (theta_j - theta_k) / se_jk.
+
+    Reference (a studentised randomisation test, sign patterns shared by all pairs): a sign
+    pattern e flips whole units, x_u -> e_u x_u; the flipped data have mean
+    delta = e.x / M and residual totals e_u x_u - n_u delta, so each pair's statistic,
+    studentised by its *own* SE of the flipped data, is
+
+        T*_jk(e) = delta / sqrt(f (sum_u x_u^2 - 2 delta sum_u e_u n_u x_u
+                                      + delta^2 sum_u n_u^2)),
+
+    linear in e apart from the square root: two K-column products per pattern serve every
+    pair. The identity pattern gives T_jk itself. The patterns are all 2^(U-1) up to a
+    global sign when U <= :data:`EXACT_UNITS`, else :data:`DRAWS` random patterns from
+    :data:`SEED`. When the models of the untold pairs are exchangeable within units (the
+    null of the stepdown's last step) the test is exact at any U and any cluster sizes;
+    for equal means with asymmetric differences the studentisation keeps it
+    asymptotically valid (Janssen 1997; Chung and Romano 2013).
+
+    Stepdown over the unordered pairs (Westfall and Young 1993; Romano and Wolf 2005):
+    sort the pairs by |T| descending; pair i has p_i = share of patterns with
+    max_{l >= i} |T*_l| >= |T_i| and adjusted p-value max_{l <= i} p_l. A pair is told
+    apart ("the model with the larger estimate is better") when its adjusted p-value is at
+    most alpha = 1 - confidence; rank_lo_j = 1 + #{models better than j} and rank_hi_j =
+    K - #{models j is better than} (Mogstad, Romano, Shaikh and Wilhelm 2024). The
+    rejections and the rank sets are the same statement.
+
+    Pairs with se = 0 and a difference (every unit shows the same difference) have no t
+    statistic: they are tested exactly by the sign test over the U units, p = 2 / 2^U,
+    with a Bonferroni share alpha / N of the N testable pairs; those it rejects leave the
+    family at once, any it does not keep their share, and the max-|T| stepdown runs on the
+    rest at level alpha N_+ / N' (N_+ pairs with se > 0, N' = N_+ + the unrejected se = 0
+    pairs): a closed test whose every intersection has level <= alpha (union bound).
+    Pairs equal on every question are never told apart (p = 1) and are not counted.
+
+    When the 2^(U-1) patterns cannot reach alpha / 2 (2^(U-1) alpha < 2: fewer than 7
+    units at 95%), or for dataset-level metrics (jackknife covariance, no per-question
+    values), the reference is each pair's own t (df = U - 1) and the adjustment Holm's
+    stepdown over the same unordered pairs.
+
+References:
+    Westfall, P. H. and Young, S. S. (1993). Resampling-Based Multiple Testing. Wiley.
+    Romano, J. P. and Wolf, M. (2005). Exact and Approximate Stepdown Methods for Multiple
+    Hypothesis Testing. Journal of the American Statistical Association 100, 94-108.
+    Mogstad, M., Romano, J. P., Shaikh, A. M. and Wilhelm, D. (2024). Inference for Ranks.
+    Review of Economic Studies 91(1), 476-518.
+    Janssen, A. (1997). Studentized permutation tests for non-i.i.d. hypotheses and the
+    generalized Behrens-Fisher problem. Statistics & Probability Letters 36, 9-21.
+    Chung, E. and Romano, J. P. (2013). Exact and asymptotically robust permutation tests.
+    Annals of Statistics 41, 484-507.
+    Phipson, B. and Smyth, G. K. (2010). Permutation p-values should never be zero.
+    Statistical Applications in Genetics and Molecular Biology 9(1), article 39.
 """
 
 from __future__ import annotations
@@ -21,26 +69,43 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, stdtr
 
-from ._common import _jackknife_units
+from .._core.small_sample import small_sample_problems
+from ._common import _CREDIT_METRICS, _jackknife_units
 
-#: Draws of the multivariate t behind the rank sets' critical values, from a fixed seed so
-#: that a leaderboard is reproducible. The Monte Carlo error of a 95% quantile's coverage
-#: is about 0.0015 (sqrt(0.05 * 0.95 / 20000)).
+#: Random sign patterns behind the max-|T| reference when there are too many units to
+#: enumerate, from a fixed seed so that a leaderboard is reproducible. The Monte Carlo
+#: error of a 5% adjusted p-value is about 0.0015 (sqrt(0.05 * 0.95 / 20000)).
 DRAWS = 20000
 SEED = 20240601
-#: Draws handled at a time when forming pair statistics (memory: CHUNK x pairs floats).
-CHUNK = 2000
+#: Up to this many units (questions or clusters) all 2^(U - 1) sign patterns are used.
+#: Below 7 units (at 95%) the patterns are too few and the leaderboard uses Holm.
+EXACT_UNITS = 15
+#: Pairs handled at a time by the stepdown (memory: about 4 x DRAWS x CHUNK floats).
+CHUNK = 256
 #: Points of the quadrature for P(best) / P(top j) (uniform in z over +-8.5 sd).
 GRID = 2001
-
+#: P(top j) is computed for j up to this many ranks (P(best) = P(top 1) always).
+TOP_RANKS = 10
+#: The most models one leaderboard ranks (the pairs grow as K^2; at this size a board
+#: needs about 0.3 GB and a minute; see benchmarks/README.md).
+MAX_MODELS = 300
 
 
 def _covariance(values: np.ndarray, codes: np.ndarray | None) -> tuple[np.ndarray, int]:
     """Covariance matrix of the K model means over questions (or clusters), and its df."""
-    m = values.shape[1]
+    sums, sizes = _unit_sums(values, codes)
+    m, units = values.shape[1], sums.shape[1]
+    return units / (units - 1) * (sums @ sums.T) / (m * m), units - 1
+
+
+def _unit_sums(values: np.ndarray, codes: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Residual sums per unit, (K, U), and the questions per unit, (U,).
+
+    Units are the questions (``codes`` None) or the clusters.
+    """
     residuals = values - values.mean(axis=1, keepdims=True)
     if codes is None:
-        return residuals @ residuals.T / (m * (m - 1)), m - 1
+        return residuals, np.ones(values.shape[1])
     _, dense = np.unique(codes, return_inverse=True)
     dense = dense.ravel()
     groups = int(dense.max()) + 1
@@ -50,7 +115,20 @@ def _covariance(values: np.ndarray, codes: np.ndarray | None) -> tuple[np.ndarra
     sums = np.zeros((values.shape[0], groups))
     for j in range(values.shape[0]):
         sums[j] = np.bincount(dense, weights=residuals[j], minlength=groups)
-    return groups / (groups - 1) * (sums @ sums.T) / (m * m), groups - 1
+    return sums, np.bincount(dense, minlength=groups).astype(float)
+
+
+def _unit_totals(values: np.ndarray, codes: np.ndarray | None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Each model's sum of values per unit, (K, U), and the questions per unit, (U,)."""
+    if codes is None:
+        return values.astype(float), np.ones(values.shape[1])
+    _, dense = np.unique(codes, return_inverse=True)
+    dense = dense.ravel()
+    groups = int(dense.max()) + 1
+    totals = np.array([np.bincount(dense, weights=row, minlength=groups) for row in values])
+    return totals.reshape(values.shape[0], groups), np.bincount(dense, minlength=groups
+                                                                ).astype(float)
 
 
 def _jackknife_covariance(statistics: list[Any], keys: np.ndarray,
@@ -94,38 +172,149 @@ def _holm(p: np.ndarray) -> np.ndarray:
     return adjusted
 
 
-def _better_pairs(estimates: np.ndarray, sigma: np.ndarray, df: int,
-                  confidence: float) -> np.ndarray:
+def _sign_patterns(units: int) -> tuple[np.ndarray | None, int]:
+    """All 2^(U-1) patterns with the first sign +1 (None: random draws), and their number."""
+    if units > EXACT_UNITS:
+        return None, DRAWS
+    count = 1 << (units - 1)
+    bits = (np.arange(count)[:, None] >> np.arange(units - 1)[None, :]) & 1
+    return np.hstack([np.ones((count, 1)), 1.0 - 2.0 * bits]), count
+
+
+def _flip_products(totals: np.ndarray, weighted: np.ndarray, ones: bool
+                   ) -> tuple[np.ndarray, np.ndarray | None, bool]:
+    """e.x and e.(n x) for every sign pattern e and model, (K, B) each; whether exact.
+
+    With one question per unit (``ones``) e.(n x) = e.x and the second is None.
+    """
+    units = totals.shape[1]
+    patterns, count = _sign_patterns(units)
+    if patterns is not None:
+        return (totals @ patterns.T, None if ones else weighted @ patterns.T, True)
+    rng = np.random.default_rng(SEED)
+    first = np.empty((totals.shape[0], count))
+    second = None if ones else np.empty_like(first)
+    step = max(1, min(count, (1 << 22) // max(units, 1)))  # at most 32 MB of signs at once
+    for start in range(0, count, step):
+        stop = min(count, start + step)
+        # e = 1 - 2 b for random bits b: e.x = sum(x) - 2 b.x (one float pass over the bits)
+        bits = np.unpackbits(rng.integers(0, 256, size=(stop - start, (units + 7) // 8),
+                                          dtype=np.uint8), axis=1, count=units
+                             ).astype(float).T
+        first[:, start:stop] = totals.sum(axis=1, keepdims=True) - 2.0 * (totals @ bits)
+        if second is not None:
+            second[:, start:stop] = (weighted.sum(axis=1, keepdims=True)
+                                     - 2.0 * (weighted @ bits))
+    return first, second, False
+
+
+def _max_t_adjusted(statistic: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+                    totals: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Westfall-Young stepdown adjusted p-values of |T| for the pairs (rows, cols).
+
+    ``statistic``: the observed T of each pair (se > 0 for all); ``totals``: each model's
+    sum of values per unit, (K, U). The sign patterns flip the pairs' unit totals of
+    differences; the identity pattern gives the observed statistics, so the p-values are
+    those of a randomisation test (exact enumeration: count / 2^(U-1); random patterns:
+    (1 + count) / (1 + B), Phipson and Smyth 2010). Memory: the (B, K) flip products and
+    a few (:data:`CHUNK`, B) blocks.
+    """
+    # The units in a canonical order (sorted by their values), so that random patterns
+    # give the same p-values whatever order the questions came in.
+    canonical = np.lexsort(np.vstack([totals, sizes[None, :]]))
+    totals, sizes = totals[:, canonical], sizes[canonical]
+    units = totals.shape[1]
+    m = float(sizes.sum())
+    scale = units / ((units - 1) * m * m)
+    square_sizes = float(np.sum(sizes * sizes))
+    weighted_totals = totals * sizes
+    ones = bool(np.all(sizes == 1.0))
+    flip, flip_n, exact = _flip_products(totals, weighted_totals, ones)
+    draws = flip.shape[1]
+    order = np.argsort(-np.abs(statistic), kind="stable")
+    observed = np.abs(statistic[order])
+    r, c = rows[order], cols[order]
+    gram = totals @ totals.T
+    squares = gram[r, r] + gram[c, c] - 2.0 * gram[r, c]
+    raw = np.empty(order.size)
+    running = np.zeros(draws)
+    for stop in range(order.size, 0, -CHUNK):
+        start = max(0, stop - CHUNK)
+        block = slice(start, stop)
+        delta = flip[r[block]]
+        delta -= flip[c[block]]
+        delta /= m  # (pairs, draws)
+        if flip_n is None:  # questions as units: sum_u e_u n_u x_u = e.x = M delta
+            variance = squares[block, None] - m * delta * delta
+        else:
+            weighted = flip_n[r[block]] - flip_n[c[block]]
+            variance = (squares[block, None] - 2.0 * delta * weighted
+                        + delta * delta * square_sizes)
+        # Rounding can leave a tiny negative variance where every flipped value is equal.
+        np.maximum(variance, 1e-15 * squares[block, None], out=variance)
+        variance *= scale
+        np.sqrt(variance, out=variance)
+        np.abs(delta, out=delta)
+        delta /= variance  # |T*|, (pairs, draws)
+        suffix = np.maximum.accumulate(delta[::-1], axis=0)[::-1]
+        np.maximum(suffix, running[None, :], out=suffix)
+        hits = np.count_nonzero(suffix >= observed[block, None] * (1.0 - 1e-9), axis=1)
+        raw[block] = hits / draws if exact else (1.0 + hits) / (1.0 + draws)
+        running = suffix[0].copy()
+    adjusted = np.empty(order.size)
+    adjusted[order] = np.minimum(1.0, np.maximum.accumulate(raw))
+    return adjusted
+
+
+def _pair_verdicts(estimates: np.ndarray, sigma: np.ndarray, df: int,
+                   confidence: float, units: tuple[np.ndarray, np.ndarray] | None,
+                   rows: np.ndarray, cols: np.ndarray, difference: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """(p_value, p_adjusted, told_apart, method) of the unordered pairs (rows, cols).
+
+    ``difference`` is estimates[rows] - estimates[cols] with ties set to 0; ``units`` each
+    model's value totals per unit and the units' sizes (:func:`_unit_totals`; None: no
+    per-question values, Holm). ``method`` is
+    ``"max-t"`` or ``"holm"``.
+    """
+    alpha = 1.0 - confidence
+    se = np.sqrt(np.maximum(sigma[rows, rows] + sigma[cols, cols] - 2.0 * sigma[rows, cols],
+                            0.0))
+    p = _p_values(difference, se, df)
+    adjusted = np.ones_like(p)
+    positive = se > 0
+    constant = ~positive & (difference != 0)
+    testable = positive | constant
+    if units is None or (1 << min(units[0].shape[1] - 1, 60)) * alpha < 2.0:
+        if testable.any():
+            adjusted[testable] = _holm(p[testable])
+        return p, adjusted, adjusted <= alpha, "holm"
+    total = int(testable.sum())
+    # se = 0 pairs: the sign test with a Bonferroni share; those rejected leave the family.
+    adjusted[constant] = np.minimum(1.0, total * p[constant])
+    kept = int(np.sum(constant & (adjusted > alpha)))
+    if positive.any():
+        totals, sizes = units
+        statistic = difference[positive] / se[positive]
+        found = _max_t_adjusted(statistic, rows[positive], cols[positive], totals, sizes)
+        share = (int(positive.sum()) + kept) / int(positive.sum())
+        adjusted[positive] = np.minimum(1.0, found * share)
+    return p, adjusted, adjusted <= alpha, "max-t"
+
+
+def _better_pairs(estimates: np.ndarray, sigma: np.ndarray, df: int, confidence: float,
+                  units: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """``better[j, k]``: the stepdown procedure finds model j better than model k."""
     size = estimates.size
-    variance = np.diag(sigma)[:, None] + np.diag(sigma)[None, :] - 2.0 * sigma
-    se = np.sqrt(np.maximum(variance, 0.0))
-    rows, cols = np.nonzero(~np.eye(size, dtype=bool) & (se > 0))
+    rows, cols = np.triu_indices(size, 1)
+    difference = estimates[rows] - estimates[cols]
+    _, _, told, _ = _pair_verdicts(estimates, sigma, df, confidence, units, rows, cols,
+                                   difference)
     better = np.zeros((size, size), dtype=bool)
-    if rows.size == 0:
-        return better  # no pair has a positive SE: nothing can be told apart
-    scale = se[rows, cols]
-    statistic = (estimates[rows] - estimates[cols]) / scale
-    # W ~ multivariate t: N(0, Sigma) / sqrt(chi2_df / df), from eigh (Sigma is PSD).
-    rng = np.random.default_rng(SEED)
-    eigenvalues, vectors = np.linalg.eigh(sigma)
-    root = vectors * np.sqrt(np.maximum(eigenvalues, 0.0))
-    normal = rng.standard_normal((DRAWS, size)) @ root.T
-    draws = normal / np.sqrt(rng.chisquare(df, DRAWS) / df)[:, None]
-    active = np.ones(rows.size, dtype=bool)
-    while active.any():
-        index = np.nonzero(active)[0]
-        maxima = np.empty(DRAWS)
-        for start in range(0, DRAWS, CHUNK):
-            block = draws[start:start + CHUNK]
-            maxima[start:start + CHUNK] = (
-                (block[:, rows[index]] - block[:, cols[index]]) / scale[index]).max(axis=1)
-        critical = float(np.quantile(maxima, confidence))
-        rejected = index[statistic[index] > critical]
-        if rejected.size == 0:
-            break
-        better[rows[rejected], cols[rejected]] = True
-        active[rejected] = False
+    up = told & (difference > 0)
+    down = told & (difference < 0)
+    better[rows[up], cols[up]] = True
+    better[cols[down], rows[down]] = True
     return better
 
 
@@ -135,10 +324,14 @@ def _rank_probabilities(mu: np.ndarray, sd: np.ndarray) -> np.ndarray:
     P(rank_i <= j+1) = integral of f_i(x) P(#{l != i: X_l > x} <= j) dx, the count being
     Poisson-binomial with P(X_l > x) = Phi((mu_l - x) / sd_l) (a point mass where sd_l = 0,
     a tie counting one half). The integral is a trapezoid rule on GRID points over
-    mu_i -/+ 8.5 sd_i (a point where sd_i = 0).
+    mu_i -/+ 8.5 sd_i (a point where sd_i = 0). Columns j < min(K, :data:`TOP_RANKS`) are
+    computed; models certainly above (below) every point, P(X_l > x) within 1e-15 of 1
+    (0), shift (leave) the count without entering the recursion, so the cost is
+    K x GRID x (uncertain models) x columns and the memory GRID x columns.
     """
     size = mu.size
-    top = np.zeros((size, size))
+    columns = min(size, TOP_RANKS)
+    top = np.zeros((size, columns))
     z = np.linspace(-8.5, 8.5, GRID)
     density = np.exp(-0.5 * z * z)
     density[[0, -1]] *= 0.5
@@ -146,18 +339,58 @@ def _rank_probabilities(mu: np.ndarray, sd: np.ndarray) -> np.ndarray:
     for i in range(size):
         x, weight = ((mu[i] + sd[i] * z, density) if sd[i] > 0
                      else (np.array([mu[i]]), np.ones(1)))
-        # counts[:, c] = P(exactly c of the other models lie above x).
-        counts = np.zeros((x.size, size))
+        others = np.delete(np.arange(size), i)
+        spread = sd[others] > 0
+        above = np.empty((x.size, others.size))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            above[:, spread] = ndtr((mu[others][spread][None, :] - x[:, None])
+                                    / sd[others][spread][None, :])
+        point = mu[others][~spread][None, :]
+        above[:, ~spread] = np.where(point > x[:, None], 1.0,
+                                     np.where(point == x[:, None], 0.5, 0.0))
+        certain_above = above.min(axis=0) >= 1.0 - 1e-15
+        uncertain = (above.max(axis=0) > 1e-15) & ~certain_above
+        shift = int(certain_above.sum())
+        if shift >= columns:
+            continue  # never within the first `columns` ranks
+        # counts[:, c] = P(exactly c of the uncertain models lie above x), c < columns.
+        counts = np.zeros((x.size, columns - shift))
         counts[:, 0] = 1.0
-        for other in range(size):
-            if other == i:
-                continue
-            if sd[other] > 0:
-                above = ndtr((mu[other] - x) / sd[other])
-            else:
-                above = np.where(mu[other] > x, 1.0, np.where(mu[other] == x, 0.5, 0.0))
-            shifted = np.zeros_like(counts)
-            shifted[:, 1:] = counts[:, :-1] * above[:, None]
-            counts = counts * (1.0 - above)[:, None] + shifted
-        top[i] = np.clip(weight @ np.cumsum(counts, axis=1), 0.0, 1.0)
+        for p_above in above[:, uncertain].T:
+            moved = counts[:, :-1] * p_above[:, None]
+            counts *= (1.0 - p_above)[:, None]
+            counts[:, 1:] += moved
+        top[i, shift:] = np.clip(weight @ np.cumsum(counts, axis=1), 0.0, 1.0)
     return top
+
+
+def _tie_groups(estimates: np.ndarray) -> np.ndarray:
+    """Estimates equal up to rounding share a value: each becomes its group's first (largest).
+
+    Two estimates are equal when they differ by at most 1e-12 of the largest |estimate|
+    (sums of the same per-question values in another order differ by ~1e-16).
+    """
+    scale = float(np.max(np.abs(estimates))) if estimates.size else 0.0
+    tolerance = 1e-12 * scale
+    order = np.argsort(-estimates, kind="stable")
+    snapped = estimates.astype(float).copy()
+    for before, after in zip(order[:-1], order[1:], strict=True):
+        if snapped[before] - estimates[after] <= tolerance:
+            snapped[after] = snapped[before]
+    return snapped
+
+
+def _problems(name: str, boards: list[Any], clustered: bool) -> list[str]:
+    """The SmallSampleWarning's reasons for these boards (as :func:`kpass.compare` gives)."""
+    problems: list[str] = []
+    for board in boards:
+        found = small_sample_problems(
+            board.df + 1, clustered, [row.se for row in board.rows],
+            [row.estimate for row in board.rows] if name in _CREDIT_METRICS else [])
+        # The leaderboard has no exact-test column: say what its verdicts rest on.
+        how = ("the rank sets use sign flips (a randomisation test)"
+               if board.adjustment == "max-t" else
+               "too few for sign flips, the rank sets use Holm over t tests")
+        problems += [problem.replace("check the exact test (p_exact) before acting", how)
+                     for problem in found]
+    return list(dict.fromkeys(problems))

@@ -7,14 +7,15 @@ models together less often than their label says. :func:`leaderboard` gives, fro
 paired per-question values of every model:
 
 - per model: the estimate, its standard error over questions and a ``confidence``
-  interval (t reference with M - 1 degrees of freedom, or G - 1 with G clusters);
+  interval (t reference with M - 1 degrees of freedom, or G - 1 with G clusters, clipped
+  to [0, 1]);
 - per model: a rank set ``[rank_lo, rank_hi]``; the sets of all models cover the true ranks
   of all models *jointly* with probability >= ``confidence`` (Mogstad, Romano, Shaikh and
   Wilhelm 2024, the stepwise procedure for simultaneous confidence sets for all ranks);
-- per pair: the paired difference, its SE, a two-sided p-value and the Holm-adjusted
-  p-value over all pairs;
-- per model, the Bayesian companion on these very questions (questions held fixed):
-  P(best) and P(in the top j) from the models' ``<metric>_ci`` posteriors.
+- per pair: the paired difference, its SE, a two-sided p-value and the p-value adjusted by
+  the very procedure of the rank sets (``better`` is ``p_adjusted <= 1 - confidence``);
+- per model, the Bayesian companion on these very questions (questions held fixed, not a
+  verdict): P(best) and P(in the top j) from the models' ``<metric>_ci`` posteriors.
 
 The true value of a model is its metric over the population of questions the benchmark's
 questions are a sample of (as for :func:`kpass.compare`); its true rank is
@@ -28,17 +29,15 @@ Formula:
     has difference d_jk = theta_j - theta_k and se_jk^2 = Sigma_jj + Sigma_kk - 2 Sigma_jk,
     the paired SE of :func:`kpass.compare`.
 
-    Rank sets: for every ordered pair (j, k) the one-sided hypothesis theta_j <= theta_k
-    is tested by T_jk = d_jk / se_jk. Stepdown: with I the pairs not yet rejected, c(I) is
-    the ``confidence`` quantile of max_{(j,k) in I} (W_j - W_k) / se_jk, W a multivariate t
-    vector (scale Sigma, M - 1 or G - 1 degrees of freedom; 20000 draws from a fixed seed);
-    every pair of I with T_jk > c(I) is rejected ("j is better than k"), and the step is
-    repeated on the rest until nothing more is rejected. Then
+    Rank sets: every unordered pair is tested two-sided by T_jk = d_jk / se_jk against a
+    studentised randomisation reference (sign patterns flip whole questions or clusters
+    for all pairs at once, each pair studentised by its own flipped SE) with the
+    Westfall-Young stepdown over max |T*|; se = 0 pairs by the exact sign test; Holm over
+    t tests with too few units or for dataset-level metrics (:mod:`kpass.stats.rank_sets`).
+    A pair told apart says the model with the larger estimate is better; then
     rank_lo_j = 1 + #{k: k better than j} and rank_hi_j = K - #{k: j better than k}.
-    The family-wise error of the rejections is <= 1 - ``confidence`` (Romano and Wolf
-    2005), so all rank sets hold together with probability >= ``confidence``; the first
-    step alone is the max-|t| (Tukey-like) procedure, already sharper than Bonferroni as it
-    uses the correlation of the pairs.
+    The family-wise error of the verdicts is <= 1 - ``confidence`` (Romano and Wolf 2005),
+    so all rank sets hold together. Estimates equal up to 1e-12 of the largest tie.
 
 What the rank set does not say: it is about the population of questions, not about these
 questions with more samples (that is P(best), P(top j)); and a rank set [1, 3] does not
@@ -50,6 +49,7 @@ References:
     Countries. Review of Economic Studies 91(1), 476-518.
     Romano, J. P. and Wolf, M. (2005). Exact and Approximate Stepdown Methods for Multiple
     Hypothesis Testing. Journal of the American Statistical Association 100, 94-108.
+    Westfall, P. H. and Young, S. S. (1993). Resampling-Based Multiple Testing. Wiley.
     Holm, S. (1979). A Simple Sequentially Rejective Multiple Test Procedure. Scandinavian
     Journal of Statistics 6, 65-70.
     Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640.
@@ -66,6 +66,7 @@ from scipy.special import stdtrit
 
 from .._core.checks import ArgumentTypeError, _show, check_confidence
 from .._core.prior import check_prior_option
+from .._core.small_sample import warn_small
 from ._common import (
     _DATASET_LEVEL,
     Metric,
@@ -82,13 +83,18 @@ from .rank_sets import (  # noqa: F401 - the rank-set machinery, as this module 
     CHUNK,
     DRAWS,
     GRID,
+    MAX_MODELS,
     SEED,
     _better_pairs,
     _covariance,
     _holm,
     _jackknife_covariance,
     _p_values,
+    _pair_verdicts,
+    _problems,
     _rank_probabilities,
+    _tie_groups,
+    _unit_totals,
 )
 
 
@@ -100,7 +106,7 @@ class Standing:
         name: the model's name (a key of ``runs``).
         estimate: its metric over the questions every model was scored on.
         se: standard error of ``estimate`` over questions (clustered where given).
-        lo: lower end of the ``confidence`` interval estimate -/+ t se.
+        lo: lower end of the ``confidence`` interval estimate -/+ t se, clipped to [0, 1].
         hi: upper end.
         rank: 1 + the number of models with a larger estimate (ties share a rank).
         rank_lo: best rank of the joint rank set.
@@ -108,7 +114,8 @@ class Standing:
         mean: posterior mean on these very questions (``<metric>_ci``).
         sd: posterior standard deviation on these very questions.
         prob_best: posterior probability that this model is the best on these questions.
-        prob_top: ``prob_top[j - 1]`` = posterior probability of a rank <= j.
+        prob_top: ``prob_top[j - 1]`` = posterior probability of a rank <= j, for j up to
+            min(K, 10) (:data:`~kpass.stats.rank_sets.TOP_RANKS`).
     """
 
     name: str
@@ -142,7 +149,9 @@ class RankedPair:
         se: paired standard error of the difference over questions.
         p_value: two-sided p-value of "no difference" (t reference; an exact sign test
             when every question shows the same difference, so that se = 0).
-        p_adjusted: the Holm-adjusted p-value over all pairs of the leaderboard.
+        p_adjusted: the p-value adjusted over all pairs of the leaderboard by the
+            procedure of the rank sets (``Leaderboard.adjustment``): ``better`` is exactly
+            ``p_adjusted <= 1 - confidence``.
         better: True when the joint procedure of the rank sets finds a better than b.
     """
 
@@ -171,6 +180,8 @@ class Leaderboard:
         df: degrees of freedom of the t reference (questions or clusters - 1).
         rows: one :class:`Standing` per model, best first.
         pairs: one :class:`RankedPair` per pair of models, in the order of the rows.
+        adjustment: ``"max-t"`` (studentised sign-flip max-|T| stepdown) or ``"holm"``
+            (with fewer than 8 questions or clusters, or a dataset-level metric).
     """
 
     metric: str
@@ -180,11 +191,12 @@ class Leaderboard:
     df: int
     rows: tuple[Standing, ...]
     pairs: tuple[RankedPair, ...]
+    adjustment: str = "max-t"
 
     def as_dict(self) -> dict[str, Any]:
         """The leaderboard as plain dicts and lists (JSON-safe)."""
         return {"metric": self.metric, "k": self.k, "confidence": self.confidence,
-                "questions": self.questions, "df": self.df,
+                "questions": self.questions, "df": self.df, "adjustment": self.adjustment,
                 "rows": [row.as_dict() for row in self.rows],
                 "pairs": [pair.as_dict() for pair in self.pairs]}
 
@@ -225,6 +237,13 @@ class Leaderboard:
             cells = [cell.ljust(width) if i == 1 else cell.rjust(width)
                      for i, (cell, width) in enumerate(zip(line, widths, strict=True))]
             text.append("  ".join(cells).rstrip())
+        unit = "clusters" if self.df + 1 != self.questions else "questions"
+        text += ["", f"intervals: t with {self.df} degrees of freedom ({self.df + 1} {unit}), "
+                 "clipped to [0, 1]; rank sets: "
+                 + ("studentised sign-flip max-|T| stepdown" if self.adjustment == "max-t"
+                    else "Holm stepdown") + " over all pairs.",
+                 f"P(best): about these {self.questions} questions with unlimited samples, "
+                 "not the population; not a verdict."]
         return "\n".join(text)
 
 
@@ -238,43 +257,57 @@ def _check_runs(runs: Any) -> dict[str, Any]:
                                     f" got the key {_show(name)}")
     if len(runs) < 2:
         raise ValueError(f"`runs` must hold at least 2 models to rank; got {len(runs)}")
+    if len(runs) > MAX_MODELS:
+        raise ValueError(f"`runs` holds {len(runs)} models; a leaderboard ranks at most "
+                         f"{MAX_MODELS} (its pairs grow as the square of the models): rank a "
+                         "shortlist, or split the models into boards")
     return dict(runs)
+
+
+def _interval(estimate: float, se: float, df: int, confidence: float) -> tuple[float, float]:
+    """One model's ``confidence`` interval: estimate -/+ t_df se, clipped to [0, 1]."""
+    t = float(stdtrit(df, 0.5 + 0.5 * confidence))
+    return max(0.0, estimate - t * se), min(1.0, estimate + t * se)
 
 
 def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
            sigma: np.ndarray, df: int, questions: int, posteriors: list[tuple[float, float]],
-           confidence: float) -> Leaderboard:
+           confidence: float, units: tuple[np.ndarray, np.ndarray] | None = None
+           ) -> Leaderboard:
     size = len(names)
     se = np.sqrt(np.maximum(np.diag(sigma), 0.0))
-    t = float(stdtrit(df, 0.5 + 0.5 * confidence))
-    rank = np.array([1 + int(np.sum(estimates > e)) for e in estimates])
-    better = _better_pairs(estimates, sigma, df, confidence)
-    rank_lo = 1 + better.sum(axis=0)
-    rank_hi = size - better.sum(axis=1)
-    mu = np.array([p[0] for p in posteriors])
-    sd = np.array([p[1] for p in posteriors])
-    top = _rank_probabilities(mu, sd)
-    order = sorted(range(size), key=lambda j: (-estimates[j], j))
-    rows = tuple(Standing(
-        name=names[j], estimate=float(estimates[j]) + 0.0, se=float(se[j]),
-        lo=float(estimates[j] - t * se[j]), hi=float(estimates[j] + t * se[j]),
-        rank=int(rank[j]), rank_lo=int(rank_lo[j]), rank_hi=int(rank_hi[j]),
-        mean=float(mu[j]), sd=float(sd[j]), prob_best=float(top[j, 0]),
-        prob_top=tuple(float(p) for p in top[j])) for j in order)
+    tied = _tie_groups(estimates)
+    rank = np.array([1 + int(np.sum(tied > e)) for e in tied])
+    order = sorted(range(size), key=lambda j: (-tied[j], j))
     firsts, seconds = zip(*[(order[a], order[b]) for a in range(size)
                             for b in range(a + 1, size)], strict=True)
     a_index, b_index = np.array(firsts), np.array(seconds)
-    difference = estimates[a_index] - estimates[b_index]
+    difference = tied[a_index] - tied[b_index]
+    p, adjusted, told, method = _pair_verdicts(tied, sigma, df, confidence, units, a_index,
+                                               b_index, difference)
+    better = np.zeros((size, size), dtype=bool)
+    better[a_index[told], b_index[told]] = True  # a is ranked above b: d >= 0, told => d > 0
+    rank_lo = 1 + better.sum(axis=0)
+    rank_hi = size - better.sum(axis=1)
+    mu = np.array([q[0] for q in posteriors])
+    sd = np.array([q[1] for q in posteriors])
+    top = _rank_probabilities(mu, sd)
+    intervals = [_interval(float(estimates[j]), float(se[j]), df, confidence)
+                 for j in range(size)]
+    rows = tuple(Standing(
+        name=names[j], estimate=float(estimates[j]) + 0.0, se=float(se[j]),
+        lo=intervals[j][0], hi=intervals[j][1],
+        rank=int(rank[j]), rank_lo=int(rank_lo[j]), rank_hi=int(rank_hi[j]),
+        mean=float(mu[j]), sd=float(sd[j]), prob_best=float(top[j, 0]),
+        prob_top=tuple(float(q) for q in top[j])) for j in order)
     pair_se = np.sqrt(np.maximum(sigma[a_index, a_index] + sigma[b_index, b_index]
                                  - 2.0 * sigma[a_index, b_index], 0.0))
-    p = _p_values(difference, pair_se, df)
-    adjusted = _holm(p)
     pairs = tuple(RankedPair(a=names[a], b=names[b], difference=float(d) + 0.0, se=float(s),
-                             p_value=float(pv), p_adjusted=float(pa), better=bool(better[a, b]))
-                  for a, b, d, s, pv, pa in zip(a_index, b_index, difference, pair_se, p,
-                                                adjusted, strict=True))
+                             p_value=float(pv), p_adjusted=float(pa), better=bool(t))
+                  for a, b, d, s, pv, pa, t in zip(a_index, b_index, difference, pair_se, p,
+                                                   adjusted, told, strict=True))
     return Leaderboard(metric=name, k=k, confidence=confidence, questions=questions, df=df,
-                       rows=rows, pairs=pairs)
+                       rows=rows, pairs=pairs, adjustment=method)
 
 
 def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: Any = None,
@@ -283,9 +316,10 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
     r"""Rank models on the same questions, with rank sets that hold jointly.
 
     See the module docstring for the formulas: per-model estimates and SEs over questions,
-    paired differences, Holm-adjusted p-values, the stepwise joint rank sets of Mogstad,
-    Romano, Shaikh and Wilhelm (2024) with a multivariate t reference, and P(best) / P(top
-    j) from the posteriors on these very questions.
+    paired differences, the stepwise joint rank sets of Mogstad, Romano, Shaikh and Wilhelm
+    (2024) with a studentised sign-flip max-|T| reference (the pairs' adjusted p-values are
+    the same procedure), and P(best) / P(top j) from the posteriors on these very questions
+    with unlimited samples (not verdicts).
 
     Args:
         metric: the point function, e.g. ``kpass.pass_at_k``.
@@ -293,7 +327,7 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
             matched by id, other inputs by row).
         *args: ``metric``'s other positional arguments (k, tau, references, ...).
         clusters: optional label per question (in the first run's order) for clustered SEs.
-        confidence: level of the intervals and of the joint rank sets, in (0, 1).
+        confidence: level of the intervals and of the joint rank sets, in [0.5, 1).
         shared: with ids, rank on the questions every run has instead of refusing runs that
             score different questions.
         prior: the Beta prior behind each model's posterior and P(best): ``"uniform"``
@@ -308,26 +342,36 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
     Raises:
         TypeError: ``metric`` is not a point function of the family, ``runs`` is not a
             mapping of names.
-        ValueError: fewer than 2 models or 2 questions, runs that score different questions
-            (without ``shared=True``), ``clusters`` of the wrong length, any error of
-            ``metric`` itself (the message names the model).
+        ValueError: fewer than 2 models or 2 questions, more than
+            :data:`~kpass.stats.rank_sets.MAX_MODELS` models, ``confidence`` below 0.5,
+            runs that score different questions (without ``shared=True``), ``clusters`` of
+            the wrong length, any error of ``metric`` itself (the message names the model).
+
+    Warns:
+        SmallSampleWarning: fewer than 30 questions (or clusters), a standard error of 0,
+            or (credit metrics) an estimate within 5 questions' worth of 0 or 1.
 
     References:
         Mogstad, Romano, Shaikh and Wilhelm (2024), Review of Economic Studies 91(1),
         sections 3-4; Romano and Wolf (2005); Holm (1979).
 
     Example:
-        >>> import kpass
+        >>> import kpass, warnings
         >>> runs = {"a": [[1, 1, 1], [1, 1, 0], [1, 1, 1], [0, 1, 1]],
         ...         "b": [[0, 0, 1], [0, 1, 0], [0, 0, 0], [1, 0, 0]]}
-        >>> board = kpass.leaderboard(kpass.pass_at_k, runs, 1)
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", kpass.SmallSampleWarning)  # 4 questions
+        ...     board = kpass.leaderboard(kpass.pass_at_k, runs, 1)
         >>> [(row.name, round(row.estimate, 3), row.rank) for row in board.rows]
         [('a', 0.833, 1), ('b', 0.25, 2)]
-        >>> round(board.pairs[0].difference, 3), board.questions
-        (0.583, 4)
+        >>> round(board.pairs[0].difference, 3), board.questions, board.adjustment
+        (0.583, 4, 'holm')
     """
     name = _check_metric(metric)
     confidence = check_confidence(confidence)
+    if confidence < 0.5:
+        raise ValueError(f"`confidence` must be at least 0.5 for joint rank sets (two-sided "
+                         f"tests at level 1 - confidence); got {confidence!r}")
     if not isinstance(shared, (bool, np.bool_)):
         raise ArgumentTypeError(f"`shared` must be True or False; got {_show(shared)}")
     runs = _check_runs(runs)
@@ -369,6 +413,7 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
                           for model, R in zip(names, aligned, strict=True)]
             boards.append(_board(name, budget, names, values[:, index], sigmas[index], df, m,
                                  posteriors, confidence))
+        warn_small(f"kpass.leaderboard({name})", _problems(name, boards, codes is not None))
         return boards if many else boards[0]
 
     per_model = [of(model, lambda R=R: _per_question(metric, name, R, args, kwargs))
@@ -393,12 +438,14 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
                              + ("" if budget is None else f" at k={budget}"))
         used_codes = None if codes is None else codes[used]
         sigma, df = _covariance(matrix[:, used], used_codes)
+        units = _unit_totals(matrix[:, used], used_codes)
         k_args = _one_k(args, budget, name)
         posteriors = [of(model, lambda R=R, used=used, k_args=k_args: _posterior_pair(
                           metric, name, R, used, k_args, kwargs, prior)[0])
                       for model, R in zip(names, aligned, strict=True)]
         boards.append(_board(name, budget, names, matrix[:, used].mean(axis=1), sigma, df,
-                             questions, posteriors, confidence))
+                             questions, posteriors, confidence, units))
+    warn_small(f"kpass.leaderboard({name})", _problems(name, boards, codes is not None))
     return boards if many else boards[0]
 
 
