@@ -145,6 +145,8 @@ POINT_OPTIONS = space_controls.POINT_OPTIONS
 binarized = space_controls.binarized
 with_ids = space_controls.with_ids
 compare_rows = space_controls.compare_rows
+check_paired = space_controls.check_paired
+paired = space_controls.paired
 
 # Failures as one readable line, and the child process (space_failures.py).
 space_failures = sibling(TAB_MODULES[4])
@@ -334,30 +336,6 @@ def example_pair(kind: str = "binary") -> tuple[str, str]:
 COMPARE_ERRORS = (Exception,)
 
 
-def check_paired(sides: dict[str, list[Question]]) -> None:
-    """Both boxes must hold the same number of questions (paired in line order)."""
-    if len(sides["A"]) != len(sides["B"]):
-        raise ValueError(f"model A has {len(sides['A'])} questions and model B "
-                         f"{len(sides['B'])}: give both the same questions, in the same "
-                         "order (one a line)")
-
-
-BOXES = {"A": "model A box", "B": "model B box"}
-
-
-def paired(sides: dict[str, list[Question]], kind: str
-           ) -> tuple[dict[str, list[Question]], dict[str, list[Any]] | None]:
-    """How the two boxes pair: by question id when every line has one, else by line order.
-
-    Returns the questions of each box (answer strings put in A's order) and each box's ids
-    for ``kpass.compare`` to match (None: line order). See :func:`space_input.match_ids`.
-    """
-    found, ids = space_input.match_ids(sides, BOXES, reorder=kind == "answers")
-    if ids is None:
-        check_paired(found)
-    return found, ids
-
-
 def compare_failure(error: BaseException, side: str, sides: dict[str, list[Question]]):
     """The page's outputs for a failed comparison: the message located in its box and line."""
     if isinstance(error, RecursionError):
@@ -391,11 +369,6 @@ def run_compare(module: evaluate.EvaluationModule, controls: list[Control], text
         if "R0" in a or "R0" in b:
             raise ValueError("the comparison takes no prior outcomes (R0): remove the '| ...' "
                              "part of the lines")
-        if kind == "answers":
-            if "references" not in a:
-                raise ValueError("give each question's gold answer after '|' on model A's "
-                                 "lines")
-            space_input.same_golds(sides, BOXES)
         options = {c.name: parse_control(c, v) for c, v in zip(controls, values, strict=True)}
         options = {name: value for name, value in options.items() if value is not None}
         ks = parse_ks(ks_text) if uses_k(module) else None

@@ -131,7 +131,7 @@ def check_total(app: ModuleType, parsed: dict[str, list[Any]]) -> None:
 def align(app: ModuleType, parsed: dict[str, list[Any]], where: dict[str, str],
           kind: str = "binary") -> tuple[dict[str, list[Any]], dict[str, list[Any]] | None]:
     """How the models' questions pair: by id when every line of every model has one, else by
-    line order (the page's rule, ``space_input.match_ids``, as on the Compare tab).
+    line order (the page's rule, ``space_controls.match_ids``, as on the Compare tab).
 
     Returns:
         The questions per model (answer strings put in the first model's order) and each
@@ -141,7 +141,7 @@ def align(app: ModuleType, parsed: dict[str, list[Any]], where: dict[str, str],
         ValueError: ids on some lines or models only, or models holding different
             questions (naming the model, the id and the box or file and line).
     """
-    found, ids = app.space_input.match_ids(parsed, where, reorder=kind == "answers")
+    found, ids = app.space_controls.match_ids(parsed, where, reorder=kind == "answers")
     if ids is None:
         names = list(parsed)
         counts = {name: len(questions) for name, questions in parsed.items()}
@@ -167,7 +167,7 @@ def gold_answers(app: ModuleType, aligned: dict[str, list[Any]], where: dict[str
     if not all("references" in q.extras for q in first):
         raise ValueError(f"give each question's gold answer after '|' on the lines of "
                          f"{where[names[0]]} (the first model)")
-    app.space_input.same_golds(aligned, where)
+    app.space_controls.same_golds(aligned, where)
     return [q.extras["references"] for q in first]
 
 

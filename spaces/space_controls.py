@@ -202,6 +202,133 @@ def parse_control(control: Control, value: Any) -> Any:
 # ----------------------------------------------------------------------------- compare
 
 
+def box_ids(questions: list[Any], where: str) -> list[Any] | None:
+    """A box's question ids, in its order: an id on every line, or None on none.
+
+    Raises:
+        ValueError: some lines name their question and others do not (naming the box and
+            the first line without an id).
+    """
+    named = [q for q in questions if q.qid is not None]
+    if not named:
+        return None
+    if len(named) != len(questions):
+        missing = next(q for q in questions if q.qid is None)
+        raise ValueError(f"{where}, line {missing.line}: no question id, but line "
+                         f"{named[0].line} has one ({named[0].qid!r}): give every line a "
+                         "question id (to match questions by id) or none (to match by line "
+                         "order)")
+    return [q.qid for q in named]
+
+
+def match_ids(sides: dict[str, list[Any]], where: dict[str, str], reorder: bool = False
+              ) -> tuple[dict[str, list[Any]], dict[str, list[Any]] | None]:
+    """How the boxes' questions pair: by id when every line of every box has one, else by line.
+
+    The sets of ids must agree (the library's rule, as in ``kpass compare --id``); the
+    check is made here so that a refusal names the box and line. The questions are then
+    matched by ``kpass.compare`` / ``kpass.leaderboard`` on counts carrying the ids, each box
+    in its own order; with ``reorder`` (answer strings, which have no counts type) every
+    box is put in the first box's order here.
+
+    Args:
+        sides: each box's questions, by model name (the first is the reference order).
+        where: each model's box or file, for messages (``model A box``).
+        reorder: put every box in the first box's order.
+
+    Returns:
+        The questions per model, and each model's ids (None: matched by line order).
+
+    Raises:
+        ValueError: some lines or boxes have ids and others not; a box lacks an id the
+            first box has, or has one it lacks.
+    """
+    names = list(sides)
+    ids = {name: box_ids(sides[name], where[name]) for name in names}
+    given = [name for name in names if ids[name] is not None]
+    if given and len(given) != len(names):
+        without = next(name for name in names if ids[name] is None)
+        first = sides[given[0]][0]
+        raise ValueError(f"{where[given[0]]} names its questions (line {first.line}: id "
+                         f"{first.qid!r}) but {where[without]} does not: give every line of "
+                         "every box a question id (to match by id) or none (to match by line "
+                         "order)")
+    if not given:  # matched by line order: the caller checks the numbers of questions
+        return dict(sides), None
+    first = {q.qid: q for q in sides[names[0]]}
+    for name in names[1:]:
+        own = {q.qid: q for q in sides[name]}
+        missing = next((qid for qid in first if qid not in own), None)
+        if missing is not None:
+            raise ValueError(f"{where[name]} has no question {missing!r} ({where[names[0]]}, "
+                             f"line {first[missing].line}): give every model the same "
+                             "questions")
+        extra = next((q for q in sides[name] if q.qid not in first), None)
+        if extra is not None:
+            raise ValueError(f"{where[name]}, line {extra.line}: question {extra.qid!r} is "
+                             f"not among the questions of {where[names[0]]}: give every "
+                             "model the same questions")
+    if reorder:
+        order = list(first)
+        sides = {name: [{q.qid: q for q in sides[name]}[qid] for qid in order]
+                 for name in names}
+        return sides, {name: order for name in names}
+    return dict(sides), {name: [q.qid for q in sides[name]] for name in names}
+
+
+def same_golds(sides: dict[str, list[Any]], where: dict[str, str]) -> None:
+    """Every box that gives gold answers gives the first box's, question by question.
+
+    Answers compare by kpass's canonical rule (``170`` is ``"170.0"``). The boxes are
+    already paired (:func:`match_ids`); a box without gold answers uses the first box's.
+
+    Raises:
+        ValueError: a gold answer differs from the first box's (naming the box and line).
+    """
+    from kpass._core.canonical import canonical_answer
+
+    names = list(sides)
+    for name in names[1:]:
+        for question, first in zip(sides[name], sides[names[0]], strict=True):
+            given = question.extras.get("references")
+            gold = first.extras.get("references")
+            if given is not None and canonical_answer(given) != canonical_answer(gold):
+                raise ValueError(f"{where[name]}, line {question.line}: gold answer "
+                                 f"{given!r}, but {gold!r} in {where[names[0]]} (line "
+                                 f"{first.line}): give every model the same gold answers")
+
+
+BOXES = {"A": "model A box", "B": "model B box"}
+
+
+def check_paired(sides: dict[str, list[Any]]) -> None:
+    """Both boxes must hold the same number of questions (paired in line order)."""
+    if len(sides["A"]) != len(sides["B"]):
+        raise ValueError(f"model A has {len(sides['A'])} questions and model B "
+                         f"{len(sides['B'])}: give both the same questions, in the same "
+                         "order (one a line)")
+
+
+def paired(sides: dict[str, list[Any]], kind: str
+           ) -> tuple[dict[str, list[Any]], dict[str, list[Any]] | None]:
+    """How the Compare tab's two boxes pair: by question id when every line has one, else
+    by line order (:func:`match_ids`); answer strings also need the same gold answers.
+
+    Returns the questions of each box (answer strings put in A's order) and each box's ids
+    for ``kpass.compare`` to match (None: line order).
+    """
+    found, ids = match_ids(sides, BOXES, reorder=kind == "answers")
+    if ids is None:
+        check_paired(found)
+    if kind == "answers":
+        if not any("references" in q.extras for q in found["A"]):
+            raise ValueError("give each question's gold answer after '|' on model A's lines")
+        same_golds(found, BOXES)
+    return found, ids
+
+
+
+
 # The point functions a module's comparison pairs per question (through kpass.compare):
 # label -> function name, from the registry.
 COMPARED = {m.name: pairs for m in registry.MODULES
@@ -231,7 +358,7 @@ def with_ids(runs: dict[str, Any], ids: dict[str, list[Any]] | None, kind: str
     ``BinaryCounts``, categories ``CategoricalCounts`` (as wide as the largest category of
     any model); without ids the outcomes are returned as they are (matched by line order).
     Answer strings have no counts type: the page puts them in the first model's order
-    before this point (:func:`app.match_ids`).
+    before this point (:func:`match_ids`).
     """
     if ids is None or kind == "answers":
         return runs

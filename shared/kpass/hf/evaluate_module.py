@@ -72,6 +72,7 @@ from .install import (  # noqa: F401 - kpass.hf.evaluate_module's names, as befo
     install_metric_modules,
     main,
 )
+from .keywords import refuse_batch_keywords, refuse_one_keywords
 from .vocabulary import (
     FAMILIES,
     INPUTS,
@@ -88,34 +89,6 @@ EVALUATE_INIT_ARGS = ("config_name", "keep_in_memory", "cache_dir", "num_process
 
 __all__ = ["KPassComparison", "KPassMetric", "default_metrics_dir",
            "install_metric_modules", "main"]
-
-
-def _singular(method: str, kwargs: dict[str, Any], names: dict[str, str]) -> None:
-    """Refuse a batch keyword given to ``add`` (one question), naming the right one.
-
-    Raises:
-        TypeError: ``add(predictions=...)``: ``add`` takes ``prediction=`` (one question's
-            outcomes); ``add_batch`` and ``compute`` take ``predictions=``.
-    """
-    for plural, singular in names.items():
-        if plural in kwargs:
-            raise TypeError(f"{method}() adds one question: pass {singular}=[...] (that "
-                            f"question's outcomes), not {plural}=; for many questions use "
-                            f"add_batch({plural}=[[...], ...]) or compute({plural}=...)")
-
-
-def _plural(kwargs: dict[str, Any], names: dict[str, str]) -> None:
-    """Refuse a one-question keyword given to ``add_batch``/``compute``, naming the right one.
-
-    Raises:
-        TypeError: ``add_batch(prediction=...)``: a batch takes ``predictions=`` (one list
-            of outcomes per question); ``add`` takes ``prediction=``.
-    """
-    for singular, plural in names.items():
-        if singular in kwargs:
-            raise TypeError(f"a batch takes {plural}=[[...], ...] (one list of outcomes per "
-                            f"question), not {singular}=; add() takes "
-                            f"{singular}= for one question")
 
 
 class KPassMetric(evaluate.Metric, abc.ABC):
@@ -263,8 +236,8 @@ class KPassMetric(evaluate.Metric, abc.ABC):
     def _add(self, predictions: Any, references: Any, kwargs: dict[str, Any], *,
              inline: bool) -> None:
         """Validate, count and write one batch; ``inline`` marks a batch passed to ``compute``."""
-        _plural(kwargs, {"prediction": "predictions", "reference": "references",
-                         "prediction1": "predictions1", "prediction2": "predictions2"})
+        refuse_one_keywords(kwargs, {"prediction": "predictions", "reference": "references",
+                                     "prediction1": "predictions1", "prediction2": "predictions2"})
         threshold = kwargs.pop("threshold", self.options.get("threshold"))
         names = self._input_names()
         bad = [name for name in kwargs if name not in names]
@@ -289,7 +262,8 @@ class KPassMetric(evaluate.Metric, abc.ABC):
             reference: its gold answer (``vote_at_k_bayes`` only).
             **kwargs: ``R0``, its prior outcomes (categorical modules only).
         """
-        _singular("add", kwargs, {"predictions": "prediction", "references": "reference"})
+        refuse_batch_keywords("add", kwargs,
+                              {"predictions": "prediction", "references": "reference"})
         R0 = kwargs.pop("R0", None)
         if R0 is not None:
             kwargs["R0"] = [R0]
@@ -494,7 +468,8 @@ class KPassComparison(KPassMetric, abc.ABC):
             prediction2: model B's outcomes on it.
             **kwargs: refused.
         """
-        _singular("add", kwargs, {"predictions1": "prediction1", "predictions2": "prediction2"})
+        refuse_batch_keywords("add", kwargs,
+                              {"predictions1": "prediction1", "predictions2": "prediction2"})
         self.add_batch(predictions1=[prediction1], predictions2=[prediction2], **kwargs)
 
     def compute(self, *, predictions1: Any = None, predictions2: Any = None,

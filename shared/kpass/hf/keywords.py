@@ -243,3 +243,31 @@ def number_label(value: float) -> str:
     """A float as it appears in a key: ``0.5`` -> ``"0.5"``, ``1.0`` -> ``"1"``."""
     short = f"{value:g}"
     return short if float(short) == value else repr(float(value))
+
+
+def refuse_batch_keywords(method: str, kwargs: dict[str, Any], names: dict[str, str]) -> None:
+    """Refuse a batch keyword given to ``add`` (one question), naming the right one.
+
+    Raises:
+        TypeError: ``add(predictions=...)``: ``add`` takes ``prediction=`` (one question's
+            outcomes); ``add_batch`` and ``compute`` take ``predictions=``.
+    """
+    for plural, singular in names.items():
+        if plural in kwargs:
+            raise TypeError(f"{method}() adds one question: pass {singular}=[...] (that "
+                            f"question's outcomes), not {plural}=; for many questions use "
+                            f"add_batch({plural}=[[...], ...]) or compute({plural}=...)")
+
+
+def refuse_one_keywords(kwargs: dict[str, Any], names: dict[str, str]) -> None:
+    """Refuse a one-question keyword given to ``add_batch``/``compute``, naming the right one.
+
+    Raises:
+        TypeError: ``add_batch(prediction=...)``: a batch takes ``predictions=`` (one list
+            of outcomes per question); ``add`` takes ``prediction=``.
+    """
+    for singular, plural in names.items():
+        if singular in kwargs:
+            raise TypeError(f"a batch takes {plural}=[[...], ...] (one list of outcomes per "
+                            f"question), not {singular}=; add() takes "
+                            f"{singular}= for one question")
