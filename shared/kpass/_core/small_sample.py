@@ -62,7 +62,7 @@ class SmallSampleWarning(UserWarning):
 
 
 def t_test(difference: float, se: float, confidence: float,
-           df: int | None) -> tuple[float, float, float, float]:
+           df: float | None) -> tuple[float, float, float, float]:
     r"""(lo, hi, p_value, mde) of ``difference`` with standard error ``se``.
 
     Formula:
@@ -157,12 +157,14 @@ def small_sample_problems(units: int, clustered: bool, ses: Sequence[float],
                         "of freedom; check the exact test (p_exact) before acting")
     if any(se == 0.0 for se in ses):
         problems.append("a standard error of 0: every question agrees, so the spread is not "
-                        "estimated; the interval has width 0 and says nothing")
+                        "estimated; the interval is the exact bound for that many "
+                        "questions all alike (kpass.stats.intervals), not estimate -/+ t se")
     near = [x for x in estimates if min(x, 1.0 - x) * units < FEW_EVENTS]
     if near and units >= FEW_QUESTIONS:  # below, the first note already says it
         problems.append(f"an estimate ({near[0]:.3g}) within {FEW_EVENTS} questions' worth of "
-                        "0 or 1: its standard error is unreliable (rare events); use the "
-                        "Bayesian interval (*_ci) or more questions")
+                        "0 or 1: its standard error is unreliable (rare events), so the "
+                        "interval is the wider score interval (kpass.stats.intervals); more "
+                        "questions narrow it")
     return problems
 
 

@@ -62,7 +62,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import stdtrit
 
 from .._core.checks import ArgumentTypeError, _show, check_confidence
 from ._common import (
@@ -76,6 +75,7 @@ from ._common import (
     _state_keys,
 )
 from .comparison import _budgets, _ids, _one_k, _posterior_pair
+from .intervals import intervals
 from .rank_sets import (  # noqa: F401 - the rank-set machinery, as this module always had it
     CHUNK,
     DRAWS,
@@ -98,7 +98,7 @@ class Standing:
         name: the model's name (a key of ``runs``).
         estimate: its metric over the questions every model was scored on.
         se: standard error of ``estimate`` over questions (clustered where given).
-        lo: lower end of the ``confidence`` interval estimate -/+ t se.
+        lo: lower end of the ``confidence`` interval (:func:`kpass.stats.intervals.interval`).
         hi: upper end.
         rank: 1 + the number of models with a larger estimate (ties share a rank).
         rank_lo: best rank of the joint rank set.
@@ -288,7 +288,6 @@ def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
            confidence: float) -> Leaderboard:
     size = len(names)
     se = np.sqrt(np.maximum(np.diag(sigma), 0.0))
-    t = float(stdtrit(df, 0.5 + 0.5 * confidence))
     rank = np.array([1 + int(np.sum(estimates > e)) for e in estimates])
     better = _better_pairs(estimates, sigma, df, confidence)
     rank_lo = 1 + better.sum(axis=0)
@@ -297,9 +296,10 @@ def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
     sd = np.array([p[1] for p in posteriors])
     top = _rank_probabilities(mu, sd)
     order = sorted(range(size), key=lambda j: (-estimates[j], j))
+    ends = intervals(estimates, se, df, df + 1, confidence)  # kpass.stats.intervals
     rows = tuple(Standing(
         name=names[j], estimate=float(estimates[j]) + 0.0, se=float(se[j]),
-        lo=float(estimates[j] - t * se[j]), hi=float(estimates[j] + t * se[j]),
+        lo=float(ends[0][j]), hi=float(ends[1][j]),
         rank=int(rank[j]), rank_lo=int(rank_lo[j]), rank_hi=int(rank_hi[j]),
         mean=float(mu[j]), sd=float(sd[j]), prob_best=float(top[j, 0]),
         prob_top=tuple(float(p) for p in top[j])) for j in order)
