@@ -27,9 +27,9 @@ standard error se and ``df`` degrees of freedom gets:
   30-40 questions.) Mid-range (e large) the limit is far above n_eff. Near 0 or 1 the
   Wilson interval reaches further towards the middle than estimate -/+ q se (whose end
   beyond the boundary is clipped away); the hull keeps the t end on the other side, so
-  an interval never loses coverage to its score half. Mid-range the Wilson interval lies inside the t interval, or beyond it by
-  less than 5% of q se (:data:`MATERIAL`), and the result is the t interval itself ("t");
-  the method is "score" when the hull is used.
+  an interval never loses coverage to its score half. Mid-range the Wilson interval lies
+  inside the t interval, or beyond it by less than 5% of q se (:data:`MATERIAL`), and
+  the result is the t interval itself ("t"); the method is "score" when the hull is used.
 - **exact** (se = 0: every unit has the same value c): no spread is observed, so no
   SE-based interval exists. For i.i.d. units V in [L, U] with mean mu, w = max(c - L,
   U - c) and P(V = c) <= 1 - |mu - c| / w (Markov's inequality on |V - c| <= w), so the
