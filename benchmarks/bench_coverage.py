@@ -131,7 +131,8 @@ def simulate(design: Design, reps: int, seed: int) -> dict[str, tuple[float, flo
     lo, hi = t_interval(x, se_old, df_old, CONFIDENCE, bounds)
     out["t"] = (lo, hi)
     zero = se == 0
-    lo_k, hi_k, _ = intervals(x, se, df, units, CONFIDENCE, bounds)
+    # as kpass uses it: a difference without the pull towards M (kpass.compare)
+    lo_k, hi_k, _ = intervals(x, se, df, units, CONFIDENCE, bounds, cap=not design.paired)
     lo_e, hi_e = t_interval(x, se, df, CONFIDENCE, bounds)
     out["t+exact"] = (np.where(zero, lo_k, lo_e), np.where(zero, hi_k, hi_e))
     out["score"] = _score_only(x, se, df, units, bounds)

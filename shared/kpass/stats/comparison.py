@@ -292,7 +292,8 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         difference = float(sa.mean() - sb.mean())
         df = _df(used_codes, m) if reference == "t" else None
         _, _, p_value, mde = t_test(difference, se, confidence, df)
-        bounds = interval(difference, se, df, units, confidence, (-1.0, 1.0))
+        bounds = interval(difference, se, df, units, confidence, (-1.0, 1.0),
+                          cap=False)
         p_exact = sign_flip_p(sa - sb, used_codes)
         if math.isnan(p_value):  # se = 0 with a difference: no t statistic, the exact test
             p_value = p_exact
@@ -360,7 +361,8 @@ def _compare_dataset(metric: Metric, name: str, R_a: Any, R_b: Any, args: tuple[
     problems: list[str] = []
     for index, (a, b) in enumerate(zip(values_a, values_b, strict=True)):
         _, _, p_value, mde = t_test(a - b, ses[index], confidence, df)
-        bounds = interval(a - b, ses[index], df, units, confidence, (-1.0, 1.0))
+        bounds = interval(a - b, ses[index], df, units, confidence, (-1.0, 1.0),
+                          cap=False)
         if math.isnan(p_value):  # se = 0 with a difference: nothing to test it against
             p_value = 1.0
         problems += small_sample_problems(units, codes is not None, [ses[index]], [])

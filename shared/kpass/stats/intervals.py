@@ -24,11 +24,12 @@ standard error se and ``df`` degrees of freedom gets:
   the most spread values in [0, 1] with this mean can have; 1.5 and 0.6 were chosen by
   the coverage simulation of ``benchmarks/bench_coverage.py``, which shows the designs
   and the alternatives: the uncapped score interval covers a rare Pass^4 0.74-0.82 at
-  30-40 questions.) Mid-range (e large) the limit is far above n_eff. Near 0 or 1 the
+  30-40 questions.) Mid-range (e large) the limit is far above n_eff. Paired
+  differences (:func:`kpass.compare`) go without this pull (``cap=False``). Near 0 or 1 the
   Wilson interval reaches further towards the middle than estimate -/+ q se (whose end
   beyond the boundary is clipped away); the hull keeps the t end on the other side, so
   an interval never loses coverage to its score half. Mid-range the Wilson interval lies
-  inside the t interval, or beyond it by less than 5% of q se (:data:`MATERIAL`), and
+  inside the t interval, or beyond it by less than 30% of q se (:data:`MATERIAL`), and
   the result is the t interval itself ("t"); the method is "score" when the hull is used.
 - **exact** (se = 0: every unit has the same value c): no spread is observed, so no
   SE-based interval exists. For i.i.d. units V in [L, U] with mean mu, w = max(c - L,
@@ -76,7 +77,7 @@ N = M max(1, (e / EVENTS_TRUSTED)^2) on n_eff (module docstring)."""
 SHRINK = 0.6
 """An n_eff above the limit N becomes n_eff^(1 - SHRINK) N^SHRINK (module docstring)."""
 
-MATERIAL = 0.05
+MATERIAL = 0.3
 """The score end replaces the t end only where it reaches beyond it by more than this share
 of the t half-width q se; below that the interval is estimate -/+ t se, as mid-range."""
 
@@ -145,7 +146,7 @@ def intervals(estimate: Any, se: Any, df: Any, units: Any, confidence: float = 0
         confidence: the level in (0, 1).
         bounds: (L, U), the range of a per-question value.
         cap: pull n_eff towards ``units`` near a bound (the default; False gives the plain
-            score interval on n_eff, for the coverage benchmark's comparison).
+            score interval on n_eff, as :func:`kpass.compare` uses for differences).
 
     Returns:
         (lo, hi, method code) arrays; the code indexes :data:`METHODS`.
@@ -193,7 +194,8 @@ def intervals(estimate: Any, se: Any, df: Any, units: Any, confidence: float = 0
 
 
 def interval(estimate: float, se: float, df: float | None, units: int,
-             confidence: float = 0.95, bounds: tuple[float, float] = (0.0, 1.0)) -> Interval:
+             confidence: float = 0.95, bounds: tuple[float, float] = (0.0, 1.0),
+             cap: bool = True) -> Interval:
     r"""The confidence interval over questions of a mean of per-question values.
 
     See the module docstring for the three methods (t mid-range; the hull with the Wilson
@@ -208,6 +210,11 @@ def interval(estimate: float, se: float, df: float | None, units: int,
         confidence: the level in (0, 1).
         bounds: the range (L, U) of a per-question value: (0, 1) for a metric, (-1, 1)
             for a paired difference of two metrics.
+        cap: pull n_eff towards ``units`` near a bound (rare events of one metric).
+            :func:`kpass.compare` passes False: a difference is near -1 or 1 only when one
+            model is right and the other wrong on nearly every question, and the pull
+            would widen every difference at a handful of questions (e at most M/2) past
+            the t test its p-value comes from.
 
     Returns:
         An :class:`Interval` (lo, hi, method), clipped to ``bounds``, hi > lo.
@@ -224,5 +231,5 @@ def interval(estimate: float, se: float, df: float | None, units: int,
     if not (math.isfinite(estimate) and math.isfinite(se)) or se < 0:
         raise ValueError(f"an interval needs a finite estimate and se >= 0; got "
                          f"estimate={estimate!r}, se={se!r}")
-    lo, hi, code = intervals(estimate, se, df, units, confidence, bounds)
+    lo, hi, code = intervals(estimate, se, df, units, confidence, bounds, cap)
     return Interval(float(lo) + 0.0, float(hi) + 0.0, METHODS[int(code)])
