@@ -23,7 +23,7 @@ from scipy.linalg import eigh
 import kpass
 from kpass.report.cli import main
 from kpass.report.from_counts import report_table
-from kpass.stats._common import _cluster_df, _clt_se
+from kpass.stats._common import _clt_se, _cluster_df
 from kpass.stats.intervals import METHODS, interval, intervals
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -65,8 +65,9 @@ def plot_curves(path: str, labels: list[str], rows: list[list[Row]], confidence:
     """Draw one panel per family, one line per input, with its band.
 
     The line is the point estimate; the band runs from ``se_lo`` to ``se_hi`` (the
-    confidence interval over questions of :mod:`kpass.stats.intervals`, ``band="se"``) or from ``lo`` to ``hi`` (the posterior
-    credible interval with the questions fixed, ``band="posterior"``).
+    confidence interval over questions of :mod:`kpass.stats.intervals`, ``band="se"``) or
+    from ``lo`` to ``hi`` (the posterior credible interval with the questions fixed,
+    ``band="posterior"``).
 
     Args:
         path: where to write the figure (the suffix picks the format: png, pdf, svg).
