@@ -164,7 +164,8 @@ def method_notes(report: Report) -> list[str]:
         where = f" ({label})" if several else ""
         for method, words in (("score", "score interval (near 0 or 1)"),
                               ("exact", "exact bound (se = 0)")):
-            named = [row.label for row in rows if row.se_method == method]
+            named = [row.label for row in rows if row.se_method == method
+                     and not (row.k is not None and row.k in CONSTANT_AT.get(row.metric, ()))]
             if named:
                 notes.append(f"interval{where}: {words} for {', '.join(named[:8])}"
                              f"{' ...' if len(named) > 8 else ''}.")
