@@ -154,7 +154,8 @@ def _legend(confidence: float, clustered: bool, df: int) -> list[str]:
     level = f"{confidence * 100:g}%"
     paragraphs = [
         f"se: standard error over questions{' (clustered)' if clustered else ''}; {level} "
-        f"interval: estimate -/+ t se (t with {df} degrees of freedom).",
+        f"interval: estimate -/+ t se (t with {df} degrees of freedom); near 0 or 1 a score "
+        "interval, and an exact bound when se = 0 (kpass.stats.intervals).",
         f"rank set: the ranks each model can hold; the sets of all models hold the true ranks "
         f"together with probability >= {level} (stepwise joint procedure of Mogstad, Romano, "
         "Shaikh and Wilhelm 2024 over all paired differences). A set 1-3 means the data cannot "
