@@ -152,9 +152,11 @@ def small_sample_problems(units: int, clustered: bool, ses: Sequence[float],
     """
     problems = []
     if units < FEW_QUESTIONS:
+        df = (f"the Bell-McCaffrey degrees of freedom (at most {units - 1})" if clustered
+              else f"{units - 1} degrees of freedom")
         problems.append(f"only {units} {'clusters' if clustered else 'questions'} (fewer than "
-                        f"{FEW_QUESTIONS}): intervals use Student's t with {units - 1} degrees "
-                        "of freedom; check the exact test (p_exact) before acting")
+                        f"{FEW_QUESTIONS}): intervals use Student's t with {df}; check the "
+                        "exact test (p_exact) before acting")
     if any(se == 0.0 for se in ses):
         problems.append("a standard error of 0: every question agrees, so the spread is not "
                         "estimated; the interval is the exact bound for that many "
