@@ -305,3 +305,30 @@ def test_coverage_targets_of_issue_29():
             continue
         checked += 1
     assert checked == 12
+
+
+def test_report_plot_names_the_interval_and_keeps_tau_out_of_the_value(tmp_path, monkeypatch):
+    """Issue 28 item 21: the title said "z se" for a t-based band, and the ylabel
+    "G-Pass@k_tau = 0.5" read as a value."""
+    from kpass.io.readers import LoadedFile
+    from kpass.report import plot
+    from kpass.report.table import PLOTTED, compute_rows, family
+
+    counts = kpass.BinaryCounts(np.full(12, 4), np.array([4, 3, 0, 1, 2, 4, 4, 0, 1, 3, 2, 4]))
+    loaded = LoadedFile("x", Path("x"), None, counts, "question 1")
+    rows = quiet(compute_rows, loaded, [family(key) for key in PLOTTED], [1, 2, 4], [0.5],
+                 0.95)
+    seen = {}
+    monkeypatch.setattr(plot, "_save", lambda figure, path: seen.update(figure=figure))
+    plot.plot_curves(str(tmp_path / "x.png"), ["x"], [rows], 0.95)
+    figure = seen["figure"]
+    title = figure._suptitle.get_text()
+    assert "z se" not in title and "confidence interval over questions" in title
+    labels = [ax.get_ylabel() for ax in figure.axes]
+    titles = [ax.get_title() for ax in figure.axes]
+    assert not any("=" in label for label in labels)
+    assert any("G-Pass" in t and "= 0.5" in t for t in titles)
+    band = figure.axes[0].collections[0].get_paths()[0].vertices[:, 1]
+    pass_rows = [row for row in rows if row.metric == "pass@k"]
+    assert min(band) == pytest.approx(min(row.se_lo for row in pass_rows))
+    assert max(band) == pytest.approx(max(row.se_hi for row in pass_rows))
