@@ -38,20 +38,48 @@ def quiet(function, *args, **kwargs):
 # ----------------------------------------------------------------------------- formulas
 
 
-@pytest.mark.parametrize("successes, n", [(2, 20), (1, 30), (28, 30), (1, 12)])
-def test_score_end_is_scipys_wilson_interval_at_integer_n_eff(successes, n):
+@pytest.mark.parametrize("successes, n", [(2, 20), (1, 30), (28, 30), (1, 12), (5, 40),
+                                          (56, 60), (4, 30), (94, 100)])
+def test_score_interval_is_scipys_wilson_interval_with_garwood_end(successes, n):
     """Binary values: se^2 = x(1-x)/n makes n_eff = n; with the normal quantile (df=None)
-    and no pull towards M (cap=False) the score end is scipy's Wilson end."""
+    and no pull towards M (cap=False) the interval is scipy's Wilson interval, except that
+    with at most 3 events on the near side its end towards the bound reaches the exact
+    Poisson (Garwood) bound chi2_{alpha/2}(2e) / (2n) (Brown, Cai and DasGupta 2001)."""
     x = successes / n
     se = math.sqrt(x * (1 - x) / n)
     lo, hi, method = intervals(x, se, None, n, 0.95, cap=False)
     wilson = sps.binomtest(successes, n).proportion_ci(0.95, method="wilson")
+    events = min(successes, n - successes)
+    garwood = sps.chi2.ppf(0.025, 2 * events) / (2 * n)
     assert METHODS[int(method)] == "score"
-    if x < 0.5:  # the end towards the middle is Wilson's; the other t's (or the bound)
+    if x < 0.5:
         assert float(hi) == pytest.approx(wilson.high, rel=1e-12)
-        assert float(lo) == pytest.approx(max(0.0, x - 1.959963984540054 * se), rel=1e-12)
+        expected = min(wilson.low, garwood) if events <= 3 else wilson.low
+        assert float(lo) == pytest.approx(expected, rel=1e-10)
     else:
         assert float(lo) == pytest.approx(wilson.low, rel=1e-12)
+        expected = max(wilson.high, 1 - garwood) if events <= 3 else wilson.high
+        assert float(hi) == pytest.approx(expected, rel=1e-10)
+
+
+def test_binary_coverage_by_exact_enumeration():
+    """0/1 values at M questions, as kpass sees them (se with the M - 1 divisor, t_{M-1}):
+    the coverage of the interval, summed exactly over Binomial(M, p) outcomes on a grid of p
+    in [0.5, 0.999], averages 0.95-0.99 and never falls below 0.90 (plain Wilson: 0.85
+    near p = 1; estimate -/+ t se: far lower)."""
+    ps = np.linspace(0.5, 0.999, 999)
+    for m in (10, 20, 30, 40, 100):
+        k = np.arange(m + 1)
+        x = k / m
+        se = np.sqrt(x * (1 - x) / (m - 1))
+        lo, hi, _ = intervals(x, se, m - 1, m)
+        pmf = sps.binom.pmf(k[None, :], m, ps[:, None])
+        covered = (lo[None, :] <= ps[:, None]) & (ps[:, None] <= hi[None, :])
+        coverage = (pmf * covered).sum(axis=1)
+        assert 0.95 <= coverage.mean() <= 0.99, (m, coverage.mean())
+        assert coverage.min() >= 0.90, (m, coverage.min(), ps[coverage.argmin()])
+        near_one = coverage[ps >= 0.8].mean()
+        assert 0.95 <= near_one <= 0.993, (m, near_one)
 
 
 def test_mid_range_is_estimate_plus_minus_t_se():
@@ -278,33 +306,61 @@ REPS = 2000
 """Replications per design: binomial Monte Carlo SE 0.005 at 0.95."""
 
 
+def _limits(name: str, m: int) -> tuple[float, float] | None:
+    """(floor, ceiling) of the interval's coverage in a design of bench_coverage.py.
+
+    Floors are issue 29's targets; ceilings keep the interval from throwing data away
+    (0.985 where the design's outcomes are continuous enough; 0.99 where the exact binomial
+    coverage next to 0.95 lies at 0.978-0.98 (accuracy 0.98 at 30 questions) or the rare
+    Pass^4 at 30 questions measured 0.980-0.987). Designs whose discreteness admits only
+    coverages far from 0.95 carry no ceiling: one-sample accuracy at 10 questions (0.914 or
+    0.988 at p = 0.95), Pass@8 with 8 samples (0/1 per question; t mid-range covers 0.85
+    from 5 of 10), Pass^4 at 10 questions (15-24% of runs have se = 0), the paired
+    difference at 10 questions (48% with every d_q = 0).
+    """
+    if name.startswith("Pass@8 = 0.85") and name.endswith("n=16"):
+        return (0.93, 0.985) if m == 10 else (0.90, 0.985)
+    if name.startswith("Pass@8 = 0.85") and m == 10:
+        return (0.93, 1.0)
+    if name.startswith("accuracy 0.95") and m == 30:
+        return (0.93, 0.985)
+    if name.startswith("accuracy 0.98") and m == 30:
+        return (0.93, 0.99)
+    if name.startswith("Pass^4") and m in (30, 40):
+        return (0.90, 0.99)
+    if name.startswith("Pass^4") and m == 100:
+        return (0.93, 0.985)
+    if "unequal clusters" in name:
+        return (0.90, 0.985)
+    if "equal clusters" in name or name.startswith("Pass@1 = 0.5, Beta(1,1), n=8"):
+        return (0.93, 0.97)
+    if name.startswith("Pass@8 A - B") and m == 30:
+        return (0.92, 0.97)
+    return None
+
+
 @pytest.mark.slow
 def test_coverage_targets_of_issue_29():
     """Seeded simulation of benchmarks/bench_coverage.py's designs (2000 replications,
-    seed 29): Pass@8 near 0.85 at 10 questions and accuracy 0.95 at 30 questions with one
-    sample >= 0.93; Pass^4 near 0.02 at 30-40 questions >= 0.90; 10 unequal clusters
-    >= 0.90; mid-range 0.94-0.96 and no wider than 1.1x the t interval."""
+    seed 29; Monte Carlo SE 0.005 at 0.95): issue 29's floors (Pass@8 near 0.85 at 10
+    questions and accuracy 0.95 at 30 questions with one sample >= 0.93; Pass^4 near 0.02 at
+    30-40 questions >= 0.90; 10 unequal clusters >= 0.90; mid-range 0.94-0.96 within Monte
+    Carlo error and no wider than 1.1x the t interval) and ceilings (:func:`_limits`)."""
     bench = _bench()
     checked = 0
     for index, design in enumerate(bench.designs(29)):
         result = bench.simulate(design, REPS, 29 + index)
         coverage, width = result["kpass"]
         name, m = design.name, design.questions
-        if name.startswith("Pass@8 = 0.85") and m == 10:
-            assert coverage >= 0.93, (name, m, coverage)
-        elif name.startswith("accuracy 0.95") and m == 30:
-            assert coverage >= 0.93, (name, m, coverage)
-        elif name.startswith("Pass^4") and m in (30, 40):
-            assert coverage >= 0.90, (name, m, coverage)
-        elif "unequal clusters" in name:
-            assert coverage >= 0.90, (name, m, coverage)
-        elif name.startswith("Pass@1 = 0.5, Beta(1,1), n=8"):
-            assert 0.94 - 0.01 <= coverage <= 0.96 + 0.01, (name, m, coverage)
-            assert width <= 1.1 * result["t"][1], (name, m, width)
-        else:
+        limits = _limits(name, m)
+        if limits is None:
             continue
+        floor, ceiling = limits
+        assert floor <= coverage <= ceiling, (name, m, coverage, limits)
+        if name.startswith("Pass@1 = 0.5, Beta(1,1), n=8"):
+            assert width <= 1.1 * result["t"][1], (name, m, width)
         checked += 1
-    assert checked == 12
+    assert checked == 19
 
 
 def test_report_plot_names_the_interval_and_keeps_tau_out_of_the_value(tmp_path, monkeypatch):

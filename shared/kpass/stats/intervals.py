@@ -66,7 +66,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import stdtrit
+from scipy.special import gammaincinv, stdtrit
 
 __all__ = ["Interval", "METHODS", "interval", "intervals", "t_interval", "exact_half_width"]
 
@@ -81,12 +81,20 @@ MATERIAL = 0.3
 """The score end replaces the t end only where it reaches beyond it by more than this share
 of the t half-width q se; below that the interval is estimate -/+ t se, as mid-range."""
 
+BINARY = 1.25
+"""Values count as (nearly) 0/1 when n_eff <= BINARY M (0/1 values give n_eff = M - 1;
+values inside (0, 1) spread less and give a larger n_eff)."""
+
+POISSON_EVENTS = 3.0
+"""Up to this many events on the near side (M min(y, 1 - y)) of (nearly) 0/1 values, the
+end towards the bound is at least the Garwood bound (Brown, Cai and DasGupta 2001)."""
+
 METHODS = ("t", "score", "exact")
 """The methods :func:`intervals` reports, by code 0, 1, 2."""
 
 METHOD_WORDS = {
     "t": "estimate -/+ t se",
-    "score": "Wilson score interval on the effective number of questions, hulled with t",
+    "score": "Wilson score interval on the effective number of questions",
     "exact": "exact bound for se = 0 (every question agrees)",
 }
 """One phrase per method, for legends."""
@@ -164,23 +172,37 @@ def intervals(estimate: Any, se: Any, df: Any, units: Any, confidence: float = 0
     positive = sy > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         n = np.where(positive, spread / np.where(positive, sy * sy, 1.0), np.inf)
+        n_raw = n
+        base = np.asarray(units, dtype=float)
         if cap:
-            base = np.asarray(units, dtype=float)
             events = base * np.minimum(y, 1.0 - y)
             limit = base * np.maximum(1.0, np.square(events / EVENTS_TRUSTED))
             n = np.where(n > limit, n ** (1.0 - SHRINK) * limit ** SHRINK, n)
-        r = np.where(n > 0, q * q / n, np.inf)  # q^2 / n_eff
-        centre = np.where(np.isfinite(r), (y + r / 2.0) / (1.0 + r), 0.5)
-        half = np.where(np.isfinite(r),
-                        q / (1.0 + r) * np.sqrt(sy * sy + np.where(n > 0, r / (4.0 * n), 0.0)),
+        # the Wilson interval of n Bernoulli trials with success share y
+        r = np.where(n > 0, q * q / n, np.inf)  # q^2 / n
+        finite = np.isfinite(r)
+        centre = np.where(finite, (y + r / 2.0) / (1.0 + r), 0.5)
+        trials = np.where(finite, n, 1.0)
+        half = np.where(finite, q / (1.0 + r) * np.sqrt(spread / trials + r / (4.0 * trials)),
                         0.5)
-    w_lo, w_hi = low + room * (centre - half), low + room * (centre + half)
-    # The score end is used where it reaches more than MATERIAL of the t half-width beyond
-    # the t end (mid-range it never does: the interval stays estimate -/+ t se).
+        w_lo, w_hi = centre - half, centre + half
+        # (nearly) 0/1 values with at most POISSON_EVENTS events on the near side: the
+        # end towards the bound reaches at least the exact Poisson (Garwood) bound
+        near = base * np.minimum(y, 1.0 - y)
+        poisson = ((n_raw <= BINARY * base) & (near > 0) & (near <= POISSON_EVENTS)
+                   & positive)
+        if poisson.any():
+            garwood = gammaincinv(np.where(poisson, near, 1.0), (1.0 - confidence) / 2.0) / base
+            w_lo = np.where(poisson & (y < 0.5), np.minimum(w_lo, garwood), w_lo)
+            w_hi = np.where(poisson & (y >= 0.5), np.maximum(w_hi, 1.0 - garwood), w_hi)
+    w_lo, w_hi = low + room * w_lo, low + room * w_hi
+    # The score interval replaces t where t reaches past a bound (it is clipped there), or
+    # where the score end reaches more than MATERIAL of the t half-width beyond the t end;
+    # mid-range neither happens and the interval stays estimate -/+ t se.
     reach = np.maximum(t_lo - w_lo, w_hi - t_hi)
-    score = reach > MATERIAL * q * s
-    lo = np.where(score, np.minimum(t_lo, w_lo), t_lo)
-    hi = np.where(score, np.maximum(t_hi, w_hi), t_hi)
+    score = (reach > MATERIAL * q * s) | (t_lo < low) | (t_hi > high)
+    lo = np.where(score, w_lo, t_lo)
+    hi = np.where(score, w_hi, t_hi)
     method = score.astype(int)
     # se = 0: the exact bound
     zero = ~positive
