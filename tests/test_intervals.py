@@ -140,6 +140,51 @@ def test_interval_refuses_nan_and_negative_se():
         interval(float("nan"), 0.1, 9, 10)
 
 
+@pytest.mark.parametrize("m", [6, 10, 12, 20])
+def test_exact_mde_is_the_sign_tests_80_percent_power_difference(m):
+    """se = 0: the MDE is the delta at which a share delta of questions with d_q = 1 makes
+    kpass's own sign-flip test (sign_flip_p, exact up to 20 questions) reject at 5% with
+    probability 0.8, summed exactly over Binomial(m, delta) counts of non-zero d_q; above
+    the exact interval's half-width."""
+    from kpass._core.small_sample import exact_mde, sign_flip_p
+
+    def p_value(plus, minus):
+        d = np.array([1.0] * plus + [-1.0] * minus + [0.0] * (m - plus - minus))
+        return sign_flip_p(d)
+
+    def power(delta, minus_share=0.0):
+        total = 0.0
+        for plus in range(m + 1):
+            for minus in range(m + 1 - plus):
+                chance = sps.multinomial.pmf([plus, minus, m - plus - minus], m,
+                                             [delta + minus_share, minus_share,
+                                              1 - delta - 2 * minus_share])
+                total += chance * (p_value(plus, minus) <= 0.05)
+        return total
+
+    delta = exact_mde(m, 0.95)
+    assert 0 < delta < 1
+    assert power(delta) == pytest.approx(0.8, abs=1e-9)
+    assert power(delta * 0.98) < 0.8
+    assert delta > 1 - 0.025 ** (1 / m)
+
+
+def test_compare_mde_is_never_zero_when_every_question_agrees():
+    from kpass._core.small_sample import exact_mde
+
+    ones = np.ones((10, 4), dtype=int)
+    c = quiet(kpass.compare, kpass.pass_at_k, ones, ones, 1)
+    assert c.se == 0.0 and c.method == "exact"
+    assert c.mde == pytest.approx(exact_mde(10, 0.95)) and c.mde > 0.6
+    assert c.lo < 0 < c.hi and c.hi == pytest.approx(1 - 0.025 ** 0.1)
+    assert math.isinf(exact_mde(5, 0.95))  # 2 / 2^5 > 0.05: no sign test rejects
+    rng = np.random.default_rng(8)
+    a, b = rng.integers(0, 2, size=(10, 4)), rng.integers(0, 2, size=(10, 4))
+    c = quiet(kpass.compare, kpass.pass_at_k, a, b, 1)
+    q, q80 = sps.t.ppf(0.975, 9), sps.t.ppf(0.8, 9)
+    assert c.se > 0 and c.mde == pytest.approx((q + q80) * c.se, rel=1e-12)
+
+
 # ----------------------------------------------------------------------------- CR2
 
 

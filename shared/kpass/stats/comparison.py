@@ -71,7 +71,11 @@ class Comparison:
             questions (questions fixed; from the two ``_ci`` posteriors).
         mde: minimum detectable effect: (q_{1-alpha/2} + q_{0.8}) se with t (or normal)
             quantiles, the smallest true difference this comparison detects with 80% power
-            at alpha = 1 - confidence.
+            at alpha = 1 - confidence. When se = 0 (every question, or cluster, agrees)
+            the smallest difference the exact sign test detects with 80% power (A right
+            and B wrong on that share of questions, ties elsewhere)
+            (:func:`kpass._core.small_sample.exact_mde`: 0.67 at 10 questions, 0.25 at 30;
+            inf below 6 questions at 95%), never 0.
         questions: how many questions the comparison used.
         confidence: the interval's level.
         se_a: model A's standard error over the same questions (clustered like ``se``).
@@ -205,7 +209,8 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         q = T_df^{-1}((1 + confidence)/2), hulled with a score interval near -1 or 1 and an
         exact bound when se = 0 (:func:`kpass.stats.intervals.interval` on [-1, 1]);
         p_value = 2 T_df(-|difference| / se);
-        mde = (q + T_df^{-1}(0.8)) se (``reference="normal"``: Phi in place of T_df);
+        mde = (q + T_df^{-1}(0.8)) se (``reference="normal"``: Phi in place of T_df;
+        se = 0: the exact sign test's, :func:`kpass._core.small_sample.exact_mde`);
         p_exact = the sign-flip permutation p-value of the d_q (clusters flip together);
         se_unpaired = sqrt(se_A^2 + se_B^2); prob_a_better = Phi((mu_A - mu_B) /
         sqrt(sigma_A^2 + sigma_B^2)) from the two Bayesian posteriors (``<metric>_ci``),
@@ -291,7 +296,7 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         se_a, se_b = _clt_se(sa, used_codes), _clt_se(sb, used_codes)
         difference = float(sa.mean() - sb.mean())
         df = _df(used_codes, m) if reference == "t" else None
-        _, _, p_value, mde = t_test(difference, se, confidence, df)
+        _, _, p_value, mde = t_test(difference, se, confidence, df, units)
         bounds = interval(difference, se, df, units, confidence, (-1.0, 1.0),
                           cap=False)
         p_exact = sign_flip_p(sa - sb, used_codes)
@@ -360,7 +365,7 @@ def _compare_dataset(metric: Metric, name: str, R_a: Any, R_b: Any, args: tuple[
     results = []
     problems: list[str] = []
     for index, (a, b) in enumerate(zip(values_a, values_b, strict=True)):
-        _, _, p_value, mde = t_test(a - b, ses[index], confidence, df)
+        _, _, p_value, mde = t_test(a - b, ses[index], confidence, df, units)
         bounds = interval(a - b, ses[index], df, units, confidence, (-1.0, 1.0),
                           cap=False)
         if math.isnan(p_value):  # se = 0 with a difference: nothing to test it against
