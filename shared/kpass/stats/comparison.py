@@ -59,8 +59,8 @@ class Comparison:
         lo: lower end of the ``confidence`` interval of the difference
             (:func:`kpass.stats.intervals.interval` on [-1, 1]: difference -/+ q se, q the
             quantile of Student's t with ``df`` degrees of freedom (of the normal when
-            ``reference`` is ``"normal"``), hulled with a score interval near -1 or 1, and an
-            exact bound when se = 0; never of width 0).
+            ``reference`` is ``"normal"``); near -1 or 1 (where that reaches past them) a
+            score interval; an exact bound when se = 0; never of width 0).
         hi: upper end.
         p_value: two-sided p-value of "no difference" (t test on difference / se; when
             se = 0 and the difference is not 0, the exact sign-flip p-value).
@@ -206,7 +206,7 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         ``clusters`` as in :func:`standard_error`; for dataset-level blends, a paired
         jackknife); df = M - 1 (with G clusters: the Bell-McCaffrey df of the CR2 SE, G - 1
         for equal clusters; G - 1 for the jackknife); interval: difference -/+ q se with
-        q = T_df^{-1}((1 + confidence)/2), hulled with a score interval near -1 or 1 and an
+        q = T_df^{-1}((1 + confidence)/2), a score interval near -1 or 1 and an
         exact bound when se = 0 (:func:`kpass.stats.intervals.interval` on [-1, 1]);
         p_value = 2 T_df(-|difference| / se);
         mde = (q + T_df^{-1}(0.8)) se (``reference="normal"``: Phi in place of T_df;
