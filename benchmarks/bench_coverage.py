@@ -25,7 +25,7 @@ With clusters, ``t`` is the G/(G-1) (CR1) SE with G - 1 df, as before; the other
 use CR2 with Bell-McCaffrey df.
 
 Binomial Monte Carlo error of a coverage c over R replications: sqrt(c (1 - c) / R),
-0.0034 at c = 0.95, R = 4000. About a minute on one core at the default 4000.
+0.0034 at c = 0.95, R = 4000. A few seconds on one core at the default 4000.
 """
 
 from __future__ import annotations
