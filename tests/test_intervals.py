@@ -185,6 +185,21 @@ def test_compare_mde_is_never_zero_when_every_question_agrees():
     assert c.se > 0 and c.mde == pytest.approx((q + q80) * c.se, rel=1e-12)
 
 
+def test_cli_compare_json_stays_strict_when_no_difference_is_detectable(tmp_path, capsys):
+    """5 questions all alike: MDE inf in the table, null in JSON (no Infinity token)."""
+    for name in ("a.jsonl", "b.jsonl"):
+        (tmp_path / name).write_text('{"outcomes": [1, 1]}\n' * 5)
+    assert main(["compare", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "--metrics",
+                 "pass@k", "--k", "1", "--format", "json"]) == 0
+
+    def refuse(token):
+        raise AssertionError(f"non-standard JSON token {token}")
+
+    document = json.loads(capsys.readouterr().out, parse_constant=refuse)
+    row, = document["results"]
+    assert row["mde"] is None and row["se"] == 0.0
+
+
 # ----------------------------------------------------------------------------- CR2
 
 
