@@ -317,7 +317,7 @@ def test_plot_band_is_the_interval_over_questions_by_default(tmp_path, monkeypat
     assert run(capsys, "report", a, "--plot", tmp_path / "x.png", "--band", "posterior")[0] == 0
     assert drawn["band"] == "posterior"
     monkeypatch.undo()
-    # The two bands differ: the SE band is estimate -/+ z se over questions, the posterior
+    # The two bands differ: the SE band is the interval over questions, the posterior
     # band the credible interval; each is drawn from its own columns.
     images = []
     for band in ("se", "posterior"):

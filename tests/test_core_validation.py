@@ -20,15 +20,18 @@ R = [[1, 0], [0, 0], [1, 1], [0, 1]]
 
 
 def clustered_se(values: list[Fraction], labels: list[object]) -> float:
-    """Miller (2024) eq. 4 with G/(G-1), exactly; clusters keyed by (type, value)."""
+    """The CR2 clustered SE of the mean (Bell and McCaffrey 2002; issue 29), exactly:
+    (1/M^2) sum_g S_g^2 / (1 - n_g/M), which is Miller (2024) eq. 4 with G/(G-1) for equal
+    cluster sizes; clusters keyed by (type, value)."""
     m = len(values)
     mean = sum(values, Fraction(0)) / m
     sums: dict[tuple[str, object], Fraction] = {}
+    sizes: dict[tuple[str, object], int] = {}
     for value, label in zip(values, labels, strict=True):
         key = (type(label).__name__, label)
         sums[key] = sums.get(key, Fraction(0)) + value - mean
-    g = len(sums)
-    variance = Fraction(g, g - 1) * sum(s * s for s in sums.values()) / (m * m)
+        sizes[key] = sizes.get(key, 0) + 1
+    variance = sum(s * s / (1 - Fraction(sizes[key], m)) for key, s in sums.items()) / (m * m)
     return math.sqrt(variance)
 
 

@@ -32,7 +32,10 @@ def test_compare_at_k1_is_scipy_paired_t_test(m, seed):
     assert c.df == m - 1 and c.reference == "t"
     assert c.p_value == pytest.approx(test.pvalue, rel=1e-9)
     low, high = test.confidence_interval(0.9)
-    assert (c.lo, c.hi) == pytest.approx((low, high), rel=1e-9)
+    if c.method == "t":
+        assert (c.lo, c.hi) == pytest.approx((low, high), rel=1e-9)
+    else:  # near -1 or 1 (issue 29): the hull of scipy's t interval and a score interval
+        assert c.method == "score" and c.lo <= low + 1e-12 and c.hi >= high - 1e-12
     q, q80 = sps.t.ppf(0.95, m - 1), sps.t.ppf(0.8, m - 1)
     assert c.mde == pytest.approx((q + q80) * c.se, rel=1e-9)
     assert c.se_a == pytest.approx(np.std(A.mean(axis=1), ddof=1) / math.sqrt(m))
@@ -69,15 +72,18 @@ def test_sign_flip_p_is_the_enumeration(seed):
 
 
 def test_two_questions_both_plus_a_quarter():
-    """se = 0: no t statistic; the exact test gives 0.5, never 0; the interval is a point
-    and a SmallSampleWarning says so."""
+    """se = 0: no t statistic; the exact test gives 0.5, never 0; the interval is the exact
+    bound of 2 questions all alike (issue 29: never a point) and a SmallSampleWarning says
+    so."""
     A = [[1, 1, 0, 0], [1, 1, 0, 0]]
     B = [[1, 0, 0, 0], [1, 0, 0, 0]]
     with pytest.warns(kpass.SmallSampleWarning, match="standard error of 0"):
         c = kpass.compare(kpass.pass_at_k, A, B, 1)
     assert c.se == 0 and c.difference == 0.25
     assert c.p_exact == 0.5 and c.p_value == 0.5
-    assert c.lo == c.hi == 0.25
+    # every d_q = 0.25 of [-1, 1]: 0.25 -/+ 1.25 (1 - 0.025^(1/2)), clipped to [-1, 1]
+    assert c.method == "exact"
+    assert (c.lo, c.hi) == pytest.approx((0.25 - 1.25 * (1 - 0.025 ** 0.5), 1.0))
 
 
 def test_clusters_flip_together_and_df_counts_clusters():

@@ -23,7 +23,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.special import stdtr, stdtrit
 
-__all__ = ["SmallSampleWarning", "t_test", "sign_flip_p", "small_sample_problems", "warn_small",
+__all__ = ["SmallSampleWarning", "t_test", "exact_mde",
+           "sign_flip_p", "small_sample_problems", "warn_small",
            "FEW_QUESTIONS", "FEW_EVENTS", "EXACT_UP_TO", "FLIPS", "FLIP_SEED"]
 
 FEW_QUESTIONS = 30
@@ -61,8 +62,48 @@ class SmallSampleWarning(UserWarning):
     """
 
 
+def exact_mde(units: int, confidence: float, power: float = 0.8) -> float:
+    r"""The smallest difference the exact sign test could detect, for se = 0.
+
+    When every question (cluster) agrees, no spread is observed and (q + q_{0.8}) se is 0,
+    which would claim that any difference is detectable. The test that remains is the
+    sign-flip test of :func:`sign_flip_p`: with N non-zero differences all of one sign its
+    two-sided p-value is 2^{1-N}, so it rejects at alpha = 1 - confidence only when
+    N >= N_min = min{N : 2^{1-N} <= alpha} (6 at alpha = 0.05). The alternative is the
+    one next to "every question agrees": A right and B wrong (d_q = 1) on a share delta of
+    the questions, ties (d_q = 0) on the rest; then N ~ Binomial(units, delta), and the
+    smallest delta detected with probability ``power`` solves
+    P(Binomial(units, delta) >= N_min) = power, i.e.
+
+        delta = I^{-1}_{power}(N_min, units - N_min + 1)
+
+    (the regularised incomplete beta function; Binomial tail = I_delta(N_min, units -
+    N_min + 1)). 0.67 at 10 questions, 0.25 at 30, 0.19 at 40 (95%); it exceeds the
+    exact interval's half-width 1 - (alpha/2)^(1/units) (0.31 at 10 questions) as
+    (q + q_{0.8}) se exceeds q se.
+    ``inf`` when units < N_min: the exact test cannot reach alpha at all.
+
+    Args:
+        units: questions (clusters) the difference is over.
+        confidence: the level; alpha = 1 - confidence.
+        power: the detection probability (0.8).
+
+    Returns:
+        delta, in the units of the difference (a share of [0, 1]).
+    """
+    from scipy.special import betaincinv
+
+    alpha = 1.0 - confidence
+    needed = 1
+    while 2.0 ** (1 - needed) > alpha * (1.0 + 1e-12):
+        needed += 1
+    if units < needed:
+        return math.inf
+    return float(betaincinv(needed, units - needed + 1, power))
+
+
 def t_test(difference: float, se: float, confidence: float,
-           df: int | None) -> tuple[float, float, float, float]:
+           df: float | None, units: int | None = None) -> tuple[float, float, float, float]:
     r"""(lo, hi, p_value, mde) of ``difference`` with standard error ``se``.
 
     Formula:
@@ -72,7 +113,8 @@ def t_test(difference: float, se: float, confidence: float,
         usual t-quantile approximation to the noncentral-t power; it tends to the normal
         (z_{1-alpha/2} + z_{0.8}) se as df grows). ``df=None``: the normal reference.
         se = 0: the interval is [difference, difference], p_value 1 when the difference
-        is 0 and None otherwise (no t statistic exists; the caller uses the exact test).
+        is 0 and None otherwise (no t statistic exists; the caller uses the exact test),
+        and mde is :func:`exact_mde` of ``units`` (0 when ``units`` is None).
     """
     if df is None:
         from scipy.special import ndtr, ndtri
@@ -83,6 +125,8 @@ def t_test(difference: float, se: float, confidence: float,
         q, q80 = float(stdtrit(df, 0.5 + 0.5 * confidence)), float(stdtrit(df, 0.8))
         tail = None if se == 0.0 else float(2.0 * stdtr(df, -abs(difference) / se))
     mde = (q + q80) * se
+    if se == 0.0 and units is not None:
+        mde = exact_mde(units, confidence)
     if se == 0.0:
         return difference, difference, 1.0 if difference == 0.0 else math.nan, mde
     assert tail is not None
@@ -152,17 +196,21 @@ def small_sample_problems(units: int, clustered: bool, ses: Sequence[float],
     """
     problems = []
     if units < FEW_QUESTIONS:
+        df = (f"the Bell-McCaffrey degrees of freedom (at most {units - 1})" if clustered
+              else f"{units - 1} degrees of freedom")
         problems.append(f"only {units} {'clusters' if clustered else 'questions'} (fewer than "
-                        f"{FEW_QUESTIONS}): intervals use Student's t with {units - 1} degrees "
-                        "of freedom; check the exact test (p_exact) before acting")
+                        f"{FEW_QUESTIONS}): intervals use Student's t with {df}; check the "
+                        "exact test (p_exact) before acting")
     if any(se == 0.0 for se in ses):
         problems.append("a standard error of 0: every question agrees, so the spread is not "
-                        "estimated; the interval has width 0 and says nothing")
+                        "estimated; the interval is the exact bound for that many "
+                        "questions all alike (kpass.stats.intervals), not estimate -/+ t se")
     near = [x for x in estimates if min(x, 1.0 - x) * units < FEW_EVENTS]
     if near and units >= FEW_QUESTIONS:  # below, the first note already says it
         problems.append(f"an estimate ({near[0]:.3g}) within {FEW_EVENTS} questions' worth of "
-                        "0 or 1: its standard error is unreliable (rare events); use the "
-                        "Bayesian interval (*_ci) or more questions")
+                        "0 or 1: its standard error is unreliable (rare events), so the "
+                        "interval is the wider score interval (kpass.stats.intervals); more "
+                        "questions narrow it")
     return problems
 
 

@@ -50,6 +50,7 @@ from .table import (
     RENDERERS,
     Report,
     check_ks,
+    clusters_summary,
     compute_rows,
     default_ks,
     family,
@@ -112,6 +113,30 @@ def _load(sources: list[str], args: argparse.Namespace, warnings: list[str]
     return loaded, answers
 
 
+def _report_clusters(loaded: list[Any], args: argparse.Namespace) -> list[Any]:
+    """Cluster codes of each input from ``--clusters COLUMN`` (None each without it).
+
+    Read as ``kpass compare --clusters`` reads them: one label per question row of the file.
+    """
+    if args.clusters is None:
+        return [None] * len(loaded)
+    from ..stats._common import _labels
+    from .compare import _with_labels
+
+    if args.answers:
+        raise ReportError(loaded[0].source, "--clusters is not available with --answers")
+    codes = []
+    for item in loaded:
+        labels = _with_labels(item, args.clusters, "--clusters")
+        code = _labels(labels, item.counts.n_questions)
+        if code is None or int(code.max()) < 1:
+            raise ReportError(item.source, f"--clusters {args.clusters}: the column names one "
+                                           "cluster; a clustered standard error needs at "
+                                           "least 2")
+        codes.append(code)
+    return codes
+
+
 def run_report(args: argparse.Namespace) -> int:
     """Run ``kpass report`` with parsed arguments.
 
@@ -153,13 +178,17 @@ def run_report(args: argparse.Namespace) -> int:
         prior = getattr(args, "prior", "uniform")
         if prior == "empirical":
             notes.append(PRIOR_NOTE)
+        codes = _report_clusters(loaded, args)
         rows = [compute_rows(item, families, ks, args.tau, args.confidence, args.short, coded,
-                             args.ties, prior) + soft_rows(item, args.confidence)
-                for item, coded in zip(loaded, answers, strict=True)]
+                             args.ties, code, prior) + soft_rows(item, args.confidence)
+                for item, coded, code in zip(loaded, answers, codes, strict=True)]
         if args.percent and args.format in ("table", "markdown"):
             rows = [[row.in_percent() for row in per_input] for per_input in rows]
             notes.append("values in percent (x 100): estimates, se, intervals, mean and sd.")
-        report = Report(loaded, labels, rows, args.confidence, args.short, notes, warnings)
+        report = Report(loaded, labels, rows, args.confidence, args.short, notes, warnings,
+                        clusters=None if args.clusters is None else [
+                            clusters_summary(item.counts, code)
+                            for item, code in zip(loaded, codes, strict=True)])
         if args.format in ("table", "markdown"):
             text = (render_table if args.format == "table" else render_markdown)(report,
                                                                                  args.digits)
@@ -169,8 +198,9 @@ def run_report(args: argparse.Namespace) -> int:
             from .plot import plot_curves
 
             plotted = [family(key) for key in PLOTTED]
-            curves = [compute_rows(item, plotted, ks, args.tau[:1], args.confidence, args.short)
-                      for item in loaded]
+            curves = [compute_rows(item, plotted, ks, args.tau[:1], args.confidence, args.short,
+                                   clusters=code) for item, code in zip(loaded, codes,
+                                                                        strict=True)]
             plot_curves(args.plot, labels, curves, args.confidence, band=args.band)
             print(f"kpass report: wrote {args.plot}", file=sys.stderr)
     except ReportError as error:
@@ -191,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Example:
         >>> main(["report", "--k", "1", "--metrics", "pass^k", "--format", "csv"])
         ... # doctest: +ELLIPSIS
-        file,metric,label,k,tau,questions,estimate,se,se_lo,se_hi,mean,sd,lo,hi,confidence
+        file,metric,label,k,tau,questions,estimate,se,se_lo,se_hi,se_method,mean,sd,lo,hi,confidence
         tau_bench_airline_gpt4o.jsonl,pass^k,Pass^1,1,,50,0.42,...
         0
     """

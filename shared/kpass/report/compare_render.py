@@ -8,6 +8,7 @@ under it. Re-exported by :mod:`kpass.report.compare`.
 from __future__ import annotations
 
 import argparse
+import math
 import textwrap
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -325,7 +326,11 @@ def render_json(lines: list[Line], labels: list[str], m: int, args: argparse.Nam
                 "adjust": _adjust(args),
                 "verdicts": [text.strip() for text in verdicts(lines, args.confidence,
                                                                 digits=args.digits)],
-                "notes": list(getattr(args, "notes", [])), "results": _records(lines, labels)}
+                "notes": list(getattr(args, "notes", [])),
+                # strict JSON: an infinite MDE (se = 0 at under 6 questions) is null
+                "results": [{key: None if isinstance(value, float) and not math.isfinite(value)
+                             else value for key, value in record.items()}
+                            for record in _records(lines, labels)]}
     return json.dumps(document, indent=2, default=lambda value: float(np.asarray(value))) + "\n"
 
 

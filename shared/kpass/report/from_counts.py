@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .._core.checks import (
     ArgumentTypeError,
     _show,
@@ -29,6 +31,7 @@ from .table import (
     RENDERERS,
     Report,
     check_ks,
+    clusters_summary,
     compute_rows,
     default_ks,
     parse_metrics,
@@ -133,7 +136,8 @@ def check_options(metrics: Any, k: Any, tau: Any, confidence: Any, short: Any
 
 def report_table(counts: Any, *, metrics: str | Sequence[str] | None = None,
                  k: int | Sequence[int] | None = None, tau: float | Sequence[float] = 0.5,
-                 confidence: float = 0.95, short: str = "error") -> ReportTable:
+                 confidence: float = 0.95, short: str = "error",
+                 clusters: Any = None) -> ReportTable:
     """The ``kpass report`` table from counts: the same rows, rendered the same way.
 
     Args:
@@ -147,6 +151,12 @@ def report_table(counts: Any, *, metrics: str | Sequence[str] | None = None,
         tau: G-Pass@k threshold(s).
         confidence: level of the intervals.
         short: ``"error"`` (every question needs k samples) or ``"skip"``.
+        clusters: a cluster label (str or int) per question, in question order, as
+            ``kpass report --clusters COLUMN`` reads them (with a mapping of inputs: a
+            mapping name -> labels, or one sequence for inputs of the same questions).
+            Standard errors are then CR2 over clusters with Bell-McCaffrey degrees of
+            freedom (Bell and McCaffrey 2002), and a note says when the effective number
+            of clusters is under 10.
 
     Returns:
         A :class:`ReportTable`; ``str()`` of it is the terminal table, ``.render(format)``
@@ -188,11 +198,45 @@ def report_table(counts: Any, *, metrics: str | Sequence[str] | None = None,
         text = str(error).replace("choose --k up to", "choose k up to").replace(
             "pass --short skip", 'pass short="skip"')
         raise ValueError(f"`k`: {text}") from None
+    codes = _cluster_codes(clusters, named)
     try:
-        rows = [compute_rows(item, families, ks, taus, confidence, short) for item in loaded]
+        rows = [compute_rows(item, families, ks, taus, confidence, short, clusters=code)
+                for item, code in zip(loaded, codes, strict=True)]
     except ReportError as error:
         raise ValueError(f"`counts`: {error}") from None
-    return ReportTable(Report(loaded, list(named), rows, confidence, short, notes, []))
+    summary = (None if clusters is None else
+               [clusters_summary(item.counts, code) for item, code in zip(loaded, codes,
+                                                                           strict=True)
+                if code is not None])
+    return ReportTable(Report(loaded, list(named), rows, confidence, short, notes, [],
+                              clusters=summary))
+
+
+def _cluster_codes(clusters: Any, named: dict[str, BinaryCounts]) -> list[Any]:
+    """Cluster codes per input (None each without ``clusters``), checked by ``_labels``."""
+    from ..stats._common import _labels
+
+    if clusters is None:
+        return [None] * len(named)
+    per_input = (dict(clusters) if isinstance(clusters, Mapping)
+                 else dict.fromkeys(named, clusters))
+    unknown = sorted(set(per_input) - set(named), key=str)
+    missing = [name for name in named if name not in per_input]
+    if unknown or missing:
+        raise ValueError(f"`clusters` must give labels for every input ({', '.join(named)}); "
+                         + (f"unknown {unknown}" if unknown else f"missing {missing}"))
+    codes = []
+    for name, value in named.items():
+        try:
+            code = _labels(per_input[name], value.n_questions)
+        except (TypeError, ValueError) as error:
+            where = f" of input {name!r}" if len(named) > 1 else ""
+            raise type(error)(f"{error}{where}") from None
+        if code is not None and np.unique(code).size < 2:
+            raise ValueError(f"`clusters` must name at least 2 clusters; got "
+                             f"{np.unique(code).size}")
+        codes.append(code)
+    return codes
 
 
 __all__ = ["ReportTable", "report_table"]

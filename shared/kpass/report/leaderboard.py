@@ -170,7 +170,8 @@ def _legend(confidence: float, clustered: bool, boards: list[Board]) -> list[str
     level = f"{confidence * 100:g}%"
     paragraphs = [
         f"se: standard error over questions{' (clustered)' if clustered else ''}; {level} "
-        f"interval: estimate -/+ t se, clipped to [0, 1] ({_degrees(boards)}).",
+        f"interval: estimate -/+ t se ({_degrees(boards)}); near 0 or 1 a score interval, "
+        "and an exact bound when se = 0 (kpass.stats.intervals).",
         f"rank set: the ranks each model can hold; the sets of all models hold the true ranks "
         f"together with probability >= {level} (Mogstad, Romano, Shaikh and Wilhelm 2024). "
         f"\"told apart\" lists the pairs separated by {_method(boards, clustered)}; the rank "

@@ -221,6 +221,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--sample", metavar="COLUMN",
                         help="with --id, the sample-id column; a repeated (id, sample) pair is "
                              "an error")
+    report.add_argument("--clusters", metavar="COLUMN",
+                        help="cluster label column of each file (questions about one passage, "
+                             "say): CR2 standard errors over clusters with Bell-McCaffrey "
+                             "degrees of freedom")
     _threshold_option(report, "; the report adds the mean soft score, accuracy (n runs "
                               "average)")
     report.add_argument("--plot", metavar="FILE.png", type=_plot_path,

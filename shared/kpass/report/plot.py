@@ -64,9 +64,10 @@ def plot_curves(path: str, labels: list[str], rows: list[list[Row]], confidence:
                 band: str = "se") -> None:
     """Draw one panel per family, one line per input, with its band.
 
-    The line is the point estimate; the band runs from ``se_lo`` to ``se_hi`` (estimate
-    -/+ z se over questions, ``band="se"``) or from ``lo`` to ``hi`` (the posterior
-    credible interval with the questions fixed, ``band="posterior"``).
+    The line is the point estimate; the band runs from ``se_lo`` to ``se_hi`` (the
+    confidence interval over questions of :mod:`kpass.stats.intervals`, ``band="se"``) or
+    from ``lo`` to ``hi`` (the posterior credible interval with the questions fixed,
+    ``band="posterior"``).
 
     Args:
         path: where to write the figure (the suffix picks the format: png, pdf, svg).
@@ -101,9 +102,10 @@ def plot_curves(path: str, labels: list[str], rows: list[list[Row]], confidence:
             if len(low) < len(points):
                 continue  # fewer than 2 questions: no interval over questions
             ax.fill_between(ks, low, high, color=line.get_color(), alpha=0.2, linewidth=0)
-        name = title.replace("\\tau", f"\\tau={tau:g}") if tau is not None else title
+        # The threshold in words beside the name: "G-Pass@k_tau=0.5" read as a value.
+        name = f"{title} with $\\tau$ = {tau:g}" if tau is not None and "tau" in title else title
         ax.set_title(name, fontsize=10)
-        ax.set_ylabel(name)
+        ax.set_ylabel(f"{title} (estimate)")
         ax.set_ylim(-0.02, 1.02)
         ax.grid(True, alpha=0.3)
         _k_axis(ax, all_k)
@@ -111,7 +113,8 @@ def plot_curves(path: str, labels: list[str], rows: list[list[Row]], confidence:
         ax.set_xlabel("k (samples per question drawn)")
     axes[0][0].legend(loc="lower right", fontsize="small")
     level = f"{confidence * 100:g}%"
-    caption = (f"bands: {level} interval over questions (estimate -/+ z se)" if band == "se"
+    caption = (f"bands: {level} confidence interval over questions (t; score near 0 or 1; "
+               "exact when se = 0)" if band == "se"
                else f"bands: {level} posterior credible interval, these questions held fixed")
     figure.suptitle(f"kpass report: estimates against k; {caption}", fontsize=11)
     _save(figure, path)

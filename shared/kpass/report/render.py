@@ -121,14 +121,23 @@ def render_table(report: Report, digits: int = 3) -> str:
 
 
 def _legend(report: Report) -> list[str]:
+    interval = _interval_title(report.confidence)
+    over = ("standard error over questions" if report.clusters is None else
+            "standard error over clusters (CR2, Bell and McCaffrey 2002)")
+    df = ("questions - 1 degrees of freedom" if report.clusters is None else
+          "the Bell-McCaffrey degrees of freedom")
     paragraphs = [
-        "estimate: the unbiased estimator from the samples. se and "
-        f"{_interval_title(report.confidence)}: standard error over questions and estimate "
-        "-/+ t se, t from Student's t with questions - 1 degrees of freedom, for questions "
-        "like these (the questions a sample; Miller 2024). mean, sd "
+        f"estimate: the unbiased estimator from the samples. se and {interval}: {over} and a "
+        "confidence interval for questions like these (the questions a sample; Miller 2024): "
+        f"estimate -/+ t se with t from Student's t with {df} (method t); near 0 or 1 widened "
+        "to a Wilson score interval on the effective number of questions (score); when se = "
+        "0, an exact bound for that many questions all alike (exact). Never of width 0; the "
+        "rows not of method t are named below. mean, sd "
         f"and {_credible_title(report.confidence)}: posterior under a uniform Beta(1,1) prior "
-        "per question, for these very questions with unlimited samples (the questions held "
-        "fixed), normal approximation. Intervals clipped to [0, 1].",
+        "per question, a statement about these very questions with unlimited samples (the "
+        "questions held fixed), not about questions like them, normal approximation; it can "
+        "disagree with the estimate because the prior pulls every question's rate towards "
+        "1/2. Intervals clipped to [0, 1].",
     ]
     if any(row.metric == "vote@k" for row in report.rows[0]):
         paragraphs.append("Vote@k: a plurality vote over k of the answers, exact over all "
@@ -142,14 +151,30 @@ def _legend(report: Report) -> list[str]:
     if any(row.metric == "accuracy" for row in report.rows[0]):
         paragraphs.append("accuracy (n runs average): the mean soft score of each question's "
                           "samples, averaged over questions; it has no posterior: its mean, sd "
-                          "and interval repeat the estimate, its standard error over questions "
-                          "and the normal interval. The other metrics count a sample correct "
-                          "iff its score > --threshold.")
+                          "and credible interval repeat the estimate, its standard error over "
+                          "questions and the normal interval, clipped to [0, 1]. The other "
+                          "metrics count a sample correct iff its score > --threshold.")
     if _show_questions(report):
         paragraphs.append("questions: those with at least k samples (--short skip leaves the "
                           "others out at that k).")
     return [line for paragraph in paragraphs + report.notes + small_sample_notes(report)
-            for line in _wrapped(paragraph)]
+            + method_notes(report) for line in _wrapped(paragraph)]
+
+
+def method_notes(report: Report) -> list[str]:
+    """Which rows' intervals are not estimate -/+ t se: one line per input and method."""
+    notes = []
+    several = len(report.rows) > 1
+    for label, rows in zip(report.labels, report.rows, strict=True):
+        where = f" ({label})" if several else ""
+        for method, words in (("score", "score interval (near 0 or 1)"),
+                              ("exact", "exact bound (se = 0)")):
+            named = [row.label for row in rows if row.se_method == method
+                     and not (row.k is not None and row.k in CONSTANT_AT.get(row.metric, ()))]
+            if named:
+                notes.append(f"interval{where}: {words} for {', '.join(named[:8])}"
+                             f"{' ...' if len(named) > 8 else ''}.")
+    return notes
 
 
 def small_sample_notes(report: Report) -> list[str]:
@@ -178,14 +203,28 @@ def small_sample_notes(report: Report) -> list[str]:
         if zero:
             notes.append(f"note{where}: se = 0 for {', '.join(zero[:6])}"
                          f"{' ...' if len(zero) > 6 else ''}: every question agrees, so the "
-                         "spread is not estimated and the se interval says nothing.")
+                         "spread is not estimated; the interval is the exact bound for that "
+                         "many questions all alike.")
         near = [row.label for row in with_se if row.se != 0.0 and row.questions >= FEW_QUESTIONS
                 and min(row.estimate, 1.0 - row.estimate) * row.questions < FEW_EVENTS]
         if near:
             notes.append(f"note{where}: {', '.join(near[:6])}{' ...' if len(near) > 6 else ''}"
                          f" within {FEW_EVENTS} questions' worth of 0 or 1: the se is "
-                         "unreliable for such rare events; prefer the credible interval.")
+                         "unreliable for such rare events, so the interval is the wider score "
+                         "interval; more questions narrow it.")
+    for label, summary in zip(report.labels, report.clusters or [], strict=False):
+        effective = summary["df"] + 1.0
+        if effective < CLUSTERS_FEW:
+            where = f" ({label})" if several else ""
+            notes.append(f"note{where}: {summary['clusters']:g} clusters, effectively "
+                         f"{effective:.1f} (Bell-McCaffrey df + 1, lower for unequal sizes), "
+                         f"fewer than {CLUSTERS_FEW:g}: the clustered intervals rest on few "
+                         "independent units; read them as rough.")
     return notes
+
+
+CLUSTERS_FEW = 10.0
+"""Below this effective number of clusters (Bell-McCaffrey df + 1) a note says so."""
 
 
 @functools.lru_cache(maxsize=64)
@@ -224,7 +263,7 @@ def render_markdown(report: Report, digits: int = 3) -> str:
 
 
 CSV_FIELDS = ("file", "metric", "label", "k", "tau", "questions", "estimate", "se", "se_lo",
-              "se_hi", "mean", "sd", "lo", "hi", "confidence")
+              "se_hi", "se_method", "mean", "sd", "lo", "hi", "confidence")
 
 
 def render_csv(report: Report) -> str:
@@ -279,7 +318,8 @@ def render_json(report: Report) -> str:
             {"file": label, **row.as_dict()}
             for label, rows in zip(report.labels, report.rows, strict=True) for row in rows
         ],
-        "notes": report.notes + small_sample_notes(report),
+        "clusters": report.clusters,
+        "notes": report.notes + small_sample_notes(report) + method_notes(report),
         "warnings": report.warnings,
     }
     return json.dumps(document, indent=2) + "\n"

@@ -18,10 +18,14 @@ LEGEND_WIDTH = 96
 class Row:
     """One metric at one k (and tau) for one input.
 
-    ``se`` is the standard error over questions (None with fewer than 2 questions) and
-    ``se_lo``, ``se_hi`` the interval estimate -/+ t se clipped to [0, 1], t the quantile of
-    Student's t with questions - 1 degrees of freedom; ``mean``,
-    ``sd``, ``lo``, ``hi`` are the Bayesian posterior's (questions held fixed).
+    ``se`` is the standard error over questions (None with fewer than 2 questions; CR2
+    over clusters with ``--clusters``) and ``se_lo``, ``se_hi`` the confidence interval
+    over questions of :func:`kpass.stats.intervals.interval`, ``se_method`` which one it is
+    (``t``: estimate -/+ t se with questions - 1 degrees of freedom, or the Bell-McCaffrey
+    df with clusters; ``score``: near 0 or 1, the Wilson score interval on the
+    effective number of questions; ``exact``: the bound for se = 0). ``mean``, ``sd``,
+    ``lo``, ``hi`` are the Bayesian posterior's: a statement about these very questions
+    with unlimited samples (questions held fixed), not about questions like them.
     """
 
     metric: str
@@ -37,13 +41,15 @@ class Row:
     se: float | None = None
     se_lo: float | None = None
     se_hi: float | None = None
+    se_method: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-safe fields."""
         return {
             "metric": self.metric, "label": self.label, "k": self.k, "tau": self.tau,
             "questions": self.questions, "estimate": self.estimate, "se": self.se,
-            "se_lo": self.se_lo, "se_hi": self.se_hi, "mean": self.mean,
+            "se_lo": self.se_lo, "se_hi": self.se_hi, "se_method": self.se_method,
+            "mean": self.mean,
             "sd": self.sd, "lo": self.lo, "hi": self.hi,
         }
 
@@ -54,14 +60,24 @@ class Row:
                                   else 100.0 * getattr(self, name) for name in names}
         return replace(self, **scaled)
 
-    def with_se(self, se: float | None, confidence: float) -> Row:
-        """Set the standard error over questions and the interval it gives; return the row."""
+    def with_se(self, se: float | None, confidence: float, units: int | None = None,
+                df: float | None = None) -> Row:
+        """Set the standard error over questions and the interval it gives; return the row.
+
+        Args:
+            se: the standard error (None: fewer than 2 questions, no interval).
+            confidence: the level.
+            units: questions (clusters) the mean is over; default ``questions``.
+            df: degrees of freedom of the t quantile; default ``units - 1``.
+        """
         if se is not None:
-            from .._core.small_sample import t_test
+            from ..stats.intervals import interval
 
             self.se = float(se)
-            lo, hi, _, _ = t_test(self.estimate, self.se, confidence, max(self.questions - 1, 1))
-            self.se_lo, self.se_hi = min(max(lo, 0.0), 1.0), min(max(hi, 0.0), 1.0)
+            units = self.questions if units is None else units
+            df = max(units - 1, 1) if df is None else df
+            bounds = interval(self.estimate, self.se, df, units, confidence)
+            self.se_lo, self.se_hi, self.se_method = bounds.lo, bounds.hi, bounds.method
         return self
 
 
@@ -78,6 +94,8 @@ class Report:
         notes: lines printed under the table (data attribution and the like).
         warnings: problems worth a look that did not stop the run (also on stderr),
             e.g. no answer of a whole file matching its reference.
+        clusters: with ``--clusters``, per input {"clusters": G, "df": the Bell-McCaffrey
+            df of its CR2 standard error over all questions}; None without.
     """
 
     inputs: list[LoadedFile]
@@ -87,3 +105,4 @@ class Report:
     short: str
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    clusters: list[dict[str, float]] | None = None

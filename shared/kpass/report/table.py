@@ -188,7 +188,8 @@ def check_ks(loaded: LoadedFile, ks: list[int], short: str) -> None:
 
 def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus: list[float],
                  confidence: float, short: str = "error", answers: list[Any] | None = None,
-                 ties: str = "fractional", prior: str = "uniform") -> list[Row]:
+                 ties: str = "fractional", clusters: np.ndarray | None = None,
+                 prior: str = "uniform") -> list[Row]:
     """Every selected metric at every k (and tau) for one input.
 
     Args:
@@ -200,6 +201,9 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
         short: ``error`` or ``skip`` for questions with fewer than k samples.
         answers: per question, its answers coded 0 for the reference (vote@k only).
         ties: how vote@k scores a tie that includes the reference.
+        clusters: cluster codes 0..G-1, one per question (``kpass.stats._common._labels``),
+            for CR2 standard errors with Bell-McCaffrey degrees of freedom; None for the
+            plain standard error over questions.
         prior: the posterior's Beta prior, ``"uniform"`` or ``"empirical"`` (``--prior``).
 
     Returns:
@@ -214,10 +218,13 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
     n_label = str(loaded.n_min) if loaded.n_min == loaded.n_max else "n"
     used = {k: int(np.count_nonzero(counts.n_samples >= k)) for k in ks}
     extra: dict[str, Any] = {"short": short} if short != "error" else {}  # vote@k: `short`
+    design = _design(counts, ks, clusters)
+    clustered: dict[str, Any] = {} if clusters is None else {"clusters": clusters}
     rows: list[Row] = []
     for fam in families:
         if fam.answers:
-            rows.extend(_vote_rows(loaded, fam, ks, used, answers, ties, confidence, extra))
+            rows.extend(_vote_rows(loaded, fam, ks, used, answers, ties, confidence, extra,
+                                   design))
             continue
         point = functions().get(fam.function)
         posterior = functions().get(fam.function + "_ci")
@@ -229,16 +236,16 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
                 mean, sd, lo, hi = posterior(counts, confidence=confidence, bounds=(0.0, 1.0),
                                              **posterior_options(posterior, counts, prior))
                 both = (estimates_and_standard_errors(point, counts, None)
-                        if fam.function == "avg" else None)
+                        if fam.function == "avg" and clusters is None else None)
                 se: float | None
                 if both:  # avg_ci's mean is avg's own estimate (the same float)
                     estimate, se = mean, both[1][0]
                 else:
                     estimate, _ = point(counts)
-                    se, = standard_errors_by_k(point, counts, None)
+                    se, = standard_errors_by_k(point, counts, None, **clustered)
                 rows.append(Row(fam.key, fam.label(None, None, n_label), None, None,
                                 counts.n_questions, *_floats(estimate, mean, sd, lo, hi)
-                                ).with_se(se, confidence))
+                                ).with_se(se, confidence, *design[None]))
                 continue
             for tau in taus if fam.uses_tau else [None]:
                 head = () if tau is None else (tau,)
@@ -248,14 +255,47 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
                 estimates = both[0] if both else _per_k(point, counts, ks, tau, short)
                 posteriors = _per_k(posterior, counts, ks, tau, short, confidence=confidence,
                                     **posterior_options(posterior, counts, prior))
-                ses = both[1] if both else standard_errors_by_k(point, counts, ks, *head, **extra)
+                ses = (both[1] if both and clusters is None else
+                       standard_errors_by_k(point, counts, ks, *head, **extra, **clustered))
                 for k, estimate, (mean, sd, lo, hi), se in zip(ks, estimates, posteriors, ses,
                                                               strict=True):
                     rows.append(Row(fam.key, fam.label(k, tau, n_label), k, tau, used[k],
-                                    *_floats(estimate, mean, sd, lo, hi)).with_se(se, confidence))
+                                    *_floats(estimate, mean, sd, lo, hi)
+                                    ).with_se(se, confidence, *design[k]))
         except (TypeError, ValueError) as error:
             raise ReportError(loaded.source, f"{fam.key}: {error}") from None
     return rows
+
+
+def _design(counts: Any, ks: list[int], clusters: np.ndarray | None
+            ) -> dict[int | None, tuple[int, float]]:
+    """(units, df) of the interval at each k (None: the metrics without k).
+
+    Without clusters: (questions used, questions used - 1). With clusters: the clusters
+    among the questions used at that k and the Bell-McCaffrey df of their CR2 SE.
+    """
+    from ..stats._common import _cluster_df
+
+    out: dict[int | None, tuple[int, float]] = {}
+    for k in [None, *ks]:
+        keep = (np.ones(counts.n_questions, dtype=bool) if k is None
+                else counts.n_samples >= k)
+        m = int(np.count_nonzero(keep))
+        if clusters is None:
+            out[k] = (m, float(max(m - 1, 1)))
+            continue
+        codes = np.unique(clusters[keep], return_inverse=True)[1].ravel()
+        groups = int(codes.max()) + 1 if codes.size else 0
+        out[k] = (groups, _cluster_df(codes, m) if groups >= 2 else 1.0)
+    return out
+
+
+def clusters_summary(counts: Any, clusters: np.ndarray) -> dict[str, float]:
+    """{"clusters": G, "df": Bell-McCaffrey df} of the CR2 SE over all questions."""
+    from ..stats._common import _cluster_df
+
+    return {"clusters": int(np.unique(clusters).size),
+            "df": _cluster_df(clusters, counts.n_questions)}
 
 
 def _per_k(function: Any, counts: Any, ks: list[int], tau: float | None, short: str,
@@ -283,7 +323,8 @@ def _per_k(function: Any, counts: Any, ks: list[int], tau: float | None, short: 
 
 def _vote_rows(loaded: LoadedFile, fam: Family, ks: list[int], used: dict[int, int],
                answers: list[Any] | None, ties: str, confidence: float,
-               extra: dict[str, Any]) -> list[Row]:
+               extra: dict[str, Any], design: dict[int | None, tuple[int, float]]
+               ) -> list[Row]:
     from .. import vote
 
     if answers is None:
@@ -298,7 +339,7 @@ def _vote_rows(loaded: LoadedFile, fam: Family, ks: list[int], used: dict[int, i
     except (TypeError, ValueError) as error:
         raise ReportError(loaded.source, f"{fam.key}: {error}") from None
     return [Row(fam.key, fam.label(k, None, ""), k, None, used[k],
-                *_floats(estimate, mean, sd, lo, hi)).with_se(se, confidence)
+                *_floats(estimate, mean, sd, lo, hi)).with_se(se, confidence, *design[k])
             for k, estimate, (mean, sd, lo, hi), se in zip(ks, estimates, posteriors, ses,
                                                           strict=True)]
 
@@ -308,7 +349,8 @@ def soft_rows(loaded: LoadedFile, confidence: float) -> list[Row]:
 
     "accuracy (n runs average)" (seed 002, part III): each question's mean score
     over its samples, averaged over questions; sd is its standard error over
-    questions and the interval is the normal one, mean +- z * se.
+    questions and the "credible" interval is the normal one, mean +- z * se, clipped to
+    [0, 1] as every interval of the report (issue 28: it printed [-0.160, 0.493]).
     """
     soft = getattr(loaded, "soft", None)
     if soft is None:
@@ -318,12 +360,14 @@ def soft_rows(loaded: LoadedFile, confidence: float) -> list[Row]:
     z = float(norm.ppf(0.5 + confidence / 2))
     m = loaded.counts.n_questions
     row = Row("accuracy", "accuracy (n runs average)", None, None, m, soft.mean, soft.mean,
-              soft.se, soft.mean - z * soft.se, soft.mean + z * soft.se)
+              soft.se, min(max(soft.mean - z * soft.se, 0.0), 1.0),
+              min(max(soft.mean + z * soft.se, 0.0), 1.0))
     return [row.with_se(soft.se if m > 1 else None, confidence)]
 
 
-def _floats(*values: Any) -> tuple[float, ...]:
-    return tuple(float(value) for value in values)
+def _floats(estimate: Any, mean: Any, sd: Any, lo: Any, hi: Any
+            ) -> tuple[float, float, float, float, float]:
+    return float(estimate), float(mean), float(sd), float(lo), float(hi)
 
 
 def input_labels(sources: list[str]) -> list[str]:

@@ -169,11 +169,22 @@ def _labels(clusters: Any, m: int) -> np.ndarray | None:
 
 
 def _clt_se(values: np.ndarray, codes: np.ndarray | None) -> float:
-    """sqrt(sum (s - mean)^2 / (M (M - 1))), or its clustered form over cluster codes.
+    """sqrt(sum (s - mean)^2 / (M (M - 1))), or its clustered (CR2) form over cluster codes.
 
-    Clustered (Miller 2024, eq. 4, with the small-sample factor G/(G-1) of G clusters):
-    Var = G/(G-1) * (1/M^2) * sum_g (sum_{q in g} (s_q - mean))^2. With one question per
-    cluster it equals the plain formula exactly.
+    Clustered: the CR2 sandwich of Bell and McCaffrey (2002) for a mean, which for the
+    intercept-only model has the closed form
+    Var = (1/M^2) sum_g (sum_{q in g} (s_q - mean))^2 / (1 - n_g / M)
+    over G clusters of n_g questions (the hat matrix's block of cluster g is J / M, and
+    (I - J_{n_g} / M)^{-1/2} scales the cluster's residual sum by 1 / sqrt(1 - n_g / M)).
+    With G clusters of equal size this is the G/(G-1) formula of Miller (2024, eq. 4);
+    with one question per cluster it equals the plain formula exactly. Its degrees of
+    freedom are :func:`_cluster_df`.
+
+    References:
+        Bell and McCaffrey (2002), "Bias reduction in standard errors for linear
+        regression with multi-stage samples", Survey Methodology 28(2).
+        Pustejovsky and Tipton (2018), "Small-sample methods for cluster-robust variance
+        estimation and hypothesis testing in fixed effects models", JBES 36(4).
     """
     m = values.size
     residuals = values - values.mean()
@@ -182,11 +193,42 @@ def _clt_se(values: np.ndarray, codes: np.ndarray | None) -> float:
         # dot of 100000 values take 4 ms instead of 0.1 ms.
         return math.sqrt(float(np.square(residuals).sum()) / (m * (m - 1)))
     sums = np.bincount(codes, weights=residuals)
-    groups = int(np.count_nonzero(np.bincount(codes)))
+    sizes = np.bincount(codes, minlength=sums.size).astype(float)
+    present = sizes > 0
+    groups = int(np.count_nonzero(present))
     if groups < 2:
         raise TooFewQuestionsError("the clustered standard error needs at least 2 clusters "
                                    f"among the questions used; got {groups}")
-    return math.sqrt(groups / (groups - 1) * float(sums @ sums) / (m * m))
+    factor = 1.0 / (1.0 - sizes[present] / m)
+    return math.sqrt(float((factor * np.square(sums[present])).sum()) / (m * m))
+
+
+def _cluster_df(codes: np.ndarray | None, m: int) -> float:
+    """Bell-McCaffrey degrees of freedom of the CR2 variance of a mean (M - 1 unclustered).
+
+    The CR2 variance is e' B e with e = (I - J/M) y and B = sum_g a_g a_g',
+    a_g = 1_g / sqrt(1 - n_g/M); under y ~ N(mu, sigma^2 I) it is sigma^2 sum_i lambda_i
+    chi^2_1 over the eigenvalues of G'G, G = (I - J/M)[a_1 ... a_G], and the Satterthwaite
+    df is (sum lambda)^2 / sum lambda^2 = tr(G'G)^2 / ||G'G||_F^2. Here
+    G'G = D - u u'/M with D = diag(n_g / (1 - n_g/M)), u_g = n_g / sqrt(1 - n_g/M). Equal
+    clusters give exactly G - 1; one question per cluster M - 1.
+
+    References:
+        Bell and McCaffrey (2002), section 3; Imbens and Kolesar (2016), "Robust standard
+        errors in small samples: some practical advice", Rev. Econ. Stat. 98(4).
+    """
+    if codes is None:
+        return float(m - 1)
+    sizes = np.bincount(codes).astype(float)
+    sizes = sizes[sizes > 0]
+    total = float(sizes.sum())
+    c2 = 1.0 / (1.0 - sizes / total)
+    d = c2 * sizes
+    u = np.sqrt(c2) * sizes
+    gram = np.diag(d) - np.outer(u, u) / total
+    trace = float(np.trace(gram))
+    frobenius = float(np.square(gram).sum())
+    return trace * trace / frobenius
 
 
 class TooFewQuestionsError(ValueError):

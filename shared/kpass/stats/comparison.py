@@ -30,6 +30,7 @@ from ._common import (
     Metric,
     _check_metric,
     _clt_se,
+    _cluster_df,
     _counts_of,
     _dataset_statistic,
     _jackknife,
@@ -39,6 +40,7 @@ from ._common import (
     _state_keys,
 )
 from .align import align_runs, subset_labels
+from .intervals import interval
 
 # ----------------------------------------------------------------------------- comparison
 
@@ -55,9 +57,11 @@ class Comparison:
         difference: a - b (the mean of the per-question differences).
         se: paired standard error of the difference over questions (clustered when
             clusters were given; jackknife for dataset-level blends).
-        lo: lower end of the ``confidence`` interval difference -/+ q se, q the quantile of
-            Student's t with ``df`` degrees of freedom (of the normal when ``reference``
-            is ``"normal"``).
+        lo: lower end of the ``confidence`` interval of the difference
+            (:func:`kpass.stats.intervals.interval` on [-1, 1]: difference -/+ q se, q the
+            quantile of Student's t with ``df`` degrees of freedom (of the normal when
+            ``reference`` is ``"normal"``); near -1 or 1 (where that reaches past them) a
+            score interval; an exact bound when se = 0; never of width 0).
         hi: upper end.
         p_value: two-sided p-value of "no difference" (t test on difference / se; when
             se = 0 and the difference is not 0, the exact sign-flip p-value).
@@ -68,13 +72,18 @@ class Comparison:
             questions (questions fixed; from the two ``_ci`` posteriors).
         mde: minimum detectable effect: (q_{1-alpha/2} + q_{0.8}) se with t (or normal)
             quantiles, the smallest true difference this comparison detects with 80% power
-            at alpha = 1 - confidence.
+            at alpha = 1 - confidence. When se = 0 (every question, or cluster, agrees)
+            the smallest difference the exact sign test detects with 80% power (A right
+            and B wrong on that share of questions, ties elsewhere)
+            (:func:`kpass._core.small_sample.exact_mde`: 0.67 at 10 questions, 0.25 at 30;
+            inf below 6 questions at 95%), never 0.
         questions: how many questions the comparison used.
         confidence: the interval's level.
         se_a: model A's standard error over the same questions (clustered like ``se``).
         se_b: model B's.
-        df: degrees of freedom of the t reference: questions - 1, or clusters - 1 when
-            clustered (None for the normal reference).
+        df: degrees of freedom of the t reference: questions - 1, or the Bell-McCaffrey
+            df of the CR2 standard error when clustered (G - 1 for G equal clusters; a float
+            otherwise); None for the normal reference.
         p_exact: two-sided sign-flip permutation p-value of the per-question (per-cluster)
             differences, exact up to 20 units and Monte Carlo (20000 flips, fixed seed)
             beyond (:func:`kpass._core.small_sample.sign_flip_p`); None for dataset-level
@@ -84,6 +93,8 @@ class Comparison:
             (8-14% at 20 questions in kpass's simulations; docs/statistics.md).
         reference: ``"t"`` or ``"normal"``, the reference distribution of lo, hi, p_value
             and mde.
+        method: which interval ``lo``, ``hi`` are: ``"t"``, ``"score"`` or ``"exact"``
+            (:mod:`kpass.stats.intervals`).
     """
 
     metric: str
@@ -103,9 +114,10 @@ class Comparison:
     confidence: float
     se_a: float | None = None
     se_b: float | None = None
-    df: int | None = None
+    df: int | float | None = None
     p_exact: float | None = None
     reference: str = "t"
+    method: str = "t"
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a plain dict (JSON-safe)."""
@@ -165,9 +177,13 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         d_q = s_q(A) - s_q(B) over the M questions both were scored on;
         difference = mean(d); se = sqrt(sum (d_q - mean d)^2 / (M (M-1))) (clustered with
         ``clusters`` as in :func:`standard_error`; for dataset-level blends, a paired
-        jackknife); df = M - 1 (G - 1 with G clusters); interval difference -/+ q se with
-        q = T_df^{-1}((1 + confidence)/2); p_value = 2 T_df(-|difference| / se);
-        mde = (q + T_df^{-1}(0.8)) se (``reference="normal"``: Phi in place of T_df);
+        jackknife); df = M - 1 (with G clusters: the Bell-McCaffrey df of the CR2 SE, G - 1
+        for equal clusters; G - 1 for the jackknife); interval: difference -/+ q se with
+        q = T_df^{-1}((1 + confidence)/2), a score interval near -1 or 1 and an
+        exact bound when se = 0 (:func:`kpass.stats.intervals.interval` on [-1, 1]);
+        p_value = 2 T_df(-|difference| / se);
+        mde = (q + T_df^{-1}(0.8)) se (``reference="normal"``: Phi in place of T_df;
+        se = 0: the exact sign test's, :func:`kpass._core.small_sample.exact_mde`);
         p_exact = the sign-flip permutation p-value of the d_q (clusters flip together);
         se_unpaired = sqrt(se_A^2 + se_B^2); prob_a_better = Phi((mu_A - mu_B) /
         sqrt(sigma_A^2 + sigma_B^2)) from the two Bayesian posteriors (``<metric>_ci``),
@@ -254,8 +270,10 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         se = _clt_se(sa - sb, used_codes)
         se_a, se_b = _clt_se(sa, used_codes), _clt_se(sb, used_codes)
         difference = float(sa.mean() - sb.mean())
-        df = units - 1 if reference == "t" else None
-        lo, hi, p_value, mde = t_test(difference, se, confidence, df)
+        df = _df(used_codes, m) if reference == "t" else None
+        _, _, p_value, mde = t_test(difference, se, confidence, df, units)
+        bounds = interval(difference, se, df, units, confidence, (-1.0, 1.0),
+                          cap=False)
         p_exact = sign_flip_p(sa - sb, used_codes)
         if math.isnan(p_value):  # se = 0 with a difference: no t statistic, the exact test
             p_value = p_exact
@@ -270,13 +288,24 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
                                           [a, b] if name in _CREDIT_METRICS else [])
         results.append(Comparison(
             metric=name, k=budgets[index], a=a, b=b,
-            difference=difference + 0.0, se=se, lo=lo, hi=hi, p_value=p_value,
+            difference=difference + 0.0, se=se, lo=bounds.lo, hi=bounds.hi, p_value=p_value,
             se_unpaired=math.hypot(se_a, se_b), correlation=correlation,
             prob_a_better=_prob_greater(mu_a, sd_a, mu_b, sd_b), mde=mde, questions=m,
             confidence=confidence, se_a=se_a, se_b=se_b, df=df, p_exact=p_exact,
-            reference=reference))
+            reference=reference, method=bounds.method))
     warn_small(f"kpass.compare({name})", list(dict.fromkeys(problems)))
     return results if many else results[0]
+
+
+def _df(codes: np.ndarray | None, m: int) -> int | float:
+    """M - 1 unclustered; the Bell-McCaffrey df of the CR2 SE with clusters (an int when whole).
+
+    Equal clusters give G - 1 up to rounding, returned as the int G - 1.
+    """
+    if codes is None:
+        return m - 1
+    df = _cluster_df(codes, m)
+    return int(round(df)) if abs(df - round(df)) < 1e-9 else df
 
 
 def _one_k(args: tuple[Any, ...], budget: int | None, name: str) -> tuple[Any, ...]:
@@ -307,11 +336,13 @@ def _compare_dataset(metric: Metric, name: str, R_a: Any, R_b: Any, args: tuple[
     many = isinstance(value, list)
     budgets = _budgets(args, len(values_a), name)
     units = m if codes is None else int(np.unique(codes).size)
-    df = units - 1 if reference == "t" else None
+    df = units - 1 if reference == "t" else None  # the jackknife's G - 1
     results = []
     problems: list[str] = []
     for index, (a, b) in enumerate(zip(values_a, values_b, strict=True)):
-        lo, hi, p_value, mde = t_test(a - b, ses[index], confidence, df)
+        _, _, p_value, mde = t_test(a - b, ses[index], confidence, df, units)
+        bounds = interval(a - b, ses[index], df, units, confidence, (-1.0, 1.0),
+                          cap=False)
         if math.isnan(p_value):  # se = 0 with a difference: nothing to test it against
             p_value = 1.0
         problems += small_sample_problems(units, codes is not None, [ses[index]], [])
@@ -320,10 +351,11 @@ def _compare_dataset(metric: Metric, name: str, R_a: Any, R_b: Any, args: tuple[
         (mu_b, sd_b), = _posterior_pair(metric, name, R_b, everything, k_args, kwargs, prior)
         results.append(Comparison(
             metric=name, k=budgets[index], a=a, b=b, difference=a - b + 0.0, se=ses[index],
-            lo=lo, hi=hi, p_value=p_value, se_unpaired=math.hypot(ses_a[index], ses_b[index]),
+            lo=bounds.lo, hi=bounds.hi, p_value=p_value,
+            se_unpaired=math.hypot(ses_a[index], ses_b[index]),
             correlation=None, prob_a_better=_prob_greater(mu_a, sd_a, mu_b, sd_b), mde=mde,
             questions=m, confidence=confidence, se_a=ses_a[index], se_b=ses_b[index], df=df,
-            p_exact=None, reference=reference))
+            p_exact=None, reference=reference, method=bounds.method))
     warn_small(f"kpass.compare({name})", list(dict.fromkeys(problems)))
     return results if many else results[0]
 

@@ -86,7 +86,10 @@ def standard_error(metric: Metric, R: Any, *args: Any, clusters: Any = None,
         SE = sqrt( sum_q (s_q - s_bar)^2 / (M (M - 1)) ) over the M questions used, where
         s_q is question q's unbiased per-question value (``metric(..., per_question=True)``;
         questions left out by ``short="skip"`` do not count). With ``clusters`` (one label
-        per question, G clusters): SE^2 = G/(G-1) (1/M^2) sum_g (sum_{q in g}(s_q - s_bar))^2.
+        per question, G clusters of n_g questions), the CR2 sandwich of Bell and McCaffrey
+        (2002): SE^2 = (1/M^2) sum_g (sum_{q in g}(s_q - s_bar))^2 / (1 - n_g/M), which is
+        the G/(G-1) formula for equal sizes (its Bell-McCaffrey degrees of freedom are
+        ``kpass.stats._common._cluster_df``).
         Dataset-level blends (``geom_ds_at_k``, ``geo_spectrum_at_k``,
         ``geo_spectrum_star_at_k``) have no per-question value: their SE is the delete-one
         jackknife over questions (or clusters), SE^2 = (G-1)/G sum_g (theta_(-g) -
@@ -116,7 +119,8 @@ def standard_error(metric: Metric, R: Any, *args: Any, clusters: Any = None,
             carry a confidence level (one warning per call).
 
     References:
-        Miller (2024), arXiv:2411.00640, sections 2 (CLT) and 3 (clustered SE).
+        Miller (2024), arXiv:2411.00640, sections 2 (CLT) and 3 (clustered SE); Bell and
+        McCaffrey (2002), Survey Methodology 28(2) (CR2).
 
     Example:
         >>> import kpass, warnings

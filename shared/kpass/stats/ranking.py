@@ -62,7 +62,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import stdtrit
 
 from .._core.checks import ArgumentTypeError, _show, check_confidence
 from .._core.prior import check_prior_option
@@ -79,6 +78,7 @@ from ._common import (
 )
 from .align import align_runs, subset_labels
 from .comparison import _budgets, _one_k, _posterior_pair
+from .intervals import intervals
 from .rank_sets import (  # noqa: F401 - the rank-set machinery, as this module always had it
     CHUNK,
     DRAWS,
@@ -106,7 +106,7 @@ class Standing:
         name: the model's name (a key of ``runs``).
         estimate: its metric over the questions every model was scored on.
         se: standard error of ``estimate`` over questions (clustered where given).
-        lo: lower end of the ``confidence`` interval estimate -/+ t se, clipped to [0, 1].
+        lo: lower end of the ``confidence`` interval (:func:`kpass.stats.intervals.interval`).
         hi: upper end.
         rank: 1 + the number of models with a larger estimate (ties share a rank).
         rank_lo: best rank of the joint rank set.
@@ -264,12 +264,6 @@ def _check_runs(runs: Any) -> dict[str, Any]:
     return dict(runs)
 
 
-def _interval(estimate: float, se: float, df: int, confidence: float) -> tuple[float, float]:
-    """One model's ``confidence`` interval: estimate -/+ t_df se, clipped to [0, 1]."""
-    t = float(stdtrit(df, 0.5 + 0.5 * confidence))
-    return max(0.0, estimate - t * se), min(1.0, estimate + t * se)
-
-
 def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
            sigma: np.ndarray, df: int, questions: int, posteriors: list[tuple[float, float]],
            confidence: float, units: tuple[np.ndarray, np.ndarray] | None = None
@@ -292,11 +286,10 @@ def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
     mu = np.array([q[0] for q in posteriors])
     sd = np.array([q[1] for q in posteriors])
     top = _rank_probabilities(mu, sd)
-    intervals = [_interval(float(estimates[j]), float(se[j]), df, confidence)
-                 for j in range(size)]
+    ends = intervals(estimates, se, df, df + 1, confidence)  # kpass.stats.intervals
     rows = tuple(Standing(
         name=names[j], estimate=float(estimates[j]) + 0.0, se=float(se[j]),
-        lo=intervals[j][0], hi=intervals[j][1],
+        lo=float(ends[0][j]), hi=float(ends[1][j]),
         rank=int(rank[j]), rank_lo=int(rank_lo[j]), rank_hi=int(rank_hi[j]),
         mean=float(mu[j]), sd=float(sd[j]), prob_best=float(top[j, 0]),
         prob_top=tuple(float(q) for q in top[j])) for j in order)
