@@ -194,7 +194,21 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
                 results = [results]
             lines.extend(Line(fam.key, fam.label(k, tau, n_label), k, tau, result, values=value)
                          for k, result, value in zip(family_ks, results, values, strict=True))
-    return judge(merge_equal(lines, collected), confidence, primary, adjust)
+    merged = merge_equal(lines, collected)
+    collected.extend(interval_notes(merged))
+    return judge(merged, confidence, primary, adjust)
+
+
+def interval_notes(lines: list[Line]) -> list[str]:
+    """Which rows' difference intervals are not difference -/+ t se (kpass.stats.intervals)."""
+    notes = []
+    for method, words in (("score", "score interval (the t interval reaches past -1 or 1)"),
+                          ("exact", "exact bound (se = 0: every question agrees)")):
+        named = [line.title for line in lines if getattr(line.result, "method", "t") == method]
+        if named:
+            notes.append(f"interval: {words} for {', '.join(named[:8])}"
+                         f"{' ...' if len(named) > 8 else ''}")
+    return notes
 
 
 def merge_equal(lines: list[Line], notes: list[str]) -> list[Line]:
