@@ -368,3 +368,41 @@ def test_cli_compare_sequential_shared_and_clusters(tmp_path, capsys):
     assert main(["compare", str(labelled), str(b), "--clusters", "topic", "--sequential",
                  "--k", "1", "--metrics", "pass@k"]) == 0
     assert capsys.readouterr().out.splitlines()[1].endswith("after 7 clusters")
+
+
+def test_space_sequential_verdict_matches_questions_by_id():
+    """Boxes with ids in different orders: the second line follows the questions by id (as
+    the tab's table does), equal to confidence_sequence on counts carrying the same ids, and
+    not to the line-order pairing."""
+    evaluate = pytest.importorskip("evaluate")
+    pytest.importorskip("gradio")
+    import importlib.util
+    import json
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("kpass_spaces_app_seq_ids",
+                                                  repo / "spaces" / "app.py")
+    app = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = app
+    spec.loader.exec_module(app)
+    module = evaluate.load(str(repo / "metrics" / "pass_at_k_bayes" / "pass_at_k_bayes.py"))
+    controls = app.module_controls(module)
+    values = [app.control_value(c) for c in controls]
+    rng = np.random.default_rng(5)
+    ids = [f"q{i}" for i in range(40)]
+    a = {q: [int(x) for x in rng.random(4) < 0.8] for q in ids}
+    b = {q: [int(x) for x in rng.random(4) < 0.3] for q in ids}
+    order_b = list(rng.permutation(ids))
+    text_a = "\n".join(json.dumps({"id": q, "outcomes": a[q]}) for q in ids)
+    text_b = "\n".join(json.dumps({"id": q, "outcomes": b[q]}) for q in order_b)
+    message, _, _ = app.run_compare(module, controls, text_a, text_b, "1", *values)
+    second = message.split("\n\n")[1]
+    by_id = kpass.confidence_sequence(kpass.pass_at_k,
+                                      [a[q] for q in ids], [b[q] for q in ids], 1)
+    by_line = kpass.confidence_sequence(kpass.pass_at_k,
+                                        [a[q] for q in ids], [b[q] for q in order_b], 1)
+    assert by_id.summary() != by_line.summary()
+    assert second == ("Sequential (anytime-valid, 95%, questions matched by id, in A's line "
+                      f"order): pass@1 {by_id.summary()}.")
