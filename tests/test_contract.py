@@ -27,7 +27,9 @@ EXTRA_NAMES = ["ArgumentTypeError", "BinaryCounts", "CategoricalCounts", "binari
                "Comparison", "Plan", "SmallSampleWarning", "compare", "plan", "standard_error",
                # many models ranked jointly (kpass.leaderboard), the report from counts
                "Leaderboard", "RankedPair", "Standing", "leaderboard", "report_table",
-               "compare_table"]
+               "compare_table",
+               # adaptive evaluation (kpass.stats.allocation, kpass.stats.sequential)
+               "allocate", "confidence_sequence", "ConfidenceSequence"]
 # TailPass (kpass.tailpass): a profile object, not a float; its contract is checked below.
 TAILPASS_NAMES = ["tailpass", "tailpass_empirical", "TailPassProfile", "TailPassDraws"]
 # scorio.eval.tailpass_weights: convex threshold weights for TailPassProfile.linear.
