@@ -313,7 +313,7 @@ CSS = """
 # the computation changed into view: the message when it is an error, else the results.
 SCROLL_JS = """(...args) => {
   if (window.innerWidth > 700) return args;
-  setTimeout(() => {
+  const bring = () => {
     const message = document.querySelector('#%(message)s');
     const failed = message && message.innerText.includes('Input error');
     const target = failed ? message : document.querySelector('#%(table)s');
@@ -321,7 +321,10 @@ SCROLL_JS = """(...args) => {
     const box = target.getBoundingClientRect();
     const top = failed ? box.top - (window.innerHeight - box.height) / 2 : box.top - 8;
     window.scrollTo({top: Math.max(0, window.scrollY + top)});
-  }, 150);
+  };
+  // Once the outputs are drawn, and again in case a busy page drew them late.
+  setTimeout(bring, 150);
+  setTimeout(bring, 450);
   return args;
 }"""
 
