@@ -277,9 +277,7 @@ UPLOAD_HELP = ("CSV or JSONL: one question a row (an `outcomes` column, or the o
 # results come above the inputs (after Compute the page scrolls them into view: SCROLL_JS).
 # Tables wrap their headers to fit their box; a plot's label sits above the figure, not on it.
 COMPARE_HELP = (
-    "The same questions for both models, one a line in the same order (or an `id` on every "
-    "line, as `{\"id\": \"q1\", \"outcomes\": [1, 0]}`: then questions are matched by id). "
-    "It opens on trials "
+    "The same questions for both models, one a line in the same order. It opens on trials "
     "1-2 against trials 3-4 of the tau-bench run (one model twice: the difference should "
     "be within its interval). **A - B** is the paired difference, **SE** its standard "
     "error over questions, **p-value** the test of no difference, **P(A better)** the "
