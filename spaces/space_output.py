@@ -277,9 +277,7 @@ UPLOAD_HELP = ("CSV or JSONL: one question a row (an `outcomes` column, or the o
 # results come above the inputs (after Compute the page scrolls them into view: SCROLL_JS).
 # Tables wrap their headers to fit their box; a plot's label sits above the figure, not on it.
 COMPARE_HELP = (
-    "The same questions for both models, one a line in the same order (or an `id` on every "
-    "line, as `{\"id\": \"q1\", \"outcomes\": [1, 0]}`: then questions are matched by id). "
-    "It opens on trials "
+    "The same questions for both models, one a line in the same order. It opens on trials "
     "1-2 against trials 3-4 of the tau-bench run (one model twice: the difference should "
     "be within its interval). **A - B** is the paired difference, **SE** its standard "
     "error over questions, **p-value** the test of no difference, **P(A better)** the "
@@ -313,7 +311,7 @@ CSS = """
 # the computation changed into view: the message when it is an error, else the results.
 SCROLL_JS = """(...args) => {
   if (window.innerWidth > 700) return args;
-  setTimeout(() => {
+  const bring = () => {
     const message = document.querySelector('#%(message)s');
     const failed = message && message.innerText.includes('Input error');
     const target = failed ? message : document.querySelector('#%(table)s');
@@ -321,7 +319,10 @@ SCROLL_JS = """(...args) => {
     const box = target.getBoundingClientRect();
     const top = failed ? box.top - (window.innerHeight - box.height) / 2 : box.top - 8;
     window.scrollTo({top: Math.max(0, window.scrollY + top)});
-  }, 150);
+  };
+  // Once the outputs are drawn, and again in case a busy page drew them late.
+  setTimeout(bring, 150);
+  setTimeout(bring, 450);
   return args;
 }"""
 
