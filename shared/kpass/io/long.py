@@ -36,6 +36,7 @@ import numpy as np
 
 from .._core.counts import BinaryCounts
 from .formats import _open_bytes, detect_format
+from .inspect_log import is_inspect_log
 from .long_fast import fast_long_counts
 from .long_rows import (  # noqa: F401 - moved there, still importable from here
     _CHUNKS,
@@ -124,6 +125,13 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
     """
     if id is None and sample is not None:
         raise ReportError(source, "--sample needs --id COLUMN (the question of each sample)")
+    if tool is None and filter is None and is_inspect_log(source):
+        from .inspect_log import load_inspect
+
+        if id is not None or sample is not None:
+            raise ReportError(source, "an Inspect log's questions are its sample ids and its "
+                                      "samples its epochs: drop --id and --sample")
+        return load_inspect(source, column=column, threshold=threshold)
     parts = shard_paths(source)
     if parts is not None:
         return _load_parts(source, parts, id, sample, column, threshold, max(1, chunk_size),

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..io.harness import load_file
+from ..io.inspect_log import expand_inspect_logs
 from ..io.progress import Progress
 from ..io.readers import LoadedFile, ReportError
 from .output import _check_answers_options, _write
@@ -149,7 +150,7 @@ def run_report(args: argparse.Namespace) -> int:
         from kpass.data import sample_path
 
         if args.files:
-            sources, notes = list(args.files), []
+            sources, notes = expand_inspect_logs(args.files), []
         elif args.answers:
             sources, notes = [str(sample_path(AIME_SAMPLE))], [AIME_NOTE]
         else:
