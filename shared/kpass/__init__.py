@@ -85,6 +85,14 @@ def __getattr__(name: str) -> Any:
         from .report.from_counts import report_table
 
         return report_table
+    if name == "read_inspect":  # Inspect AI logs; inspect-ai is imported only when reading
+        from .io.inspect_log import read_inspect
+
+        return read_inspect
+    if name == "inspect":  # kpass.inspect: reducers and metric for Inspect (the [inspect] extra)
+        import importlib
+
+        return importlib.import_module(".inspect", __name__)
     raise AttributeError(f"module 'kpass' has no attribute {name!r}")
 
 
