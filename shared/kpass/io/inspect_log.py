@@ -238,12 +238,11 @@ def _read(source: str, column: str | None, bad: list[tuple[str, str]]
         place = f"sample {summary.id!r} epoch {summary.epoch}"
         if summary.error is not None:
             first = str(summary.error).strip().splitlines()
-            bad.append((place, f"the sample errored ({first[0] if first else 'no message'}); "
-                               "left out"))
+            bad.append((place, f"the sample errored ({first[0] if first else 'no message'})"))
             continue
         score = (summary.scores or {}).get(scorer)
         if score is None:
-            bad.append((place, f"no `{scorer}` score; left out"))
+            bad.append((place, f"no `{scorer}` score"))
             continue
         value = score.value
         if key is not None:
