@@ -62,6 +62,7 @@ from ._core.inputs import BinaryCounts
 from ._core.small_sample import SmallSampleWarning, t_test
 from .gpass import g_pass_at_k_tau
 from .pass_at_k import pass_at_k, pass_hat_k
+from .stats._common import _clt_se
 from .stats.errors import standard_error
 
 __all__ = ["g_pass_at", "interval", "pass_at", "pass_hat"]
@@ -182,8 +183,9 @@ def interval(confidence: float = 0.95) -> Metric:
     Reads the ``n`` and ``c`` a kpass reducer stored with each sample, rebuilds the
     per-question counts and calls :func:`kpass.standard_error` and Student's t
     (``kpass.report``'s ``95% interval``). Samples without a value (fewer than k epochs)
-    are left out. With another reducer whose values are 0/1 (one epoch, ``at_least``), each
-    sample is one outcome (Pass@1).
+    are left out. With another reducer, each
+    sample's value is its per-question value (Inspect's ``mean`` reducer: Avg@n; its
+    ``pass_at``: Pass@k) and the standard error is the same formula over those values.
 
     Args:
         confidence: the interval's level, in (0, 1).
@@ -197,36 +199,54 @@ def interval(confidence: float = 0.95) -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         infos = [(s.score.metadata or {}).get("kpass") for s in scores]
         if infos and all(isinstance(info, dict) for info in infos):
-            kinds = {(info["metric"], info["k"], info["tau"]) for info in infos}
-            if len(kinds) != 1:
-                raise ValueError(f"kpass.inspect.interval(): the samples were reduced by "
-                                 f"several kpass reducers {sorted(kinds, key=str)}; use one")
-            function, k, tau = kinds.pop()
-            used = [info for info in infos if info["n"] >= k]
-            point = _METRICS[function]
-            args: tuple[Any, ...] = (k,) if tau is None else (k, tau)
-        else:
-            floats = [value_to_float()(s.score.value) for s in scores]
-            if not all(v in (0.0, 1.0) for v in floats):
-                raise ValueError("kpass.inspect.interval() needs a kpass reducer "
-                                 "(Epochs(n, kpass.inspect.pass_at(k))) or 0/1 scores")
-            used = [{"n": 1, "c": int(v)} for v in floats]
-            point, args = pass_at_k, (1,)
-        nan = {"estimate": math.nan, "se": math.nan, "lo": math.nan, "hi": math.nan,
-               "questions": float(len(used))}
-        if not used:
-            return nan
-        counts = BinaryCounts(np.array([u["n"] for u in used]), np.array([u["c"] for u in used]))
-        estimate = float(point(counts, *args))
-        if len(used) < 2:
-            return {**nan, "estimate": estimate}
-        with warnings.catch_warnings():
-            # Inspect prints warnings in the middle of its display; the number of questions
-            # is in the result for the reader to judge
-            warnings.simplefilter("ignore", SmallSampleWarning)
-            se = float(standard_error(point, counts, *args))
-        lo, hi, _, _ = t_test(estimate, se, confidence, len(used) - 1)
-        return {"estimate": estimate, "se": se, "lo": min(max(lo, 0.0), 1.0),
-                "hi": min(max(hi, 0.0), 1.0), "questions": float(len(used))}
+            return _kpass_interval(infos, confidence)
+        return _values_interval(scores, confidence)
 
     return compute
+
+
+def _result(estimate: float, se: float | None, confidence: float, m: int) -> dict[str, float]:
+    """The metric's value: the t interval of :func:`kpass._core.small_sample.t_test`, clipped."""
+    if se is None:
+        return {"estimate": estimate, "se": math.nan, "lo": math.nan, "hi": math.nan,
+                "questions": float(m)}
+    lo, hi, _, _ = t_test(estimate, se, confidence, m - 1)
+    return {"estimate": estimate, "se": se, "lo": min(max(lo, 0.0), 1.0),
+            "hi": min(max(hi, 0.0), 1.0), "questions": float(m)}
+
+
+def _kpass_interval(infos: list[dict[str, Any]], confidence: float) -> dict[str, float]:
+    """Samples reduced by a kpass reducer: counts rebuilt, kpass.standard_error of the metric."""
+    kinds = {(info["metric"], info["k"], info["tau"]) for info in infos}
+    if len(kinds) != 1:
+        raise ValueError(f"kpass.inspect.interval(): the samples were reduced by several kpass "
+                         f"reducers {sorted(kinds, key=str)}; use one")
+    function, k, tau = kinds.pop()
+    used = [info for info in infos if info["n"] >= k]  # fewer than k epochs: no value (NaN)
+    if not used:
+        return _result(math.nan, None, confidence, 0)
+    point = _METRICS[function]
+    args: tuple[Any, ...] = (k,) if tau is None else (k, tau)
+    counts = BinaryCounts(np.array([u["n"] for u in used]), np.array([u["c"] for u in used]))
+    estimate = float(point(counts, *args))
+    if len(used) < 2:
+        return _result(estimate, None, confidence, len(used))
+    with warnings.catch_warnings():
+        # Inspect prints warnings in the middle of its display; the number of questions is
+        # in the result for the reader to judge
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        se = float(standard_error(point, counts, *args))
+    return _result(estimate, se, confidence, len(used))
+
+
+def _values_interval(scores: list[SampleScore], confidence: float) -> dict[str, float]:
+    """Samples reduced by another reducer (Inspect's mean, pass_at, ...): their values are
+    the per-question values; the same standard error over questions (Miller 2024)."""
+    to_float = value_to_float()
+    values = np.array([to_float(s.score.value) for s in scores], dtype=float)
+    values = values[~np.isnan(values)]
+    if values.size == 0:
+        return _result(math.nan, None, confidence, 0)
+    if values.size < 2:
+        return _result(float(values.mean()), None, confidence, 1)
+    return _result(float(values.mean()), _clt_se(values, None), confidence, int(values.size))
