@@ -22,7 +22,7 @@ from inspect_ai import Epochs, Task  # noqa: E402
 from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.dataset import Sample  # noqa: E402
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
-from inspect_ai.scorer import match  # noqa: E402
+from inspect_ai.scorer import match, stderr  # noqa: E402
 from inspect_ai.scorer import pass_at as inspect_pass_at  # noqa: E402
 from inspect_ai.solver import generate  # noqa: E402
 from scipy import stats  # noqa: E402
@@ -82,7 +82,7 @@ def _exact_g_pass(v, k, tau):
 def run(tmp_path_factory):
     reducers = [kpass.inspect.pass_at(4), kpass.inspect.pass_hat(2),
                 kpass.inspect.g_pass_at(4, 0.5), inspect_pass_at(4)]
-    log = _evaluate(Epochs(EPOCHS, reducers), metrics=[kpass.inspect.interval()])
+    log = _evaluate(Epochs(EPOCHS, reducers), metrics=[kpass.inspect.interval(), stderr()])
     path = tmp_path_factory.mktemp("reduced") / "run.eval"
     from inspect_ai.log import write_eval_log
 
@@ -170,3 +170,11 @@ def test_interval_over_inspects_own_reducer_values(run):
     ours, theirs = scores["kpass_pass_at_4"], scores["pass_at_4"]
     for name in ("estimate", "se", "lo", "hi", "questions"):
         assert theirs[name].value == pytest.approx(ours[name].value, abs=1e-12), name
+
+
+def test_se_is_inspects_stderr_of_the_reduced_values(run):
+    """docs/harnesses.md: kpass's se over questions is what Inspect's stderr() prints."""
+    log, _ = run
+    for score in log.results.scores:
+        assert score.metrics["se"].value == pytest.approx(score.metrics["stderr"].value,
+                                                          abs=1e-12), score.reducer
