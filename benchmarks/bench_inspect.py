@@ -38,8 +38,13 @@ def write_log(folder: Path, m: int, epochs: int, text: int, seed: int = 0) -> Pa
     from inspect_ai import eval as inspect_eval
     from inspect_ai.dataset import Sample
     from inspect_ai.log import write_eval_log
-    from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput, ModelUsage
-    from inspect_ai.model import get_model
+    from inspect_ai.model import (
+        ChatMessageAssistant,
+        ChatMessageUser,
+        ModelOutput,
+        ModelUsage,
+        get_model,
+    )
     from inspect_ai.scorer import Score, match
     from inspect_ai.solver import generate
 
@@ -147,7 +152,7 @@ def main() -> None:
             "summaries": lambda: read_eval_log_sample_summaries(str(path)),
             "kpass": lambda: load_inspect(str(path)),
         }, args.repeats)
-        print(f"\n| reader | best s | median s | kpass / reader (best) |")
+        print("\n| reader | best s | median s | kpass / reader (best) |")
         print("|---|---|---|---|")
         for name, (best, median) in times.items():
             print(f"| {name} | {best:.3f} | {median:.3f} | {times['kpass'][0] / best:.2f}x |")

@@ -198,8 +198,9 @@ def interval(confidence: float = 0.95) -> Metric:
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         infos = [(s.score.metadata or {}).get("kpass") for s in scores]
-        if infos and all(isinstance(info, dict) for info in infos):
-            return _kpass_interval(infos, confidence)
+        kept = [info for info in infos if isinstance(info, dict)]
+        if kept and len(kept) == len(infos):
+            return _kpass_interval(kept, confidence)
         return _values_interval(scores, confidence)
 
     return compute
@@ -235,13 +236,17 @@ def _kpass_interval(infos: list[dict[str, Any]], confidence: float) -> dict[str,
         # Inspect prints warnings in the middle of its display; the number of questions is
         # in the result for the reader to judge
         warnings.simplefilter("ignore", SmallSampleWarning)
-        se = float(standard_error(point, counts, *args))
-    return _result(estimate, se, confidence, len(used))
+        se = standard_error(point, counts, *args)
+    assert isinstance(se, float)  # one k: one standard error
+    return _result(estimate, float(se), confidence, len(used))
 
 
 def _values_interval(scores: list[SampleScore], confidence: float) -> dict[str, float]:
-    """Samples reduced by another reducer (Inspect's mean, pass_at, ...): their values are
-    the per-question values; the same standard error over questions (Miller 2024)."""
+    """Samples reduced by another reducer (Inspect's mean, pass_at, ...).
+
+    Their values are the per-question values; the same standard error over questions
+    (Miller 2024).
+    """
     to_float = value_to_float()
     values = np.array([to_float(s.score.value) for s in scores], dtype=float)
     values = values[~np.isnan(values)]

@@ -38,6 +38,7 @@ from .._core.canonical import (  # noqa: F401 - canonical_answer: importable as 
     function_name,
 )
 from .._core.inputs import BinaryCounts
+from .answers_lm_eval import is_lm_eval_samples, lm_eval_records
 from .answers_match import (  # noqa: F401 - moved there, still importable from here
     _INT_TEXT,
     _UNHASHABLE,
@@ -50,7 +51,6 @@ from .answers_match import (  # noqa: F401 - moved there, still importable from 
     _reference_codes,
     import_normalizer,
 )
-from .answers_lm_eval import is_lm_eval_samples, lm_eval_records
 from .formats import (
     BOM,
     _element_lines,

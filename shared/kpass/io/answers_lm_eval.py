@@ -1,4 +1,4 @@
-r"""``--answers`` on an lm-evaluation-harness ``--log_samples`` file: its repeats, scored per repeat.
+r"""``--answers`` on an lm-eval ``--log_samples`` file: its repeats, scored one by one.
 
 lm-eval scores each (document, filter) once even with ``repeats: N`` in the task (its
 filters reduce the N generations to one answer first), so it reports no Pass@k over the
@@ -53,8 +53,10 @@ def is_lm_eval_samples(path: Path) -> bool:
 
 
 def _generations(resps: Any) -> list[Any] | None:
-    """The repeats of a row: ``[[g1, ..., gN]]`` (one request) -> ``[g1, ..., gN]``; None when
-    they are not generated text (log-likelihood pairs of a multiple-choice task)."""
+    """The repeats of a row: ``[[g1, ..., gN]]`` (one request) -> ``[g1, ..., gN]``.
+
+    None when they are not generated text (log-likelihood pairs of a multiple-choice task).
+    """
     if not isinstance(resps, list) or len(resps) != 1 or not isinstance(resps[0], list):
         return None
     answers = resps[0]

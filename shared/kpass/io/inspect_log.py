@@ -74,8 +74,10 @@ def _need_inspect(source: str) -> Any:
 
 
 def is_inspect_log(path: str | Path) -> bool:
-    """Whether ``path`` is an Inspect log: an ``.eval`` file, or a ``.json`` file starting
-    as Inspect writes one (``{"version": N, "status": ...``). Never raises; reads <= 256 bytes.
+    """Whether ``path`` is an Inspect log.
+
+    An ``.eval`` file, or a ``.json`` file starting as Inspect writes one
+    (``{"version": N, "status": ...``). Never raises; reads at most 256 bytes.
     """
     path = Path(path)
     try:
@@ -306,7 +308,7 @@ def load_inspect(source: str, *, column: str | None = None, threshold: float | N
 
 def read_inspect(path: str | Path, *, scorer: str | None = None,
                  threshold: float | None = None) -> BinaryCounts:
-    """Per-question counts of an Inspect AI log, keyed by sample id (``pip install 'kpass[inspect]'``).
+    """Per-question counts of an Inspect AI log, keyed by sample id (``kpass[inspect]``).
 
     Each sample is a question and each of its epochs one sample; scores map to 0/1 by
     Inspect's own ``value_to_float`` (C -> 1, I -> 0, N -> 0; P -> 0.5 needs
