@@ -294,3 +294,18 @@ def _numbers(node) -> list[float]:
     if isinstance(node, list):
         return [x for value in node for x in _numbers(value)]
     return [node] if isinstance(node, (int, float)) and not isinstance(node, bool) else []
+
+
+def test_space_upload_reads_inspect_logs(logs):
+    from spaces.space_input import read_upload
+
+    for name in ("plan", "plan_json"):
+        questions = read_upload(logs[name], ["predictions"], "binary")
+        got = {q.qid: (len(q.values), sum(q.values)) for q in questions}
+        assert got == _want(PLAN_A)
+        values = [q.values for q in questions]
+        assert kpass.pass_at_k(values, 2) == pytest.approx(float(_pass_at(PLAN_A, 2)), abs=1e-12)
+    with pytest.raises(ValueError, match="scored outcomes, not answers"):
+        read_upload(logs["plan"], ["predictions", "references"], "answers")
+    with pytest.raises(ValueError, match="status is 'error'"):
+        read_upload(logs["failed"], ["predictions"], "binary")
