@@ -41,16 +41,39 @@ import glob
 import math
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import numpy as np
 
 from .._core.inputs import BinaryCounts
-from .rows import ReportError, show
+from .readers import LoadedFile
+from .rows import ReportError, canonical_id, show
 
-if TYPE_CHECKING:
-    from .long import LongFile
 
-__all__ = ["expand_inspect_logs", "inspect_install_hint", "inspect_labels", "is_inspect_log",
+@dataclass
+class InspectSoft:
+    """The mean soft score of a log read with a threshold (as ``kpass.io.long.SoftScores``).
+
+    Attributes:
+        mean: mean over questions of each question's mean score.
+        se: its standard error over questions (sample SD / sqrt(M); 0 for M = 1).
+        threshold: an epoch is correct iff its score > threshold.
+    """
+
+    mean: float
+    se: float
+    threshold: float
+
+
+@dataclass
+class InspectFile(LoadedFile):
+    """A :class:`LoadedFile` of an Inspect log; ``soft`` is set when a threshold was given."""
+
+    soft: InspectSoft | None = None
+
+__all__ = ["InspectFile", "InspectSoft", "expand_inspect_logs", "inspect_install_hint", "inspect_labels", "is_inspect_log",
            "load_inspect", "read_inspect"]
 
 _JSON_HEAD = re.compile(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"')
@@ -272,7 +295,7 @@ def _read(source: str, column: str | None, bad: list[tuple[str, str]]
 
 
 def load_inspect(source: str, *, column: str | None = None, threshold: float | None = None
-                 ) -> LongFile:
+                 ) -> InspectFile:
     """An Inspect log as per-question counts (questions are sample ids, samples epochs).
 
     Args:
@@ -297,13 +320,57 @@ def load_inspect(source: str, *, column: str | None = None, threshold: float | N
     if not where:
         first = f" (first: {bad[0][0]}: {bad[0][1]})" if bad else ""
         raise ReportError(source, f"the log holds no scored sample{first}")
-    from .long import _Tally  # long.py imports is_inspect_log from here
+    return _count(source, label, where, ids, epochs, values, threshold, bad)
 
-    tally = _Tally(source, True, threshold)
-    tally.add(where, ids, epochs, values)
-    loaded = tally.result(Path(source), label)
-    loaded.bad_rows = bad
-    return loaded
+
+def _count(source: str, label: str, where: list[str], ids: list[Any], epochs: list[int],
+           values: list[float], threshold: float | None, bad: list[tuple[str, str]]
+           ) -> InspectFile:
+    """Per-question counts (first-seen order of sample ids); checks each value and pair."""
+    slot: dict[Any, int] = {}
+    seen: dict[tuple[Any, int], str] = {}
+    n: list[int] = []
+    c: list[int] = []
+    total: list[float] = []
+    first: list[str] = []
+    for place, raw, epoch, value in zip(where, ids, epochs, values, strict=True):
+        qid = canonical_id(raw, source, place)
+        if (qid, epoch) in seen:
+            raise ReportError(source, f"sample {qid!r} epoch {epoch} appears twice: at "
+                                      f"{seen[qid, epoch]} and at {place}")
+        seen[qid, epoch] = place
+        if threshold is None:
+            if value not in (0.0, 1.0):
+                raise ReportError(source, f"outcome {value:g} is not binary (0 or 1); for soft "
+                                          "scores pass --threshold T (correct iff score > T)",
+                                  place)
+            hard = int(value)
+        else:
+            if not 0.0 <= value <= 1.0:
+                raise ReportError(source, f"soft score {value:g} is outside [0, 1]; scores read "
+                                          "with --threshold must lie in [0, 1]", place)
+            hard = int(value > threshold)
+        index = slot.get(qid)
+        if index is None:
+            index = slot[qid] = len(n)
+            n.append(0)
+            c.append(0)
+            total.append(0.0)
+            first.append(place)
+        n[index] += 1
+        c[index] += hard
+        total[index] += value
+    ids_array = np.empty(len(slot), dtype=object)
+    ids_array[:] = list(slot)
+    sizes = np.array(n, dtype=np.int64)
+    counts = BinaryCounts(sizes, np.array(c, dtype=np.int64), ids=ids_array)
+    soft = None
+    if threshold is not None:
+        means = np.array(total) / sizes
+        se = float(means.std(ddof=1) / math.sqrt(means.size)) if means.size > 1 else 0.0
+        soft = InspectSoft(float(means.mean()), se, float(threshold))
+    return InspectFile(source, Path(source), label, counts, first[int(np.argmin(sizes))], bad,
+                       soft)
 
 
 def read_inspect(path: str | Path, *, scorer: str | None = None,
