@@ -73,8 +73,9 @@ class InspectFile(LoadedFile):
 
     soft: InspectSoft | None = None
 
-__all__ = ["InspectFile", "InspectSoft", "expand_inspect_logs", "inspect_install_hint", "inspect_labels", "is_inspect_log",
-           "load_inspect", "read_inspect"]
+
+__all__ = ["InspectFile", "InspectSoft", "expand_inspect_logs", "inspect_install_hint",
+           "inspect_labels", "is_inspect_log", "load_inspect", "read_inspect"]
 
 _JSON_HEAD = re.compile(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"')
 """The first bytes of an Inspect ``.json`` log: ``{"version": 2, "status": "...``."""
