@@ -131,7 +131,11 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
         if id is not None or sample is not None:
             raise ReportError(source, "an Inspect log's questions are its sample ids and its "
                                       "samples its epochs: drop --id and --sample")
-        return load_inspect(source, column=column, threshold=threshold)
+        loaded = load_inspect(source, column=column, threshold=threshold)
+        soft = (None if loaded.soft is None else
+                SoftScores(loaded.soft.mean, loaded.soft.se, loaded.soft.threshold))
+        return LongFile(loaded.source, loaded.path, loaded.column, loaded.counts, loaded.shortest,
+                        loaded.bad_rows, soft)
     parts = shard_paths(source)
     if parts is not None:
         return _load_parts(source, parts, id, sample, column, threshold, max(1, chunk_size),
