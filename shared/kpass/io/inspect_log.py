@@ -396,10 +396,10 @@ def read_inspect(path: str | Path, *, scorer: str | None = None,
         ValueError: the log cannot be read as outcomes (the message names the file, the
             sample and epoch); ImportError when inspect-ai is missing.
 
-    Example:
-        >>> import kpass  # doctest: +SKIP
-        >>> counts = kpass.read_inspect("logs/2026-01-01T00-00-00+00-00_gsm8k_x.eval")
-        >>> kpass.pass_at_k(counts, [1, 4])  # doctest: +SKIP
+    Example (a log written by ``inspect eval ... --epochs 8``)::
+
+        counts = kpass.read_inspect("logs/2026-01-01T00-00-00+00-00_gsm8k_x.eval")
+        kpass.pass_at_k(counts, [1, 4])
     """
     try:
         import inspect_ai  # noqa: F401
