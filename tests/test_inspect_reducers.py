@@ -52,12 +52,12 @@ def _mock():
     return outputs
 
 
-def _evaluate(epochs, metrics=None):
+def _evaluate(epochs, log_dir, metrics=None):
     dataset = [Sample(id=q, input=f"question {q}: 2+2?", target="4") for q in PLAN]
     task = Task(dataset=dataset, solver=generate(), scorer=match(), epochs=epochs,
                 metrics=metrics)
     (log,) = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=_mock()),
-                          display="none", log_dir=None)
+                          display="none", log_dir=str(log_dir))
     assert log.status == "success", log.error
     return log
 
@@ -82,8 +82,10 @@ def _exact_g_pass(v, k, tau):
 def run(tmp_path_factory):
     reducers = [kpass.inspect.pass_at(4), kpass.inspect.pass_hat(2),
                 kpass.inspect.g_pass_at(4, 0.5), inspect_pass_at(4)]
-    log = _evaluate(Epochs(EPOCHS, reducers), metrics=[kpass.inspect.interval(), stderr()])
-    path = tmp_path_factory.mktemp("reduced") / "run.eval"
+    folder = tmp_path_factory.mktemp("reduced")
+    log = _evaluate(Epochs(EPOCHS, reducers), folder / "logs",
+                    metrics=[kpass.inspect.interval(), stderr()])
+    path = folder / "run.eval"
     from inspect_ai.log import write_eval_log
 
     write_eval_log(log, str(path))
