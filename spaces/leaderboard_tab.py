@@ -405,7 +405,8 @@ def build_tab(app: ModuleType, demo: gr.Blocks, module: Any, controls: list[Any]
                                 elem_id="kpass-board-add")
                 uploads = gr.File(label="...and/or upload files, one per model (named by "
                                   "the file name)", file_count="multiple",
-                                  file_types=[".csv", ".jsonl", ".json", ".txt"], height=100,
+                                  file_types=[".csv", ".jsonl", ".json", ".txt", ".eval"],
+                                  height=100,
                                   elem_id="kpass-board-upload")
                 gr.Markdown(f"{HELP}\n\n{limits(app)}", elem_id="kpass-board-help")
             with gr.Column(scale=7, min_width=300):

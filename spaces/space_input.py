@@ -375,6 +375,8 @@ def read_upload(path: str | None, names: list[str], kind: str) -> list[Question]
     """The questions of an uploaded CSV / JSONL / text file (None: nothing uploaded)."""
     if not path:
         return None
+    if inspect_log(path):
+        return inspect_questions(path, kind)
     raw = Path(path).read_bytes()
     if len(raw) > MAX_CHARS:
         raise ValueError(f"the file has {len(raw):,} bytes; this page takes at most "
@@ -388,6 +390,32 @@ def read_upload(path: str | None, names: list[str], kind: str) -> list[Question]
         check_size(questions, kind)
         return questions
     return parse_questions(content, names, kind)
+
+
+def inspect_log(path: str) -> bool:
+    """Whether an upload is an Inspect AI log (``.eval``, or a ``.json`` Inspect wrote)."""
+    from kpass.io.inspect_log import is_inspect_log
+
+    return is_inspect_log(path)
+
+
+def inspect_questions(path: str, kind: str) -> list[Question]:
+    """An Inspect AI log's questions (sample ids), each its epochs' 0/1 outcomes.
+
+    Read by :func:`kpass.io.inspect_log.load_inspect` (Inspect's own reader; needs
+    inspect-ai). The outcomes of a question are given as its c correct epochs then its
+    n - c wrong ones: every metric of the page depends on (n, c) only.
+    """
+    from kpass.io.inspect_log import load_inspect
+
+    if kind == "answers":
+        raise ValueError("an Inspect log holds scored outcomes, not answers; use a metric "
+                         "that reads 0/1 outcomes")
+    counts = load_inspect(path).counts
+    ids = counts.ids if counts.ids is not None else range(counts.n_questions)
+    return [Question([1] * int(c) + [0] * int(n - c), line=index + 1, qid=qid)
+            for index, (qid, n, c) in enumerate(zip(ids, counts.n_samples, counts.n_correct,
+                                                    strict=True))]
 
 
 # ----------------------------------------------------------------------------- errors

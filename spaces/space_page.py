@@ -101,7 +101,8 @@ def build_page(app: ModuleType, module: evaluate.EvaluationModule) -> gr.Blocks:
                                           label=f"Outcomes ({' | '.join(names)})",
                                           info=app.input_help(kind, names), elem_id="kpass-input")
                         upload = gr.File(label="...or upload a CSV / JSONL file (used instead)",
-                                         file_types=[".csv", ".jsonl", ".json", ".txt"], height=120,
+                                         file_types=[".csv", ".jsonl", ".json", ".txt",
+                                                     ".eval"], height=120,
                                          elem_id="kpass-upload")
                         with gr.Row():
                             ks = gr.Textbox(value=app.EXAMPLE_K, label="k values",

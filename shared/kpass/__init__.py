@@ -91,6 +91,14 @@ def __getattr__(name: str) -> Any:
         from .report.compare_table import compare_table
 
         return compare_table
+    if name == "read_inspect":  # Inspect AI logs; inspect-ai is imported only when reading
+        from .io.inspect_log import read_inspect
+
+        return read_inspect
+    if name == "inspect":  # kpass.inspect: reducers and metric for Inspect (the [inspect] extra)
+        import importlib
+
+        return importlib.import_module(".inspect", __name__)
     raise AttributeError(f"module 'kpass' has no attribute {name!r}")
 
 

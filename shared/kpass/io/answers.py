@@ -38,6 +38,7 @@ from .._core.canonical import (  # noqa: F401 - canonical_answer: importable as 
     function_name,
 )
 from .._core.inputs import BinaryCounts
+from .answers_lm_eval import is_lm_eval_samples, lm_eval_records
 from .answers_match import (  # noqa: F401 - moved there, still importable from here
     _INT_TEXT,
     _UNHASHABLE,
@@ -148,7 +149,12 @@ def load_answers(source: str, *, column: str | None = None, reference: str | Non
                                   "of a question counts, so a bad row stops the run with its line")
     names = {"answers": column, "reference": reference, "id": id, "sample": sample}
     state: dict[str, str] = {}
-    records = _RECORDS[fmt](source, path, names, state, chunk_size)
+    if (fmt == "jsonl" and column is None and reference is None and id is None
+            and is_lm_eval_samples(path)):  # lm-eval --log_samples: the repeats in `resps`
+        records: Iterator[Record] = lm_eval_records(source, path, state)
+        id = "doc_id"  # noqa: A001 - grouped by document (one row per filter)
+    else:
+        records = _RECORDS[fmt](source, path, names, state, chunk_size)
     key = answer_key(normalize)
     normalizer = function_name(normalize) if normalize is not None else None
     questions: _Questions = (_ById(source, key, normalizer, state) if id is not None

@@ -72,6 +72,7 @@ from .harness_rows import (  # noqa: F401 - moved there, still importable from h
     path_records,
     read_rows,
 )
+from .inspect_log import is_inspect_log, load_inspect
 from .progress import Progress
 from .readers import LoadedFile, load_counts
 from .rows import (  # noqa: F401 - check_nesting, json_problem: importable as before
@@ -216,6 +217,8 @@ def load_file(source: str, *, tool: str | None = None, filter: str | None = None
     read part by part, in sorted order, and pooled: the questions of all parts, as one
     file holding every row in that order would give.
     """
+    if tool is None and filter is None and is_inspect_log(source):
+        return load_inspect(source, column=column)  # Inspect AI logs: kpass.io.inspect_log
     parts = shard_parts(source)
     if parts is not None:
         if tool is not None or filter is not None or is_path(column):

@@ -36,6 +36,7 @@ import numpy as np
 
 from .._core.counts import BinaryCounts
 from .formats import _open_bytes, detect_format
+from .inspect_log import is_inspect_log
 from .long_fast import fast_long_counts
 from .long_rows import (  # noqa: F401 - moved there, still importable from here
     _CHUNKS,
@@ -145,6 +146,17 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
 def _load_long(source: str, id: str | None, sample: str | None,  # noqa: A002
                column: str | None, threshold: float | None, chunk_size: int,
                tool: str | None, filter: str | None, clustered: bool) -> LongFile:  # noqa: A002
+    if tool is None and filter is None and is_inspect_log(source):
+        from .inspect_log import load_inspect
+
+        if id is not None or sample is not None:
+            raise ReportError(source, "an Inspect log's questions are its sample ids and its "
+                                      "samples its epochs: drop --id and --sample")
+        loaded = load_inspect(source, column=column, threshold=threshold)
+        soft = (None if loaded.soft is None else
+                SoftScores(loaded.soft.mean, loaded.soft.se, loaded.soft.threshold))
+        return LongFile(loaded.source, loaded.path, loaded.column, loaded.counts, loaded.shortest,
+                        loaded.bad_rows, soft)
     parts = shard_parts(source)
     if parts is not None:
         return _load_parts(source, parts, id, sample, column, threshold, chunk_size, tool,

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..io.inspect_log import expand_inspect_logs
 from ..io.readers import LoadedFile, ReportError
 from .inputs import load_outcomes
 from .output import _check_answers_options, _write, capped_k_note, cli_words
@@ -150,7 +151,7 @@ def run_report(args: argparse.Namespace) -> int:
         from kpass.data import sample_path
 
         if args.files:
-            sources, notes = list(args.files), []
+            sources, notes = expand_inspect_logs(args.files), []
         elif args.answers:
             sources, notes = [str(sample_path(AIME_SAMPLE))], [AIME_NOTE]
         else:

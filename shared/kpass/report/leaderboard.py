@@ -21,6 +21,7 @@ import numpy as np
 
 from .._core.counts import BinaryCounts
 from .._core.prior import has_beta_prior
+from ..io.inspect_log import expand_inspect_logs, inspect_labels
 from ..io.readers import ReportError
 from .inputs import load_outcomes
 from .output import _check_answers_options, _write, cli_words, collect_notes
@@ -60,7 +61,8 @@ def split_names(items: list[str]) -> tuple[list[str], list[str]]:
         else:
             names.append(None)
             paths.append(item)
-    stems = [_stem(path) for path in paths]
+    models = inspect_labels(paths)  # an Inspect log is named by its model (and task)
+    stems = [model or _stem(path) for model, path in zip(models, paths, strict=True)]
     defaults = (stems if len(set(stems)) == len(stems) else input_labels(paths))
     chosen = [name if name is not None else default for name, default in zip(names, defaults,
                                                                               strict=True)]
@@ -277,6 +279,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     Returns:
         The exit status: 0 on success, 1 when an input cannot be used, 2 for a bad argument.
     """
+    args.files = expand_inspect_logs(args.files)  # a folder of Inspect logs: one per model
     if len(args.files) < 2:
         print("kpass leaderboard: error: give at least two files, one per model (see kpass "
               "leaderboard --help)", file=sys.stderr)

@@ -374,7 +374,11 @@ def input_labels(sources: list[str]) -> list[str]:
     """Short, distinct column names for the inputs: file names, or paths where names clash."""
     from pathlib import Path
 
-    names = [Path(source).name or source for source in sources]
+    from ..io.inspect_log import inspect_labels
+
+    models = inspect_labels(sources)  # an Inspect log is named by its model
+    names = [model or Path(source).name or source
+             for model, source in zip(models, sources, strict=True)]
     labels = [name if names.count(name) == 1 else source
               for name, source in zip(names, sources, strict=True)]
     return [label if labels.count(label) == 1 else f"{label} #{index + 1}"

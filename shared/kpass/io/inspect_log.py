@@ -1,0 +1,411 @@
+r"""Inspect AI evaluation logs (``.eval`` and ``.json``) -> per-question counts.
+
+`Inspect AI <https://inspect.aisi.org.uk>`_ writes one log per (task, model) run. Each
+sample is scored once per epoch, so a log holds exactly what kpass needs: the question is
+the sample id, the samples of a question are its epochs. The log is read by Inspect's own
+reader (``pip install 'kpass[inspect]'``): the header by
+``inspect_ai.log.read_eval_log(header_only=True)`` and the scores by
+``inspect_ai.log.read_eval_log_sample_summaries``, which for an ``.eval`` log reads the
+per-sample summaries (id, epoch, scores, error) and never the messages, so memory is
+bounded by questions x epochs, not by the log's text. (A ``.json`` log is one JSON
+document: Inspect parses it whole; convert big logs with ``inspect log convert --to eval``.)
+
+Scores:
+    A score value is mapped to a number as Inspect's own ``value_to_float()`` maps it:
+    ``C`` (CORRECT) -> 1, ``I`` (INCORRECT) -> 0, ``P`` (PARTIAL) -> 0.5, ``N`` (NOANSWER)
+    -> 0, yes/true -> 1, no/false -> 0, numbers as they are. An outcome must then be 0 or
+    1; other numbers (0.5 of a partial, a graded 0.7) are soft scores: give ``threshold``
+    (``--threshold T``: correct iff score > T). A value ``value_to_float`` cannot read
+    (Inspect would warn and count it 0) is an error naming the sample and epoch.
+
+Scorer:
+    ``column`` (``--column``) names the scorer (``match``), or ``SCORER.KEY`` for a scorer
+    whose value is a dict (``model_graded.accuracy``); by default the log's only scorer,
+    and an error listing them when there are several.
+
+Status and errors:
+    A log whose status is not ``success`` (``started``, ``error``, ``cancelled``) or that
+    is invalidated is refused, naming its status: its samples are incomplete. Samples that
+    errored (Inspect's ``fail_on_error`` let the run finish) or have no score are left
+    out: their question has fewer samples, handled by the ``--short`` policy, and each is
+    listed in ``LoadedFile.bad_rows`` (``kpass report`` prints them as warnings).
+
+Example:
+    >>> inspect_install_hint()
+    "reading Inspect AI logs needs inspect-ai: pip install 'kpass[inspect]'"
+"""
+
+from __future__ import annotations
+
+import glob
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._core.inputs import BinaryCounts
+from .readers import LoadedFile
+from .rows import ReportError, canonical_id, show
+
+
+@dataclass
+class InspectSoft:
+    """The mean soft score of a log read with a threshold (as ``kpass.io.long.SoftScores``).
+
+    Attributes:
+        mean: mean over questions of each question's mean score.
+        se: its standard error over questions (sample SD / sqrt(M); 0 for M = 1).
+        threshold: an epoch is correct iff its score > threshold.
+    """
+
+    mean: float
+    se: float
+    threshold: float
+
+
+@dataclass
+class InspectFile(LoadedFile):
+    """A :class:`LoadedFile` of an Inspect log; ``soft`` is set when a threshold was given."""
+
+    soft: InspectSoft | None = None
+
+
+__all__ = ["InspectFile", "InspectSoft", "expand_inspect_logs", "inspect_install_hint",
+           "inspect_labels", "is_inspect_log", "load_inspect", "read_inspect"]
+
+_JSON_HEAD = re.compile(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"')
+"""The first bytes of an Inspect ``.json`` log: ``{"version": 2, "status": "...``."""
+
+_PATTERN_CHARACTERS = frozenset("*?[")
+
+
+def inspect_install_hint() -> str:
+    """The one line said when inspect-ai is missing."""
+    return "reading Inspect AI logs needs inspect-ai: pip install 'kpass[inspect]'"
+
+
+def _need_inspect(source: str) -> Any:
+    """``inspect_ai.log``, or a ReportError naming the extra."""
+    try:
+        import inspect_ai.log as log
+    except ImportError:
+        raise ReportError(source, inspect_install_hint()) from None
+    return log
+
+
+def is_inspect_log(path: str | Path) -> bool:
+    """Whether ``path`` is an Inspect log.
+
+    An ``.eval`` file, or a ``.json`` file starting as Inspect writes one
+    (``{"version": N, "status": ...``). Never raises; reads at most 256 bytes.
+    """
+    path = Path(path)
+    try:
+        if not path.is_file():
+            return False
+        suffix = path.suffix.lower()
+        if suffix == ".eval":
+            return True
+        if suffix != ".json":
+            return False
+        with open(path, "rb") as handle:
+            head = handle.read(256)
+    except OSError:
+        return False
+    return _JSON_HEAD.match(head.removeprefix(b"\xef\xbb\xbf")) is not None
+
+
+def expand_inspect_logs(sources: Iterable[str]) -> list[str]:
+    """Each folder or glob pattern holding only Inspect logs -> its logs, one input each.
+
+    Every log is its own run (a model on a task), so a folder of logs is several inputs,
+    not one pooled table; any other source is kept as it is (a folder of part files is
+    still one input, :func:`kpass.io.shards.shard_paths`).
+
+    Example:
+        >>> expand_inspect_logs(["runs.jsonl"])
+        ['runs.jsonl']
+    """
+    out: list[str] = []
+    for source in sources:
+        path = Path(source)
+        if path.is_dir():
+            files = sorted(str(child) for child in path.iterdir()
+                           if child.is_file() and not child.name.startswith((".", "_")))
+        elif _PATTERN_CHARACTERS & set(source) and not path.exists():
+            files = sorted(match for match in glob.glob(source, recursive=True)
+                           if Path(match).is_file())
+        else:
+            out.append(source)
+            continue
+        if files and all(is_inspect_log(file) for file in files):
+            out.extend(files)
+        else:
+            out.append(source)
+    return out
+
+
+def _header(source: str) -> Any:
+    log = _need_inspect(source)
+    try:
+        return log.read_eval_log(source, header_only=True)
+    except Exception as error:  # noqa: BLE001 - a broken zip, bad JSON, a schema error
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ReportError(source, f"not a readable Inspect log ({first})") from None
+
+
+def inspect_labels(sources: list[str]) -> list[str | None]:
+    """A name per input: the model of each Inspect log (None for other files).
+
+    The model name (``openai/gpt-4o``) from the log header; where two logs have the same
+    model, ``model (task)``; where that clashes too, None (the caller's file names).
+    """
+    found: list[tuple[str, str] | None] = []
+    for source in sources:
+        if not is_inspect_log(source):
+            found.append(None)
+            continue
+        try:
+            header = _header(source)
+        except ReportError:
+            found.append(None)
+            continue
+        found.append((str(header.eval.model), str(header.eval.task)))
+    models = [item[0] if item else None for item in found]
+    tasks = [f"{item[0]} ({item[1]})" if item else None for item in found]
+    labels: list[str | None] = []
+    for model, task in zip(models, tasks, strict=True):
+        if model is None:
+            labels.append(None)
+        elif models.count(model) == 1:
+            labels.append(model)
+        elif tasks.count(task) == 1:
+            labels.append(task)
+        else:
+            labels.append(None)
+    return labels
+
+
+def _scorer(source: str, names: list[str], column: str | None) -> tuple[str, str | None]:
+    """(scorer, key) chosen by ``--column SCORER`` / ``SCORER.KEY`` or the only scorer."""
+    listed = ", ".join(f"`{name}`" for name in names) or "none"
+    if column is None:
+        if len(names) == 1:
+            return names[0], None
+        raise ReportError(source, f"the log has {len(names)} scorers ({listed}); choose one "
+                                  "with --column SCORER (or SCORER.KEY for a dict score)")
+    if column in names:
+        return column, None
+    scorer, dot, key = column.rpartition(".")
+    if dot and scorer in names:
+        return scorer, key
+    raise ReportError(source, f"no scorer `{column}`; the log's scorers are {listed} "
+                              "(--column SCORER, or SCORER.KEY for a dict score)")
+
+
+def _number(value: Any, to_float: Any, constants: tuple[Any, ...]) -> float | None:
+    """The value as Inspect's ``value_to_float`` maps it; None where it cannot (it would say 0)."""
+    if isinstance(value, bool) or value in constants:
+        return float(to_float(value))
+    if isinstance(value, (int, float)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in ("yes", "no", "true", "false"):
+            return float(to_float(value))
+        try:
+            number = float(text)
+        except ValueError:
+            return None
+        return float(to_float(value)) if math.isfinite(number) else None
+    return None
+
+
+def _read(source: str, column: str | None, bad: list[tuple[str, str]]
+          ) -> tuple[str, list[str], list[Any], list[int], list[float]]:
+    """The scorer and (where, sample id, epoch, value) of each scored epoch, as columns.
+
+    Epochs that errored or have no score are listed in ``bad`` and left out.
+    """
+    log = _need_inspect(source)
+    from inspect_ai.scorer import CORRECT, INCORRECT, NOANSWER, PARTIAL, value_to_float
+
+    header = _header(source)
+    if header.status != "success" or getattr(header, "invalidated", False):
+        status = "invalidated" if header.status == "success" else header.status
+        message = getattr(header.error, "message", None) if header.error else None
+        detail = f" ({str(message).strip().splitlines()[0]})" if message else ""
+        raise ReportError(source, f"the log's status is {status!r}, not 'success'{detail}: its "
+                                  "samples are incomplete; finish the run (inspect eval-retry) "
+                                  "and read the finished log")
+    try:
+        summaries = log.read_eval_log_sample_summaries(source)
+    except Exception as error:  # noqa: BLE001 - a broken zip, bad JSON, a schema error
+        raise ReportError(source, f"not a readable Inspect log ({error})") from None
+    names: list[str] = []
+    if header.results is not None:
+        names.extend(str(score.scorer) for score in header.results.scores)
+    for summary in summaries:
+        for name in summary.scores or {}:
+            if name not in names:
+                names.append(name)
+    scorer, key = _scorer(source, list(dict.fromkeys(names)), column)
+    to_float = value_to_float()
+    constants = (CORRECT, INCORRECT, PARTIAL, NOANSWER)
+    where: list[str] = []
+    ids: list[Any] = []
+    epochs: list[int] = []
+    values: list[float] = []
+    for summary in summaries:
+        place = f"sample {summary.id!r} epoch {summary.epoch}"
+        if summary.error is not None:
+            first = str(summary.error).strip().splitlines()
+            bad.append((place, f"the sample errored ({first[0] if first else 'no message'})"))
+            continue
+        score = (summary.scores or {}).get(scorer)
+        if score is None:
+            bad.append((place, f"no `{scorer}` score"))
+            continue
+        value = score.value
+        if key is not None:
+            if not isinstance(value, dict) or key not in value:
+                raise ReportError(source, f"the `{scorer}` score has no key `{key}`: "
+                                          f"{show(value)}", place)
+            value = value[key]
+        elif isinstance(value, (dict, list)):
+            keys = (", ".join(f"`{scorer}.{k}`" for k in value) if isinstance(value, dict)
+                    else "")
+            hint = f"; choose a key with --column ({keys})" if keys else ""
+            raise ReportError(source, f"the `{scorer}` score is a {type(value).__name__} "
+                                      f"{show(value)}, not one value{hint}", place)
+        number = _number(value, to_float, constants)
+        if number is None:
+            raise ReportError(source, f"cannot read the `{scorer}` score {show(value)} as an "
+                                      "outcome (expected C/I/P/N, yes/no, true/false or a "
+                                      "number)", place)
+        where.append(place)
+        ids.append(summary.id)
+        epochs.append(summary.epoch)
+        values.append(number)
+    label = scorer if key is None else f"{scorer}.{key}"
+    return label, where, ids, epochs, values
+
+
+def load_inspect(source: str, *, column: str | None = None, threshold: float | None = None
+                 ) -> InspectFile:
+    """An Inspect log as per-question counts (questions are sample ids, samples epochs).
+
+    Args:
+        source: an ``.eval`` or Inspect ``.json`` log.
+        column: the scorer (``SCORER`` or ``SCORER.KEY``); default the only one.
+        threshold: soft scores: an epoch is correct iff its score > threshold (the mean
+            soft score is kept in ``soft``).
+
+    Returns:
+        The counts keyed by sample id (first-seen order), the scorer as the column, and the
+        epochs left out (errored, unscored) in ``bad_rows``.
+
+    Raises:
+        ReportError: inspect-ai missing, an unreadable log, a status other than success,
+            an unknown or ambiguous scorer, a value that is not an outcome (a partial or
+            graded score without ``threshold``).
+    """
+    if not Path(source).exists():
+        raise ReportError(source, "no such file or directory")
+    bad: list[tuple[str, str]] = []
+    label, where, ids, epochs, values = _read(source, column, bad)
+    if not where:
+        first = f" (first: {bad[0][0]}: {bad[0][1]})" if bad else ""
+        raise ReportError(source, f"the log holds no scored sample{first}")
+    return _count(source, label, where, ids, epochs, values, threshold, bad)
+
+
+def _count(source: str, label: str, where: list[str], ids: list[Any], epochs: list[int],
+           values: list[float], threshold: float | None, bad: list[tuple[str, str]]
+           ) -> InspectFile:
+    """Per-question counts (first-seen order of sample ids); checks each value and pair."""
+    slot: dict[Any, int] = {}
+    seen: dict[tuple[Any, int], str] = {}
+    n: list[int] = []
+    c: list[int] = []
+    total: list[float] = []
+    first: list[str] = []
+    for place, raw, epoch, value in zip(where, ids, epochs, values, strict=True):
+        qid = canonical_id(raw, source, place)
+        if (qid, epoch) in seen:
+            raise ReportError(source, f"sample {qid!r} epoch {epoch} appears twice: at "
+                                      f"{seen[qid, epoch]} and at {place}")
+        seen[qid, epoch] = place
+        if threshold is None:
+            if value not in (0.0, 1.0):
+                raise ReportError(source, f"outcome {value:g} is not binary (0 or 1); for soft "
+                                          "scores pass --threshold T (correct iff score > T)",
+                                  place)
+            hard = int(value)
+        else:
+            if not 0.0 <= value <= 1.0:
+                raise ReportError(source, f"soft score {value:g} is outside [0, 1]; scores read "
+                                          "with --threshold must lie in [0, 1]", place)
+            hard = int(value > threshold)
+        index = slot.get(qid)
+        if index is None:
+            index = slot[qid] = len(n)
+            n.append(0)
+            c.append(0)
+            total.append(0.0)
+            first.append(place)
+        n[index] += 1
+        c[index] += hard
+        total[index] += value
+    ids_array = np.empty(len(slot), dtype=object)
+    ids_array[:] = list(slot)
+    sizes = np.array(n, dtype=np.int64)
+    counts = BinaryCounts(sizes, np.array(c, dtype=np.int64), ids=ids_array)
+    soft = None
+    if threshold is not None:
+        means = np.array(total) / sizes
+        se = float(means.std(ddof=1) / math.sqrt(means.size)) if means.size > 1 else 0.0
+        soft = InspectSoft(float(means.mean()), se, float(threshold))
+    return InspectFile(source, Path(source), label, counts, first[int(np.argmin(sizes))], bad,
+                       soft)
+
+
+def read_inspect(path: str | Path, *, scorer: str | None = None,
+                 threshold: float | None = None) -> BinaryCounts:
+    """Per-question counts of an Inspect AI log, keyed by sample id (``kpass[inspect]``).
+
+    Each sample is a question and each of its epochs one sample; scores map to 0/1 by
+    Inspect's own ``value_to_float`` (C -> 1, I -> 0, N -> 0; P -> 0.5 needs
+    ``threshold``). Errored epochs are left out (that question has fewer samples).
+
+    Args:
+        path: an ``.eval`` or ``.json`` log written by Inspect.
+        scorer: the scorer name (``SCORER.KEY`` for a dict-valued score); default the
+            log's only scorer.
+        threshold: for soft scores: an epoch is correct iff its score > threshold.
+
+    Returns:
+        :class:`~kpass.BinaryCounts` with ``ids`` the sample ids, ready for every kpass
+        metric, ``kpass.compare`` (matched by id) and ``kpass.leaderboard``.
+
+    Raises:
+        ValueError: the log cannot be read as outcomes (the message names the file, the
+            sample and epoch); ImportError when inspect-ai is missing.
+
+    Example (a log written by ``inspect eval ... --epochs 8``)::
+
+        counts = kpass.read_inspect("logs/2026-01-01T00-00-00+00-00_gsm8k_x.eval")
+        kpass.pass_at_k(counts, [1, 4])
+    """
+    try:
+        import inspect_ai  # noqa: F401
+    except ImportError:
+        raise ImportError(inspect_install_hint()) from None
+    try:
+        return load_inspect(str(path), column=scorer, threshold=threshold).counts
+    except ReportError as error:
+        raise ValueError(str(error)) from None
