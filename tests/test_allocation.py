@@ -301,3 +301,17 @@ def test_docstring_examples_run(name):
     result = doctest.testmod(importlib.import_module(name),
                              optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_cli_next_refuses_a_metric_it_cannot_plan_in_one_line(tmp_path, capsys):
+    """vote@k (answers) and a dataset-level blend are refused naming the plannable metrics,
+    with one line on stderr and exit 2 (vote@k gave a traceback)."""
+    from kpass.report.cli import main
+
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"outcomes": [1, 0, 1]}\n{"outcomes": [0, 0, 1]}\n')
+    for metrics in ("vote@k", "geo-spectrum*@k"):
+        assert main(["next", str(path), "--budget", "3", "--k", "2", "--metrics", metrics]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "kpass next: error:" in err
+        assert "allocation plans for pass@k, pass^k" in err and "cons@k" in err

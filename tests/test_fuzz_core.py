@@ -40,6 +40,8 @@ def kind_of(fn) -> str | None:
         return "weights"
     if params[:1] == ["counts"]:
         return "report"
+    if params[:2] == ["a", "b"]:
+        return "compare_table"
     if params[:1] == ["metric"]:
         return "stats"
     if params == ["R", "threshold"]:
@@ -58,7 +60,7 @@ KNOWN = {"R", "k", "answers", "references", "w", "R0", "tau", "weights", "alpha0
          "confidence", "bounds", "short", "per_question", "pass_power", "unanimous_power",
          "lam", "lambda_", "ties", "prior", "draws", "seed", "n_categories", "name",
          "metric", "R_a", "R_b", "args", "kwargs", "threshold", "theta", "kappa",
-         "mean_threshold", "payoff", "runs", "counts"}
+         "mean_threshold", "payoff", "runs", "counts", "budget", "a", "b"}
 
 FUNCTIONS = {name: getattr(kpass, name) for name in kpass.__all__
              if inspect.isfunction(getattr(kpass, name))}
@@ -422,18 +424,30 @@ def test_fuzz_weights_family(name, data):
     assert math.isclose(float(weights.sum()), 1.0, abs_tol=1e-12)
 
 
+#: Fields that may be infinite by definition: a comparison's MDE when every question agrees
+#: (se = 0) at fewer than 6 questions, where no exact sign test can reject (documented).
+MAY_BE_INFINITE = {"mde"}
+
+
 def fields(result):
-    """Every float a stats result holds (dataclass fields, lists of them, or a float)."""
+    """Every float a stats result holds (dataclass fields, lists of them, arrays, a float)."""
     if isinstance(result, (list, tuple)):
         for item in result:
             yield from fields(item)
+    elif isinstance(result, np.ndarray) and result.dtype.kind == "f":
+        yield from (float(x) for x in result.ravel())
     elif isinstance(result, float):
         yield result
     elif hasattr(result, "__dataclass_fields__"):
         for name in result.__dataclass_fields__:
             value = getattr(result, name)
+            if isinstance(value, float) and name in MAY_BE_INFINITE and math.isinf(value):
+                assert value > 0, f"{name}: -inf"
+                continue
             if isinstance(value, float):
                 yield value
+            elif isinstance(value, np.ndarray):
+                yield from fields(value)
             elif isinstance(value, (list, tuple)):  # a leaderboard's rows and pairs
                 yield from fields(value)
 
@@ -451,9 +465,14 @@ def test_fuzz_stats_over_questions(name, data):
     container = data.draw(st.sampled_from(CONTAINERS), label="container")
     other = contain(rows, container, data, categorical=False)
     R = rows if other is None else other
-    if name == "compare":
+    if name in ("compare", "confidence_sequence"):
         flipped = [[1 - x for x in row] for row in rows]
         result = call(fn, metric, R, flipped, k)
+    elif name == "allocate":
+        budget = data.draw(st.integers(0, 12), label="budget")
+        result = call(fn, metric, R, k, budget)
+        if result is not None:
+            assert int(np.sum(result)) == budget and (np.asarray(result) >= 0).all()
     elif name == "leaderboard":
         flipped = [[1 - x for x in row] for row in rows]
         result = call(fn, metric, {"a": R, "b": flipped, "c": rows}, k)
@@ -469,6 +488,26 @@ def test_fuzz_stats_over_questions(name, data):
     for value in fields(result):
         assert not math.isinf(value), f"{name}: inf in {result}"
         assert not (value == 0.0 and math.copysign(1.0, value) < 0), f"{name}: -0.0 in {result}"
+
+
+@pytest.mark.parametrize("name", by_kind("compare_table"))
+@settings(FUZZ)
+@given(data=st.data())
+def test_fuzz_compare_table(name, data):
+    """The comparison table from counts: each row's A and B equal kpass.pass_at_k, or one
+    named error."""
+    fn = FUNCTIONS[name]
+    rows = data.draw(ragged(st.integers(0, 1), max_questions=6), label="rows")
+    k = data.draw(st.integers(1, 8), label="k")
+    flipped = [[1 - x for x in row] for row in rows]
+    result = call(fn, rows, flipped, metrics="pass@k", k=k)
+    if result is None:
+        return
+    for row in result.rows:
+        if row.get("k") == k:
+            assert row["a"] == pytest.approx(kpass.pass_at_k(rows, k), abs=1e-12)
+            assert row["b"] == pytest.approx(kpass.pass_at_k(flipped, k), abs=1e-12)
+    assert str(result)
 
 
 @pytest.mark.parametrize("name", by_kind("report"))

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 try:
@@ -61,17 +60,13 @@ import numpy as np
 
 from ._core.inputs import BinaryCounts
 from ._core.small_sample import SmallSampleWarning
-from .gpass import g_pass_at_k_tau
-from .pass_at_k import pass_at_k, pass_hat_k
+from .families import function as family_function
 from .stats._common import _clt_se
 from .stats.errors import standard_error
 from .stats.intervals import interval as over_questions
 
 __all__ = ["g_pass_at", "interval", "pass_at", "pass_hat"]
 
-_METRICS: dict[str, Callable[..., Any]] = {
-    "pass_at_k": pass_at_k, "pass_hat_k": pass_hat_k, "g_pass_at_k_tau": g_pass_at_k_tau,
-}
 
 
 def _check_k(k: Any, name: str) -> int:
@@ -99,7 +94,7 @@ def _outcomes(scores: list[Score], value: float, to_float: ValueToFloat, name: s
 
 def _reducer(name: str, function: str, k: int, tau: float | None, value: float,
              to_float: ValueToFloat) -> ScoreReducer:
-    point = _METRICS[function]
+    point = family_function(function)  # kpass.families: the registry's functions by name
     extra = () if tau is None else (tau,)
 
     def reduce(scores: list[Score]) -> Score:
@@ -232,7 +227,7 @@ def _kpass_interval(infos: list[dict[str, Any]], confidence: float) -> dict[str,
     used = [info for info in infos if info["n"] >= k]  # fewer than k epochs: no value (NaN)
     if not used:
         return _result(math.nan, None, confidence, 0)
-    point = _METRICS[function]
+    point = family_function(function)  # kpass.families: the registry's functions by name
     args: tuple[Any, ...] = (k,) if tau is None else (k, tau)
     counts = BinaryCounts(np.array([u["n"] for u in used]), np.array([u["c"] for u in used]))
     estimate = float(point(counts, *args))

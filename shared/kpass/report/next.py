@@ -18,9 +18,6 @@ from typing import Any
 
 from ..io.readers import ReportError
 
-#: The families whose per-question value is a U-statistic (what allocation can plan for).
-_ALLOCATABLE = ("pass@k", "pass^k", "g-pass@k", "mg-pass@k", "maj@k", "cons@k", "auc@k")
-
 
 def _out_path(text: str) -> str:
     suffix = Path(text).suffix.lower()
@@ -92,20 +89,29 @@ def run_next(args: argparse.Namespace) -> int:
     from ..families import function
     from ..io.harness import load_file
     from ..io.progress import Progress
+    from ..registry import names
     from ..stats.allocation import _check_inputs, _greedy
     from ..stats.allocation import _prior as check_prior
     from .output import _write
-    from .table import parse_metrics
+    from .table import FAMILIES, parse_metrics
 
     if len(args.files) != 1:
         print("kpass next: error: give exactly one run file (see kpass next --help)",
               file=sys.stderr)
         return 2
-    families = parse_metrics(args.metrics)
-    refused = [fam.key for fam in families if fam.key not in _ALLOCATABLE]
+    try:
+        families = parse_metrics(args.metrics, answers=True)  # vote@k refused below
+    except ValueError as error:
+        print(f"kpass next: error: {error}", file=sys.stderr)
+        return 2
+    # What allocation can plan for: the families whose per-question value is a U-statistic
+    # of a binary credit (the registry's `credit`), under their --metrics names.
+    credit = set(names(credit=True))
+    allocatable = [fam.key for fam in FAMILIES if fam.function in credit]
+    refused = [fam.key for fam in families if fam.function not in credit]
     if refused:
         print(f"kpass next: error: --metrics {','.join(refused)}: allocation plans for "
-              f"{', '.join(_ALLOCATABLE)} (means of per-question U-statistics)", file=sys.stderr)
+              f"{', '.join(allocatable)} (means of per-question U-statistics)", file=sys.stderr)
         return 2
     source = args.files[0]
     try:

@@ -258,7 +258,7 @@ def render_markdown(report: Report, digits: int = 3) -> str:
         cells = [label] + [cell for rows in report.rows
                            for cell in _cells(rows[index], digits, with_questions)]
         lines.append("| " + " | ".join(cells) + " |")
-    notes = report.notes + small_sample_notes(report)
+    notes = report.notes + small_sample_notes(report) + method_notes(report)
     return "\n".join(lines) + "\n" + "".join(f"\n{note}\n" for note in notes)
 
 

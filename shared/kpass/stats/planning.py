@@ -403,7 +403,7 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
         >>> round(p.se(questions=400), 4), round(p.se(samples=64), 4)
         (0.0163, 0.025)
         >>> p.questions_for(0.05), p.samples_for(0.1, questions=400)
-        (335, 1)
+        (337, 1)
         >>> p.model, [round(x, 3) for x in p.fit_p_values]
         ('beta-binomial', [0.0])
     """
