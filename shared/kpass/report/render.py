@@ -197,8 +197,9 @@ def small_sample_notes(report: Report) -> list[str]:
         m = min(row.questions for row in with_se)
         if m < FEW_QUESTIONS:
             notes.append(f"note{where}: only {m} questions (fewer than {FEW_QUESTIONS}): the "
-                         "se intervals use Student's t and rest on few questions; read them as "
-                         "rough, and compare models with `kpass compare` (exact sign-flip p).")
+                         "intervals over questions (Student's t, or a score interval near 0 or 1) "
+                         "rest on few questions; read them as rough, and compare models with "
+                         "`kpass compare` (exact sign-flip p).")
         zero = [row.label for row in with_se if row.se == 0.0]
         if zero:
             notes.append(f"note{where}: se = 0 for {', '.join(zero[:6])}"
