@@ -269,7 +269,9 @@ def test_monitor_refuses_bad_options():
         SequentialMonitor("g-pass@k_tau", k=2)
 
 
-def test_space_compare_tab_shows_the_sequential_verdict():
+@pytest.fixture(scope="module")
+def space():
+    """The Space's app module and its Pass@k page: (app, module, controls, default values)."""
     evaluate = pytest.importorskip("evaluate")
     pytest.importorskip("gradio")
     import importlib.util
@@ -284,7 +286,11 @@ def test_space_compare_tab_shows_the_sequential_verdict():
     spec.loader.exec_module(app)
     module = evaluate.load(str(repo / "metrics" / "pass_at_k_bayes" / "pass_at_k_bayes.py"))
     controls = app.module_controls(module)
-    values = [app.control_value(c) for c in controls]
+    return app, module, controls, [app.control_value(c) for c in controls]
+
+
+def test_space_compare_tab_shows_the_sequential_verdict(space):
+    app, module, controls, values = space
     text_a = "\n".join(["1 1 1 1"] * 20 + ["0 1 1 1"] * 20)
     text_b = "\n".join(["0 0 0 1"] * 20 + ["0 0 1 0"] * 20)
     message, table, _ = app.run_compare(module, controls, text_a, text_b, "1, 2", *values)
@@ -370,26 +376,13 @@ def test_cli_compare_sequential_shared_and_clusters(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[1].endswith("after 7 clusters")
 
 
-def test_space_sequential_verdict_matches_questions_by_id():
+def test_space_sequential_verdict_matches_questions_by_id(space):
     """Boxes with ids in different orders: the second line follows the questions by id (as
     the tab's table does), equal to confidence_sequence on counts carrying the same ids, and
     not to the line-order pairing."""
-    evaluate = pytest.importorskip("evaluate")
-    pytest.importorskip("gradio")
-    import importlib.util
     import json
-    import sys
-    from pathlib import Path
 
-    repo = Path(__file__).resolve().parents[1]
-    spec = importlib.util.spec_from_file_location("kpass_spaces_app_seq_ids",
-                                                  repo / "spaces" / "app.py")
-    app = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = app
-    spec.loader.exec_module(app)
-    module = evaluate.load(str(repo / "metrics" / "pass_at_k_bayes" / "pass_at_k_bayes.py"))
-    controls = app.module_controls(module)
-    values = [app.control_value(c) for c in controls]
+    app, module, controls, values = space
     rng = np.random.default_rng(5)
     ids = [f"q{i}" for i in range(40)]
     a = {q: [int(x) for x in rng.random(4) < 0.8] for q in ids}
