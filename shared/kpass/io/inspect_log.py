@@ -37,7 +37,6 @@ Example:
 
 from __future__ import annotations
 
-import glob
 import math
 import re
 from collections.abc import Iterable
@@ -79,8 +78,6 @@ __all__ = ["InspectFile", "InspectSoft", "expand_inspect_logs", "inspect_install
 
 _JSON_HEAD = re.compile(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"')
 """The first bytes of an Inspect ``.json`` log: ``{"version": 2, "status": "...``."""
-
-_PATTERN_CHARACTERS = frozenset("*?[")
 
 
 def inspect_install_hint() -> str:
@@ -130,18 +127,18 @@ def expand_inspect_logs(sources: Iterable[str]) -> list[str]:
         >>> expand_inspect_logs(["runs.jsonl"])
         ['runs.jsonl']
     """
+    from .shards import shard_parts
+
     out: list[str] = []
     for source in sources:
-        path = Path(source)
-        if path.is_dir():
-            files = sorted(str(child) for child in path.iterdir()
-                           if child.is_file() and not child.name.startswith((".", "_")))
-        elif _PATTERN_CHARACTERS & set(source) and not path.exists():
-            files = sorted(match for match in glob.glob(source, recursive=True)
-                           if Path(match).is_file())
-        else:
+        try:  # the one walker of folders and patterns: links followed, each real file once
+            parts = shard_parts(source, formats=False)
+        except ReportError:
+            parts = None  # the reader says what is wrong with this input
+        if parts is None:
             out.append(source)
             continue
+        files = parts.paths
         if files and all(is_inspect_log(file) for file in files):
             out.extend(files)
         else:

@@ -227,7 +227,7 @@ def _folder_step(skipped: list[str]) -> Step:
     return step
 
 
-def shard_parts(source: str) -> Parts | None:
+def shard_parts(source: str, *, formats: bool = True) -> Parts | None:
     """The part files of a sharded ``source``, in sorted order; None for a single input.
 
     ``source`` is sharded when it is a glob pattern that names no existing file, or a
@@ -236,6 +236,11 @@ def shard_parts(source: str) -> Parts | None:
     sub-folders are not read and are named in a note. Hidden files and names starting
     with ``_`` are left out, so are directories a pattern matches. Links are followed,
     each real file is read once (:class:`_Walk`).
+
+    Args:
+        source: a file, folder or glob pattern.
+        formats: refuse parts of different formats (False: any files, e.g. Inspect logs,
+            whose format the tabular readers do not know).
 
     Raises:
         ReportError: an empty name, a pattern matching no file, a folder without part
@@ -280,11 +285,11 @@ def shard_parts(source: str) -> Parts | None:
         notes.append(f"{source}: {len(skipped)} {_plural(len(skipped), 'sub-folder')} not "
                      f"read ({_listed(skipped)}): only key=value partition folders are parts "
                      "of a table; give a pattern to read others")
-    formats: dict[str, str] = {}
-    for path, label in zip(paths, labels, strict=True):
-        formats.setdefault(detect_format(path), label)
-    if len(formats) > 1:
-        (first, one), (second, other) = list(formats.items())[:2]
+    seen: dict[str, str] = {}
+    for path, label in zip(paths, labels, strict=True) if formats else ():
+        seen.setdefault(detect_format(path), label)
+    if len(seen) > 1:
+        (first, one), (second, other) = list(seen.items())[:2]
         raise ReportError(source, f"the parts are of different formats: {one} is {first},"
                                   f" {other} is {second}; give one format per input")
     return Parts([str(path) for path in paths], labels, notes)
