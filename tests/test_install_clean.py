@@ -32,7 +32,7 @@ import pytest
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parent.parent
-EXTRAS = ("evaluate", "report", "frames", "spaces", "test")
+EXTRAS = ("evaluate", "report", "frames", "spaces", "inspect", "test")
 WARNING = re.compile(r"warn|deprecat|would be ignored|is absent from", re.IGNORECASE)
 # pip's notes on this machine's configuration (PIP_EXTRA_INDEX_URL naming a folder that is
 # not there), printed by every pip command whatever it installs.
@@ -45,10 +45,18 @@ MACHINE = re.compile(r"^WARNING: Location '[^']*' is ignored: it is neither a fi
 EDITABLE = re.compile(r"(BuildBackendWarning|InformationOnly): Editable installation\.$")
 
 
+# pip's resolver progress notice ("INFO: This is taking longer than usual ... See
+# https://pip.pypa.io/warnings/backtracking"): an INFO line about pip's own search among
+# the extras' dependencies, not a warning about kpass's package; its link says "warnings".
+RESOLVER = re.compile(r"^INFO: ")
+
+
 def warnings_in(output: str, editable: bool = False) -> list[str]:
-    """The lines of a pip run that warn, this machine's pip-configuration notes left out."""
+    """The lines of a pip run that warn, this machine's pip-configuration notes and pip's
+    resolver INFO lines left out."""
     return [line for line in output.splitlines()
             if WARNING.search(line) and not MACHINE.match(line.strip())
+            and not RESOLVER.match(line.strip())
             and not (editable and EDITABLE.search(line.strip()))]
 
 
