@@ -9,7 +9,6 @@ from .stats.rank_sets import (  # noqa: F401 - the names kpass.leaderboard has a
     DRAWS,
     GRID,
     SEED,
-    _better_pairs,
     _covariance,
     _holm,
     _jackknife_covariance,

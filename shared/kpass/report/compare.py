@@ -56,15 +56,6 @@ def _with_labels(loaded: LoadedFile, column: str | None, what: str) -> list[Any]
     return labels
 
 
-def _counts(loaded: LoadedFile, ids: list[Any] | None) -> BinaryCounts:
-    if ids is None:
-        return loaded.counts
-    try:
-        return BinaryCounts(loaded.counts.n_samples, loaded.counts.n_correct, ids=ids)
-    except (TypeError, ValueError) as error:
-        raise ReportError(loaded.source, f"--id: {error}") from None
-
-
 def run_compare(args: argparse.Namespace) -> int:
     """Run ``kpass compare`` with parsed arguments.
 

@@ -302,22 +302,6 @@ def _pair_verdicts(estimates: np.ndarray, sigma: np.ndarray, df: int,
     return p, adjusted, adjusted <= alpha, "max-t"
 
 
-def _better_pairs(estimates: np.ndarray, sigma: np.ndarray, df: int, confidence: float,
-                  units: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-    """``better[j, k]``: the stepdown procedure finds model j better than model k."""
-    size = estimates.size
-    rows, cols = np.triu_indices(size, 1)
-    difference = estimates[rows] - estimates[cols]
-    _, _, told, _ = _pair_verdicts(estimates, sigma, df, confidence, units, rows, cols,
-                                   difference)
-    better = np.zeros((size, size), dtype=bool)
-    up = told & (difference > 0)
-    down = told & (difference < 0)
-    better[rows[up], cols[up]] = True
-    better[cols[down], rows[down]] = True
-    return better
-
-
 def _rank_probabilities(mu: np.ndarray, sd: np.ndarray) -> np.ndarray:
     """``top[i, j]`` = P(rank of model i <= j + 1) for independent normal posteriors.
 

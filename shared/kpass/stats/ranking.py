@@ -85,7 +85,6 @@ from .rank_sets import (  # noqa: F401 - the rank-set machinery, as this module 
     GRID,
     MAX_MODELS,
     SEED,
-    _better_pairs,
     _covariance,
     _holm,
     _jackknife_covariance,
@@ -365,9 +364,7 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
     if confidence < 0.5:
         raise ValueError(f"`confidence` must be at least 0.5 for joint rank sets (two-sided "
                          f"tests at level 1 - confidence); got {confidence!r}")
-    if not isinstance(shared, (bool, np.bool_)):
-        raise ArgumentTypeError(f"`shared` must be True or False; got {_show(shared)}")
-    runs = _check_runs(runs)
+    runs = _check_runs(runs)  # `shared` is checked by align_runs, the one alignment
     names = list(runs)
     prior = check_prior_option(prior)
     alignment = align_runs(list(runs.values()), [repr(model) for model in names],
