@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from kpass.vote import vote_at_k, vote_at_k_ci
+from kpass.families.vote import vote_at_k, vote_at_k_ci
 
 QUESTIONS = 10_000
 ANSWERS = 64
@@ -80,7 +80,7 @@ def posterior_against_point(questions: int = 200, ks: tuple[int, ...] = (1, 8, 6
 
 def _plain_monte_carlo(states, index, k: int, ties: str, means, draws: int, seed: int):
     """Var[g_k(pi)] of the given states from plain Dirichlet draws (no controls)."""
-    from kpass.vote import _draw_votes
+    from kpass.families.vote import _draw_votes
 
     rng = np.random.default_rng(seed)
     out = []
@@ -102,7 +102,7 @@ def sd_against_long_monte_carlo(questions: int = 200, picked: int = 12, long: in
     compared; the long run's own error on sigma is about sqrt(1 / (2 long)).
     The sampler of earlier versions (256 plain draws) is shown for comparison.
     """
-    from kpass.vote import (
+    from kpass.families.vote import (
         _Clusters,
         _clusters,
         _exact_variance,

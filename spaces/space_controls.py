@@ -285,7 +285,7 @@ def same_golds(sides: dict[str, list[Any]], where: dict[str, str]) -> None:
     Raises:
         ValueError: a gold answer differs from the first box's (naming the box and line).
     """
-    from kpass._core.canonical import canonical_answer
+    from kpass._core.counting.canonical import canonical_answer
 
     names = list(sides)
     for name in names[1:]:

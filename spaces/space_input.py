@@ -251,8 +251,8 @@ def group_questions(questions: list[Question], names: list[str]) -> list[Questio
 
 def same_gold(one: Any, other: Any) -> bool:
     """Whether two gold answers are one answer by kpass's canonical rule (``170`` is
-    ``"170.0"``; see ``kpass._core.canonical.canonical_answer``)."""
-    from kpass._core.canonical import canonical_answer
+    ``"170.0"``; see ``kpass._core.counting.canonical.canonical_answer``)."""
+    from kpass._core.counting.canonical import canonical_answer
 
     return bool(canonical_answer(one) == canonical_answer(other))
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import kpass
-from kpass._core.counts import BinaryCounts
+from kpass._core.counting.counts import BinaryCounts
 from kpass.stats.align import align_runs, subset_labels
 
 RNG = np.random.default_rng(28)

@@ -8,8 +8,8 @@ from itertools import combinations
 import pytest
 
 import kpass
-from kpass._core.canonical import canonical_answer
-from kpass.cli import main
+from kpass._core.counting.canonical import canonical_answer
+from kpass.report.cli import main
 
 
 def run(capsys, *args):
@@ -152,7 +152,7 @@ def test_remembered_key_equals_canonical_on_mixed_types():
 
     import numpy as np
 
-    from kpass._core.canonical import answer_key, canonical_answer
+    from kpass._core.counting.canonical import answer_key, canonical_answer
 
     values = [True, 1, 1.0, np.int64(1), np.float64(1.0), np.bool_(True), "1", " 1.0 ",
               False, 0, -0.0, "0", float("nan"), np.float64("nan"), float("inf"), "B",

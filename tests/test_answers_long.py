@@ -18,7 +18,7 @@ from math import comb
 
 import pytest
 
-from kpass.cli import main
+from kpass.report.cli import main
 
 # question id -> (reference, answers in sample order)
 QUESTIONS = {
@@ -242,7 +242,7 @@ def test_answers_column_is_never_the_default_reference(tmp_path, capsys):
     ("deep.csv", 'answers,reference\n"' + "[" * 5000 + "]" * 5000 + '",1\n'),
 ])
 def test_answer_files_nested_too_deeply_are_one_line_errors(tmp_path, capsys, name, text):
-    from kpass.cli import main
+    from kpass.report.cli import main
 
     path = tmp_path / name
     path.write_text(text)

@@ -111,7 +111,7 @@ def test_the_cycle_finder_finds_a_planted_cycle_and_nothing_else():
 def test_the_graph_sees_function_level_and_relative_imports():
     edges = graph()
     assert "kpass.report.compare" in edges["kpass.report.cli"]  # inside _run_compare
-    assert "kpass._core.checks" in edges["kpass.stats.comparison"]  # from .._core.checks
+    assert "kpass._core.counting.checks" in edges["kpass.stats.comparison"]  # from .._core.checks
     assert "kpass.io.frames" in edges["kpass"]  # from .io import frames
 
 
@@ -153,23 +153,37 @@ def test_files_stay_readable(path):
 OVER_HABIT: dict[str, int] = {}
 
 
-FAMILY_MODULES = ("auc", "avg", "bayes", "geom", "gpass", "maj", "max_reward", "pass_at_k",
-                  "tailpass", "tailpass_draws", "vote")
+#: The groups of ``_core``, bottom first: a group imports only itself and the groups before
+#: it, so a number's path through the core goes down, never back and forth.
+CORE_GROUPS = ("counting", "moments", "dirichlet", "vote", "tailpass")
 
 
 def test_the_layers_import_only_downwards():
-    """_core imports only _core; the family modules import only _core and each other; the
-    registry (data) imports nothing of kpass."""
+    """_core imports only _core, each of its groups only itself and the groups below; the
+    families (kpass.families.*) import only _core and each other; the registry (data) imports
+    nothing of kpass; the top level holds only the public API, the registry, the Inspect plugin
+    and the layers' folders."""
     edges = graph()
-    families = {f"kpass.{name}" for name in FAMILY_MODULES}
-    assert families <= set(edges)
-    for name, targets in edges.items():
-        if name.startswith("kpass._core"):
-            assert all(t.startswith("kpass._core") for t in targets), (name, targets)
-        if name in families:
-            assert all(t.startswith("kpass._core") or t in families for t in targets), name
+    families = {name for name in edges if name.startswith("kpass.families.")}
+    assert {"kpass.families.pass_at_k", "kpass.families.tailpass.metric"} <= families
+    core = {name for name in edges if name.startswith("kpass._core.")}
+    for name in core:
+        group = name.split(".")[2]
+        below = {"small_sample"} | (set(CORE_GROUPS[:CORE_GROUPS.index(group) + 1])
+                                    if group in CORE_GROUPS else set())
+        for target in edges[name]:
+            assert target.startswith("kpass._core."), (name, target)
+            assert target.split(".")[2] in below, (name, target)
+    for name in families:
+        assert all(t.startswith(("kpass._core", "kpass.families")) for t in edges[name]), name
     assert edges["kpass.registry"] == set()
-    assert edges["kpass.families"] == families - {"kpass.tailpass_draws"}
+    assert edges["kpass.families"] == families - {"kpass.families.tailpass.draws",
+                                                  "kpass.families.tailpass.weights",
+                                                  "kpass.families.tailpass"}
+    top = {path.name for path in PACKAGE.iterdir() if path.name != "__pycache__"}
+    assert top <= {"__init__.py", "registry.py", "inspect.py", "py.typed", "_core", "families",
+                   "stats", "io", "report", "hf", "data"}, top
+    assert {p.name for p in PACKAGE.glob("*.py")} == {"__init__.py", "registry.py", "inspect.py"}
 
 
 def test_no_file_is_over_the_hard_limit():

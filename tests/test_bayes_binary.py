@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import kpass
-from kpass._core.categorical import binary_dirichlet_summary, dirichlet_summary, prepare
+from kpass._core.dirichlet.rewards import binary_dirichlet_summary, dirichlet_summary, prepare
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int32, np.int64, np.uint64, np.float32, np.float64]
 

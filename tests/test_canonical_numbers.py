@@ -14,8 +14,8 @@ from fractions import Fraction
 import pytest
 
 import kpass
-from kpass._core import canonical
-from kpass._core.canonical import canonical_answer
+from kpass._core.counting import canonical
+from kpass._core.counting.canonical import canonical_answer
 
 WIDE = decimal.Context(prec=10, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
 
@@ -142,7 +142,7 @@ def test_floats_are_their_shortest_decimal_and_infinities_text():
 def test_limits_are_value_determined():
     # At the limits a number is an int/Fraction on one side and a LargeNumber on the other;
     # equal values always land on the same side, so the limit never splits a value.
-    from kpass._core.canonical import MAX_DIGITS, MAX_EXPONENT, LargeNumber
+    from kpass._core.counting.canonical import MAX_DIGITS, MAX_EXPONENT, LargeNumber
 
     edge = "1" * MAX_DIGITS
     assert isinstance(canonical_answer(edge), int)

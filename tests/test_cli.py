@@ -15,8 +15,8 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 
-from kpass.cli import main
 from kpass.data import sample_path
+from kpass.report.cli import main
 
 ROWS = [[1, 0, 1, 1, 0], [0, 0, 0, 0], [1, 1, 1, 1, 1, 1], [0, 1, 0, 0, 1, 1, 0],
         [1, 1, 0, 1]]
@@ -409,7 +409,7 @@ def test_no_command_shows_help_and_version_works(capsys):
 
 
 def test_the_command_runs_as_a_module_and_is_quiet_on_stderr_without_a_terminal():
-    done = subprocess.run([sys.executable, "-m", "kpass.cli", "report", "--k", "1",
+    done = subprocess.run([sys.executable, "-m", "kpass.report.cli", "report", "--k", "1",
                            "--metrics", "pass^k", "--format", "csv"],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
@@ -462,7 +462,7 @@ def test_answers_report_vote_at_k_against_brute_force_in_every_format(tmp_path, 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from kpass.vote import vote_at_k_ci
+    from kpass.families.vote import vote_at_k_ci
 
     jsonl = tmp_path / "a.jsonl"
     jsonl.write_text("".join(json.dumps({"answers": q, "ground_truth": r}) + "\n"

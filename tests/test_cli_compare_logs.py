@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from kpass.cli import main
+from kpass.report.cli import main
 
 N = 8
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import kpass
-from kpass.cli import main
+from kpass.report.cli import main
 
 RNG = np.random.default_rng(2027)
 M = 30

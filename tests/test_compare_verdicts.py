@@ -25,9 +25,9 @@ from scipy.special import expit
 
 import kpass
 from kpass._core.small_sample import sign_flip_p
-from kpass.cli import main
 from kpass.families import function
 from kpass.report import compare_table as compare_table_module
+from kpass.report.cli import main
 from kpass.report.compare_render import Line
 from kpass.report.compare_rows import _row_values, _Values, judge, merge_equal
 from kpass.report.table import default_ks, parse_metrics

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import kpass
-from kpass.evaluate_module import KPassComparison
+from kpass.hf.evaluate_module import KPassComparison
 
 COMPARISONS = Path(__file__).resolve().parents[1] / "comparisons"
 NAME = "kpass_compare"
@@ -157,7 +157,7 @@ def test_script_examples_run(monkeypatch):
 def test_bare_name_loads_offline_after_install(tmp_path):
     env = {**__import__("os").environ, "HF_MODULES_CACHE": str(tmp_path / "modules"),
            "HF_HUB_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1"}
-    done = subprocess.run([sys.executable, "-m", "kpass.evaluate_module", "install"], env=env,
+    done = subprocess.run([sys.executable, "-m", "kpass.hf.install"], env=env,
                           cwd=tmp_path, capture_output=True, text=True, check=True)
     assert f"evaluate-comparison--{NAME}" in done.stdout
     script = ("import evaluate\n"

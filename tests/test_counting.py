@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import kpass
-from kpass._core import rowcount
-from kpass._core.rowcount import binary_row_counts
+from kpass._core.counting import rowcount
+from kpass._core.counting.rowcount import binary_row_counts
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
           np.uint64, np.float16, np.float32, np.float64]

@@ -6,12 +6,14 @@ import importlib
 import pytest
 
 CORE_MODULES = [
-    "kpass", "kpass._core.inputs", "kpass._core.counts", "kpass.pass_at_k", "kpass.gpass",
-    "kpass.maj", "kpass.auc", "kpass.geom", "kpass.bayes", "kpass.avg", "kpass.max_reward",
+    "kpass", "kpass._core.counting.inputs", "kpass._core.counting.counts",
+    "kpass._core.counting.soft", "kpass._core.counting.canonical",
+    "kpass.families.pass_at_k", "kpass.families.gpass", "kpass.families.maj",
+    "kpass.families.auc", "kpass.families.geom", "kpass.families.bayes", "kpass.families.avg",
+    "kpass.families.max_reward", "kpass.families.tailpass.metric",
+    "kpass.families.tailpass.draws", "kpass.families.tailpass.weights",
     "kpass.data", "kpass.stats.errors", "kpass.stats.comparison", "kpass.stats.planning",
-    "kpass.tailpass", "kpass.tailpass_draws", "kpass.tailpass_weights",
-    "kpass._core.soft", "kpass._core.canonical", "kpass.io.long", "kpass.registry",
-    "kpass.stats.ranking",
+    "kpass.stats.ranking", "kpass.io.long", "kpass.registry",
 ]
 
 

@@ -66,7 +66,7 @@ def pass_at_k(groups, k):
 
 def kpass_script():
     script = Path(sys.executable).with_name("kpass")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "kpass.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "kpass.report.cli"]
 
 
 P_CSV = "id,correct\nq1,1\nq1,0\nq2,0\nq2,0\n"  # Pass@2: q1 -> 1, q2 -> 0

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import kpass
-from kpass._core.credits import mg_credit, tau_threshold
+from kpass._core.moments.credits import mg_credit, tau_threshold
 
 mpmath.mp.dps = 40
 

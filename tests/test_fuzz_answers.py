@@ -35,8 +35,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kpass._core.canonical import canonical_answer
-from kpass.cli import main
+from kpass._core.counting.canonical import canonical_answer
+from kpass.report.cli import main
 
 ORACLE_NUMBER = re.compile(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:[eE]([+-]?[0-9]+))?")
 #: Exponents written with more digits than this are text (the documented limit).

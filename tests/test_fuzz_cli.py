@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 import kpass
-from kpass.cli import main
+from kpass.report.cli import main
 
 # Fixed for CI; set KPASS_FUZZ_SEED / KPASS_FUZZ_CASES to explore further.
 SEED = int(os.environ.get("KPASS_FUZZ_SEED", "20261123"))

@@ -36,7 +36,7 @@ def kind_of(fn) -> str | None:
     params = list(inspect.signature(fn).parameters)
     if fn.__name__ in COUNTS_BUILDERS:
         return "counts"
-    if fn.__module__ == "kpass.tailpass_weights":
+    if fn.__module__ == "kpass.families.tailpass.weights":
         return "weights"
     if params[:1] == ["counts"]:
         return "report"

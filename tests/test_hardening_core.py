@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import kpass
-from kpass._core.credits import (
+from kpass._core.moments.credits import (
     auc_credit,
     majority_threshold,
     mg_credit,

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 import kpass
-from kpass.cli import main
 from kpass.io import formats
+from kpass.report.cli import main
 
 ROWS = [[1, 0, 1, 1], [0, 0, 0, 1], [1, 1, 1, 1], [0, 1, 0, 0]]
 
@@ -228,7 +228,7 @@ def test_npz_named_npy_and_object_arrays_are_refused(tmp_path, capsys):
 
 def test_a_full_disk_on_stdout_is_one_line_and_status_1():
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, "-m", "kpass.cli", "report"], stdout=full,
+        done = subprocess.run([sys.executable, "-m", "kpass.report.cli", "report"], stdout=full,
                               stderr=subprocess.PIPE, text=True, timeout=120)
     assert done.returncode == 1
     assert done.stderr.splitlines() == [
@@ -237,7 +237,7 @@ def test_a_full_disk_on_stdout_is_one_line_and_status_1():
 
 
 def test_a_closed_stdout_is_one_line_and_status_1():
-    done = subprocess.run(f"{sys.executable} -m kpass.cli report >&-", shell=True,
+    done = subprocess.run(f"{sys.executable} -m kpass.report.cli report >&-", shell=True,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
     assert done.stderr.splitlines() == [
@@ -245,7 +245,7 @@ def test_a_closed_stdout_is_one_line_and_status_1():
 
 
 def test_a_closed_pipe_ends_quietly():
-    done = subprocess.run(f"{sys.executable} -m kpass.cli report | head -c 10", shell=True,
+    done = subprocess.run(f"{sys.executable} -m kpass.report.cli report | head -c 10", shell=True,
                           capture_output=True, text=True, timeout=120)
     assert done.stdout == "tau_bench_"
     assert done.stderr == ""

@@ -15,8 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from kpass import pass_at_k
-from kpass.cli import main
+from kpass.families import pass_at_k
 from kpass.io.harness import (
     ReportError,
     detect_harness,
@@ -27,6 +26,7 @@ from kpass.io.harness import (
     path_records,
     read_rows,
 )
+from kpass.report.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LM_EVAL = FIXTURES / "lm-eval"

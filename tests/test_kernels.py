@@ -14,8 +14,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from kpass._core import kernels
-from kpass._core.credits import auc_credit, mg_credit, threshold_credit
+from kpass._core.moments import kernels
+from kpass._core.moments.credits import auc_credit, mg_credit, threshold_credit
 
 mpmath.mp.dps = 40
 
@@ -164,8 +164,8 @@ def test_elevation_declined_beyond_the_cached_size():
 def test_ladder_moments_match_mpmath(prior, n, k):
     # All n + 1 states of one n: Pass@k and Pass^k moments walked along c, against
     # mpmath's E[x^k] and Var[x^k] of each Beta posterior.
-    from kpass._core.credits import pass_credit, posterior_moments, unanimous_credit
-    from kpass._core.states import BinaryStates
+    from kpass._core.counting.states import BinaryStates
+    from kpass._core.moments.credits import pass_credit, posterior_moments, unanimous_credit
 
     alpha0, beta0 = prior
     c = np.arange(n + 1)

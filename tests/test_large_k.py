@@ -10,8 +10,8 @@ import pytest
 from scipy import integrate, special, stats
 
 import kpass
-from kpass._core.credits import MAX_PRODUCT_K, auc_coefficients, auc_credit, tau_threshold
-from kpass._core.kernels import threshold_square_coefficients
+from kpass._core.moments.credits import MAX_PRODUCT_K, auc_coefficients, auc_credit, tau_threshold
+from kpass._core.moments.kernels import threshold_square_coefficients
 
 
 def exact_interval(population, marked, draws, low, high):

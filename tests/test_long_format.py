@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import kpass
-from kpass.cli import main
 from kpass.io.long import load_long
 from kpass.io.readers import ReportError, load_counts
+from kpass.report.cli import main
 
 # question id -> outcomes (different numbers of samples)
 GROUPED = {"q1": [1, 0, 1, 1], "q2": [0, 0], "q3": [1, 1, 1, 1, 1, 0], "7": [0, 1, 0]}

@@ -26,7 +26,7 @@ if "evaluate" not in sys.modules:
 
 evaluate = pytest.importorskip("evaluate")
 import kpass  # noqa: E402
-from kpass.evaluate_module import KPassMetric  # noqa: E402
+from kpass.hf.evaluate_module import KPassMetric  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 METRICS = ROOT / "metrics"
@@ -89,7 +89,7 @@ def core_results(name, R, ks=(1, 4), R0=None, w=None):
             put(out, template.format(k), point(R, k), interval(R, k),
                 kpass.standard_error(point, R, k))
     if name == "geo_spectrum_bayes":
-        from kpass._core.credits import mg_spectrum_weights
+        from kpass._core.moments.credits import mg_spectrum_weights
 
         for k in ks:
             weights = mg_spectrum_weights(k).tolist()
@@ -160,7 +160,7 @@ def test_bare_names_load_offline_from_any_directory_after_install(tmp_path):
     cache = tmp_path / "modules"
     env = {**os.environ, "HF_MODULES_CACHE": str(cache), "HF_HUB_OFFLINE": "1",
            "HF_EVALUATE_OFFLINE": "1", "HF_METRICS_CACHE": str(tmp_path / "metrics")}
-    subprocess.run([sys.executable, "-m", "kpass.evaluate_module", "install"], check=True,
+    subprocess.run([sys.executable, "-m", "kpass.hf.install"], check=True,
                    env=env, cwd=tmp_path, capture_output=True)
     script = textwrap.dedent(f"""
         import evaluate
@@ -262,7 +262,7 @@ def test_distributed_two_processes_match_the_core(tmp_path):
 
 
 def test_vote_module_matches_the_core():
-    from kpass import vote
+    from kpass.families import vote
 
     answers = [["7", "7", "3", "3", "7"], ["a", "b", "b"], ["x", "y", "x", "z"]]
     gold = ["7", "a", "x"]

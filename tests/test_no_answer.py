@@ -21,7 +21,7 @@ from math import comb
 import pytest
 
 import kpass
-from kpass.cli import main
+from kpass.report.cli import main
 
 
 def boxed(text):

@@ -16,7 +16,7 @@ from scipy import stats as sps
 from scipy.special import expit, logit
 
 import kpass
-from kpass._core.counts import BinaryCounts
+from kpass._core.counting.counts import BinaryCounts
 from kpass.stats.planning import MAX_SAMPLES
 
 RNG = np.random.default_rng(2028)

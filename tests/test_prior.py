@@ -16,8 +16,8 @@ from scipy import stats as sps
 from scipy.special import betaln, expit, gammaln
 
 import kpass
-from kpass._core.counts import BinaryCounts
-from kpass._core.prior import fit_beta_prior
+from kpass._core.counting.counts import BinaryCounts
+from kpass._core.moments.prior import fit_beta_prior
 
 
 def quiet(call, *args, **kwargs):
@@ -160,7 +160,7 @@ def write_long(path, counts, n):
 def test_the_cli_prior_option_gives_the_python_numbers(tmp_path, capsys):
     import json
 
-    from kpass.cli import main
+    from kpass.report.cli import main
 
     rng = np.random.default_rng(12)
     rates = rng.beta(2, 3, 30)

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kpass.cli import main
+from kpass.report.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
 (LM_GEN,) = (FIXTURES / "lm-eval").glob("samples_kp_gen_*.jsonl")
@@ -199,7 +199,8 @@ def test_a_line_nested_20000_deep_is_refused_not_a_segfault(tmp_path, name):
     data = ('{"outcomes": [1, 0]}\n{"outcomes": [1, 1], "x": ' + "[" * 20000 + "]" * 20000
             + "}\n").encode()
     path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
-    done = subprocess.run([sys.executable, "-m", "kpass.cli", "report", str(path), "--k", "1"],
+    done = subprocess.run([sys.executable, "-m", "kpass.report.cli", "report", str(path),
+                           "--k", "1"],
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 1, (done.returncode, done.stderr[-500:])
     assert done.stdout == ""

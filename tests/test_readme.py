@@ -13,7 +13,7 @@ is checked for shape instead.
 Every block runs with ``kpass`` on PATH (this interpreter's), the Hugging Face libraries
 offline, and a temporary evaluate modules cache into which the metric modules are copied
 once per session, so ``evaluate.load("pass_at_k_bayes")`` by bare name works as it does for
-a user after ``python -m kpass.evaluate_module install``.
+a user after ``python -m kpass.hf.install``.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def _environment(tmp_path: Path, modules_cache: Path) -> dict[str, str]:
     shim = tmp_path / ".bin"
     shim.mkdir()
     script = shim / "kpass"
-    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m kpass.cli "$@"\n')
+    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m kpass.report.cli "$@"\n')
     script.chmod(0o755)
     env = dict(os.environ)
     env["PATH"] = f"{shim}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"

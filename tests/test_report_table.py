@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import kpass
-from kpass.cli import main
+from kpass.report.cli import main
 
 R = np.random.default_rng(31).integers(0, 2, size=(25, 6))
 

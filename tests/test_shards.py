@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from kpass.cli import main
+from kpass.report.cli import main
 
 RNG = np.random.default_rng(5)
 R = RNG.integers(0, 2, size=(40, 6))

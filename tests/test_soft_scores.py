@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import kpass
-from kpass.cli import main
+from kpass.report.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -55,8 +55,8 @@ STANDARD_ERRORS = {"pass@k": "pass_at_k", "pass^k": "pass_hat_k", "maj@k": "maj_
 def core_reference(label, k):
     """(estimate, mu, sigma, lo, hi) of a row, straight from the kpass core."""
     import kpass
-    from kpass import vote
     from kpass.data import tau_bench_outcomes
+    from kpass.families import vote
 
     R = tau_bench_outcomes()
     binary = {"pass@k": "pass_at_k", "pass^k": "pass_hat_k", "g-pass@k": "g_pass_at_k",

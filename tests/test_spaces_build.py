@@ -55,7 +55,7 @@ def test_space_folder_is_complete(built, name):
         assert (folder / page).read_bytes() == (REPO / "spaces" / page).read_bytes()
     with zipfile.ZipFile(folder / wheel) as archive:
         names = archive.namelist()
-    assert "kpass/evaluate_module.py" in names
+    assert "kpass/hf/evaluate_module.py" in names
     assert "kpass/data/tau_bench_airline_gpt4o.jsonl" in names
 
 

@@ -1,5 +1,5 @@
 """The wheel works alone: in a fresh venv holding only the wheel and its ``[evaluate]`` extra,
-``python -m kpass.evaluate_module install`` (no ``--source``) installs the metric scripts the
+``python -m kpass.hf.install`` (no ``--source``) installs the metric scripts the
 wheel carries, and ``evaluate.load("<name>")`` by bare name computes from any directory.
 
 One venv for the whole file (pip's cache keeps it to a minute or two).
@@ -65,7 +65,7 @@ def venv(wheel, tmp_path_factory):
 
 def test_install_then_load_by_bare_name_from_any_directory(venv):
     python, anywhere, env = venv
-    installed = subprocess.run([str(python), "-m", "kpass.evaluate_module", "install"],
+    installed = subprocess.run([str(python), "-m", "kpass.hf.install"],
                                cwd=anywhere, env=env, capture_output=True, text=True)
     assert installed.returncode == 0, installed.stderr
     assert len(installed.stdout.split()) == len(NAMES) + len(COMPARISONS)

@@ -1,4 +1,4 @@
-"""TailPass threshold weights (kpass.tailpass_weights) against the reference library.
+"""TailPass threshold weights (kpass.families.tailpass.weights) against the reference library.
 
 scorio 0.2.3's ``scorio.eval.tailpass_weights`` is the test-only oracle: same names,
 signatures and numbers across a grid of k and parameters; bad arguments raise kpass's
@@ -33,7 +33,7 @@ def _same(ours, theirs):
 @pytest.mark.parametrize("name", NAMES)
 def test_exported_with_the_reference_signature(name):
     ours = getattr(kpass, name)
-    assert ours is getattr(importlib.import_module("kpass.tailpass_weights"), name)
+    assert ours is getattr(importlib.import_module("kpass.families.tailpass.weights"), name)
     assert name in kpass.__all__
     assert inspect.signature(ours).parameters.keys() == \
         inspect.signature(getattr(reference, name)).parameters.keys()

@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import hypergeom
 
-import kpass.vote
+import kpass.families.vote
 from kpass.data import aime_sample
-from kpass.vote import vote_at_k, vote_at_k_ci
+from kpass.families.vote import vote_at_k, vote_at_k_ci
 
 # ----------------------------------------------------------------------------- references
 

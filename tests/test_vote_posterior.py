@@ -10,8 +10,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import kpass.vote
-from kpass.vote import vote_at_k_ci
+import kpass.families.vote
+from kpass.families.vote import vote_at_k_ci
 
 # ----------------------------------------------------------------------------- references
 
@@ -186,7 +186,7 @@ def test_vote_ci_sampled_sd_at_k20_with_controls_matches_long_monte_carlo(ties):
 def test_report_answers_vote_rows_carry_the_exact_posterior_sd(ties, tmp_path, capsys):
     import json
 
-    from kpass.cli import main
+    from kpass.report.cli import main
 
     path = tmp_path / "answers.jsonl"
     path.write_text("".join(json.dumps({"answers": q, "ground_truth": "A"}) + "\n"
@@ -210,7 +210,7 @@ def test_report_answers_vote_rows_carry_the_exact_posterior_sd(ties, tmp_path, c
 def test_cross_moments_of_two_vote_sizes_match_rational_enumeration(ties):
     # E[g_k(pi) g_l(pi)] with k != l: the covariances of the sampled path's controls.
     answers = ["A", "A", "B", "B", "C", None, "D"]
-    states = kpass.vote._clusters([answers], ["A"])
+    states = kpass.families.vote._clusters([answers], ["A"])
     alpha = [Fraction(a) for a in concentrations(answers, "A", 1)]
     for k, other in ((2, 4), (3, 1), (4, 3)):
         tables_k = [x for x in compositions(k, len(alpha)) if credit(x, ties)]
@@ -223,7 +223,7 @@ def test_cross_moments_of_two_vote_sizes_match_rational_enumeration(ties):
                     weight *= rising(a, xi + yi) / (math.factorial(xi) * math.factorial(yi))
                 expected += weight * credit(x, ties) * credit(y, ties)
         expected /= rising(sum(alpha), k + other)
-        got = kpass.vote._cross_moment(states, k, other, ties, 1.0)[0]
+        got = kpass.families.vote._cross_moment(states, k, other, ties, 1.0)[0]
         assert got == pytest.approx(float(expected), rel=1e-12)
 
 
@@ -273,7 +273,7 @@ def poissonised_votes(gammas, tau):
 def test_poissonised_control_moments_match_monte_carlo_of_gamma_draws(answers):
     # The controls' exact E[c], E[c_a c_b] and E[G_ref c] against 20000 seeded Gamma
     # draws, each control evaluated from scipy's Poisson pmf and cdf (4 standard errors).
-    from kpass._core.vote_poisson import control_means, control_products
+    from kpass._core.vote.poisson import control_means, control_products
 
     alpha = np.array(concentrations(answers, "A", 1), float)
     tau = 30.0 / alpha.sum()

@@ -6,7 +6,7 @@ A Hugging Face `evaluate` comparison module, thin over kpass: the numbers come f
 
 import evaluate
 
-from kpass.evaluate_module import KPassComparison
+from kpass.hf.evaluate_module import KPassComparison
 
 _CITATION = r"""
 @misc{miller2024errorbars,

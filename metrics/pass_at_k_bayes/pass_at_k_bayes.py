@@ -6,7 +6,7 @@ the kpass core functions (see the metric card, README.md).
 
 import evaluate
 
-from kpass.evaluate_module import KPassMetric
+from kpass.hf.evaluate_module import KPassMetric
 
 _CITATION = r"""
 @misc{chen2021evaluating,

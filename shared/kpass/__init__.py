@@ -19,18 +19,18 @@ Example:
 
 from typing import Any
 
-from ._core.inputs import (
+from ._core.counting.inputs import (
     ArgumentTypeError,
     BinaryCounts,
     CategoricalCounts,
     binary_counts,
     categorical_counts,
 )
-from ._core.soft import binarize
-from .auc import auc_at_k, auc_at_k_ci
-from .avg import avg, avg_ci
-from .bayes import bayes, bayes_ci
-from .geom import (
+from ._core.counting.soft import binarize
+from .families.auc import auc_at_k, auc_at_k_ci
+from .families.avg import avg, avg_ci
+from .families.bayes import bayes, bayes_ci
+from .families.geom import (
     geo_spectrum_at_k,
     geo_spectrum_at_k_ci,
     geo_spectrum_star_at_k,
@@ -42,7 +42,7 @@ from .geom import (
     threshold_spectrum_at_k,
     threshold_spectrum_at_k_ci,
 )
-from .gpass import (
+from .families.gpass import (
     g_pass_at_k,
     g_pass_at_k_ci,
     g_pass_at_k_tau,
@@ -50,11 +50,9 @@ from .gpass import (
     mg_pass_at_k,
     mg_pass_at_k_ci,
 )
-from .io import frames as _frames  # noqa: F401 - plugs in BinaryCounts.from_long
-from .leaderboard import Leaderboard, RankedPair, Standing, leaderboard
-from .maj import cons_at_k, cons_at_k_ci, maj_at_k, maj_at_k_ci
-from .max_reward import max_at_k, max_at_k_ci
-from .pass_at_k import (
+from .families.maj import cons_at_k, cons_at_k_ci, maj_at_k, maj_at_k_ci
+from .families.max_reward import max_at_k, max_at_k_ci
+from .families.pass_at_k import (
     pass_at_k,
     pass_at_k_ci,
     pass_hat_k,
@@ -62,11 +60,8 @@ from .pass_at_k import (
     unanimous_at_k,
     unanimous_at_k_ci,
 )
-from .stats import Comparison, Plan, SmallSampleWarning, compare, plan, standard_error
-from .stats.allocation import allocate
-from .stats.sequential import ConfidenceSequence, confidence_sequence
-from .tailpass import TailPassDraws, TailPassProfile, tailpass, tailpass_empirical
-from .tailpass_weights import (
+from .families.tailpass.metric import TailPassDraws, TailPassProfile, tailpass, tailpass_empirical
+from .families.tailpass.weights import (
     beta_weights,
     discovery_weights,
     maxent_weights,
@@ -76,7 +71,12 @@ from .tailpass_weights import (
     threshold_weights,
     uniform_weights,
 )
-from .vote import vote_at_k, vote_at_k_ci
+from .families.vote import vote_at_k, vote_at_k_ci
+from .io import frames as _frames  # noqa: F401 - plugs in BinaryCounts.from_long
+from .stats import Comparison, Plan, SmallSampleWarning, compare, plan, standard_error
+from .stats.allocation import allocate
+from .stats.ranking import Leaderboard, RankedPair, Standing, leaderboard
+from .stats.sequential import ConfidenceSequence, confidence_sequence
 
 __version__ = "0.1.0"
 

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._core.inputs import (
+from .._core.counting.inputs import (
     ArgumentTypeError,
     BinaryCounts,
     CategoricalCounts,

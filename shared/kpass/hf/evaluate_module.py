@@ -43,11 +43,11 @@ import evaluate
 import numpy as np
 import pyarrow as pa
 
-from .._core.inputs import (
+from .._core.counting.inputs import (
     binary_counts,
     categorical_counts,
 )
-from .._core.soft import binarize
+from .._core.counting.soft import binarize
 from .arrow_state import (  # noqa: F401 - the helpers, as this module always had them
     _INLINE,
     _INT,

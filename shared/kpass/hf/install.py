@@ -1,6 +1,6 @@
 """Installing the kpass metric modules where ``evaluate.load("pass_at_k_bayes")`` finds them.
 
-``python -m kpass.evaluate_module install`` (:func:`main`) copies the scripts and cards the
+``python -m kpass.hf.install`` (:func:`main`) copies the scripts and cards the
 wheel carries into the Hugging Face modules cache; :func:`default_metrics_dir` says where
 they are.
 """
@@ -101,13 +101,15 @@ def install_metric_modules(source: str | os.PathLike[str] | None = None,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m kpass.hf.evaluate_module install``: install the modules for bare-name loading."""
-    parser = argparse.ArgumentParser(prog="python -m kpass.hf.evaluate_module")
-    commands = parser.add_subparsers(dest="command", required=True)
-    install = commands.add_parser("install", help="copy metrics/* into evaluate's modules cache")
-    install.add_argument("--source", default=None, help="folder with <name>/<name>.py "
+    """``python -m kpass.hf.install``: install the modules for bare-name loading."""
+    parser = argparse.ArgumentParser(prog="python -m kpass.hf.install",
+                                     description="copy kpass's metric and comparison modules into "
+                                     "evaluate's modules cache, so "
+                                     "evaluate.load('pass_at_k_bayes') "
+                                     "finds them by bare name")
+    parser.add_argument("--source", default=None, help="folder with <name>/<name>.py "
                          "(default: the scripts in the installed package)")
-    install.add_argument("--modules-cache", default=None, help="default: $HF_MODULES_CACHE")
+    parser.add_argument("--modules-cache", default=None, help="default: $HF_MODULES_CACHE")
     args = parser.parse_args(argv)
     for path in install_metric_modules(args.source, args.modules_cache):
         print(path)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import registry
-from .._core.inputs import (
+from .._core.counting.inputs import (
     ArgumentTypeError,
     _show,
     check_bounds,
@@ -143,7 +143,7 @@ def _check_positive(value: Any, name: str) -> float:
 
 
 def _check_thresholds(value: Any) -> list[float]:
-    from .._core.tailpass_checks import check_thresholds
+    from .._core.tailpass.checks import check_thresholds
 
     return check_thresholds(1, _real_vector(value, "thresholds")).tolist()
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._core.checks import ArgumentTypeError, _show
+from .._core.counting.checks import ArgumentTypeError, _show
 from .keywords import COMPARED, _check_compared, number_label
 
 

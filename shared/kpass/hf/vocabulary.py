@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from .. import registry
-from .._core.credits import mg_spectrum_weights
-from .._core.inputs import check_tau, normalize_ks
+from .._core.counting.inputs import check_tau, normalize_ks
+from .._core.moments.credits import mg_spectrum_weights
 from ..stats import compare, standard_errors_by_k
 from .keywords import (  # noqa: F401 - the vocabulary's names, as this module always offered
     _CHECKS,
@@ -265,9 +265,9 @@ def tailpass_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     clipped into [0, 1]; with ``short="skip"`` it covers, at each k, the questions with
     n >= k that the estimate uses.
     """
-    from .._core.categorical import prepare
-    from .._core.counts import BinaryCounts, CategoricalCounts
-    from .._core.driver import normal_interval
+    from .._core.counting.counts import BinaryCounts, CategoricalCounts
+    from .._core.dirichlet.rewards import prepare
+    from .._core.moments.driver import normal_interval
 
     kp = _kpass()
     ks = _ks(options)
@@ -364,7 +364,7 @@ def avg_at_n_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
 
 def vote_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     """Vote@k over answer strings against one gold answer per question: key ``vote@{k}``."""
-    from .. import vote
+    from ..families import vote
 
     answers, references = state
     ks = _ks(options)

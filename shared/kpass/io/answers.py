@@ -2,7 +2,7 @@
 
 Each question's answers are encoded as small integer codes (0 for answers equal to
 the reference, 1, 2, ... for the distinct wrong ones, None for "no answer"), which
-is all :func:`kpass.vote.vote_at_k` needs; the binary counts (answers equal to the
+is all :func:`kpass.families.vote.vote_at_k` needs; the binary counts (answers equal to the
 reference) come with them, so the pass metrics are reported from the same file.
 Memory is one small integer per answer, not the answer strings.
 
@@ -32,12 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from .._core.canonical import (  # noqa: F401 - canonical_answer: importable as before
+from .._core.counting.canonical import (  # noqa: F401 - canonical_answer: importable as before
     answer_key,
     canonical_answer,
     function_name,
 )
-from .._core.inputs import BinaryCounts
+from .._core.counting.inputs import BinaryCounts
 from .answers_lm_eval import is_lm_eval_samples, lm_eval_records
 from .answers_match import (  # noqa: F401 - moved there, still importable from here
     _INT_TEXT,

@@ -1,6 +1,6 @@
 """Answers -> integer codes: each question's answers matched against its reference.
 
-Answers are compared by canonical form (:func:`~kpass._core.canonical.canonical_answer`:
+Answers are compared by canonical form (:func:`~kpass._core.counting.canonical.canonical_answer`:
 170, "170" and 170.0 match), or by the key built around a ``--normalize`` function,
 which :func:`import_normalizer` imports. One question's answers are coded 0 (equal to
 the reference), 1, 2, ... (each distinct wrong answer) or None (no answer) by
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.canonical import canonical_answer
+from .._core.counting.canonical import canonical_answer
 from .rows import ReportError, Unreadable, show
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.inputs import BinaryCounts
+from .._core.counting.inputs import BinaryCounts
 from .formats_base import (  # noqa: F401 - moved there, still importable from here
     BOM,
     FORMATS,

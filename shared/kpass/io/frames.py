@@ -44,9 +44,9 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
-from .._core.checks import ArgumentTypeError, _show, check_real
-from .._core.counts import BinaryCounts, CategoricalCounts, register_frame_readers
-from .._core.inputs import MAX_CATEGORIES, MAX_CATEGORY_TABLE
+from .._core.counting.checks import ArgumentTypeError, _show, check_real
+from .._core.counting.counts import BinaryCounts, CategoricalCounts, register_frame_readers
+from .._core.counting.inputs import MAX_CATEGORIES, MAX_CATEGORY_TABLE
 
 FRAMES_HINT = "install kpass[frames] (pip install 'kpass[frames]') for dataframe inputs"
 

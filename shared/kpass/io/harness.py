@@ -50,7 +50,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .._core.inputs import BinaryCounts, binary_counts
+from .._core.counting.inputs import BinaryCounts, binary_counts
 from .formats import _need_pyarrow, dataset_files, detect_format  # noqa: F401 - importable as before
 from .harness_rows import (  # noqa: F401 - moved there, still importable from here
     _EACH,

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.inputs import BinaryCounts
+from .._core.counting.inputs import BinaryCounts
 from .readers import LoadedFile
 from .rows import ReportError, canonical_id, show
 

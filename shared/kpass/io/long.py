@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counts import BinaryCounts
+from .._core.counting.counts import BinaryCounts
 from .formats import _open_bytes, detect_format
 from .inspect_log import is_inspect_log
 from .long_fast import fast_long_counts

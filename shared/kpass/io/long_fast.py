@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counts import BinaryCounts
+from .._core.counting.counts import BinaryCounts
 from .fast import _may_nest_deeper
 from .rows import MAX_NESTING, OUTCOME_COLUMNS, ReportError, canonical_id
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.inputs import BinaryCounts
+from .._core.counting.inputs import BinaryCounts
 from .formats import FORMATS, READERS, detect_format, parse_cell
 from .progress import Progress
 from .rows import (

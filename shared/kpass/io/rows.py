@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.inputs import (
+from .._core.counting.inputs import (
     BinaryCounts,
     OutcomeValueError,
     _is_number,

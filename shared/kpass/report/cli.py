@@ -148,7 +148,7 @@ def run_report(args: argparse.Namespace) -> int:
         The exit status: 0 on success, 1 when an input cannot be used.
     """
     try:
-        from kpass.data import sample_path
+        from ..data import sample_path
 
         if args.files:
             sources, notes = expand_inspect_logs(args.files), []

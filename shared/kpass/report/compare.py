@@ -15,7 +15,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from .._core.counts import BinaryCounts
+from .._core.counting.counts import BinaryCounts
 from ..io.labels import read_labels
 from ..io.readers import LoadedFile, ReportError
 from ..stats.align import align_runs
@@ -187,7 +187,7 @@ def _references(source: str, args: argparse.Namespace, normalize: Any
     """
     from pathlib import Path
 
-    from .._core.canonical import answer_key
+    from .._core.counting.canonical import answer_key
     from ..io.answers import _RECORDS
     from ..io.answers_match import _question_id
     from ..io.formats import detect_format

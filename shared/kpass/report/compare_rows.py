@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counts import BinaryCounts
-from .._core.prior import has_beta_prior
+from .._core.counting.counts import BinaryCounts
+from .._core.moments.prior import has_beta_prior
 from .compare_render import Line
 from .output import collect_notes
 from .table import Family

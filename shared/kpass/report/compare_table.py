@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.checks import ArgumentTypeError, _show, check_confidence
-from .._core.counts import BinaryCounts
+from .._core.counting.checks import ArgumentTypeError, _show, check_confidence
+from .._core.counting.counts import BinaryCounts
 from .compare_render import RENDERERS, Line
 from .compare_rows import cli_words, compare_lines
 from .table import default_ks, parse_metrics
@@ -87,7 +87,7 @@ class CompareTable:
 def _counts(value: Any, name: str) -> BinaryCounts:
     if isinstance(value, BinaryCounts):
         return value
-    from .._core.inputs import binary_counts
+    from .._core.counting.inputs import binary_counts
 
     try:
         return binary_counts(value)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.checks import (
+from .._core.counting.checks import (
     ArgumentTypeError,
     _show,
     check_confidence,
@@ -24,7 +24,7 @@ from .._core.checks import (
     check_taus,
     normalize_ks,
 )
-from .._core.counts import BinaryCounts
+from .._core.counting.counts import BinaryCounts
 from ..io.readers import LoadedFile, ReportError
 from .table import (
     DEFAULT_K_MAX,
@@ -109,7 +109,7 @@ def _inputs(counts: Any) -> dict[str, BinaryCounts]:
             raise ArgumentTypeError(f"`counts` must be keyed by non-empty names; got the key "
                                     f"{_show(name)}")
         if not isinstance(value, BinaryCounts):
-            from .._core.inputs import binary_counts
+            from .._core.counting.inputs import binary_counts
 
             try:
                 value = binary_counts(value)
@@ -121,7 +121,9 @@ def _inputs(counts: Any) -> dict[str, BinaryCounts]:
 
 def check_options(metrics: Any, k: Any, tau: Any, confidence: Any, short: Any
                   ) -> tuple[str | None, list[int] | None, list[float], float, str]:
-    """The options of :func:`report_table`, checked (the validators of ``kpass._core.checks``).
+    """The options of :func:`report_table`, checked.
+
+    By the validators of ``kpass._core.counting.checks``.
 
     Returns:
         ``(metrics text or None, sorted distinct ks or None, taus, confidence, short)``.

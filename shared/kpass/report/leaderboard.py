@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counts import BinaryCounts
-from .._core.prior import has_beta_prior
+from .._core.counting.counts import BinaryCounts
+from .._core.moments.prior import has_beta_prior
 from ..io.inspect_log import expand_inspect_logs, inspect_labels
 from ..io.readers import ReportError
 from .inputs import load_outcomes
@@ -103,7 +103,7 @@ def leaderboard_boards(runs: dict[str, BinaryCounts], families: list[Family], ks
         ValueError: kpass refused the inputs (the message names the metric).
     """
     from ..families import function
-    from ..leaderboard import leaderboard as rank
+    from ..stats.ranking import leaderboard as rank
 
     boards = []
     for fam in families:

@@ -57,7 +57,7 @@ def _discard_stdout() -> None:
 
 #: The core's Python words -> the command line's (options and columns), in order.
 _CLI_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
-    # keep_at_least (kpass._core.states): a k some question cannot supply
+    # keep_at_least (kpass._core.counting.states): a k some question cannot supply
     (re.compile(r"`k` must be an int in \[1, n\]; got k=(\d+) but every question has fewer "
                 r"than k (\w+) \(smallest n=(\d+)\)"),
      r"--k \1 is larger than every question's number of \2 (the smallest has n=\3)"),

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counts import BinaryCounts
+from .._core.counting.counts import BinaryCounts
 from ..io.readers import ReportError
 
 __all__ = ["sequential_rows", "sequential_text"]

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import registry
-from .._core.prior import posterior_options
+from .._core.moments.prior import posterior_options
 from ..io.readers import LoadedFile, ReportError
 from ..stats import estimates_and_standard_errors, standard_errors_by_k
 from .render import (  # noqa: F401 - the renderers, as this module always offered them
@@ -325,7 +325,7 @@ def _vote_rows(loaded: LoadedFile, fam: Family, ks: list[int], used: dict[int, i
                answers: list[Any] | None, ties: str, confidence: float,
                extra: dict[str, Any], design: dict[int | None, tuple[int, float]]
                ) -> list[Row]:
-    from .. import vote
+    from ..families import vote
 
     if answers is None:
         raise ReportError(loaded.source, f"{fam.key} needs the sampled answers (--answers)")

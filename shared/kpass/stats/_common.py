@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from .._core.checks import ArgumentTypeError, _show
-from .._core.counts import BinaryCounts
-from .._core.inputs import binary_counts, categorical_counts
-from .._core.states import states_for
+from .._core.counting.checks import ArgumentTypeError, _show
+from .._core.counting.counts import BinaryCounts
+from .._core.counting.inputs import binary_counts, categorical_counts
+from .._core.counting.states import states_for
 from ..families import functions
 from ..registry import names
 

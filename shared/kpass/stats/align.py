@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.checks import ArgumentTypeError, _show
-from .._core.counts import BinaryCounts, CategoricalCounts
+from .._core.counting.checks import ArgumentTypeError, _show
+from .._core.counting.counts import BinaryCounts, CategoricalCounts
 
 #: How many of the unmatched ids a message lists.
 SHOWN = 3

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.checks import ArgumentTypeError, _show, check_int, check_real
-from .._core.counts import BinaryCounts
+from .._core.counting.checks import ArgumentTypeError, _show, check_int, check_real
+from .._core.counting.counts import BinaryCounts
 from ._common import _CREDIT_METRICS, Metric, _check_metric, _counts_of
 from .planning import _posterior_g
 

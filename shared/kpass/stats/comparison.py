@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr
 
-from .._core.checks import check_confidence
-from .._core.prior import check_prior_option, fit_beta_prior
+from .._core.counting.checks import check_confidence
+from .._core.moments.prior import check_prior_option, fit_beta_prior
 from .._core.small_sample import (
     sign_flip_p,
     small_sample_problems,
@@ -130,7 +130,7 @@ def _posterior_pair(metric: Metric, name: str, R: Any, used: np.ndarray, args: t
     """(mu, sigma) per k from the metric's ``_ci`` companion, over the questions used.
 
     ``prior="empirical"`` gives the companion the Beta(alpha0, beta0) fitted to this run's
-    questions used (:func:`kpass._core.prior.fit_beta_prior`) in place of Beta(1, 1).
+    questions used (:func:`kpass._core.moments.prior.fit_beta_prior`) in place of Beta(1, 1).
     """
     companion = function(name + "_ci")
     accepted = inspect.signature(companion).parameters

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counts import BinaryCounts, CategoricalCounts
+from .._core.counting.counts import BinaryCounts, CategoricalCounts
 from .._core.small_sample import (
     small_sample_problems,
     warn_small,

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 from scipy.special import nctdtr, ndtri, stdtrit
 
-from .._core.checks import ArgumentTypeError, _show, check_real
-from .._core.counts import BinaryCounts
-from .._core.prior import fit_beta_prior, fit_check
+from .._core.counting.checks import ArgumentTypeError, _show, check_real
+from .._core.counting.counts import BinaryCounts
+from .._core.moments.prior import fit_beta_prior, fit_check
 from .._core.small_sample import (
     small_sample_problems,
     warn_small,

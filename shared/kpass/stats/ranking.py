@@ -63,8 +63,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.checks import ArgumentTypeError, _show, check_confidence
-from .._core.prior import check_prior_option
+from .._core.counting.checks import ArgumentTypeError, _show, check_confidence
+from .._core.moments.prior import check_prior_option
 from .._core.small_sample import warn_small
 from ._common import (
     _DATASET_LEVEL,

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.checks import ArgumentTypeError, _show, check_real
+from .._core.counting.checks import ArgumentTypeError, _show, check_real
 from ._common import _DATASET_LEVEL, Metric, _check_metric, _labels, _per_question
 from .align import align_runs, question_ids
 from .comparison import _budgets

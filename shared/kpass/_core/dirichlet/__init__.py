@@ -1,0 +1,1 @@
+"""Categorical outcomes: rewards (``rewards``) and their Dirichlet posteriors (``posterior``)."""
