@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+import kpass._core.vote.posterior
 import kpass.families.vote
 from kpass.families.vote import vote_at_k_ci
 
@@ -223,7 +224,7 @@ def test_cross_moments_of_two_vote_sizes_match_rational_enumeration(ties):
                     weight *= rising(a, xi + yi) / (math.factorial(xi) * math.factorial(yi))
                 expected += weight * credit(x, ties) * credit(y, ties)
         expected /= rising(sum(alpha), k + other)
-        got = kpass.families.vote._cross_moment(states, k, other, ties, 1.0)[0]
+        got = kpass._core.vote.posterior._cross_moment(states, k, other, ties, 1.0)[0]
         assert got == pytest.approx(float(expected), rel=1e-12)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import registry
-from .._core.counting.inputs import (
+from .._core.counting.checks import (
     ArgumentTypeError,
     _show,
     check_bounds,

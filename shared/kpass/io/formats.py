@@ -24,16 +24,14 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.inputs import BinaryCounts
-from .formats_base import (  # noqa: F401 - moved there, still importable from here
+from .._core.counting.counts import BinaryCounts
+from .formats_base import (
     BOM,
-    FORMATS,
     _element_lines,
     _need_pyarrow,
     _Reader,
     _RecordReader,
     _skip_space,
-    detect_format,
 )
 from .rows import (
     MAX_NESTING,

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .formats import _need_pyarrow, dataset_files, detect_format
+from .formats import dataset_files
+from .formats_base import _need_pyarrow, detect_format
 from .rows import (
     ReportError,
     canonical_id,

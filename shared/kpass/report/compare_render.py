@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .table import LEGEND_WIDTH
+from .rows import LEGEND_WIDTH
 
 FIELDS = ("metric", "label", "k", "tau", "questions", "a", "b", "difference", "se", "lo", "hi",
           "p_value", "prob_a_better", "mde", "se_unpaired", "correlation", "confidence",

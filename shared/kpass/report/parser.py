@@ -17,9 +17,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ..io.formats_base import FORMATS
 from ..io.harness import HARNESSES
-from ..io.readers import FORMATS, OUTCOME_COLUMNS
-from .table import DEFAULT_K_MAX, FAMILIES, RENDERERS, parse_metrics
+from ..io.rows import OUTCOME_COLUMNS
+from .render import RENDERERS
+from .table import DEFAULT_K_MAX, FAMILIES, parse_metrics
 
 
 class _Parser(argparse.ArgumentParser):
