@@ -155,7 +155,7 @@ def test_vote_ci_sampled_sd_beyond_the_exact_budget_agrees_with_the_exact_one(ti
                                                                             monkeypatch):
     answers = [["A", "A", "A", "B", "B", "C", "D", None], ["A", "B", "B", "C", "C", "C"]]
     _, exact, _, _ = vote_at_k_ci(answers, ["A", "A"], 5, ties=ties)
-    monkeypatch.setattr(kpass.vote, "_EXACT_LARGEST_K", 1)  # sampled, controls at rate 4
+    monkeypatch.setattr(kpass.families.vote, "_EXACT_LARGEST_K", 1)  # sampled, controls at rate 4
     _, sampled, _, _ = vote_at_k_ci(answers, ["A", "A"], 5, ties=ties, draws=4000, seed=3)
     again = vote_at_k_ci(answers, ["A", "A"], 5, ties=ties, draws=4000, seed=3)[1]
     assert sampled == again  # deterministic for a seed

@@ -8,7 +8,7 @@ Every module of the family accepts the same keywords (:data:`KEYWORDS`), so
 ``evaluate.combine([...]).compute(predictions=R, k=[1, 4])`` can send one set of
 keywords to all of them; a module ignores the family keywords it has no use for
 (``tau`` means nothing to Pass@k) and rejects any other name (a typo). That vocabulary,
-its checks and the result-key names live in :mod:`kpass.hf.keywords`, re-exported here.
+its checks and the result-key names live in :mod:`kpass.hf.keywords`.
 
 Each module turns per-question state (``BinaryCounts``, ``CategoricalCounts``, or
 answer lists for the vote module) into a flat dict of Python floats: for every

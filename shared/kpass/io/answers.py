@@ -18,8 +18,7 @@ repeated (id, sample) pair is an error naming both lines. A row whose answers
 cell is a list holds a whole question (its id then may not repeat).
 
 Matching answers to references (the integer codes, ``--normalize``, grouping rows by
-question id) is in :mod:`kpass.io.answers_match`; everything defined there is
-re-exported here.
+question id) is in :mod:`kpass.io.answers_match`.
 """
 
 from __future__ import annotations

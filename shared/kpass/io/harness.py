@@ -35,7 +35,7 @@ This module says which harness wrote a file (:func:`detect_harness`) and what it
 scored by (:func:`default_metric`), dispatches to the harness's reader
 (:func:`harness_records`), groups and loads (:func:`load_file`, :func:`load_harness`).
 The nested paths, the row reading and each harness's record reader are in
-:mod:`kpass.io.harness_rows`; everything defined there is re-exported here.
+:mod:`kpass.io.harness_rows`.
 
 Example:
     >>> rows = [{"doc_id": 0, "filter": "none", "metrics": ["acc"], "acc": 1.0},

@@ -8,7 +8,7 @@ readers turn those rows into :class:`LongRecord` (question id, sample index, val
 where): :func:`path_records` for a nested ``--column`` path, and
 :func:`lm_eval_records`, :func:`lighteval_records` and :func:`opencompass_records` for
 the layout each harness writes. Which harness wrote a file, grouping records into counts
-and loading a file are :mod:`kpass.io.harness`'s, which re-exports every name here.
+and loading a file are :mod:`kpass.io.harness`'s.
 
 Example:
     >>> rows = [("line 1", {"doc_id": 0, "filter": "none", "metrics": ["acc"], "acc": 1.0}),

@@ -2,7 +2,7 @@
 
 The comparisons are computed by :mod:`kpass.report.compare` (one :class:`Line` per metric
 and k); this lays them out, with the plain-words verdicts above the table and the legend
-under it. Re-exported by :mod:`kpass.report.compare`.
+under it.
 """
 
 from __future__ import annotations

@@ -2,8 +2,7 @@
 
 ``build_parser`` describes ``kpass report``, ``kpass compare`` and ``kpass leaderboard``;
 each argument is checked as it is parsed (a bad value is a one-line usage error naming
-the option). The commands themselves run in :mod:`kpass.report.cli`, which re-exports
-these names.
+the option). The commands themselves run in :mod:`kpass.report.cli`.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 Every public function of kpass funnels its outcomes through :func:`binary_counts`
 or :func:`categorical_counts`, so a bad value is rejected once, with a message
 that names the question and the sample (``R[3][7]=2``). Scalar arguments are
-checked by :mod:`kpass._core.counting.checks`, re-exported here so that validation has one
-import path.
+checked by :mod:`kpass._core.counting.checks`; :class:`BinaryCounts` and
+:class:`CategoricalCounts` are defined in :mod:`kpass._core.counting.counts`.
 """
 
 from __future__ import annotations
