@@ -80,7 +80,7 @@ def posterior_against_point(questions: int = 200, ks: tuple[int, ...] = (1, 8, 6
 
 def _plain_monte_carlo(states, index, k: int, ties: str, means, draws: int, seed: int):
     """Var[g_k(pi)] of the given states from plain Dirichlet draws (no controls)."""
-    from kpass.families.vote import _draw_votes
+    from kpass._core.vote.posterior import _draw_votes
 
     rng = np.random.default_rng(seed)
     out = []
@@ -102,13 +102,9 @@ def sd_against_long_monte_carlo(questions: int = 200, picked: int = 12, long: in
     compared; the long run's own error on sigma is about sqrt(1 / (2 long)).
     The sampler of earlier versions (256 plain draws) is shown for comparison.
     """
-    from kpass.families.vote import (
-        _Clusters,
-        _clusters,
-        _exact_variance,
-        _posterior_mean,
-        _posterior_variance,
-    )
+    from kpass._core.vote.kernel import _Clusters
+    from kpass._core.vote.posterior import _exact_variance, _posterior_mean, _posterior_variance
+    from kpass.families.vote import _clusters
 
     answers, references = make_answers(seed=1, questions=questions)
     every = _clusters(answers, references)

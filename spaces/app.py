@@ -426,7 +426,7 @@ def comparison_table(module: evaluate.EvaluationModule, a: list[list[int]], b: l
     """The comparison module's flat results for ``metric`` at every k, as the compare table."""
     results = module.compute(predictions1=a, predictions2=b, k=ks, metric=metric,
                              confidence=confidence)
-    from kpass.hf.vocabulary import COMPARED as MODULE_COMPARED
+    from kpass.hf.keywords import COMPARED as MODULE_COMPARED
 
     template = MODULE_COMPARED[metric][0]
     rows = []

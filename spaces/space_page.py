@@ -37,7 +37,7 @@ def build_comparison_page(app: ModuleType, module: evaluate.EvaluationModule) ->
         app: the page's module (``spaces/app.py``), whose functions the page calls.
         module: the loaded comparison module.
     """
-    from kpass.hf.vocabulary import COMPARED as MODULE_COMPARED
+    from kpass.hf.keywords import COMPARED as MODULE_COMPARED
 
     summary = " ".join((module.description or "").split("\n\n")[0].split())
     metrics = [name for name in MODULE_COMPARED if "{tau}" not in MODULE_COMPARED[name][0]]

@@ -136,7 +136,7 @@ def test_cli_normalize_module_function(tmp_path, capsys, monkeypatch):
 
 
 def test_fixed_never_prints_negative_zero():
-    from kpass.report.table import fixed
+    from kpass.report.render import fixed
 
     assert fixed(-0.0, 3) == "0.000"
     assert fixed(-0.0001, 3) == "0.000"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kpass.hf.vocabulary import safe_key
+from kpass.hf.keywords import safe_key
 
 ROOT = Path(__file__).resolve().parents[1]
 CARDS = sorted(folder / "README.md" for parent in ("metrics", "comparisons")

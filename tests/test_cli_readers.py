@@ -14,8 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kpass.data import sample_path
+from kpass.io.formats import parse_cell
 from kpass.io.progress import Progress
-from kpass.io.readers import OUTCOME_COLUMNS, ReportError, load_counts, parse_cell
+from kpass.io.readers import load_counts
+from kpass.io.rows import OUTCOME_COLUMNS, ReportError
 
 RAGGED = [[1, 0, 1, 1], [0, 0], [1, 1, 1, 0, 1, 1], [0], [1, 1]]
 RECTANGULAR = [[1, 0, 1], [0, 0, 0], [1, 1, 1], [0, 1, 0]]

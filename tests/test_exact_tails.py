@@ -10,7 +10,7 @@ import pytest
 
 import kpass
 from kpass._core.moments.credits import tau_threshold
-from kpass._core.moments.kernels import TAIL_RECURRENCE_MAX_N, hypergeom_upper_tails
+from kpass._core.moments.tails import TAIL_RECURRENCE_MAX_N, hypergeom_upper_tails
 
 
 def exact_tail(n, c, k, j0):

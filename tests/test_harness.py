@@ -15,17 +15,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from kpass.families import pass_at_k
-from kpass.io.harness import (
-    ReportError,
-    detect_harness,
-    get_path,
-    group_counts,
-    harness_records,
-    load_harness,
-    path_records,
-    read_rows,
-)
+from kpass.families.pass_at_k import pass_at_k
+from kpass.io.harness import detect_harness, group_counts, harness_records, load_harness
+from kpass.io.harness_rows import get_path, path_records, read_rows
+from kpass.io.rows import ReportError
 from kpass.report.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -11,7 +11,7 @@ from scipy import integrate, special, stats
 
 import kpass
 from kpass._core.moments.credits import MAX_PRODUCT_K, auc_coefficients, auc_credit, tau_threshold
-from kpass._core.moments.kernels import threshold_square_coefficients
+from kpass._core.moments.tails import threshold_square_coefficients
 
 
 def exact_interval(population, marked, draws, low, high):

@@ -17,7 +17,8 @@ if "evaluate" not in sys.modules:
 
 evaluate = pytest.importorskip("evaluate")
 from kpass.data import tau_bench_outcomes  # noqa: E402
-from kpass.hf.vocabulary import COMPARISONS, FAMILIES, safe_key  # noqa: E402
+from kpass.hf.keywords import safe_key  # noqa: E402
+from kpass.hf.vocabulary import COMPARISONS, FAMILIES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 METRICS = ROOT / "metrics"

@@ -10,7 +10,8 @@ import pytest
 
 import kpass
 from kpass.io.long import load_long
-from kpass.io.readers import ReportError, load_counts
+from kpass.io.readers import load_counts
+from kpass.io.rows import ReportError
 from kpass.report.cli import main
 
 # question id -> outcomes (different numbers of samples)

@@ -20,7 +20,7 @@ import pytest
 
 import kpass
 from kpass._core.counting.states import exact_weighted_mean
-from kpass._core.moments.kernels import scaled_cumprod
+from kpass._core.moments.tails import scaled_cumprod
 
 TINY = Fraction(1, 10**300)  # below this, float64 has no relative precision to promise
 

@@ -92,7 +92,7 @@ def modules_cache(tmp_path_factory) -> Path:
         import evaluate  # noqa: F401
     except ImportError:
         return cache  # blocks that need evaluate fail with evaluate's own ImportError
-    from kpass.hf.evaluate_module import install_metric_modules
+    from kpass.hf.install import install_metric_modules
 
     install_metric_modules(modules_cache=cache)
     return cache

@@ -27,9 +27,9 @@ import pytest
 
 import kpass
 from kpass import families, registry
-from kpass.hf import vocabulary
-from kpass.report import table
-from kpass.stats import _common
+from kpass.hf import keywords, vocabulary
+from kpass.report import render, table
+from kpass.stats import _common, errors
 
 REPO = Path(__file__).resolve().parents[1]
 RNG = np.random.default_rng(19)
@@ -89,18 +89,18 @@ def test_the_report_table_is_the_registrys():
 
     assert PANELS == (("pass@k", "Pass@k"), ("pass^k", "Pass^k"),
                       ("g-pass@k", "G-Pass@k$_\\tau$"), ("maj@k", "Maj@k"))
-    assert table.CONSTANT_AT == {"mg-pass@k": (1,)}
+    assert render.CONSTANT_AT == {"mg-pass@k": (1,)}
 
 
 def test_the_evaluate_vocabulary_is_the_registrys():
-    assert list(vocabulary.COMPARED) == [f.key for f in registry.FAMILIES if f.comparable]
+    assert list(keywords.COMPARED) == [f.key for f in registry.FAMILIES if f.comparable]
     assert list(vocabulary.FAMILIES) == [m.name for m in registry.MODULES]
     assert vocabulary.COMPARISONS == ("kpass_compare",)
     for m in registry.MODULES:
         assert vocabulary.FAMILIES[m.name][0] == m.kind
         assert vocabulary.module_inputs(m.name) == m.inputs
-    for key in vocabulary.COMPARED:
-        assert f'"{key}"' in vocabulary.KEYWORDS["metric"]
+    for key in keywords.COMPARED:
+        assert f'"{key}"' in keywords.KEYWORDS["metric"]
 
 
 def test_every_module_has_its_folder_and_card_naming_its_keys():
@@ -144,7 +144,7 @@ def test_the_space_offers_what_the_registry_declares():
     assert set(app.FORMULAS) == {m.name for m in registry.MODULES if not m.comparison}
     for m in registry.MODULES:
         for name in (*m.options, *registry.KIND_OPTIONS.get(m.kind, ())):
-            assert name in app.SPECS and name in vocabulary.KEYWORDS, (m.name, name)
+            assert name in app.SPECS and name in keywords.KEYWORDS, (m.name, name)
 
 
 FAMILY_WORDS = ({f.function for f in registry.FAMILIES} | {f.key for f in registry.FAMILIES}
@@ -236,7 +236,7 @@ def test_a_state_familys_se_is_the_clt_se_of_its_per_question_values(fam):
         rewards = {"w": [0.0, 1.0]} if fam.data == "categorical" else {}
         values = np.asarray(call(fam, R, k, per_question=True, **rewards), dtype=float)
         expected = values.std(ddof=1) / np.sqrt(values.size)
-        se = kpass.stats._standard_error(families.function(fam.function), R,
+        se = errors._standard_error(families.function(fam.function), R,
                                           *([k] if k else []),
                                           *[ARGUMENTS[p] if p != "weights" else [1.0 / k] * k
                                             for p in fam.parameters], **rewards)
@@ -250,7 +250,7 @@ def test_a_dataset_familys_se_is_the_delete_one_jackknife(fam):
     m = R.shape[0]
     leave_out = np.array([call(fam, np.delete(R, q, axis=0), k) for q in range(m)])
     expected = np.sqrt((m - 1) / m * np.square(leave_out - leave_out.mean()).sum())
-    se = kpass.stats._standard_error(families.function(fam.function), R, k)
+    se = errors._standard_error(families.function(fam.function), R, k)
     assert se == pytest.approx(expected, rel=1e-9)
 
 
@@ -300,7 +300,7 @@ def test_a_module_reports_exactly_its_declared_families(module):
     accepted = {name: value for name, value in options.items()
                 if name in (*module.options, *registry.KIND_OPTIONS[module.kind], "k",
                             "per_question")}
-    checked = vocabulary.check_options(module.name, accepted, when="compute")
+    checked = keywords.check_options(module.name, accepted, when="compute")
     results = vocabulary.compute_results(module.name, state, checked)
     assert result_families(results) == {f.key for f in registry.reported(module.name)}
 
@@ -308,7 +308,7 @@ def test_a_module_reports_exactly_its_declared_families(module):
 def test_the_comparison_module_compares_each_declared_family():
     state = vocabulary.PairedCounts(kpass.binary_counts(R), kpass.binary_counts(1 - R))
     for fam in registry.compared():
-        options = vocabulary.check_options("kpass_compare", {
+        options = keywords.check_options("kpass_compare", {
             "k": [2], "metric": fam.key, **({"tau": 0.5} if fam.uses_tau else {})},
             when="compute")
         with pytest.warns(kpass.SmallSampleWarning):

@@ -340,7 +340,7 @@ def test_standard_error_refusals_count_questions_not_states():
 def test_estimates_and_standard_errors_are_the_point_function_and_its_se(R, metric, extra):
     # What `kpass report` takes from one evaluation per state must be the very floats of
     # the two public calls it replaces.
-    from kpass.stats import estimates_and_standard_errors
+    from kpass.stats.errors import estimates_and_standard_errors
 
     counts = kpass.binary_counts(R)
     ks = [1, 2, 3]
@@ -355,7 +355,7 @@ def test_estimates_and_standard_errors_are_the_point_function_and_its_se(R, metr
 
 
 def test_estimates_and_standard_errors_of_avg_are_the_se_over_questions():
-    from kpass.stats import estimates_and_standard_errors
+    from kpass.stats.errors import estimates_and_standard_errors
 
     counts = kpass.binary_counts(R_RAGGED)
     (estimate,), (se,) = estimates_and_standard_errors(kpass.avg, counts, None)
@@ -365,7 +365,7 @@ def test_estimates_and_standard_errors_of_avg_are_the_se_over_questions():
 
 
 def test_estimates_and_standard_errors_leave_the_other_cases_to_the_two_calls():
-    from kpass.stats import estimates_and_standard_errors
+    from kpass.stats.errors import estimates_and_standard_errors
 
     ragged = kpass.binary_counts(R_RAGGED)
     assert estimates_and_standard_errors(kpass.pass_at_k, ragged, [ragged.smallest_n + 1]

@@ -285,7 +285,7 @@ def test_vote_ci_rejects_bad_arguments(kwargs, error, pattern):
 
 
 def test_vote_docstring_examples_run():
-    result = doctest.testmod(kpass.vote, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(kpass.families.vote, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 3 and result.failed == 0
 
 

@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+import kpass._core.vote.posterior
 import kpass.families.vote
 from kpass.families.vote import vote_at_k_ci
 
@@ -154,7 +155,7 @@ def test_vote_ci_sampled_sd_beyond_the_exact_budget_agrees_with_the_exact_one(ti
                                                                             monkeypatch):
     answers = [["A", "A", "A", "B", "B", "C", "D", None], ["A", "B", "B", "C", "C", "C"]]
     _, exact, _, _ = vote_at_k_ci(answers, ["A", "A"], 5, ties=ties)
-    monkeypatch.setattr(kpass.vote, "_EXACT_LARGEST_K", 1)  # sampled, controls at rate 4
+    monkeypatch.setattr(kpass.families.vote, "_EXACT_LARGEST_K", 1)  # sampled, controls at rate 4
     _, sampled, _, _ = vote_at_k_ci(answers, ["A", "A"], 5, ties=ties, draws=4000, seed=3)
     again = vote_at_k_ci(answers, ["A", "A"], 5, ties=ties, draws=4000, seed=3)[1]
     assert sampled == again  # deterministic for a seed
@@ -223,7 +224,7 @@ def test_cross_moments_of_two_vote_sizes_match_rational_enumeration(ties):
                     weight *= rising(a, xi + yi) / (math.factorial(xi) * math.factorial(yi))
                 expected += weight * credit(x, ties) * credit(y, ties)
         expected /= rising(sum(alpha), k + other)
-        got = kpass.families.vote._cross_moment(states, k, other, ties, 1.0)[0]
+        got = kpass._core.vote.posterior._cross_moment(states, k, other, ties, 1.0)[0]
         assert got == pytest.approx(float(expected), rel=1e-12)
 
 

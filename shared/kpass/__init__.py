@@ -19,14 +19,11 @@ Example:
 
 from typing import Any
 
-from ._core.counting.inputs import (
-    ArgumentTypeError,
-    BinaryCounts,
-    CategoricalCounts,
-    binary_counts,
-    categorical_counts,
-)
+from ._core.counting.checks import ArgumentTypeError
+from ._core.counting.counts import BinaryCounts, CategoricalCounts
+from ._core.counting.inputs import binary_counts, categorical_counts
 from ._core.counting.soft import binarize
+from ._core.small_sample import SmallSampleWarning
 from .families.auc import auc_at_k, auc_at_k_ci
 from .families.avg import avg, avg_ci
 from .families.bayes import bayes, bayes_ci
@@ -60,7 +57,8 @@ from .families.pass_at_k import (
     unanimous_at_k,
     unanimous_at_k_ci,
 )
-from .families.tailpass.metric import TailPassDraws, TailPassProfile, tailpass, tailpass_empirical
+from .families.tailpass.draws import TailPassDraws
+from .families.tailpass.metric import TailPassProfile, tailpass, tailpass_empirical
 from .families.tailpass.weights import (
     beta_weights,
     discovery_weights,
@@ -73,8 +71,10 @@ from .families.tailpass.weights import (
 )
 from .families.vote import vote_at_k, vote_at_k_ci
 from .io import frames as _frames  # noqa: F401 - plugs in BinaryCounts.from_long
-from .stats import Comparison, Plan, SmallSampleWarning, compare, plan, standard_error
 from .stats.allocation import allocate
+from .stats.comparison import Comparison, compare
+from .stats.errors import standard_error
+from .stats.planning import Plan, plan
 from .stats.ranking import Leaderboard, RankedPair, Standing, leaderboard
 from .stats.sequential import ConfidenceSequence, confidence_sequence
 

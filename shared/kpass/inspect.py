@@ -58,7 +58,7 @@ except ImportError:  # pragma: no cover - the tests run with the extra installed
 
 import numpy as np
 
-from ._core.counting.inputs import BinaryCounts
+from ._core.counting.counts import BinaryCounts
 from ._core.small_sample import SmallSampleWarning
 from .families import function as family_function
 from .stats._common import _clt_se

@@ -1,6 +1,6 @@
 """The metric families' public functions by name, for the layers above them.
 
-``kpass.stats``, ``kpass.leaderboard``, the report commands and the ``evaluate`` modules
+``kpass.stats``, ``kpass.stats.ranking``, the report commands and the ``evaluate`` modules
 look a metric up here (``function("pass_at_k")``, its posterior ``function("pass_at_k_ci")``)
 instead of importing the whole ``kpass`` package, so no module of the package imports the
 package that imports it (issue 19: no import cycles). The family modules themselves import

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.inputs import check_bounds, check_confidence, check_flag
+from .._core.counting.checks import check_bounds, check_confidence, check_flag
 from .._core.dirichlet.rewards import (
     binary_dirichlet_summary,
     binary_rows,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .._core.counting.inputs import check_bounds, check_confidence, check_flag
+from .._core.counting.checks import check_bounds, check_confidence, check_flag
 from .._core.dirichlet.rewards import binary_dirichlet_summary, dirichlet_summary, prepare
 from .._core.moments.driver import finish, normal_interval
 

@@ -18,26 +18,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._core.counting.inputs import (  # noqa: F401 - kpass.families.geom's names, as before
-    ArgumentTypeError,
-    _show,
-    check_real,
-    normalize_ks,
-)
+from .._core.counting.checks import normalize_ks
 from .._core.counting.states import BinaryStates, states_for
 from .._core.moments import driver as _driver
-from .._core.moments.credits import (  # noqa: F401 - kpass.families.geom's names, as before
-    Credit,
-    mg_spectrum_weights,
+from .._core.moments.credits import (
     pass_credit,
-    posterior_covariance,
-    posterior_moments,
-    posterior_parameters,
     spectrum_credit,
     state_values,
     unanimous_credit,
 )
-from .._core.moments.geom_blend import (  # noqa: F401 - kpass.families.geom's names, as before
+from .._core.moments.geom_blend import (
     _blend,
     _check_powers,
     _check_weights,

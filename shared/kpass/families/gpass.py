@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._core.counting.inputs import check_tau
+from .._core.counting.checks import check_tau
 from .._core.moments import driver as _driver
 from .._core.moments.credits import mg_credit, pass_credit, tau_threshold, threshold_credit
 from .pass_at_k import pass_hat_k, pass_hat_k_ci

@@ -15,15 +15,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._core.counting.inputs import (
-    BinaryCounts,
-    CategoricalCounts,
+from .._core.counting.checks import (
     check_bounds,
     check_confidence,
     check_flag,
     check_short,
     normalize_ks,
 )
+from .._core.counting.counts import BinaryCounts, CategoricalCounts
 from .._core.counting.states import states_for
 from .._core.dirichlet.rewards import distinct_rows, prepare
 from .._core.moments.credits import power_variance

@@ -45,7 +45,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._core.counting.canonical import answer_key
-from .._core.counting.inputs import (
+from .._core.counting.checks import (
     ArgumentTypeError,
     _show,
     check_bounds,
@@ -58,31 +58,12 @@ from .._core.counting.inputs import (
 )
 from .._core.counting.states import keep_at_least
 from .._core.moments.driver import finish, normal_interval
-from .._core.vote.kernel import (  # noqa: F401 - kpass.families.vote's names, as before
-    _CHUNK_ENTRIES,
-    _LOG_FLOOR,
-    _binomial_table,
+from .._core.vote.kernel import (
     _Clusters,
-    _floats,
-    _ints,
-    _log_binomial_pmf,
-    _scalings,
     _subset_vote,
-    _tie_nodes,
-    _truncated_product,
-    _vote_sums,
 )
-from .._core.vote.posterior import (  # noqa: F401
-    _DRAW_TOLERANCE,
-    _control_moments,
-    _control_rate,
-    _cross_moment,
-    _draw_votes,
+from .._core.vote.posterior import (
     _exact_variance,
-    _k_groups,
-    _negative_binomial_table,
-    _poisson_table,
-    _posterior_mean,
     _posterior_means,
     _posterior_variance,
     _Samples,

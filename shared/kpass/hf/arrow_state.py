@@ -18,13 +18,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._core.counting.inputs import (
-    ArgumentTypeError,
-    BinaryCounts,
-    CategoricalCounts,
-    _show,
-    binary_counts,
-)
+from .._core.counting.checks import ArgumentTypeError, _show
+from .._core.counting.counts import BinaryCounts, CategoricalCounts
+from .._core.counting.inputs import binary_counts
 from .vocabulary import PairedCounts
 
 #: Marks the questions passed to ``compute`` itself (not added by ``add_batch``): a failed

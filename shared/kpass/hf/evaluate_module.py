@@ -12,7 +12,7 @@ everything else lives here:
   never coerces a value, and a 100000 x 64 matrix is stored as 100000 pairs.
   Counts concatenate, so batches, ``evaluate.combine`` and distributed runs
   (one Arrow file per process, process 0 computes) all merge exactly.
-- **One keyword vocabulary** (:data:`kpass.hf.vocabulary.KEYWORDS`) accepted
+- **One keyword vocabulary** (:data:`kpass.hf.keywords.KEYWORDS`) accepted
   at load time and at compute time by every module; unknown names are refused.
 - **Nothing is lost.** Options are checked before any data moves; if the
   computation itself fails (say k larger than a question's samples), the counts
@@ -48,38 +48,22 @@ from .._core.counting.inputs import (
     categorical_counts,
 )
 from .._core.counting.soft import binarize
-from .arrow_state import (  # noqa: F401 - the helpers, as this module always had them
+from .arrow_state import (
     _INLINE,
-    _INT,
     INPUT_FEATURES,
     STORED_FEATURES,
     _check_answers,
-    _concat,
     _is_empty,
     _join,
-    _length,
     _list_column,
-    _matrix,
     _n_questions,
     _pair_table,
     _Paired,
     _split_inline,
     _state_from_table,
 )
-from .install import (  # noqa: F401 - kpass.hf.evaluate_module's names, as before
-    default_comparisons_dir,
-    default_metrics_dir,
-    install_metric_modules,
-    main,
-)
-from .keywords import refuse_batch_keywords, refuse_one_keywords
-from .vocabulary import (
-    FAMILIES,
-    INPUTS,
-    check_options,
-    compute_results,
-    module_inputs,
-)
+from .keywords import INPUTS, check_options, refuse_batch_keywords, refuse_one_keywords
+from .vocabulary import FAMILIES, compute_results, module_inputs
 
 #: Constructor arguments of ``evaluate.EvaluationModule`` (what ``evaluate.load`` passes).
 EVALUATE_INIT_ARGS = ("config_name", "keep_in_memory", "cache_dir", "num_process", "process_id",
@@ -87,8 +71,7 @@ EVALUATE_INIT_ARGS = ("config_name", "keep_in_memory", "cache_dir", "num_process
 
 
 
-__all__ = ["KPassComparison", "KPassMetric", "default_metrics_dir",
-           "install_metric_modules", "main"]
+__all__ = ["KPassComparison", "KPassMetric"]
 
 
 class KPassMetric(evaluate.Metric, abc.ABC):

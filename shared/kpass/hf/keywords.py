@@ -6,7 +6,7 @@ keywords to all of them; a module ignores the family keywords it has no use for
 (``tau`` means nothing to Pass@k) and rejects any other name (a typo): :func:`check_options`.
 :func:`safe_key` maps a result key to a name every logger takes.
 
-Re-exported by :mod:`kpass.hf.vocabulary`, which computes the results.
+The results themselves are computed by :mod:`kpass.hf.vocabulary`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import registry
-from .._core.counting.inputs import (
+from .._core.counting.checks import (
     ArgumentTypeError,
     _show,
     check_bounds,

@@ -8,7 +8,7 @@ Every module of the family accepts the same keywords (:data:`KEYWORDS`), so
 ``evaluate.combine([...]).compute(predictions=R, k=[1, 4])`` can send one set of
 keywords to all of them; a module ignores the family keywords it has no use for
 (``tau`` means nothing to Pass@k) and rejects any other name (a typo). That vocabulary,
-its checks and the result-key names live in :mod:`kpass.hf.keywords`, re-exported here.
+its checks and the result-key names live in :mod:`kpass.hf.keywords`.
 
 Each module turns per-question state (``BinaryCounts``, ``CategoricalCounts``, or
 answer lists for the vote module) into a flat dict of Python floats: for every
@@ -28,31 +28,18 @@ from typing import Any
 import numpy as np
 
 from .. import registry
-from .._core.counting.inputs import check_tau, normalize_ks
+from .._core.counting.checks import check_tau, normalize_ks
 from .._core.moments.credits import mg_spectrum_weights
-from ..stats import compare, standard_errors_by_k
-from .keywords import (  # noqa: F401 - the vocabulary's names, as this module always offered
-    _CHECKS,
-    _OPERATORS,
-    _STATISTICS,
+from ..stats.comparison import compare
+from ..stats.errors import standard_errors_by_k
+from .keywords import (
     COMPARED,
-    INPUTS,
-    KEY_STYLES,
-    KEYWORDS,
     SUFFIXES,
-    _check_compared,
-    _check_key_style,
     _check_positive,
-    _check_thresholds,
-    _check_ties,
-    _check_weights,
     _floats,
-    _real_vector,
     _unit,
-    check_options,
     number_label,
     safe_key,
-    unknown_keyword_message,
 )
 
 
@@ -243,7 +230,7 @@ def max_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
 
 def _clt_ses(per_question: Any) -> list[float | None]:
     """SE over questions of each column of per-question values (None below 2 questions)."""
-    from ..stats import _clt_se
+    from ..stats._common import _clt_se
 
     values = np.asarray(per_question, dtype=float)
     used = values[~np.isnan(values).any(axis=1)]
@@ -403,9 +390,10 @@ COMPARISON_KEYS = {"a": "a", "b": "b", "difference": "difference", "difference_s
                    "p_value": "p_value", "p_exact": "p_exact", "se_unpaired": "se_unpaired",
                    "correlation": "correlation", "prob_a_better": "prob_a_better",
                    "mde": "mde", "questions": "questions"}
-"""Result key suffix -> :class:`kpass.stats.Comparison` field. The SE of the difference is
-``_difference_se`` and each model's own SE ``_a_se`` / ``_b_se``, so no comparison key means
-what a metric module's ``<key>_se`` (the SE of one model's estimate) means."""
+"""Result key suffix -> :class:`kpass.stats.comparison.Comparison` field. The SE of the
+difference is ``_difference_se`` and each model's own SE ``_a_se`` / ``_b_se``, so no
+comparison key means what a metric module's ``<key>_se`` (the SE of one model's estimate)
+means."""
 
 COMPARISON_FIELDS = tuple(COMPARISON_KEYS)
 

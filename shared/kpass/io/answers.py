@@ -18,8 +18,7 @@ repeated (id, sample) pair is an error naming both lines. A row whose answers
 cell is a list holds a whole question (its id then may not repeat).
 
 Matching answers to references (the integer codes, ``--normalize``, grouping rows by
-question id) is in :mod:`kpass.io.answers_match`; everything defined there is
-re-exported here.
+question id) is in :mod:`kpass.io.answers_match`.
 """
 
 from __future__ import annotations
@@ -32,35 +31,19 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.canonical import (  # noqa: F401 - canonical_answer: importable as before
+from .._core.counting.canonical import (
     answer_key,
-    canonical_answer,
     function_name,
 )
-from .._core.counting.inputs import BinaryCounts
+from .._core.counting.counts import BinaryCounts
 from .answers_lm_eval import is_lm_eval_samples, lm_eval_records
-from .answers_match import (  # noqa: F401 - moved there, still importable from here
-    _INT_TEXT,
-    _UNHASHABLE,
+from .answers_match import (
     _ById,
     _ByRow,
-    _code_answers,
-    _encode,
-    _question_id,
     _Questions,
-    _reference_codes,
-    import_normalizer,
 )
-from .formats import (
-    BOM,
-    _element_lines,
-    _need_pyarrow,
-    _open_bytes,
-    _skip_space,
-    dataset_files,
-    detect_format,
-    read_text,
-)
+from .formats import _open_bytes, dataset_files, read_text
+from .formats_base import BOM, _element_lines, _need_pyarrow, _skip_space, detect_format
 from .long_rows import _has_bad_bytes, _loads, not_utf8
 from .readers import LoadedFile
 from .rows import (

@@ -7,8 +7,7 @@ the reference), 1, 2, ... (each distinct wrong answer) or None (no answer) by
 :func:`_encode`; a reference that is no answer is refused (:func:`_reference_codes`).
 :class:`_ByRow` (one question per record) and :class:`_ById` (records grouped by
 question id, :func:`_question_id`, one reference per question) gather a file's coded
-questions record by record. Reading the answer files is :mod:`kpass.io.answers`'s,
-which re-exports every name defined here.
+questions record by record. Reading the answer files is :mod:`kpass.io.answers`'s.
 
 Example:
     >>> _encode(["170", 170.0, "17", None, " ", "x"], 170, "answers")

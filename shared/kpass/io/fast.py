@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.inputs import BinaryCounts
+from .._core.counting.counts import BinaryCounts
 from .progress import Progress
 from .rows import MAX_NESTING, BadRowError, check_arrow_type, count_rows, pick_column
 

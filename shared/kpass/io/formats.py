@@ -4,8 +4,7 @@ JSONL, JSON, CSV/TSV (optionally gzipped) are read as text, line numbers kept;
 Parquet and saved ``datasets`` directories through pyarrow, in record batches;
 ``.npy`` memory-mapped. Rows the reader cannot parse become :class:`Unreadable`
 placeholders, so counting reports them with their line like any other bad row.
-Format detection and the reader base classes live in :mod:`kpass.io.formats_base`
-and are re-exported here.
+Format detection and the reader base classes live in :mod:`kpass.io.formats_base`.
 """
 
 from __future__ import annotations
@@ -24,16 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.inputs import BinaryCounts
-from .formats_base import (  # noqa: F401 - moved there, still importable from here
+from .._core.counting.counts import BinaryCounts
+from .formats_base import (
     BOM,
-    FORMATS,
     _element_lines,
     _need_pyarrow,
     _Reader,
     _RecordReader,
     _skip_space,
-    detect_format,
 )
 from .rows import (
     MAX_NESTING,

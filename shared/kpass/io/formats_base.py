@@ -5,7 +5,7 @@ The suffix -> format table (:data:`FORMATS`) and :func:`detect_format`; the
 :class:`_RecordReader` of JSON and JSONL records; the line each element of a JSON
 array starts on (:func:`_element_lines`); and :func:`_need_pyarrow`, which imports
 pyarrow or says how to install it. The readers themselves, which open the files, are
-in :mod:`kpass.io.formats`, which re-exports every name here.
+in :mod:`kpass.io.formats`.
 
 Example:
     >>> from pathlib import Path

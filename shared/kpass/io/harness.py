@@ -35,7 +35,7 @@ This module says which harness wrote a file (:func:`detect_harness`) and what it
 scored by (:func:`default_metric`), dispatches to the harness's reader
 (:func:`harness_records`), groups and loads (:func:`load_file`, :func:`load_harness`).
 The nested paths, the row reading and each harness's record reader are in
-:mod:`kpass.io.harness_rows`; everything defined there is re-exported here.
+:mod:`kpass.io.harness_rows`.
 
 Example:
     >>> rows = [{"doc_id": 0, "filter": "none", "metrics": ["acc"], "acc": 1.0},
@@ -50,21 +50,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .._core.counting.inputs import BinaryCounts, binary_counts
-from .formats import _need_pyarrow, dataset_files, detect_format  # noqa: F401 - importable as before
-from .harness_rows import (  # noqa: F401 - moved there, still importable from here
-    _EACH,
+from .._core.counting.counts import BinaryCounts
+from .._core.counting.inputs import binary_counts
+from .harness_rows import (
     LongRecord,
-    _binary_rows,
     _filter_of,
-    _first,
-    _id_at,
-    _keys,
-    _prefix,
-    _samples,
-    _segments,
-    _text_rows,
-    get_path,
     is_path,
     lighteval_records,
     lm_eval_records,
@@ -75,20 +65,23 @@ from .harness_rows import (  # noqa: F401 - moved there, still importable from h
 from .inspect_log import is_inspect_log, load_inspect
 from .progress import Progress
 from .readers import LoadedFile, load_counts
-from .rows import (  # noqa: F401 - check_nesting, json_problem: importable as before
+from .rows import (
     ReportError,
     canonical_id,
-    check_nesting,
     describe_read_error,
-    json_problem,
     read_errors,
     show,
 )
 from .shards import shard_parts
 
-__all__ = ["HARNESSES", "LongRecord", "detect_harness", "get_path", "group_counts",
-           "harness_records", "is_path", "lighteval_records", "lm_eval_records",
-           "load_file", "load_harness", "opencompass_records", "path_records", "read_rows"]
+__all__ = [
+    "HARNESSES",
+    "detect_harness",
+    "group_counts",
+    "harness_records",
+    "load_file",
+    "load_harness",
+]
 
 HARNESSES = ("lm-eval", "lighteval", "opencompass")
 

@@ -37,6 +37,7 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 import math
 import re
 from collections.abc import Iterable
@@ -46,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.inputs import BinaryCounts
+from .._core.counting.counts import BinaryCounts
 from .readers import LoadedFile
 from .rows import ReportError, canonical_id, show
 
@@ -399,7 +400,7 @@ def read_inspect(path: str | Path, *, scorer: str | None = None,
         kpass.pass_at_k(counts, [1, 4])
     """
     try:
-        import inspect_ai  # noqa: F401
+        importlib.import_module("inspect_ai")  # only to fail early with a clear message
     except ImportError:
         raise ImportError(inspect_install_hint()) from None
     try:

@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .formats import _need_pyarrow, dataset_files, detect_format, read_text
+from .formats import dataset_files, read_text
+from .formats_base import _need_pyarrow, detect_format
 from .rows import ReportError, canonical_id, check_nesting, json_problem, show
 
 

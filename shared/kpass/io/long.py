@@ -35,22 +35,12 @@ from typing import Any
 import numpy as np
 
 from .._core.counting.counts import BinaryCounts
-from .formats import _open_bytes, detect_format
+from .formats import _open_bytes
+from .formats_base import detect_format
 from .inspect_log import is_inspect_log
 from .long_fast import fast_long_counts
-from .long_rows import (  # noqa: F401 - moved there, still importable from here
+from .long_rows import (
     _CHUNKS,
-    Chunk,
-    _arrow_chunks,
-    _csv_chunks,
-    _datasets_chunks,
-    _json_chunks,
-    _jsonl_chunks,
-    _need,
-    _parquet_chunks,
-    _record_chunks,
-    _text_cell,
-    _tsv_chunks,
 )
 from .readers import LoadedFile
 from .rows import (

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .formats import detect_format
+from .formats_base import detect_format
 from .long_rows import _CHUNKS
 from .rows import ReportError, canonical_id, describe_read_error, read_errors
 from .shards import shard_parts

@@ -23,12 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.inputs import BinaryCounts
-from .formats import FORMATS, READERS, detect_format, parse_cell
+from .._core.counting.counts import BinaryCounts
+from .formats import READERS
+from .formats_base import detect_format
 from .progress import Progress
 from .rows import (
-    INSTALL_HINT,
-    OUTCOME_COLUMNS,
     BadRowError,
     Batch,
     ReportError,
@@ -37,8 +36,7 @@ from .rows import (
     read_errors,
 )
 
-__all__ = ["FORMATS", "INSTALL_HINT", "OUTCOME_COLUMNS", "LoadedFile", "ReportError",
-           "detect_format", "load_counts", "parse_cell"]
+__all__ = ["LoadedFile", "load_counts"]
 
 
 @dataclass

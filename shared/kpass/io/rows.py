@@ -18,14 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.inputs import (
-    BinaryCounts,
-    OutcomeValueError,
-    _is_number,
-    _locate,
-    binary_counts,
-    binary_counts_from_flat,
-)
+from .._core.counting.checks import OutcomeValueError
+from .._core.counting.counts import BinaryCounts
+from .._core.counting.inputs import _is_number, _locate, binary_counts, binary_counts_from_flat
 
 OUTCOME_COLUMNS = ("outcomes", "correct", "scores")
 """Columns searched, in this order, when ``--column`` is not given."""

@@ -22,34 +22,19 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..io.inspect_log import expand_inspect_logs
-from ..io.readers import LoadedFile, ReportError
+from ..io.readers import LoadedFile
+from ..io.rows import ReportError
 from .inputs import load_outcomes
 from .output import _check_answers_options, _write, capped_k_note, cli_words
-from .parser import (  # noqa: F401 - the parser's names, as this module always offered them
-    PERCENT_HELP,
-    PLOT_FORMATS,
-    _add_compare,
-    _add_leaderboard,
-    _answers_options,
-    _confidence,
-    _count,
-    _finite,
-    _harness_options,
-    _metrics,
-    _pairing_options,
-    _Parser,
-    _plot_path,
-    _positive_ints,
-    _selection_options,
-    _taus,
+from .parser import (
     build_parser,
 )
+from .render import RENDERERS, render_markdown, render_table
+from .rows import Report
 from .table import (
     DEFAULT_K_MAX,
     PLOTTED,
     PRIOR_NOTE,
-    RENDERERS,
-    Report,
     check_ks,
     clusters_summary,
     compute_rows,
@@ -57,8 +42,6 @@ from .table import (
     family,
     input_labels,
     parse_metrics,
-    render_markdown,
-    render_table,
     soft_rows,
 )
 

@@ -17,33 +17,17 @@ from typing import Any
 
 from .._core.counting.counts import BinaryCounts
 from ..io.labels import read_labels
-from ..io.readers import LoadedFile, ReportError
+from ..io.readers import LoadedFile
+from ..io.rows import ReportError
 from ..stats.align import align_runs
-from .compare_render import (  # noqa: F401 - the outputs, as this module always offered them
-    FIELDS,
+from .compare_render import (
     RENDERERS,
-    VERDICTS_IN_FULL,
-    Line,
-    _columns,
-    _head_lines,
-    _header,
     _in_percent,
-    _legend,
-    _notes,
-    _number,
-    _p_value,
-    _records,
-    _table_cells,
-    render_csv,
-    render_json,
-    render_markdown,
-    render_table,
-    verdicts,
 )
 from .compare_rows import cli_words, compare_lines
 from .inputs import load_outcomes
 from .output import _check_answers_options, _write
-from .table import DEFAULT_K_MAX, PRIOR_NOTE, default_ks, input_labels, parse_metrics
+from .table import PRIOR_NOTE, default_ks, input_labels, parse_metrics
 
 
 def _with_labels(loaded: LoadedFile, column: str | None, what: str) -> list[Any] | None:
@@ -108,7 +92,7 @@ def run_compare(args: argparse.Namespace) -> int:
         first, second = (item.counts for item in loaded)
         if answers_mode:
             coded = (answers[0] or [], answers[1] or [])
-            from ..io.answers import import_normalizer
+            from ..io.answers_match import import_normalizer
 
             check_same_references(
                 args, import_normalizer(args.normalize) if args.normalize else None)
@@ -190,7 +174,7 @@ def _references(source: str, args: argparse.Namespace, normalize: Any
     from .._core.counting.canonical import answer_key
     from ..io.answers import _RECORDS
     from ..io.answers_match import _question_id
-    from ..io.formats import detect_format
+    from ..io.formats_base import detect_format
     from ..io.rows import Unreadable
 
     path = Path(source)
@@ -254,4 +238,4 @@ def _aligned_answers(first: BinaryCounts, second: BinaryCounts,
     return alignment.runs[0], alignment.runs[1], (picked[0], picked[1])
 
 
-__all__ = ["DEFAULT_K_MAX", "RENDERERS", "compare_lines", "run_compare", "verdicts"]
+__all__ = ["run_compare"]

@@ -2,7 +2,7 @@
 
 The comparisons are computed by :mod:`kpass.report.compare` (one :class:`Line` per metric
 and k); this lays them out, with the plain-words verdicts above the table and the legend
-under it. Re-exported by :mod:`kpass.report.compare`.
+under it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .table import LEGEND_WIDTH
+from .rows import LEGEND_WIDTH
 
 FIELDS = ("metric", "label", "k", "tau", "questions", "a", "b", "difference", "se", "lo", "hi",
           "p_value", "prob_a_better", "mde", "se_unpaired", "correlation", "confidence",

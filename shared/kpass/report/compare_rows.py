@@ -134,7 +134,7 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
             ``primary`` names no row.
     """
     from ..families import function
-    from ..stats import compare as paired
+    from ..stats.comparison import compare as paired
 
     n_label = "n"
     collected: list[str] = [] if notes is None else notes

@@ -1,7 +1,7 @@
 """The comparison from counts in Python: the ``kpass compare`` table for counts made anywhere.
 
 :func:`compare_table` is to ``kpass compare`` what :func:`kpass.report_table` is to
-``kpass report``: the same rows (built by :func:`kpass.report.compare.compare_lines`, the
+``kpass report``: the same rows (built by :func:`kpass.report.compare_rows.compare_lines`, the
 command line's own path: merged equal rows, the primary row tested alone, the secondary
 rows adjusted jointly, a verdict per row), rendered the same way.
 """

@@ -25,20 +25,17 @@ from .._core.counting.checks import (
     normalize_ks,
 )
 from .._core.counting.counts import BinaryCounts
-from ..io.readers import LoadedFile, ReportError
+from ..io.readers import LoadedFile
+from ..io.rows import ReportError
+from .render import RENDERERS, render_csv, render_json, render_markdown, render_table
+from .rows import Report
 from .table import (
     DEFAULT_K_MAX,
-    RENDERERS,
-    Report,
     check_ks,
     clusters_summary,
     compute_rows,
     default_ks,
     parse_metrics,
-    render_csv,
-    render_json,
-    render_markdown,
-    render_table,
 )
 
 

@@ -28,7 +28,7 @@ def input_options(args: argparse.Namespace) -> InputOptions:
     answers = bool(getattr(args, "answers", False))
     normalize = None
     if answers and getattr(args, "normalize", None):
-        from ..io.answers import import_normalizer
+        from ..io.answers_match import import_normalizer
 
         normalize = import_normalizer(args.normalize)
     return InputOptions(id=args.id, sample=getattr(args, "sample", None), column=args.column,

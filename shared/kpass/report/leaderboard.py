@@ -22,10 +22,11 @@ import numpy as np
 from .._core.counting.counts import BinaryCounts
 from .._core.moments.prior import has_beta_prior
 from ..io.inspect_log import expand_inspect_logs, inspect_labels
-from ..io.readers import ReportError
+from ..io.rows import ReportError
 from .inputs import load_outcomes
 from .output import _check_answers_options, _write, cli_words, collect_notes
-from .table import LEGEND_WIDTH, PRIOR_NOTE, Family, input_labels, parse_metrics
+from .rows import LEGEND_WIDTH
+from .table import PRIOR_NOTE, Family, input_labels, parse_metrics
 
 
 @dataclass
@@ -85,7 +86,7 @@ def _stem(path: str) -> str:
 def _load(args: argparse.Namespace, paths: list[str]) -> tuple[list[BinaryCounts], Any]:
     """Each model's counts (with ids under --id) and the clusters of the first file.
 
-    Read by the loader every command shares (:func:`kpass.report.cli.load_outcomes`).
+    Read by the loader every command shares (:func:`kpass.report.inputs.load_outcomes`).
     """
     if args.sample is not None and args.id is None:
         raise ReportError(paths[0], "--sample needs --id: the sample ids count within a "

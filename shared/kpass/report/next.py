@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..io.readers import ReportError
+from ..io.rows import ReportError
 
 
 def _out_path(text: str) -> str:

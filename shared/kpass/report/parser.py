@@ -2,8 +2,7 @@
 
 ``build_parser`` describes ``kpass report``, ``kpass compare`` and ``kpass leaderboard``;
 each argument is checked as it is parsed (a bad value is a one-line usage error naming
-the option). The commands themselves run in :mod:`kpass.report.cli`, which re-exports
-these names.
+the option). The commands themselves run in :mod:`kpass.report.cli`.
 """
 
 from __future__ import annotations
@@ -17,9 +16,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ..io.formats_base import FORMATS
 from ..io.harness import HARNESSES
-from ..io.readers import FORMATS, OUTCOME_COLUMNS
-from .table import DEFAULT_K_MAX, FAMILIES, RENDERERS, parse_metrics
+from ..io.rows import OUTCOME_COLUMNS
+from .render import RENDERERS
+from .table import DEFAULT_K_MAX, FAMILIES, parse_metrics
 
 
 class _Parser(argparse.ArgumentParser):

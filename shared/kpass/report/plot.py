@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Any
 
 from .. import registry
-from ..io.readers import INSTALL_HINT, ReportError
-from .table import Row
+from ..io.rows import INSTALL_HINT, ReportError
+from .rows import Row
 
 FIGURE_INCHES = (10.0, 7.5)
 DPI = 100
@@ -26,7 +27,7 @@ def _figure(path: str, inches: tuple[float, float]) -> Any:
         ReportError: matplotlib is missing.
     """
     try:
-        import matplotlib  # noqa: F401 - only to give a clear message when it is missing
+        importlib.import_module("matplotlib")  # only to fail early with a clear message
     except ImportError:
         raise ReportError(path, f"--plot needs matplotlib; {INSTALL_HINT}") from None
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -131,7 +132,7 @@ def plot_differences(path: str, labels: list[str], lines: list[Any], confidence:
     Args:
         path: where to write the figure (png, pdf or svg by its suffix).
         labels: the two inputs' labels (A, B).
-        lines: the comparison lines (:class:`kpass.report.compare.Line`).
+        lines: the comparison lines (:class:`kpass.report.compare_render.Line`).
         confidence: the interval's level, for the caption.
 
     Raises:

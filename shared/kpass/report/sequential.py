@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._core.counting.counts import BinaryCounts
-from ..io.readers import ReportError
+from ..io.rows import ReportError
 
 __all__ = ["sequential_rows", "sequential_text"]
 

@@ -15,20 +15,10 @@ import numpy as np
 
 from .. import registry
 from .._core.moments.prior import posterior_options
-from ..io.readers import LoadedFile, ReportError
-from ..stats import estimates_and_standard_errors, standard_errors_by_k
-from .render import (  # noqa: F401 - the renderers, as this module always offered them
-    CONSTANT_AT,
-    CSV_FIELDS,
-    RENDERERS,
-    fixed,
-    render_csv,
-    render_json,
-    render_markdown,
-    render_table,
-    small_sample_notes,
-)
-from .rows import LEGEND_WIDTH, Report, Row  # noqa: F401 - defined below both
+from ..io.readers import LoadedFile
+from ..io.rows import ReportError
+from ..stats.errors import estimates_and_standard_errors, standard_errors_by_k
+from .rows import Row
 
 FULL_LADDER_UP_TO = 8
 """Up to this n the default k ladder is every k = 1..n; above it, powers of two and n."""

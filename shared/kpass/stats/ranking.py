@@ -79,16 +79,10 @@ from ._common import (
 from .align import align_runs, subset_labels
 from .comparison import _budgets, _one_k, _posterior_pair
 from .intervals import intervals
-from .rank_sets import (  # noqa: F401 - the rank-set machinery, as this module always had it
-    CHUNK,
-    DRAWS,
-    GRID,
+from .rank_sets import (
     MAX_MODELS,
-    SEED,
     _covariance,
-    _holm,
     _jackknife_covariance,
-    _p_values,
     _pair_verdicts,
     _problems,
     _rank_probabilities,

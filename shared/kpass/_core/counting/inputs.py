@@ -3,8 +3,8 @@
 Every public function of kpass funnels its outcomes through :func:`binary_counts`
 or :func:`categorical_counts`, so a bad value is rejected once, with a message
 that names the question and the sample (``R[3][7]=2``). Scalar arguments are
-checked by :mod:`kpass._core.counting.checks`, re-exported here so that validation has one
-import path.
+checked by :mod:`kpass._core.counting.checks`; :class:`BinaryCounts` and
+:class:`CategoricalCounts` are defined in :mod:`kpass._core.counting.counts`.
 """
 
 from __future__ import annotations
@@ -16,30 +16,16 @@ from typing import Any
 
 import numpy as np
 
-from .checks import (  # noqa: F401 - the outcome errors, as this module always offered them
-    SHORT_POLICIES,
+from .checks import (
     ArgumentTypeError,
     CategoryValueError,
     OutcomeValueError,
     _show,
-    check_bounds,
-    check_confidence,
-    check_flag,
-    check_int,
-    check_prior,
-    check_real,
-    check_short,
-    check_tau,
-    normalize_ks,
 )
 from .counts import BinaryCounts, CategoricalCounts, _pad_columns
 from .rowcount import binary_row_counts
 
-__all__ = [
-    "SHORT_POLICIES", "ArgumentTypeError", "BinaryCounts", "CategoricalCounts", "binary_counts",
-    "categorical_counts", "check_bounds", "check_confidence", "check_flag", "check_int",
-    "check_prior", "check_real", "check_short", "check_tau", "normalize_ks", "_show",
-]
+__all__ = ["binary_counts", "categorical_counts"]
 
 
 def _first_bad(matrix: np.ndarray, bad: np.ndarray) -> tuple[int, int]:

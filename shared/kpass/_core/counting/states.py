@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
-from .inputs import BinaryCounts
+from .counts import BinaryCounts
 
 SHORT_HINT = "pass short='skip' to leave them out for that k"
 

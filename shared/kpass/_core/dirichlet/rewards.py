@@ -12,15 +12,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..counting.counts import BinaryCounts
-from ..counting.inputs import (
-    MAX_CATEGORIES,
-    ArgumentTypeError,
-    CategoricalCounts,
-    CategoryValueError,
-    _show,
-    categorical_counts,
-)
+from ..counting.checks import ArgumentTypeError, CategoryValueError, _show
+from ..counting.counts import BinaryCounts, CategoricalCounts
+from ..counting.inputs import MAX_CATEGORIES, categorical_counts
 from ..counting.rowcount import binary_row_counts
 
 FloatArray = npt.NDArray[np.float64]

@@ -32,19 +32,17 @@ from ..counting.states import BinaryStates
 from .concentrated import refine_covariance, refine_variance
 from .kernels import (
     CHUNK_ENTRIES,
-    TAIL_RECURRENCE_MAX_N,
     bernstein_product,
     beta_binomial_pmf,
     beta_expectation,
     hypergeom_expectation,
-    hypergeom_upper_tails,
     log_beta_power_moments,
     log_cross_ratio,
     log_draw_all_from,
     log_power_variance_ratio,
     power_moment_ladder,
-    threshold_square_coefficients,
 )
+from .tails import TAIL_RECURRENCE_MAX_N, hypergeom_upper_tails, threshold_square_coefficients
 
 FloatArray = npt.NDArray[np.float64]
 

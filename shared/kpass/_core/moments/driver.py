@@ -14,15 +14,9 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtri
 
-from ..counting.inputs import (
-    BinaryCounts,
-    binary_counts,
-    check_bounds,
-    check_confidence,
-    check_flag,
-    check_short,
-    normalize_ks,
-)
+from ..counting.checks import check_bounds, check_confidence, check_flag, check_short, normalize_ks
+from ..counting.counts import BinaryCounts
+from ..counting.inputs import binary_counts
 from ..counting.states import BinaryStates, states_for
 from .credits import Credit, posterior_moments, posterior_parameters, state_values
 from .prior import resolve_prior

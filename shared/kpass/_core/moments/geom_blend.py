@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..counting.inputs import ArgumentTypeError, _show, check_real
+from ..counting.checks import ArgumentTypeError, _show, check_real
 from ..counting.states import BinaryStates
 from .credits import (
     Credit,

@@ -5,7 +5,7 @@ binomial coefficient in floating point (C(N, k) overflows a double near N = 1030
 ratios P(j + 1) / P(j) = (c - j)(k - j) / ((j + 1)(n - c - k + j + 1)) are summed as logs,
 anchored at the largest term and normalised to sum to one
 (:func:`normalized_from_log_ratios`), so every term is accurate relative to the mode at
-any N. Re-exported by :mod:`kpass._core.moments.kernels`, whose Beta-binomial tables use the same
+any N. The Beta-binomial tables of :mod:`kpass._core.moments.kernels` use the same
 normalisation.
 """
 

@@ -21,17 +21,10 @@ import numpy.typing as npt
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-from .hypergeom import (  # noqa: E402, F401 - the hypergeometric tables, as always offered here
+from .hypergeom import (  # noqa: E402 - after the array aliases
     hypergeom_pmf,
     hypergeom_support,
     normalized_from_log_ratios,
-)
-from .tails import (  # noqa: E402, F401 - the threshold tails, as this module always offered
-    CUMPROD_BLOCK,
-    TAIL_RECURRENCE_MAX_N,
-    hypergeom_upper_tails,
-    scaled_cumprod,
-    threshold_square_coefficients,
 )
 
 #: Largest table (rows x columns) built at once; bigger jobs are split by rows.

@@ -5,7 +5,7 @@ per question by the tail P(X >= t) of X ~ Hypergeometric(n, c, k);
 :func:`hypergeom_upper_tails` gives it at every c = 0..n at once in O(n k), summed along c
 with running products (:func:`scaled_cumprod`, free of spurious underflow).
 :func:`threshold_square_coefficients` gives the Bernstein coefficients of g^2 and
-(1 - g)^2, which the posterior variance needs. Re-exported by :mod:`kpass._core.moments.kernels`.
+(1 - g)^2, which the posterior variance needs.
 """
 
 from __future__ import annotations

@@ -46,30 +46,19 @@ from ..._core.counting.checks import (
     normalize_ks,
 )
 from ..._core.counting.states import exact_weighted_mean, keep_at_least
-from ..._core.dirichlet.posterior import (  # noqa: F401 - kpass.families.tailpass.metric's names, as before
+from ..._core.dirichlet.posterior import (
     bank_scores,
     binary_event_covariance,
-    check_pairs,
     count_grid,
     hypergeometric_pmf,
     payoff_covariance,
     polynomial_moments,
     power_mean_polynomial,
-    predictive_pmf,
     upper_sums,
 )
 from ..._core.dirichlet.rewards import distinct_rows, prepare
-from ..._core.moments.concentrated import MAX_DEGREE, covariance  # noqa: F401 - names, as before
-from ..._core.moments.credits import (  # noqa: F401 - kpass.families.tailpass.metric's names, as before
-    MAX_PRODUCT_K,
-    Credit,
-    pass_credit,
-    posterior_moments,
-    threshold_credit,
-    unanimous_credit,
-)
 from ..._core.moments.driver import finish, normal_interval
-from ..._core.moments.kernels import beta_binomial_pmf, hypergeom_pmf  # noqa: F401 - names, as before
+from ..._core.moments.hypergeom import hypergeom_pmf
 from ..._core.tailpass.checks import (
     check_convex_weights,
     check_method,
@@ -78,20 +67,15 @@ from ..._core.tailpass.checks import (
     check_rewards,
     check_thresholds,
 )
-from ..._core.tailpass.exact import (  # noqa: F401 - kpass.families.tailpass.metric's names, as before
-    MAX_EXACT_BANKS,
+from ..._core.tailpass.exact import (
     MAX_EXACT_TERMS,
     NARROW_RATIO,
-    Monomials,
-    _exact_payoff_moments,
     _exact_polynomial_moments,
     _exact_power_polynomial,
     _power_polynomial_variance,
 )
-from ..._core.tailpass.moments import (  # noqa: F401 - kpass.families.tailpass.metric's names, as before
-    Number,
+from ..._core.tailpass.moments import (
     ProfileMoments,
-    _credit,
     _frozen,
     _group_levels,
     _normal_summary,
@@ -461,4 +445,4 @@ def tailpass_empirical(R: Any, k: Any, w: Any = None, *, thresholds: Any = None,
     return finish(results, many)
 
 
-__all__ = ["TailPassDraws", "TailPassProfile", "tailpass", "tailpass_empirical"]
+__all__ = ["TailPassProfile", "tailpass", "tailpass_empirical"]
