@@ -234,7 +234,7 @@ def difference_pmf(n, shift, nodes=120):
     w = w / w.sum()
     k = np.arange(n + 1)
     pmf = np.zeros(2 * n + 1)
-    for theta, weight in zip(z, w):
+    for theta, weight in zip(z, w, strict=True):
         a = stats.binom.pmf(k, n, expit(theta + shift))
         b = stats.binom.pmf(k, n, expit(theta))
         pmf += weight * np.convolve(a, b[::-1])  # index j + n: P(A - B = j)
