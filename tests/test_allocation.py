@@ -250,6 +250,72 @@ def test_issue_design_ratios_against_an_even_spread():
     assert mean["Pass@1", "3 rounds"] <= mean["Pass@1", "one shot"] <= 1.0
 
 
+def posterior_within_table(metric, k, n, c, max_extra):
+    """W_q(n_q + m), m = 0..max_extra: E_post Var(s(N, X) | p) under Beta(1 + c, 1 + n - c),
+    from beta-binomial weights, the estimator's binomial-coefficient formula and Beta
+    moments of g(p)^2 (floats; the same quantity as `within`, which is exact but slow)."""
+    from scipy import special
+
+    rows = {}
+    out = np.empty((n.size, max_extra + 1))
+    for q in range(n.size):
+        key = (int(n[q]), int(c[q]))
+        if key not in rows:
+            a, b = 1.0 + key[1], 1.0 + key[0] - key[1]
+
+            def moment(da, db, a=a, b=b):
+                return math.exp(special.betaln(a + da, b + db) - special.betaln(a, b))
+
+            g2 = (1 - 2 * moment(0, k) + moment(0, 2 * k) if metric is kpass.pass_at_k
+                  else moment(2 * k, 0))
+            values = []
+            for N in range(key[0], key[0] + max_extra + 1):
+                x = np.arange(N + 1)
+                s = (1 - special.comb(N - x, k) / special.comb(N, k) if metric is kpass.pass_at_k
+                     else special.comb(x, k) / special.comb(N, k))
+                values.append(stats.betabinom.pmf(x, N, a, b) @ (s * s) - g2)
+            rows[key] = np.array(values)
+        out[q] = rows[key]
+    return out
+
+
+def min_plus_optimum(table, budget):
+    """min sum_q table[q, m_q] over sum_q m_q = budget: exact dynamic programming over
+    questions (no convexity assumed)."""
+    best = np.full(budget + 1, np.inf)
+    best[0] = 0.0
+    for row in table:
+        new = np.full(budget + 1, np.inf)
+        for m in range(min(row.size, budget + 1)):
+            np.minimum(new[m:], best[:budget + 1 - m] + row[m], out=new[m:])
+        best = new
+    return float(best[budget])
+
+
+@pytest.mark.slow
+def test_on_the_issue_design_the_greedy_is_the_exact_optimum_of_the_issue_criterion():
+    """The issue's criterion (posterior-expected within-question variance after the
+    allocation, uniform prior) on its design, seeds 1000-1002: the greedy split reaches the
+    exact optimum over all splits of 2400 samples, and that optimum is about 0.91 of the
+    even spread's for Pass@4, so no one-shot allocation meets the issue's 0.85 there."""
+    ratios = []
+    for seed in range(1000, 1003):
+        rng = np.random.default_rng(seed)
+        p = rng.beta(0.5, 1.5, 200)
+        n, c = np.full(200, 4), rng.binomial(4, p)
+        table = posterior_within_table(kpass.pass_at_k, 4, n, c, 96)
+        greedy = kpass.allocate(kpass.pass_at_k, kpass.BinaryCounts(n, c), 4, 2400)
+        assert greedy.max() <= 96
+        value = table[np.arange(200), greedy].sum()
+        optimum = min_plus_optimum(table, 2400)
+        assert value == pytest.approx(optimum, rel=1e-9)
+        assert value / 200 ** 2 == pytest.approx(
+            expected_within_variance(kpass.pass_at_k, kpass.BinaryCounts(n, c), 4, greedy),
+            rel=1e-9)
+        ratios.append(optimum / table[:, 12].sum())
+    assert 0.85 < np.mean(ratios) < 0.95  # measured 0.914 over seeds 1000-1019
+
+
 # ----------------------------------------------------------------------------- kpass next
 
 

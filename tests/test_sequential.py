@@ -228,6 +228,54 @@ def test_decides_a_half_logit_shift_within_1_5_times_the_t_test_sample():
     assert ratio <= 1.5  # measured about 1.3
 
 
+def difference_pmf(n, shift, nodes=120):
+    """Exact pmf of d = (A - B) / n: Gauss-Hermite over logit p ~ N(0, 1), binomial sums."""
+    z, w = np.polynomial.hermite_e.hermegauss(nodes)
+    w = w / w.sum()
+    k = np.arange(n + 1)
+    pmf = np.zeros(2 * n + 1)
+    for theta, weight in zip(z, w, strict=True):
+        a = stats.binom.pmf(k, n, expit(theta + shift))
+        b = stats.binom.pmf(k, n, expit(theta))
+        pmf += weight * np.convolve(a, b[::-1])  # index j + n: P(A - B = j)
+    return np.arange(-n, n + 1) / n, pmf
+
+
+@pytest.mark.slow
+def test_at_16_samples_no_bounded_bet_can_reach_1_5_times_the_t_test():
+    """The floor of docs/adaptive.md: a test valid for every distribution of d on [-1, 1]
+    with mean 0 bets at most b in [0, 1] on d each question, so by Wald's identity it needs
+    E[tau] >= log(1 / alpha) / max_b E log(1 + b d) questions: 34.8 at 16 samples, more
+    than 1.5 x the t test's 22."""
+    d, pmf = difference_pmf(16, 0.5)
+    rng = np.random.default_rng(11)  # the pmf against simulation
+    draws = 2 * paired_pass1_n(rng, 400_000, 16, 0.5) - 1
+    assert abs(pmf @ d - draws.mean()) < 3 * draws.std() / math.sqrt(draws.size)
+    mean, sd = pmf @ d, math.sqrt(pmf @ (d - pmf @ d) ** 2)
+    needed = t_test_questions(mean, sd)
+    bets = np.linspace(0, 1, 1001)
+    growth = max(pmf @ np.log1p(b * d) for b in bets)
+    floor = math.log(1 / 0.05) / growth
+    assert needed == 22 and floor > 1.5 * needed  # 34.8 > 33
+    # Simulated: the oracle's constant bet (b = 0.999, one-sided) and kpass's sequence.
+    rng = np.random.default_rng(2024)
+    x = paired_pass1_n(rng, 300 * 600, 16, 0.5).reshape(300, 600)
+    for log_k, low, high in ((np.cumsum(np.log1p(0.999 * (2 * x - 1)), axis=1), 1.0, 1.1),
+                             (log_capital(x, 0.5), 1.0, 2.0)):
+        crossed = log_k >= math.log(1 / 0.05)
+        assert crossed.any(axis=1).all()
+        stops = crossed.argmax(axis=1) + 1
+        assert low * floor <= stops.mean() + 2 * stops.std() / math.sqrt(300)
+        assert stops.mean() <= high * floor  # measured 36.3 (1.04x), 61.6 (1.77x)
+
+
+def paired_pass1_n(rng, size, n, shift):
+    """size per-question Pass@1 differences A - B of n samples each, rescaled to [0, 1]."""
+    theta = rng.normal(0.0, 1.0, size)
+    return (rng.binomial(n, expit(theta + shift)) / n - rng.binomial(n, expit(theta)) / n
+            + 1) / 2
+
+
 # ----------------------------------------------------------------------------- in the loop
 
 

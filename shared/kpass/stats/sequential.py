@@ -34,7 +34,10 @@ from .comparison import _budgets
 
 #: Bets are truncated at c / m (upward) and c / (1 - m) (downward) on the [0, 1] scale,
 #: so every factor 1 + lambda (x - m) stays >= 1 - c > 0 (Waudby-Smith & Ramdas: c in
-#: [1/2, 3/4] works well; 3/4 decided sooner in our simulations, see docs/adaptive.md).
+#: [1/2, 3/4] works well). A larger c decides sooner when the values are far less spread
+#: than [0, 1] (16 samples per question) and later when they are not (1 sample); no
+#: valid bet reaches a normal-theory test there (docs/adaptive.md, "What it costs";
+#: benchmarks/sim_sequential_stopping.py).
 TRUNCATION = 0.75
 
 #: Candidate means on the [0, 1] scale: 1 / GRID_STEPS apart (a difference resolution of
