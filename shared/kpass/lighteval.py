@@ -326,5 +326,6 @@ def _sampler_class() -> type:
             return question_values(outcomes, self.measures, self.short, name)
 
     KpassPassFamily.__module__ = __name__
+    KpassPassFamily.__qualname__ = "KpassPassFamily"  # pickle finds it by module __getattr__
     _SAMPLER.append(KpassPassFamily)
     return KpassPassFamily
