@@ -92,6 +92,9 @@ def test_names_follow_the_registry_keys():
     assert names == ["kpass_pass@4", "kpass_pass^4", "kpass_g-pass@4_tau0.75",
                      "kpass_mg-pass@4"]
     assert [m.name for m in measures(2, "pass@k", prefix="")] == ["pass@2"]
+    # each k and family once: lighteval keys its results by name
+    assert [m.name for m in measures([2, 2, 1], ("pass@k", "pass@k"))] == [
+        "kpass_pass@2", "kpass_pass@1"]
 
 
 def _random_plans(seed, questions, n):
@@ -170,7 +173,8 @@ def test_short_documents_error_or_skip():
     (lambda: corpus_summary("x", 1.0), r"confidence must be in \(0, 1\); got 1.0"),
     (lambda: pass_metrics(k=[1, 16], n=8), r"k = 16 is more than the n = 8 generations"),
     (lambda: pass_metrics(k=1, n=0), r"n must be an integer >= 1; got 0"),
-    (lambda: pass_metrics(k=1, n=4, temperature=1), r"unknown scoring option\(s\) \['temperature'\]"),
+    (lambda: pass_metrics(k=1, n=4, temperature=1),
+     r"unknown scoring option\(s\) \['temperature'\]"),
 ])
 def test_bad_input_is_a_value_error_naming_it(call, match):
     with pytest.raises(ValueError, match=match):
@@ -292,7 +296,7 @@ def test_inside_lighteval_per_document_values_match_its_own_pass_at_k():
     theirs = [Metrics.pass_at_k(sample_params={"k": 4, "n": 8}),
               Metrics.g_pass_at_k(sample_params={"k": 4, "n": 8})]
     outputs = apply_metric(responses, docs, [ours, *theirs])
-    for plan, out in zip(plans, outputs):
+    for plan, out in zip(plans, outputs, strict=True):
         assert out["kpass_pass@4"] == pytest.approx(out["pass@k:k=4&n=8"], abs=1e-12)
         assert out["kpass_g-pass@4_tau0.5"] == pytest.approx(out["g-pass@4_0.5"], abs=1e-12)
         assert out["kpass_mg-pass@4"] == pytest.approx(out["mg-pass@4"], abs=1e-12)

@@ -34,7 +34,7 @@ How the numbers are made:
       formula for these per-question values) and kpass's interval over questions
       (:func:`kpass.stats.errors.summary_of_values`, the numbers of
       ``kpass.inspect.interval()``), reported as ``NAME``, ``NAME_stderr``, ``NAME_lo`` and
-      ``NAME_hi`` (:func:`corpus_summary`).
+      ``NAME_hi`` (:class:`corpus_summary`).
 
 lighteval's own ``pass@k`` (``Metrics.pass_at_k``) gives the same per-document Pass@k and,
 with its ``np.mean`` aggregation, the same standard error (its ``mean_stderr`` is the sample
@@ -113,7 +113,7 @@ def measures(k: int | Sequence[int], families: Sequence[str] = ("pass@k", "pass^
     ks = [k] if isinstance(k, (int, np.integer)) else list(k)
     if not ks:
         raise ValueError("kpass.lighteval: k must name at least one budget; got []")
-    ks = [_check_int(budget, "k", 1) for budget in ks]
+    ks = list(dict.fromkeys(_check_int(budget, "k", 1) for budget in ks))  # each once
     if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not 0.0 <= tau <= 1.0:
         raise ValueError(f"kpass.lighteval: tau must be a number in [0, 1]; got {tau!r}")
     if isinstance(families, str):
@@ -121,7 +121,7 @@ def measures(k: int | Sequence[int], families: Sequence[str] = ("pass@k", "pass^
     if not families:
         raise ValueError("kpass.lighteval: families must name at least one family; got ()")
     out = []
-    for key in families:
+    for key in dict.fromkeys(families):  # each once, in the order given
         if key not in USABLE:
             raise ValueError(f"kpass.lighteval: family {key!r} cannot be a lighteval metric; "
                              f"expected one of {', '.join(USABLE)}")
