@@ -165,8 +165,8 @@ CORE_GROUPS = ("counting", "moments", "dirichlet", "vote", "tailpass")
 def test_the_layers_import_only_downwards():
     """_core imports only _core, each of its groups only itself and the groups below; the
     families (kpass.families.*) import only _core and each other; the registry (data) imports
-    nothing of kpass; the top level holds only the public API, the registry, the Inspect plugin
-    and the layers' folders."""
+    nothing of kpass; the top level holds only the public API, the registry, the Inspect and
+    lighteval plugins and the layers' folders."""
     edges = graph()
     families = {name for name in edges if name.startswith("kpass.families.")}
     assert {"kpass.families.pass_at_k", "kpass.families.tailpass.metric"} <= families
@@ -185,9 +185,10 @@ def test_the_layers_import_only_downwards():
                                                   "kpass.families.tailpass.weights",
                                                   "kpass.families.tailpass"}
     top = {path.name for path in PACKAGE.iterdir() if path.name != "__pycache__"}
-    assert top <= {"__init__.py", "registry.py", "inspect.py", "py.typed", "_core", "families",
-                   "stats", "io", "report", "hf", "data"}, top
-    assert {p.name for p in PACKAGE.glob("*.py")} == {"__init__.py", "registry.py", "inspect.py"}
+    assert top <= {"__init__.py", "registry.py", "inspect.py", "lighteval.py", "py.typed",
+                   "_core", "families", "stats", "io", "report", "hf", "data"}, top
+    assert {p.name for p in PACKAGE.glob("*.py")} == {"__init__.py", "registry.py", "inspect.py",
+                                                      "lighteval.py"}
 
 
 def test_no_file_is_over_the_hard_limit():

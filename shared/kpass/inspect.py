@@ -61,9 +61,7 @@ import numpy as np
 from ._core.counting.counts import BinaryCounts
 from ._core.small_sample import SmallSampleWarning
 from .families import function as family_function
-from .stats._common import _clt_se
-from .stats.errors import standard_error
-from .stats.intervals import interval as over_questions
+from .stats.errors import standard_error, summary, summary_of_values
 
 __all__ = ["g_pass_at", "interval", "pass_at", "pass_hat"]
 
@@ -204,19 +202,6 @@ def interval(confidence: float = 0.95) -> Metric:
     return compute
 
 
-def _result(estimate: float, se: float | None, confidence: float, m: int) -> dict[str, float]:
-    """The metric's value: the interval over questions of :func:`kpass.stats.intervals.interval`.
-
-    The one interval of ``kpass report`` (estimate -/+ t se mid-range, a score interval near
-    0 or 1, an exact bound when se = 0), never of width 0 and clipped to [0, 1].
-    """
-    if se is None:
-        return {"estimate": estimate, "se": math.nan, "lo": math.nan, "hi": math.nan,
-                "questions": float(m)}
-    ends = over_questions(estimate, se, m - 1, m, confidence)
-    return {"estimate": estimate, "se": se, "lo": ends.lo, "hi": ends.hi, "questions": float(m)}
-
-
 def _kpass_interval(infos: list[dict[str, Any]], confidence: float) -> dict[str, float]:
     """Samples reduced by a kpass reducer: counts rebuilt, kpass.standard_error of the metric."""
     kinds = {(info["metric"], info["k"], info["tau"]) for info in infos}
@@ -226,20 +211,20 @@ def _kpass_interval(infos: list[dict[str, Any]], confidence: float) -> dict[str,
     function, k, tau = kinds.pop()
     used = [info for info in infos if info["n"] >= k]  # fewer than k epochs: no value (NaN)
     if not used:
-        return _result(math.nan, None, confidence, 0)
+        return summary(math.nan, None, 0, confidence)
     point = family_function(function)  # kpass.families: the registry's functions by name
     args: tuple[Any, ...] = (k,) if tau is None else (k, tau)
     counts = BinaryCounts(np.array([u["n"] for u in used]), np.array([u["c"] for u in used]))
     estimate = float(point(counts, *args))
     if len(used) < 2:
-        return _result(estimate, None, confidence, len(used))
+        return summary(estimate, None, len(used), confidence)
     with warnings.catch_warnings():
         # Inspect prints warnings in the middle of its display; the number of questions is
         # in the result for the reader to judge
         warnings.simplefilter("ignore", SmallSampleWarning)
         se = standard_error(point, counts, *args)
     assert isinstance(se, float)  # one k: one standard error
-    return _result(estimate, float(se), confidence, len(used))
+    return summary(estimate, float(se), len(used), confidence)
 
 
 def _values_interval(scores: list[SampleScore], confidence: float) -> dict[str, float]:
@@ -249,10 +234,4 @@ def _values_interval(scores: list[SampleScore], confidence: float) -> dict[str, 
     (Miller 2024).
     """
     to_float = value_to_float()
-    values = np.array([to_float(s.score.value) for s in scores], dtype=float)
-    values = values[~np.isnan(values)]
-    if values.size == 0:
-        return _result(math.nan, None, confidence, 0)
-    if values.size < 2:
-        return _result(float(values.mean()), None, confidence, 1)
-    return _result(float(values.mean()), _clt_se(values, None), confidence, int(values.size))
+    return summary_of_values([to_float(s.score.value) for s in scores], confidence)

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +37,7 @@ from ._common import (
     _state_values,
     _weighted_se,
 )
+from .intervals import interval
 
 
 def estimates_and_standard_errors(metric: Metric, counts: BinaryCounts, ks: list[int] | None,
@@ -220,3 +222,67 @@ def _one_se(value: float | list[float]) -> float:
     return value
 
 
+
+
+def summary(estimate: float, se: float | None, questions: int,
+            confidence: float = 0.95) -> dict[str, float]:
+    """An estimate over questions with its standard error and interval, as a harness shows it.
+
+    The interval is the one of ``kpass report``'s ``95% interval``
+    (:func:`kpass.stats.intervals.interval`: estimate -/+ t se with questions - 1 degrees of
+    freedom mid-range, a score interval near 0 or 1, an exact bound when se = 0), clipped to
+    [0, 1] and never of width 0. What kpass's harness plugins report (the Inspect metric
+    ``kpass.inspect.interval()``, the lighteval recipe :mod:`kpass.lighteval`).
+
+    Args:
+        estimate: the mean of the per-question values.
+        se: its standard error over questions; None when fewer than 2 questions were used.
+        questions: the number of questions used (M).
+        confidence: the interval's level, in (0, 1).
+
+    Returns:
+        ``{"estimate", "se", "lo", "hi", "questions"}``; ``se``, ``lo`` and ``hi`` are NaN
+        when ``se`` is None.
+
+    Example:
+        >>> s = summary(0.5, 0.1, 30)
+        >>> round(s["lo"], 4), round(s["hi"], 4)   # 0.5 -/+ t_{29, 0.975} 0.1
+        (0.2955, 0.7045)
+    """
+    if se is None:
+        return {"estimate": estimate, "se": math.nan, "lo": math.nan, "hi": math.nan,
+                "questions": float(questions)}
+    ends = interval(estimate, se, questions - 1, questions, confidence)
+    return {"estimate": estimate, "se": se, "lo": ends.lo, "hi": ends.hi,
+            "questions": float(questions)}
+
+
+def summary_of_values(values: Any, confidence: float = 0.95) -> dict[str, float]:
+    r""":func:`summary` of per-question values: their mean, CLT standard error and interval.
+
+    Formula:
+        estimate = s_bar, SE = sqrt( sum_q (s_q - s_bar)^2 / (M (M - 1)) ) over the M
+        values that are not NaN (NaN: a question without a value, left out): the standard
+        error :func:`standard_error` gives a metric whose per-question values these are
+        (Miller 2024, eq. 2), and the same number as a harness's standard error of a mean
+        (lighteval's ``mean_stderr``, Inspect's ``stderr()``).
+
+    Args:
+        values: one value per question (floats in [0, 1]; NaN for none).
+        confidence: the interval's level, in (0, 1).
+
+    Returns:
+        As :func:`summary`; an ``estimate`` of NaN when no value is left.
+
+    Example:
+        >>> s = summary_of_values([0.75, 0.25, 1.0, 0.25])   # standard_error's example
+        >>> s["estimate"], s["se"], s["questions"]
+        (0.5625, 0.1875, 4.0)
+    """
+    array = np.asarray(values, dtype=float).ravel()
+    array = array[~np.isnan(array)]
+    if array.size == 0:
+        return summary(math.nan, None, 0, confidence)
+    if array.size < 2:
+        return summary(float(array.mean()), None, 1, confidence)
+    return summary(float(array.mean()), _clt_se(array, None), int(array.size), confidence)
