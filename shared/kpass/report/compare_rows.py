@@ -16,13 +16,15 @@ import numpy as np
 
 from .._core.counting.counts import BinaryCounts
 from .._core.moments.prior import has_beta_prior
+from ..registry import REPORTED
 from .compare_render import Line
 from .output import collect_notes
 from .table import Family
 
-CONSTANT_AT = {"geo-spectrum*@k": (1,)}
-"""Rows constant by definition beyond the registry's ``constant_at``: GeoSpectrum*@1 is 0
-for every run (its weights at k = 1 are empty), so comparing it tests nothing."""
+CONSTANT_AT = {str(f.report): f.uncompared_at for f in REPORTED if f.uncompared_at}
+"""Rows constant by definition beyond the registry's ``constant_at``
+(:attr:`kpass.registry.Family.uncompared_at`: GeoSpectrum*@1 is 0 for every run, its
+weights at k = 1 being empty), so comparing them tests nothing."""
 
 
 @dataclass

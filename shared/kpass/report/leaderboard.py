@@ -23,6 +23,7 @@ from .._core.counting.counts import BinaryCounts
 from .._core.moments.prior import has_beta_prior
 from ..io.inspect_log import expand_inspect_logs, inspect_labels
 from ..io.readers import ReportError
+from ..registry import PRIMARY
 from .inputs import load_outcomes
 from .output import _check_answers_options, _write, cli_words, collect_notes
 from .table import LEGEND_WIDTH, PRIOR_NOTE, Family, input_labels, parse_metrics
@@ -290,7 +291,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     try:
-        families = parse_metrics(args.metrics or "pass@k", answers=True)
+        families = parse_metrics(args.metrics or str(PRIMARY.report), answers=True)
         _check_answers_options(args)  # --threshold or --from with --answers, --normalize alone
     except ValueError as error:
         print(f"kpass leaderboard: error: {cli_words(str(error))}", file=sys.stderr)

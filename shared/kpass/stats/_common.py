@@ -17,7 +17,7 @@ from .._core.counting.counts import BinaryCounts
 from .._core.counting.inputs import binary_counts, categorical_counts
 from .._core.counting.states import states_for
 from ..families import functions
-from ..registry import names
+from ..registry import names, of_function
 
 Metric = Callable[..., Any]
 
@@ -125,7 +125,7 @@ def _per_question(metric: Metric, name: str, R: Any, args: tuple[Any, ...],
                   kwargs: dict[str, Any]) -> tuple[list[np.ndarray], bool]:
     """Per-question values of every k (NaN where a question was skipped), and 'several k'."""
     values = metric(R, *args, per_question=True, **kwargs)
-    if name in ("avg", "bayes"):
+    if not of_function(name).per_k:
         return [np.asarray(values, dtype=float)], False
     if isinstance(values, list):
         return [np.asarray(v, dtype=float) for v in values], True

@@ -24,6 +24,7 @@ from .._core.small_sample import (
     warn_small,
 )
 from ..families import function
+from ..registry import of_function
 from ._common import (
     _CREDIT_METRICS,
     _DATASET_LEVEL,
@@ -155,10 +156,9 @@ def _prob_greater(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> f
 
 
 def _budgets(args: tuple[Any, ...], count: int, name: str) -> list[int | None]:
-    if name in ("avg", "bayes", "vote_at_k") or not args:
-        ks = args[1] if name == "vote_at_k" and len(args) > 1 else None
-    else:
-        ks = args[0]
+    """The k of each of ``count`` results: the registry says where k stands in ``args``."""
+    position = of_function(name).k_position
+    ks = args[position] if position is not None and len(args) > position else None
     if ks is None:
         return [None] * count
     values = list(ks) if isinstance(ks, (Sequence, np.ndarray)) else [ks]
@@ -310,9 +310,9 @@ def _df(codes: np.ndarray | None, m: int) -> int | float:
 
 def _one_k(args: tuple[Any, ...], budget: int | None, name: str) -> tuple[Any, ...]:
     """``args`` with the sequence of k replaced by one k (for the per-k posterior call)."""
-    if budget is None:
+    position = of_function(name).k_position
+    if budget is None or position is None:
         return args
-    position = 1 if name == "vote_at_k" else 0
     return (*args[:position], budget, *args[position + 1:])
 
 
