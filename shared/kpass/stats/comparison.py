@@ -267,34 +267,57 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         sa, sb = values_a[used], values_b[used]
         used_codes = None if codes is None else np.unique(codes[used], return_inverse=True)[1]
         units = m if used_codes is None else int(used_codes.max()) + 1
-        se = _clt_se(sa - sb, used_codes)
-        se_a, se_b = _clt_se(sa, used_codes), _clt_se(sb, used_codes)
-        difference = float(sa.mean() - sb.mean())
-        df = _df(used_codes, m) if reference == "t" else None
-        _, _, p_value, mde = t_test(difference, se, confidence, df, units)
-        bounds = interval(difference, se, df, units, confidence, (-1.0, 1.0),
-                          cap=False)
-        p_exact = sign_flip_p(sa - sb, used_codes)
-        if math.isnan(p_value):  # se = 0 with a difference: no t statistic, the exact test
-            p_value = p_exact
         spread = float(sa.std() * sb.std())
-        correlation = (float(np.mean((sa - sa.mean()) * (sb - sb.mean())) / spread)
-                       if spread > 0 else None)
-        k_args = _one_k(args, budgets[index], name)
-        (mu_a, sd_a), = _posterior_pair(metric, name, R_a, used, k_args, kwargs, prior)
-        (mu_b, sd_b), = _posterior_pair(metric, name, R_b, used, k_args, kwargs, prior)
-        a, b = float(sa.mean()) + 0.0, float(sb.mean()) + 0.0
-        problems += small_sample_problems(units, codes is not None, [se],
-                                          [a, b] if name in _CREDIT_METRICS else [])
-        results.append(Comparison(
-            metric=name, k=budgets[index], a=a, b=b,
-            difference=difference + 0.0, se=se, lo=bounds.lo, hi=bounds.hi, p_value=p_value,
-            se_unpaired=math.hypot(se_a, se_b), correlation=correlation,
-            prob_a_better=_prob_greater(mu_a, sd_a, mu_b, sd_b), mde=mde, questions=m,
-            confidence=confidence, se_a=se_a, se_b=se_b, df=df, p_exact=p_exact,
-            reference=reference, method=bounds.method))
+        result = _comparison(
+            name, budgets[index], float(sa.mean()) + 0.0, float(sb.mean()) + 0.0,
+            se=_clt_se(sa - sb, used_codes), se_a=_clt_se(sa, used_codes),
+            se_b=_clt_se(sb, used_codes), df=_df(used_codes, m) if reference == "t" else None,
+            units=units, questions=m,
+            confidence=confidence, reference=reference,
+            correlation=(float(np.mean((sa - sa.mean()) * (sb - sb.mean())) / spread)
+                         if spread > 0 else None),
+            p_exact=sign_flip_p(sa - sb, used_codes),
+            posteriors=_posteriors(metric, name, (R_a, R_b), used,
+                                   _one_k(args, budgets[index], name), kwargs, prior))
+        problems += small_sample_problems(units, codes is not None, [result.se],
+                                          [result.a, result.b] if name in _CREDIT_METRICS
+                                          else [])
+        results.append(result)
     warn_small(f"kpass.compare({name})", list(dict.fromkeys(problems)))
     return results if many else results[0]
+
+
+def _posteriors(metric: Metric, name: str, runs: Sequence[Any], used: np.ndarray,
+                k_args: tuple[Any, ...], kwargs: dict[str, Any], prior: str
+                ) -> list[tuple[float, float]]:
+    """(mu, sigma) of each run's ``_ci`` posterior at one k, over the questions used."""
+    return [_posterior_pair(metric, name, R, used, k_args, kwargs, prior)[0] for R in runs]
+
+
+def _comparison(name: str, k: int | None, a: float, b: float, *, se: float, se_a: float,
+                se_b: float, df: int | float | None, units: int, questions: int,
+                confidence: float, reference: str, correlation: float | None,
+                p_exact: float | None, posteriors: list[tuple[float, float]]) -> Comparison:
+    """The one :class:`Comparison` of both paths (per-question values and dataset-level).
+
+    From the estimates, the SEs, the t reference's df and units: the interval
+    (:func:`kpass.stats.intervals.interval` on [-1, 1]), the t test's p-value and MDE
+    (:func:`kpass._core.small_sample.t_test`) and P(A>B) from the two posteriors. When
+    se = 0 with a difference the t statistic does not exist: the p-value is the exact
+    sign-flip one where there are per-question differences (``p_exact``), else 1.
+    """
+    difference = a - b
+    _, _, p_value, mde = t_test(difference, se, confidence, df, units)
+    bounds = interval(difference, se, df, units, confidence, (-1.0, 1.0), cap=False)
+    if math.isnan(p_value):
+        p_value = 1.0 if p_exact is None else p_exact
+    (mu_a, sd_a), (mu_b, sd_b) = posteriors
+    return Comparison(
+        metric=name, k=k, a=a, b=b, difference=difference + 0.0, se=se, lo=bounds.lo,
+        hi=bounds.hi, p_value=p_value, se_unpaired=math.hypot(se_a, se_b),
+        correlation=correlation, prob_a_better=_prob_greater(mu_a, sd_a, mu_b, sd_b),
+        mde=mde, questions=questions, confidence=confidence, se_a=se_a, se_b=se_b, df=df,
+        p_exact=p_exact, reference=reference, method=bounds.method)
 
 
 def _df(codes: np.ndarray | None, m: int) -> int | float:
@@ -340,22 +363,13 @@ def _compare_dataset(metric: Metric, name: str, R_a: Any, R_b: Any, args: tuple[
     results = []
     problems: list[str] = []
     for index, (a, b) in enumerate(zip(values_a, values_b, strict=True)):
-        _, _, p_value, mde = t_test(a - b, ses[index], confidence, df, units)
-        bounds = interval(a - b, ses[index], df, units, confidence, (-1.0, 1.0),
-                          cap=False)
-        if math.isnan(p_value):  # se = 0 with a difference: nothing to test it against
-            p_value = 1.0
         problems += small_sample_problems(units, codes is not None, [ses[index]], [])
-        k_args = _one_k(args, budgets[index], name)
-        (mu_a, sd_a), = _posterior_pair(metric, name, R_a, everything, k_args, kwargs, prior)
-        (mu_b, sd_b), = _posterior_pair(metric, name, R_b, everything, k_args, kwargs, prior)
-        results.append(Comparison(
-            metric=name, k=budgets[index], a=a, b=b, difference=a - b + 0.0, se=ses[index],
-            lo=bounds.lo, hi=bounds.hi, p_value=p_value,
-            se_unpaired=math.hypot(ses_a[index], ses_b[index]),
-            correlation=None, prob_a_better=_prob_greater(mu_a, sd_a, mu_b, sd_b), mde=mde,
-            questions=m, confidence=confidence, se_a=ses_a[index], se_b=ses_b[index], df=df,
-            p_exact=None, reference=reference, method=bounds.method))
+        results.append(_comparison(
+            name, budgets[index], a, b, se=ses[index], se_a=ses_a[index], se_b=ses_b[index],
+            df=df, units=units, questions=m, confidence=confidence, reference=reference,
+            correlation=None, p_exact=None,
+            posteriors=_posteriors(metric, name, (R_a, R_b), everything,
+                                   _one_k(args, budgets[index], name), kwargs, prior)))
     warn_small(f"kpass.compare({name})", list(dict.fromkeys(problems)))
     return results if many else results[0]
 

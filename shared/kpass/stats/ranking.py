@@ -378,6 +378,13 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         except (TypeError, ValueError) as error:
             raise type(error)(f"model {model!r}: {error}") from None
 
+    def posteriors(used: np.ndarray, budget: int | None) -> list[tuple[float, float]]:
+        """(mu, sigma) of every model's ``_ci`` posterior at one k, over the questions used."""
+        k_args = _one_k(args, budget, name)
+        return [of(model, lambda R=R: _posterior_pair(metric, name, R, used, k_args, kwargs,
+                                                      prior)[0])
+                for model, R in zip(names, aligned, strict=True)]
+
     if name in _DATASET_LEVEL:
         statistics, sizes = zip(*[of(model, lambda R=R: _dataset_statistic(metric, R, args,
                                                                            kwargs))
@@ -397,12 +404,8 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         many = isinstance(metric(_counts_of(aligned[0]), *args, **kwargs), list)
         boards = []
         for index, budget in enumerate(budgets):
-            k_args = _one_k(args, budget, name)
-            posteriors = [of(model, lambda R=R, k_args=k_args: _posterior_pair(
-                              metric, name, R, everything, k_args, kwargs, prior)[0])
-                          for model, R in zip(names, aligned, strict=True)]
             boards.append(_board(name, budget, names, values[:, index], sigmas[index], df, m,
-                                 posteriors, confidence))
+                                 posteriors(everything, budget), confidence))
         warn_small(f"kpass.leaderboard({name})", _problems(name, boards, codes is not None))
         return boards if many else boards[0]
 
@@ -429,12 +432,8 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         used_codes = None if codes is None else codes[used]
         sigma, df = _covariance(matrix[:, used], used_codes)
         units = _unit_totals(matrix[:, used], used_codes)
-        k_args = _one_k(args, budget, name)
-        posteriors = [of(model, lambda R=R, used=used, k_args=k_args: _posterior_pair(
-                          metric, name, R, used, k_args, kwargs, prior)[0])
-                      for model, R in zip(names, aligned, strict=True)]
         boards.append(_board(name, budget, names, matrix[:, used].mean(axis=1), sigma, df,
-                             questions, posteriors, confidence, units))
+                             questions, posteriors(used, budget), confidence, units))
     warn_small(f"kpass.leaderboard({name})", _problems(name, boards, codes is not None))
     return boards if many else boards[0]
 
