@@ -249,9 +249,8 @@ def _aligned_answers(first: BinaryCounts, second: BinaryCounts,
     except ValueError as error:
         message = str(error).replace("pass shared=True", "pass --shared")
         raise ReportError(f"{files[0]} vs {files[1]}", message) from None
-    picked = [codes if rows is None else [codes[i] for i in rows]
-              for codes, rows in zip(coded, alignment.rows, strict=True)]
-    return alignment.runs[0], alignment.runs[1], (picked[0], picked[1])
+    return (alignment.runs[0], alignment.runs[1],
+            (alignment.take(0, coded[0]), alignment.take(1, coded[1])))
 
 
 __all__ = ["DEFAULT_K_MAX", "RENDERERS", "compare_lines", "run_compare", "verdicts"]

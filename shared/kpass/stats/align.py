@@ -52,6 +52,18 @@ class Alignment:
     questions: int | None
     first_questions: int | None = None
 
+    def take(self, run: int, values: Sequence[Any]) -> list[Any]:
+        """Per-question values of run ``run`` (in its own order), on the matched questions.
+
+        Example:
+            >>> a = BinaryCounts([2, 2], [1, 2], ids=["q1", "q2"])
+            >>> b = BinaryCounts([2, 2, 2], [0, 1, 2], ids=["q3", "q2", "q1"])
+            >>> align_runs([a, b], ["A", "B"], shared=True).take(1, ["x", "y", "z"])
+            ['z', 'y']
+        """
+        rows = self.rows[run]
+        return list(values) if rows is None else [values[i] for i in rows]
+
 
 def question_ids(R: Any) -> list[Any] | None:
     """The question ids a run carries (counts with ``ids``), else None.
