@@ -23,6 +23,7 @@ from .compare_render import (  # noqa: F401 - the outputs, as this module always
     FIELDS,
     RENDERERS,
     VERDICTS_IN_FULL,
+    CompareRequest,
     Line,
     _columns,
     _head_lines,
@@ -112,8 +113,9 @@ def run_compare(args: argparse.Namespace) -> int:
 
             check_same_references(
                 args, import_normalizer(args.normalize) if args.normalize else None)
-        elif args.id is None and first.ids is not None:
-            args.id = "question id"  # a harness file's own ids; the legend says so
+        matched_by = args.id
+        if not answers_mode and args.id is None and first.ids is not None:
+            matched_by = "question id"  # a harness file's own ids; the legend says so
         if first.ids is None and first.n_questions != second.n_questions:
             raise ReportError(args.files[1], f"{second.n_questions} questions against "
                                              f"{first.n_questions} in {args.files[0]}; without "
@@ -159,13 +161,13 @@ def run_compare(args: argparse.Namespace) -> int:
             raise ReportError(f"{args.files[0]} vs {args.files[1]}",
                               "no row left to compare: " + "; ".join(notes))
         labels = input_labels(list(args.files))
-        args.notes = notes
         shown = lines
         if getattr(args, "percent", False) and args.format in ("table", "markdown"):
             shown = [replace(line, result=_in_percent(line.result)) for line in lines]
             notes.append("values in percent (x 100): A, B, differences, se, intervals and MDE; "
                          "p-values and P(A>B) are probabilities as before.")
-        text = RENDERERS[args.format](shown, labels, m, args)
+        request = CompareRequest.from_args(args, matched_by=matched_by, notes=notes)
+        text = RENDERERS[args.format](shown, labels, m, request)
         if args.plot:
             from .plot import plot_differences
 

@@ -8,7 +8,6 @@ rows adjusted jointly, a verdict per row), rendered the same way.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +16,7 @@ import numpy as np
 
 from .._core.counting.checks import ArgumentTypeError, _show, check_confidence
 from .._core.counting.counts import BinaryCounts
-from .compare_render import RENDERERS, Line
+from .compare_render import RENDERERS, CompareRequest, Line
 from .compare_rows import cli_words, compare_lines
 from .table import default_ks, parse_metrics
 
@@ -54,13 +53,12 @@ class CompareTable:
         """The notes printed under the table."""
         return list(self.options["notes"])
 
-    def _args(self, format: str, digits: int) -> argparse.Namespace:  # noqa: A002
-        return argparse.Namespace(files=list(self.labels), id=self.options["id"],
-                                  confidence=self.options["confidence"], digits=digits,
-                                  percent=False, clusters=self.options["clusters"],
-                                  short=self.options["short"], shared=self.options["shared"],
-                                  notes=self.notes, adjust=self.options["adjust"],
-                                  format=format)
+    def _request(self, digits: int) -> CompareRequest:
+        return CompareRequest(files=self.labels, confidence=self.options["confidence"],
+                              digits=digits, matched_by=self.options["id"],
+                              clusters=self.options["clusters"], short=self.options["short"],
+                              shared=self.options["shared"], adjust=self.options["adjust"],
+                              notes=tuple(self.notes))
 
     def render(self, format: str = "table", digits: int = 3) -> str:  # noqa: A002
         """The comparison as ``kpass compare --format FORMAT`` prints it.
@@ -78,7 +76,7 @@ class CompareTable:
                 0 <= digits <= 12):
             raise ValueError(f"`digits` must be an int in [0, 12]; got {_show(digits)}")
         return RENDERERS[format](self.lines, list(self.labels), self.questions,
-                                 self._args(format, int(digits)))
+                                 self._request(int(digits)))
 
     def __str__(self) -> str:
         return self.render("table")
