@@ -15,10 +15,9 @@ from typing import Any
 import numpy as np
 
 from .._core.counting.counts import BinaryCounts
-from .._core.moments.prior import has_beta_prior
 from ..registry import REPORTED
 from .compare_render import Line
-from .output import collect_notes
+from .output import collect_notes, family_options
 from .table import Family
 
 CONSTANT_AT = {str(f.report): f.uncompared_at for f in REPORTED if f.uncompared_at}
@@ -143,10 +142,7 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
     lines: list[Line] = []
     for fam in families:
         point = function(fam.function)
-        options: dict[str, Any] = {"clusters": clusters, "confidence": confidence,
-                                   "shared": shared}
-        if prior != "uniform" and has_beta_prior(function(fam.function + "_ci")):
-            options["prior"] = prior
+        options = family_options(fam.function, clusters, confidence, shared, prior)
         if fam.answers:
             if answers is None:
                 raise ValueError(f"{fam.key} needs the sampled answers (--answers)")

@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.checks import ArgumentTypeError, _show, check_confidence
+from .._core.counting.checks import ArgumentTypeError, _show, check_names, check_short
 from .._core.counting.counts import BinaryCounts
+from ..stats._common import check_options
 from .compare_render import RENDERERS, CompareRequest, Line
 from .compare_rows import cli_words, compare_lines
 from .table import default_ks, parse_metrics
@@ -167,22 +168,15 @@ def compare_table(a: Any, b: Any, *, metrics: str | Sequence[str] | None = None,
     """
     from ..stats.multiplicity import ADJUSTMENTS
 
-    confidence = check_confidence(confidence)
-    if not isinstance(shared, (bool, np.bool_)):
-        raise ArgumentTypeError(f"`shared` must be True or False; got {_show(shared)} "
-                                f"({type(shared).__name__})")
+    checked = check_options(confidence=confidence, shared=shared, clusters=clusters)
+    confidence, shared = checked["confidence"], checked["shared"]
     if adjust not in ADJUSTMENTS:
         raise ValueError(f"`adjust` must be one of {', '.join(ADJUSTMENTS)}; got {_show(adjust)}")
     if primary is not None and not isinstance(primary, str):
         raise ArgumentTypeError(f"`primary` must be a row name (str) or None; got "
                                 f"{_show(primary)}")
-    if short not in ("error", "skip"):
-        raise ValueError(f"`short` must be 'error' or 'skip'; got {_show(short)}")
-    if metrics is not None and not isinstance(metrics, str) and not (
-            isinstance(metrics, Sequence) and all(isinstance(m, str) for m in metrics)):
-        raise ArgumentTypeError(f"`metrics` must be a str or a sequence of str; got "
-                                f"{_show(metrics)}")
-    text = metrics if metrics is None or isinstance(metrics, str) else ",".join(metrics)
+    short = check_short(short)
+    text = check_names(metrics)
     try:
         families = [fam for fam in parse_metrics(text) if not fam.answers]
     except ValueError as error:

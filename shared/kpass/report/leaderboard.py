@@ -20,12 +20,17 @@ from typing import Any
 import numpy as np
 
 from .._core.counting.counts import BinaryCounts
-from .._core.moments.prior import has_beta_prior
 from ..io.inspect_log import expand_inspect_logs, inspect_labels
 from ..io.readers import ReportError
 from ..registry import PRIMARY
 from .inputs import load_outcomes
-from .output import _check_answers_options, _write, cli_words, collect_notes
+from .output import (
+    _check_answers_options,
+    _write,
+    cli_words,
+    collect_notes,
+    family_options,
+)
 from .table import LEGEND_WIDTH, PRIOR_NOTE, Family, input_labels, parse_metrics
 
 
@@ -109,10 +114,7 @@ def leaderboard_boards(runs: dict[str, BinaryCounts], families: list[Family], ks
     boards = []
     for fam in families:
         point = function(fam.function)
-        options: dict[str, Any] = {"clusters": clusters, "confidence": confidence,
-                                   "shared": shared}
-        if prior != "uniform" and has_beta_prior(function(fam.function + "_ci")):
-            options["prior"] = prior
+        options = family_options(fam.function, clusters, confidence, shared, prior)
         try:
             if not fam.per_k:
                 result = rank(point, runs, **options)

@@ -15,8 +15,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr
 
-from .._core.counting.checks import check_confidence
-from .._core.moments.prior import check_prior_option, fit_beta_prior
+from .._core.moments.prior import fit_beta_prior
 from .._core.small_sample import (
     sign_flip_p,
     small_sample_problems,
@@ -39,6 +38,7 @@ from ._common import (
     _need_two,
     _per_question,
     _state_keys,
+    check_options,
 )
 from .align import align_runs, subset_labels
 from .intervals import interval
@@ -239,10 +239,9 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         (4, 3, 0.0577, 0.25, 0.983)
     """
     name = _check_metric(metric)
-    confidence = check_confidence(confidence)
-    if reference not in ("t", "normal"):
-        raise ValueError(f'`reference` must be "t" or "normal"; got reference={reference!r}')
-    prior = check_prior_option(prior)
+    options = check_options(confidence=confidence, reference=reference, shared=shared,
+                            prior=prior, clusters=clusters)
+    confidence, prior = options["confidence"], options["prior"]
     aligned = align_runs([R_a, R_b], ["A", "B"], shared=shared, verb="compare")
     R_a, R_b = aligned.runs
     clusters = subset_labels(clusters, aligned)

@@ -63,8 +63,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.checks import ArgumentTypeError, _show, check_confidence
-from .._core.moments.prior import check_prior_option
+from .._core.counting.checks import ArgumentTypeError, _show
 from .._core.small_sample import warn_small
 from ._common import (
     _DATASET_LEVEL,
@@ -75,6 +74,7 @@ from ._common import (
     _labels,
     _per_question,
     _state_keys,
+    check_options,
 )
 from .align import align_runs, subset_labels
 from .comparison import _budgets, _one_k, _posterior_pair
@@ -360,13 +360,14 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         (0.583, 4, 'holm')
     """
     name = _check_metric(metric)
-    confidence = check_confidence(confidence)
+    options = check_options(confidence=confidence, shared=shared, prior=prior,
+                            clusters=clusters)
+    confidence = options["confidence"]
     if confidence < 0.5:
         raise ValueError(f"`confidence` must be at least 0.5 for joint rank sets (two-sided "
                          f"tests at level 1 - confidence); got {confidence!r}")
     runs = _check_runs(runs)  # `shared` is checked by align_runs, the one alignment
     names = list(runs)
-    prior = check_prior_option(prior)
     alignment = align_runs(list(runs.values()), [repr(model) for model in names],
                            shared=shared, verb="rank")
     aligned = list(alignment.runs)

@@ -109,7 +109,7 @@ def _rows_of(R: Any, name: str) -> tuple[np.ndarray | None, list[Any] | None]:
     if isinstance(R, (str, bytes)) or not _is_sequence(R):
         raise ArgumentTypeError(
             f"`{name}` must be a 2-D array or a list of per-question outcome lists; "
-            f"got {type(R).__name__}"
+            f"got {name}={_show(R)} ({type(R).__name__})"
         )
     rows = list(R)
     if rows and all(_is_number(value) for value in rows):
@@ -338,6 +338,11 @@ def categorical_counts(R: Any, R0: Any = None, *, n_categories: int | None = Non
             different number of questions.
         ArgumentTypeError: a value that is not a number.
     """
+    if n_categories is not None:
+        n_categories = check_int(n_categories, "n_categories")
+        if n_categories < 1:
+            raise ValueError(f"`n_categories` must be an int >= 1 (categories 0..n_categories "
+                             f"- 1); got n_categories={n_categories}")
     if isinstance(R, BinaryCounts):
         counts = np.stack([R.n_samples - R.n_correct, R.n_correct], axis=1)
         base = CategoricalCounts(counts, np.zeros_like(counts))
