@@ -56,6 +56,16 @@ def check_int(value: Any, name: str) -> int:
     return int(value)
 
 
+def check_count(value: Any, name: str) -> int | None:
+    """Return ``value`` as an int >= 1 (a count; None stays None), refusing bools and 0."""
+    if value is None:
+        return None
+    integer = check_int(value, name)
+    if integer < 1:
+        raise ValueError(f"`{name}` must be an int >= 1; got {name}={integer}")
+    return integer
+
+
 def check_real(value: Any, name: str, *, low: float | None = None, high: float | None = None,
                low_open: bool = False, high_open: bool = False) -> float:
     """Return ``value`` as a finite float inside the given range.

@@ -24,6 +24,7 @@ from .checks import (  # noqa: F401 - the outcome errors, as this module always 
     _show,
     check_bounds,
     check_confidence,
+    check_count,
     check_flag,
     check_int,
     check_prior,
@@ -338,11 +339,7 @@ def categorical_counts(R: Any, R0: Any = None, *, n_categories: int | None = Non
             different number of questions.
         ArgumentTypeError: a value that is not a number.
     """
-    if n_categories is not None:
-        n_categories = check_int(n_categories, "n_categories")
-        if n_categories < 1:
-            raise ValueError(f"`n_categories` must be an int >= 1 (categories 0..n_categories "
-                             f"- 1); got n_categories={n_categories}")
+    n_categories = check_count(n_categories, "n_categories")  # None: any number
     if isinstance(R, BinaryCounts):
         counts = np.stack([R.n_samples - R.n_correct, R.n_correct], axis=1)
         base = CategoricalCounts(counts, np.zeros_like(counts))
