@@ -137,6 +137,12 @@ BAD: dict[str, list[Any]] = {
     "weights": [[], "abc", [NAN, 0.5], [-1.0, 2.0]],
     "payoff": [[], "abc", [NAN, 0.5]],
     "w": [[], "abc", [NAN, 0.5, 1.0]],
+    "bounds": ["ab", (1.0, 0.0), (NAN, 1.0), (0.0,), 5],
+    "margin": [-0.1, NAN, INF, "0.1", True],
+    "thresholds": [[], [NAN], [1.5], "abc"],
+    "lambda_": [NAN, INF, "0.5", True],
+    "primary": [5, True],
+    "order": [[0, 0, 1, 2], "abc", 5],
 }
 
 #: Per function, values of the list above that have a meaning there (and why).
