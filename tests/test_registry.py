@@ -193,6 +193,61 @@ def test_the_listing_check_finds_a_planted_list(tmp_path):
                                         (3, ["pass@k", "pass^k", "maj@k"])]
 
 
+SPOKEN = ({f.function for f in registry.FAMILIES} | {f.key for f in registry.FAMILIES}
+          | {f.report for f in registry.REPORTED} | {a for f in registry.FAMILIES
+                                                     for a in f.aliases})
+
+
+def named_families(path):
+    """String literals (docstrings left out) that name one family: a key, a point function,
+    a ``--metrics`` name or alias. ``stats`` and ``report`` read what a family is from its
+    registry fields, so ``name == "vote_at_k"`` there is a second declaration."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                       ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in docstrings and node.value in SPOKEN]
+
+
+@pytest.mark.parametrize("path", sorted(
+    p for folder in ("stats", "report") for p in (REPO / "shared" / "kpass" / folder).glob("*.py")),
+    ids=lambda p: str(p.relative_to(REPO)))
+def test_stats_and_report_name_no_family(path):
+    assert named_families(path) == []
+
+
+def test_the_naming_check_finds_a_planted_name(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text('"""About avg and vote_at_k."""\n'
+                       'def f(name):\n'
+                       '    """Not "avg"."""\n'
+                       '    if name in ("avg", "bayes"):\n'
+                       '        return 1\n'
+                       '    return {"pass@k": 2}.get(name, name == "vote_at_k")\n')
+    assert sorted(named_families(planted)) == [(4, "avg"), (4, "bayes"), (6, "pass@k"),
+                                               (6, "vote_at_k")]
+
+
+def test_k_stands_where_the_registry_says():
+    """``k_position`` (what ``kpass.compare`` and ``leaderboard`` read) is the signature's."""
+    functions = families.functions()
+    for fam in OWN:
+        parameters = list(inspect.signature(functions[fam.function]).parameters)[1:]
+        if fam.per_k:
+            assert parameters[:fam.k_position] == list(fam.before_k), fam.key
+            assert parameters[fam.k_position] == "k", fam.key
+        else:
+            assert fam.k_position is None and "k" not in parameters
+        assert registry.of_function(fam.function).function == fam.function
+    assert registry.of_function("pass_at_k").key == "pass@k"  # not the TailPass view
+    with pytest.raises(LookupError, match="no kpass family has the point function 'pass'"):
+        registry.of_function("pass")
+
+
 # ----------------------------------------------------------------------------- declarations
 
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Family", "Module", "FAMILIES", "MODULES", "REPORTED", "KIND_OPTIONS",
-           "family", "module", "names", "compared", "reported", "constant_at"]
+__all__ = ["Family", "Module", "FAMILIES", "MODULES", "REPORTED", "KIND_OPTIONS", "PRIMARY",
+           "family", "module", "names", "compared", "reported", "constant_at", "of_function"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,9 @@ class Family:
         parameters: positional arguments after k, checked by the point function
             (``("tau",)`` for G-Pass@k_tau: a threshold in [0, 1]).
         per_k: whether it has a budget k (avg@n and bayes@n do not).
+        before_k: the positional arguments between the outcomes and k (``("references",)``
+            for Vote@k), so that k is positional argument ``len(before_k)`` after the
+            outcomes (:attr:`k_position`).
         interval: whether ``kpass.<function>_ci`` exists.
         title: the row label of ``kpass report``, with ``{k}``, ``{tau}`` or ``{n}``.
         report: its name in ``kpass report --metrics`` (None: not offered there).
@@ -58,6 +61,9 @@ class Family:
         default: shown by ``kpass report`` when ``--metrics`` is not given.
         constant_at: the k at which it is constant by definition (mG-Pass@1 = 0: its
             thresholds above 1/2 are empty at k = 1); comparing it there tests nothing.
+        uncompared_at: the k at which ``kpass compare`` leaves it out beyond
+            ``constant_at`` (GeoSpectrum*@1 is 0 for every run: its weights at k = 1 are
+            empty), although ``kpass report`` shows it there.
         plotted: drawn by ``kpass report --plot`` and ``compare --plot``.
         comparable: a ``metric=`` value of the ``kpass_compare`` module.
         binarize: for a view of a categorical family, which rewards count as 1
@@ -72,12 +78,14 @@ class Family:
     credit: bool = False
     parameters: tuple[str, ...] = ()
     per_k: bool = True
+    before_k: tuple[str, ...] = ()
     interval: bool = True
     title: str = ""
     report: str | None = None
     aliases: tuple[str, ...] = ()
     default: bool = False
     constant_at: tuple[int, ...] = ()
+    uncompared_at: tuple[int, ...] = ()
     plotted: bool = False
     comparable: bool = False
     binarize: str | None = None
@@ -92,6 +100,11 @@ class Family:
     def answers(self) -> bool:
         """Whether it needs sampled answers and references (``--answers``)."""
         return self.data == "answers"
+
+    @property
+    def k_position(self) -> int | None:
+        """Where k stands among the positional arguments after the outcomes (None: no k)."""
+        return len(self.before_k) if self.per_k else None
 
     @property
     def uses_tau(self) -> bool:
@@ -124,7 +137,8 @@ FAMILIES: tuple[Family, ...] = (
            report="maj@k", aliases=("maj_at_k", "maj"), default=True, plotted=True,
            comparable=True),
     Family("vote@k", "vote_at_k", "vote_at_k_bayes", data="answers", values="question",
-           title="Vote@{k}", report="vote@k", aliases=("vote_at_k", "vote")),
+           before_k=("references",), title="Vote@{k}", report="vote@k",
+           aliases=("vote_at_k", "vote")),
     Family("cons@k", "cons_at_k", None, credit=True, title="Cons@{k}",
            report="cons@k", aliases=("cons_at_k", "cons")),
     Family("auc@k", "auc_at_k", "auc_at_k_bayes", credit=True, title="AUC@{k}",
@@ -136,7 +150,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("geo_spectrum@k", "geo_spectrum_at_k", _GEO, values="dataset",
            title="GeoSpectrum@{k}"),
     Family("geo_spectrum_star@k", "geo_spectrum_star_at_k", _GEO, values="dataset",
-           title="GeoSpectrum*@{k}", report="geo-spectrum*@k",
+           title="GeoSpectrum*@{k}", report="geo-spectrum*@k", uncompared_at=(1,),
            aliases=("geo_spectrum_star_at_k", "geo-spectrum*", "geo@k")),
     Family("avg@n", "avg", "avg_at_n_bayes", data="categorical", per_k=False,
            title="Avg@{n}", report="avg@n", aliases=("avg", "avg@k"), default=True),
@@ -155,6 +169,10 @@ FAMILIES: tuple[Family, ...] = (
            values="posterior", parameters=("moment_power",), interval=False,
            title="TailPass-moment@{k}_p"),
 )
+
+
+#: The family a command shows when one metric is wanted and none is named (Pass@k).
+PRIMARY: Family = FAMILIES[0]
 
 
 @dataclass(frozen=True)
@@ -257,6 +275,25 @@ def family(key: str) -> Family:
     if key not in _FAMILY_BY_KEY:
         raise LookupError(f"no kpass family has key {key!r}; keys: {', '.join(_FAMILY_BY_KEY)}")
     return _FAMILY_BY_KEY[key]
+
+
+_FAMILY_BY_FUNCTION: dict[str, Family] = {}
+for _fam in FAMILIES:
+    if _fam.binarize is None:
+        _FAMILY_BY_FUNCTION.setdefault(_fam.function, _fam)
+
+
+def of_function(name: str) -> Family:
+    """The family whose point function is ``kpass.<name>`` (views left out), or a LookupError.
+
+    Example:
+        >>> of_function("vote_at_k").k_position, of_function("avg").k_position
+        (1, None)
+    """
+    if name not in _FAMILY_BY_FUNCTION:
+        raise LookupError(f"no kpass family has the point function {name!r}; functions: "
+                          f"{', '.join(_FAMILY_BY_FUNCTION)}")
+    return _FAMILY_BY_FUNCTION[name]
 
 
 def module(name: str) -> Module:

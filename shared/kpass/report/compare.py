@@ -22,6 +22,7 @@ from ..io.rows import ReportError
 from ..stats.align import align_runs
 from .compare_render import (
     RENDERERS,
+    CompareRequest,
     _in_percent,
 )
 from .compare_rows import cli_words, compare_lines
@@ -96,8 +97,9 @@ def run_compare(args: argparse.Namespace) -> int:
 
             check_same_references(
                 args, import_normalizer(args.normalize) if args.normalize else None)
-        elif args.id is None and first.ids is not None:
-            args.id = "question id"  # a harness file's own ids; the legend says so
+        matched_by = args.id
+        if not answers_mode and args.id is None and first.ids is not None:
+            matched_by = "question id"  # a harness file's own ids; the legend says so
         if first.ids is None and first.n_questions != second.n_questions:
             raise ReportError(args.files[1], f"{second.n_questions} questions against "
                                              f"{first.n_questions} in {args.files[0]}; without "
@@ -143,13 +145,13 @@ def run_compare(args: argparse.Namespace) -> int:
             raise ReportError(f"{args.files[0]} vs {args.files[1]}",
                               "no row left to compare: " + "; ".join(notes))
         labels = input_labels(list(args.files))
-        args.notes = notes
         shown = lines
         if getattr(args, "percent", False) and args.format in ("table", "markdown"):
             shown = [replace(line, result=_in_percent(line.result)) for line in lines]
             notes.append("values in percent (x 100): A, B, differences, se, intervals and MDE; "
                          "p-values and P(A>B) are probabilities as before.")
-        text = RENDERERS[args.format](shown, labels, m, args)
+        request = CompareRequest.from_args(args, matched_by=matched_by, notes=notes)
+        text = RENDERERS[args.format](shown, labels, m, request)
         if args.plot:
             from .plot import plot_differences
 
@@ -233,9 +235,8 @@ def _aligned_answers(first: BinaryCounts, second: BinaryCounts,
     except ValueError as error:
         message = str(error).replace("pass shared=True", "pass --shared")
         raise ReportError(f"{files[0]} vs {files[1]}", message) from None
-    picked = [codes if rows is None else [codes[i] for i in rows]
-              for codes, rows in zip(coded, alignment.rows, strict=True)]
-    return alignment.runs[0], alignment.runs[1], (picked[0], picked[1])
+    return (alignment.runs[0], alignment.runs[1],
+            (alignment.take(0, coded[0]), alignment.take(1, coded[1])))
 
 
 __all__ = ["run_compare"]

@@ -23,6 +23,57 @@ FIELDS = ("metric", "label", "k", "tau", "questions", "a", "b", "difference", "s
           "same_as", "reference")
 
 
+@dataclass(frozen=True)
+class CompareRequest:
+    """What the outputs of a comparison say about how it was asked: built once, read-only.
+
+    ``kpass compare`` builds it from its command line (:meth:`from_args`) after the files
+    are read, :class:`kpass.report.compare_table.CompareTable` from its arguments; every
+    renderer takes it explicitly (nothing is written into the argparse namespace).
+
+    Attributes:
+        files: the names of A and B as the head lines show them.
+        confidence: the level of the intervals (``--confidence``).
+        digits: decimals of the table, Markdown and verdict lines.
+        matched_by: the question-id column questions were matched by (``"question id"``
+            for a harness file's own ids), or None for row order.
+        clusters: the cluster column (None: no clusters).
+        short: ``--short``.
+        shared: ``--shared``.
+        adjust: the joint adjustment of the secondary rows, ``"maxt"`` or ``"holm"``.
+        percent: values shown in percent (``--percent``).
+        notes: the notes printed under the table.
+    """
+
+    files: tuple[str, ...]
+    confidence: float
+    digits: int = 3
+    matched_by: str | None = None
+    clusters: str | None = None
+    short: str = "error"
+    shared: bool = False
+    adjust: str = "maxt"
+    percent: bool = False
+    notes: tuple[str, ...] = ()
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, *, matched_by: str | None,
+                  notes: list[str]) -> CompareRequest:
+        """The request of ``kpass compare``'s parsed command line.
+
+        Args:
+            args: the parsed command line (read, never written).
+            matched_by: the id column questions were matched by (``args.id``, or
+                ``"question id"`` for a harness file's own ids; None: row order).
+            notes: the notes gathered while comparing.
+        """
+        return cls(files=tuple(args.files), confidence=args.confidence, digits=args.digits,
+                   matched_by=matched_by, clusters=args.clusters, short=args.short,
+                   shared=bool(getattr(args, "shared", False)),
+                   adjust=str(getattr(args, "adjust", None) or "maxt"),
+                   percent=bool(getattr(args, "percent", False)), notes=tuple(notes))
+
+
 VERDICTS_IN_FULL = 8
 """Up to this many rows every row gets a verdict line; above, only the rows with a detected
 difference, and one line for the rest."""
@@ -234,32 +285,27 @@ def _header(confidence: float, several: bool, exact: bool) -> list[str]:
             + ["P(A>B)", "MDE", "questions"])
 
 
-def _head_lines(lines: list[Line], m: int, args: argparse.Namespace) -> list[str]:
-    matched = "id (" + args.id + ")" if args.id else "row order"
-    return [f"A: {args.files[0]}", f"B: {args.files[1]}",
+def _head_lines(lines: list[Line], m: int, request: CompareRequest) -> list[str]:
+    matched = "id (" + request.matched_by + ")" if request.matched_by else "row order"
+    return [f"A: {request.files[0]}", f"B: {request.files[1]}",
             f"{m} questions matched by {matched}", "",
-            *verdicts(lines, args.confidence, " points" if getattr(args, "percent", False)
-                      else "", args.digits)]
+            *verdicts(lines, request.confidence, " points" if request.percent else "",
+                      request.digits)]
 
 
 def _has_primary(lines: list[Line]) -> bool:
     return any(line.role == "primary" for line in lines)
 
 
-def _adjust(args: argparse.Namespace) -> str:
-    return str(getattr(args, "adjust", None) or "maxt")
+def _notes(request: CompareRequest) -> list[str]:
+    return [f"note: {note}" for note in request.notes]
 
 
-def _notes(args: argparse.Namespace) -> list[str]:
-    notes = getattr(args, "notes", [])
-    return [f"note: {note}" for note in notes]
-
-
-def render_table(lines: list[Line], labels: list[str], m: int, args: argparse.Namespace) -> str:
+def render_table(lines: list[Line], labels: list[str], m: int, request: CompareRequest) -> str:
     """The verdicts, the paired table for the terminal, notes and a legend."""
     several, exact = _columns(lines)
-    header = _header(args.confidence, several, exact)
-    body = [_table_cells(line, args.digits, several, exact) for line in lines]
+    header = _header(request.confidence, several, exact)
+    body = [_table_cells(line, request.digits, several, exact) for line in lines]
     widths = [max(len(row[i]) for row in [header] + body) for i in range(len(header))]
     left = {0, 5}
 
@@ -267,31 +313,31 @@ def render_table(lines: list[Line], labels: list[str], m: int, args: argparse.Na
         return "  ".join(cell.ljust(widths[i]) if i in left else cell.rjust(widths[i])
                          for i, cell in enumerate(cells)).rstrip()
 
-    out = [*_head_lines(lines, m, args), "", row(header)] + [row(cells) for cells in body]
-    out += [""] + [wrapped for note in _notes(args)
+    out = [*_head_lines(lines, m, request), "", row(header)] + [row(cells) for cells in body]
+    out += [""] + [wrapped for note in _notes(request)
                    for wrapped in textwrap.wrap(note, LEGEND_WIDTH, subsequent_indent="  ")]
-    out += [""] if _notes(args) else []
-    out.extend(_legend(labels, args.confidence, bool(args.clusters), several, exact,
-                       adjust=_adjust(args), primary=_has_primary(lines)))
+    out += [""] if _notes(request) else []
+    out.extend(_legend(labels, request.confidence, bool(request.clusters), several, exact,
+                       adjust=request.adjust, primary=_has_primary(lines)))
     return "\n".join(out) + "\n"
 
 
 def render_markdown(lines: list[Line], labels: list[str], m: int,
-                    args: argparse.Namespace) -> str:
+                    request: CompareRequest) -> str:
     """The verdicts, the paired table as GitHub-flavoured Markdown, notes and the legend."""
     several, exact = _columns(lines)
-    header = _header(args.confidence, several, exact)
+    header = _header(request.confidence, several, exact)
     align = [":---"] + ["---:"] * 4 + [":---"] + ["---:"] * (len(header) - 6)
-    head = _head_lines(lines, m, args)
+    head = _head_lines(lines, m, request)
     text = [f"{item}  " for item in head[:3]] + [""]
     text += [f"  - {item.strip()}" if item.startswith("  ") else f"- {item}"
              for item in head[4:]] + [""]
     text += ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
-    text += ["| " + " | ".join(_table_cells(line, args.digits, several, exact)) + " |"
+    text += ["| " + " | ".join(_table_cells(line, request.digits, several, exact)) + " |"
              for line in lines]
-    text += [""] + [f"> {note}" for note in _notes(args)] + ([""] if _notes(args) else [])
-    for paragraph in _legend(labels, args.confidence, bool(args.clusters), several, exact,
-                             width=None, adjust=_adjust(args), primary=_has_primary(lines)):
+    text += [""] + [f"> {note}" for note in _notes(request)] + ([""] if _notes(request) else [])
+    for paragraph in _legend(labels, request.confidence, bool(request.clusters), several, exact,
+                             width=None, adjust=request.adjust, primary=_has_primary(lines)):
         text += [paragraph, ""]
     return "\n".join(text[:-1]) + "\n"
 
@@ -301,7 +347,7 @@ def _records(lines: list[Line], labels: list[str]) -> list[dict[str, Any]]:
             for record in line.records()]
 
 
-def render_csv(lines: list[Line], labels: list[str], m: int, args: argparse.Namespace) -> str:
+def render_csv(lines: list[Line], labels: list[str], m: int, request: CompareRequest) -> str:
     """One CSV line per metric, k and tau, at full precision."""
     import csv
     import io
@@ -315,20 +361,20 @@ def render_csv(lines: list[Line], labels: list[str], m: int, args: argparse.Name
     return buffer.getvalue()
 
 
-def render_json(lines: list[Line], labels: list[str], m: int, args: argparse.Namespace) -> str:
+def render_json(lines: list[Line], labels: list[str], m: int, request: CompareRequest) -> str:
     """The comparison as JSON: the inputs, how they were matched, one object per line."""
     import json
 
-    document = {"a": args.files[0], "b": args.files[1], "questions": m,
-                "matched_by": args.id or "row order", "clusters": args.clusters,
-                "confidence": args.confidence, "short": args.short,
-                "shared": bool(getattr(args, "shared", False)),
+    document = {"a": request.files[0], "b": request.files[1], "questions": m,
+                "matched_by": request.matched_by or "row order", "clusters": request.clusters,
+                "confidence": request.confidence, "short": request.short,
+                "shared": request.shared,
                 "primary": next((line.title for line in lines if line.role == "primary"),
                                 None),
-                "adjust": _adjust(args),
-                "verdicts": [text.strip() for text in verdicts(lines, args.confidence,
-                                                                digits=args.digits)],
-                "notes": list(getattr(args, "notes", [])),
+                "adjust": request.adjust,
+                "verdicts": [text.strip() for text in verdicts(lines, request.confidence,
+                                                                digits=request.digits)],
+                "notes": list(request.notes),
                 # strict JSON: an infinite MDE (se = 0 at under 6 questions) is null
                 "results": [{key: None if isinstance(value, float) and not math.isfinite(value)
                              else value for key, value in record.items()}

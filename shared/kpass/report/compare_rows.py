@@ -15,14 +15,15 @@ from typing import Any
 import numpy as np
 
 from .._core.counting.counts import BinaryCounts
-from .._core.moments.prior import has_beta_prior
+from ..registry import REPORTED
 from .compare_render import Line
-from .output import collect_notes
+from .output import collect_notes, family_options
 from .table import Family
 
-CONSTANT_AT = {"geo-spectrum*@k": (1,)}
-"""Rows constant by definition beyond the registry's ``constant_at``: GeoSpectrum*@1 is 0
-for every run (its weights at k = 1 are empty), so comparing it tests nothing."""
+CONSTANT_AT = {str(f.report): f.uncompared_at for f in REPORTED if f.uncompared_at}
+"""Rows constant by definition beyond the registry's ``constant_at``
+(:attr:`kpass.registry.Family.uncompared_at`: GeoSpectrum*@1 is 0 for every run, its
+weights at k = 1 being empty), so comparing them tests nothing."""
 
 
 @dataclass
@@ -141,10 +142,7 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
     lines: list[Line] = []
     for fam in families:
         point = function(fam.function)
-        options: dict[str, Any] = {"clusters": clusters, "confidence": confidence,
-                                   "shared": shared}
-        if prior != "uniform" and has_beta_prior(function(fam.function + "_ci")):
-            options["prior"] = prior
+        options = family_options(fam.function, clusters, confidence, shared, prior)
         if fam.answers:
             if answers is None:
                 raise ValueError(f"{fam.key} needs the sampled answers (--answers)")

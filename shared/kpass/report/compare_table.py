@@ -8,16 +8,16 @@ rows adjusted jointly, a verdict per row), rendered the same way.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .._core.counting.checks import ArgumentTypeError, _show, check_confidence
+from .._core.counting.checks import ArgumentTypeError, _show, check_names, check_short
 from .._core.counting.counts import BinaryCounts
-from .compare_render import RENDERERS, Line
+from ..stats._common import check_options
+from .compare_render import RENDERERS, CompareRequest, Line
 from .compare_rows import cli_words, compare_lines
 from .table import default_ks, parse_metrics
 
@@ -54,13 +54,12 @@ class CompareTable:
         """The notes printed under the table."""
         return list(self.options["notes"])
 
-    def _args(self, format: str, digits: int) -> argparse.Namespace:  # noqa: A002
-        return argparse.Namespace(files=list(self.labels), id=self.options["id"],
-                                  confidence=self.options["confidence"], digits=digits,
-                                  percent=False, clusters=self.options["clusters"],
-                                  short=self.options["short"], shared=self.options["shared"],
-                                  notes=self.notes, adjust=self.options["adjust"],
-                                  format=format)
+    def _request(self, digits: int) -> CompareRequest:
+        return CompareRequest(files=self.labels, confidence=self.options["confidence"],
+                              digits=digits, matched_by=self.options["id"],
+                              clusters=self.options["clusters"], short=self.options["short"],
+                              shared=self.options["shared"], adjust=self.options["adjust"],
+                              notes=tuple(self.notes))
 
     def render(self, format: str = "table", digits: int = 3) -> str:  # noqa: A002
         """The comparison as ``kpass compare --format FORMAT`` prints it.
@@ -78,7 +77,7 @@ class CompareTable:
                 0 <= digits <= 12):
             raise ValueError(f"`digits` must be an int in [0, 12]; got {_show(digits)}")
         return RENDERERS[format](self.lines, list(self.labels), self.questions,
-                                 self._args(format, int(digits)))
+                                 self._request(int(digits)))
 
     def __str__(self) -> str:
         return self.render("table")
@@ -169,22 +168,15 @@ def compare_table(a: Any, b: Any, *, metrics: str | Sequence[str] | None = None,
     """
     from ..stats.multiplicity import ADJUSTMENTS
 
-    confidence = check_confidence(confidence)
-    if not isinstance(shared, (bool, np.bool_)):
-        raise ArgumentTypeError(f"`shared` must be True or False; got {_show(shared)} "
-                                f"({type(shared).__name__})")
+    checked = check_options(confidence=confidence, shared=shared, clusters=clusters)
+    confidence, shared = checked["confidence"], checked["shared"]
     if adjust not in ADJUSTMENTS:
         raise ValueError(f"`adjust` must be one of {', '.join(ADJUSTMENTS)}; got {_show(adjust)}")
     if primary is not None and not isinstance(primary, str):
         raise ArgumentTypeError(f"`primary` must be a row name (str) or None; got "
                                 f"{_show(primary)}")
-    if short not in ("error", "skip"):
-        raise ValueError(f"`short` must be 'error' or 'skip'; got {_show(short)}")
-    if metrics is not None and not isinstance(metrics, str) and not (
-            isinstance(metrics, Sequence) and all(isinstance(m, str) for m in metrics)):
-        raise ArgumentTypeError(f"`metrics` must be a str or a sequence of str; got "
-                                f"{_show(metrics)}")
-    text = metrics if metrics is None or isinstance(metrics, str) else ",".join(metrics)
+    short = check_short(short)
+    text = check_names(metrics)
     try:
         families = [fam for fam in parse_metrics(text) if not fam.answers]
     except ValueError as error:

@@ -20,11 +20,17 @@ from typing import Any
 import numpy as np
 
 from .._core.counting.counts import BinaryCounts
-from .._core.moments.prior import has_beta_prior
 from ..io.inspect_log import expand_inspect_logs, inspect_labels
 from ..io.rows import ReportError
+from ..registry import PRIMARY
 from .inputs import load_outcomes
-from .output import _check_answers_options, _write, cli_words, collect_notes
+from .output import (
+    _check_answers_options,
+    _write,
+    cli_words,
+    collect_notes,
+    family_options,
+)
 from .rows import LEGEND_WIDTH
 from .table import PRIOR_NOTE, Family, input_labels, parse_metrics
 
@@ -109,10 +115,7 @@ def leaderboard_boards(runs: dict[str, BinaryCounts], families: list[Family], ks
     boards = []
     for fam in families:
         point = function(fam.function)
-        options: dict[str, Any] = {"clusters": clusters, "confidence": confidence,
-                                   "shared": shared}
-        if prior != "uniform" and has_beta_prior(function(fam.function + "_ci")):
-            options["prior"] = prior
+        options = family_options(fam.function, clusters, confidence, shared, prior)
         try:
             if not fam.per_k:
                 result = rank(point, runs, **options)
@@ -189,20 +192,58 @@ def _legend(confidence: float, clustered: bool, boards: list[Board]) -> list[str
     return [line for paragraph in paragraphs for line in textwrap.wrap(paragraph, LEGEND_WIDTH)]
 
 
-def _note_lines(args: argparse.Namespace) -> list[str]:
-    notes = [f"note: {note}" for note in getattr(args, "notes", [])]
+@dataclass(frozen=True)
+class LeaderboardRequest:
+    """What the outputs of ``kpass leaderboard`` say about how it was asked: built once.
+
+    Built from the command line (:meth:`from_args`) once the files are read and every
+    renderer takes it explicitly (nothing is written into the argparse namespace).
+
+    Attributes:
+        names: the models' names, in the order of the files.
+        paths: their files.
+        confidence: ``--confidence``.
+        digits: decimals of the table and Markdown.
+        matched_by: the question-id column (None: row order).
+        clusters: the cluster column (None: none).
+        shared: ``--shared``.
+        short: ``--short``.
+        notes: the notes printed under the tables.
+    """
+
+    names: tuple[str, ...]
+    paths: tuple[str, ...]
+    confidence: float
+    digits: int = 3
+    matched_by: str | None = None
+    clusters: str | None = None
+    shared: bool = False
+    short: str = "error"
+    notes: tuple[str, ...] = ()
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, names: list[str], paths: list[str],
+                  notes: list[str]) -> LeaderboardRequest:
+        """The request of the parsed command line (read, never written)."""
+        return cls(names=tuple(names), paths=tuple(paths), confidence=args.confidence,
+                   digits=args.digits, matched_by=args.id, clusters=args.clusters,
+                   shared=bool(args.shared), short=args.short, notes=tuple(notes))
+
+
+def _note_lines(request: LeaderboardRequest) -> list[str]:
+    notes = [f"note: {note}" for note in request.notes]
     lines = [wrapped for note in notes
              for wrapped in textwrap.wrap(note, LEGEND_WIDTH, subsequent_indent="  ")]
     return lines + [""] if lines else []
 
 
-def render_table(boards: list[Board], args: argparse.Namespace) -> str:
+def render_table(boards: list[Board], request: LeaderboardRequest) -> str:
     """One ranked table per metric and k, with a legend."""
     out = []
     for board in boards:
         result = board.result
-        header = _header(args.confidence)
-        body = [_cells(row, args.digits) for row in result.rows]
+        header = _header(request.confidence)
+        body = [_cells(row, request.digits) for row in result.rows]
         widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
         out.append(f"{board.label} on {result.questions} questions")
         for line in [header, *body]:
@@ -212,24 +253,24 @@ def render_table(boards: list[Board], args: argparse.Namespace) -> str:
         out.extend(textwrap.wrap("told apart: " + (", ".join(better) if better else "no pair"),
                                  LEGEND_WIDTH, subsequent_indent="  "))
         out.append("")
-    out.extend(_note_lines(args))
-    out.extend(_legend(args.confidence, bool(args.clusters), boards))
+    out.extend(_note_lines(request))
+    out.extend(_legend(request.confidence, bool(request.clusters), boards))
     return "\n".join(out) + "\n"
 
 
-def render_markdown(boards: list[Board], args: argparse.Namespace) -> str:
+def render_markdown(boards: list[Board], request: LeaderboardRequest) -> str:
     """One Markdown table per metric and k, with the legend."""
     out = []
     for board in boards:
         out.append(f"**{board.label}** on {board.result.questions} questions\n")
-        out.append("| " + " | ".join(_header(args.confidence)) + " |")
+        out.append("| " + " | ".join(_header(request.confidence)) + " |")
         out.append("| ---: | :--- | ---: | ---: | :--- | :---: | ---: |")
-        out.extend("| " + " | ".join(_cells(row, args.digits)) + " |"
+        out.extend("| " + " | ".join(_cells(row, request.digits)) + " |"
                    for row in board.result.rows)
         better = [f"{p.a} > {p.b}" for p in board.result.pairs if p.better]
         out.append("\ntold apart: " + (", ".join(better) if better else "no pair") + "\n")
-    out.extend(f"> note: {note}\n" for note in getattr(args, "notes", []))
-    out.append(" ".join(_legend(args.confidence, bool(args.clusters), boards)))
+    out.extend(f"> note: {note}\n" for note in request.notes)
+    out.append(" ".join(_legend(request.confidence, bool(request.clusters), boards)))
     return "\n".join(out) + "\n"
 
 
@@ -237,7 +278,7 @@ CSV_FIELDS = ("metric", "label", "k", "tau", "questions", "rank", "name", "estim
               "hi", "rank_lo", "rank_hi", "mean", "sd", "prob_best", "confidence")
 
 
-def render_csv(boards: list[Board], args: argparse.Namespace) -> str:
+def render_csv(boards: list[Board], request: LeaderboardRequest) -> str:
     """One CSV line per metric, k, tau and model, at full precision."""
     import csv
     import io
@@ -256,14 +297,15 @@ def render_csv(boards: list[Board], args: argparse.Namespace) -> str:
     return buffer.getvalue()
 
 
-def render_json(boards: list[Board], args: argparse.Namespace) -> str:
+def render_json(boards: list[Board], request: LeaderboardRequest) -> str:
     """The leaderboards as JSON: inputs, how they were matched, one object per metric and k."""
     import json
 
-    document = {"models": dict(zip(args.names, args.paths, strict=True)),
-                "matched_by": args.id or "row order", "clusters": args.clusters,
-                "shared": args.shared, "confidence": args.confidence, "short": args.short,
-                "notes": list(getattr(args, "notes", [])),
+    document = {"models": dict(zip(request.names, request.paths, strict=True)),
+                "matched_by": request.matched_by or "row order", "clusters": request.clusters,
+                "shared": request.shared, "confidence": request.confidence,
+                "short": request.short,
+                "notes": list(request.notes),
                 "results": [{**board.result.as_dict(), "metric": board.metric,
                              "function": board.result.metric, "label": board.label,
                              "tau": board.tau} for board in boards]}
@@ -291,7 +333,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     try:
-        families = parse_metrics(args.metrics or "pass@k", answers=True)
+        families = parse_metrics(args.metrics or str(PRIMARY.report), answers=True)
         _check_answers_options(args)  # --threshold or --from with --answers, --normalize alone
     except ValueError as error:
         print(f"kpass leaderboard: error: {cli_words(str(error))}", file=sys.stderr)
@@ -303,33 +345,33 @@ def run_leaderboard(args: argparse.Namespace) -> int:
               "against their reference (pass@k, pass^k, ...)", file=sys.stderr)
         return 2
     try:
-        args.names, args.paths = split_names(list(args.files))
-        counts, clusters = _load(args, args.paths)
+        names, paths = split_names(list(args.files))
+        counts, clusters = _load(args, paths)
         if counts[0].ids is None:
-            sizes = [f"{path}: {c.n_questions}" for path, c in zip(args.paths, counts,
-                                                                     strict=True)]
+            sizes = [f"{path}: {c.n_questions}" for path, c in zip(paths, counts, strict=True)]
             if len({c.n_questions for c in counts}) != 1:
-                raise ReportError(args.paths[0], "the files hold different numbers of questions "
-                                                 f"({', '.join(sizes)}); without --id rows are "
-                                                 "matched by order: pass --id COLUMN to match "
-                                                 "them by question id")
-        args.notes = []
+                raise ReportError(paths[0], "the files hold different numbers of questions "
+                                            f"({', '.join(sizes)}); without --id rows are "
+                                            "matched by order: pass --id COLUMN to match "
+                                            "them by question id")
+        notes: list[str] = []
         if counts[0].ids is None:
-            args.notes.append("rows were matched by order (no --id): row q of every file must "
-                              "be the same question; pass --id COLUMN to match them by id")
+            notes.append("rows were matched by order (no --id): row q of every file must "
+                         "be the same question; pass --id COLUMN to match them by id")
         ks = sorted({k for group in args.k for k in group}) if args.k else [1]
-        runs = dict(zip(args.names, counts, strict=True))
+        runs = dict(zip(names, counts, strict=True))
         try:
-            with collect_notes(args.notes):
+            with collect_notes(notes):
                 boards = leaderboard_boards(runs, families, ks, args.tau, args.confidence,
                                             args.short, clusters, args.shared,
                                             getattr(args, "prior", "uniform"))
         except (TypeError, ValueError) as error:
             # The core names its keyword; the error is printed in the CLI's words (cli_words).
-            raise ReportError(" vs ".join(args.paths), str(error)) from None
+            raise ReportError(" vs ".join(paths), str(error)) from None
         # The notes speak the CLI: no Python call names.
-        args.notes = [re.sub(r"^kpass\.leaderboard\(\w+\): ", "", note) for note in args.notes]
-        text = RENDERERS[args.format](boards, args)
+        notes = [re.sub(r"^kpass\.leaderboard\(\w+\): ", "", note) for note in notes]
+        request = LeaderboardRequest.from_args(args, names, paths, notes)
+        text = RENDERERS[args.format](boards, request)
         if getattr(args, "prior", "uniform") == "empirical" and args.format in ("table",
                                                                               "markdown"):
             text += "\n".join(textwrap.wrap(PRIOR_NOTE, LEGEND_WIDTH)) + "\n"

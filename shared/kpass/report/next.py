@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..io.rows import ReportError
+from ..registry import PRIMARY
 
 
 def _out_path(text: str) -> str:
@@ -65,7 +66,7 @@ def add_next_parser(commands: Any, _count: Callable[..., Any],
                          help="extra samples to spread over the questions")
     command.add_argument("--k", type=_count(1), required=True, metavar="K",
                          help="the metric's k")
-    command.add_argument("--metrics", type=_metrics, default="pass@k", metavar="LIST",
+    command.add_argument("--metrics", type=_metrics, default=PRIMARY.report, metavar="LIST",
                          help="comma-separated metrics to plan for (default: pass@k); with "
                               "several, each one's variance counts relative to its current one")
     command.add_argument("--tau", type=_taus, default=[0.5], metavar="TAU",

@@ -19,8 +19,8 @@ import numpy as np
 
 from ..stats.rank_sets import _holm
 
-__all__ = ["capped_k_note", "cli_words", "collect_notes", "holm", "_check_answers_options",
-           "_write"]
+__all__ = ["capped_k_note", "cli_words", "collect_notes", "family_options", "holm",
+           "_check_answers_options", "_write"]
 
 
 def _write(text: str) -> int:
@@ -135,6 +135,23 @@ def collect_notes(notes: list[str]) -> Iterator[None]:
             text = cli_words(str(item.message))
             if text not in notes:
                 notes.append(text)
+
+
+def family_options(function_name: str, clusters: Any, confidence: float, shared: bool,
+                   prior: str) -> dict[str, Any]:
+    """The options ``kpass compare`` and ``leaderboard`` pass with one family's call.
+
+    ``clusters``, ``confidence`` and ``shared`` always; ``prior`` only when it is not the
+    default and the family's posterior (``kpass.<function_name>_ci``) has a Beta prior to
+    fit (the others keep their own prior; the note says so).
+    """
+    from .._core.moments.prior import has_beta_prior
+    from ..families import function
+
+    options: dict[str, Any] = {"clusters": clusters, "confidence": confidence, "shared": shared}
+    if prior != "uniform" and has_beta_prior(function(function_name + "_ci")):
+        options["prior"] = prior
+    return options
 
 
 def holm(p_values: list[float]) -> list[float]:

@@ -6,12 +6,20 @@ The numbers are computed by :mod:`kpass.report.table`; this only lays them out.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 from .. import registry
 from ..io.readers import LoadedFile
 from .rows import LEGEND_WIDTH, Report, Row
 
 CONSTANT_AT = registry.constant_at()
+_BY_REPORT = {f.report: f for f in registry.REPORTED}
+
+
+def _shows(report: Report, test: Callable[[registry.Family], bool]) -> bool:
+    """Whether the first input's rows hold a family (by ``--metrics`` name) passing ``test``."""
+    families = [_BY_REPORT.get(row.metric) for row in report.rows[0]]
+    return any(fam is not None and test(fam) for fam in families)
 """Family key -> the k at which it is constant by definition."""
 
 
@@ -139,11 +147,11 @@ def _legend(report: Report) -> list[str]:
         "disagree with the estimate because the prior pulls every question's rate towards "
         "1/2. Intervals clipped to [0, 1].",
     ]
-    if any(row.metric == "vote@k" for row in report.rows[0]):
+    if _shows(report, lambda fam: fam.answers):  # Vote@k
         paragraphs.append("Vote@k: a plurality vote over k of the answers, exact over all "
                           "k-subsets; mean, sd under a Dirichlet(1, ...) posterior over each "
                           "question's answers.")
-    if any(row.metric == "avg@n" for row in report.rows[0]):
+    if _shows(report, lambda fam: not fam.per_k and fam.values == "state"):  # Avg@n
         paragraphs.append("Avg@n: its mean is the plain average (not shrunk toward 1/2 as "
                           "Pass@1's) and its sd the Bayes@N posterior sd on the average's scale "
                           "(Hariri et al. 2026, Eq. 20: wider with few samples), so its mean, sd "

@@ -16,8 +16,6 @@ import io
 import json
 from typing import Any
 
-import numpy as np
-
 from .._core.counting.counts import BinaryCounts
 from ..io.rows import ReportError
 
@@ -34,14 +32,13 @@ def sequential_rows(first: BinaryCounts, second: BinaryCounts, families: list[An
     """(label, ConfidenceSequence) for every metric with per-question values, k and tau."""
     from ..families import function
     from ..registry import names
+    from ..stats.align import align_runs, subset_labels
     from ..stats.sequential import confidence_sequence
 
     if shared and first.ids is not None and second.ids is not None:
-        both = set(second.ids)
-        keep = np.array([q in both for q in first.ids])
-        if clusters is not None:
-            clusters = [label for label, kept in zip(clusters, keep, strict=True) if kept]
-        first = first.select(keep)
+        alignment = align_runs([first, second], ["A", "B"], shared=True, verb="compare")
+        first, second = alignment.runs
+        clusters = subset_labels(clusters, alignment)
     dataset_level = set(names(values="dataset"))
     options: dict[str, Any] = {"alpha": 1.0 - confidence, "clusters": clusters}
     if short != "error":

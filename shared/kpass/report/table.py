@@ -226,7 +226,8 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
                 mean, sd, lo, hi = posterior(counts, confidence=confidence, bounds=(0.0, 1.0),
                                              **posterior_options(posterior, counts, prior))
                 both = (estimates_and_standard_errors(point, counts, None)
-                        if fam.function == "avg" and clusters is None else None)
+                        if registry.of_function(fam.function).values == "state"
+                        and clusters is None else None)
                 se: float | None
                 if both:  # avg_ci's mean is avg's own estimate (the same float)
                     estimate, se = mean, both[1][0]

@@ -12,12 +12,20 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.checks import ArgumentTypeError, _show
+from .._core.counting.checks import (
+    ArgumentTypeError,
+    _show,
+    check_confidence,
+    check_labels,
+    check_reference,
+    check_shared,
+)
 from .._core.counting.counts import BinaryCounts
 from .._core.counting.inputs import binary_counts, categorical_counts
 from .._core.counting.states import states_for
+from .._core.moments.prior import check_prior_option
 from ..families import functions
-from ..registry import names
+from ..registry import names, of_function
 
 Metric = Callable[..., Any]
 
@@ -121,11 +129,45 @@ def _check_metric(metric: Any) -> str:
     return name
 
 
+#: The options :func:`standard_error`, :func:`compare`, :func:`leaderboard` and
+#: :func:`confidence_sequence` share, each checked by one validator (one message shape:
+#: the argument, the value received, what was expected).
+_OPTION_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "confidence": check_confidence,
+    "reference": check_reference,
+    "shared": check_shared,
+    "prior": check_prior_option,
+    "clusters": check_labels,  # an ordered sequence; its length is checked by _labels
+}
+
+
+def check_options(**options: Any) -> dict[str, Any]:
+    """The shared options of the statistics functions, validated, by name.
+
+    Every function taking one of ``confidence``, ``reference``, ``shared``, ``prior`` or
+    ``clusters`` checks it here, before any data is read, so a bad value gets the same
+    message from each (``clusters`` is checked for being an ordered sequence; its length
+    once the questions are known).
+
+    Returns:
+        The options as given, ``confidence`` as a float and ``shared`` as a bool.
+
+    Raises:
+        TypeError: an option of the wrong type (``ArgumentTypeError``, also a ValueError).
+        ValueError: an option outside its range.
+
+    Example:
+        >>> check_options(confidence=0.9, shared=False)
+        {'confidence': 0.9, 'shared': False}
+    """
+    return {name: _OPTION_CHECKS[name](value) for name, value in options.items()}
+
+
 def _per_question(metric: Metric, name: str, R: Any, args: tuple[Any, ...],
                   kwargs: dict[str, Any]) -> tuple[list[np.ndarray], bool]:
     """Per-question values of every k (NaN where a question was skipped), and 'several k'."""
     values = metric(R, *args, per_question=True, **kwargs)
-    if name in ("avg", "bayes"):
+    if not of_function(name).per_k:
         return [np.asarray(values, dtype=float)], False
     if isinstance(values, list):
         return [np.asarray(v, dtype=float) for v in values], True
@@ -142,11 +184,7 @@ def _labels(clusters: Any, m: int) -> np.ndarray | None:
     """
     if clusters is None:
         return None
-    if isinstance(clusters, (str, bytes)) or not (
-            isinstance(clusters, (Sequence, np.ndarray)) or hasattr(clusters, "__array__")):
-        raise ArgumentTypeError(
-            f"`clusters` must be a sequence of labels (list, tuple or array), one per question "
-            f"in question order; got {_show(clusters)} ({type(clusters).__name__})")
+    check_labels(clusters)
     labels = clusters if isinstance(clusters, np.ndarray) else np.asarray(
         clusters if hasattr(clusters, "__array__") and not isinstance(clusters, Sequence)
         else list(clusters), dtype=object)

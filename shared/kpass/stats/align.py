@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.checks import ArgumentTypeError, _show
+from .._core.counting.checks import check_shared
 from .._core.counting.counts import BinaryCounts, CategoricalCounts
 
 #: How many of the unmatched ids a message lists.
@@ -51,6 +51,18 @@ class Alignment:
     by_id: bool
     questions: int | None
     first_questions: int | None = None
+
+    def take(self, run: int, values: Sequence[Any]) -> list[Any]:
+        """Per-question values of run ``run`` (in its own order), on the matched questions.
+
+        Example:
+            >>> a = BinaryCounts([2, 2], [1, 2], ids=["q1", "q2"])
+            >>> b = BinaryCounts([2, 2, 2], [0, 1, 2], ids=["q3", "q2", "q1"])
+            >>> align_runs([a, b], ["A", "B"], shared=True).take(1, ["x", "y", "z"])
+            ['z', 'y']
+        """
+        rows = self.rows[run]
+        return list(values) if rows is None else [values[i] for i in rows]
 
 
 def question_ids(R: Any) -> list[Any] | None:
@@ -112,8 +124,7 @@ def align_runs(runs: Sequence[Any], names: Sequence[str], *, shared: Any = False
         >>> aligned.by_id, aligned.runs[1].ids, aligned.runs[1].n_correct.tolist()
         (True, ('q1', 'q2', 'q3'), [4, 2, 0])
     """
-    if not isinstance(shared, (bool, np.bool_)):
-        raise ArgumentTypeError(f"`shared` must be True or False; got shared={_show(shared)}")
+    shared = check_shared(shared)
     runs, names = list(runs), list(names)
     if len(runs) != len(names):
         raise ValueError(f"align_runs needs one name per run; got {len(runs)} runs and "

@@ -15,8 +15,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr
 
-from .._core.counting.checks import check_confidence
-from .._core.moments.prior import check_prior_option, fit_beta_prior
+from .._core.moments.prior import fit_beta_prior
 from .._core.small_sample import (
     sign_flip_p,
     small_sample_problems,
@@ -24,6 +23,7 @@ from .._core.small_sample import (
     warn_small,
 )
 from ..families import function
+from ..registry import of_function
 from ._common import (
     _CREDIT_METRICS,
     _DATASET_LEVEL,
@@ -38,6 +38,7 @@ from ._common import (
     _need_two,
     _per_question,
     _state_keys,
+    check_options,
 )
 from .align import align_runs, subset_labels
 from .intervals import interval
@@ -155,10 +156,9 @@ def _prob_greater(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> f
 
 
 def _budgets(args: tuple[Any, ...], count: int, name: str) -> list[int | None]:
-    if name in ("avg", "bayes", "vote_at_k") or not args:
-        ks = args[1] if name == "vote_at_k" and len(args) > 1 else None
-    else:
-        ks = args[0]
+    """The k of each of ``count`` results: the registry says where k stands in ``args``."""
+    position = of_function(name).k_position
+    ks = args[position] if position is not None and len(args) > position else None
     if ks is None:
         return [None] * count
     values = list(ks) if isinstance(ks, (Sequence, np.ndarray)) else [ks]
@@ -239,10 +239,9 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         (4, 3, 0.0577, 0.25, 0.983)
     """
     name = _check_metric(metric)
-    confidence = check_confidence(confidence)
-    if reference not in ("t", "normal"):
-        raise ValueError(f'`reference` must be "t" or "normal"; got reference={reference!r}')
-    prior = check_prior_option(prior)
+    options = check_options(confidence=confidence, reference=reference, shared=shared,
+                            prior=prior, clusters=clusters)
+    confidence, prior = options["confidence"], options["prior"]
     aligned = align_runs([R_a, R_b], ["A", "B"], shared=shared, verb="compare")
     R_a, R_b = aligned.runs
     clusters = subset_labels(clusters, aligned)
@@ -267,34 +266,57 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         sa, sb = values_a[used], values_b[used]
         used_codes = None if codes is None else np.unique(codes[used], return_inverse=True)[1]
         units = m if used_codes is None else int(used_codes.max()) + 1
-        se = _clt_se(sa - sb, used_codes)
-        se_a, se_b = _clt_se(sa, used_codes), _clt_se(sb, used_codes)
-        difference = float(sa.mean() - sb.mean())
-        df = _df(used_codes, m) if reference == "t" else None
-        _, _, p_value, mde = t_test(difference, se, confidence, df, units)
-        bounds = interval(difference, se, df, units, confidence, (-1.0, 1.0),
-                          cap=False)
-        p_exact = sign_flip_p(sa - sb, used_codes)
-        if math.isnan(p_value):  # se = 0 with a difference: no t statistic, the exact test
-            p_value = p_exact
         spread = float(sa.std() * sb.std())
-        correlation = (float(np.mean((sa - sa.mean()) * (sb - sb.mean())) / spread)
-                       if spread > 0 else None)
-        k_args = _one_k(args, budgets[index], name)
-        (mu_a, sd_a), = _posterior_pair(metric, name, R_a, used, k_args, kwargs, prior)
-        (mu_b, sd_b), = _posterior_pair(metric, name, R_b, used, k_args, kwargs, prior)
-        a, b = float(sa.mean()) + 0.0, float(sb.mean()) + 0.0
-        problems += small_sample_problems(units, codes is not None, [se],
-                                          [a, b] if name in _CREDIT_METRICS else [])
-        results.append(Comparison(
-            metric=name, k=budgets[index], a=a, b=b,
-            difference=difference + 0.0, se=se, lo=bounds.lo, hi=bounds.hi, p_value=p_value,
-            se_unpaired=math.hypot(se_a, se_b), correlation=correlation,
-            prob_a_better=_prob_greater(mu_a, sd_a, mu_b, sd_b), mde=mde, questions=m,
-            confidence=confidence, se_a=se_a, se_b=se_b, df=df, p_exact=p_exact,
-            reference=reference, method=bounds.method))
+        result = _comparison(
+            name, budgets[index], float(sa.mean()) + 0.0, float(sb.mean()) + 0.0,
+            se=_clt_se(sa - sb, used_codes), se_a=_clt_se(sa, used_codes),
+            se_b=_clt_se(sb, used_codes), df=_df(used_codes, m) if reference == "t" else None,
+            units=units, questions=m,
+            confidence=confidence, reference=reference,
+            correlation=(float(np.mean((sa - sa.mean()) * (sb - sb.mean())) / spread)
+                         if spread > 0 else None),
+            p_exact=sign_flip_p(sa - sb, used_codes),
+            posteriors=_posteriors(metric, name, (R_a, R_b), used,
+                                   _one_k(args, budgets[index], name), kwargs, prior))
+        problems += small_sample_problems(units, codes is not None, [result.se],
+                                          [result.a, result.b] if name in _CREDIT_METRICS
+                                          else [])
+        results.append(result)
     warn_small(f"kpass.compare({name})", list(dict.fromkeys(problems)))
     return results if many else results[0]
+
+
+def _posteriors(metric: Metric, name: str, runs: Sequence[Any], used: np.ndarray,
+                k_args: tuple[Any, ...], kwargs: dict[str, Any], prior: str
+                ) -> list[tuple[float, float]]:
+    """(mu, sigma) of each run's ``_ci`` posterior at one k, over the questions used."""
+    return [_posterior_pair(metric, name, R, used, k_args, kwargs, prior)[0] for R in runs]
+
+
+def _comparison(name: str, k: int | None, a: float, b: float, *, se: float, se_a: float,
+                se_b: float, df: int | float | None, units: int, questions: int,
+                confidence: float, reference: str, correlation: float | None,
+                p_exact: float | None, posteriors: list[tuple[float, float]]) -> Comparison:
+    """The one :class:`Comparison` of both paths (per-question values and dataset-level).
+
+    From the estimates, the SEs, the t reference's df and units: the interval
+    (:func:`kpass.stats.intervals.interval` on [-1, 1]), the t test's p-value and MDE
+    (:func:`kpass._core.small_sample.t_test`) and P(A>B) from the two posteriors. When
+    se = 0 with a difference the t statistic does not exist: the p-value is the exact
+    sign-flip one where there are per-question differences (``p_exact``), else 1.
+    """
+    difference = a - b
+    _, _, p_value, mde = t_test(difference, se, confidence, df, units)
+    bounds = interval(difference, se, df, units, confidence, (-1.0, 1.0), cap=False)
+    if math.isnan(p_value):
+        p_value = 1.0 if p_exact is None else p_exact
+    (mu_a, sd_a), (mu_b, sd_b) = posteriors
+    return Comparison(
+        metric=name, k=k, a=a, b=b, difference=difference + 0.0, se=se, lo=bounds.lo,
+        hi=bounds.hi, p_value=p_value, se_unpaired=math.hypot(se_a, se_b),
+        correlation=correlation, prob_a_better=_prob_greater(mu_a, sd_a, mu_b, sd_b),
+        mde=mde, questions=questions, confidence=confidence, se_a=se_a, se_b=se_b, df=df,
+        p_exact=p_exact, reference=reference, method=bounds.method)
 
 
 def _df(codes: np.ndarray | None, m: int) -> int | float:
@@ -310,9 +332,9 @@ def _df(codes: np.ndarray | None, m: int) -> int | float:
 
 def _one_k(args: tuple[Any, ...], budget: int | None, name: str) -> tuple[Any, ...]:
     """``args`` with the sequence of k replaced by one k (for the per-k posterior call)."""
-    if budget is None:
+    position = of_function(name).k_position
+    if budget is None or position is None:
         return args
-    position = 1 if name == "vote_at_k" else 0
     return (*args[:position], budget, *args[position + 1:])
 
 
@@ -340,22 +362,13 @@ def _compare_dataset(metric: Metric, name: str, R_a: Any, R_b: Any, args: tuple[
     results = []
     problems: list[str] = []
     for index, (a, b) in enumerate(zip(values_a, values_b, strict=True)):
-        _, _, p_value, mde = t_test(a - b, ses[index], confidence, df, units)
-        bounds = interval(a - b, ses[index], df, units, confidence, (-1.0, 1.0),
-                          cap=False)
-        if math.isnan(p_value):  # se = 0 with a difference: nothing to test it against
-            p_value = 1.0
         problems += small_sample_problems(units, codes is not None, [ses[index]], [])
-        k_args = _one_k(args, budgets[index], name)
-        (mu_a, sd_a), = _posterior_pair(metric, name, R_a, everything, k_args, kwargs, prior)
-        (mu_b, sd_b), = _posterior_pair(metric, name, R_b, everything, k_args, kwargs, prior)
-        results.append(Comparison(
-            metric=name, k=budgets[index], a=a, b=b, difference=a - b + 0.0, se=ses[index],
-            lo=bounds.lo, hi=bounds.hi, p_value=p_value,
-            se_unpaired=math.hypot(ses_a[index], ses_b[index]),
-            correlation=None, prob_a_better=_prob_greater(mu_a, sd_a, mu_b, sd_b), mde=mde,
-            questions=m, confidence=confidence, se_a=ses_a[index], se_b=ses_b[index], df=df,
-            p_exact=None, reference=reference, method=bounds.method))
+        results.append(_comparison(
+            name, budgets[index], a, b, se=ses[index], se_a=ses_a[index], se_b=ses_b[index],
+            df=df, units=units, questions=m, confidence=confidence, reference=reference,
+            correlation=None, p_exact=None,
+            posteriors=_posteriors(metric, name, (R_a, R_b), everything,
+                                   _one_k(args, budgets[index], name), kwargs, prior)))
     warn_small(f"kpass.compare({name})", list(dict.fromkeys(problems)))
     return results if many else results[0]
 

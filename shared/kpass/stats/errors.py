@@ -36,6 +36,7 @@ from ._common import (
     _state_keys,
     _state_values,
     _weighted_se,
+    check_options,
 )
 from .intervals import interval
 
@@ -163,6 +164,7 @@ def _standard_error(metric: Metric, R: Any, *args: Any, clusters: Any = None,
                     **kwargs: Any) -> float | list[float]:
     """:func:`standard_error` without its warning (for the report and the modules)."""
     name = _check_metric(metric)
+    check_options(clusters=clusters)
     if name in _DATASET_LEVEL:
         statistic, m = _dataset_statistic(metric, R, args, kwargs)
         codes = _labels(clusters, m)

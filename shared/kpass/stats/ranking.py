@@ -63,8 +63,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.checks import ArgumentTypeError, _show, check_confidence
-from .._core.moments.prior import check_prior_option
+from .._core.counting.checks import ArgumentTypeError, _show
 from .._core.small_sample import warn_small
 from ._common import (
     _DATASET_LEVEL,
@@ -75,6 +74,7 @@ from ._common import (
     _labels,
     _per_question,
     _state_keys,
+    check_options,
 )
 from .align import align_runs, subset_labels
 from .comparison import _budgets, _one_k, _posterior_pair
@@ -354,13 +354,14 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         (0.583, 4, 'holm')
     """
     name = _check_metric(metric)
-    confidence = check_confidence(confidence)
+    options = check_options(confidence=confidence, shared=shared, prior=prior,
+                            clusters=clusters)
+    confidence = options["confidence"]
     if confidence < 0.5:
         raise ValueError(f"`confidence` must be at least 0.5 for joint rank sets (two-sided "
                          f"tests at level 1 - confidence); got {confidence!r}")
     runs = _check_runs(runs)  # `shared` is checked by align_runs, the one alignment
     names = list(runs)
-    prior = check_prior_option(prior)
     alignment = align_runs(list(runs.values()), [repr(model) for model in names],
                            shared=shared, verb="rank")
     aligned = list(alignment.runs)
@@ -371,6 +372,13 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
             return call()
         except (TypeError, ValueError) as error:
             raise type(error)(f"model {model!r}: {error}") from None
+
+    def posteriors(used: np.ndarray, budget: int | None) -> list[tuple[float, float]]:
+        """(mu, sigma) of every model's ``_ci`` posterior at one k, over the questions used."""
+        k_args = _one_k(args, budget, name)
+        return [of(model, lambda R=R: _posterior_pair(metric, name, R, used, k_args, kwargs,
+                                                      prior)[0])
+                for model, R in zip(names, aligned, strict=True)]
 
     if name in _DATASET_LEVEL:
         statistics, sizes = zip(*[of(model, lambda R=R: _dataset_statistic(metric, R, args,
@@ -391,12 +399,8 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         many = isinstance(metric(_counts_of(aligned[0]), *args, **kwargs), list)
         boards = []
         for index, budget in enumerate(budgets):
-            k_args = _one_k(args, budget, name)
-            posteriors = [of(model, lambda R=R, k_args=k_args: _posterior_pair(
-                              metric, name, R, everything, k_args, kwargs, prior)[0])
-                          for model, R in zip(names, aligned, strict=True)]
             boards.append(_board(name, budget, names, values[:, index], sigmas[index], df, m,
-                                 posteriors, confidence))
+                                 posteriors(everything, budget), confidence))
         warn_small(f"kpass.leaderboard({name})", _problems(name, boards, codes is not None))
         return boards if many else boards[0]
 
@@ -423,12 +427,8 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         used_codes = None if codes is None else codes[used]
         sigma, df = _covariance(matrix[:, used], used_codes)
         units = _unit_totals(matrix[:, used], used_codes)
-        k_args = _one_k(args, budget, name)
-        posteriors = [of(model, lambda R=R, used=used, k_args=k_args: _posterior_pair(
-                          metric, name, R, used, k_args, kwargs, prior)[0])
-                      for model, R in zip(names, aligned, strict=True)]
         boards.append(_board(name, budget, names, matrix[:, used].mean(axis=1), sigma, df,
-                             questions, posteriors, confidence, units))
+                             questions, posteriors(used, budget), confidence, units))
     warn_small(f"kpass.leaderboard({name})", _problems(name, boards, codes is not None))
     return boards if many else boards[0]
 

@@ -396,7 +396,7 @@ def _order(order: Any, m: int, ids: list[Any] | None) -> np.ndarray:
         positions = np.array(items, dtype=np.intp)
     if m and (np.unique(positions).size != m or positions.min() < 0 or positions.max() >= m):
         raise ValueError(f"`order` must be a permutation of the {m} questions (each once); "
-                         f"got repeated or out-of-range entries")
+                         f"got repeated or out-of-range entries: order={_show(order)}")
     return positions
 
 

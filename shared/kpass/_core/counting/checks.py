@@ -56,6 +56,16 @@ def check_int(value: Any, name: str) -> int:
     return int(value)
 
 
+def check_count(value: Any, name: str) -> int | None:
+    """Return ``value`` as an int >= 1 (a count; None stays None), refusing bools and 0."""
+    if value is None:
+        return None
+    integer = check_int(value, name)
+    if integer < 1:
+        raise ValueError(f"`{name}` must be an int >= 1; got {name}={integer}")
+    return integer
+
+
 def check_real(value: Any, name: str, *, low: float | None = None, high: float | None = None,
                low_open: bool = False, high_open: bool = False) -> float:
     """Return ``value`` as a finite float inside the given range.
@@ -106,6 +116,43 @@ def check_flag(value: Any, name: str) -> bool:
 def check_confidence(confidence: Any) -> float:
     """Validate a credibility level in the open interval (0, 1)."""
     return check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def check_shared(shared: Any) -> bool:
+    """Validate ``shared`` (compare / rank on the questions every run has): True or False."""
+    if not isinstance(shared, (bool, np.bool_)):
+        raise ArgumentTypeError(f"`shared` must be True or False; got shared={_show(shared)}")
+    return bool(shared)
+
+
+#: The reference distributions of a paired comparison.
+REFERENCES = ("t", "normal")
+
+
+def check_reference(reference: Any) -> str:
+    """Validate the reference distribution of a test: ``"t"`` or ``"normal"``."""
+    if not isinstance(reference, str):
+        raise ArgumentTypeError(f'`reference` must be "t" or "normal"; got '
+                                f"reference={_show(reference)} ({type(reference).__name__})")
+    if reference not in REFERENCES:
+        raise ValueError(f'`reference` must be "t" or "normal"; got reference={reference!r}')
+    return reference
+
+
+def check_labels(labels: Any, name: str = "clusters") -> Any:
+    """Refuse per-question labels that are not an ordered sequence (length checked by the user).
+
+    A str, a set, a dict or a scalar has no question order; None is allowed (no labels).
+    Returns ``labels`` as given.
+    """
+    if labels is None:
+        return None
+    if isinstance(labels, (str, bytes, set, frozenset, dict)) or not (
+            isinstance(labels, (Sequence, np.ndarray)) or hasattr(labels, "__array__")):
+        raise ArgumentTypeError(
+            f"`{name}` must be a sequence of labels (list, tuple or array), one per question "
+            f"in question order; got {name}={_show(labels)} ({type(labels).__name__})")
+    return labels
 
 
 #: Range of a prior parameter: normal (not subnormal) floats, so every ratio

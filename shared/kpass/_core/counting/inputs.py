@@ -21,6 +21,7 @@ from .checks import (
     CategoryValueError,
     OutcomeValueError,
     _show,
+    check_count,
 )
 from .counts import BinaryCounts, CategoricalCounts, _pad_columns
 from .rowcount import binary_row_counts
@@ -95,7 +96,7 @@ def _rows_of(R: Any, name: str) -> tuple[np.ndarray | None, list[Any] | None]:
     if isinstance(R, (str, bytes)) or not _is_sequence(R):
         raise ArgumentTypeError(
             f"`{name}` must be a 2-D array or a list of per-question outcome lists; "
-            f"got {type(R).__name__}"
+            f"got {name}={_show(R)} ({type(R).__name__})"
         )
     rows = list(R)
     if rows and all(_is_number(value) for value in rows):
@@ -324,6 +325,7 @@ def categorical_counts(R: Any, R0: Any = None, *, n_categories: int | None = Non
             different number of questions.
         ArgumentTypeError: a value that is not a number.
     """
+    n_categories = check_count(n_categories, "n_categories")  # None: any number
     if isinstance(R, BinaryCounts):
         counts = np.stack([R.n_samples - R.n_correct, R.n_correct], axis=1)
         base = CategoricalCounts(counts, np.zeros_like(counts))

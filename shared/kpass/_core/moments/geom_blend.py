@@ -100,7 +100,7 @@ def _resolve_lambda(lam: Any, lambda_: Any) -> float:
                 f"give the coupling as `lam` or `lambda_`, not both; got lam={lam!r}, "
                 f"lambda_={lambda_!r}"
             )
-        lam = lambda_
+        return check_real(lambda_, "lambda_", low=0.0, high=1.0)  # named as given
     return check_real(lam, "lam", low=0.0, high=1.0)
 
 

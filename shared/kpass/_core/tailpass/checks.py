@@ -55,6 +55,9 @@ def check_rewards(weights: FloatArray) -> None:
 
 
 def check_prior_concentrations(prior: Any, shape: tuple[int, int]) -> FloatArray:
+    if np.asarray(prior).dtype.kind == "b":  # True is not a concentration of 1
+        raise ArgumentTypeError("`prior` must be positive Dirichlet concentrations (numbers, "
+                                f"not bools); got prior={_show(prior)}")
     values = real_array(prior, "prior")
     if values.ndim > 2 or np.any(values <= 0.0):
         raise ValueError(
