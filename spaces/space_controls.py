@@ -111,7 +111,7 @@ EXAMPLE_K = "1, 2, 3, 4"
 def module_controls(module: evaluate.EvaluationModule) -> list[Control]:
     """The options the page offers for this module, defaulting to its load-time options."""
     try:
-        from kpass.hf.vocabulary import KEYWORDS
+        from kpass.hf.keywords import KEYWORDS
     except ImportError:  # a module outside kpass: no descriptions
         KEYWORDS = {}
     loaded = dict(getattr(module, "options", {}) or {})
