@@ -130,8 +130,15 @@ def test_the_comparison_module_page_shows_any_failure_as_one_readable_line(
 def test_without_fork_a_failure_is_the_same_readable_line(module, monkeypatch, name):
     error, needle = FAILURES[name]
     monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
-    message, _, _ = page(module, monkeypatch, error)
+    ran_in = []
+
+    def recorded():
+        ran_in.append(os.getpid())
+        raises(error)()
+
+    message, _, _ = page(module, monkeypatch, recorded)
     assert_readable(message, needle)
+    assert ran_in == [os.getpid()]  # here, not in a forked child: the page took the no-fork path
 
 
 def test_the_modules_own_value_errors_are_shown_as_they_are(module):
