@@ -161,6 +161,15 @@ def table(page, selector="#kpass-table"):
 
 
 def assert_in_viewport(page, selector, viewport):
+    # The page scrolls its results into view 150 and 450 ms after drawing them (SCROLL_JS),
+    # later on a busy machine: wait up to 10 s for them to be in view, then measure.
+    try:
+        page.wait_for_function(
+            "selector => { const b = document.querySelector(selector).getBoundingClientRect();"
+            " return b.top >= 0 && b.bottom <= window.innerHeight; }", arg=selector,
+            timeout=10_000)
+    except sync_api.TimeoutError:
+        pass  # measured below, which names the element and its box
     box = page.locator(selector).bounding_box()
     assert box is not None, f"{selector} is not shown"
     assert box["x"] >= 0 and box["y"] >= 0, (selector, box)
