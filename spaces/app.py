@@ -13,14 +13,13 @@ and ``GRADIO_SERVER_PORT`` (Spaces set them).
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import os
 import re
 import sys
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import evaluate
@@ -36,131 +35,18 @@ TAB_MODULES = ("leaderboard_tab.py", "space_input.py", "space_output.py", "space
 NOT_SCRIPTS = {"app.py", "setup.py", "conftest.py", *TAB_MODULES}
 
 
-def sibling(file_name: str) -> ModuleType:
-    """A module shipped beside this file (``spaces/build.py`` copies it into each Space).
-
-    Loaded by its path, not through ``sys.path``: the repository's ``spaces/`` folder also
-    holds ``build.py``, which must not shadow the ``build`` package.
-    """
-    key = f"{__name__}.{Path(file_name).stem}"
-    if key in sys.modules:
-        return sys.modules[key]
-    spec = importlib.util.spec_from_file_location(key, HERE / file_name)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {file_name} beside {Path(__file__).name} in {HERE}")
-    loaded = importlib.util.module_from_spec(spec)
-    sys.modules[key] = loaded
-    try:
-        spec.loader.exec_module(loaded)
-    except BaseException:
-        del sys.modules[key]
-        raise
-    return loaded
-
-
-# Reading pasted and uploaded input (space_input.py, beside this file): its names, as
-# this module has always offered them.
-space_input = sibling(TAB_MODULES[1])
-ALIASES = space_input.ALIASES
-ID_FIELDS = space_input.ID_FIELDS
-MAX_CHARS = space_input.MAX_CHARS
-MAX_QUESTIONS = space_input.MAX_QUESTIONS
-MAX_OUTCOMES = space_input.MAX_OUTCOMES
-MAX_KS = space_input.MAX_KS
-MAX_K = space_input.MAX_K
-MAX_CATEGORY = space_input.MAX_CATEGORY
-Question = space_input.Question
-TOKEN = space_input.TOKEN
-parse_token = space_input.parse_token
-_load_json = space_input._load_json
-_flat = space_input._flat
-_part = space_input._part
-_from_record = space_input._from_record
-_id_of = space_input._id_of
-parse_line = space_input.parse_line
-_INT_ID = space_input._INT_ID
-_SCALAR_CELL = space_input._SCALAR_CELL
-LONG_HINT = space_input.LONG_HINT
-_question_id = space_input._question_id
-group_questions = space_input.group_questions
-parse_questions = space_input.parse_questions
-check_size = space_input.check_size
-columns_of = space_input.columns_of
-_is_number = space_input._is_number
-csv_questions = space_input.csv_questions
-read_upload = space_input.read_upload
-_INDEXED = space_input._INDEXED
-_SHOWN_AS = space_input._SHOWN_AS
-locate = space_input.locate
-
-
-# Tables, plots and formulas (space_output.py, beside this file), under their old names.
-space_output = sibling(TAB_MODULES[2])
-LATEX = space_output.LATEX
-SUFFIXES = space_output.SUFFIXES
-COLUMNS = space_output.COLUMNS
-NUMERIC = space_output.NUMERIC
-COMPARE_COLUMNS = space_output.COMPARE_COLUMNS
-results_table = space_output.results_table
-questions_used = space_output.questions_used
-error_bars = space_output.error_bars
-lay_out = space_output.lay_out
-results_plot = space_output.results_plot
-shown = space_output.shown
-BETA = space_output.BETA
-HYPER = space_output.HYPER
-FORMULAS = space_output.FORMULAS
-SE_NOTE = space_output.SE_NOTE
-formulas = space_output.formulas
-compare_plot = space_output.compare_plot
-shown_compare = space_output.shown_compare
-input_help = space_output.input_help
-UPLOAD_HELP = space_output.UPLOAD_HELP
-COMPARE_HELP = space_output.COMPARE_HELP
-CSS = space_output.CSS
-SCROLL_JS = space_output.SCROLL_JS
-scroll_js = space_output.scroll_js
-
-# The module's controls and comparisons (space_controls.py), under their old names.
-space_controls = sibling(TAB_MODULES[3])
-module_family = space_controls.module_family
-module_kind = space_controls.module_kind
-WITHOUT_K = space_controls.WITHOUT_K
-uses_k = space_controls.uses_k
-input_names = space_controls.input_names
-Control = space_controls.Control
-SPECS = space_controls.SPECS
-BY_KIND = space_controls.BY_KIND
-BY_FAMILY = space_controls.BY_FAMILY
-UNUSED = space_controls.UNUSED
-HELP = space_controls.HELP
-EXAMPLE_K = space_controls.EXAMPLE_K
-module_controls = space_controls.module_controls
-control_value = space_controls.control_value
-_numbers = space_controls._numbers
-parse_control = space_controls.parse_control
-COMPARED = space_controls.COMPARED
-BINARIZED = space_controls.BINARIZED
-POINT_OPTIONS = space_controls.POINT_OPTIONS
-binarized = space_controls.binarized
-with_ids = space_controls.with_ids
-compare_rows = space_controls.compare_rows
-check_paired = space_controls.check_paired
-paired = space_controls.paired
-
-# Failures as one readable line, and the child process (space_failures.py).
-space_failures = sibling(TAB_MODULES[4])
-ComputationError = space_failures.ComputationError
-_REPR = space_failures._REPR
-one_line = space_failures.one_line
-failure_message = space_failures.failure_message
-readable = space_failures.readable
-unquoted = space_failures.unquoted
-_in_child = space_failures._in_child
-run_in_child = space_failures.run_in_child
-
-# The page's Blocks (space_page.py), built by build_demo below.
-space_page = sibling(TAB_MODULES[5])
+# The page's modules are this module's submodules: ``__path__`` makes the folder beside it
+# (the Space, or the repository's spaces/) their package, so each copy of the page loads its
+# own (``<this module>.space_input``, ...) and they import one another relatively. Loaded by
+# path, not through ``sys.path``: the repository's ``spaces/`` folder also holds
+# ``build.py``, which must not shadow the ``build`` package.
+__path__ = [str(HERE)]
+space_input = importlib.import_module(f"{__name__}.space_input")  # pasted and uploaded input
+space_output = importlib.import_module(f"{__name__}.space_output")  # tables, plots, formulas
+space_controls = importlib.import_module(f"{__name__}.space_controls")  # controls, comparisons
+space_failures = importlib.import_module(f"{__name__}.space_failures")  # messages, the child
+space_page = importlib.import_module(f"{__name__}.space_page")  # the page's Blocks
+leaderboard_tab = importlib.import_module(f"{__name__}.leaderboard_tab")  # the Leaderboard tab
 
 MESSAGE_ID = "kpass-message"
 COMPUTE_LOCK = threading.Lock()
@@ -169,10 +55,11 @@ COMPUTE_LOCK = threading.Lock()
 # Sizes alone do not bound the time (vote@k intervals grow with k and the number of
 # distinct answers), so each computation also runs in a child process with a deadline.
 MAX_SECONDS = 20.0
-LIMITS = (f"Limits: {MAX_CHARS // 1000:,} kB of input, {MAX_QUESTIONS:,} questions, "
-          f"{MAX_OUTCOMES:,} outcomes, {MAX_KS} values of k up to {MAX_K:,}, categories "
-          f"0..{MAX_CATEGORY}, {MAX_SECONDS:g} s of computing. For more, use `kpass report` "
-          "or `evaluate.load` locally.")
+LIMITS = (f"Limits: {space_input.MAX_CHARS // 1000:,} kB of input, "
+          f"{space_input.MAX_QUESTIONS:,} questions, {space_input.MAX_OUTCOMES:,} outcomes, "
+          f"{space_input.MAX_KS} values of k up to {space_input.MAX_K:,}, categories "
+          f"0..{space_input.MAX_CATEGORY}, {MAX_SECONDS:g} s of computing. For more, use "
+          "`kpass report` or `evaluate.load` locally.")
 
 
 # ----------------------------------------------------------------------------- the module
@@ -210,11 +97,13 @@ def parse_ks(text: Any) -> list[int]:
     for token in tokens:
         if not re.fullmatch(r"[+-]?[0-9]+", token):  # ASCII digits: "٣" is not a k
             raise ValueError(f"`k` must be integers separated by commas; got {token!r}")
-    if len(tokens) > MAX_KS:
-        raise ValueError(f"`k`: at most {MAX_KS} values on this page; got {len(tokens)}")
+    if len(tokens) > space_input.MAX_KS:
+        raise ValueError(f"`k`: at most {space_input.MAX_KS} values on this page; "
+                         f"got {len(tokens)}")
     ks = [int(token) for token in tokens]
-    if max(ks) > MAX_K:
-        raise ValueError(f"`k` must be at most {MAX_K:,} on this page; got k={max(ks)}")
+    if max(ks) > space_input.MAX_K:
+        raise ValueError(f"`k` must be at most {space_input.MAX_K:,} on this page; "
+                         f"got k={max(ks)}")
     return ks
 
 
@@ -247,7 +136,7 @@ def within_deadline(function: Any, *args: Any, seconds: float | None = None, **k
     """
     seconds = MAX_SECONDS if seconds is None else seconds
     with COMPUTE_LOCK:
-        return run_in_child(function, args, kwargs, seconds)
+        return space_failures.run_in_child(function, args, kwargs, seconds)
 
 
 def compute_results(module: evaluate.EvaluationModule, inputs: dict[str, Any],
@@ -270,42 +159,45 @@ def stamp() -> str:
 
 
 def empty_table() -> pd.DataFrame:
-    return pd.DataFrame(columns=[c for c in COLUMNS if c != "SE"])
+    return pd.DataFrame(columns=[c for c in space_output.COLUMNS if c != "SE"])
 
 
-def run(module: evaluate.EvaluationModule, controls: list[Control], text: str,
+def run(module: evaluate.EvaluationModule, controls: list[space_controls.Control], text: str,
         upload: str | None, ks_text: str, *values: Any):
     """Compute through the module; any bad input becomes a message, never a traceback."""
-    names, kind = input_names(module), module_kind(module)
+    names, kind = space_controls.input_names(module), space_controls.module_kind(module)
     source, questions = "the text box", []
     try:
         if upload:  # named before reading, so a refused row points at the file
             source = f"the file {Path(upload).name}"
-        uploaded = read_upload(upload, names, kind)
+        uploaded = space_input.read_upload(upload, names, kind)
         if uploaded is not None:
             questions = uploaded
         else:
-            questions = parse_questions(text, names, kind)
-        options = {c.name: parse_control(c, v) for c, v in zip(controls, values, strict=True)}
+            questions = space_input.parse_questions(text, names, kind)
+        options = {c.name: space_controls.parse_control(c, v)
+                   for c, v in zip(controls, values, strict=True)}
         options = {name: value for name, value in options.items() if value is not None}
-        if uses_k(module):
+        if space_controls.uses_k(module):
             options["k"] = parse_ks(ks_text)
-        table = results_table(compute_results(module, columns_of(questions, names), options))
+        columns = space_input.columns_of(questions, names)
+        table = space_output.results_table(compute_results(module, columns, options))
     except RecursionError:
         return ("**Input error:** the input is nested too deeply; give one flat list of "
                 "outcomes per question", empty_table(), None)
     except (ValueError, TypeError, TimeoutError) as error:
-        message = unquoted(readable(error))
+        message = space_failures.unquoted(space_failures.readable(error))
         where = source if source.startswith("the file") else "text box"
-        return f"**Input error:** {locate(message, questions, where)}", empty_table(), None
+        message = space_input.locate(message, questions, where)
+        return f"**Input error:** {message}", empty_table(), None
     except Exception as error:  # noqa: BLE001 (any other failure: one readable line, no traceback)
-        return f"**Input error:** {failure_message(error)}", empty_table(), None
-    questions_used(table, questions, options.get("short"))
+        return f"**Input error:** {space_failures.failure_message(error)}", empty_table(), None
+    space_output.questions_used(table, questions, options.get("short"))
     note = (f"Computed at {stamp()}: {len(table)} value(s) over {len(questions)} question(s) "
             f"from {source}.")
     if options.get("short") == "skip":
         note += " With short = skip, each k uses only the questions with at least k samples."
-    return note, shown(table), results_plot(table)
+    return note, space_output.shown(table), space_output.results_plot(table)
 
 
 # ----------------------------------------------------------------------------- compare
@@ -317,8 +209,8 @@ def compare_models(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
     """Model A against model B on the same questions, each metric and k a row (see
     :func:`compare_rows`: ``kpass.compare`` on the paired per-question values, matched
     by question id when ``ids`` are given)."""
-    return pd.DataFrame(compare_rows(family, kind, a, b, ks, options, ids),
-                        columns=COMPARE_COLUMNS)
+    return pd.DataFrame(space_controls.compare_rows(family, kind, a, b, ks, options, ids),
+                        columns=space_output.COMPARE_COLUMNS)
 
 
 def example_pair(kind: str = "binary") -> tuple[str, str]:
@@ -336,42 +228,45 @@ def example_pair(kind: str = "binary") -> tuple[str, str]:
 COMPARE_ERRORS = (Exception,)
 
 
-def compare_failure(error: BaseException, side: str, sides: dict[str, list[Question]]):
+def compare_failure(error: BaseException, side: str, sides: dict[str, list[space_input.Question]]):
     """The page's outputs for a failed comparison: the message located in its box and line."""
     if isinstance(error, RecursionError):
         return ("**Input error:** the input is nested too deeply; give one flat list of "
-                "outcomes per question", pd.DataFrame(columns=COMPARE_COLUMNS), None)
+                "outcomes per question", pd.DataFrame(columns=space_output.COMPARE_COLUMNS), None)
     if isinstance(error, (ValueError, TypeError, TimeoutError)):
-        message = unquoted(readable(error))
+        message = space_failures.unquoted(space_failures.readable(error))
     else:
-        message = failure_message(error)
+        message = space_failures.failure_message(error)
     named = re.match(r"model ([AB]): ", message)
     if named:
         side, message = named[1], message[named.end():]
     where = f"model {side} box" if side else "input"
-    message = locate(message, sides.get(side, []), where) if side else message
-    return f"**Input error:** {message}", pd.DataFrame(columns=COMPARE_COLUMNS), None
+    message = space_input.locate(message, sides.get(side, []), where) if side else message
+    return f"**Input error:** {message}", pd.DataFrame(columns=space_output.COMPARE_COLUMNS), None
 
 
-def run_compare(module: evaluate.EvaluationModule, controls: list[Control], text_a: str,
-                text_b: str, ks_text: str, *values: Any):
+def run_compare(module: evaluate.EvaluationModule, controls: list[space_controls.Control],
+                text_a: str, text_b: str, ks_text: str, *values: Any):
     """Compare two models through kpass.compare; bad input becomes a located message."""
-    names, kind, family = input_names(module), module_kind(module), module_family(module)
-    sides: dict[str, list[Question]] = {"A": [], "B": []}
+    names, kind = space_controls.input_names(module), space_controls.module_kind(module)
+    family = space_controls.module_family(module)
+    sides: dict[str, list[space_input.Question]] = {"A": [], "B": []}
     side = "A"
     try:
-        sides["A"] = parse_questions(text_a, names, kind)
+        sides["A"] = space_input.parse_questions(text_a, names, kind)
         side = "B"
-        sides["B"] = parse_questions(text_b, names, kind)
+        sides["B"] = space_input.parse_questions(text_b, names, kind)
         side = ""
-        sides, ids = paired(sides, kind)
-        a, b = columns_of(sides["A"], names), columns_of(sides["B"], names)
+        sides, ids = space_controls.paired(sides, kind)
+        a = space_input.columns_of(sides["A"], names)
+        b = space_input.columns_of(sides["B"], names)
         if "R0" in a or "R0" in b:
             raise ValueError("the comparison takes no prior outcomes (R0): remove the '| ...' "
                              "part of the lines")
-        options = {c.name: parse_control(c, v) for c, v in zip(controls, values, strict=True)}
+        options = {c.name: space_controls.parse_control(c, v)
+                   for c, v in zip(controls, values, strict=True)}
         options = {name: value for name, value in options.items() if value is not None}
-        ks = parse_ks(ks_text) if uses_k(module) else None
+        ks = parse_ks(ks_text) if space_controls.uses_k(module) else None
         table = within_deadline(compare_models, family, kind, a, b, ks, options, ids)
     except (RecursionError, *COMPARE_ERRORS) as error:
         return compare_failure(error, side, sides)
@@ -381,16 +276,13 @@ def run_compare(module: evaluate.EvaluationModule, controls: list[Control], text
             "the two posteriors.")
     from kpass.hf.sequential import space_line  # the sequential verdict, a second paragraph
     note += space_line(space_controls.COMPARED[family], kind, a, b, ks, options, ids)
-    return note, shown_compare(table), compare_plot(table)
+    return note, space_output.shown_compare(table), space_output.compare_plot(table)
 
 
 # ----------------------------------------------------------------------------- leaderboard
 
 
-leaderboard_tab = sibling(TAB_MODULES[0])
-
-
-def run_leaderboard(module: evaluate.EvaluationModule, controls: list[Control],
+def run_leaderboard(module: evaluate.EvaluationModule, controls: list[space_controls.Control],
                     boxes: list[tuple[str, str]], uploads: list[str] | None, metric: str,
                     ks_text: str, confidence: Any, *values: Any):
     """The Leaderboard tab: ``kpass.leaderboard`` of the models; bad input becomes a message.
@@ -416,11 +308,6 @@ def run_leaderboard(module: evaluate.EvaluationModule, controls: list[Control],
 # ----------------------------------------------------------------------------- the page
 
 
-def parameter_widget(control: Control) -> Any:
-    """A page control for one option, showing its default."""
-    return space_page.parameter_widget(sys.modules[__name__], control)
-
-
 def comparison_table(module: evaluate.EvaluationModule, a: list[list[int]], b: list[list[int]],
                      ks: list[int], metric: str, confidence: float) -> pd.DataFrame:
     """The comparison module's flat results for ``metric`` at every k, as the compare table."""
@@ -438,25 +325,25 @@ def comparison_table(module: evaluate.EvaluationModule, a: list[list[int]], b: l
                      "upper": results[f"{key}_hi"], "p-value": results[f"{key}_p_value"],
                      "P(A better)": results[f"{key}_prob_a_better"],
                      "questions": int(results[f"{key}_questions"])})
-    return pd.DataFrame(rows, columns=COMPARE_COLUMNS)
+    return pd.DataFrame(rows, columns=space_output.COMPARE_COLUMNS)
 
 
 def run_comparison_module(module: evaluate.EvaluationModule, text_a: str, text_b: str,
                           ks_text: str, metric: str, confidence: Any):
     """The comparison module's page: parse both boxes, compute, or a located message."""
-    sides: dict[str, list[Question]] = {"A": [], "B": []}
+    sides: dict[str, list[space_input.Question]] = {"A": [], "B": []}
     side = "A"
     try:
         import kpass
 
         runs = {}
         for side in ("A", "B"):  # each box alone first, so a bad value names its box and line
-            sides[side] = parse_questions(text_a if side == "A" else text_b, ["predictions"],
-                                          "binary")
-            runs[side] = columns_of(sides[side], ["predictions"])["predictions"]
+            sides[side] = space_input.parse_questions(text_a if side == "A" else text_b,
+                                                      ["predictions"], "binary")
+            runs[side] = space_input.columns_of(sides[side], ["predictions"])["predictions"]
             kpass.binary_counts(runs[side], name="predictions")
         side = ""
-        check_paired(sides)
+        space_controls.check_paired(sides)
         a, b = runs["A"], runs["B"]
         table = within_deadline(comparison_table, module, a, b, parse_ks(ks_text), metric,
                                 space_controls.number(confidence, "confidence"))
@@ -464,7 +351,7 @@ def run_comparison_module(module: evaluate.EvaluationModule, text_a: str, text_b
         return compare_failure(error, side, sides)
     note = (f"Compared at {stamp()}: {len(sides['A'])} paired question(s): A - B with its "
             "SE over questions; P(A better) from the two posteriors.")
-    return note, shown_compare(table), compare_plot(table)
+    return note, space_output.shown_compare(table), space_output.compare_plot(table)
 
 
 def build_comparison_demo(module: evaluate.EvaluationModule) -> gr.Blocks:
@@ -477,8 +364,8 @@ def build_demo(script: Path | None = None, module: evaluate.EvaluationModule | N
     """The Blocks page for one metric script (or an already loaded module).
 
     A comparison module (``module_type == "comparison"``) gets its own page
-    (:func:`build_comparison_demo`). Serve it with ``.launch(css=CSS)``: gradio takes
-    page styles at launch.
+    (:func:`build_comparison_demo`). Serve it with ``.launch(css=space_output.CSS)``: gradio
+    takes page styles at launch.
     """
     if module is None:
         script = script or find_metric_script()
@@ -491,7 +378,7 @@ def build_demo(script: Path | None = None, module: evaluate.EvaluationModule | N
 def main() -> None:
     """Serve the demo (``GRADIO_SERVER_NAME`` / ``GRADIO_SERVER_PORT`` choose the address)."""
     demo = build_demo()
-    demo.launch(css=CSS)
+    demo.launch(css=space_output.CSS)
 
 
 if __name__ == "__main__":

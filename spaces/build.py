@@ -32,7 +32,7 @@ METRICS = REPO / "metrics"
 COMPARISONS = REPO / "comparisons"
 DIST = REPO / "dist" / "spaces"
 APP = Path(__file__).resolve().parent / "app.py"
-# Modules of the page shipped beside app.py, which loads them by path (the Leaderboard tab,
+# Modules of the page shipped beside app.py, which loads them as its own (the Leaderboard tab,
 # the reading of pasted and uploaded input, the tables, plots and formulas, the controls,
 # the child process with its deadline): app.py's TAB_MODULES, checked by the build tests.
 APP_MODULES = tuple(APP.parent / name for name in (

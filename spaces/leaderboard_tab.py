@@ -1,10 +1,12 @@
 """The Leaderboard tab of the metric Spaces: several models ranked on the same questions.
 
-Shipped beside ``app.py`` (``spaces/build.py`` copies it) and loaded by it. Every function
-takes the app module as ``app``: the parsing, the messages and the deadline are the page's
-own (:func:`app.parse_questions`, :func:`app.locate`, :func:`app.within_deadline`), so a
-model's box reads and fails exactly as the Compute tab's box does. The ranking itself is
-``kpass.leaderboard`` on the parsed input; nothing here computes a statistic.
+Shipped beside ``app.py`` (``spaces/build.py`` copies it) and loaded by it as one of its
+modules. The parsing and the messages are the page's own (:func:`space_input.parse_questions`,
+:func:`space_input.locate`), so a model's box reads and fails exactly as the Compute tab's box
+does; what ``app.py`` itself defines (the deadline, ``app.within_deadline``; the k box,
+``app.parse_ks``) comes through the ``app`` argument, the page's module that loaded this one.
+The ranking itself is ``kpass.leaderboard`` on the parsed input; nothing here computes a
+statistic.
 
 Input: up to :data:`MAX_MODELS` models, each a pasted box with a name, or an uploaded file
 (named by its file name). Questions are matched by id when every model names its questions
@@ -24,6 +26,34 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 from matplotlib.figure import Figure
+
+from .space_controls import (
+    BINARIZED,
+    COMPARED,
+    POINT_OPTIONS,
+    binarized,
+    control_value,
+    input_names,
+    match_ids,
+    module_family,
+    module_kind,
+    number,
+    parse_control,
+    same_golds,
+    uses_k,
+    with_ids,
+)
+from .space_failures import failure_message, readable, unquoted
+from .space_input import (
+    MAX_CHARS,
+    MAX_OUTCOMES,
+    MAX_QUESTIONS,
+    columns_of,
+    locate,
+    parse_questions,
+    read_upload,
+)
+from .space_output import scroll_js
 
 #: At most this many models on one leaderboard (one box or one file each).
 MAX_MODELS = 12
@@ -58,9 +88,9 @@ HELP = (
 
 def limits(app: ModuleType) -> str:
     """The tab's limits, in words."""
-    return (f"Limits: at most {MAX_MODELS} models, one k at a time, {app.MAX_OUTCOMES:,} "
+    return (f"Limits: at most {MAX_MODELS} models, one k at a time, {MAX_OUTCOMES:,} "
             f"outcomes in all; each box or file within the page's limits ("
-            f"{app.MAX_CHARS // 1000:,} kB, {app.MAX_QUESTIONS:,} questions); "
+            f"{MAX_CHARS // 1000:,} kB, {MAX_QUESTIONS:,} questions); "
             f"{app.MAX_SECONDS:g} s of computing. For more, use `kpass leaderboard` locally.")
 
 
@@ -87,7 +117,7 @@ def example_models(kind: str = "binary") -> list[tuple[str, str]]:
 # ----------------------------------------------------------------------------- input
 
 
-def collect(app: ModuleType, boxes: list[tuple[str, str]], uploads: list[str] | None
+def collect(boxes: list[tuple[str, str]], uploads: list[str] | None
             ) -> list[tuple[str, str, str | None, str]]:
     """The models given: ``(name, where, upload path or None, text)``, boxes then files.
 
@@ -98,10 +128,10 @@ def collect(app: ModuleType, boxes: list[tuple[str, str]], uploads: list[str] | 
         ValueError: fewer than 2 or more than MAX_MODELS models, or a name used twice.
     """
     models: list[tuple[str, str, str | None, str]] = []
-    for number, (name, text) in enumerate(boxes, start=1):
+    for place, (name, text) in enumerate(boxes, start=1):
         if str(text or "").strip():
-            name = " ".join(str(name or "").split()) or f"model {number}"
-            models.append((name, f"box {number} (model {name!r})", None, str(text)))
+            name = " ".join(str(name or "").split()) or f"model {place}"
+            models.append((name, f"box {place} (model {name!r})", None, str(text)))
     for path in uploads or []:
         name = Path(path).stem
         models.append((name, f"the file {Path(path).name}", path, ""))
@@ -120,15 +150,15 @@ def collect(app: ModuleType, boxes: list[tuple[str, str]], uploads: list[str] | 
     return models
 
 
-def check_total(app: ModuleType, parsed: dict[str, list[Any]]) -> None:
+def check_total(parsed: dict[str, list[Any]]) -> None:
     """All models together within the page's outcome limit."""
     total = sum(len(q.values) for questions in parsed.values() for q in questions)
-    if total > app.MAX_OUTCOMES:
+    if total > MAX_OUTCOMES:
         raise ValueError(f"the models hold {total:,} outcomes in all; this tab takes at most "
-                         f"{app.MAX_OUTCOMES:,}")
+                         f"{MAX_OUTCOMES:,}")
 
 
-def align(app: ModuleType, parsed: dict[str, list[Any]], where: dict[str, str],
+def align(parsed: dict[str, list[Any]], where: dict[str, str],
           kind: str = "binary") -> tuple[dict[str, list[Any]], dict[str, list[Any]] | None]:
     """How the models' questions pair: by id when every line of every model has one, else by
     line order (the page's rule, ``space_controls.match_ids``, as on the Compare tab).
@@ -141,7 +171,7 @@ def align(app: ModuleType, parsed: dict[str, list[Any]], where: dict[str, str],
         ValueError: ids on some lines or models only, or models holding different
             questions (naming the model, the id and the box or file and line).
     """
-    found, ids = app.space_controls.match_ids(parsed, where, reorder=kind == "answers")
+    found, ids = match_ids(parsed, where, reorder=kind == "answers")
     if ids is None:
         names = list(parsed)
         counts = {name: len(questions) for name, questions in parsed.items()}
@@ -154,7 +184,7 @@ def align(app: ModuleType, parsed: dict[str, list[Any]], where: dict[str, str],
     return found, ids
 
 
-def gold_answers(app: ModuleType, aligned: dict[str, list[Any]], where: dict[str, str]
+def gold_answers(aligned: dict[str, list[Any]], where: dict[str, str]
                  ) -> list[Any]:
     """The gold answers: the first model's, which any other model that gives them must match
     (by kpass's canonical rule: ``170`` is ``"170.0"``).
@@ -167,7 +197,7 @@ def gold_answers(app: ModuleType, aligned: dict[str, list[Any]], where: dict[str
     if not all("references" in q.extras for q in first):
         raise ValueError(f"give each question's gold answer after '|' on the lines of "
                          f"{where[names[0]]} (the first model)")
-    app.space_controls.same_golds(aligned, where)
+    same_golds(aligned, where)
     return [q.extras["references"] for q in first]
 
 
@@ -181,7 +211,7 @@ class ModelError(ValueError):
         super().__init__(f"model #{index}: {message}")
 
 
-def compute_board(app: ModuleType, function_name: str, label: str, runs: dict[str, Any],
+def compute_board(function_name: str, label: str, runs: dict[str, Any],
                   references: list[Any] | None, k: int | None, confidence: float,
                   options: dict[str, Any], ids: dict[str, list[Any]] | None = None,
                   kind: str = "binary") -> Any:
@@ -203,18 +233,18 @@ def compute_board(app: ModuleType, function_name: str, label: str, runs: dict[st
     function = getattr(kpass, function_name)
     accepted = inspect.signature(function).parameters
     kwargs = {key: value for key, value in options.items()
-              if key in app.POINT_OPTIONS and key in accepted}
+              if key in POINT_OPTIONS and key in accepted}
     extra = ((references,) if references is not None else ()) + ((k,) if k is not None else ())
     checked = {}
     for index, (name, data) in enumerate(runs.items()):
         try:
-            if label in app.BINARIZED:
-                data = app.binarized(data, options.get("w"), app.BINARIZED[label])
+            if label in BINARIZED:
+                data = binarized(data, options.get("w"), BINARIZED[label])
             function(data, *extra, **kwargs)
         except (ValueError, TypeError) as error:
             raise ModelError(index, str(error)) from None
         checked[name] = data
-    checked = app.with_ids(checked, ids, "binary" if label in app.BINARIZED else kind)
+    checked = with_ids(checked, ids, "binary" if label in BINARIZED else kind)
     return kpass.leaderboard(function, checked, *extra, confidence=confidence, **kwargs)
 
 
@@ -284,43 +314,43 @@ def run_board(app: ModuleType, module: Any, controls: list[Any], boxes: list[tup
         controls: the Compute tab's controls, whose ``values`` follow.
         boxes: ``(name, text)`` of each model box.
         uploads: paths of uploaded files, one per model.
-        metric: a label of ``app.COMPARED[family]`` (e.g. ``pass@k``).
+        metric: a label of ``COMPARED[family]`` (e.g. ``pass@k``).
         ks_text: the k box (one k).
         confidence: level of the intervals and of the joint rank sets.
         *values: the Compute tab's control values.
     """
-    names, kind, family = app.input_names(module), app.module_kind(module), \
-        app.module_family(module)
+    names, kind, family = input_names(module), module_kind(module), \
+        module_family(module)
     parsed: dict[str, list[Any]] = {}
     where: dict[str, str] = {}
     current = ""
     try:
-        functions = dict(app.COMPARED[family])
+        functions = dict(COMPARED[family])
         if metric not in functions:
             raise ValueError(f"`metric` must be one of {', '.join(functions)}; got {metric!r}")
-        models = collect(app, boxes, uploads)
+        models = collect(boxes, uploads)
         for name, source, path, text in models:
             current, where[name] = name, source
-            uploaded = app.read_upload(path, names, kind) if path else None
+            uploaded = read_upload(path, names, kind) if path else None
             parsed[name] = uploaded if uploaded is not None else \
-                app.parse_questions(text, names, kind)
+                parse_questions(text, names, kind)
         current = ""
-        check_total(app, parsed)
-        aligned, ids = align(app, parsed, where, kind)
+        check_total(parsed)
+        aligned, ids = align(parsed, where, kind)
         columns = {}
         for name, questions in aligned.items():
             current = name  # a gold answer given on some lines only names its model
-            columns[name] = app.columns_of(questions, names)
+            columns[name] = columns_of(questions, names)
         current = ""
         if any("R0" in found for found in columns.values()):
             raise ValueError("the leaderboard takes no prior outcomes (R0): remove the "
                              "'| ...' part of the lines")
-        references = gold_answers(app, aligned, where) if kind == "answers" else None
-        options = {c.name: app.parse_control(c, v) for c, v in zip(controls, values,
+        references = gold_answers(aligned, where) if kind == "answers" else None
+        options = {c.name: parse_control(c, v) for c, v in zip(controls, values,
                                                                      strict=True)}
         options = {name: value for name, value in options.items() if value is not None}
         k = None
-        if app.uses_k(module):
+        if uses_k(module):
             ks = app.parse_ks(ks_text)
             if len(ks) != 1:
                 raise ValueError(f"`k`: the leaderboard ranks at one k at a time; got "
@@ -328,15 +358,15 @@ def run_board(app: ModuleType, module: Any, controls: list[Any], boxes: list[tup
             k = ks[0]
         if confidence is None or confidence == "":
             raise ValueError("`confidence` is empty: give a level in (0, 1), e.g. 0.95")
-        level = app.space_controls.number(confidence, "confidence")
+        level = number(confidence, "confidence")
         runs = {name: found["predictions"] for name, found in columns.items()}
-        board = app.within_deadline(compute_board, app, functions[metric], metric, runs,
+        board = app.within_deadline(compute_board, functions[metric], metric, runs,
                                     references, k, level, options, ids, kind)
     except RecursionError:
         return ("**Input error:** the input is nested too deeply; give one flat list of "
                 "outcomes per question", empty_board(), None)
     except Exception as error:  # noqa: BLE001 (every failure: one located line, no traceback)
-        return f"**Input error:** {failure(app, error, current, where, parsed)}", \
+        return f"**Input error:** {failure(error, current, where, parsed)}", \
             empty_board(), None
     note = (f"Ranked at {app.stamp()}: {len(board.rows)} models on {board.questions} "
             f"question(s) (matched by {'line order' if ids is None else 'id'}), {metric}"
@@ -345,19 +375,19 @@ def run_board(app: ModuleType, module: Any, controls: list[Any], boxes: list[tup
     return note, board_table(board), board_plot(board, metric)
 
 
-def failure(app: ModuleType, error: BaseException, current: str, where: dict[str, str],
+def failure(error: BaseException, current: str, where: dict[str, str],
             parsed: dict[str, list[Any]]) -> str:
     """One line for a failed leaderboard, located in the model's box (or file) and line."""
     if isinstance(error, (ValueError, TypeError, TimeoutError)):
-        message = app.unquoted(app.readable(error))
+        message = unquoted(readable(error))
     else:
-        message = app.failure_message(error)
+        message = failure_message(error)
     named = re.match(r"model #(\d+): ", message)
     if named and int(named[1]) < len(parsed):
         current, message = list(parsed)[int(named[1])], message[named.end():]
     if not current:
         return message
-    located = app.locate(message, parsed.get(current, []), where[current])
+    located = locate(message, parsed.get(current, []), where[current])
     return located if located != message else f"{where[current]}: {message}"
 
 
@@ -367,10 +397,10 @@ def failure(app: ModuleType, error: BaseException, current: str, where: dict[str
 def build_tab(app: ModuleType, demo: gr.Blocks, module: Any, controls: list[Any],
               widgets: list[Any]) -> None:
     """The Leaderboard tab, inside the page's ``gr.Tabs`` (computed when the page opens)."""
-    kind, family = app.module_kind(module), app.module_family(module)
-    labels = [label for label, _ in app.COMPARED[family]]
+    kind, family = module_kind(module), module_family(module)
+    labels = [label for label, _ in COMPARED[family]]
     example = example_models(kind)
-    confidence_default = next((app.control_value(c) for c in controls
+    confidence_default = next((control_value(c) for c in controls
                                if c.name == "confidence"), 0.95)
     with gr.Tab("Leaderboard", elem_id="kpass-tab-board"):
         with gr.Row(equal_height=False, elem_id="kpass-board-main"):
@@ -379,7 +409,7 @@ def build_tab(app: ModuleType, demo: gr.Blocks, module: Any, controls: list[Any]
                 with gr.Row():
                     metric = gr.Dropdown(labels, value=labels[0], label="metric",
                                          min_width=110, elem_id="kpass-board-metric")
-                    ks = gr.Textbox(value="1", label="k", visible=app.uses_k(module),
+                    ks = gr.Textbox(value="1", label="k", visible=uses_k(module),
                                     min_width=70, elem_id="kpass-board-k")
                     confidence = gr.Number(value=confidence_default, min_width=110,
                                            label=f"confidence (default {confidence_default:g})",
@@ -430,7 +460,7 @@ def build_tab(app: ModuleType, demo: gr.Blocks, module: Any, controls: list[Any]
     add.click(more, shown, [shown, *groups])
     inputs = [*names, *texts, uploads, metric, ks, confidence, *widgets]
     outputs = [message, table, plot]
-    button.click(rank, inputs, outputs).then(None, js=app.scroll_js(MESSAGE_ID, TABLE_ID))
+    button.click(rank, inputs, outputs).then(None, js=scroll_js(MESSAGE_ID, TABLE_ID))
     uploads.upload(rank, inputs, outputs)
     uploads.clear(rank, inputs, outputs)
     demo.load(rank, inputs, outputs)

@@ -1,7 +1,7 @@
 """The Space's controls and what it compares: which options a module offers, read back.
 
-Shipped beside ``app.py`` (``spaces/build.py`` copies it) and loaded by it; ``app.py``
-keeps every name here under its old name. Which options and comparisons each module has
+Shipped beside ``app.py`` (``spaces/build.py`` copies it) and loaded by it as one of its
+modules (``app.space_controls``). Which options and comparisons each module has
 comes from :mod:`kpass.registry`; this file chooses only how to show them.
 """
 

@@ -1,7 +1,7 @@
 """How the Space runs a computation and tells a failure: a child process, one readable line.
 
-Shipped beside ``app.py`` and loaded by it; ``app.py`` keeps these names and its
-``within_deadline`` (the page's lock and deadline) calls :func:`run_in_child`.
+Shipped beside ``app.py`` and loaded by it as one of its modules; its ``within_deadline``
+(the page's lock and deadline) calls :func:`run_in_child`.
 """
 
 from __future__ import annotations

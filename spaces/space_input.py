@@ -3,7 +3,7 @@
 JSON Lines, one list per line, CSV (wide or long, by an id column) and uploaded files become
 :class:`Question` records that remember their line and column, so every message points at
 the place to fix; sizes are capped (``MAX_*``). Shipped beside ``app.py`` (``spaces/build.py``
-copies it) and loaded by path.
+copies it) and loaded by it as one of its modules.
 """
 
 from __future__ import annotations

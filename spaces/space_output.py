@@ -1,7 +1,7 @@
 """What a Space shows: the results and comparison tables, their plots and the formulas.
 
-Shipped beside ``app.py`` (``spaces/build.py`` copies it) and loaded by path; ``app.py``
-keeps offering these names.
+Shipped beside ``app.py`` (``spaces/build.py`` copies it) and loaded by it as one of its
+modules.
 """
 
 from __future__ import annotations

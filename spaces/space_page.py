@@ -1,9 +1,10 @@
 """The Space's page: the Blocks of a metric module (Compute, Compare, Leaderboard) and of
 the comparison module.
 
-Shipped beside ``app.py`` (``spaces/build.py`` copies it) and loaded by it. Every function
-takes ``app``, the page's module, and calls the page's functions through it (``app.run``,
-``app.run_compare``), so what the page does stays in one place and can be replaced there.
+Shipped beside ``app.py`` (``spaces/build.py`` copies it) and loaded by it as one of its
+modules. The page functions take ``app``, the page's module, and call what it defines through
+it (``app.run``, ``app.run_compare``), so what the page does stays in one place and can be
+replaced there; the controls, texts and formulas come from the modules that define them.
 """
 
 from __future__ import annotations
@@ -15,10 +16,31 @@ import evaluate
 import gradio as gr
 import pandas as pd
 
+from .leaderboard_tab import build_tab
+from .space_controls import (
+    COMPARED,
+    EXAMPLE_K,
+    control_value,
+    input_names,
+    module_controls,
+    module_family,
+    module_kind,
+    uses_k,
+)
+from .space_output import (
+    COMPARE_COLUMNS,
+    COMPARE_HELP,
+    LATEX,
+    UPLOAD_HELP,
+    formulas,
+    input_help,
+    scroll_js,
+)
 
-def parameter_widget(app: ModuleType, control: Any) -> Any:
+
+def parameter_widget(control: Any) -> Any:
     """A page control for one option, showing its default."""
-    elem_id, value = f"kpass-param-{control.name}", app.control_value(control)
+    elem_id, value = f"kpass-param-{control.name}", control_value(control)
     info = control.help or None
     if control.kind == "number":
         return gr.Number(value=value, label=f"{control.name} (default {value:g})", info=info,
@@ -49,7 +71,7 @@ def build_comparison_page(app: ModuleType, module: evaluate.EvaluationModule) ->
         with gr.Row(equal_height=False, elem_id="kpass-compare-main"):
             with gr.Column(scale=4, min_width=300):
                 text_a = gr.Textbox(value=first, lines=6, max_lines=6, label="Model A",
-                                    info=app.input_help("binary", ["predictions"]),
+                                    info=input_help("binary", ["predictions"]),
                                     elem_id="kpass-compare-a")
                 text_b = gr.Textbox(value=second, lines=6, max_lines=6, label="Model B",
                                     elem_id="kpass-compare-b")
@@ -64,7 +86,7 @@ def build_comparison_page(app: ModuleType, module: evaluate.EvaluationModule) ->
                     confidence = gr.Number(value=0.95, label="confidence (default 0.95)")
                 gr.Markdown(app.LIMITS, elem_id="kpass-limits")
             with gr.Column(scale=7, min_width=300):
-                table = gr.Dataframe(value=pd.DataFrame(columns=app.COMPARE_COLUMNS),
+                table = gr.Dataframe(value=pd.DataFrame(columns=COMPARE_COLUMNS),
                                      label="A - B on the same questions", interactive=False,
                                      elem_id="kpass-compare-table", max_height=300, wrap=True)
                 figure = gr.Plot(label="A - B against k, with its interval",
@@ -75,7 +97,7 @@ def build_comparison_page(app: ModuleType, module: evaluate.EvaluationModule) ->
 
         inputs = [text_a, text_b, ks, metric, confidence]
         button.click(compare, inputs, [message, table, figure]).then(
-            None, js=app.scroll_js("kpass-compare-message", "kpass-compare-table"))
+            None, js=scroll_js("kpass-compare-message", "kpass-compare-table"))
         demo.load(compare, inputs, [message, table, figure])
     return demo
 
@@ -87,8 +109,8 @@ def build_page(app: ModuleType, module: evaluate.EvaluationModule) -> gr.Blocks:
         app: the page's module (``spaces/app.py``), whose functions the tabs call.
         module: the loaded metric module.
     """
-    name, kind, names = module.name, app.module_kind(module), app.input_names(module)
-    controls = app.module_controls(module)
+    name, kind, names = module.name, module_kind(module), input_names(module)
+    controls = module_controls(module)
     summary = " ".join((module.description or "").split("\n\n")[0].split())
     with gr.Blocks(title=f"{name} (kpass)") as demo:
         gr.Markdown(f"## {name}\n{summary} Opens on the tau-bench airline sample (50 tasks x "
@@ -99,24 +121,24 @@ def build_page(app: ModuleType, module: evaluate.EvaluationModule) -> gr.Blocks:
                     with gr.Column(scale=4, min_width=300):
                         text = gr.Textbox(value=app.example_text(kind), lines=7, max_lines=7,
                                           label=f"Outcomes ({' | '.join(names)})",
-                                          info=app.input_help(kind, names), elem_id="kpass-input")
+                                          info=input_help(kind, names), elem_id="kpass-input")
                         upload = gr.File(label="...or upload a CSV / JSONL file (used instead)",
                                          file_types=[".csv", ".jsonl", ".json", ".txt",
                                                      ".eval"], height=120,
                                          elem_id="kpass-upload")
                         with gr.Row():
-                            ks = gr.Textbox(value=app.EXAMPLE_K, label="k values",
-                                            visible=app.uses_k(module), elem_id="kpass-k",
+                            ks = gr.Textbox(value=EXAMPLE_K, label="k values",
+                                            visible=uses_k(module), elem_id="kpass-k",
                                             min_width=120, scale=2)
                             button = gr.Button("Compute", variant="primary", elem_id="kpass-run",
                                                min_width=100, scale=1)
                         message = gr.Markdown(elem_id=app.MESSAGE_ID)
                         with gr.Accordion("Options (defaults shown)", open=True):
                             with gr.Row():
-                                widgets = [parameter_widget(app, c) for c in controls]
+                                widgets = [parameter_widget(c) for c in controls]
                             example = gr.Button("Reload the tau-bench example", size="sm",
                                                 elem_id="kpass-example")
-                        gr.Markdown(f"{app.UPLOAD_HELP}\n\n{app.LIMITS}", elem_id="kpass-limits")
+                        gr.Markdown(f"{UPLOAD_HELP}\n\n{app.LIMITS}", elem_id="kpass-limits")
                     with gr.Column(scale=7, min_width=300):
                         table = gr.Dataframe(value=app.empty_table(), label="Results",
                                              interactive=False, elem_id="kpass-table",
@@ -124,8 +146,8 @@ def build_page(app: ModuleType, module: evaluate.EvaluationModule) -> gr.Blocks:
                         plot = gr.Plot(label="Each metric against k, with its credible band",
                                        elem_id="kpass-plot")
             with gr.Tab("Compare two models", elem_id="kpass-tab-compare",
-                        visible=app.module_family(module) in app.COMPARED):
-                comparable = app.module_family(module) in app.COMPARED
+                        visible=module_family(module) in COMPARED):
+                comparable = module_family(module) in COMPARED
                 pair = app.example_pair(kind) if comparable else ("", "")
                 with gr.Row(equal_height=False, elem_id="kpass-compare-main"):
                     with gr.Column(scale=4, min_width=300):
@@ -138,24 +160,23 @@ def build_page(app: ModuleType, module: evaluate.EvaluationModule) -> gr.Blocks:
                                                 min_width=140)
                         with gr.Row():
                             compare_ks = gr.Textbox(value="1, 2", label="k values",
-                                                    visible=app.uses_k(module), min_width=120,
+                                                    visible=uses_k(module), min_width=120,
                                                     scale=2, elem_id="kpass-compare-k")
                             compare_button = gr.Button("Compare", variant="primary",
                                                        elem_id="kpass-compare-run",
                                                        min_width=100, scale=1)
                         compare_message = gr.Markdown(elem_id="kpass-compare-message")
-                        gr.Markdown(app.COMPARE_HELP, elem_id="kpass-compare-help")
+                        gr.Markdown(COMPARE_HELP, elem_id="kpass-compare-help")
                     with gr.Column(scale=7, min_width=300):
                         compare_table = gr.Dataframe(
-                            value=pd.DataFrame(columns=app.COMPARE_COLUMNS), label="A against B",
+                            value=pd.DataFrame(columns=COMPARE_COLUMNS), label="A against B",
                             interactive=False, elem_id="kpass-compare-table", max_height=300,
                             wrap=True)
                         compare_figure = gr.Plot(label="A - B against k, with its interval",
                                                  elem_id="kpass-compare-plot")
-            if app.module_family(module) in app.COMPARED:
-                app.leaderboard_tab.build_tab(app, demo, module, controls,
-                                          widgets)
-        gr.Markdown(app.formulas(app.module_family(module)), latex_delimiters=app.LATEX,
+            if module_family(module) in COMPARED:
+                build_tab(app, demo, module, controls, widgets)
+        gr.Markdown(formulas(module_family(module)), latex_delimiters=LATEX,
                     elem_id="kpass-formulas")
 
         def compute(*args: Any):
@@ -164,19 +185,19 @@ def build_page(app: ModuleType, module: evaluate.EvaluationModule) -> gr.Blocks:
         inputs = [text, upload, ks, *widgets]
         outputs = [message, table, plot]
         button.click(compute, inputs, outputs).then(
-            None, js=app.scroll_js(app.MESSAGE_ID, "kpass-table"))
+            None, js=scroll_js(app.MESSAGE_ID, "kpass-table"))
         upload.upload(compute, inputs, outputs)
         upload.clear(compute, inputs, outputs)
-        example.click(lambda: (app.example_text(kind), None, app.EXAMPLE_K), None,
+        example.click(lambda: (app.example_text(kind), None, EXAMPLE_K), None,
                       [text, upload, ks]).then(compute, inputs, outputs)
         demo.load(compute, inputs, outputs)
-        if app.module_family(module) in app.COMPARED:
+        if module_family(module) in COMPARED:
             def compare(*args: Any):
                 return app.run_compare(module, controls, *args)
 
             compare_inputs = [text_a, text_b, compare_ks, *widgets]
             compare_outputs = [compare_message, compare_table, compare_figure]
             compare_button.click(compare, compare_inputs, compare_outputs).then(
-                None, js=app.scroll_js("kpass-compare-message", "kpass-compare-table"))
+                None, js=scroll_js("kpass-compare-message", "kpass-compare-table"))
             demo.load(compare, compare_inputs, compare_outputs)
     return demo

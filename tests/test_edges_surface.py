@@ -50,6 +50,13 @@ def app():
     return load_app()
 
 
+def defaults(app, module):
+    """The module's page controls and their default values (the page's space_controls)."""
+    space_controls = importlib.import_module(f"{app.__name__}.space_controls")
+    controls = space_controls.module_controls(module)
+    return controls, [space_controls.control_value(c) for c in controls]
+
+
 @pytest.fixture(scope="module")
 def modules(app):
     import evaluate
@@ -59,15 +66,13 @@ def modules(app):
 
 
 def compare_tab(app, module, text_a, text_b, ks="1, 2"):
-    controls = app.module_controls(module)
-    return app.run_compare(module, controls, text_a, text_b, ks,
-                           *[app.control_value(c) for c in controls])
+    controls, values = defaults(app, module)
+    return app.run_compare(module, controls, text_a, text_b, ks, *values)
 
 
 def board_tab(app, module, boxes, metric, k="1", uploads=None):
-    controls = app.module_controls(module)
-    return app.run_leaderboard(module, controls, boxes, uploads, metric, k, 0.95,
-                               *[app.control_value(c) for c in controls])
+    controls, values = defaults(app, module)
+    return app.run_leaderboard(module, controls, boxes, uploads, metric, k, 0.95, *values)
 
 
 def correlated_runs(seed=3, questions=40, samples=4):
@@ -194,40 +199,41 @@ def test_gold_answers_compare_by_the_canonical_rule(app, modules):
 
 @pytest.mark.parametrize("ks,needle", [("١", "`k` must be integers"), ("2٣", "`k` must be")])
 def test_unicode_digits_are_not_a_k(app, modules, ks, needle):
-    controls = app.module_controls(modules["pass_at_k_bayes"])
+    controls, values = defaults(app, modules["pass_at_k_bayes"])
     message, _, _ = app.run(modules["pass_at_k_bayes"], controls, "1 0 1\n0 1 1", None, ks,
-                            *[app.control_value(c) for c in controls])
+                            *values)
     assert message.startswith("**Input error:** ") and needle in message, message
     assert message.count("'") % 2 == 0  # the quoted token keeps both its quotes
 
 
 def test_a_5000_digit_token_is_refused_as_typed_never_as_inf(app, modules):
-    controls = app.module_controls(modules["pass_at_k_bayes"])
+    controls, values = defaults(app, modules["pass_at_k_bayes"])
     message, _, _ = app.run(modules["pass_at_k_bayes"], controls, "1" * 5000 + " 0\n1 0", None,
-                            "1", *[app.control_value(c) for c in controls])
+                            "1", *values)
     assert "line 1, column 1" in message and "inf" not in message, message[:300]
-    assert app.parse_token("1" * 5000, "binary") == "1" * 5000
-    assert app.parse_token("1e999", "binary") == "1e999"
-    assert app.parse_token("inf", "binary") == float("inf")  # typed as inf: the module says
+    parse_token = importlib.import_module(f"{app.__name__}.space_input").parse_token
+    assert parse_token("1" * 5000, "binary") == "1" * 5000
+    assert parse_token("1e999", "binary") == "1e999"
+    assert parse_token("inf", "binary") == float("inf")  # typed as inf: the module says
 
 
 def test_a_bad_number_names_its_control(app, modules):
     module = modules["pass_at_k_bayes"]
-    controls = app.module_controls(module)
-    values = ["abc" if c.name == "confidence" else app.control_value(c) for c in controls]
+    controls, values = defaults(app, module)
+    values = ["abc" if c.name == "confidence" else v for c, v in zip(controls, values, strict=True)]
     message, _, _ = app.run(module, controls, "1 0\n0 1", None, "1", *values)
     assert message == "**Input error:** `confidence` must be a number, e.g. 0.95; got 'abc'"
     boxes = [("a", "1 0\n0 1"), ("b", "1 1\n0 1")]
-    controls = app.module_controls(module)
+    controls, values = defaults(app, module)
     message, _, _ = app.run_leaderboard(module, controls, boxes, None, "pass@k", "1", "x",
-                                        *[app.control_value(c) for c in controls])
+                                        *values)
     assert "could not convert" not in message and "`confidence` must be a number" in message
 
 
 def test_tables_put_the_decisive_columns_first(app, modules):
-    controls = app.module_controls(modules["pass_at_k_bayes"])
+    controls, values = defaults(app, modules["pass_at_k_bayes"])
     _, table, _ = app.run(modules["pass_at_k_bayes"], controls, app.example_text(), None, "1",
-                          *[app.control_value(c) for c in controls])
+                          *values)
     assert list(table.columns)[:6] == ["metric", "k", "estimate", "lower", "upper", "sd"]
     _, compared, _ = compare_tab(app, modules["pass_at_k_bayes"], *app.example_pair(), "1")
     assert list(compared.columns)[:5] == ["metric", "k", "A - B", "p-value", "P(A better)"]

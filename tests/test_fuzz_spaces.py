@@ -44,6 +44,9 @@ def load_app():
 
 
 app = load_app()
+space_controls = importlib.import_module(f"{app.__name__}.space_controls")
+space_input = importlib.import_module(f"{app.__name__}.space_input")
+space_output = importlib.import_module(f"{app.__name__}.space_output")
 
 
 def load(name: str):
@@ -151,24 +154,25 @@ def box_text(draw, kind: str) -> tuple[str, int | None]:
 
 def expected_table(module, text: str, ks_text: str):
     """What the page must show: the module's own compute on the page's parsed input."""
-    names, kind = app.input_names(module), app.module_kind(module)
-    questions = app.parse_questions(text, names, kind)
-    options = {c.name: app.parse_control(c, app.control_value(c))
-               for c in app.module_controls(module)}
+    names, kind = space_controls.input_names(module), space_controls.module_kind(module)
+    questions = space_input.parse_questions(text, names, kind)
+    options = {c.name: space_controls.parse_control(c, space_controls.control_value(c))
+               for c in space_controls.module_controls(module)}
     options = {name: value for name, value in options.items() if value is not None}
-    if app.uses_k(module):
+    if space_controls.uses_k(module):
         options["k"] = app.parse_ks(ks_text)
-    fresh = load(app.module_family(module))
-    table = app.results_table(fresh.compute(**app.columns_of(questions, names), **options))
-    app.questions_used(table, questions, options.get("short"))
-    return app.shown(table)
+    fresh = load(space_controls.module_family(module))
+    columns = space_input.columns_of(questions, names)
+    table = space_output.results_table(fresh.compute(**columns, **options))
+    space_output.questions_used(table, questions, options.get("short"))
+    return space_output.shown(table)
 
 
 def check_page(module, case: tuple[str, int | None], ks_text: str) -> None:
     text, count = case
-    controls = app.module_controls(module)
+    controls = space_controls.module_controls(module)
     message, table, figure = app.run(module, controls, text, None, ks_text,
-                                     *[app.control_value(c) for c in controls])
+                                     *[space_controls.control_value(c) for c in controls])
     assert isinstance(message, str) and "\n" not in message, message
     assert "Traceback" not in message and "<class" not in message, message
     if message.startswith("Computed"):

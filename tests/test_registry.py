@@ -131,20 +131,24 @@ def load_space():
 
 
 def test_the_space_offers_what_the_registry_declares():
-    app = load_space()
+    import importlib
 
-    assert app.COMPARED == {
+    app = load_space()
+    space_controls = importlib.import_module(f"{app.__name__}.space_controls")
+    space_output = importlib.import_module(f"{app.__name__}.space_output")
+
+    assert keywords.COMPARED == {
         m.name: tuple((f.key, f.function) for f in registry.FAMILIES if f.module == m.name
                       and f.values in ("state", "question") and not f.parameters)
         for m in registry.MODULES if not m.comparison}
-    assert sorted(app.BINARIZED) == ["tailpass_discovery@k", "tailpass_stability@k"]
-    assert [app.BINARIZED["tailpass_discovery@k"](x) for x in W] == [False, True, True]
-    assert [app.BINARIZED["tailpass_stability@k"](x) for x in W] == [False, False, True]
-    assert set(app.WITHOUT_K) == {"bayes_at_n", "avg_at_n_bayes"}
-    assert set(app.FORMULAS) == {m.name for m in registry.MODULES if not m.comparison}
+    assert sorted(space_controls.BINARIZED) == ["tailpass_discovery@k", "tailpass_stability@k"]
+    assert [space_controls.BINARIZED["tailpass_discovery@k"](x) for x in W] == [False, True, True]
+    assert [space_controls.BINARIZED["tailpass_stability@k"](x) for x in W] == [False, False, True]
+    assert set(space_controls.WITHOUT_K) == {"bayes_at_n", "avg_at_n_bayes"}
+    assert set(space_output.FORMULAS) == {m.name for m in registry.MODULES if not m.comparison}
     for m in registry.MODULES:
         for name in (*m.options, *registry.KIND_OPTIONS.get(m.kind, ())):
-            assert name in app.SPECS and name in keywords.KEYWORDS, (m.name, name)
+            assert name in space_controls.SPECS and name in keywords.KEYWORDS, (m.name, name)
 
 
 FAMILY_WORDS = ({f.function for f in registry.FAMILIES} | {f.key for f in registry.FAMILIES}

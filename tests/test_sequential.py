@@ -333,8 +333,9 @@ def space():
     sys.modules[spec.name] = app
     spec.loader.exec_module(app)
     module = evaluate.load(str(repo / "metrics" / "pass_at_k_bayes" / "pass_at_k_bayes.py"))
-    controls = app.module_controls(module)
-    return app, module, controls, [app.control_value(c) for c in controls]
+    space_controls = importlib.import_module(f"{app.__name__}.space_controls")
+    controls = space_controls.module_controls(module)
+    return app, module, controls, [space_controls.control_value(c) for c in controls]
 
 
 def test_space_compare_tab_shows_the_sequential_verdict(space):

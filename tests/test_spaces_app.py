@@ -23,6 +23,9 @@ def load_app():
 
 
 app = load_app()
+space_controls = importlib.import_module(f"{app.__name__}.space_controls")
+space_input = importlib.import_module(f"{app.__name__}.space_input")
+space_output = importlib.import_module(f"{app.__name__}.space_output")
 
 
 @pytest.fixture(scope="module")
@@ -32,17 +35,17 @@ def modules():
 
 def run(module, text, ks="1, 2", upload=None, **changed):
     """The app's compute with every control at its shown default, except ``changed``."""
-    controls = app.module_controls(module)
-    values = [changed.pop(c.name, app.control_value(c)) for c in controls]
+    controls = space_controls.module_controls(module)
+    values = [changed.pop(c.name, space_controls.control_value(c)) for c in controls]
     assert not changed, f"no such control: {changed}"
     return app.run(module, controls, text, upload, ks, *values)
 
 
 def expected_table(module, short=None, **inputs_and_options):
-    table = app.results_table(module.compute(**inputs_and_options))
-    questions = [app.Question(list(row), 1) for row in inputs_and_options["predictions"]]
-    app.questions_used(table, questions, short)
-    return app.shown(table)
+    table = space_output.results_table(module.compute(**inputs_and_options))
+    questions = [space_input.Question(list(row), 1) for row in inputs_and_options["predictions"]]
+    space_output.questions_used(table, questions, short)
+    return space_output.shown(table)
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -50,15 +53,15 @@ def test_example_table_equals_module_results(modules, name):
     from kpass.data import tau_bench_outcomes
 
     module = modules[name]
-    kind = app.module_kind(module)
-    message, table, figure = run(module, app.example_text(kind), app.EXAMPLE_K)
+    kind = space_controls.module_kind(module)
+    message, table, figure = run(module, app.example_text(kind), space_controls.EXAMPLE_K)
     assert message.startswith("Computed") and figure is not None
     outcomes = tau_bench_outcomes()
     inputs = {"predictions": outcomes}
     if kind == "answers":
         inputs = {"predictions": [[str(x) for x in row] for row in outcomes],
                   "references": ["1"] * len(outcomes)}
-    options = {"k": [1, 2, 3, 4]} if app.uses_k(module) else {}
+    options = {"k": [1, 2, 3, 4]} if space_controls.uses_k(module) else {}
     expected = expected_table(module, **inputs, **options)
     assert len(table) == len(expected) > 0
     assert table.equals(expected)
@@ -78,15 +81,15 @@ def test_example_table_equals_module_results(modules, name):
 ])
 def test_bad_input_gives_a_located_message_not_a_traceback(modules, name, text, ks, needle):
     module = modules[name]
-    if not app.uses_k(module) and needle == "`k`":
+    if not space_controls.uses_k(module) and needle == "`k`":
         # Modules without k (bayes_at_n, avg_at_n_bayes) have no k box.
         message, table, _ = run(module, text, ks)
         assert message.startswith("Computed") and len(table) > 0
         return
-    if app.module_kind(module) == "answers" and needle == "line 1, column 5":
+    if space_controls.module_kind(module) == "answers" and needle == "line 1, column 5":
         text = "a b | a\nb b"  # answers are any strings: the gold answer is what can be wrong
         needle = "`references` is given for some questions but not on line 2"
-    elif app.module_kind(module) == "answers" and text.startswith("0 1 1 0"):
+    elif space_controls.module_kind(module) == "answers" and text.startswith("0 1 1 0"):
         text = "0 1 1 0 | 1\n1 1 0 0 | 1"
     message, table, figure = run(module, text, ks)
     assert message.startswith("**Input error:**") and needle in message, message
@@ -154,7 +157,7 @@ def test_every_option_is_a_control_that_reaches_the_module(modules):
     expected = expected_table(module, predictions=R, k=2, tau=[0.5, 1.0], confidence=0.8,
                               alpha0=2.0, beta0=0.5, bounds=[0.1, 0.9])
     assert table.equals(expected)
-    names = {m: [c.name for c in app.module_controls(modules[m])] for m in MODULES}
+    names = {m: [c.name for c in space_controls.module_controls(modules[m])] for m in MODULES}
     assert names["geo_spectrum_bayes"] == ["confidence", "alpha0", "beta0", "bounds", "short",
                                            "lam", "weights", "pass_power", "unanimous_power"]
     assert names["vote_at_k_bayes"] == ["confidence", "prior", "ties", "bounds", "short"]
@@ -182,16 +185,17 @@ def test_short_skip_says_how_many_questions_each_k_used(modules):
 
 
 @pytest.mark.parametrize("text,ks,needle", [
-    ("0 1\n" * 5, ", ".join(["1"] * (app.MAX_KS + 1)), f"at most {app.MAX_KS} values"),
-    ("0 1\n" * 5, str(app.MAX_K + 1), f"at most {app.MAX_K:,}"),
-    ("0 1 " * (app.MAX_CHARS // 4 + 1), "1", "characters; this page takes at most"),
-    ("0\n" * (app.MAX_QUESTIONS + 1), "1", "questions; this page takes at most"),
-    (("0 " * 1000 + "\n") * (app.MAX_OUTCOMES // 1000 + 1), "1", "outcomes; this page"),
+    ("0 1\n" * 5, ", ".join(["1"] * (space_input.MAX_KS + 1)),
+     f"at most {space_input.MAX_KS} values"),
+    ("0 1\n" * 5, str(space_input.MAX_K + 1), f"at most {space_input.MAX_K:,}"),
+    ("0 1 " * (space_input.MAX_CHARS // 4 + 1), "1", "characters; this page takes at most"),
+    ("0\n" * (space_input.MAX_QUESTIONS + 1), "1", "questions; this page takes at most"),
+    (("0 " * 1000 + "\n") * (space_input.MAX_OUTCOMES // 1000 + 1), "1", "outcomes; this page"),
 ])
 def test_limits_are_enforced_and_said(modules, text, ks, needle):
     message, table, _ = run(modules["pass_at_k_bayes"], text, ks)
     assert needle in message and len(table) == 0, message[:300]
-    assert str(app.MAX_KS) in app.LIMITS and f"{app.MAX_QUESTIONS:,}" in app.LIMITS
+    assert str(space_input.MAX_KS) in app.LIMITS and f"{space_input.MAX_QUESTIONS:,}" in app.LIMITS
 
 
 def test_categories_are_capped_before_the_module_allocates(modules):
@@ -200,20 +204,20 @@ def test_categories_are_capped_before_the_module_allocates(modules):
 
 
 def test_results_table_groups_keys_by_metric_and_k_with_se():
-    table = app.results_table({"pass@2": 0.5, "pass@2_se": 0.05, "pass@2_mu": 0.4,
+    table = space_output.results_table({"pass@2": 0.5, "pass@2_se": 0.05, "pass@2_mu": 0.4,
                                "pass@2_sigma": 0.1, "pass@2_lo": 0.2, "pass@2_hi": 0.6,
                                "g-pass@3_tau0.5": 0.3, "bayes@n": 0.7,
                                "bayes@n_per_question": [0.7]})
     assert table["metric"].tolist() == ["pass@k", "g-pass@k_tau0.5", "bayes@n"]
     columns = ["k", "estimate", "SE", "posterior mean", "sd", "lower", "upper"]
     assert table.iloc[0][columns].tolist() == [2, 0.5, 0.05, 0.4, 0.1, 0.2, 0.6]
-    assert "SE" in app.shown(table).columns
-    assert "SE" not in app.shown(app.results_table({"pass@1": 0.5})).columns
+    assert "SE" in space_output.shown(table).columns
+    assert "SE" not in space_output.shown(space_output.results_table({"pass@1": 0.5})).columns
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_formulas_are_short_latex(modules, name):
-    text = app.formulas(app.module_family(modules[name]))
+    text = space_output.formulas(space_controls.module_family(modules[name]))
     assert "$" in text and len(text) < 900
 
 
@@ -246,8 +250,8 @@ def test_a_slow_computation_is_stopped_at_the_deadline_and_the_page_stays_usable
 
 
 def compare(module, text_a, text_b, ks="1, 2", **changed):
-    controls = app.module_controls(module)
-    values = [changed.pop(c.name, app.control_value(c)) for c in controls]
+    controls = space_controls.module_controls(module)
+    values = [changed.pop(c.name, space_controls.control_value(c)) for c in controls]
     return app.run_compare(module, controls, text_a, text_b, ks, *values)
 
 
@@ -257,18 +261,18 @@ def test_compare_tab_equals_kpass_compare(modules, name):
     from kpass.data import tau_bench_outcomes
 
     module = modules[name]
-    kind = app.module_kind(module)
+    kind = space_controls.module_kind(module)
     message, table, figure = compare(module, *app.example_pair(kind))
     assert message.startswith("Compared") and figure is not None, message
     rows = [list(row) for row in tau_bench_outcomes()]
     A, B = [row[:2] for row in rows], [row[2:] for row in rows]
     expected = []
-    for label, function in app.COMPARED[name]:
+    for label, function in space_controls.COMPARED[name]:
         function = getattr(kpass, function)
         if kind == "answers":
             found = kpass.compare(function, [[str(x) for x in r] for r in A],
                                   [[str(x) for x in r] for r in B], ["1"] * len(A), [1, 2])
-        elif app.uses_k(module):
+        elif space_controls.uses_k(module):
             found = kpass.compare(function, A, B, [1, 2])
         else:
             found = [kpass.compare(function, A, B)]

@@ -36,6 +36,8 @@ def load_app():
 
 
 app = load_app()
+space_controls = importlib.import_module(f"{app.__name__}.space_controls")
+space_failures = importlib.import_module(f"{app.__name__}.space_failures")
 
 
 def invalid_operation():
@@ -88,9 +90,9 @@ def assert_readable(message: str, needle: str) -> None:
 
 def page(module, monkeypatch, error):
     monkeypatch.setattr(module, "_compute", raises(error))
-    controls = app.module_controls(module)
+    controls = space_controls.module_controls(module)
     return app.run(module, controls, "1 0 1\n0 1 1", None, "1",
-                   *[app.control_value(c) for c in controls])
+                   *[space_controls.control_value(c) for c in controls])
 
 
 @pytest.mark.parametrize("name", list(FAILURES))
@@ -105,9 +107,10 @@ def test_a_metric_page_shows_any_failure_as_one_readable_line(module, monkeypatc
 def test_the_compare_tab_shows_any_failure_as_one_readable_line(module, monkeypatch, name):
     error, needle = FAILURES[name]
     monkeypatch.setattr(app, "compare_models", raises(error))
-    controls = app.module_controls(module)
+    controls = space_controls.module_controls(module)
+    values = [space_controls.control_value(c) for c in controls]
     message, table, figure = app.run_compare(module, controls, "1 0 1\n0 1 1", "1 1 1\n0 0 1",
-                                             "1", *[app.control_value(c) for c in controls])
+                                             "1", *values)
     assert_readable(message, needle)
     assert len(table) == 0 and figure is None
 
@@ -127,30 +130,37 @@ def test_the_comparison_module_page_shows_any_failure_as_one_readable_line(
 def test_without_fork_a_failure_is_the_same_readable_line(module, monkeypatch, name):
     error, needle = FAILURES[name]
     monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
-    message, _, _ = page(module, monkeypatch, error)
+    ran_in = []
+
+    def recorded():
+        ran_in.append(os.getpid())
+        raises(error)()
+
+    message, _, _ = page(module, monkeypatch, recorded)
     assert_readable(message, needle)
+    assert ran_in == [os.getpid()]  # here, not in a forked child: the page took the no-fork path
 
 
 def test_the_modules_own_value_errors_are_shown_as_they_are(module):
-    controls = app.module_controls(module)
+    controls = space_controls.module_controls(module)
     message, _, _ = app.run(module, controls, "1 0 1\n0 1 1", None, "9",
-                            *[app.control_value(c) for c in controls])
+                            *[space_controls.control_value(c) for c in controls])
     assert message.startswith("**Input error:** `k` must be an int in [1, n]"), message
 
 
 def test_a_huge_number_as_an_answer_is_never_a_class_repr():
     # The answer that gave "[<class 'decimal.InvalidOperation'>]": computed, or one line.
     vote = evaluate.load(str(REPO / "metrics" / "vote_at_k_bayes" / "vote_at_k_bayes.py"))
-    controls = app.module_controls(vote)
+    controls = space_controls.module_controls(vote)
     message, _, _ = app.run(vote, controls, "1e99999999999999999999 1 | 1\n2 2 | 2", None, "1",
-                            *[app.control_value(c) for c in controls])
+                            *[space_controls.control_value(c) for c in controls])
     assert message.startswith(("Computed", "**Input error:** ")), message
     assert "<class" not in message and "[<" not in message and "\n" not in message, message
 
 
 def test_failure_message_keeps_a_readable_text_and_drops_a_repr():
-    assert app.failure_message(KeyError("pass@1")) == (
+    assert space_failures.failure_message(KeyError("pass@1")) == (
         "the computation failed: unexpected KeyError; please report it with the input (pass@1)")
-    message = app.failure_message(decimal.InvalidOperation([decimal.InvalidOperation]))
+    message = space_failures.failure_message(decimal.InvalidOperation([decimal.InvalidOperation]))
     assert message.startswith("the computation failed: a number in the input") and \
         "<class" not in message

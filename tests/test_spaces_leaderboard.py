@@ -32,7 +32,9 @@ def load_app():
 
 
 app = load_app()
-tab = app.leaderboard_tab
+space_controls = importlib.import_module(f"{app.__name__}.space_controls")
+space_input = importlib.import_module(f"{app.__name__}.space_input")
+tab = importlib.import_module(f"{app.__name__}.leaderboard_tab")
 
 
 @pytest.fixture(scope="module")
@@ -42,10 +44,10 @@ def modules():
 
 def rank(module, boxes, metric=None, k="1", confidence=0.95, uploads=None, **changed):
     """The tab's computation with the Compute tab's controls at their defaults but ``changed``."""
-    controls = app.module_controls(module)
-    values = [changed.pop(c.name, app.control_value(c)) for c in controls]
+    controls = space_controls.module_controls(module)
+    values = [changed.pop(c.name, space_controls.control_value(c)) for c in controls]
     assert not changed, f"no such control: {changed}"
-    metric = metric or app.COMPARED[app.module_family(module)][0][0]
+    metric = metric or space_controls.COMPARED[space_controls.module_family(module)][0][0]
     return app.run_leaderboard(module, controls, boxes, uploads, metric, k, confidence, *values)
 
 
@@ -78,17 +80,17 @@ def test_board_equals_kpass_leaderboard_for_every_metric_of_the_module(modules, 
     import kpass
 
     module = modules[name]
-    kind, family = app.module_kind(module), app.module_family(module)
+    kind, family = space_controls.module_kind(module), space_controls.module_family(module)
     boxes = tab.example_models(kind)
     runs = {model: outcomes(text, kind) for model, text in boxes}
-    k = [2] if app.uses_k(module) else []
-    for label, function in app.COMPARED[family]:
+    k = [2] if space_controls.uses_k(module) else []
+    for label, function in space_controls.COMPARED[family]:
         message, table, figure = rank(module, boxes, label, "2")
         assert message.startswith("Ranked at ") and figure is not None, message
         assert "5 models on 150 question(s)" in message
         given = runs
-        if label in app.BINARIZED:
-            given = {m: [[int(app.BINARIZED[label](c)) for c in r] for r in R]
+        if label in space_controls.BINARIZED:
+            given = {m: [[int(space_controls.BINARIZED[label](c)) for c in r] for r in R]
                      for m, R in runs.items()}
         references = [["1"] * 150] if kind == "answers" else []
         board = kpass.leaderboard(getattr(kpass, function), given, *references, *k)
@@ -200,7 +202,7 @@ def test_limits_are_enforced_and_said(modules):
     boxes = [(f"m{i}", "1 0\n0 1") for i in range(tab.MAX_MODELS + 1)]
     message, table, _ = rank(modules["pass_at_k_bayes"], boxes)
     assert f"13 models; this tab ranks at most {tab.MAX_MODELS}" in message, message
-    big = ("0 " * 1000 + "\n") * (app.MAX_OUTCOMES // 2000 + 1)
+    big = ("0 " * 1000 + "\n") * (space_input.MAX_OUTCOMES // 2000 + 1)
     message, _, _ = rank(modules["pass_at_k_bayes"], [("a", big), ("b", big), ("c", big)])
     assert "outcomes in all; this tab takes at most" in message, message[:200]
     assert f"at most {tab.MAX_MODELS} models" in tab.limits(app)
@@ -260,9 +262,9 @@ def assert_clear(figure):
 @pytest.mark.parametrize("name", ["pass_at_k_bayes", "g_pass_at_k_bayes", "tailpass_bayes"])
 def test_plots_keep_their_legend_off_the_bands(modules, name):
     module = modules[name]
-    controls = app.module_controls(module)
-    values = [app.control_value(c) for c in controls]
-    kind = app.module_kind(module)
+    controls = space_controls.module_controls(module)
+    values = [space_controls.control_value(c) for c in controls]
+    kind = space_controls.module_kind(module)
     _, _, figure = app.run(module, controls, app.example_text(kind), None, "1, 2, 3, 4",
                            *values)
     assert_clear(figure)
@@ -285,8 +287,8 @@ def test_forest_plot_has_every_model_and_its_rank_set_inside_the_figure(modules)
 
 def test_every_message_says_when_it_was_computed(modules):
     module = modules["pass_at_k_bayes"]
-    controls = app.module_controls(module)
-    values = [app.control_value(c) for c in controls]
+    controls = space_controls.module_controls(module)
+    values = [space_controls.control_value(c) for c in controls]
     clock = r"at \d\d:\d\d:\d\d UTC: "
     message, _, _ = app.run(module, controls, "1 0\n0 1", None, "1", *values)
     assert re.match("Computed " + clock, message), message
@@ -298,23 +300,23 @@ def test_every_message_says_when_it_was_computed(modules):
 
 def test_results_table_shows_the_questions_column_only_when_it_varies(modules):
     module = modules["tailpass_bayes"]
-    controls = app.module_controls(module)
-    values = [app.control_value(c) for c in controls]
+    controls = space_controls.module_controls(module)
+    values = [space_controls.control_value(c) for c in controls]
     message, table, _ = app.run(module, controls, app.example_text("categorical"), None,
                                 "1, 2", *values)
     assert "questions" not in table.columns and "over 50 question(s)" in message, message
-    values = [("skip" if c.name == "short" else app.control_value(c)) for c in controls]
+    values = [("skip" if c.name == "short" else space_controls.control_value(c)) for c in controls]
     _, table, _ = app.run(module, controls, "1 0 1\n0 1 1\n0 1", None, "1, 3", *values)
     assert sorted(set(table["questions"])) == ["2", "3"]
 
 
 def test_compare_table_shows_the_questions_column_only_when_it_varies(modules):
     module = modules["pass_at_k_bayes"]
-    controls = app.module_controls(module)
-    values = [app.control_value(c) for c in controls]
+    controls = space_controls.module_controls(module)
+    values = [space_controls.control_value(c) for c in controls]
     message, table, _ = app.run_compare(module, controls, *app.example_pair(), "1, 2", *values)
     assert "questions" not in table.columns and "over 50 paired question(s)" in message
-    values = [("skip" if c.name == "short" else app.control_value(c)) for c in controls]
+    values = [("skip" if c.name == "short" else space_controls.control_value(c)) for c in controls]
     message, table, _ = app.run_compare(module, controls, "1 0 1\n0 1 1\n0 1",
                                         "1 1 0\n0 0 1\n1 1", "1, 3", *values)
     assert table["questions"].tolist() == [3, 2, 3, 2], message
@@ -334,11 +336,10 @@ def test_the_page_has_a_leaderboard_tab_on_metric_spaces_only(modules):
 @pytest.mark.parametrize("name", ["pass_at_k_bayes", "g_pass_at_k_bayes"])
 def test_compare_plot_has_one_panel_per_metric_with_zero_in_the_middle(modules, name):
     module = modules[name]
-    controls = app.module_controls(module)
-    values = [app.control_value(c) for c in controls]
-    _, table, figure = app.run_compare(module, controls,
-                                       *app.example_pair(app.module_kind(module)), "1, 2",
-                                       *values)
+    controls = space_controls.module_controls(module)
+    values = [space_controls.control_value(c) for c in controls]
+    pair = app.example_pair(space_controls.module_kind(module))
+    _, table, figure = app.run_compare(module, controls, *pair, "1, 2", *values)
     shown = [axes for axes in figure.axes if axes.get_visible()]
     assert [axes.get_title() for axes in shown] == list(dict.fromkeys(table["metric"]))
     for axes in shown:

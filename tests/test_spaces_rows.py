@@ -35,6 +35,7 @@ def load_app():
 
 
 app = load_app()
+space_controls = importlib.import_module(f"{app.__name__}.space_controls")
 
 
 @pytest.fixture(scope="module")
@@ -43,9 +44,9 @@ def module():
 
 
 def run(module, text, upload=None):
-    controls = app.module_controls(module)
+    controls = space_controls.module_controls(module)
     return app.run(module, controls, text, upload, "1",
-                   *[app.control_value(c) for c in controls])
+                   *[space_controls.control_value(c) for c in controls])
 
 
 def cli_refusal(path: Path, capsys, with_id: bool) -> str:
@@ -121,10 +122,10 @@ def test_the_space_refuses_what_the_cli_refuses_at_the_same_line(module, tmp_pat
 
 
 def test_the_compare_tab_names_the_box_of_a_refused_row(module):
-    controls = app.module_controls(module)
+    controls = space_controls.module_controls(module)
     message, _, _ = app.run_compare(module, controls, "1 0\n0 1",
                                     '{"id": "a", "correct": 1}\n{"correct": 0}', "1",
-                                    *[app.control_value(c) for c in controls])
+                                    *[space_controls.control_value(c) for c in controls])
     assert message.startswith("**Input error:** model B box, line 2: one outcome (0) and no "
                               "question id"), message
 

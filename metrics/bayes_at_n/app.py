@@ -20,4 +20,4 @@ module = evaluate.load(str(HERE / "bayes_at_n.py"))
 demo = space.build_demo(module=module)
 
 if __name__ == "__main__":
-    demo.launch(css=space.CSS)
+    demo.launch(css=space.space_output.CSS)
