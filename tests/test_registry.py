@@ -137,7 +137,7 @@ def test_the_space_offers_what_the_registry_declares():
     space_controls = importlib.import_module(f"{app.__name__}.space_controls")
     space_output = importlib.import_module(f"{app.__name__}.space_output")
 
-    assert keywords.COMPARED == {
+    assert space_controls.COMPARED == {
         m.name: tuple((f.key, f.function) for f in registry.FAMILIES if f.module == m.name
                       and f.values in ("state", "question") and not f.parameters)
         for m in registry.MODULES if not m.comparison}
