@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 SHARED = Path(__file__).resolve().parents[1] / "shared"
@@ -30,9 +31,6 @@ DENY = (
     "evaluate", "datasets", "huggingface_hub", "inspect_ai", "duckdb", "gradio", "mpmath",
     "sympy", "statsmodels", "tqdm", "rich", "requests", "fsspec", "cloudpickle",
 )
-# A plain report of a small JSONL file reads it with pyarrow when it is installed (the
-# fast path); pandas, which pyarrow's `to_numpy` would import, is not needed for that.
-REPORT_DENY = tuple(name for name in DENY if name != "pyarrow" and name != "cloudpickle")
 
 
 def _env() -> dict[str, str]:
@@ -104,11 +102,12 @@ def test_import_kpass_adds_no_heavy_module(baseline):
 
 
 def test_a_plain_report_adds_no_heavy_module(baseline):
+    # The bundled sample (2 KB) is under LINE_READER_BYTES: read line by line, no pyarrow.
     code = ("import contextlib, io\nfrom kpass.report.cli import main\n"
             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
             f"    code = main(['report', {str(SAMPLE)!r}])\n"
             "assert code in (0, None) and 'Pass@1' in out.getvalue(), out.getvalue()")
-    heavy = _heavy(code, REPORT_DENY, baseline)
+    heavy = _heavy(code, DENY, baseline)
     assert not heavy, "`kpass report` loads heavy modules:\n  " + "\n  ".join(heavy)
 
 
@@ -152,3 +151,34 @@ def test_arrow_to_numpy_without_pandas_equals_pyarrows_own(type_name):
     with_null = pa.array([1.0, None, 0.0])
     assert str(_numpy(with_null).tolist()) == str(with_null.to_numpy(zero_copy_only=False)
                                                   .tolist())
+
+
+@pytest.mark.parametrize("rows", [10, 150, 400])
+def test_small_files_read_line_by_line_count_as_pyarrow_does(tmp_path, monkeypatch, rows):
+    # Under LINE_READER_BYTES (8 KiB) the line reader reads the file; above it pyarrow does:
+    # both give the row sums, and pyarrow's count (threshold 0) the same as the default.
+    pytest.importorskip("pyarrow")
+    from kpass.io import readers
+
+    rng = np.random.default_rng(rows)
+    matrix = rng.integers(0, 2, size=(rows, 6)).tolist()
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "outcomes": r}) + "\n"
+                            for i, r in enumerate(matrix)))
+    used = []
+    real_fast = readers._fast
+
+    def spy(reader):
+        found = real_fast(reader)
+        used.append(found is not None)
+        return found
+
+    monkeypatch.setattr(readers, "_fast", spy)
+    default = readers.load_counts(str(path))
+    monkeypatch.setattr(readers, "LINE_READER_BYTES", 0)
+    arrow = readers.load_counts(str(path))
+    assert used == [path.stat().st_size >= 8 << 10, True]
+    assert default.counts.n_correct.tolist() == arrow.counts.n_correct.tolist() == list(
+        map(sum, matrix))
+    assert default.counts.n_samples.tolist() == arrow.counts.n_samples.tolist() == [6] * rows
+    assert default.shortest == arrow.shortest and default.column == arrow.column
