@@ -263,11 +263,9 @@ def _arrow_flat(array: Any, label: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _numpy(array: Any) -> np.ndarray:
-    """A pyarrow array as numpy, by DLPack: ``Array.to_numpy`` imports pandas.
+    """A pyarrow array as numpy by DLPack (``to_numpy`` imports pandas, ~0.3 s), else to_numpy.
 
-    pyarrow converts through its pandas layer, which imports pandas when it is installed
-    (~0.3 s, more than the rest of a small ``kpass report``). Booleans (bit-packed, not in
-    DLPack) go through uint8; nulls, or a type DLPack cannot carry, go to ``to_numpy``.
+    Booleans (bit-packed, not in DLPack) go through uint8; nulls go to ``to_numpy``.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
