@@ -32,11 +32,11 @@ REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "shared" / "kpass" / "data" / "tau_bench_airline_gpt4o.jsonl"
 
 FLOOR = "import numpy, scipy.special"
+CLI = "import sys\nfrom kpass.report.cli import main\nsys.exit(main({}))"
 COMMANDS = {
     "import kpass": "import kpass",
-    "kpass --version": "import sys\nfrom kpass.report.cli import main\nsys.exit(main(['--version']))",
-    "kpass report (50 x 4 JSONL)": (
-        f"import sys\nfrom kpass.report.cli import main\nsys.exit(main(['report', {str(SAMPLE)!r}]))"),
+    "kpass --version": CLI.format(["--version"]),
+    "kpass report (50 x 4 JSONL)": CLI.format(["report", str(SAMPLE)]),
 }
 
 
