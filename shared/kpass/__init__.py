@@ -17,10 +17,11 @@ Example:
     [0.8393, 0.0973, 0.6487, 1.0]
 """
 
+from collections.abc import Callable
 from typing import Any
 
 from ._core.counting.checks import ArgumentTypeError
-from ._core.counting.counts import BinaryCounts, CategoricalCounts
+from ._core.counting.counts import BinaryCounts, CategoricalCounts, register_frame_readers
 from ._core.counting.inputs import binary_counts, categorical_counts
 from ._core.counting.soft import binarize
 from ._core.small_sample import SmallSampleWarning
@@ -70,7 +71,6 @@ from .families.tailpass.weights import (
     uniform_weights,
 )
 from .families.vote import vote_at_k, vote_at_k_ci
-from .io import frames as _frames  # noqa: F401 - plugs in BinaryCounts.from_long
 from .stats.allocation import allocate
 from .stats.comparison import Comparison, compare
 from .stats.errors import standard_error
@@ -79,6 +79,21 @@ from .stats.ranking import Leaderboard, RankedPair, Standing, leaderboard
 from .stats.sequential import ConfidenceSequence, confidence_sequence
 
 __version__ = "0.1.0"
+
+
+def _from_long(kind: str) -> Callable[..., Any]:
+    """``BinaryCounts.from_long``'s ``kind`` reader: :mod:`kpass.io.frames`, on first use."""
+
+    def read(*args: Any, **kwargs: Any) -> Any:
+        from .io import frames  # registers its readers in place of these two
+
+        return getattr(frames, f"{kind}_from_long")(*args, **kwargs)
+
+    return read
+
+
+register_frame_readers(binary=_from_long("binary"), categorical=_from_long("categorical"))
+del register_frame_readers
 
 
 def __getattr__(name: str) -> Any:

@@ -36,6 +36,11 @@ from .rows import (
     read_errors,
 )
 
+# A text file smaller than this is read line by line even when pyarrow is installed: as
+# fast as pyarrow's reader once imported (0.3-0.7 ms at 2-8 KB), and it spares the import of
+# pyarrow (~0.15 s of a `kpass report` on the bundled sample; benchmarks/README.md).
+LINE_READER_BYTES = 8 << 10
+
 __all__ = ["LoadedFile", "load_counts"]
 
 
@@ -157,9 +162,12 @@ def _fast(reader: Any) -> LoadedFile | None:
     Any problem (a bad row, an unusual spelling, a parse error) sends the file to the
     line-by-line reader, which reads it again from the start and locates the problem.
     Without pyarrow (the core install, numpy and scipy only) the line-by-line reader is
-    the only path: it gives the same counts, more slowly (see ``benchmarks/README.md``).
+    the only path: it gives the same counts, more slowly (see ``benchmarks/README.md``);
+    it also reads an uncompressed file under ``LINE_READER_BYTES``, where it is as fast.
     """
     if importlib.util.find_spec("pyarrow") is None:
+        return None
+    if reader.path.suffix != ".gz" and reader.path.stat().st_size < LINE_READER_BYTES:
         return None
     from .fast import FallbackError
 

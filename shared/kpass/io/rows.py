@@ -242,19 +242,37 @@ def _arrow_flat(array: Any, label: str) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     if array.null_count:
-        row = int(np.argmax(pc.is_null(array).to_numpy(zero_copy_only=False)))
+        row = int(np.argmax(_numpy(pc.is_null(array))))
         raise BadRowError(row, f"`{label}` is missing (null)")
-    lengths = pc.list_value_length(array).to_numpy(zero_copy_only=False).astype(np.int64)
+    lengths = _numpy(pc.list_value_length(array)).astype(np.int64)
     if lengths.size and lengths.min() == 0:
         raise BadRowError(int(np.argmin(lengths)), f"`{label}` is an empty list; a question needs "
                                                "at least one sample")
     flat = pc.list_flatten(array)
     if flat.null_count:
-        flat_index = int(np.argmax(pc.is_null(flat).to_numpy(zero_copy_only=False)))
+        flat_index = int(np.argmax(_numpy(pc.is_null(flat))))
         row, position = _locate(flat_index, lengths)
         raise BadRowError(row, f"`{label}` must hold outcomes 0 or 1; got "
                                 f"{label}[{position}]=null")
-    return flat.to_numpy(zero_copy_only=False), lengths
+    return _numpy(flat), lengths
+
+
+def _numpy(array: Any) -> np.ndarray:
+    """A pyarrow array as numpy by DLPack (``to_numpy`` imports pandas, ~0.3 s), else to_numpy.
+
+    Booleans (bit-packed, not in DLPack) go through uint8; nulls go to ``to_numpy``.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if array.null_count:
+        return array.to_numpy(zero_copy_only=False)
+    try:
+        if pa.types.is_boolean(array.type):
+            return np.from_dlpack(pc.cast(array, pa.uint8())).view(np.bool_)
+        return np.from_dlpack(array)
+    except (BufferError, TypeError, ValueError, NotImplementedError, pa.ArrowException):
+        return array.to_numpy(zero_copy_only=False)
 
 
 def check_arrow_type(arrow_type: Any, source: str, column: str) -> None:

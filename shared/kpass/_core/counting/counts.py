@@ -18,8 +18,8 @@ import numpy.typing as npt
 from .checks import ArgumentTypeError, _show
 
 #: The dataframe readers behind ``from_long``, registered by :mod:`kpass.io.frames` (which
-#: ``import kpass`` loads): the numpy-only core names no reading layer (issue 19), the
-#: reading layer plugs itself in.
+#: ``import kpass`` registers, to import on first use): the numpy-only core names no reading
+#: layer (issue 19), the reading layer plugs itself in.
 _FRAME_READERS: dict[str, Callable[..., Any]] = {}
 
 

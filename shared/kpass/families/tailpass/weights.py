@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy.optimize import brentq
 from scipy.special import betainc, betaincc
 
 from ..._core.counting.checks import _show, check_int, check_real
@@ -271,6 +270,8 @@ def maxent_weights(k: int, mean_threshold: float) -> FloatArray:
     if not math.isfinite(upper):
         # At this scale all representable threshold mass is at an endpoint.
         return discovery_weights(k) if target < 0.5 else stability_weights(k)
+    from scipy.optimize import brentq  # scipy.optimize costs ~0.1 s to import: only here
+
     tau = float(brentq(lambda value: _lower_mean(value) - distance, 0.0, upper))
     if tau == 0.0:
         return uniform_weights(k)

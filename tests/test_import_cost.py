@@ -1,0 +1,185 @@
+"""What `import kpass` and a plain `kpass report` load, in a fresh process.
+
+The import-time budget (issue 31: `import kpass` within 1.3x of `import numpy,
+scipy.special`) is kept by what is loaded, not by a clock: a module on the deny list
+that `import kpass` adds to what numpy and scipy.special load themselves fails the
+test, named with the chain of imports that brought it in (from ``python -X
+importtime``). Timings are in ``benchmarks/bench_import.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+SHARED = Path(__file__).resolve().parents[1] / "shared"
+SAMPLE = SHARED / "kpass" / "data" / "tau_bench_airline_gpt4o.jsonl"
+
+# Each costs tens to hundreds of milliseconds to import, and a plain `import kpass` needs
+# none of them (functions that do import them inside their bodies). A package name covers
+# its submodules. Only what kpass adds counts: scipy.special 1.17 loads numpy.f2py and
+# numpy.ma itself (through scipy._lib.array_api_compat), so those stay in the floor.
+DENY = (
+    "scipy.optimize", "scipy.stats", "scipy.linalg", "scipy.sparse", "scipy.spatial",
+    "scipy.integrate", "scipy.interpolate", "scipy.fft", "scipy.signal", "scipy.ndimage",
+    "numpy.f2py", "numpy.ma", "pyarrow", "polars", "pandas", "narwhals", "matplotlib",
+    "evaluate", "datasets", "huggingface_hub", "inspect_ai", "duckdb", "gradio", "mpmath",
+    "sympy", "statsmodels", "tqdm", "rich", "requests", "fsspec", "cloudpickle",
+)
+RUN_TIME = " (by the code run itself, or inside a function at run time)"
+
+
+def _env() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(SHARED), *filter(None, [os.environ.get("PYTHONPATH")])]))
+
+
+def _loaded(code: str) -> tuple[set[str], str]:
+    """The modules loaded after running ``code`` in a fresh interpreter, and its importtime log."""
+    script = (f"import json, sys\n{code}\n"
+              "sys.__stdout__.write('\\n' + json.dumps(sorted(sys.modules)) + '\\n')")
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", script], env=_env(),
+                          capture_output=True, text=True, check=True)
+    return set(json.loads(done.stdout.splitlines()[-1])), done.stderr
+
+
+def _denied(name: str, deny: tuple[str, ...]) -> bool:
+    return any(name == bad or name.startswith(bad + ".") for bad in deny)
+
+
+def import_chain(log: str, module: str) -> list[str]:
+    """The chain ``module <- importer <- ... <- top`` from a ``python -X importtime`` log.
+
+    The log lists a module after everything it imported, indented two spaces per level:
+    a module's importer is the next line one level shallower.
+    """
+    rows = []
+    for line in log.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        field = line.split("|", 2)[2]
+        rows.append(((len(field) - len(field.lstrip(" ")) - 1) // 2, field.strip()))
+    exact = [index for index, (_, name) in enumerate(rows) if name == module]
+    inside = [index for index, (_, name) in enumerate(rows) if name.startswith(module + ".")]
+    found = exact or inside  # a package may show only its submodules' lines
+    if not found:
+        return [module]
+    depth, name = rows[found[0]]
+    chain = [name]
+    for later_depth, later in rows[found[0] + 1:]:
+        if later_depth < depth:
+            chain.append(later)
+            depth = later_depth
+    return chain
+
+
+def _heavy(code: str, deny: tuple[str, ...], baseline: set[str]) -> list[str]:
+    """One line per denied package that ``code`` loads beyond ``baseline``: how it came in."""
+    loaded, log = _loaded(code)
+    new = loaded - baseline
+    shown = []
+    for bad in deny:
+        if any(_denied(name, (bad,)) for name in new):
+            chain = import_chain(log, bad)
+            shown.append(" <- ".join(chain) + ("" if len(chain) > 1 else RUN_TIME))
+    return shown
+
+
+@pytest.fixture(scope="module")
+def baseline() -> set[str]:
+    """What numpy and scipy.special load on their own (scipy 1.17 loads numpy.f2py)."""
+    return _loaded("import numpy, scipy.special")[0]
+
+
+def test_import_kpass_adds_no_heavy_module(baseline):
+    heavy = _heavy("import kpass", DENY, baseline)
+    assert not heavy, "`import kpass` loads heavy modules:\n  " + "\n  ".join(heavy)
+
+
+def test_a_plain_report_adds_no_heavy_module(baseline):
+    # The bundled sample (2 KB) is under LINE_READER_BYTES: read line by line, no pyarrow.
+    code = ("import contextlib, io\nfrom kpass.report.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            f"    code = main(['report', {str(SAMPLE)!r}])\n"
+            "assert code in (0, None) and 'Pass@1' in out.getvalue(), out.getvalue()")
+    heavy = _heavy(code, DENY, baseline)
+    assert not heavy, "`kpass report` loads heavy modules:\n  " + "\n  ".join(heavy)
+
+
+def test_the_check_names_a_heavy_import_and_its_chain(baseline):
+    # The subprocess really reports a heavy import, and the chain names its importer: the
+    # two tests above can fail.
+    heavy = _heavy("import kpass\nimport scipy.optimize", DENY, baseline)
+    assert heavy[0] == "scipy.optimize" + RUN_TIME
+    assert "scipy.linalg <- scipy.optimize._optimize <- scipy.optimize" in "\n".join(heavy)
+
+
+def test_import_chain_follows_the_importtime_indentation():
+    log = "\n".join([
+        "import time: self [us] | cumulative | imported package",
+        "import time:        10 |         10 |     c",
+        "import time:        10 |         20 |   b",
+        "import time:        10 |         10 |   d",
+        "import time:        10 |         40 | a",
+        "import time:        10 |         10 | e",
+    ])
+    assert import_chain(log, "c") == ["c", "b", "a"]
+    assert import_chain(log, "d") == ["d", "a"]
+    assert import_chain(log, "e") == ["e"]
+    assert import_chain(log, "missing") == ["missing"]
+    assert import_chain(log.replace("   b", "   p.b"), "p") == ["p.b", "a"]
+
+
+@pytest.mark.parametrize("type_name", ["bool_", "int8", "int16", "int32", "int64", "uint8",
+                                       "uint16", "uint32", "uint64", "float16", "float32",
+                                       "float64"])
+def test_arrow_to_numpy_without_pandas_equals_pyarrows_own(type_name):
+    # io.rows reads pyarrow arrays by DLPack (pyarrow's to_numpy imports pandas): the same
+    # values and dtype as pyarrow's own conversion, sliced (non-zero offset) or not.
+    pa = pytest.importorskip("pyarrow")
+    from kpass.io.rows import _numpy
+
+    whole = pa.array([1, 0, 1, 1, 0, 1, 0, 0, 1], type=pa.int64()).cast(getattr(pa, type_name)())
+    for array in (whole, whole.slice(3), whole.slice(2, 5)):
+        ours, theirs = _numpy(array), array.to_numpy(zero_copy_only=False)
+        assert ours.dtype == theirs.dtype and ours.tolist() == theirs.tolist()
+    with_null = pa.array([1.0, None, 0.0])
+    assert str(_numpy(with_null).tolist()) == str(with_null.to_numpy(zero_copy_only=False)
+                                                  .tolist())
+
+
+@pytest.mark.parametrize("rows", [10, 150, 400])
+def test_small_files_read_line_by_line_count_as_pyarrow_does(tmp_path, monkeypatch, rows):
+    # Under LINE_READER_BYTES (8 KiB) the line reader reads the file; above it pyarrow does:
+    # both give the row sums, and pyarrow's count (threshold 0) the same as the default.
+    pytest.importorskip("pyarrow")
+    from kpass.io import readers
+
+    rng = np.random.default_rng(rows)
+    matrix = rng.integers(0, 2, size=(rows, 6)).tolist()
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "outcomes": r}) + "\n"
+                            for i, r in enumerate(matrix)))
+    used = []
+    real_fast = readers._fast
+
+    def spy(reader):
+        found = real_fast(reader)
+        used.append(found is not None)
+        return found
+
+    monkeypatch.setattr(readers, "_fast", spy)
+    default = readers.load_counts(str(path))
+    monkeypatch.setattr(readers, "LINE_READER_BYTES", 0)
+    arrow = readers.load_counts(str(path))
+    assert used == [path.stat().st_size >= 8 << 10, True]
+    assert default.counts.n_correct.tolist() == arrow.counts.n_correct.tolist() == list(
+        map(sum, matrix))
+    assert default.counts.n_samples.tolist() == arrow.counts.n_samples.tolist() == [6] * rows
+    assert default.shortest == arrow.shortest and default.column == arrow.column
