@@ -25,9 +25,9 @@ from .compare_render import (
     CompareRequest,
     _in_percent,
 )
-from .compare_rows import cli_words, compare_lines
+from .compare_rows import compare_lines
 from .inputs import load_outcomes
-from .output import _check_answers_options, _write
+from .output import _check_answers_options, _write, cli_words
 from .table import PRIOR_NOTE, default_ks, input_labels, parse_metrics
 
 

@@ -350,17 +350,5 @@ def judge(lines: list[Line], confidence: float, primary: str | None, adjust: str
     return ordered
 
 
-def cli_words(note: str) -> str:
-    """A note of the Python API in the command line's words (flags and column names)."""
-    import re
-
-    from .table import FAMILIES
-
-    keys = {fam.function: fam.key for fam in FAMILIES}
-    note = re.sub(r"kpass\.compare\((\w+)\): ",
-                  lambda match: f"{keys.get(match.group(1), match.group(1))}: ", note)
-    return note.replace("(p_exact)", "(column p exact)").replace("p_exact", "p exact")
-
-
-__all__ = ["CONSTANT_AT", "cli_words", "compare_lines", "find_row", "judge",
+__all__ = ["CONSTANT_AT", "compare_lines", "find_row", "judge",
            "merge_equal"]

@@ -18,7 +18,8 @@ from .._core.counting.checks import ArgumentTypeError, _show, check_names, check
 from .._core.counting.counts import BinaryCounts
 from ..stats._common import check_options
 from .compare_render import RENDERERS, CompareRequest, Line
-from .compare_rows import cli_words, compare_lines
+from .compare_rows import compare_lines
+from .output import cli_words
 from .table import default_ks, parse_metrics
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import registry
 from ..stats.rank_sets import _holm
 
 __all__ = ["capped_k_note", "cli_words", "collect_notes", "family_options", "holm",
@@ -74,6 +75,9 @@ _CLI_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+_KEYS = {str(family.function): str(family.key) for family in registry.REPORTED}
+
+
 def cli_words(message: str) -> str:
     """A core (Python) message in the words of the command line: its flags and columns.
 
@@ -87,7 +91,11 @@ def cli_words(message: str) -> str:
     """
     for pattern, replacement in _CLI_WORDS:
         message = pattern.sub(replacement, message)
-    return message
+    # compare's notes: "kpass.compare(pass_at_k): ..." names the row's family key, and the
+    # exact sign test's p is the column "p exact"
+    message = re.sub(r"kpass\.compare\((\w+)\): ",
+                     lambda match: f"{_KEYS.get(match.group(1), match.group(1))}: ", message)
+    return message.replace("(p_exact)", "(column p exact)").replace("p_exact", "p exact")
 
 
 def capped_k_note(loaded: list[Any], ks: list[int], n_min: int, option: str = "--k"
