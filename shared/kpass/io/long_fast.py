@@ -168,7 +168,7 @@ def _binary(column: Any, pc: Any, pa: Any) -> Any | None:
     return pc.cast(column, pa.int64())
 
 
-class _TooDeep(ValueError):
+class _TooDeepError(ValueError):
     """A JSON line nests deeper than pyarrow's parser may be given (the slow path says where)."""
 
 
@@ -188,7 +188,7 @@ class _CheckedStream:
     def read(self, size: int = -1) -> bytes:
         data = self.handle.read(size)
         if self.scan.too_deep(data):
-            raise _TooDeep("a line nests too deep for pyarrow's parser")
+            raise _TooDeepError("a line nests too deep for pyarrow's parser")
         return bytes(data)
 
     def readable(self) -> bool:
@@ -255,6 +255,7 @@ def _layout(path: Path, fmt: str, names: dict[str, Any], pa: Any
             ) -> tuple[dict[str, str], dict[str, Any]] | None:
     """The roles (id, sample, column -> field) of one file, and the JSON field types."""
     types: dict[str, Any] = {}
+    first: dict[str, Any] | None = None
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
@@ -276,7 +277,7 @@ def _layout(path: Path, fmt: str, names: dict[str, Any], pa: Any
     roles = _columns(names, present)
     if roles is None:
         return None
-    if fmt == "jsonl":
+    if first is not None:  # JSON Lines
         keys = {roles[role] for role in ("id", "sample") if role in roles}
         for name in roles.values():
             kind = _json_type(first[name], pa, name not in keys)
@@ -377,9 +378,11 @@ def _grown(counts: np.ndarray, size: int) -> np.ndarray:
 
 
 def _canonical(raw: list[Any], source: str, what: str) -> tuple[np.ndarray, np.ndarray]:
-    """The id rule on distinct raw ids: the canonical ids in first-seen order, and each raw
-    id's index among them (raw ids are numbered in first-seen order, so the first raw id of
-    a canonical one comes first)."""
+    """The id rule on distinct raw ids: the canonical ids, and each raw id's index among them.
+
+    Raw ids are numbered in first-seen order, so the canonical ids come out in first-seen
+    order too (a canonical id is first seen where its first raw spelling is).
+    """
     slot: dict[Any, int] = {}
     index = np.fromiter((slot.setdefault(canonical_id(value, source, None, what), len(slot))
                          for value in raw), dtype=np.int64, count=len(raw))
