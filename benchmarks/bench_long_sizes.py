@@ -17,7 +17,7 @@ shows the code before and after a change, same machine, same run.
 
 Usage: nice python benchmarks/bench_long_sizes.py [--sizes 1000000,5000000,20000000]
        [--formats csv,jsonl,parquet,parts] [--dir /tmp/longsizes] [--before /tmp/before/shared]
-       [--repeat 2]
+       [--repeat 2] [--routes "kpass,kpass --sample,duckdb dup"]
 """
 
 from __future__ import annotations
@@ -132,6 +132,8 @@ def main() -> None:
     parser.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "longsizes"))
     parser.add_argument("--before", default=None, help="a shared/ folder of the old code")
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--routes", default=None,
+                        help="comma-separated route names to run (default: all)")
     args = parser.parse_args()
     folder = Path(args.dir)
     folder.mkdir(parents=True, exist_ok=True)
@@ -159,6 +161,8 @@ def main() -> None:
                     routes.append((engine + (" dup" if dup == "1" else ""),
                                    [sys.executable, "-c", code, path, fmt, dup], None))
             for name, command, env in routes:
+                if args.routes and name not in args.routes.split(","):
+                    continue
                 wall, cpu, peak = best(command, args.repeat, env)
                 load = os.getloadavg()[0]
                 print(f"| {rows:,} | {fmt} | {name} | {wall:.2f} s | {cpu:.2f} s | "

@@ -137,12 +137,18 @@ def _columns(names: dict[str, Any], present: list[str]) -> dict[str, str] | None
 def _id_values(column: Any, pa: Any) -> Any | None:
     """An id (or sample) column as plain integers or strings, or None (the slow path).
 
-    A dictionary (categorical) column is read by its values; nulls, floats, booleans and
-    other types are left to the line-by-line reader, which refuses them with their line.
+    A dictionary column (a categorical column, or Parquet text read as its dictionary) is
+    kept as one when its values are integers or strings; nulls, floats, booleans and other
+    types are left to the line-by-line reader, which refuses them with their line.
     """
     if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
+        column = column.combine_chunks()  # dictionaries of several chunks are unified
     if pa.types.is_dictionary(column.type):
+        values = column.type.value_type
+        if column.null_count or column.dictionary.null_count:
+            return None
+        if pa.types.is_integer(values) or pa.types.is_string(values):
+            return column  # numbered by its indices (_Codes.encode), no hashing per row
         column = column.dictionary_decode()
     if column.null_count:
         return None
@@ -210,8 +216,10 @@ def _batches(path: Path, fmt: str, columns: list[str], text: list[str],
     import pyarrow.parquet as pq
 
     if fmt == "parquet":
-        yield from pq.ParquetFile(path).iter_batches(batch_size=max(chunk_size, 65536),
-                                                     columns=columns)
+        # Text ids as Parquet stores them, dictionary-encoded (pyarrow ignores this for
+        # integers): the rows come numbered, and only each dictionary is hashed.
+        yield from pq.ParquetFile(path, read_dictionary=text).iter_batches(
+            batch_size=max(chunk_size, 65536), columns=columns)
         return
     if fmt == "jsonl":
         # Only the wanted fields are converted, to the types of the first record: a value of
@@ -428,8 +436,9 @@ class _Codes:
     """The distinct values of one column, numbered in first-seen order, batch by batch.
 
     Each batch is dictionary-encoded by pyarrow (its distinct values in first-seen order
-    and a code per row); only the batch's distinct values are looked up among the known
-    ones (``index_in``, a hash table over the known values), and the new ones appended.
+    and a code per row; a dictionary column keeps its own, the entries used); only the
+    batch's distinct values are looked up among the known ones (``index_in``, a hash table
+    over the known values), and the new ones appended.
     Cost per batch: the rows, plus the known values; batches are gathered to many rows per
     known value (:data:`ROWS_PER_DISTINCT`), so the total is linear in the rows.
     """
@@ -442,9 +451,17 @@ class _Codes:
     def encode(self, values: Any) -> np.ndarray:
         """The codes (int64) of the rows' values, numbering the new values."""
         pa, pc = self.pa, self.pc
-        encoded = pc.dictionary_encode(values)
-        dictionary = encoded.dictionary
-        indices = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        if pa.types.is_dictionary(values.type):  # numbered already: keep the entries used
+            indices = values.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+            used = pc.unique(values.indices).to_numpy(zero_copy_only=False).astype(np.int64)
+            dictionary = values.dictionary.take(pa.array(used))  # in first-seen order
+            renumber = np.empty(len(values.dictionary), dtype=np.int64)
+            renumber[used] = np.arange(used.size)
+            indices = renumber[indices]
+        else:
+            encoded = pc.dictionary_encode(values)
+            dictionary = encoded.dictionary
+            indices = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
         if self.known is None:
             self.known = dictionary
             self.size = len(dictionary)
