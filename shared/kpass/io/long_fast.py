@@ -2,7 +2,8 @@
 
 ``kpass report FILE --id q --column correct`` on millions of rows spent its time in Python's
 ``csv`` loop. Here pyarrow reads only the id, sample and outcome columns, checks them with
-vectorised kernels and groups by question id in C++; only one row per question comes back.
+vectorised kernels and numbers the question ids in C++ (dictionary encoding); only the
+distinct ids come back to Python.
 Like :mod:`kpass.io.fast`, this path only ever agrees with the line-by-line reader: anything
 it does not fully understand (a null, a value other than 0/1, an id that the id rule would
 rewrite, a repeated (id, sample) pair, a parse error) returns None, and the line-by-line
@@ -139,7 +140,8 @@ def _columns(names: dict[str, Any], present: list[str]) -> dict[str, str] | None
 def _id_values(column: Any, pa: Any) -> Any | None:
     """An id (or sample) column as plain integers or strings, or None (the slow path).
 
-    A dictionary column (a categorical column, or Parquet text read as its dictionary) is
+    A dictionary column (e.g. a categorical Parquet column, after its chunks' dictionaries are
+    unified) is
     kept as one when its values are integers or strings; nulls, floats, booleans and other
     types are left to the line-by-line reader, which refuses them with their line.
     """
