@@ -5,8 +5,8 @@
 vectorised kernels and numbers the question ids in C++ (dictionary encoding); only the
 distinct ids come back to Python.
 Like :mod:`kpass.io.fast`, this path only ever agrees with the line-by-line reader: anything
-it does not fully understand (a null, a value other than 0/1, an id that the id rule would
-rewrite, a repeated (id, sample) pair, a parse error) returns None, and the line-by-line
+it does not fully understand (a null, a value other than 0/1, a blank id, ids of two types,
+a repeated (id, sample) pair, a parse error) returns None, and the line-by-line
 reader reads the file again and names the line.
 
 Memory and time: the file is streamed in batches; each batch's ids and samples are
@@ -140,9 +140,8 @@ def _columns(names: dict[str, Any], present: list[str]) -> dict[str, str] | None
 def _id_values(column: Any, pa: Any) -> Any | None:
     """An id (or sample) column as plain integers or strings, or None (the slow path).
 
-    A dictionary column (e.g. a categorical Parquet column, after its chunks' dictionaries are
-    unified) is
-    kept as one when its values are integers or strings; nulls, floats, booleans and other
+    A dictionary column (e.g. a categorical Parquet column, its chunks' dictionaries unified)
+    is kept as one when its values are integers or strings; nulls, floats, booleans and other
     types are left to the line-by-line reader, which refuses them with their line.
     """
     if isinstance(column, pa.ChunkedArray):
