@@ -2,21 +2,36 @@
 
 ``kpass report FILE --id q --column correct`` on millions of rows spent its time in Python's
 ``csv`` loop. Here pyarrow reads only the id, sample and outcome columns, checks them with
-vectorised kernels and groups by question id in C++; only one row per question comes back.
+vectorised kernels and numbers the question ids in C++ (dictionary encoding); only the
+distinct ids come back to Python.
 Like :mod:`kpass.io.fast`, this path only ever agrees with the line-by-line reader: anything
-it does not fully understand (a null, a value other than 0/1, an id that the id rule would
-rewrite, a repeated (id, sample) pair, a parse error) returns None, and the line-by-line
+it does not fully understand (a null, a value other than 0/1, a blank id, ids of two types,
+a repeated (id, sample) pair, a parse error) returns None, and the line-by-line
 reader reads the file again and names the line.
 
-Memory: the file is streamed in blocks and only per-question partial counts are kept
-(bounded by the number of questions). With ``--sample`` the check that no (id, sample) pair
-repeats also keeps one 64-bit key per row (question code << 32 | sample code), sorted once at
-the end: 8 bytes a row, against 20-30 bytes a row of Arrow columns before (and about 220
-bytes a row of Python pairs on the line-by-line path). Less is not possible for an exact
-answer: deciding whether a stream holds a repeated element needs memory linear in its length
-(the element-distinctness lower bound of streaming algorithms; Alon, Matias and Szegedy,
-"The space complexity of approximating the frequency moments", JCSS 58, 1999), so a
-repeat-free guarantee in memory bounded by the questions would have to be probabilistic.
+Memory and time: the file is streamed in batches; each batch's ids and samples are
+dictionary-encoded by pyarrow and their distinct values numbered through one growing table
+(:class:`_Codes`), so every row gets a question code and the counts are ``np.bincount`` sums
+into arrays as long as the questions. Batches are gathered to at least
+:data:`ROWS_PER_DISTINCT` rows per distinct id seen so far (chunking chosen from the data):
+the work per batch that grows with the questions (looking the batch's distinct ids up among
+the known ones) stays a fixed fraction of the rows read, so time is linear in the rows at
+every size. With ``--sample`` the check that no (id, sample) pair repeats also keeps one
+64-bit key per row (question code << 32 | sample code), checked once at the end against a
+bitmap of questions x samples (one byte per cell) when that grid is no larger than a few
+bytes a row, else by one sort: 8 bytes a row, against 20-30 bytes a row of Arrow columns
+(and about 220 bytes a row of Python pairs on the line-by-line path). Less is not possible
+for an exact answer: deciding whether a stream holds a repeated element needs memory linear
+in its length (the element-distinctness lower bound of streaming algorithms; Alon, Matias
+and Szegedy, "The space complexity of approximating the frequency moments", JCSS 58, 1999),
+so a repeat-free guarantee in memory bounded by the questions would have to be
+probabilistic.
+
+Ids are grouped as written and the id rule (:func:`kpass.io.rows.canonical_id`: spaces
+stripped, integer text is the integer) is applied once per distinct id at the end; ids that
+the rule merges (``" q1"`` and ``"q1"``, ``"-0"`` and ``"0"``) are added up there, so a padded
+id does not send the file to the line-by-line reader. A categorical (dictionary) Parquet
+column is read by its values.
 """
 
 from __future__ import annotations
@@ -25,23 +40,32 @@ import csv
 import gzip
 import importlib.util
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .._core.counting.counts import BinaryCounts
-from .fast import _may_nest_deeper
+from .fast import NestingScan
 from .rows import MAX_NESTING, OUTCOME_COLUMNS, ReportError, canonical_id
 
 __all__ = ["fast_long_counts"]
 
-#: Partial per-question tables merged once this many have piled up (memory stays bounded by
-#: a few times the number of questions).
-MERGE_EVERY = 16
+#: Rows gathered per batch for each distinct id (and sample) seen so far: the per-batch work
+#: that grows with the distinct ids (a hash lookup of the batch's distinct values among the
+#: known ones, the count arrays) is then at most about 1/ROWS_PER_DISTINCT of the rows read.
+ROWS_PER_DISTINCT = 16
 
-#: Bytes of CSV/JSONL text pyarrow parses at a time (its blocks; a batch per block).
-READ_BLOCK = 1 << 24
+#: Most rows gathered into one batch (unless ``chunk_size`` asks for more): bounds the
+#: batch's Arrow columns and numpy codes (about 40 bytes a row) when the ids are many.
+MAX_BATCH_ROWS = 1 << 21
+
+#: Bytes of CSV/JSONL text pyarrow parses at a time (its blocks; a batch per block). pyarrow's
+#: streaming readers parse ahead of the consumer; with 1 MB blocks (its default) the peak
+#: memory stayed flat as the file grew (15,625 questions: 276 MB at 5M and 20M rows of CSV),
+#: with 4 MB blocks it grew with the file (314 MB, 390-412 MB) at the same speed (4.2-6.4 s).
+READ_BLOCK = 1 << 20
 
 
 def _header(path: Path, delimiter: str) -> list[str] | None:
@@ -80,11 +104,17 @@ def _first_record(path: Path) -> dict[str, Any] | None:
     return None
 
 
-def _json_type(value: Any, pa: Any) -> Any | None:
-    """The Arrow type a JSON value of the first record fixes for its column (None: unsure)."""
+def _json_type(value: Any, pa: Any, outcome: bool) -> Any | None:
+    """The Arrow type a JSON value of the first record fixes for its column (None: unsure).
+
+    An outcome first written as an integer is read as a float, so that ``1.0`` among
+    integers (which the line-by-line reader reads as 1) stays on the fast path.
+    """
     if isinstance(value, bool):
         return pa.bool_()
     if isinstance(value, int):
+        if outcome:
+            return pa.float64()
         return pa.int64() if -(1 << 63) <= value < (1 << 63) else None
     if isinstance(value, float):
         return pa.float64()
@@ -107,26 +137,30 @@ def _columns(names: dict[str, Any], present: list[str]) -> dict[str, str] | None
     return {role: value for role, value in wanted.items() if value is not None}
 
 
-def _clean_ids(column: Any, pc: Any, pa: Any) -> bool:
-    """Whether these ids can be grouped as they are.
+def _id_values(column: Any, pa: Any) -> Any | None:
+    """An id (or sample) column as plain integers or strings, or None (the slow path).
 
-    Integers, or strings neither blank nor padded: the id rule strips spaces, and on
-    unpadded strings it is one-to-one, so grouping the raw strings and applying the rule to
-    each question's id gives the same questions.
+    A dictionary column (e.g. a categorical Parquet column, its chunks' dictionaries unified)
+    is kept as one when its values are integers or strings; nulls, floats, booleans and other
+    types are left to the line-by-line reader, which refuses them with their line.
     """
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()  # dictionaries of several chunks are unified
+    if pa.types.is_dictionary(column.type):
+        values = column.type.value_type
+        if column.null_count or column.dictionary.null_count:
+            return None
+        if pa.types.is_integer(values) or pa.types.is_string(values):
+            return column  # numbered by its indices (_Codes.encode), no hashing per row
+        column = column.dictionary_decode()
     if column.null_count:
-        return False
+        return None
     kind = column.type
-    if pa.types.is_integer(kind):
-        return True
-    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
-        return False
-    if len(column) == 0:
-        return True
-    trimmed = pc.utf8_trim_whitespace(column)
-    if not pc.all(pc.equal(trimmed, column)).as_py():
-        return False
-    return not pc.any(pc.equal(pc.utf8_length(column), 0)).as_py()
+    if pa.types.is_integer(kind) or pa.types.is_string(kind):
+        return column
+    if pa.types.is_large_string(kind):
+        return column.cast(pa.string())
+    return None
 
 
 def _binary(column: Any, pc: Any, pa: Any) -> Any | None:
@@ -143,6 +177,40 @@ def _binary(column: Any, pc: Any, pa: Any) -> Any | None:
     return pc.cast(column, pa.int64())
 
 
+class _TooDeepError(ValueError):
+    """A JSON line nests deeper than pyarrow's parser may be given (the slow path says where)."""
+
+
+class _CheckedStream:
+    """A binary file whose bytes are scanned for too deep JSON lines as pyarrow reads them.
+
+    pyarrow's JSON parser recurses on nesting (a segfault at 20000 levels), so no byte it
+    parses may belong to a line with more than :data:`kpass.io.rows.MAX_NESTING` openers;
+    checking the bytes on their way in costs no second read of the file.
+    """
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+        self.scan = NestingScan(MAX_NESTING)
+        self.closed = False
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.handle.read(size)
+        if self.scan.too_deep(data):
+            raise _TooDeepError("a line nests too deep for pyarrow's parser")
+        return bytes(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        self.closed = True
+        self.handle.close()
+
+
 def _batches(path: Path, fmt: str, columns: list[str], text: list[str],
              chunk_size: int, types: dict[str, Any] | None = None) -> Any:
     import pyarrow as pa
@@ -151,16 +219,24 @@ def _batches(path: Path, fmt: str, columns: list[str], text: list[str],
     import pyarrow.parquet as pq
 
     if fmt == "parquet":
-        yield from pq.ParquetFile(path).iter_batches(batch_size=max(chunk_size, 65536),
-                                                     columns=columns)
+        # A batch per row group (up to MAX_BATCH_ROWS): a categorical column's every batch
+        # carries its row group's whole dictionary, so the dictionaries hashed add up to at
+        # most the rows. (Text ids are not read as dictionaries, read_dictionary: where the
+        # writer's dictionary page overflowed, pyarrow then hashes every row, measured 4.9 s
+        # against 0.9 s to read 20M rows of 312,500 ids, more than dictionary_encode after.)
+        handle = pq.ParquetFile(path)
+        groups = [handle.metadata.row_group(i).num_rows
+                  for i in range(handle.metadata.num_row_groups)]
+        size = max(chunk_size, 65536, min(max(groups, default=0), MAX_BATCH_ROWS))
+        yield from handle.iter_batches(batch_size=size, columns=columns)
         return
     if fmt == "jsonl":
         # Only the wanted fields are converted, to the types of the first record: a value of
-        # another type later (1 then 1.0, "q1" then 7) is an Arrow error, and the slow path
-        # reads the file again.
-        raw = pa.OSFile(str(path), "rb")
-        stream = pa.CompressedInputStream(raw, "gzip") if path.suffix.lower() == ".gz" else raw
-        with raw:
+        # another type later ("q1" then 7) is an Arrow error, and the slow path reads the
+        # file again.
+        opener: Any = gzip.open if path.suffix.lower() == ".gz" else open
+        with opener(path, "rb") as handle:
+            stream = pa.PythonFile(_CheckedStream(handle), mode="r")
             yield from pajson.open_json(
                 stream, read_options=pajson.ReadOptions(block_size=READ_BLOCK),
                 parse_options=pajson.ParseOptions(
@@ -178,10 +254,25 @@ def _batches(path: Path, fmt: str, columns: list[str], text: list[str],
     yield from reader
 
 
+def _gathered(batches: Iterator[Any], target: Any, pa: Any) -> Iterator[Any]:
+    """Batches gathered into tables of at least ``target()`` rows (the last may be fewer)."""
+    pending: list[Any] = []
+    rows = 0
+    for batch in batches:
+        pending.append(batch)
+        rows += batch.num_rows
+        if rows >= target():
+            yield pa.Table.from_batches(pending)
+            pending, rows = [], 0
+    if pending:
+        yield pa.Table.from_batches(pending)
+
+
 def _layout(path: Path, fmt: str, names: dict[str, Any], pa: Any
             ) -> tuple[dict[str, str], dict[str, Any]] | None:
     """The roles (id, sample, column -> field) of one file, and the JSON field types."""
     types: dict[str, Any] = {}
+    first: dict[str, Any] | None = None
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
@@ -189,24 +280,27 @@ def _layout(path: Path, fmt: str, names: dict[str, Any], pa: Any
     elif fmt == "jsonl":
         import pyarrow.json as pajson
 
-        # pyarrow < 18 has no streaming JSON reader; pyarrow's parser recurses on deep
-        # nesting (a segfault at 20000 levels), so such files go to the measuring reader.
+        # pyarrow < 18 has no streaming JSON reader; too deep lines are caught on the way
+        # into pyarrow's parser (_CheckedStream).
         first = _first_record(path) if hasattr(pajson, "open_json") else None
-        if first is None or _may_nest_deeper(path, MAX_NESTING):
+        if first is None:
             return None
         present = list(first)
-        for name, value in first.items():
-            kind = _json_type(value, pa)
-            if kind is not None:
-                types[name] = kind
     else:
         header = _header(path, "\t" if fmt == "tsv" else ",")
         if header is None:
             return None
         present = header
     roles = _columns(names, present)
-    if roles is None or (fmt == "jsonl" and any(name not in types for name in roles.values())):
+    if roles is None:
         return None
+    if first is not None:  # JSON Lines
+        keys = {roles[role] for role in ("id", "sample") if role in roles}
+        for name in roles.values():
+            kind = _json_type(first[name], pa, name not in keys)
+            if kind is None:
+                return None
+            types[name] = kind
     return roles, {name: types[name] for name in roles.values() if name in types}
 
 
@@ -221,7 +315,7 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
         fmt: its format (``csv``, ``tsv``, ``jsonl`` or ``parquet``; others return None).
         names: ``id``, ``sample`` and ``column`` as given (``column`` may be None).
         threshold: soft scores go through the slow path (None here).
-        chunk_size: rows per Parquet batch.
+        chunk_size: rows per Parquet batch, and the fewest rows gathered per batch.
 
     Returns:
         The counts with question ids in first-seen order, and the outcome column used.
@@ -241,103 +335,160 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
             return None  # a part without the columns, or of other types: the slow path says
         roles, types = first
         wanted = list(dict.fromkeys(roles.values()))
-        partials: list[Any] = []
-        pairs = _Pairs(pa, pc) if "sample" in roles else None
         text = [roles[role] for role in ("id", "sample") if role in roles]
+        ids = _Codes(pa, pc)
+        samples = _Codes(pa, pc) if "sample" in roles else None
+        n = np.zeros(0, dtype=np.int64)
+        c = np.zeros(0, dtype=np.int64)
+        keys: list[np.ndarray] = []
+
+        def target() -> int:
+            distinct = ids.size + (0 if samples is None else samples.size)
+            return min(max(chunk_size, ROWS_PER_DISTINCT * distinct),
+                       max(chunk_size, MAX_BATCH_ROWS))
+
         batches = (batch for part in paths
                    for batch in _batches(part, fmt, wanted, text, chunk_size, types))
-        for batch in batches:
+        for table in _gathered(batches, target, pa):
             # pyarrow's JSON reader does not check that strings are UTF-8: a bad byte in a
             # cell read (id, sample) goes to the line-by-line reader, which names its line.
             for name in text:
-                batch.column(name).validate(full=True)
-            ids = batch.column(roles["id"])
-            outcomes = _binary(batch.column(roles["column"]), pc, pa)
-            if outcomes is None or not _clean_ids(ids, pc, pa):
+                table.column(name).validate(full=True)
+            outcomes = _binary(table.column(roles["column"]).combine_chunks(), pc, pa)
+            id_values = _id_values(table.column(roles["id"]), pa)
+            if outcomes is None or id_values is None:
                 return None
-            if pairs is not None:
-                samples = batch.column(roles["sample"])
-                if not _clean_ids(samples, pc, pa) or (
-                        pa.types.is_string(samples.type)
-                        and pc.any(pc.equal(samples, "-0")).as_py()):
-                    return None  # "-0" is the sample 0 by the id rule: the slow path decides
-                pairs.add(ids, samples)
-            part = pa.table({"id": ids, "ok": outcomes}).group_by("id", use_threads=False)
-            partials.append(part.aggregate([("ok", "sum"), ("ok", "count")]).select(
-                ["id", "ok_sum", "ok_count"]).rename_columns(["id", "c", "n"]))
-            if len(partials) >= MERGE_EVERY:
-                partials = [_merge(partials, pa)]
-        if not partials or (pairs is not None and pairs.repeated()):
-            return None  # no rows, or a repeated (id, sample): the slow path names both lines
-        result = _merge(partials, pa) if len(partials) > 1 else partials[0]
+            codes = ids.encode(id_values)
+            if samples is not None:
+                sample_values = _id_values(table.column(roles["sample"]), pa)
+                if sample_values is None:
+                    return None
+                keys.append((codes << 32) | samples.encode(sample_values))
+            n = _grown(n, ids.size)
+            c = _grown(c, ids.size)
+            n += np.bincount(codes, minlength=ids.size)
+            ok = outcomes.to_numpy(zero_copy_only=False).astype(bool)
+            c += np.bincount(codes[ok], minlength=ids.size)
     except (pa.ArrowException, OSError, EOFError, ValueError, KeyError):
-        return None  # a parse error, a type that changed between blocks, ...
-    if result.num_rows == 0:
-        return None
+        return None  # a parse error, a type that changed between blocks, a too deep line, ...
+    if ids.size == 0:
+        return None  # no rows: the slow path says so
     try:
-        raw = result.column("id").to_pylist()
-        canonical = [canonical_id(value, str(paths[0]), None) for value in raw]
+        question_ids, id_map = _canonical(ids.values(), str(paths[0]), "question id")
+        if samples is not None:
+            _, sample_map = _canonical(samples.values(), str(paths[0]), "sample id")
     except (ReportError, UnicodeDecodeError):
-        return None
-    if len(set(canonical)) != len(canonical):  # e.g. "-0" and "0": the slow path merges them
-        return None
-    question_ids = np.empty(result.num_rows, dtype=object)
-    question_ids[:] = canonical
-    n = result.column("n").to_numpy().astype(np.int64)
-    c = result.column("c").to_numpy().astype(np.int64)
-    return BinaryCounts(n, c, ids=question_ids), roles["column"]
+        return None  # a blank id, ...: the slow path names its line
+    if samples is not None and _repeated(keys, id_map, sample_map, len(question_ids)):
+        return None  # a repeated (id, sample): the slow path names both lines
+    size = len(question_ids)
+    return BinaryCounts(np.bincount(id_map, weights=n, minlength=size).astype(np.int64),
+                        np.bincount(id_map, weights=c, minlength=size).astype(np.int64),
+                        ids=question_ids), roles["column"]
 
 
-def _merge(partials: list[Any], pa: Any) -> Any:
-    """Per-question partial counts added up, ids in first-seen order."""
-    table = pa.concat_tables(partials)
-    merged = table.group_by("id", use_threads=False).aggregate([("c", "sum"), ("n", "sum")])
-    return merged.select(["id", "c_sum", "n_sum"]).rename_columns(["id", "c", "n"])
+def _grown(counts: np.ndarray, size: int) -> np.ndarray:
+    """``counts`` padded with zeros to ``size`` (a new array only when it grows)."""
+    if counts.size >= size:
+        return counts
+    return np.concatenate([counts, np.zeros(size - counts.size, dtype=np.int64)])
 
 
-class _Pairs:
-    """The (id, sample) pairs seen so far, as one int64 key per row; is any pair repeated?
+def _canonical(raw: list[Any], source: str, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """The id rule on distinct raw ids: the canonical ids, and each raw id's index among them.
 
-    Ids and samples are numbered in first-seen order (a dictionary per column, as long as
-    the distinct values: bounded by the questions and samples); a row's key is
-    ``id_code << 32 | sample_code``. At the end the keys are sorted once and neighbours
-    compared: 8 bytes a row, and a sort of O(rows log rows).
+    Raw ids are numbered in first-seen order, so the canonical ids come out in first-seen
+    order too (a canonical id is first seen where its first raw spelling is).
+    """
+    slot: dict[Any, int] = {}
+    index = np.fromiter((slot.setdefault(canonical_id(value, source, None, what), len(slot))
+                         for value in raw), dtype=np.int64, count=len(raw))
+    canonical = np.empty(len(slot), dtype=object)
+    canonical[:] = list(slot)
+    return canonical, index
+
+
+#: The (id, sample) check uses a bitmap of questions x samples when it has at most this many
+#: cells per row read (one byte each); a sparser grid is checked by sorting the keys.
+GRID_CELLS_PER_ROW = 4
+
+
+def _repeated(keys: list[np.ndarray], id_map: np.ndarray, sample_map: np.ndarray,
+              n_questions: int) -> bool:
+    """Whether some (canonical id, canonical sample) pair occurs on two rows.
+
+    ``keys`` hold ``raw id code << 32 | raw sample code`` per row; the raw codes are mapped
+    to canonical ones. Where the grid of questions x samples is small next to the rows (a
+    run of Q questions x S samples: exactly Q*S cells), each pair marks its cell of a
+    bitmap and the pairs repeat iff fewer cells are marked than rows: linear time. Otherwise
+    the keys are sorted and neighbours compared.
+    """
+    rows = sum(part.size for part in keys)
+    if rows == 0:
+        return False
+    n_samples = int(sample_map.max()) + 1
+    cells = n_questions * n_samples
+    low = np.int64(0xFFFFFFFF)
+    if cells <= GRID_CELLS_PER_ROW * rows:
+        seen = np.zeros(cells, dtype=bool)
+        for part in keys:
+            seen[id_map[part >> 32] * n_samples + sample_map[part & low]] = True
+        return int(np.count_nonzero(seen)) < rows
+    merged = np.concatenate([(id_map[part >> 32] << 32) | sample_map[part & low]
+                             for part in keys])
+    keys.clear()
+    merged.sort()
+    return bool(np.any(merged[1:] == merged[:-1]))
+
+
+class _Codes:
+    """The distinct values of one column, numbered in first-seen order, batch by batch.
+
+    Each batch is dictionary-encoded by pyarrow (its distinct values in first-seen order
+    and a code per row; a dictionary column keeps its own, the entries used); only the
+    batch's distinct values are looked up among the known ones (``index_in``, a hash table
+    over the known values), and the new ones appended.
+    Cost per batch: the rows, plus the known values; batches are gathered to many rows per
+    known value (:data:`ROWS_PER_DISTINCT`), so the total is linear in the rows.
     """
 
     def __init__(self, pa: Any, pc: Any) -> None:
         self.pa, self.pc = pa, pc
-        self.ids: Any = None
-        self.samples: Any = None
-        self.keys: list[np.ndarray] = []
+        self.known: Any = None
+        self.size = 0
 
-    def _codes(self, values: Any, known: Any) -> tuple[np.ndarray, Any]:
+    def encode(self, values: Any) -> np.ndarray:
+        """The codes (int64) of the rows' values, numbering the new values."""
         pa, pc = self.pa, self.pc
-        values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
-        if known is None:
-            known = pc.unique(values)
+        if pa.types.is_dictionary(values.type):  # numbered already: keep the entries used
+            indices = values.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+            used = pc.unique(values.indices).to_numpy(zero_copy_only=False).astype(np.int64)
+            dictionary = values.dictionary.take(pa.array(used))  # in first-seen order
+            renumber = np.empty(len(values.dictionary), dtype=np.int64)
+            renumber[used] = np.arange(used.size)
+            indices = renumber[indices]
         else:
-            if known.type != values.type:
-                raise ValueError("a column changed type between blocks")
-            fresh = pc.unique(values)
-            fresh = fresh.filter(pc.invert(pc.is_in(fresh, value_set=known)))
-            if len(fresh):
-                known = pa.concat_arrays([known, fresh])
-        if len(known) >= 1 << 31:
+            encoded = pc.dictionary_encode(values)
+            dictionary = encoded.dictionary
+            indices = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        if self.known is None:
+            self.known = dictionary
+            self.size = len(dictionary)
+            return indices
+        if self.known.type != dictionary.type:
+            raise ValueError("a column changed type between blocks")
+        found = pc.index_in(dictionary, value_set=self.known)
+        mapping = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        fresh = mapping < 0
+        count = int(np.count_nonzero(fresh))
+        if count:
+            mapping[fresh] = np.arange(self.size, self.size + count)
+            self.known = pa.concat_arrays([self.known, dictionary.filter(pa.array(fresh))])
+            self.size += count
+        if self.size >= 1 << 31:
             raise ValueError("more than 2**31 distinct ids")
-        codes = pc.index_in(values, value_set=known).to_numpy(zero_copy_only=False)
-        return codes.astype(np.int64), known
+        return mapping[indices]
 
-    def add(self, ids: Any, samples: Any) -> None:
-        """Number the rows' ids and samples and keep their keys."""
-        id_codes, self.ids = self._codes(ids, self.ids)
-        sample_codes, self.samples = self._codes(samples, self.samples)
-        self.keys.append((id_codes << 32) | sample_codes)
-
-    def repeated(self) -> bool:
-        """Whether some (id, sample) pair occurs on two rows."""
-        if not self.keys:
-            return False
-        keys = np.concatenate(self.keys)
-        self.keys = []
-        keys.sort()
-        return bool(np.any(keys[1:] == keys[:-1]))
+    def values(self) -> list[Any]:
+        """The distinct values as Python objects, in first-seen order."""
+        return [] if self.known is None else self.known.to_pylist()

@@ -1,0 +1,262 @@
+"""The columnar routes of long files (issue 31, item 5) against the line-by-line reader.
+
+Padded ids, ``1.0`` among JSON integers and categorical Parquet ids stay on pyarrow's fast
+path; whatever that path reads gives the line-by-line reader's counts (ids, their types, the
+order), and whatever it refuses gives the line reader's error text, with the file and line.
+"""
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kpass.io import long as long_module
+from kpass.io import long_fast
+from kpass.io.long import load_long
+from kpass.io.readers import ReportError
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+
+def slow(*args, **kwargs):
+    """The line-by-line reader alone (the fast path switched off for this call)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(long_module, "fast_long_counts", lambda *a, **k: None)
+        return load_long(*args, **kwargs)
+
+
+def spy(monkeypatch):
+    """Records, per call, whether the fast path answered."""
+    calls = []
+    original = long_module.fast_long_counts
+
+    def wrapped(*args, **kwargs):
+        result = original(*args, **kwargs)
+        calls.append(result is not None)
+        return result
+
+    monkeypatch.setattr(long_module, "fast_long_counts", wrapped)
+    return calls
+
+
+def table_of(loaded):
+    """Question -> (n, c) in the reader's order, with the ids' own types."""
+    return [(q, type(q), int(n), int(c)) for q, n, c in zip(
+        loaded.counts.ids, loaded.counts.n_samples, loaded.counts.n_correct, strict=True)]
+
+
+def both(path, **kwargs):
+    """Both readers on one file: the same counts (order and types too) or the same error."""
+    try:
+        expected = slow(str(path), **kwargs)
+    except ReportError as error:
+        with pytest.raises(ReportError) as found:
+            load_long(str(path), **kwargs)
+        assert str(found.value) == str(error)
+        return None
+    loaded = load_long(str(path), **kwargs)
+    assert loaded.column == expected.column
+    assert table_of(loaded) == table_of(expected)
+    return loaded
+
+
+def write_jsonl(path, records):
+    text = "".join(json.dumps(r) + "\n" for r in records)
+    if path.name.endswith(".gz"):
+        with gzip.open(path, "wt") as handle:
+            handle.write(text)
+    else:
+        path.write_text(text)
+    return path
+
+
+def test_padded_ids_and_float_outcomes_stay_on_the_fast_path(tmp_path, monkeypatch):
+    records = [{"q": "q1", "s": 0, "ok": 1}, {"q": " q1", "s": 1, "ok": 1.0},
+               {"q": "q2 ", "s": 0, "ok": 0.0}, {"q": "7", "s": 0, "ok": 0},
+               {"q": " 7", "s": 1, "ok": 1}, {"q": "-0", "s": 0, "ok": 1},
+               {"q": "0", "s": 1, "ok": 0}, {"q": "07", "s": 0, "ok": 1}]
+    for name in ("p.jsonl", "p.jsonl.gz"):
+        path = write_jsonl(tmp_path / name, records)
+        for sample in (None, "s"):
+            calls = spy(monkeypatch)
+            loaded = both(path, id="q", sample=sample, column="ok")
+            assert calls == [True] and loaded is not None
+            assert table_of(loaded) == [("q1", str, 2, 2), ("q2", str, 1, 0), (7, int, 2, 1),
+                                        (0, int, 2, 1), ("07", str, 1, 1)]
+            monkeypatch.undo()
+
+
+def test_a_pair_repeated_through_the_id_rule_is_refused_with_both_lines(tmp_path, monkeypatch):
+    path = write_jsonl(tmp_path / "r.jsonl", [{"q": "a", "s": " 0", "ok": 1},
+                                              {"q": "a ", "s": "-0", "ok": 0}])
+    calls = spy(monkeypatch)
+    with pytest.raises(ReportError, match=r"line 1 and line 2") as error:
+        load_long(str(path), id="q", sample="s", column="ok")
+    assert calls == [False] and "r.jsonl" in str(error.value)
+    both(path, id="q", sample="s", column="ok")
+
+
+@pytest.mark.parametrize("later, problem", [
+    (True, "changed type"),        # a boolean among numbers: pyarrow stops, the line reader reads
+    (2, "not binary"),
+    (None, "outcome"),
+    ("1", None),                   # text "1" is read as 1 by the line reader
+])
+def test_an_outcome_of_another_kind_goes_to_the_line_reader(tmp_path, monkeypatch, later,
+                                                            problem):
+    records = [{"q": i % 7, "ok": i % 2} for i in range(50)]
+    records.insert(30, {"q": 3, "ok": later})
+    path = write_jsonl(tmp_path / "k.jsonl", records)
+    calls = spy(monkeypatch)
+    loaded = both(path, id="q", column="ok")
+    assert calls == [False]
+    if loaded is None:
+        with pytest.raises(ReportError, match="line 31"):
+            load_long(str(path), id="q", column="ok")
+
+
+def categorical_table(ids, samples, outcomes):
+    return pa.table({"q": pa.array(ids).dictionary_encode(),
+                     "s": pa.array(samples).dictionary_encode(),
+                     "ok": pa.array(outcomes, pa.bool_())})
+
+
+def test_categorical_parquet_ids_stay_on_the_fast_path(tmp_path, monkeypatch):
+    rng = np.random.default_rng(5)
+    rows = 3000
+    q = [f"id{v}" if v % 3 else f" {v}" for v in rng.integers(0, 60, rows)]
+    s = [str(i) for i in range(rows)]
+    ok = rng.integers(0, 2, rows).astype(bool).tolist()
+    path = tmp_path / "cat.parquet"
+    pq.write_table(categorical_table(q, s, ok), path, row_group_size=700)
+    assert pa.types.is_dictionary(pq.read_schema(path).field("q").type)
+    for sample in (None, "s"):
+        calls = spy(monkeypatch)
+        both(path, id="q", sample=sample, column="ok", chunk_size=500)
+        assert calls == [True]
+        monkeypatch.undo()
+    folder = tmp_path / "parts"  # parts with their own dictionaries, a pair repeated across
+    folder.mkdir()
+    pq.write_table(categorical_table(q[:1000], s[:1000], ok[:1000]), folder / "a.parquet")
+    pq.write_table(categorical_table(q[1000:] + [q[5]], s[1000:] + [s[5]], ok[1000:] + [True]),
+                   folder / "b.parquet")
+    calls = spy(monkeypatch)
+    both(folder, id="q", column="ok")
+    assert calls == [True]
+    with pytest.raises(ReportError, match="repeated") as error:
+        load_long(str(folder), id="q", sample="s", column="ok")
+    assert "a.parquet, row 6" in str(error.value) and "b.parquet, row 2001" in str(error.value)
+
+
+def test_a_deep_line_far_into_the_file_is_caught_on_the_way_into_pyarrow(tmp_path, monkeypatch):
+    """The nesting check runs on the bytes pyarrow reads (no second read): a too deep line
+    many blocks in goes to the line reader, which names it; one inside a field kpass does not
+    read is refused by it too (pyarrow never parses such a line)."""
+    monkeypatch.setattr(long_fast, "READ_BLOCK", 1 << 12)
+    records = [json.dumps({"q": i % 40, "ok": i % 2}) for i in range(4000)]
+    records[3210] = '{"q": 1, "ok": 1, "x": ' + "[" * 150 + "]" * 150 + "}"
+    path = tmp_path / "deep.jsonl"
+    path.write_text("\n".join(records) + "\n")
+    calls = spy(monkeypatch)
+    with pytest.raises(ReportError, match="line 3211"):
+        load_long(str(path), id="q", column="ok")
+    assert calls == [False]
+
+
+ID_POOL = ["q1", " q1", "q1 ", "7", " 7", "07", "-0", "0", "é", "", "  ", "x y", "10"]
+OUTCOMES = [0, 1, 0.0, 1.0, True, 2, None, "1"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(cells=st.lists(st.tuples(st.sampled_from(ID_POOL), st.sampled_from(["0", "1", " 1", "-0"]),
+                                st.sampled_from(OUTCOMES)), min_size=1, max_size=60),
+       fmt=st.sampled_from(["csv", "jsonl", "parquet", "parquet-categorical"]),
+       with_sample=st.booleans(), clean=st.booleans())
+def test_generated_files_equal_the_line_reader(tmp_path_factory, cells, fmt, with_sample, clean):
+    """Counts or error text equal the line reader's on generated files, many tiny batches
+    (every gathered batch brings new ids), for every format route."""
+    if clean:  # mostly well-formed files, so the fast path itself is exercised often
+        cells = [(q or "q", s, 1 if ok in (1, 1.0, True) else 0) for q, s, ok in cells]
+        cells = [(q if q.strip() else "q", s, ok) for q, s, ok in cells]
+    folder = tmp_path_factory.mktemp("g")
+    if fmt == "csv":
+        path = folder / "g.csv"
+        path.write_text("q,s,ok\n" + "".join(
+            f"{q},{s},{'' if ok is None else str(ok).lower() if isinstance(ok, bool) else ok}\n"
+            for q, s, ok in cells))
+    elif fmt == "jsonl":
+        path = write_jsonl(folder / "g.jsonl", [{"q": q, "s": s, "ok": ok} for q, s, ok in cells])
+    else:
+        outcomes = [ok for _, _, ok in cells]
+        if not all(isinstance(ok, (int, float)) and not isinstance(ok, bool) for ok in outcomes):
+            outcomes = [int(ok in (1, 1.0, True)) for ok in outcomes]
+        columns = {"q": pa.array([q for q, _, _ in cells]), "s": pa.array([s for _, s, _ in cells]),
+                   "ok": pa.array(outcomes)}
+        if fmt.endswith("categorical"):
+            columns = {name: column.dictionary_encode() if name != "ok" else column
+                       for name, column in columns.items()}
+        path = folder / "g.parquet"
+        pq.write_table(pa.table(columns), path, row_group_size=7)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(long_fast, "ROWS_PER_DISTINCT", 1)
+        patch.setattr(long_fast, "READ_BLOCK", 64)  # a few rows per pyarrow block
+        both(path, id="q", sample="s" if with_sample else None, column="ok", chunk_size=3)
+
+
+@pytest.mark.parametrize("cells_per_row", [0, 4, 10**9])  # sort only, the default, grid only
+def test_the_repeat_check_equals_a_set_of_pairs(monkeypatch, cells_per_row):
+    """Both ways of finding a repeated (question, sample) -- the bitmap of questions x samples
+    and the sort -- against a Python set of the canonical pairs, with raw codes that the id
+    rule merges (raw ids 0 and 3 are one question)."""
+    monkeypatch.setattr(long_fast, "GRID_CELLS_PER_ROW", cells_per_row)
+    rng = np.random.default_rng(11)
+    id_map = np.array([0, 1, 2, 0, 3], dtype=np.int64)
+    sample_map = np.array([0, 1, 1, 2, 3, 4], dtype=np.int64)
+    for trial in range(300):
+        rows = int(rng.integers(1, 12))
+        raw_ids = rng.integers(0, 5, rows)
+        raw_samples = rng.integers(0, 6, rows)
+        keys = (raw_ids.astype(np.int64) << 32) | raw_samples
+        split = int(rng.integers(0, rows + 1))
+        pairs = list(zip(id_map[raw_ids].tolist(), sample_map[raw_samples].tolist(), strict=True))
+        expected = len(set(pairs)) < len(pairs)
+        found = long_fast._repeated([keys[:split], keys[split:]], id_map, sample_map, 4)
+        assert found == expected, (trial, pairs)
+
+
+def test_work_per_batch_is_bounded_by_the_rows(tmp_path, monkeypatch):
+    """Linear time: the lookups that grow with the known ids (one hash table over them per
+    gathered batch) add up to a fixed fraction of the rows, however small pyarrow's blocks
+    and ``--chunk-size`` are. Before issue 31 every 64K-row batch hashed every known id."""
+    rng = np.random.default_rng(2)
+    rows, questions = 120_000, 3_000
+    q = rng.integers(0, questions, rows)
+    seen: dict[int, int] = {}
+    s = []  # sample numbers 0, 1, ... within each question
+    for a in q.tolist():
+        s.append(seen.get(a, 0))
+        seen[a] = s[-1] + 1
+    path = tmp_path / "w.csv"
+    path.write_text("q,s,ok\n" + "".join(f"q{a},{b},{b % 2}\n" for a, b in zip(q, s, strict=True)))
+    monkeypatch.setattr(long_fast, "READ_BLOCK", 1 << 12)  # ~300 blocks
+    looked_up = []
+    encode = long_fast._Codes.encode
+
+    def counted(self, values):
+        looked_up.append(self.size)  # the hash table index_in builds for this batch
+        return encode(self, values)
+
+    monkeypatch.setattr(long_fast._Codes, "encode", counted)
+    calls = spy(monkeypatch)
+    loaded = load_long(str(path), id="q", sample="s", column="ok", chunk_size=100)
+    assert calls == [True] and loaded.counts.n_questions == len(set(q.tolist()))
+    assert int(loaded.counts.n_samples.sum()) == rows
+    # Every gathered batch but the last has at least ROWS_PER_DISTINCT rows per known id and
+    # sample; the last adds at most the distinct values. (Hashing every known id per pyarrow
+    # block, as before, would be about 300 x 3000.)
+    distinct = questions + max(s) + 1
+    assert sum(looked_up) <= rows // long_fast.ROWS_PER_DISTINCT + distinct
