@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from kpass.io import long as long_module
 from kpass.io import long_fast
 from kpass.io.long import load_long
-from kpass.io.readers import ReportError
+from kpass.io.rows import ReportError
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
