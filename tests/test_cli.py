@@ -325,7 +325,7 @@ def test_plot_band_is_the_interval_over_questions_by_default(tmp_path, monkeypat
         assert run(capsys, "report", a, "--plot", target, "--band", band)[0] == 0
         images.append(target.read_bytes())
     assert images[0] != images[1]
-    with pytest.raises(ValueError, match="`band` must be one of se, posterior"):
+    with pytest.raises(ValueError, match="`band` must be one of 'se', 'posterior'"):
         plot.plot_curves(str(tmp_path / "y.png"), ["a"], [[]], 0.95, band="sd")
 
 

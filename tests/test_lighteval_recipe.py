@@ -169,7 +169,7 @@ def test_short_documents_error_or_skip():
     (lambda: measures(2, ("g-pass@k_tau",), tau=1.5), r"tau must be a number in \[0, 1\]"),
     (lambda: question_values([1, 0.5], measures(1)), r"generation 1: .* gave 0.5; expected 0 or 1"),
     (lambda: question_values(["yes"], measures(1)), r"gave 'yes'; expected 0 or 1"),
-    (lambda: question_values([1], measures(1), short="drop"), r"short must be 'error' or 'skip'"),
+    (lambda: question_values([1], measures(1), short="drop"), r"`short` must be one of 'error', 'skip'; got short='drop'"),
     (lambda: corpus_summary("x", 1.0), r"confidence must be in \(0, 1\); got 1.0"),
     (lambda: pass_metrics(k=[1, 16], n=8), r"k = 16 is more than the n = 8 generations"),
     (lambda: pass_metrics(k=1, n=0), r"n must be an integer >= 1; got 0"),

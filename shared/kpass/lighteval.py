@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from ._core.counting.checks import check_short
 from ._core.counting.counts import BinaryCounts
 from .families import function as family_function
 from .registry import FAMILIES, Family, family
@@ -155,8 +156,7 @@ def question_values(outcomes: Sequence[Any], chosen: Sequence[Measure], short: s
         >>> question_values([1, 0, 1, 0], measures(2))     # n = 4, c = 2
         {'kpass_pass@2': 0.8333333333333333, 'kpass_pass^2': 0.16666666666666666}
     """
-    if short not in ("error", "skip"):
-        raise ValueError(f"kpass.lighteval: short must be 'error' or 'skip'; got {short!r}")
+    check_short(short)
     correct = 0
     for i, score in enumerate(outcomes):
         if isinstance(score, (bool, np.bool_)) or (
@@ -253,8 +253,7 @@ def pass_metrics(k: int | Sequence[int], n: int, families: Sequence[str] = ("pas
     if max(m.k for m in chosen) > n:
         raise ValueError(f"kpass.lighteval: k = {max(m.k for m in chosen)} is more than the "
                          f"n = {n} generations asked for; ask for n >= k")
-    if short not in ("error", "skip"):
-        raise ValueError(f"kpass.lighteval: short must be 'error' or 'skip'; got {short!r}")
+    check_short(short)
     unknown = set(scoring) - {"normalize", "strip_strings", "sample_scoring_function"}
     if unknown:
         raise ValueError(f"kpass.lighteval: unknown scoring option(s) {sorted(unknown)}; "

@@ -49,6 +49,7 @@ from .._core.counting.checks import (
     ArgumentTypeError,
     _show,
     check_bounds,
+    check_choice,
     check_confidence,
     check_flag,
     check_int,
@@ -157,9 +158,7 @@ def _clusters(answers: Any, references: Any,
 
 
 def _check_ties(ties: Any) -> str:
-    if not isinstance(ties, str) or ties not in TIE_RULES:
-        raise ValueError(f"`ties` must be one of {TIE_RULES}; got ties={_show(ties)}")
-    return ties
+    return check_choice(ties, "ties", TIE_RULES)
 
 
 def _kept(n: IntArray, k: int, short: str) -> npt.NDArray[np.bool_]:

@@ -23,6 +23,7 @@ from .._core.counting.checks import (
     ArgumentTypeError,
     _show,
     check_bounds,
+    check_choice,
     check_confidence,
     check_flag,
     check_int,
@@ -82,11 +83,7 @@ KEY_STYLES = ("kpass", "safe")
 COMPARED = {f.key: (f.template, f.function) for f in registry.compared()}
 
 def _check_compared(value: Any) -> str:
-    if not isinstance(value, str):
-        raise ArgumentTypeError(f"`metric` must be a string; got metric={_show(value)}")
-    if value not in COMPARED:
-        raise ValueError(f"`metric` must be one of {list(COMPARED)}; got metric={value!r}")
-    return value
+    return check_choice(value, "metric", COMPARED)
 
 
 # ----------------------------------------------------------------------------- parameters
@@ -132,10 +129,7 @@ def _check_ties(value: Any) -> str:
 
 
 def _check_key_style(value: Any) -> str:
-    if not isinstance(value, str) or value not in KEY_STYLES:
-        raise ValueError(f"`key_style` must be one of {list(KEY_STYLES)}; "
-                         f"got key_style={_show(value)}")
-    return value
+    return check_choice(value, "key_style", KEY_STYLES)
 
 
 def _check_positive(value: Any, name: str) -> float:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.checks import ArgumentTypeError, _show, check_names, check_short
+from .._core.counting.checks import ArgumentTypeError, _show, check_choice, check_names, check_short
 from .._core.counting.counts import BinaryCounts
 from ..stats._common import check_options
 from .compare_render import RENDERERS, CompareRequest, Line
@@ -72,8 +72,7 @@ class CompareTable:
         Raises:
             ValueError: an unknown format or a bad ``digits``.
         """
-        if format not in RENDERERS:
-            raise ValueError(f"`format` must be one of {', '.join(RENDERERS)}; got {format!r}")
+        check_choice(format, "format", RENDERERS)
         if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not (
                 0 <= digits <= 12):
             raise ValueError(f"`digits` must be an int in [0, 12]; got {_show(digits)}")
@@ -171,8 +170,7 @@ def compare_table(a: Any, b: Any, *, metrics: str | Sequence[str] | None = None,
 
     checked = check_options(confidence=confidence, shared=shared, clusters=clusters)
     confidence, shared = checked["confidence"], checked["shared"]
-    if adjust not in ADJUSTMENTS:
-        raise ValueError(f"`adjust` must be one of {', '.join(ADJUSTMENTS)}; got {_show(adjust)}")
+    check_choice(adjust, "adjust", ADJUSTMENTS)
     if primary is not None and not isinstance(primary, str):
         raise ArgumentTypeError(f"`primary` must be a row name (str) or None; got "
                                 f"{_show(primary)}")

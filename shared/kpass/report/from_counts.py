@@ -17,6 +17,7 @@ import numpy as np
 from .._core.counting.checks import (
     ArgumentTypeError,
     _show,
+    check_choice,
     check_confidence,
     check_digits,
     check_names,
@@ -67,9 +68,7 @@ class ReportTable:
             ValueError: an unknown format, ``digits`` outside [0, 17].
             TypeError: ``digits`` is not an int.
         """
-        if not isinstance(format, str) or format not in RENDERERS:
-            raise ValueError(f"`format` must be one of {', '.join(RENDERERS)}; got "
-                             f"format={_show(format)}")
+        check_choice(format, "format", RENDERERS)
         digits = check_digits(digits)
         if format == "table":
             return render_table(self.report, digits)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import registry
+from .._core.counting.checks import check_choice
 from ..io.rows import INSTALL_HINT, ReportError
 from .rows import Row
 
@@ -81,8 +82,7 @@ def plot_curves(path: str, labels: list[str], rows: list[list[Row]], confidence:
         ReportError: matplotlib is missing, or the figure cannot be written.
         ValueError: an unknown ``band``.
     """
-    if band not in BANDS:
-        raise ValueError(f"`band` must be one of {', '.join(BANDS)}; got {band!r}")
+    check_choice(band, "band", BANDS)
     figure = _figure(path, FIGURE_INCHES)
     axes = figure.subplots(2, 2, sharex=True)
     all_k = sorted({row.k for input_rows in rows for row in input_rows if row.k is not None})

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -129,14 +129,38 @@ def check_shared(shared: Any) -> bool:
 REFERENCES = ("t", "normal")
 
 
+def check_choice(value: Any, name: str, choices: Iterable[str]) -> str:
+    """Validate a keyword that takes one of a few strings (the one message of them all).
+
+    Args:
+        value: the argument received.
+        name: its keyword, for the message.
+        choices: the strings it may be.
+
+    Returns:
+        ``value``.
+
+    Raises:
+        ArgumentTypeError: ``value`` is not a string (also a ``ValueError``).
+        ValueError: it is none of ``choices``.
+
+    Example:
+        >>> check_choice("t", "reference", ("t", "normal"))
+        't'
+    """
+    options = tuple(choices)
+    expected = f"`{name}` must be one of {', '.join(repr(option) for option in options)}"
+    if not isinstance(value, str):
+        raise ArgumentTypeError(f"{expected}; got {name}={_show(value)} "
+                                f"({type(value).__name__})")
+    if value not in options:
+        raise ValueError(f"{expected}; got {name}={_show(value)}")
+    return value
+
+
 def check_reference(reference: Any) -> str:
     """Validate the reference distribution of a test: ``"t"`` or ``"normal"``."""
-    if not isinstance(reference, str):
-        raise ArgumentTypeError(f'`reference` must be "t" or "normal"; got '
-                                f"reference={_show(reference)} ({type(reference).__name__})")
-    if reference not in REFERENCES:
-        raise ValueError(f'`reference` must be "t" or "normal"; got reference={reference!r}')
-    return reference
+    return check_choice(reference, "reference", REFERENCES)
 
 
 def check_labels(labels: Any, name: str = "clusters") -> Any:
@@ -192,10 +216,8 @@ def check_tau(tau: Any) -> float:
 
 
 def check_short(short: Any) -> str:
-    """Validate the short-question policy."""
-    if short not in SHORT_POLICIES:
-        raise ValueError(f"`short` must be one of {SHORT_POLICIES}; got short={_show(short)}")
-    return short
+    """Validate the short-question policy: ``"error"`` or ``"skip"``."""
+    return check_choice(short, "short", SHORT_POLICIES)
 
 
 def normalize_ks(k: Any) -> tuple[list[int], bool]:

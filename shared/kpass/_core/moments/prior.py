@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..counting.checks import ArgumentTypeError, _show, check_prior
+from ..counting.checks import _show, check_choice, check_prior
 from ..counting.counts import BinaryCounts
 
 #: The prior options.
@@ -57,12 +57,7 @@ def fit_beta_prior(counts: BinaryCounts) -> tuple[float, float]:
 
 def check_prior_option(prior: Any) -> str:
     """Validate ``prior``: ``"uniform"`` or ``"empirical"``."""
-    if not isinstance(prior, str):
-        raise ArgumentTypeError(f'`prior` must be "uniform" or "empirical"; got '
-                                f"prior={_show(prior)}")
-    if prior not in PRIORS:
-        raise ValueError(f'`prior` must be "uniform" or "empirical"; got prior={_show(prior)}')
-    return prior
+    return check_choice(prior, "prior", PRIORS)
 
 
 def resolve_prior(prior: Any, counts: BinaryCounts, alpha0: Any = 1.0,

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..counting.checks import ArgumentTypeError, _show, check_int
+from ..counting.checks import ArgumentTypeError, _show, check_choice, check_int
 from ..dirichlet.posterior import MAX_COUNT_STATES
 
 FloatArray = npt.NDArray[np.float64]
@@ -104,9 +104,7 @@ def check_convex_weights(weights: Any, size: int, name: str = "weights") -> Floa
 
 def check_method(method: Any) -> str:
     """``"mc"`` (posterior draws) or ``"normal"`` (exact moments, normal interval)."""
-    if method not in METHODS:
-        raise ValueError(f"`method` must be one of {METHODS}; got method={_show(method)}")
-    return str(method)
+    return check_choice(method, "method", METHODS)
 
 
 def check_n_draws(n_draws: Any) -> int:
@@ -118,7 +116,4 @@ def check_n_draws(n_draws: Any) -> int:
 
 
 def check_aggregation(aggregation: Any) -> str:
-    if aggregation not in ("question", "profile"):
-        raise ValueError("`aggregation` must be 'question' or 'profile'; got "
-                         f"aggregation={_show(aggregation)}")
-    return str(aggregation)
+    return check_choice(aggregation, "aggregation", ("question", "profile"))
