@@ -74,7 +74,7 @@ print(timed(quiet(lambda: main(["leaderboard", *paths, "--format", "json"])), 3)
     "evaluate vocabulary, every module (2000 x 16)": (r"""
 import warnings
 import kpass
-from kpass.hf import vocabulary as v
+from kpass.hf import keywords, vocabulary as v
 R = matrix(2000, 16, 1); C = np.minimum(R + matrix(2000, 16, 2), 2)
 answers = [[str(x) for x in row] for row in R[:300]]
 states = {"binary": kpass.binary_counts(R), "categorical": kpass.categorical_counts(C),
@@ -87,7 +87,7 @@ def run():
             options = {"k": [1, 4, 16]} if name not in ("bayes_at_n", "avg_at_n_bayes") else {}
             if kind == "categorical":
                 options["w"] = [0, 0.5, 1]
-            v.compute_results(name, states[kind], v.check_options(name, options, when="x"))
+            v.compute_results(name, states[kind], keywords.check_options(name, options, when="x"))
 print(timed(run, 3))
 """, 3),
     "standard errors and compare (M = 2000)": (r"""
