@@ -6,8 +6,9 @@ Usage: python benchmarks/bench_layout.py [--before REV] [--after REV] [--rounds 
 Each commit is checked out into a temporary git worktree and imported from there
 (``PYTHONPATH=<worktree>/shared``) in a fresh interpreter per workload and round; rounds
 alternate before/after so that machine load hits both alike. Each workload times itself
-inside its interpreter (the median of its repeats, warm-up excluded), except ``import
-kpass``, which is the wall time of a fresh interpreter. The ratio after / before is the
+inside its interpreter (the median CPU time of its repeats, warm-up excluded: CPU time, not
+wall time, so that other work on the machine does not decide the ratio), except ``import
+kpass``, which is the CPU time of a fresh interpreter. The ratio after / before is the
 median over rounds; within +-5% is noise on this machine.
 
 The workloads cross every module the issue-19 moves touched: the registry-derived tables,
@@ -25,7 +26,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,7 +42,7 @@ def timed(function, repeats):
     function()  # warm-up
     times = []
     for _ in range(repeats):
-        start = time.perf_counter(); function(); times.append(time.perf_counter() - start)
+        start = time.process_time(); function(); times.append(time.process_time() - start)
     times.sort()
     return times[len(times) // 2]
 def quiet(function):
@@ -117,18 +117,29 @@ print(timed(lambda: (kpass.g_pass_at_k_tau_ci(R, [64, 1024], 0.5),
 }
 
 
+def _env(tree: Path, **extra: str) -> dict[str, str]:
+    """The workload's environment: kpass from ``tree``, bytecode written and kept (with
+    PYTHONDONTWRITEBYTECODE set, every run would recompile kpass and time the compiler)."""
+    env = {**os.environ, "PYTHONPATH": str(tree / "shared"), **extra}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def run_workload(tree: Path, code: str, data: Path) -> float:
-    env = {**os.environ, "PYTHONPATH": str(tree / "shared"), "BENCH_DATA": str(data)}
+    env = _env(tree, BENCH_DATA=str(data))
     out = subprocess.run([sys.executable, "-c", SETUP + code], env=env, capture_output=True,
                          text=True, check=True)
     return float(out.stdout.strip().splitlines()[-1])
 
 
 def import_time(tree: Path) -> float:
-    env = {**os.environ, "PYTHONPATH": str(tree / "shared")}
-    start = time.perf_counter()
+    """CPU seconds of a fresh interpreter that imports kpass (itself and its children)."""
+    env = _env(tree)
+    before = os.times()
     subprocess.run([sys.executable, "-c", "import kpass"], env=env, check=True)
-    return time.perf_counter() - start
+    after = os.times()
+    return (after.children_user - before.children_user
+            + after.children_system - before.children_system)
 
 
 def write_data(folder: Path) -> None:
@@ -180,7 +191,7 @@ def main() -> int:
                     for name, (code, _) in workloads.items():
                         times[name][side].append(run_workload(trees[side], code, data))
             print(f"before = {args.before}, after = {args.after}; {args.rounds} rounds, "
-                  f"median seconds; load average {os.getloadavg()[0]:.2f}")
+                  f"median CPU seconds; load average {os.getloadavg()[0]:.2f}")
             print("| workload | before (s) | after (s) | after / before |")
             print("|---|---|---|---|")
             for name in names:
