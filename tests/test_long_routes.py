@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from kpass.io import long as long_module
 from kpass.io import long_fast
 from kpass.io.long import load_long
-from kpass.io.rows import ReportError
+from kpass.io.rows import ReportError, canonical_id
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -260,3 +260,22 @@ def test_work_per_batch_is_bounded_by_the_rows(tmp_path, monkeypatch):
     # block, as before, would be about 300 x 3000.)
     distinct = questions + max(s) + 1
     assert sum(looked_up) <= rows // long_fast.ROWS_PER_DISTINCT + distinct
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.one_of(st.sampled_from(ID_POOL + ["-3", "7.0", "a\nb", "\tq", "-",
+                                                            "q\x85"]),
+                                 st.text(max_size=6)), min_size=1, max_size=8, unique=True))
+def test_ids_taken_as_they_are_only_where_the_id_rule_keeps_them(values):
+    """The shortcut that skips the id rule (``_Codes.canonical``) is taken only when
+    :func:`canonical_id` maps every distinct raw id to itself, and then the fast path's ids
+    are those of the rule applied one by one."""
+    codes = long_fast._Codes(pa, pytest.importorskip("pyarrow.compute"))
+    codes.encode(pa.array(values, type=pa.string()))
+    if codes.canonical():
+        assert all(canonical_id(value, "f", None) == value for value in values)
+        ids, index = long_fast._canonical(codes, "f", "question id")
+        assert ids.tolist() == values and index.tolist() == list(range(len(values)))
+    if all(value.isascii() and value.isprintable() and value == value.strip() and value
+           and not value.lstrip("-").isdigit() for value in values):
+        assert codes.canonical()  # plain ASCII labels that are not integers take the shortcut
