@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kpass.io import long as long_module
-from kpass.io import long_fast
+from kpass.io import long_codes, long_fast
 from kpass.io.long import load_long
 from kpass.io.rows import ReportError, canonical_id
 
@@ -212,7 +212,7 @@ def test_the_repeat_check_equals_a_set_of_pairs(monkeypatch, cells_per_row):
     """Both ways of finding a repeated (question, sample) -- the bitmap of questions x samples
     and the sort -- against a Python set of the canonical pairs, with raw codes that the id
     rule merges (raw ids 0 and 3 are one question)."""
-    monkeypatch.setattr(long_fast, "GRID_CELLS_PER_ROW", cells_per_row)
+    monkeypatch.setattr(long_codes, "GRID_CELLS_PER_ROW", cells_per_row)
     rng = np.random.default_rng(11)
     id_map = np.array([0, 1, 2, 0, 3], dtype=np.int64)
     sample_map = np.array([0, 1, 1, 2, 3, 4], dtype=np.int64)
@@ -224,7 +224,7 @@ def test_the_repeat_check_equals_a_set_of_pairs(monkeypatch, cells_per_row):
         split = int(rng.integers(0, rows + 1))
         pairs = list(zip(id_map[raw_ids].tolist(), sample_map[raw_samples].tolist(), strict=True))
         expected = len(set(pairs)) < len(pairs)
-        found = long_fast._repeated([keys[:split], keys[split:]], id_map, sample_map, 4)
+        found = long_codes.repeated_pairs([keys[:split], keys[split:]], id_map, sample_map, 4)
         assert found == expected, (trial, pairs)
 
 
@@ -244,13 +244,13 @@ def test_work_per_batch_is_bounded_by_the_rows(tmp_path, monkeypatch):
     path.write_text("q,s,ok\n" + "".join(f"q{a},{b},{b % 2}\n" for a, b in zip(q, s, strict=True)))
     monkeypatch.setattr(long_fast, "READ_BLOCK", 1 << 12)  # ~300 blocks
     looked_up = []
-    encode = long_fast._Codes.encode
+    encode = long_codes.Codes.encode
 
     def counted(self, values):
         looked_up.append(self.size)  # the hash table index_in builds for this batch
         return encode(self, values)
 
-    monkeypatch.setattr(long_fast._Codes, "encode", counted)
+    monkeypatch.setattr(long_codes.Codes, "encode", counted)
     calls = spy(monkeypatch)
     loaded = load_long(str(path), id="q", sample="s", column="ok", chunk_size=100)
     assert calls == [True] and loaded.counts.n_questions == len(set(q.tolist()))
@@ -270,11 +270,11 @@ def test_ids_taken_as_they_are_only_where_the_id_rule_keeps_them(values):
     """The shortcut that skips the id rule (``_Codes.canonical``) is taken only when
     :func:`canonical_id` maps every distinct raw id to itself, and then the fast path's ids
     are those of the rule applied one by one."""
-    codes = long_fast._Codes(pa, pytest.importorskip("pyarrow.compute"))
+    codes = long_codes.Codes(pa, pytest.importorskip("pyarrow.compute"))
     codes.encode(pa.array(values, type=pa.string()))
     if codes.canonical():
         assert all(canonical_id(value, "f", None) == value for value in values)
-        ids, index = long_fast._canonical(codes, "f", "question id")
+        ids, index = long_codes.canonical_codes(codes, "f", "question id")
         assert ids.tolist() == values and index.tolist() == list(range(len(values)))
     if all(value.isascii() and value.isprintable() and value == value.strip() and value
            and not value.lstrip("-").isdigit() for value in values):
