@@ -112,6 +112,68 @@ def test_a_plain_report_adds_no_heavy_module(baseline):
     assert not heavy, "`kpass report` loads heavy modules:\n  " + "\n  ".join(heavy)
 
 
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet", "parts"])
+@pytest.mark.parametrize("with_sample", [False, True])
+def test_a_long_file_report_loads_pyarrow_but_not_pandas(tmp_path, baseline, fmt, with_sample):
+    # A long file over LINE_READER_BYTES is grouped by pyarrow; pyarrow imports pandas
+    # (~0.25 s, more than reading a million-row Parquet file) on its first conversion of a
+    # Python or numpy value, which kpass.io.arrow_numpy avoids. Ids padded and integer-text
+    # ("-0", " q1") and float outcomes take the id rule and the outcome cast too.
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(7)
+    rows = 3000
+    ids = [["q1", " q1", "-0", "0", "q2", "7"][i % 6] for i in range(rows)]
+    table = pa.table({"q": ids, "s": [str(i) for i in range(rows)],
+                      "ok": rng.integers(0, 2, rows).astype(float)})
+    path = tmp_path / ("runs" if fmt == "parts" else f"runs.{fmt}")
+    if fmt == "csv":
+        pacsv.write_csv(table, path)
+    elif fmt == "jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in table.to_pylist()))
+    elif fmt == "parquet":
+        pq.write_table(table, path)
+    else:
+        path.mkdir()
+        for part in range(3):
+            pq.write_table(table.slice(part * 1000, 1000), path / f"part-{part}.parquet")
+    flags = ["--id", "q", "--column", "ok"] + (["--sample", "s"] if with_sample else [])
+    code = ("import contextlib, io, sys\nfrom kpass.report.cli import main\n"
+            "from kpass.io import long as long_module\n"
+            "real = long_module.fast_long_counts\nused = []\n"
+            "def spy(*a, **k):\n    found = real(*a, **k)\n    used.append(found is not None)\n"
+            "    return found\n"
+            "long_module.fast_long_counts = spy\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            f"    code = main(['report', {str(path)!r}, *{flags!r}])\n"
+            "assert code in (0, None) and 'Pass@1' in out.getvalue(), out.getvalue()\n"
+            "assert used == [True], used\n"
+            "assert 'pyarrow' in sys.modules")
+    # (pyarrow.lib imports cloudpickle itself.)
+    allowed = ("pyarrow", "cloudpickle")
+    heavy = _heavy(code, tuple(name for name in DENY if name not in allowed), baseline)
+    assert not heavy, "a long file's report loads:\n  " + "\n  ".join(heavy)
+
+
+@pytest.mark.parametrize("values", [[], [0], [3, -1, 7, 2**30], list(range(1000))])
+def test_arrow_arrays_from_numpy_without_pandas_equal_pyarrows_own(values):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.compute as pc
+
+    from kpass.io.arrow_numpy import filled, index_array
+
+    ours = index_array(np.array(values))
+    assert ours.type == pa.int64() and ours.equals(pa.array(values, type=pa.int64()))
+    with_nulls = pa.array([None if v % 3 == 0 else v for v in values], type=pa.int32())
+    expected = pc.fill_null(with_nulls, -1).to_numpy(zero_copy_only=False)
+    got = filled(with_nulls, -1)
+    assert got.dtype == np.int64 and got.tolist() == expected.tolist()
+    got[:1] = 5  # writable, and not Arrow's memory
+    assert filled(with_nulls, -1).tolist() == expected.tolist()
+
+
 def test_the_check_names_a_heavy_import_and_its_chain(baseline):
     # The subprocess really reports a heavy import, and the chain names its importer: the
     # two tests above can fail.
@@ -140,10 +202,10 @@ def test_import_chain_follows_the_importtime_indentation():
                                        "uint16", "uint32", "uint64", "float16", "float32",
                                        "float64"])
 def test_arrow_to_numpy_without_pandas_equals_pyarrows_own(type_name):
-    # io.rows reads pyarrow arrays by DLPack (pyarrow's to_numpy imports pandas): the same
-    # values and dtype as pyarrow's own conversion, sliced (non-zero offset) or not.
+    # The readers take pyarrow arrays by DLPack (pyarrow's to_numpy imports pandas): the
+    # same values and dtype as pyarrow's own conversion, sliced (non-zero offset) or not.
     pa = pytest.importorskip("pyarrow")
-    from kpass.io.rows import _numpy
+    from kpass.io.arrow_numpy import to_numpy as _numpy
 
     whole = pa.array([1, 0, 1, 1, 0, 1, 0, 0, 1], type=pa.int64()).cast(getattr(pa, type_name)())
     for array in (whole, whole.slice(3), whole.slice(2, 5)):

@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from .._core.counting.counts import BinaryCounts
+from .arrow_numpy import to_numpy
 from .fast import NestingScan
 from .long_codes import Codes, canonical_codes, grown, repeated_pairs
 from .rows import MAX_NESTING, OUTCOME_COLUMNS, ReportError
@@ -165,7 +166,12 @@ def _id_values(column: Any, pa: Any) -> Any | None:
 
 
 def _binary(column: Any, pc: Any, pa: Any) -> Any | None:
-    """The outcomes as int64 when every one is 0 or 1 (int, bool or float), else None."""
+    """The outcomes as int64 when every one is 0 or 1 (int, bool or float), else None.
+
+    No Python number reaches pyarrow (that would import pandas, :mod:`kpass.io.arrow_numpy`):
+    floats go through a safe cast to int64, which refuses a fraction, NaN or inf (an Arrow
+    error: the slow path), then the least and greatest value must be 0 and 1 or within.
+    """
     if column.null_count:
         return None
     kind = column.type
@@ -173,9 +179,12 @@ def _binary(column: Any, pc: Any, pa: Any) -> Any | None:
         return pc.cast(column, pa.int64())
     if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
         return None
-    if len(column) and not pc.all(pc.or_(pc.equal(column, 0), pc.equal(column, 1))).as_py():
-        return None  # NaN compares unequal too
-    return pc.cast(column, pa.int64())
+    column = pc.cast(column, pa.int64())
+    if len(column):
+        bounds = pc.min_max(column).as_py()
+        if bounds["min"] < 0 or bounds["max"] > 1:
+            return None
+    return column
 
 
 class _TooDeepError(ValueError):
@@ -215,11 +224,11 @@ class _CheckedStream:
 def _batches(path: Path, fmt: str, columns: list[str], text: list[str],
              chunk_size: int, types: dict[str, Any] | None = None) -> Any:
     import pyarrow as pa
-    import pyarrow.csv as pacsv
-    import pyarrow.json as pajson
-    import pyarrow.parquet as pq
 
+    # Each format imports only its own reader (pyarrow.parquet brings pyarrow.fs and ssl).
     if fmt == "parquet":
+        import pyarrow.parquet as pq
+
         # A batch per row group (up to MAX_BATCH_ROWS): a categorical column's every batch
         # carries its row group's whole dictionary, so the dictionaries hashed add up to at
         # most the rows. (Text ids are not read as dictionaries, read_dictionary: where the
@@ -232,6 +241,8 @@ def _batches(path: Path, fmt: str, columns: list[str], text: list[str],
         yield from handle.iter_batches(batch_size=size, columns=columns)
         return
     if fmt == "jsonl":
+        import pyarrow.json as pajson
+
         # Only the wanted fields are converted, to the types of the first record: a value of
         # another type later ("q1" then 7) is an Arrow error, and the slow path reads the
         # file again.
@@ -244,6 +255,8 @@ def _batches(path: Path, fmt: str, columns: list[str], text: list[str],
                     explicit_schema=pa.schema([(name, (types or {})[name]) for name in columns]),
                     unexpected_field_behavior="ignore"))
         return
+    import pyarrow.csv as pacsv
+
     reader = pacsv.open_csv(
         str(path),
         read_options=pacsv.ReadOptions(block_size=READ_BLOCK),
@@ -368,7 +381,7 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
             n = grown(n, ids.size)
             c = grown(c, ids.size)
             n += np.bincount(codes, minlength=ids.size)
-            ok = outcomes.to_numpy(zero_copy_only=False).astype(bool)
+            ok = to_numpy(outcomes).astype(bool)
             c += np.bincount(codes[ok], minlength=ids.size)
     except (pa.ArrowException, OSError, EOFError, ValueError, KeyError):
         return None  # a parse error, a type that changed between blocks, a too deep line, ...

@@ -21,6 +21,7 @@ import numpy as np
 from .._core.counting.checks import OutcomeValueError
 from .._core.counting.counts import BinaryCounts
 from .._core.counting.inputs import _is_number, _locate, binary_counts, binary_counts_from_flat
+from .arrow_numpy import to_numpy
 
 OUTCOME_COLUMNS = ("outcomes", "correct", "scores")
 """Columns searched, in this order, when ``--column`` is not given."""
@@ -242,37 +243,19 @@ def _arrow_flat(array: Any, label: str) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     if array.null_count:
-        row = int(np.argmax(_numpy(pc.is_null(array))))
+        row = int(np.argmax(to_numpy(pc.is_null(array))))
         raise BadRowError(row, f"`{label}` is missing (null)")
-    lengths = _numpy(pc.list_value_length(array)).astype(np.int64)
+    lengths = to_numpy(pc.list_value_length(array)).astype(np.int64)
     if lengths.size and lengths.min() == 0:
         raise BadRowError(int(np.argmin(lengths)), f"`{label}` is an empty list; a question needs "
                                                "at least one sample")
     flat = pc.list_flatten(array)
     if flat.null_count:
-        flat_index = int(np.argmax(_numpy(pc.is_null(flat))))
+        flat_index = int(np.argmax(to_numpy(pc.is_null(flat))))
         row, position = _locate(flat_index, lengths)
         raise BadRowError(row, f"`{label}` must hold outcomes 0 or 1; got "
                                 f"{label}[{position}]=null")
-    return _numpy(flat), lengths
-
-
-def _numpy(array: Any) -> np.ndarray:
-    """A pyarrow array as numpy by DLPack (``to_numpy`` imports pandas, ~0.3 s), else to_numpy.
-
-    Booleans (bit-packed, not in DLPack) go through uint8; nulls go to ``to_numpy``.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if array.null_count:
-        return array.to_numpy(zero_copy_only=False)
-    try:
-        if pa.types.is_boolean(array.type):
-            return np.from_dlpack(pc.cast(array, pa.uint8())).view(np.bool_)
-        return np.from_dlpack(array)
-    except (BufferError, TypeError, ValueError, NotImplementedError, pa.ArrowException):
-        return array.to_numpy(zero_copy_only=False)
+    return to_numpy(flat), lengths
 
 
 def check_arrow_type(arrow_type: Any, source: str, column: str) -> None:
