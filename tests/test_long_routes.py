@@ -274,8 +274,137 @@ def test_ids_taken_as_they_are_only_where_the_id_rule_keeps_them(values):
     codes.encode(pa.array(values, type=pa.string()))
     if codes.canonical():
         assert all(canonical_id(value, "f", None) == value for value in values)
-        ids, index = long_codes.canonical_codes(codes, "f", "question id")
+        ids, index = long_codes.canonical_codes(codes.values(), True, "f",
+                                                   "question id")
         assert ids.tolist() == values and index.tolist() == list(range(len(values)))
     if all(value.isascii() and value.isprintable() and value == value.strip() and value
            and not value.lstrip("-").isdigit() for value in values):
         assert codes.canonical()  # plain ASCII labels that are not integers take the shortcut
+
+
+# The DuckDB route: large Parquet inputs without --sample, DuckDB installed (io/long_duckdb).
+
+duckdb = pytest.importorskip("duckdb")
+from kpass.io import long_duckdb  # noqa: E402
+
+
+def duckdb_spy(monkeypatch):
+    """DuckDB's route switched on at any size; records per call whether it answered."""
+    monkeypatch.setattr(long_duckdb, "DUCKDB_ROWS", 0)
+    calls = []
+    original = long_fast.duckdb_long_counts
+
+    def wrapped(*args, **kwargs):
+        result = original(*args, **kwargs)
+        calls.append(result is not None)
+        return result
+
+    monkeypatch.setattr(long_fast, "duckdb_long_counts", wrapped)
+    return calls
+
+
+def pyarrow_only(path, **kwargs):
+    """The pyarrow route's answer (DuckDB's switched off for this call)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(long_fast, "duckdb_long_counts", lambda *a, **k: None)
+        return load_long(str(path), **kwargs)
+
+
+PARQUET_IDS = ID_POOL + [None]
+PARQUET_OUTCOMES = [0, 1, 0.0, 1.0, 0.5, 2, float("nan"), -0.0, None, True, False]
+
+
+@settings(max_examples=80, deadline=None)
+@given(cells=st.lists(st.tuples(st.sampled_from(PARQUET_IDS), st.sampled_from(PARQUET_OUTCOMES)),
+                      min_size=1, max_size=40),
+       int_ids=st.booleans(), outcome_kind=st.sampled_from(["int", "float", "bool", "as is"]),
+       categorical=st.booleans(), parts=st.integers(1, 3), clean=st.booleans())
+def test_duckdb_route_equals_the_line_reader_and_the_pyarrow_route(
+        tmp_path_factory, cells, int_ids, outcome_kind, categorical, parts, clean):
+    """On generated Parquet inputs (one file or parts; text or integer ids, categorical or
+    not; integer, float or boolean outcomes with nulls, NaN, 0.5, 2): whatever DuckDB's route
+    answers equals the pyarrow route's and the line reader's counts, ids, id types and order;
+    whatever it refuses ends as the line reader's answer or error."""
+    if clean:
+        cells = [(q if q and q.strip() else "q", 1 if ok in (1, True) else 0) for q, ok in cells]
+    ids = [q for q, _ in cells]
+    if int_ids:
+        ids = [None if q is None else len(q) * 3 - 7 for q in ids]
+    outcomes = [ok for _, ok in cells]
+    kind = {"int": pa.int64(), "float": pa.float64(), "bool": pa.bool_(), "as is": None}
+    if outcome_kind != "as is":
+        outcomes = [None if ok is None else ok if outcome_kind == "float"
+                    else int(ok == 1) if outcome_kind == "int" else bool(ok == 1)
+                    for ok in outcomes]
+    elif not all(isinstance(ok, (int, float)) and not isinstance(ok, bool) for ok in outcomes):
+        outcomes = [1 if ok == 1 else 0 for ok in outcomes]
+    table = pa.table({"q": pa.array(ids), "ok": pa.array(outcomes, kind[outcome_kind])})
+    if categorical:
+        table = table.set_column(0, "q", table.column("q").dictionary_encode())
+    folder = tmp_path_factory.mktemp("d")
+    if parts == 1:
+        path = folder / "d.parquet"
+        pq.write_table(table, path, row_group_size=5)
+    else:
+        path = folder / "parts"
+        path.mkdir()
+        step = -(-table.num_rows // parts)
+        for part in range(parts):
+            pq.write_table(table.slice(part * step, step), path / f"part-{part}.parquet")
+    with pytest.MonkeyPatch.context() as patch:
+        calls = duckdb_spy(patch)
+        loaded = both(path, id="q", column="ok")
+        if calls and calls[0]:
+            assert loaded is not None
+            assert table_of(loaded) == table_of(pyarrow_only(path, id="q", column="ok"))
+
+
+def test_duckdb_route_answers_clean_inputs_in_first_seen_order_across_parts(tmp_path,
+                                                                           monkeypatch):
+    # Ids first seen in a later part come after those of earlier parts, whatever DuckDB's
+    # hash order; padded and integer-text ids go through the id rule; the parts are found by
+    # their names even with a quote and a space in the folder's name.
+    folder = tmp_path / "it's parts"
+    folder.mkdir()
+    rng = np.random.default_rng(11)
+    chunks = [["b", "a", " 7", "c"], ["z", "a", "7", "y", "b"], ["x", "w", "-0", "0"]]
+    for number, chunk in enumerate(chunks):
+        rows = [chunk[i % len(chunk)] for i in range(200)]
+        pq.write_table(pa.table({'my "q"': rows, "ok": rng.integers(0, 2, 200)}),
+                       folder / f"part-{number}.parquet", row_group_size=37)
+    calls = duckdb_spy(monkeypatch)
+    loaded = both(folder, id='my "q"', column="ok")
+    assert calls == [True]
+    assert [q for q, *_ in table_of(loaded)] == ["b", "a", 7, "c", "z", "y", "x", "w", 0]
+
+
+@pytest.mark.parametrize("case", ["null id", "nan", "half", "two", "null outcome",
+                                  "float ids", "types differ across parts", "small",
+                                  "not installed", "with sample"])
+def test_duckdb_route_leaves_what_it_doubts_to_the_other_routes(tmp_path, monkeypatch, case):
+    rows = 60
+    ids: list = [f"q{i % 6}" for i in range(rows)]
+    ok: list = [i % 2 for i in range(rows)]
+    if case == "null id":
+        ids[40] = None
+    elif case in ("nan", "half", "two", "null outcome"):
+        ok = [float(v) for v in ok]
+        ok[41] = {"nan": float("nan"), "half": 0.5, "two": 2.0, "null outcome": None}[case]
+    elif case == "float ids":
+        ids = [float(i % 6) for i in range(rows)]
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"q": ids, "s": list(range(rows)), "ok": ok}), path)
+    if case == "types differ across parts":
+        path = tmp_path / "parts"
+        path.mkdir()
+        pq.write_table(pa.table({"q": ids[:30], "ok": ok[:30]}), path / "a.parquet")
+        pq.write_table(pa.table({"q": list(range(30)), "ok": ok[30:]}), path / "b.parquet")
+    calls = duckdb_spy(monkeypatch)
+    if case == "small":
+        monkeypatch.setattr(long_duckdb, "DUCKDB_ROWS", rows + 1)
+    if case == "not installed":
+        real = long_duckdb.importlib.util.find_spec
+        monkeypatch.setattr(long_duckdb.importlib.util, "find_spec",
+                            lambda name, *a: None if name == "duckdb" else real(name, *a))
+    both(path, id="q", sample="s" if case == "with sample" else None, column="ok")
+    assert calls == [False]

@@ -26,15 +26,24 @@ def grown(counts: np.ndarray, size: int) -> np.ndarray:
     return np.concatenate([counts, np.zeros(size - counts.size, dtype=np.int64)])
 
 
-def canonical_codes(codes: Codes, source: str, what: str) -> tuple[np.ndarray, np.ndarray]:
+#: An id the id rule keeps as it is when it matches PLAIN_ID and not INTEGER_TEXT (whole
+#: string; RE2 syntax, used by pyarrow's and DuckDB's regex kernels): it begins and ends with
+#: a printable ASCII character other than a space (nothing to strip) and does not spell a
+#: decimal integer (integer text is the integer).
+PLAIN_ID = r"(?s)[!-~](.*[!-~])?"
+INTEGER_TEXT = r"-?(0|[1-9][0-9]*)"
+
+
+def canonical_codes(raw: list[Any], plain: bool, source: str, what: str
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """The id rule on distinct raw ids: the canonical ids, and each raw id's index among them.
 
     Raw ids are numbered in first-seen order, so the canonical ids come out in first-seen
     order too (a canonical id is first seen where its first raw spelling is). When every
-    raw id is its own canonical id (:meth:`Codes.canonical`), they are taken as they are.
+    raw id is its own canonical id (``plain``: :meth:`Codes.canonical`, or the same test in
+    DuckDB), they are taken as they are.
     """
-    raw = codes.values()
-    if codes.canonical():
+    if plain:
         canonical = np.empty(len(raw), dtype=object)
         canonical[:] = raw
         return canonical, np.arange(len(raw), dtype=np.int64)
@@ -161,17 +170,16 @@ class Codes:
     def canonical(self) -> bool:
         """Whether every known value is its own id under :func:`kpass.io.rows.canonical_id`.
 
-        True for integers, and for strings that begin and end with a printable ASCII
-        character other than a space (nothing to strip) and do not spell a decimal integer
-        (``-?(0|[1-9][0-9]*)``); then the distinct raw ids are distinct canonical ids. Others
+        True for integers, and for strings that match :data:`PLAIN_ID` and not
+        :data:`INTEGER_TEXT`; then the distinct raw ids are distinct canonical ids. Others
         (a padded, blank, integer-text or non-ASCII-edged id) go through the id rule one by
         one.
         """
         pa, pc = self.pa, self.pc
         if self.known is None or pa.types.is_integer(self.known.type):
             return True
-        plain = pc.match_substring_regex(self.known, r"(?s)\A[!-~](.*[!-~])?\z")
-        number = pc.match_substring_regex(self.known, r"\A-?(0|[1-9][0-9]*)\z")
+        plain = pc.match_substring_regex(self.known, rf"\A(?:{PLAIN_ID})\z")
+        number = pc.match_substring_regex(self.known, rf"\A(?:{INTEGER_TEXT})\z")
         return bool(pc.all(pc.and_not(plain, number)).as_py())
 
     def values(self) -> list[Any]:
@@ -179,4 +187,5 @@ class Codes:
         return [] if self.known is None else self.known.to_pylist()
 
 
-__all__ = ["GRID_CELLS_PER_ROW", "Codes", "canonical_codes", "grown", "repeated_pairs"]
+__all__ = ["GRID_CELLS_PER_ROW", "INTEGER_TEXT", "PLAIN_ID", "Codes", "canonical_codes", "grown",
+           "repeated_pairs"]

@@ -50,6 +50,7 @@ from .._core.counting.counts import BinaryCounts
 from .arrow_numpy import to_numpy
 from .fast import NestingScan
 from .long_codes import Codes, canonical_codes, grown, repeated_pairs
+from .long_duckdb import duckdb_long_counts
 from .rows import MAX_NESTING, OUTCOME_COLUMNS, ReportError
 
 __all__ = ["fast_long_counts"]
@@ -348,6 +349,10 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
         if first is None or any(layout != first for layout in layouts):
             return None  # a part without the columns, or of other types: the slow path says
         roles, types = first
+        if fmt == "parquet":
+            grouped = duckdb_long_counts(paths, roles)  # large files, DuckDB installed
+            if grouped is not None:
+                return grouped
         wanted = list(dict.fromkeys(roles.values()))
         text = [roles[role] for role in ("id", "sample") if role in roles]
         ids = Codes(pa, pc)
@@ -388,9 +393,11 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
     if ids.size == 0:
         return None  # no rows: the slow path says so
     try:
-        question_ids, id_map = canonical_codes(ids, str(paths[0]), "question id")
+        question_ids, id_map = canonical_codes(ids.values(), ids.canonical(), str(paths[0]),
+                                                 "question id")
         if samples is not None:
-            _, sample_map = canonical_codes(samples, str(paths[0]), "sample id")
+            _, sample_map = canonical_codes(samples.values(), samples.canonical(),
+                                           str(paths[0]), "sample id")
     except (ReportError, UnicodeDecodeError):
         return None  # a blank id, ...: the slow path names its line
     if samples is not None and repeated_pairs(keys, id_map, sample_map, len(question_ids)):
