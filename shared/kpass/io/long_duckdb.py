@@ -1,34 +1,42 @@
-"""Large long Parquet files grouped by DuckDB, when it is installed (no ``--sample``).
+"""Large long inputs grouped by DuckDB, when it is installed (no ``--sample``).
 
 pyarrow's route (:mod:`kpass.io.long_fast`) hashes every row's id on one core (``index_in``,
-about 120 ns a row at 312,500 ids, plus 60 ms to build the table of known ids per batch);
-DuckDB reads and groups on every core. For a Parquet file (or the parts of one sharded input)
-of at least :data:`DUCKDB_ROWS` rows, with DuckDB importable, one query does the group-by::
+about 150-220 ns a row at 312,500 ids, plus 60 ms to build the table of known ids per
+batch); DuckDB groups on every core. Two routes, both ending in one group-by::
 
     SELECT id, count(*), count(*) FILTER (WHERE outcome = 1),
-           min(part << 40 | file_row_number),           -- where the id is first seen
-           count(*) FILTER (WHERE outcome IS NULL OR outcome NOT IN (0, 1))
-    FROM read_parquet(parts, file_row_number = true, filename = true) GROUP BY id
-    ORDER BY 4
+           min(row)                                     -- where the id is first seen
+    FROM rows GROUP BY id ORDER BY 4
 
-(then, on the distinct ids only, whether each matches ``PLAIN_ID`` and not ``INTEGER_TEXT``)
+(then, on the distinct ids only, whether each matches ``PLAIN_ID`` and not ``INTEGER_TEXT``),
+so the questions come in first-seen order, as on every other route:
 
-so the questions come in first-seen order across the parts, as on every other route. The
-checks are those of the pyarrow route: the id and outcome columns' Parquet types (ids of
-integer or text type, outcomes of integer, float or boolean type), every outcome 0 or 1 (a
-NaN, a null or a 0.5 fails), no null id; ids the rule would change (padded, integer text)
-go through :func:`kpass.io.long_codes.canonical_codes`. Anything else, and any DuckDB error,
-returns None and the pyarrow route reads the file (and, in doubt, the line reader names the
-line). ``--sample`` keeps the pyarrow route: its repeat check is already within 1.5x of
-DuckDB's own (``benchmarks/README.md``).
+* Parquet (one file or the parts of a sharded input, at least :data:`DUCKDB_ROWS` rows):
+  DuckDB reads the files itself; ``row`` is ``part << 40 | file_row_number``, and the outcome
+  check (null, NaN, 0.5, 2: not 0 or 1) is a ``count(*) FILTER`` of the same query.
+* CSV, TSV and JSON Lines (at least :data:`DUCKDB_BYTES` bytes): pyarrow parses, exactly as on
+  its own route (its readers are the ones whose answers the line reader's agree with: DuckDB's
+  own JSON reader keeps no row number and accepts lines that are not JSON), and DuckDB groups
+  the batches as they come (:func:`duckdb_stream_counts`; ``row`` is numbered by the caller,
+  which checks each batch's ids and outcomes as the pyarrow route does and stops the stream
+  on a doubt).
 
-Measured (``benchmarks/README.md``, issue 31): 20M rows in one file, whole ``kpass report``
-process, wall clock on 2 cores: see the table there.
+The checks are those of the pyarrow route: ids of integer or text type, outcomes of integer,
+float or boolean type, every outcome 0 or 1, no null id; ids the rule would change (padded,
+integer text) go through :func:`kpass.io.long_codes.canonical_codes`. Anything else, and any
+DuckDB error, returns None and the pyarrow route reads the input (and, in doubt, the line
+reader names the line). ``--sample`` keeps the pyarrow route: its repeat check is already
+within 1.6x of DuckDB's own (``benchmarks/README.md``).
+
+Measured (``benchmarks/README.md``, issue 31; whole ``kpass report`` processes, wall clock, 2
+idle cores): 20M rows of Parquet 2.7-3.5 s against 7.1-8.0 s on pyarrow's route, 1.14x the
+best engine process doing the bare group-by (one file or 8 parts).
 """
 
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,98 +46,147 @@ from .._core.counting.counts import BinaryCounts
 from .long_codes import INTEGER_TEXT, PLAIN_ID, canonical_codes
 from .rows import ReportError
 
-__all__ = ["DUCKDB_ROWS", "duckdb_long_counts"]
+__all__ = ["DUCKDB_BYTES", "DUCKDB_ROWS", "duckdb_long_counts", "duckdb_stream_counts",
+           "use_duckdb"]
 
 #: Parquet inputs of at least this many rows (all parts) are grouped by DuckDB when it is
 #: installed; below, importing DuckDB (about 0.15 s) costs more than it saves.
 DUCKDB_ROWS = 1 << 22
 
+#: Text inputs (CSV, TSV, JSON Lines) of at least this many bytes are grouped by DuckDB.
+DUCKDB_BYTES = 32 << 20
 
-def _kinds(kind: Any, pa: Any) -> Any:
+
+def use_duckdb(paths: list[Path], fmt: str, roles: dict[str, str]) -> bool:
+    """Whether DuckDB groups this input: installed, no ``--sample``, and large enough."""
+    if "sample" in roles or importlib.util.find_spec("duckdb") is None:
+        return False
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        return sum(pq.read_metadata(part).num_rows for part in paths) >= DUCKDB_ROWS
+    return sum(part.stat().st_size for part in paths) >= DUCKDB_BYTES
+
+
+def _value_type(kind: Any, pa: Any) -> Any:
     """A column's value type (a dictionary column's values)."""
     return kind.value_type if pa.types.is_dictionary(kind) else kind
 
 
 def duckdb_long_counts(paths: list[Path], roles: dict[str, str]
                        ) -> tuple[BinaryCounts, str] | None:
-    """Counts of long Parquet parts grouped by DuckDB, or None (the pyarrow route decides).
+    """Counts of long Parquet parts read and grouped by DuckDB, or None (pyarrow's route).
 
     Args:
         paths: the Parquet file, or the parts of one sharded input, in order.
-        roles: the columns of ``id`` and ``column`` (no ``sample``: the pyarrow route checks
-            repeats).
+        roles: the columns of ``id`` and ``column`` (``sample`` is the pyarrow route's).
 
     Returns:
         The counts with question ids in first-seen order, and the outcome column; None when
-        DuckDB is not installed, the input is small, a type or value is one the pyarrow
-        route would refuse or doubt, or DuckDB fails.
+        a type or value is one the pyarrow route would refuse or doubt, or DuckDB fails.
     """
-    if "sample" in roles or importlib.util.find_spec("duckdb") is None:
-        return None
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    rows = 0
     kinds = set()
     for part in paths:
         schema = pq.read_schema(part)
-        kinds.add((_kinds(schema.field(roles["id"]).type, pa),
-                   _kinds(schema.field(roles["column"]).type, pa)))
-        rows += pq.read_metadata(part).num_rows
-    if rows < DUCKDB_ROWS or len(kinds) != 1:
-        return None  # small, or parts of other types (the pyarrow route refuses them)
+        kinds.add((_value_type(schema.field(roles["id"]).type, pa),
+                   _value_type(schema.field(roles["column"]).type, pa)))
+    if len(kinds) != 1:
+        return None  # parts of other types (the pyarrow route refuses them)
     ((id_kind, outcome_kind),) = kinds
     texts = pa.types.is_string(id_kind) or pa.types.is_large_string(id_kind)
     if not (texts or pa.types.is_integer(id_kind)) or not (
             pa.types.is_boolean(outcome_kind) or pa.types.is_integer(outcome_kind)
             or pa.types.is_floating(outcome_kind)):
         return None  # ids or outcomes of a type the pyarrow route leaves to the line reader
-    found = _grouped(paths, roles, texts)
-    if found is None:
-        return None
-    ids, n, c, plain = found
-    try:
-        question_ids, id_map = canonical_codes(ids, plain, str(paths[0]), "question id")
-    except (ReportError, UnicodeDecodeError):
-        return None  # a blank id, ...: the line reader names its line
-    size = len(question_ids)
-    return BinaryCounts(np.bincount(id_map, weights=n, minlength=size).astype(np.int64),
-                        np.bincount(id_map, weights=c, minlength=size).astype(np.int64),
-                        ids=question_ids), roles["column"]
-
-
-def _grouped(paths: list[Path], roles: dict[str, str], texts: bool
-             ) -> tuple[list[Any], np.ndarray, np.ndarray, bool] | None:
-    """The distinct ids in first-seen order, their rows and successes, and whether they are plain.
-
-    Plain: every id is its own canonical id. None on a null id, an outcome other than 0 or 1,
-    or a DuckDB error.
-    """
-    import duckdb
-
-    def quoted(name: str) -> str:
-        return '"' + name.replace('"', '""') + '"'
-
-    key, outcome = quoted(roles["id"]), quoted(roles["column"])
+    key, outcome = _quoted(roles["id"]), _quoted(roles["column"])
     value = f"{outcome}::DOUBLE"
-    # The id rule's test runs on the distinct ids, after the group-by (not on every row).
-    plain = ("regexp_full_match(id, $plain) AND NOT regexp_full_match(id, $number)" if texts
-             else "true")
-    query = f"""
-        WITH grouped AS (
+    grouped = f"""
             SELECT {key} AS id, count(*) AS n, count(*) FILTER (WHERE {value} = 1) AS c,
                    min(((list_position($paths, filename) - 1)::BIGINT << 40)
                        | file_row_number) AS first,
                    count(*) FILTER (WHERE {outcome} IS NULL OR {value} NOT IN (0, 1)) AS bad
             FROM read_parquet($paths, file_row_number = true, filename = true)
-            GROUP BY {key})
-        SELECT id, n, c, first, bad, {plain} AS plain FROM grouped ORDER BY first"""
-    names = [str(part) for part in paths]
+            GROUP BY {key}"""
+    return _counted(grouped, {"paths": [str(part) for part in paths]}, texts,
+                    str(paths[0]), roles["column"], None)
+
+
+def duckdb_stream_counts(first: Any, batches: Iterator[Any], source: str, column: str
+                         ) -> tuple[BinaryCounts, str] | None:
+    """Counts of record batches that pyarrow parsed, grouped by DuckDB as they come.
+
+    Args:
+        first: the first batch, whose schema the others share: ``id`` (integers or text),
+            ``ok`` (int64, every value 0 or 1) and ``row`` (int64, the row's place in the
+            input), as checked by the caller.
+        batches: the other batches; the caller raises inside this iterator to stop on a
+            doubt (any exception ends the query, and None is returned).
+        source: the input's name (the id rule's messages; never shown here).
+        column: the outcome column's name, returned with the counts.
+
+    Returns:
+        The counts with question ids in first-seen order, and ``column``; None on an error.
+    """
+    import pyarrow as pa
+
+    def chained() -> Iterator[Any]:
+        yield first
+        yield from batches
+
+    texts = not pa.types.is_integer(first.schema.field("id").type)
+    reader = pa.RecordBatchReader.from_batches(first.schema, chained())
+    grouped = """
+            SELECT id, count(*) AS n, count(*) FILTER (WHERE ok = 1) AS c, min("row") AS first,
+                   count(*) FILTER (WHERE id IS NULL) AS bad
+            FROM kpass_rows GROUP BY id"""
+    return _counted(grouped, {}, texts, source, column, reader)
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _counted(grouped: str, params: dict[str, Any], texts: bool, source: str, column: str,
+             rows: Any) -> tuple[BinaryCounts, str] | None:
+    """Run ``grouped`` (id, n, c, first, bad) and build the counts, or None."""
+    found = _grouped(grouped, params, texts, rows)
+    if found is None:
+        return None
+    ids, n, c, plain = found
+    try:
+        question_ids, id_map = canonical_codes(ids, plain, source, "question id")
+    except (ReportError, UnicodeDecodeError):
+        return None  # a blank id, ...: the line reader names its line
+    size = len(question_ids)
+    return BinaryCounts(np.bincount(id_map, weights=n, minlength=size).astype(np.int64),
+                        np.bincount(id_map, weights=c, minlength=size).astype(np.int64),
+                        ids=question_ids), column
+
+
+def _grouped(grouped: str, params: dict[str, Any], texts: bool, rows: Any
+             ) -> tuple[list[Any], np.ndarray, np.ndarray, bool] | None:
+    """The distinct ids in first-seen order, their rows and successes, and whether they are plain.
+
+    Plain: every id is its own canonical id. None on a null id, an outcome other than 0 or 1,
+    or a DuckDB error (an exception raised by the batches' iterator included).
+    """
+    import duckdb
+
+    # The id rule's test runs on the distinct ids, after the group-by (not on every row).
+    plain = ("regexp_full_match(id, $plain) AND NOT regexp_full_match(id, $number)" if texts
+             else "true")
+    if texts:
+        params = {**params, "plain": PLAIN_ID, "number": INTEGER_TEXT}
+    query = (f"WITH grouped AS ({grouped})\n"
+             f"SELECT id, n, c, first, bad, {plain} AS plain FROM grouped ORDER BY first")
     try:
         with duckdb.connect() as con:
-            result = con.execute(query, {"paths": names, "plain": PLAIN_ID,
-                                         "number": INTEGER_TEXT} if texts
-                                 else {"paths": names}).fetchnumpy()
+            if rows is not None:
+                con.register("kpass_rows", rows)
+            result = con.execute(query, params).fetchnumpy()
     except (duckdb.Error, ValueError, UnicodeError, OverflowError):
         return None  # e.g. text that is not UTF-8: the pyarrow route and line reader say
     ids = result["id"]

@@ -47,10 +47,10 @@ from typing import Any
 import numpy as np
 
 from .._core.counting.counts import BinaryCounts
-from .arrow_numpy import to_numpy
+from .arrow_numpy import index_array, to_numpy
 from .fast import NestingScan
 from .long_codes import Codes, canonical_codes, grown, repeated_pairs
-from .long_duckdb import duckdb_long_counts
+from .long_duckdb import duckdb_long_counts, duckdb_stream_counts, use_duckdb
 from .rows import MAX_NESTING, OUTCOME_COLUMNS, ReportError
 
 __all__ = ["fast_long_counts"]
@@ -269,6 +269,66 @@ def _batches(path: Path, fmt: str, columns: list[str], text: list[str],
     yield from reader
 
 
+class _Checked:
+    """pyarrow's batches of a text input, checked as on its own route, for DuckDB to group.
+
+    Each batch becomes ``id`` (:func:`_id_values`), ``ok`` (:func:`_binary`) and ``row`` (its
+    rows' places in the input, numbered across parts, so DuckDB keeps the first-seen order);
+    text columns are checked for UTF-8 as on pyarrow's route. A batch pyarrow's route would
+    doubt (a null id, an outcome other than 0/1, ids that change type) stops the stream:
+    :attr:`doubted` is then set and the line reader decides.
+    """
+
+    def __init__(self, paths: list[Path], fmt: str, roles: dict[str, str], text: list[str],
+                 chunk_size: int, types: dict[str, Any]) -> None:
+        self.paths, self.fmt, self.roles = paths, fmt, roles
+        self.text, self.chunk_size, self.types = text, chunk_size, types
+        self.doubted = False
+
+    def counts(self) -> tuple[BinaryCounts, str] | None:
+        """The counts grouped by DuckDB, or None (a doubt, or a DuckDB failure)."""
+        rows = self._rows()
+        first = next(rows, None)
+        if first is None:
+            return None
+        return duckdb_stream_counts(first, rows, str(self.paths[0]), self.roles["column"])
+
+    def _rows(self) -> Iterator[Any]:
+        try:
+            yield from self._checked()
+        except Exception:
+            # A parse error, a too deep line, a doubt: pyarrow's route would meet it too.
+            self.doubted = True
+            raise
+
+    def _checked(self) -> Iterator[Any]:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        wanted = list(dict.fromkeys(self.roles.values()))
+        offset = 0
+        schema = None
+        for part in self.paths:
+            for batch in _batches(part, self.fmt, wanted, self.text, self.chunk_size,
+                                  self.types):
+                for name in self.text:
+                    batch.column(name).validate(full=True)
+                ids = _id_values(batch.column(self.roles["id"]), pa)
+                ok = _binary(batch.column(self.roles["column"]), pc, pa)
+                rows = index_array(np.arange(offset, offset + batch.num_rows))
+                offset += batch.num_rows
+                checked = None if ids is None or ok is None else pa.RecordBatch.from_arrays(
+                    [ids, ok, rows], names=["id", "ok", "row"])
+                if checked is None or checked.schema != (schema or checked.schema):
+                    raise _DoubtError("pyarrow's route would stop here")
+                schema = checked.schema
+                yield checked
+
+
+class _DoubtError(ValueError):
+    """A batch the pyarrow route would not count (the line reader decides)."""
+
+
 def _gathered(batches: Iterator[Any], target: Any, pa: Any) -> Iterator[Any]:
     """Batches gathered into tables of at least ``target()`` rows (the last may be fewer)."""
     pending: list[Any] = []
@@ -349,12 +409,18 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
         if first is None or any(layout != first for layout in layouts):
             return None  # a part without the columns, or of other types: the slow path says
         roles, types = first
-        if fmt == "parquet":
-            grouped = duckdb_long_counts(paths, roles)  # large files, DuckDB installed
-            if grouped is not None:
-                return grouped
         wanted = list(dict.fromkeys(roles.values()))
         text = [roles[role] for role in ("id", "sample") if role in roles]
+        if use_duckdb(paths, fmt, roles):  # large, no --sample, DuckDB installed
+            if fmt == "parquet":
+                grouped = duckdb_long_counts(paths, roles)
+            else:
+                stream = _Checked(paths, fmt, roles, text, chunk_size, types)
+                grouped = stream.counts()
+                if grouped is None and stream.doubted:
+                    return None  # pyarrow's route would stop at the same row
+            if grouped is not None:
+                return grouped
         ids = Codes(pa, pc)
         samples = Codes(pa, pc) if "sample" in roles else None
         n = np.zeros(0, dtype=np.int64)

@@ -13,14 +13,19 @@ import re
 import sys
 import zlib
 from dataclasses import dataclass
-from itertools import chain
 from typing import Any
 
 import numpy as np
 
 from .._core.counting.checks import OutcomeValueError
 from .._core.counting.counts import BinaryCounts
-from .._core.counting.inputs import _is_number, _locate, binary_counts, binary_counts_from_flat
+from .._core.counting.inputs import (
+    _is_number,
+    _locate,
+    binary_counts,
+    binary_counts_from_flat,
+    flat_numbers,
+)
 from .arrow_numpy import to_numpy
 
 OUTCOME_COLUMNS = ("outcomes", "correct", "scores")
@@ -221,12 +226,8 @@ def _python_flat(rows: list[Any], label: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _flat_values(rows: list[Any], lengths: np.ndarray,
                  label: str) -> tuple[np.ndarray, np.ndarray]:
-    flat = list(chain.from_iterable(rows))
-    try:
-        values = np.asarray(flat)
-    except (TypeError, ValueError):
-        values = np.asarray(flat, dtype=object)
-    if values.ndim != 1 or values.dtype.kind not in "biuf":
+    flat, values = flat_numbers(rows)
+    if values is None:
         for flat_index, value in enumerate(flat):
             if not _is_number(value):
                 row, position = _locate(flat_index, lengths)

@@ -135,15 +135,28 @@ def _ragged_flat(rows: list[Any], name: str) -> tuple[np.ndarray, np.ndarray]:
         lengths[i] = len(row)
         if lengths[i] == 0:
             raise ValueError(f"every question needs at least one sample; {name}[{i}] is empty")
+    values = flat_numbers(rows)[1]
+    if values is None:
+        nested = [np.asarray(row, dtype=object).ravel().tolist() for row in rows]
+        raise _bad_element_type(nested, name, "numbers")
+    return values, lengths
+
+
+def flat_numbers(rows: list[Any]) -> tuple[list[Any], np.ndarray | None]:
+    """The rows' values end to end, and as one 1-D array of numbers (bool, int or float).
+
+    The array is None when some value is not a plain number (a string, a nested list, an
+    integer too large for int64, ...): the caller then names the first bad value its own way
+    (an argument's element here, a file's line and position in :mod:`kpass.io.rows`).
+    """
     flat = list(chain.from_iterable(rows))
     try:
         values = np.asarray(flat)
     except (TypeError, ValueError):
-        values = np.asarray(flat, dtype=object)
+        return flat, None
     if values.ndim != 1 or values.dtype.kind not in "biuf":
-        nested = [np.asarray(row, dtype=object).ravel().tolist() for row in rows]
-        raise _bad_element_type(nested, name, "numbers")
-    return values, lengths
+        return flat, None
+    return flat, values
 
 
 def _is_pandas(R: Any) -> bool:
