@@ -11,6 +11,9 @@ the peak resident memory of the process, "Maximum resident set size"), best of `
 * ``duckdb dup``: the same plus ``GROUP BY q, sample HAVING count(*) > 1`` (its duplicate check);
 * ``polars`` and ``polars dup``: the same group-bys on ``pl.scan_*``.
 
+kpass's modules are compiled to bytecode first (as an installed package's are; this machine
+sets PYTHONDONTWRITEBYTECODE, which would make every kpass process compile its modules anew).
+
 ``--before DIR`` adds ``kpass`` and ``kpass --sample`` run with ``PYTHONPATH=DIR`` (a checkout's
 ``shared/`` folder, e.g. ``git archive a8d2d1a shared | tar -x -C /tmp/before``), so the table
 shows the code before and after a change, same machine, same run.
@@ -118,6 +121,18 @@ def timed(command: list[str], env: dict[str, str] | None = None
     return seconds, float(user.group(1)) + float(system.group(1)), int(peak.group(1)) / 1024
 
 
+def compiled(env: dict[str, str] | None) -> None:
+    """Compile the kpass package a route imports to bytecode, as an installed package is.
+
+    (A source checkout run with PYTHONDONTWRITEBYTECODE set, as on this machine, would
+    otherwise compile its ~80 modules in every process: about 0.15 s of each figure.)
+    """
+    where = subprocess.run([sys.executable, "-c", "import kpass, os; "
+                            "print(os.path.dirname(kpass.__file__))"],
+                           capture_output=True, text=True, env=env, check=True).stdout.strip()
+    subprocess.run([sys.executable, "-m", "compileall", "-q", where], env=env, check=True)
+
+
 def best(command: list[str], repeat: int, env: dict[str, str] | None = None
          ) -> tuple[float, float, float]:
     """The least wall and CPU time over ``repeat`` runs, and the largest peak memory."""
@@ -142,6 +157,9 @@ def main() -> None:
              "sys.exit(main())", "report"]
     flags = ["--id", "q", "--column", "correct", "--k", "1,8", "--metrics", "pass@k",
              "--format", "json"]
+    compiled(None)
+    if args.before:
+        compiled(dict(os.environ, PYTHONPATH=args.before))
     print("| rows | format | route | best wall | best CPU (user+sys) | peak RSS | load (1 min) |")
     print("|---|---|---|---|---|---|---|")
     for rows in map(int, args.sizes.split(",")):
