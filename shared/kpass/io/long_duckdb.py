@@ -29,8 +29,8 @@ reader names the line). ``--sample`` keeps the pyarrow route: its repeat check i
 within 1.6x of DuckDB's own (``benchmarks/README.md``).
 
 Measured (``benchmarks/README.md``, issue 31; whole ``kpass report`` processes, wall clock, 2
-idle cores): 20M rows of Parquet 2.7-3.5 s against 7.1-8.0 s on pyarrow's route, 1.14x the
-best engine process doing the bare group-by (one file or 8 parts).
+idle cores, 20M rows): Parquet 2.7-2.9 s against 7.1-8.0 s on pyarrow's route, CSV 4.5-4.9 s
+against 6.8 s; 1.1-1.6x the best engine process doing the bare group-by.
 """
 
 from __future__ import annotations
