@@ -475,3 +475,43 @@ def test_duckdb_stream_keeps_first_seen_order_and_stops_at_a_doubt(tmp_path, mon
     assert calls == [False] and pyarrow_reads == []
     with pytest.raises(ReportError, match="line 2501"):
         load_long(str(path), id="q", column="ok")
+
+
+def test_duckdb_draws_no_progress_bar_and_spills_outside_the_users_folder(tmp_path, monkeypatch):
+    # DuckDB's own progress bar printed to stdout on a terminal, into `--format json`
+    # output (seen on a 100M-row Parquet file under `script`); its default spill folder is
+    # `.tmp` in the working folder. The route switches the bar off before its query (DuckDB
+    # leaves it off by itself where stdout is not a terminal, as under pytest, so the order
+    # of the statements is what is checked) and spills under the system's temporary folder.
+    import tempfile
+    from pathlib import Path
+
+    during = []
+    real_connect = duckdb.connect
+
+    class Recorded:
+        def __init__(self, *args, **kwargs):
+            self.con = real_connect(*args, **kwargs)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.con.close()
+
+        def register(self, *args):
+            return self.con.register(*args)
+
+        def execute(self, query, *args):
+            during.append(" ".join(query.split()) if "GROUP BY" not in query else self.con.execute(
+                "SELECT current_setting('temp_directory')").fetchone()[0])
+            return self.con.execute(query, *args)
+
+    monkeypatch.setattr(duckdb, "connect", Recorded)
+    calls = duckdb_spy(monkeypatch)
+    path = tmp_path / "p.parquet"
+    pq.write_table(pa.table({"q": ["a", "b"] * 50, "ok": [1, 0] * 50}), path)
+    loaded = load_long(str(path), id="q", column="ok")
+    assert calls == [True] and table_of(loaded) == [("a", str, 50, 50), ("b", str, 50, 0)]
+    assert during == ["SET enable_progress_bar = false",
+                      str(Path(tempfile.gettempdir()) / "kpass-duckdb")]

@@ -36,6 +36,8 @@ against 6.8 s; 1.1-1.6x the best engine process doing the bare group-by.
 from __future__ import annotations
 
 import importlib.util
+import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -183,7 +185,11 @@ def _grouped(grouped: str, params: dict[str, Any], texts: bool, rows: Any
     query = (f"WITH grouped AS ({grouped})\n"
              f"SELECT id, n, c, first, bad, {plain} AS plain FROM grouped ORDER BY first")
     try:
-        with duckdb.connect() as con:
+        # No progress bar of DuckDB's on the terminal (kpass draws its own on stderr), and any
+        # spill to disk in the system's temporary folder, not ``.tmp`` in the user's folder.
+        spill = os.path.join(tempfile.gettempdir(), "kpass-duckdb")
+        with duckdb.connect(config={"temp_directory": spill}) as con:
+            con.execute("SET enable_progress_bar = false")
             if rows is not None:
                 con.register("kpass_rows", rows)
             result = con.execute(query, params).fetchnumpy()
