@@ -288,3 +288,36 @@ def test_broken_files_give_one_line_errors(tmp_path, capsys, name, data):
         assert main(["report", str(path), *extra]) == 1
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and str(path) in err and "Traceback" not in err
+
+
+def test_parquet_harness_probe_reads_only_the_schema(tmp_path, monkeypatch):
+    # A long Parquet file is probed for a harness only when its columns include lm-eval's
+    # `doc_id` or lighteval's `metric`: the real lighteval details still are (and load as
+    # lighteval), a plain long table is not (the probe used to decode a whole batch).
+    from kpass.io import long as long_module
+
+    (details,) = LIGHTEVAL.glob("details_kp_mc_*.parquet")
+    assert long_module._may_be_harness(details, "parquet")
+    probed = []
+    import kpass.io.harness as harness_module  # _load_long imports it from its home
+
+    original = harness_module.detect_harness
+
+    def spy(source):
+        probed.append(source)
+        return original(source)
+
+    monkeypatch.setattr(harness_module, "detect_harness", spy)
+    plain = tmp_path / "long.parquet"
+    pq.write_table(pa.table({"q": ["a", "b", "a"], "ok": [1, 0, 1]}), plain)
+    assert not long_module._may_be_harness(plain, "parquet")
+    loaded = long_module.load_long(str(plain), id="q", column="ok")
+    assert loaded.counts.n_samples.tolist() == [2, 1] and probed == []
+    with_doc_id = tmp_path / "samples.parquet"
+    pq.write_table(pa.table({"doc_id": [0, 1], "ok": [1, 0]}), with_doc_id)
+    assert long_module._may_be_harness(with_doc_id, "parquet")
+    long_module.load_long(str(with_doc_id), id="doc_id", column="ok")
+    assert probed == [str(with_doc_id)]
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(b"PAR1 not really")
+    assert long_module._may_be_harness(bad, "parquet")  # the probe and reader say why
