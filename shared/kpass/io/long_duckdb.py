@@ -35,6 +35,7 @@ against 6.8 s; 1.1-1.6x the best engine process doing the bare group-by.
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import os
 import tempfile
@@ -48,8 +49,8 @@ from .._core.counting.counts import BinaryCounts
 from .long_codes import INTEGER_TEXT, PLAIN_ID, canonical_codes
 from .rows import ReportError
 
-__all__ = ["DUCKDB_BYTES", "DUCKDB_ROWS", "duckdb_long_counts", "duckdb_stream_counts",
-           "use_duckdb"]
+__all__ = ["DUCKDB_BYTES", "DUCKDB_ROWS", "DUCKDB_VERSION", "duckdb_long_counts",
+           "duckdb_stream_counts", "use_duckdb"]
 
 #: Parquet inputs of at least this many rows (all parts) are grouped by DuckDB when it is
 #: installed; below, importing DuckDB (about 0.15 s) costs more than it saves.
@@ -59,9 +60,22 @@ DUCKDB_ROWS = 1 << 22
 DUCKDB_BYTES = 32 << 20
 
 
+#: The oldest DuckDB whose SQL and Python API the routes use (``file_row_number``, named
+#: parameters in table functions, ``fetchnumpy``, registering an Arrow stream): the
+#: ``report`` extra's pin. An older DuckDB installed by hand is left alone.
+DUCKDB_VERSION = (1, 1)
+
+
 def use_duckdb(paths: list[Path], fmt: str, roles: dict[str, str]) -> bool:
-    """Whether DuckDB groups this input: installed, no ``--sample``, and large enough."""
+    """Whether DuckDB groups this input: installed (recent enough), no ``--sample``, large."""
     if "sample" in roles or importlib.util.find_spec("duckdb") is None:
+        return False
+    try:
+        version = tuple(int(part) for part in
+                        importlib.metadata.version("duckdb").split(".")[:2])
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return False
+    if version < DUCKDB_VERSION:
         return False
     if fmt == "parquet":
         import pyarrow.parquet as pq
@@ -193,8 +207,10 @@ def _grouped(grouped: str, params: dict[str, Any], texts: bool, rows: Any
             if rows is not None:
                 con.register("kpass_rows", rows)
             result = con.execute(query, params).fetchnumpy()
-    except (duckdb.Error, ValueError, UnicodeError, OverflowError):
-        return None  # e.g. text that is not UTF-8: the pyarrow route and line reader say
+    except Exception:  # noqa: BLE001 - an optional accelerator: any failure (text that is
+        # not UTF-8, a doubt raised by the batches, a DuckDB error or API change) leaves the
+        # input to pyarrow's route and the line reader, which give the same counts or say why
+        return None
     ids = result["id"]
     if (np.ma.isMaskedArray(ids) and ids.mask.any()) or int(np.sum(result["bad"])):
         return None  # a null id, or an outcome that is not 0 or 1: the line reader says
