@@ -112,6 +112,40 @@ def test_a_plain_report_adds_no_heavy_module(baseline):
     assert not heavy, "`kpass report` loads heavy modules:\n  " + "\n  ".join(heavy)
 
 
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_a_tiny_long_file_report_loads_no_heavy_module(tmp_path, baseline, fmt):
+    # A long text file under LINE_READER_BYTES is read line by line, as a wide one is: the
+    # same counts as pyarrow's route, and no pyarrow import (docs/big-logs.md says so).
+    pytest.importorskip("pyarrow")
+    from kpass.io import readers
+    from kpass.io.long import load_long
+
+    rows = [{"q": f"q{i % 7}", "s": i // 7, "ok": (i * 5) % 3 % 2} for i in range(60)]
+    path = tmp_path / f"tiny.{fmt}"
+    if fmt == "csv":
+        path.write_text("q,s,ok\n" + "".join(f"{r['q']},{r['s']},{r['ok']}\n" for r in rows))
+    else:
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert path.stat().st_size < readers.LINE_READER_BYTES
+    flags = ["--id", "q", "--sample", "s", "--column", "ok"]
+    code = ("import contextlib, io\nfrom kpass.report.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            f"    code = main(['report', {str(path)!r}, *{flags!r}])\n"
+            "assert code in (0, None) and 'Pass@1' in out.getvalue(), out.getvalue()")
+    heavy = _heavy(code, DENY, baseline)
+    assert not heavy, "a tiny long file's report loads:\n  " + "\n  ".join(heavy)
+    small = load_long(str(path), id="q", sample="s", column="ok")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(readers, "LINE_READER_BYTES", 0)
+        arrow = load_long(str(path), id="q", sample="s", column="ok")
+    for loaded in (small, arrow):
+        assert list(loaded.counts.ids) == [f"q{i}" for i in range(7)]
+        assert loaded.counts.n_samples.tolist() == [9, 9, 9, 9, 8, 8, 8]
+        assert loaded.counts.n_correct.tolist() == [
+            sum(r["ok"] for r in rows if r["q"] == f"q{i}") for i in range(7)]
+        assert loaded.shortest == "question 'q4'"
+
+
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet", "parts"])
 @pytest.mark.parametrize("with_sample", [False, True])
 def test_a_long_file_report_loads_pyarrow_but_not_pandas(tmp_path, baseline, fmt, with_sample):

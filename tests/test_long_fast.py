@@ -15,6 +15,18 @@ pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _tiny_files_take_the_fast_path_too():
+    """These files are tiny: under LINE_READER_BYTES a report reads them line by line (no
+    pyarrow import), so the fast path is switched on at every size for this module."""
+    from kpass.io import readers
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(readers, "LINE_READER_BYTES", 0)
+    yield
+    patch.undo()
+
+
 def slow(_, *args, **kwargs):
     """The line-by-line reader alone (the fast path switched off for this call)."""
     with pytest.MonkeyPatch.context() as patch:
@@ -44,6 +56,7 @@ def same(a, b):
                                                          b.counts.n_correct, strict=True)}
     assert found == expected
     assert {type(q) for q in found} == {type(q) for q in expected}
+    assert a.shortest == b.shortest  # the question the k-cap message names, by its id
 
 
 def write_csv(path, header, rows):

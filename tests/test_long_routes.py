@@ -22,6 +22,18 @@ pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _tiny_files_take_the_fast_path_too():
+    """These files are tiny: under LINE_READER_BYTES a report reads them line by line (no
+    pyarrow import), so the fast path is switched on at every size for this module."""
+    from kpass.io import readers
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(readers, "LINE_READER_BYTES", 0)
+    yield
+    patch.undo()
+
+
 def slow(*args, **kwargs):
     """The line-by-line reader alone (the fast path switched off for this call)."""
     with pytest.MonkeyPatch.context() as patch:
@@ -61,6 +73,7 @@ def both(path, **kwargs):
     loaded = load_long(str(path), **kwargs)
     assert loaded.column == expected.column
     assert table_of(loaded) == table_of(expected)
+    assert loaded.shortest == expected.shortest  # the question the k-cap message names
     return loaded
 
 

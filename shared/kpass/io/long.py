@@ -42,7 +42,7 @@ from .long_fast import fast_long_counts
 from .long_rows import (
     _CHUNKS,
 )
-from .readers import LoadedFile
+from .readers import LoadedFile, line_reader_size
 from .rows import (
     LONG_HINT,
     ReportError,
@@ -169,7 +169,8 @@ def _load_long(source: str, id: str | None, sample: str | None,  # noqa: A002
         return _load_harness(source, path, tool, filter, id, sample, column, threshold,
                              chunk_size)
     names = {"id": id, "sample": sample, "column": column}
-    fast = fast_long_counts(path, fmt, names, threshold, chunk_size)
+    small = fmt in ("csv", "tsv", "jsonl") and line_reader_size(path)
+    fast = None if small else fast_long_counts(path, fmt, names, threshold, chunk_size)
     if fast is not None:  # pyarrow grouped it; any doubt went to the line-by-line reader
         counts, used = fast
         return _fast_result(source, path, counts, used)
@@ -228,9 +229,16 @@ def _read_parts(source: str, parts: Parts, id: str | None,  # noqa: A002
 def _fast_result(source: str, path: Path, counts: BinaryCounts, column: str | None
                  ) -> LongFile:
     """A :class:`LongFile` of counts grouped on the fast path (questions named by id)."""
+    return LongFile(source, path, column, counts, _shortest(counts), [], soft=None)
+
+
+def _shortest(counts: BinaryCounts) -> str:
+    """The question with the fewest samples, named by its id.
+
+    Every route of a long file names it so: its rows may lie anywhere in the file.
+    """
     assert counts.ids is not None
-    shortest = f"question {counts.ids[int(np.argmin(counts.n_samples))]!r}"
-    return LongFile(source, path, column, counts, shortest, [], soft=None)
+    return f"question {counts.ids[int(np.argmin(counts.n_samples))]!r}"
 
 
 def _may_be_harness(path: Path, fmt: str) -> bool:
@@ -455,7 +463,7 @@ class _Tally:
             ids[:] = list(self.slot)
         n = np.array(self.n, dtype=np.int64)
         counts = BinaryCounts(n, np.array(self.c, dtype=np.int64), ids=ids)
-        shortest = self.first[int(np.argmin(n))]
+        shortest = _shortest(counts) if ids is not None else self.first[int(np.argmin(n))]
         soft = None
         if self.threshold is not None:
             means = np.array(self.soft) / n

@@ -41,7 +41,16 @@ from .rows import (
 # pyarrow (~0.15 s of a `kpass report` on the bundled sample; benchmarks/README.md).
 LINE_READER_BYTES = 8 << 10
 
-__all__ = ["LoadedFile", "load_counts"]
+
+def line_reader_size(path: Path) -> bool:
+    """Whether ``path`` is an uncompressed text file under :data:`LINE_READER_BYTES`.
+
+    Such a file is read line by line even with pyarrow installed, wide (one row per question)
+    or long (``--id``): as fast at that size, and the report skips pyarrow's import.
+    """
+    return path.suffix.lower() != ".gz" and path.stat().st_size < LINE_READER_BYTES
+
+__all__ = ["LINE_READER_BYTES", "LoadedFile", "line_reader_size", "load_counts"]
 
 
 @dataclass
@@ -167,7 +176,7 @@ def _fast(reader: Any) -> LoadedFile | None:
     """
     if importlib.util.find_spec("pyarrow") is None:
         return None
-    if reader.path.suffix != ".gz" and reader.path.stat().st_size < LINE_READER_BYTES:
+    if line_reader_size(reader.path):
         return None
     from .fast import FallbackError
 
