@@ -279,9 +279,9 @@ class _Checked:
     :attr:`doubted` is then set and the line reader decides.
     """
 
-    def __init__(self, paths: list[Path], fmt: str, roles: dict[str, str], text: list[str],
-                 chunk_size: int, types: dict[str, Any]) -> None:
-        self.paths, self.fmt, self.roles = paths, fmt, roles
+    def __init__(self, paths: list[Path], fmt: str, roles: dict[str, str], wanted: list[str],
+                 text: list[str], chunk_size: int, types: dict[str, Any]) -> None:
+        self.paths, self.fmt, self.roles, self.wanted = paths, fmt, roles, wanted
         self.text, self.chunk_size, self.types = text, chunk_size, types
         self.doubted = False
 
@@ -305,11 +305,10 @@ class _Checked:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        wanted = list(dict.fromkeys(self.roles.values()))
         offset = 0
         schema = None
         for part in self.paths:
-            for batch in _batches(part, self.fmt, wanted, self.text, self.chunk_size,
+            for batch in _batches(part, self.fmt, self.wanted, self.text, self.chunk_size,
                                   self.types):
                 for name in self.text:
                     batch.column(name).validate(full=True)
@@ -415,7 +414,7 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
             if fmt == "parquet":
                 grouped = duckdb_long_counts(paths, roles)
             else:
-                stream = _Checked(paths, fmt, roles, text, chunk_size, types)
+                stream = _Checked(paths, fmt, roles, wanted, text, chunk_size, types)
                 grouped = stream.counts()
                 if grouped is None and stream.doubted:
                     return None  # pyarrow's route would stop at the same row
