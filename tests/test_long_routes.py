@@ -21,17 +21,7 @@ from kpass.io.rows import ReportError, canonical_id
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _tiny_files_take_the_fast_path_too():
-    """These files are tiny: under LINE_READER_BYTES a report reads them line by line (no
-    pyarrow import), so the fast path is switched on at every size for this module."""
-    from kpass.io import readers
-
-    patch = pytest.MonkeyPatch()
-    patch.setattr(readers, "LINE_READER_BYTES", 0)
-    yield
-    patch.undo()
+pytestmark = pytest.mark.usefixtures("fast_path_at_every_size")  # tiny files, fast routes
 
 
 def slow(*args, **kwargs):
