@@ -269,6 +269,22 @@ def _batches(path: Path, fmt: str, columns: list[str], text: list[str],
     yield from reader
 
 
+def _checked_columns(rows: Any, roles: dict[str, str], text: list[str], pa: Any, pc: Any
+                     ) -> tuple[Any, Any] | None:
+    """A table's or batch's ids (:func:`_id_values`) and outcomes (:func:`_binary`), or None.
+
+    pyarrow's JSON reader does not check that strings are UTF-8: a bad byte in a cell read
+    (id, sample) raises here, and the line-by-line reader names its line.
+    """
+    for name in text:
+        rows.column(name).validate(full=True)
+    outcomes = rows.column(roles["column"])
+    if isinstance(outcomes, pa.ChunkedArray):
+        outcomes = outcomes.combine_chunks()
+    found = _id_values(rows.column(roles["id"]), pa), _binary(outcomes, pc, pa)
+    return None if found[0] is None or found[1] is None else found
+
+
 class _Checked:
     """pyarrow's batches of a text input, checked as on its own route, for DuckDB to group.
 
@@ -310,14 +326,11 @@ class _Checked:
         for part in self.paths:
             for batch in _batches(part, self.fmt, self.wanted, self.text, self.chunk_size,
                                   self.types):
-                for name in self.text:
-                    batch.column(name).validate(full=True)
-                ids = _id_values(batch.column(self.roles["id"]), pa)
-                ok = _binary(batch.column(self.roles["column"]), pc, pa)
+                columns = _checked_columns(batch, self.roles, self.text, pa, pc)
                 rows = index_array(np.arange(offset, offset + batch.num_rows))
                 offset += batch.num_rows
-                checked = None if ids is None or ok is None else pa.RecordBatch.from_arrays(
-                    [ids, ok, rows], names=["id", "ok", "row"])
+                checked = None if columns is None else pa.RecordBatch.from_arrays(
+                    [*columns, rows], names=["id", "ok", "row"])
                 if checked is None or checked.schema != (schema or checked.schema):
                     raise _DoubtError("pyarrow's route would stop here")
                 schema = checked.schema
@@ -434,14 +447,10 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
         batches = (batch for part in paths
                    for batch in _batches(part, fmt, wanted, text, chunk_size, types))
         for table in _gathered(batches, target, pa):
-            # pyarrow's JSON reader does not check that strings are UTF-8: a bad byte in a
-            # cell read (id, sample) goes to the line-by-line reader, which names its line.
-            for name in text:
-                table.column(name).validate(full=True)
-            outcomes = _binary(table.column(roles["column"]).combine_chunks(), pc, pa)
-            id_values = _id_values(table.column(roles["id"]), pa)
-            if outcomes is None or id_values is None:
+            checked = _checked_columns(table, roles, text, pa, pc)
+            if checked is None:
                 return None
+            id_values, outcomes = checked
             codes = ids.encode(id_values)
             if samples is not None:
                 sample_values = _id_values(table.column(roles["sample"]), pa)
