@@ -67,7 +67,11 @@ DUCKDB_VERSION = (1, 1)
 
 
 def use_duckdb(paths: list[Path], fmt: str, roles: dict[str, str]) -> bool:
-    """Whether DuckDB groups this input: installed (recent enough), no ``--sample``, large."""
+    """Whether DuckDB may group this input: installed (recent enough), no ``--sample``.
+
+    Text must be at least :data:`DUCKDB_BYTES`; a Parquet input's rows are counted by
+    :func:`duckdb_long_counts`, from the footers it reads anyway.
+    """
     if "sample" in roles or importlib.util.find_spec("duckdb") is None:
         return False
     try:
@@ -77,11 +81,7 @@ def use_duckdb(paths: list[Path], fmt: str, roles: dict[str, str]) -> bool:
         return False
     if version < DUCKDB_VERSION:
         return False
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
-
-        return sum(pq.read_metadata(part).num_rows for part in paths) >= DUCKDB_ROWS
-    return sum(part.stat().st_size for part in paths) >= DUCKDB_BYTES
+    return fmt == "parquet" or sum(part.stat().st_size for part in paths) >= DUCKDB_BYTES
 
 
 def _value_type(kind: Any, pa: Any) -> Any:
@@ -99,16 +99,22 @@ def duckdb_long_counts(paths: list[Path], roles: dict[str, str]
 
     Returns:
         The counts with question ids in first-seen order, and the outcome column; None when
-        a type or value is one the pyarrow route would refuse or doubt, or DuckDB fails.
+        the parts hold fewer than :data:`DUCKDB_ROWS` rows, a type or value is one the pyarrow
+        route would refuse or doubt, or DuckDB fails.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     kinds = set()
+    rows = 0
     for part in paths:
-        schema = pq.read_schema(part)
+        footer = pq.ParquetFile(part)  # the rows and the schema, one read of the footer
+        schema = footer.schema_arrow
+        rows += footer.metadata.num_rows
         kinds.add((_value_type(schema.field(roles["id"]).type, pa),
                    _value_type(schema.field(roles["column"]).type, pa)))
+    if rows < DUCKDB_ROWS:
+        return None  # small: importing DuckDB costs more than it saves
     if len(kinds) != 1:
         return None  # parts of other types (the pyarrow route refuses them)
     ((id_kind, outcome_kind),) = kinds
