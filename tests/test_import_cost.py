@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -97,6 +98,18 @@ def baseline() -> set[str]:
     return _loaded("import numpy, scipy.special")[0]
 
 
+def _report_code(path: Path, flags: Sequence[str] = (), before: str = "", after: str = ""
+                 ) -> str:
+    """Python that runs ``kpass report PATH FLAGS`` quietly and checks it printed Pass@1.
+
+    ``before`` runs first, ``after`` last (both lines of Python, ending in a newline or not).
+    """
+    return ("import contextlib, io, sys\nfrom kpass.report.cli import main\n" + before
+            + "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            f"    code = main(['report', {str(path)!r}, *{list(flags)!r}])\n"
+            "assert code in (0, None) and 'Pass@1' in out.getvalue(), out.getvalue()\n" + after)
+
+
 def test_import_kpass_adds_no_heavy_module(baseline):
     heavy = _heavy("import kpass", DENY, baseline)
     assert not heavy, "`import kpass` loads heavy modules:\n  " + "\n  ".join(heavy)
@@ -104,11 +117,7 @@ def test_import_kpass_adds_no_heavy_module(baseline):
 
 def test_a_plain_report_adds_no_heavy_module(baseline):
     # The bundled sample (2 KB) is under LINE_READER_BYTES: read line by line, no pyarrow.
-    code = ("import contextlib, io\nfrom kpass.report.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
-            f"    code = main(['report', {str(SAMPLE)!r}])\n"
-            "assert code in (0, None) and 'Pass@1' in out.getvalue(), out.getvalue()")
-    heavy = _heavy(code, DENY, baseline)
+    heavy = _heavy(_report_code(SAMPLE), DENY, baseline)
     assert not heavy, "`kpass report` loads heavy modules:\n  " + "\n  ".join(heavy)
 
 
@@ -128,11 +137,7 @@ def test_a_tiny_long_file_report_loads_no_heavy_module(tmp_path, baseline, fmt):
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert path.stat().st_size < readers.LINE_READER_BYTES
     flags = ["--id", "q", "--sample", "s", "--column", "ok"]
-    code = ("import contextlib, io\nfrom kpass.report.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
-            f"    code = main(['report', {str(path)!r}, *{flags!r}])\n"
-            "assert code in (0, None) and 'Pass@1' in out.getvalue(), out.getvalue()")
-    heavy = _heavy(code, DENY, baseline)
+    heavy = _heavy(_report_code(path, flags), DENY, baseline)
     assert not heavy, "a tiny long file's report loads:\n  " + "\n  ".join(heavy)
     small = load_long(str(path), id="q", sample="s", column="ok")
     with pytest.MonkeyPatch.context() as patch:
@@ -174,17 +179,14 @@ def test_a_long_file_report_loads_pyarrow_but_not_pandas(tmp_path, baseline, fmt
         for part in range(3):
             pq.write_table(table.slice(part * 1000, 1000), path / f"part-{part}.parquet")
     flags = ["--id", "q", "--column", "ok"] + (["--sample", "s"] if with_sample else [])
-    code = ("import contextlib, io, sys\nfrom kpass.report.cli import main\n"
-            "from kpass.io import long as long_module\n"
-            "real = long_module.fast_long_counts\nused = []\n"
-            "def spy(*a, **k):\n    found = real(*a, **k)\n    used.append(found is not None)\n"
-            "    return found\n"
-            "long_module.fast_long_counts = spy\n"
-            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
-            f"    code = main(['report', {str(path)!r}, *{flags!r}])\n"
-            "assert code in (0, None) and 'Pass@1' in out.getvalue(), out.getvalue()\n"
-            "assert used == [True], used\n"
-            "assert 'pyarrow' in sys.modules")
+    code = _report_code(path, flags, before=(
+        "from kpass.io import long as long_module\n"
+        "real = long_module.fast_long_counts\nused = []\n"
+        "def spy(*a, **k):\n    found = real(*a, **k)\n    used.append(found is not None)\n"
+        "    return found\n"
+        "long_module.fast_long_counts = spy\n"), after=(
+        "assert used == [True], used\n"
+        "assert 'pyarrow' in sys.modules"))
     # (pyarrow.lib imports cloudpickle itself.)
     allowed = ("pyarrow", "cloudpickle")
     heavy = _heavy(code, tuple(name for name in DENY if name not in allowed), baseline)

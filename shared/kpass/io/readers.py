@@ -50,6 +50,7 @@ def line_reader_size(path: Path) -> bool:
     """
     return path.suffix.lower() != ".gz" and path.stat().st_size < LINE_READER_BYTES
 
+
 __all__ = ["LINE_READER_BYTES", "LoadedFile", "line_reader_size", "load_counts"]
 
 
