@@ -10,7 +10,7 @@ and ``--text`` characters of message text each, written by ``inspect_ai.log.writ
 Then times, in one process, taking turns within each round (best of ``--repeats``):
 ``inspect_ai.log.read_eval_log`` (the whole log, messages included),
 ``inspect_ai.log.read_eval_log_sample_summaries`` (Inspect's reader of the scored
-summaries, no messages), and ``kpass.io.inspect_log.load_inspect`` (header + summaries,
+summaries, no messages), and ``kpass.io.harness.inspect_log.load_inspect`` (header + summaries,
 mapped and counted); prints kpass's time as a ratio to each. And the peak resident set
 of each reader in a fresh process, above what the imports took, against the log's size
 uncompressed: kpass's stays bounded by samples x epochs, not by the message text.
@@ -100,7 +100,7 @@ def rss():
     for line in open("/proc/self/status"):
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) * 1024
-import inspect_ai.log, inspect_ai.scorer, kpass.io.inspect_log
+import inspect_ai.log, inspect_ai.scorer, kpass.io.harness.inspect_log
 base = rss()
 path, which = sys.argv[1], sys.argv[2]
 if which == "read_eval_log":
@@ -108,7 +108,7 @@ if which == "read_eval_log":
 elif which == "summaries":
     inspect_ai.log.read_eval_log_sample_summaries(path)
 else:
-    kpass.io.inspect_log.load_inspect(path)
+    kpass.io.harness.inspect_log.load_inspect(path)
 print(rss() - base)
 """
 
@@ -133,7 +133,7 @@ def main() -> None:
         args.samples, args.epochs, args.repeats = 200, 4, 2
     from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
 
-    from kpass.io.inspect_log import load_inspect
+    from kpass.io.harness.inspect_log import load_inspect
 
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()

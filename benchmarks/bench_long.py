@@ -2,7 +2,7 @@
 
 A long table of M questions x N samples, rows shuffled, written as CSV and
 Parquet. Times, in one process: the floor, pyarrow reading the file and grouping
-by id (``pyarrow.Table.group_by``); ``kpass.io.long.load_long`` (read, validate,
+by id (``pyarrow.Table.group_by``); ``kpass.io.long.load.load_long`` (read, validate,
 group, count) without and with ``--sample`` (which also checks every (id, sample)
 pair); and ``BinaryCounts.from_long`` on the pandas frame (narwhals). Prints
 each as a ratio to the floor.
@@ -40,7 +40,7 @@ def main() -> None:
     import pyarrow.parquet as pq
 
     import kpass
-    from kpass.io.long import load_long
+    from kpass.io.long.load import load_long
 
     m, n = args.rows, args.samples
     rng = np.random.default_rng(0)

@@ -3,7 +3,7 @@
 For JSONL, CSV and Parquet files of M questions x N samples (default 100000 x 64),
 times in one process: pyarrow reading the file (``pyarrow.json.read_json``,
 ``pyarrow.csv.read_csv``, ``pyarrow.parquet.read_table``: the floor for "read the
-file"), ``kpass.io.readers.load_counts`` (read, validate and count) and the whole
+file"), ``kpass.io.formats.readers.load_counts`` (read, validate and count) and the whole
 ``kpass report`` command on it (default metrics and k, output discarded), and
 prints each as a ratio to pyarrow. Also the peak memory of ``load_counts`` in a
 fresh process, above what the imports took (tracemalloc cannot see pyarrow's
@@ -96,7 +96,7 @@ def _memory_child(path: str) -> None:
     import pyarrow.json  # noqa: F401
     import pyarrow.parquet  # noqa: F401
 
-    from kpass.io.readers import load_counts
+    from kpass.io.formats.readers import load_counts
 
     base = _status_mb("VmRSS")
     with open("/proc/self/clear_refs", "w") as clear:  # reset VmHWM to the current RSS
@@ -125,7 +125,7 @@ def main() -> int:
     m = 20000 if args.quick else args.rows
     repeats = 1 if args.quick else args.repeats
 
-    from kpass.io.readers import load_counts
+    from kpass.io.formats.readers import load_counts
     from kpass.report.cli import main as kpass_main
 
     print(f"Reading M={m} x N={args.samples} outcome files (best of {repeats} rounds after "

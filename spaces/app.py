@@ -274,7 +274,7 @@ def run_compare(module: evaluate.EvaluationModule, controls: list[space_controls
     note = (f"Compared at {stamp()}: {len(table)} value(s) over {len(sides['A'])} paired "
             f"question(s) ({matched}): A - B with its SE over questions; P(A better) from "
             "the two posteriors.")
-    from kpass.hf.sequential import space_line  # the sequential verdict, a second paragraph
+    from kpass.stats.monitor import space_line  # the sequential verdict, a second paragraph
     note += space_line(space_controls.COMPARED[family], kind, a, b, ks, options, ids)
     return note, space_output.shown_compare(table), space_output.compare_plot(table)
 

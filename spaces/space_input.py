@@ -394,7 +394,7 @@ def read_upload(path: str | None, names: list[str], kind: str) -> list[Question]
 
 def inspect_log(path: str) -> bool:
     """Whether an upload is an Inspect AI log (``.eval``, or a ``.json`` Inspect wrote)."""
-    from kpass.io.inspect_log import is_inspect_log
+    from kpass.io.harness.inspect_log import is_inspect_log
 
     return is_inspect_log(path)
 
@@ -402,11 +402,11 @@ def inspect_log(path: str) -> bool:
 def inspect_questions(path: str, kind: str) -> list[Question]:
     """An Inspect AI log's questions (sample ids), each its epochs' 0/1 outcomes.
 
-    Read by :func:`kpass.io.inspect_log.load_inspect` (Inspect's own reader; needs
+    Read by :func:`kpass.io.harness.inspect_log.load_inspect` (Inspect's own reader; needs
     inspect-ai). The outcomes of a question are given as its c correct epochs then its
     n - c wrong ones: every metric of the page depends on (n, c) only.
     """
-    from kpass.io.inspect_log import load_inspect
+    from kpass.io.harness.inspect_log import load_inspect
 
     if kind == "answers":
         raise ValueError("an Inspect log holds scored outcomes, not answers; use a metric "

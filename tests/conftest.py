@@ -25,7 +25,7 @@ def fast_path_at_every_size():
     (``pytestmark = pytest.mark.usefixtures("fast_path_at_every_size")``). Module-scoped, so
     property tests may run under it.
     """
-    from kpass.io import readers
+    from kpass.io.formats import readers
 
     patch = pytest.MonkeyPatch()
     patch.setattr(readers, "LINE_READER_BYTES", 0)

@@ -359,7 +359,7 @@ def test_cli_next_bad_input_is_one_line(argv, needle, capsys):
 
 
 @pytest.mark.parametrize("name", ["kpass.stats.allocation", "kpass.stats.sequential",
-                                  "kpass.hf.sequential"])
+                                  "kpass.stats.monitor"])
 def test_docstring_examples_run(name):
     import doctest
     import importlib

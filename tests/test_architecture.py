@@ -378,7 +378,7 @@ def test_the_package_imports_each_name_from_its_home():
 
 
 #: Names offered by a package __init__.py on purpose, with where they live.
-PACKAGE_NAMES = {("kpass.hf", "SequentialMonitor"): "kpass.hf.sequential"}  # docs/adaptive.md
+PACKAGE_NAMES = {("kpass.hf", "SequentialMonitor"): "kpass.stats.monitor"}  # docs/adaptive.md
 
 
 def kpass_imports_outside() -> list[tuple[str, str, str]]:

@@ -417,10 +417,11 @@ def test_the_command_runs_as_a_module_and_is_quiet_on_stderr_without_a_terminal(
     assert done.stdout.splitlines()[1].startswith("tau_bench_airline_gpt4o.jsonl,pass^k,Pass^1,1,")
 
 
-@pytest.mark.parametrize("name", ["kpass.report.cli", "kpass.io.readers", "kpass.io.formats",
-                                  "kpass.report.table", "kpass.io.answers", "kpass.io.long_rows",
-                                  "kpass.io.formats_base", "kpass.hf.keywords",
-                                  "kpass.io.harness_rows", "kpass.io.answers_match"])
+@pytest.mark.parametrize("name", ["kpass.report.cli", "kpass.io.formats.readers",
+                                  "kpass.io.formats.parsers", "kpass.report.table",
+                                  "kpass.io.answers", "kpass.io.long.long_rows",
+                                  "kpass.io.formats.base", "kpass.hf.keywords",
+                                  "kpass.io.harness.harness_rows", "kpass.io.answers_match"])
 def test_docstring_examples_of_the_command_run(name):
     import doctest
     import importlib

@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kpass.data import sample_path
-from kpass.io.formats import parse_cell
+from kpass.io.formats.parsers import parse_cell
+from kpass.io.formats.readers import load_counts
 from kpass.io.progress import Progress
-from kpass.io.readers import load_counts
 from kpass.io.rows import OUTCOME_COLUMNS, ReportError
 
 RAGGED = [[1, 0, 1, 1], [0, 0], [1, 1, 1, 0, 1, 1], [0], [1, 1]]

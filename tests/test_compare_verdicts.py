@@ -24,7 +24,6 @@ from scipy import stats
 from scipy.special import expit
 
 import kpass
-from kpass._core.small_sample import sign_flip_p
 from kpass.families import function
 from kpass.report import compare_table as compare_table_module
 from kpass.report.cli import main
@@ -33,6 +32,7 @@ from kpass.report.compare_rows import _row_values, _Values, judge, merge_equal
 from kpass.report.table import default_ks, parse_metrics
 from kpass.stats import multiplicity
 from kpass.stats.multiplicity import maxt_stepdown
+from kpass.stats.small_sample import sign_flip_p
 
 
 def brute_stepdown(rows: list[list[Fraction]]) -> list[Fraction]:

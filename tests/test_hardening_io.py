@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import kpass
-from kpass.io import formats
+from kpass.io.formats import parsers as formats
 from kpass.report.cli import main
 
 ROWS = [[1, 0, 1, 1], [0, 0, 0, 1], [1, 1, 1, 1], [0, 1, 0, 0]]
@@ -466,7 +466,7 @@ def _write(path, rows, fmt, style="json"):
 @pytest.mark.parametrize("ragged", [False, True])
 @pytest.mark.parametrize("gz", [False, True])
 def test_fast_and_line_by_line_readers_give_the_row_sums(tmp_path, fmt, style, ragged, gz):
-    from kpass.io.readers import load_counts
+    from kpass.io.formats.readers import load_counts
 
     # A fixed seed (hash() of strings changes from run to run); the first row has 2+ samples,
     # since a bare single value first ("0") is read as the long format and refused by design.
@@ -485,7 +485,7 @@ def test_fast_and_line_by_line_readers_give_the_row_sums(tmp_path, fmt, style, r
 @pytest.mark.parametrize("fmt", ["jsonl", "csv"])
 def test_canonical_files_are_read_by_pyarrow_without_the_line_by_line_pass(tmp_path, monkeypatch,
                                                                            fmt):
-    from kpass.io.readers import load_counts
+    from kpass.io.formats.readers import load_counts
 
     rows = np.random.default_rng(1).integers(0, 2, size=(500, 8)).tolist()
     path = _write(tmp_path / f"runs.{fmt}", rows, fmt)
@@ -510,7 +510,7 @@ def test_canonical_files_are_read_by_pyarrow_without_the_line_by_line_pass(tmp_p
     ("csv", '7,"[1, 0"', "unbalanced"),
 ])
 def test_a_bad_row_deep_in_a_file_is_located_by_the_second_pass(tmp_path, fmt, bad, problem):
-    from kpass.io.readers import load_counts
+    from kpass.io.formats.readers import load_counts
     from kpass.io.rows import ReportError
 
     rows = np.random.default_rng(2).integers(0, 2, size=(5000, 8)).tolist()
@@ -526,7 +526,7 @@ def test_a_bad_row_deep_in_a_file_is_located_by_the_second_pass(tmp_path, fmt, b
 
 
 def test_rows_pyarrow_cannot_type_are_read_by_the_second_pass(tmp_path):
-    from kpass.io.readers import load_counts
+    from kpass.io.formats.readers import load_counts
 
     rows = np.random.default_rng(4).integers(0, 2, size=(3000, 8)).tolist()
     path = _write(tmp_path / "runs.jsonl", rows, "jsonl")
@@ -544,8 +544,8 @@ CELLS = ["[1, 0, 1]", "1 0 1", "1;0;1", "1|0", "(1,0)", "(1,0]", "1", "0", "[1]"
 
 def test_vectorised_cells_agree_with_parse_cell_whenever_they_answer():
     pa = pytest.importorskip("pyarrow")
-    from kpass.io.fast import cell_counts
-    from kpass.io.formats import parse_cell
+    from kpass.io.formats.fast import cell_counts
+    from kpass.io.formats.parsers import parse_cell
     from kpass.io.rows import Unreadable
 
     answered = 0
@@ -564,7 +564,7 @@ def test_vectorised_cells_agree_with_parse_cell_whenever_they_answer():
 
 def test_same_shape_cells_count_the_digits_and_refuse_any_other_byte():
     pa = pytest.importorskip("pyarrow")
-    from kpass.io.fast import cell_counts
+    from kpass.io.formats.fast import cell_counts
 
     rng = np.random.default_rng(3)
     rows = rng.integers(0, 2, size=(9000, 23)).tolist()  # more rows than one cache block
@@ -591,8 +591,8 @@ def test_same_shape_cells_of_every_length_count_like_numpy(n, style, words, monk
     # words shared by two or more cells, and cells left over after the last whole group;
     # words=False: the byte-by-byte path of numpy < 2 (no np.bitwise_count).
     pa = pytest.importorskip("pyarrow")
-    from kpass.io import fast
-    from kpass.io.fast import cell_counts
+    from kpass.io.formats import fast
+    from kpass.io.formats.fast import cell_counts
 
     if not words:
         monkeypatch.setattr(fast, "_bitwise_count", None)
@@ -612,8 +612,8 @@ def test_same_shape_cells_too_long_for_word_groups_count_like_numpy(n):
     # "1 0 1 ..." cells of 2n - 1 bytes: a group of 8 such cells outgrows the cache, so
     # they are counted byte by byte; 2n - 1 = 39999 or 80001 bytes, odd either way.
     pa = pytest.importorskip("pyarrow")
-    from kpass.io import fast
-    from kpass.io.fast import cell_counts
+    from kpass.io.formats import fast
+    from kpass.io.formats.fast import cell_counts
 
     matrix = np.random.default_rng(n).integers(0, 2, size=(30, n))
     cells = [_row_text(row, "spaces") for row in matrix.tolist()]
@@ -628,8 +628,8 @@ def test_same_shape_cells_too_long_for_word_groups_count_like_numpy(n):
 @pytest.mark.parametrize("n", [3, 5, 64])
 def test_same_shape_cells_refuse_a_changed_byte_at_every_position(n):
     pa = pytest.importorskip("pyarrow")
-    from kpass.io.fast import cell_counts
-    from kpass.io.formats import parse_cell
+    from kpass.io.formats.fast import cell_counts
+    from kpass.io.formats.parsers import parse_cell
     from kpass.io.rows import Unreadable
 
     rng = np.random.default_rng(5)
@@ -657,8 +657,8 @@ def test_a_csv_whose_first_row_outgrows_the_header_probe_is_read_by_pyarrow(tmp_
                                                                           monkeypatch):
     # The header is read from the first HEADER_BYTES; a first row longer than that is read
     # again with a whole block, still by pyarrow (no line-by-line pass).
-    from kpass.io import fast
-    from kpass.io.readers import load_counts
+    from kpass.io.formats import fast
+    from kpass.io.formats.readers import load_counts
 
     rows = np.random.default_rng(6).integers(0, 2, size=(300, 100)).tolist()
     path = _write(tmp_path / "runs.csv", rows, "csv")
@@ -676,7 +676,7 @@ def test_a_csv_whose_first_row_outgrows_the_header_probe_is_read_by_pyarrow(tmp_
 def test_bytes_that_are_not_utf8_count_only_in_the_outcome_cell(tmp_path):
     # pyarrow reads the outcome column unchecked; the cell check refuses any byte that is
     # not ASCII, so a bad byte there is found by the line-by-line pass, with its line.
-    from kpass.io.readers import load_counts
+    from kpass.io.formats.readers import load_counts
     from kpass.io.rows import ReportError
 
     rows = np.random.default_rng(9).integers(0, 2, size=(4000, 8)).tolist()
@@ -695,8 +695,8 @@ def test_bytes_that_are_not_utf8_count_only_in_the_outcome_cell(tmp_path):
 
 
 def test_a_csv_above_the_whole_file_size_is_streamed_with_the_same_counts(tmp_path, monkeypatch):
-    from kpass.io import fast
-    from kpass.io.readers import load_counts
+    from kpass.io.formats import fast
+    from kpass.io.formats.readers import load_counts
 
     rows = np.random.default_rng(4).integers(0, 2, size=(3000, 16)).tolist()
     path = _write(tmp_path / "runs.csv", rows, "csv")

@@ -16,8 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from kpass.families.pass_at_k import pass_at_k
-from kpass.io.harness import detect_harness, group_counts, harness_records, load_harness
-from kpass.io.harness_rows import get_path, path_records, read_rows
+from kpass.io.harness.harness_rows import get_path, path_records, read_rows
+from kpass.io.harness.load import detect_harness, group_counts, harness_records, load_harness
 from kpass.io.rows import ReportError
 from kpass.report.cli import main
 
@@ -294,12 +294,12 @@ def test_parquet_harness_probe_reads_only_the_schema(tmp_path, monkeypatch):
     # A long Parquet file is probed for a harness only when its columns include lm-eval's
     # `doc_id` or lighteval's `metric`: the real lighteval details still are (and load as
     # lighteval), a plain long table is not (the probe used to decode a whole batch).
-    from kpass.io import long as long_module
+    from kpass.io.long import load as long_module
 
     (details,) = LIGHTEVAL.glob("details_kp_mc_*.parquet")
     assert long_module._may_be_harness(details, "parquet")
     probed = []
-    import kpass.io.harness as harness_module  # _load_long imports it from its home
+    import kpass.io.harness.load as harness_module  # _load_long imports it from its home
 
     original = harness_module.detect_harness
 

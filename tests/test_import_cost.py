@@ -126,8 +126,8 @@ def test_a_tiny_long_file_report_loads_no_heavy_module(tmp_path, baseline, fmt):
     # A long text file under LINE_READER_BYTES is read line by line, as a wide one is: the
     # same counts as pyarrow's route, and no pyarrow import (docs/big-logs.md says so).
     pytest.importorskip("pyarrow")
-    from kpass.io import readers
-    from kpass.io.long import load_long
+    from kpass.io.formats import readers
+    from kpass.io.long.load import load_long
 
     rows = [{"q": f"q{i % 7}", "s": i // 7, "ok": (i * 5) % 3 % 2} for i in range(60)]
     path = tmp_path / f"tiny.{fmt}"
@@ -180,7 +180,7 @@ def test_a_long_file_report_loads_pyarrow_but_not_pandas(tmp_path, baseline, fmt
             pq.write_table(table.slice(part * 1000, 1000), path / f"part-{part}.parquet")
     flags = ["--id", "q", "--column", "ok"] + (["--sample", "s"] if with_sample else [])
     code = _report_code(path, flags, before=(
-        "from kpass.io import long as long_module\n"
+        "from kpass.io.long import load as long_module\n"
         "real = long_module.fast_long_counts\nused = []\n"
         "def spy(*a, **k):\n    found = real(*a, **k)\n    used.append(found is not None)\n"
         "    return found\n"
@@ -257,7 +257,7 @@ def test_small_files_read_line_by_line_count_as_pyarrow_does(tmp_path, monkeypat
     # Under LINE_READER_BYTES (8 KiB) the line reader reads the file; above it pyarrow does:
     # both give the row sums, and pyarrow's count (threshold 0) the same as the default.
     pytest.importorskip("pyarrow")
-    from kpass.io import readers
+    from kpass.io.formats import readers
 
     rng = np.random.default_rng(rows)
     matrix = rng.integers(0, 2, size=(rows, 6)).tolist()

@@ -27,7 +27,7 @@ from inspect_ai.scorer import Score, Target, accuracy, includes, match, mean, sc
 from inspect_ai.solver import Generate, TaskState, generate, solver  # noqa: E402
 
 import kpass  # noqa: E402
-from kpass.io.inspect_log import expand_inspect_logs, inspect_labels, load_inspect  # noqa: E402
+from kpass.io.harness.inspect_log import expand_inspect_logs, inspect_labels, load_inspect  # noqa: E402
 from kpass.io.rows import ReportError  # noqa: E402
 from kpass.report.cli import main  # noqa: E402
 
@@ -270,7 +270,7 @@ def test_without_the_extra_one_line_names_it(logs, monkeypatch, capsys):
 
 
 def test_import_kpass_does_not_import_inspect_ai():
-    code = ("import sys, kpass, kpass.io.harness, kpass.report.cli; "
+    code = ("import sys, kpass, kpass.io.harness.load, kpass.report.cli; "
             "print('inspect_ai' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
@@ -278,7 +278,7 @@ def test_import_kpass_does_not_import_inspect_ai():
 
 
 def test_plain_json_is_not_an_inspect_log(tmp_path):
-    from kpass.io.inspect_log import is_inspect_log
+    from kpass.io.harness.inspect_log import is_inspect_log
 
     plain = tmp_path / "runs.json"
     plain.write_text('{"outcomes": [[1, 0], [1, 1]]}')

@@ -146,7 +146,7 @@ def test_exact_mde_is_the_sign_tests_80_percent_power_difference(m):
     kpass's own sign-flip test (sign_flip_p, exact up to 20 questions) reject at 5% with
     probability 0.8, summed exactly over Binomial(m, delta) counts of non-zero d_q; above
     the exact interval's half-width."""
-    from kpass._core.small_sample import exact_mde, sign_flip_p
+    from kpass.stats.small_sample import exact_mde, sign_flip_p
 
     def p_value(plus, minus):
         d = np.array([1.0] * plus + [-1.0] * minus + [0.0] * (m - plus - minus))
@@ -170,7 +170,7 @@ def test_exact_mde_is_the_sign_tests_80_percent_power_difference(m):
 
 
 def test_compare_mde_is_never_zero_when_every_question_agrees():
-    from kpass._core.small_sample import exact_mde
+    from kpass.stats.small_sample import exact_mde
 
     ones = np.ones((10, 4), dtype=int)
     c = quiet(kpass.compare, kpass.pass_at_k, ones, ones, 1)
@@ -305,7 +305,7 @@ def test_report_all_correct_prints_the_exact_bound_and_names_it():
 
 
 def test_no_note_advises_the_bayesian_interval_for_coverage():
-    from kpass._core.small_sample import small_sample_problems
+    from kpass.stats.small_sample import small_sample_problems
 
     words = " ".join(small_sample_problems(40, False, [0.0, 0.01], [0.02, 0.5]))
     assert "_ci" not in words and "Bayesian" not in words
@@ -426,7 +426,7 @@ def test_coverage_targets_of_issue_29():
 def test_report_plot_names_the_interval_and_keeps_tau_out_of_the_value(tmp_path, monkeypatch):
     """Issue 28 item 21: the title said "z se" for a t-based band, and the ylabel
     "G-Pass@k_tau = 0.5" read as a value."""
-    from kpass.io.readers import LoadedFile
+    from kpass.io.formats.readers import LoadedFile
     from kpass.report import plot
     from kpass.report.table import PLOTTED, compute_rows, family
 

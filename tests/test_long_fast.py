@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kpass.io import long as long_module
-from kpass.io.long import load_long
+from kpass.io.long import load as long_module
+from kpass.io.long.load import load_long
 from kpass.io.rows import ReportError
 
 pa = pytest.importorskip("pyarrow")
@@ -228,7 +228,7 @@ def test_a_pair_repeated_blocks_apart_is_found(tmp_path, monkeypatch):
     with both lines, as the line-by-line reader names them."""
     rows = [(f"q{i % 500}", i // 500, i % 2) for i in range(200_000)]
     path = write_csv(tmp_path / "fine.csv", ["q", "s", "ok"], rows)
-    monkeypatch.setattr("kpass.io.long_fast.READ_BLOCK", 1 << 16)  # about 40 blocks
+    monkeypatch.setattr("kpass.io.long.long_fast.READ_BLOCK", 1 << 16)  # about 40 blocks
     assert path.stat().st_size > 30 * (1 << 16)
     calls = fast_used(monkeypatch)
     loaded = load_long(str(path), id="q", sample="s", column="ok")
@@ -236,13 +236,13 @@ def test_a_pair_repeated_blocks_apart_is_found(tmp_path, monkeypatch):
     assert loaded.counts.n_samples.tolist() == [400] * 500
     rows.append(("q3", 7, 1))  # q3 sample 7 was row 3503
     path = write_csv(tmp_path / "far.csv", ["q", "s", "ok"], rows)
-    monkeypatch.setattr("kpass.io.long_fast.READ_BLOCK", 1 << 16)
+    monkeypatch.setattr("kpass.io.long.long_fast.READ_BLOCK", 1 << 16)
     calls = fast_used(monkeypatch)
     with pytest.raises(ReportError, match="repeated") as error:
         load_long(str(path), id="q", sample="s", column="ok", chunk_size=1000)
     assert calls == [False] and "200002" in str(error.value)
     monkeypatch.undo()
-    monkeypatch.setattr("kpass.io.long_fast.READ_BLOCK", 1 << 16)
+    monkeypatch.setattr("kpass.io.long.long_fast.READ_BLOCK", 1 << 16)
     calls = fast_used(monkeypatch)
     loaded = load_long(str(path), id="q", column="ok")  # no --sample
     assert calls == [True] and int(loaded.counts.n_samples.sum()) == 200_001

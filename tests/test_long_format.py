@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import kpass
-from kpass.io.long import load_long
-from kpass.io.readers import load_counts
+from kpass.io.formats.readers import load_counts
+from kpass.io.long.load import load_long
 from kpass.io.rows import ReportError
 from kpass.report.cli import main
 

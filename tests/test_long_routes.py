@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kpass.io import long as long_module
-from kpass.io import long_codes, long_fast
-from kpass.io.long import load_long
+from kpass.io.long import load as long_module
+from kpass.io.long import long_codes, long_fast
+from kpass.io.long.load import load_long
 from kpass.io.rows import ReportError, canonical_id
 
 pa = pytest.importorskip("pyarrow")
@@ -288,7 +288,7 @@ def test_ids_taken_as_they_are_only_where_the_id_rule_keeps_them(values):
 # The DuckDB route: large Parquet inputs without --sample, DuckDB installed (io/long_duckdb).
 
 duckdb = pytest.importorskip("duckdb")
-from kpass.io import long_duckdb  # noqa: E402
+from kpass.io.long import long_duckdb  # noqa: E402
 
 
 def duckdb_spy(monkeypatch):

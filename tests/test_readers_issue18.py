@@ -449,7 +449,7 @@ def test_nesting_depth_matches_a_character_walk_across_block_edges(monkeypatch, 
 def test_the_fast_path_scan_bounds_every_line_across_block_edges(tmp_path, monkeypatch, block):
     import random
 
-    from kpass.io import fast
+    from kpass.io.formats import fast
 
     monkeypatch.setattr(fast, "_SCAN_BYTES", block)
     rng = random.Random(block)

@@ -11,7 +11,7 @@ import pytest
 from scipy import stats as sps
 
 import kpass
-from kpass._core.small_sample import EXACT_UP_TO, sign_flip_p
+from kpass.stats.small_sample import EXACT_UP_TO, sign_flip_p
 
 
 def quiet(function, *args, **kwargs):

@@ -24,7 +24,6 @@ from ._core.counting.checks import ArgumentTypeError
 from ._core.counting.counts import BinaryCounts, CategoricalCounts, register_frame_readers
 from ._core.counting.inputs import binary_counts, categorical_counts
 from ._core.counting.soft import binarize
-from ._core.small_sample import SmallSampleWarning
 from .families.auc import auc_at_k, auc_at_k_ci
 from .families.avg import avg, avg_ci
 from .families.bayes import bayes, bayes_ci
@@ -77,6 +76,7 @@ from .stats.errors import standard_error
 from .stats.planning import Plan, plan
 from .stats.ranking import Leaderboard, RankedPair, Standing, leaderboard
 from .stats.sequential import ConfidenceSequence, confidence_sequence
+from .stats.small_sample import SmallSampleWarning
 
 __version__ = "0.1.0"
 
@@ -107,7 +107,7 @@ def __getattr__(name: str) -> Any:
 
         return compare_table
     if name == "read_inspect":  # Inspect AI logs; inspect-ai is imported only when reading
-        from .io.inspect_log import read_inspect
+        from .io.harness.inspect_log import read_inspect
 
         return read_inspect
     if name == "inspect":  # kpass.inspect: reducers and metric for Inspect (the [inspect] extra)

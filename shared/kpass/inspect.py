@@ -59,9 +59,9 @@ except ImportError:  # pragma: no cover - the tests run with the extra installed
 import numpy as np
 
 from ._core.counting.counts import BinaryCounts
-from ._core.small_sample import SmallSampleWarning
 from .families import function as family_function
 from .stats.errors import standard_error, summary, summary_of_values
+from .stats.small_sample import SmallSampleWarning
 
 __all__ = ["g_pass_at", "interval", "pass_at", "pass_hat"]
 

@@ -6,7 +6,7 @@ from typing import Any
 def __getattr__(name: str) -> Any:
     """``kpass.hf.SequentialMonitor``, imported on first use (it does not load evaluate)."""
     if name == "SequentialMonitor":
-        from .sequential import SequentialMonitor
+        from ..stats.monitor import SequentialMonitor
 
         return SequentialMonitor
     raise AttributeError(f"module 'kpass.hf' has no attribute {name!r}")

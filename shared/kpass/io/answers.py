@@ -36,16 +36,16 @@ from .._core.counting.canonical import (
     function_name,
 )
 from .._core.counting.counts import BinaryCounts
-from .answers_lm_eval import is_lm_eval_samples, lm_eval_records
 from .answers_match import (
     _ById,
     _ByRow,
     _Questions,
 )
-from .formats import _open_bytes, dataset_files, read_text
-from .formats_base import BOM, _element_lines, _need_pyarrow, _skip_space, detect_format
-from .long_rows import _has_bad_bytes, _loads, not_utf8
-from .readers import LoadedFile
+from .formats.base import BOM, _element_lines, _need_pyarrow, _skip_space, detect_format
+from .formats.parsers import _open_bytes, dataset_files, read_text
+from .formats.readers import LoadedFile
+from .harness.answers_lm_eval import is_lm_eval_samples, lm_eval_records
+from .long.long_rows import _has_bad_bytes, _loads, not_utf8
 from .rows import (
     ReportError,
     Unreadable,
@@ -106,7 +106,7 @@ def load_answers(source: str, *, column: str | None = None, reference: str | Non
         (the reference), 1, 2, ... (other answers) or None (no answer).
 
     Raises:
-        ReportError: as :func:`kpass.io.readers.load_counts`, for answers and
+        ReportError: as :func:`kpass.io.formats.readers.load_counts`, for answers and
             references; a reference that is no answer (empty cell, null, NaN, or
             nothing left after ``normalize``); with ``id``, a question whose rows
             disagree on the reference, a repeated (id, sample) pair or wide id.

@@ -2,10 +2,10 @@
 
 Every command reads its files the same way, with the same options:
 
-* with ``--id``, ``--sample`` or ``--threshold`` by :func:`kpass.io.long.load_long` (long
+* with ``--id``, ``--sample`` or ``--threshold`` by :func:`kpass.io.long.load.load_long` (long
   files grouped by question id, wide files keyed by their id column, soft scores
   thresholded), which also reads ``--clusters`` labels per question id;
-* otherwise by :func:`kpass.io.harness.load_file` (wide outcome files, harness files), with
+* otherwise by :func:`kpass.io.harness.load.load_file` (wide outcome files, harness files), with
   ``--clusters`` read beside the rows, one label per question;
 * with ``--answers`` by :func:`kpass.io.answers.load_answers`.
 
@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .harness import detect_harness, load_file
+from .formats.readers import LoadedFile
+from .harness.load import detect_harness, load_file
 from .progress import Progress
-from .readers import LoadedFile
 from .rows import ReportError
 
 __all__ = ["InputOptions", "check_name", "load_input", "load_inputs"]
@@ -110,7 +110,7 @@ def load_input(source: str, options: InputOptions, *, clusters: bool = True,
                                    sample=options.sample)
         return item, coded
     if options.id is not None or options.threshold is not None or options.sample is not None:
-        from .long import load_long
+        from .long.load import load_long
 
         if options.skip_bad:
             raise ReportError(source, "--skip-bad is not available with --id, --sample or "

@@ -1,6 +1,6 @@
 """Per-question labels beside the outcomes: question ids (``--id``) and clusters (``--clusters``).
 
-One value per row, in the order :func:`kpass.io.readers.load_counts` counts the rows,
+One value per row, in the order :func:`kpass.io.formats.readers.load_counts` counts the rows,
 so the labels line up with the counts question by question. Labels are short, so a
 file's label column is read whole (the outcomes themselves are still streamed).
 """
@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .formats import dataset_files, read_text
-from .formats_base import _need_pyarrow, detect_format
+from .formats.base import _need_pyarrow, detect_format
+from .formats.parsers import dataset_files, read_text
 from .rows import ReportError, canonical_id, check_nesting, json_problem, show
 
 

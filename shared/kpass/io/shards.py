@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .formats_base import detect_format
+from .formats.base import detect_format
 from .rows import ReportError
 
 __all__ = ["Parts", "is_pattern", "shard_parts", "shard_paths"]

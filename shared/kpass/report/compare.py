@@ -16,8 +16,8 @@ from dataclasses import replace
 from typing import Any
 
 from .._core.counting.counts import BinaryCounts
+from ..io.formats.readers import LoadedFile
 from ..io.labels import read_labels
-from ..io.readers import LoadedFile
 from ..io.rows import ReportError
 from ..stats.align import align_runs
 from .compare_render import (
@@ -176,7 +176,7 @@ def _references(source: str, args: argparse.Namespace, normalize: Any
     from .._core.counting.canonical import answer_key
     from ..io.answers import _RECORDS
     from ..io.answers_match import _question_id
-    from ..io.formats_base import detect_format
+    from ..io.formats.base import detect_format
     from ..io.rows import Unreadable
 
     path = Path(source)

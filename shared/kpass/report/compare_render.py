@@ -259,7 +259,7 @@ def _p_value(value: float) -> str:
 
 def _columns(lines: list[Line]) -> tuple[bool, bool]:
     """(p adj column, exact-p column): several rows; few questions (or clusters)."""
-    from .._core.small_sample import FEW_QUESTIONS
+    from ..stats.small_sample import FEW_QUESTIONS
 
     several = len(lines) > 1
     exact = any(r.p_exact is not None and (r.df if r.df is not None else r.questions)

@@ -305,7 +305,7 @@ def judge(lines: list[Line], confidence: float, primary: str | None, adjust: str
         primary: the primary row (:func:`find_row`), None for the first row.
         adjust: ``"maxt"`` or ``"holm"``.
         flips: random sign patterns of the max-T stepdown (default
-            :data:`kpass._core.small_sample.FLIPS`; simulations use fewer).
+            :data:`kpass.stats.small_sample.FLIPS`; simulations use fewer).
 
     Returns:
         The rows, primary first, each with ``role``, ``p_adjusted`` and ``verdict``.

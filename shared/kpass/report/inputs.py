@@ -13,9 +13,9 @@ import argparse
 import sys
 from typing import Any
 
+from ..io.formats.readers import LoadedFile
 from ..io.inputs import InputOptions, load_inputs
 from ..io.progress import Progress
-from ..io.readers import LoadedFile
 
 __all__ = ["input_options", "load_outcomes"]
 

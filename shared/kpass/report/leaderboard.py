@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._core.counting.counts import BinaryCounts
-from ..io.inspect_log import expand_inspect_logs, inspect_labels
+from ..io.harness.inspect_log import expand_inspect_logs, inspect_labels
 from ..io.rows import ReportError
 from ..registry import PRIMARY
 from .inputs import load_outcomes

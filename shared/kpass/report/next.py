@@ -88,7 +88,7 @@ def add_next_parser(commands: Any, _count: Callable[..., Any],
 def run_next(args: argparse.Namespace) -> int:
     """Run ``kpass next`` with parsed arguments; the exit status."""
     from ..families import function
-    from ..io.harness import load_file
+    from ..io.harness.load import load_file
     from ..io.progress import Progress
     from ..registry import names
     from ..stats.allocation import _check_inputs, _greedy
@@ -118,7 +118,7 @@ def run_next(args: argparse.Namespace) -> int:
     try:
         loaded: Any
         if args.id is not None:
-            from ..io.long import load_long
+            from ..io.long.load import load_long
 
             loaded = load_long(source, id=args.id, column=args.column,
                                chunk_size=args.chunk_size, tool=args.from_, filter=args.filter)

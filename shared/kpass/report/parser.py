@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..io.formats_base import FORMATS
-from ..io.harness import HARNESSES
+from ..io.formats.base import FORMATS
+from ..io.harness.load import HARNESSES
 from ..io.rows import OUTCOME_COLUMNS
 from .render import RENDERERS
 from .table import DEFAULT_K_MAX, FAMILIES, parse_metrics

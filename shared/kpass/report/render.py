@@ -9,7 +9,7 @@ import functools
 from collections.abc import Callable
 
 from .. import registry
-from ..io.readers import LoadedFile
+from ..io.formats.readers import LoadedFile
 from .rows import LEGEND_WIDTH, Report, Row
 
 CONSTANT_AT = registry.constant_at()
@@ -189,9 +189,9 @@ def small_sample_notes(report: Report) -> list[str]:
     """Notes on rows whose standard error cannot carry its confidence level.
 
     One note per input: fewer than 30 questions, a standard error of 0, or an estimate
-    within 5 questions' worth of 0 or 1 (:mod:`kpass._core.small_sample`); the rows named.
+    within 5 questions' worth of 0 or 1 (:mod:`kpass.stats.small_sample`); the rows named.
     """
-    from .._core.small_sample import FEW_EVENTS, FEW_QUESTIONS
+    from ..stats.small_sample import FEW_EVENTS, FEW_QUESTIONS
 
     notes = []
     several = len(report.rows) > 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..io.readers import LoadedFile
+from ..io.formats.readers import LoadedFile
 
 LEGEND_WIDTH = 96
 

@@ -3,7 +3,7 @@
 Every metric row holds the point estimate (the family's unbiased estimator) and
 the posterior mean, standard deviation and credible interval of the matching
 ``*_ci`` function, all computed from the per-question counts that
-:mod:`kpass.io.readers` produced, so no outcome matrix is ever held in memory.
+:mod:`kpass.io.formats.readers` produced, so no outcome matrix is ever held in memory.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import registry
 from .._core.moments.prior import posterior_options
-from ..io.readers import LoadedFile
+from ..io.formats.readers import LoadedFile
 from ..io.rows import ReportError
 from ..stats.errors import estimates_and_standard_errors, standard_errors_by_k
 from .rows import Row
@@ -365,7 +365,7 @@ def input_labels(sources: list[str]) -> list[str]:
     """Short, distinct column names for the inputs: file names, or paths where names clash."""
     from pathlib import Path
 
-    from ..io.inspect_log import inspect_labels
+    from ..io.harness.inspect_log import inspect_labels
 
     models = inspect_labels(sources)  # an Inspect log is named by its model
     names = [model or Path(source).name or source

@@ -16,12 +16,6 @@ import numpy as np
 from scipy.special import ndtr
 
 from .._core.moments.prior import fit_beta_prior
-from .._core.small_sample import (
-    sign_flip_p,
-    small_sample_problems,
-    t_test,
-    warn_small,
-)
 from ..families import function
 from ..registry import of_function
 from ._common import (
@@ -42,6 +36,12 @@ from ._common import (
 )
 from .align import align_runs, subset_labels
 from .intervals import interval
+from .small_sample import (
+    sign_flip_p,
+    small_sample_problems,
+    t_test,
+    warn_small,
+)
 
 # ----------------------------------------------------------------------------- comparison
 
@@ -76,7 +76,7 @@ class Comparison:
             at alpha = 1 - confidence. When se = 0 (every question, or cluster, agrees)
             the smallest difference the exact sign test detects with 80% power (A right
             and B wrong on that share of questions, ties elsewhere)
-            (:func:`kpass._core.small_sample.exact_mde`: 0.67 at 10 questions, 0.25 at 30;
+            (:func:`kpass.stats.small_sample.exact_mde`: 0.67 at 10 questions, 0.25 at 30;
             inf below 6 questions at 95%), never 0.
         questions: how many questions the comparison used.
         confidence: the interval's level.
@@ -87,7 +87,7 @@ class Comparison:
             otherwise); None for the normal reference.
         p_exact: two-sided sign-flip permutation p-value of the per-question (per-cluster)
             differences, exact up to 20 units and Monte Carlo (20000 flips, fixed seed)
-            beyond (:func:`kpass._core.small_sample.sign_flip_p`); None for dataset-level
+            beyond (:func:`kpass.stats.small_sample.sign_flip_p`); None for dataset-level
             blends, which have no per-question differences. It tests that the differences
             are symmetric about 0 (the runs exchangeable on each question), not only a zero
             mean: with equal means and skewed differences it rejects more often than alpha
@@ -183,7 +183,7 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         exact bound when se = 0 (:func:`kpass.stats.intervals.interval` on [-1, 1]);
         p_value = 2 T_df(-|difference| / se);
         mde = (q + T_df^{-1}(0.8)) se (``reference="normal"``: Phi in place of T_df;
-        se = 0: the exact sign test's, :func:`kpass._core.small_sample.exact_mde`);
+        se = 0: the exact sign test's, :func:`kpass.stats.small_sample.exact_mde`);
         p_exact = the sign-flip permutation p-value of the d_q (clusters flip together);
         se_unpaired = sqrt(se_A^2 + se_B^2); prob_a_better = Phi((mu_A - mu_B) /
         sqrt(sigma_A^2 + sigma_B^2)) from the two Bayesian posteriors (``<metric>_ci``),
@@ -301,7 +301,7 @@ def _comparison(name: str, k: int | None, a: float, b: float, *, se: float, se_a
 
     From the estimates, the SEs, the t reference's df and units: the interval
     (:func:`kpass.stats.intervals.interval` on [-1, 1]), the t test's p-value and MDE
-    (:func:`kpass._core.small_sample.t_test`) and P(A>B) from the two posteriors. When
+    (:func:`kpass.stats.small_sample.t_test`) and P(A>B) from the two posteriors. When
     se = 0 with a difference the t statistic does not exist: the p-value is the exact
     sign-flip one where there are per-question differences (``p_exact``), else 1.
     """

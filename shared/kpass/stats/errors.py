@@ -13,10 +13,6 @@ from typing import Any
 import numpy as np
 
 from .._core.counting.counts import BinaryCounts, CategoricalCounts
-from .._core.small_sample import (
-    small_sample_problems,
-    warn_small,
-)
 from ._common import (
     _CREDIT_METRICS,
     _DATASET_LEVEL,
@@ -39,6 +35,10 @@ from ._common import (
     check_options,
 )
 from .intervals import interval
+from .small_sample import (
+    small_sample_problems,
+    warn_small,
+)
 
 
 def estimates_and_standard_errors(metric: Metric, counts: BinaryCounts, ks: list[int] | None,

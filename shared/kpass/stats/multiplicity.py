@@ -17,9 +17,9 @@ Formula:
     studentised. Order the rows so that T_(1) >= T_(2) >= ... >= T_(R); then
     p_(j) = max_{i <= j} P_e( max_{l >= i} T_(l)(e) >= T_(i) ),
     the probability over uniformly random sign patterns e (all 2^U of them, by symmetry
-    the 2^(U-1) with e_1 = +1, for U <= :data:`~kpass._core.small_sample.EXACT_UP_TO`
+    the 2^(U-1) with e_1 = +1, for U <= :data:`~kpass.stats.small_sample.EXACT_UP_TO`
     while 2^(U-1) R <= :data:`EXACT_ENTRIES`; otherwise
-    B = :data:`~kpass._core.small_sample.FLIPS` seeded random patterns and
+    B = :data:`~kpass.stats.small_sample.FLIPS` seeded random patterns and
     (1 + hits) / (1 + B), Phipson and Smyth 2010). Rows whose differences are all 0
     get p = 1 and take no part.
 
@@ -33,7 +33,7 @@ Formula:
     asymptotically valid for a zero mean; Janssen 1997).
 
     Each row's adjusted p is never below its own single-row sign-flip p (the same as
-    :func:`kpass._core.small_sample.sign_flip_p` when enumerated), since the maximum over
+    :func:`kpass.stats.small_sample.sign_flip_p` when enumerated), since the maximum over
     rows is at least the row itself.
 
 References:
@@ -54,7 +54,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from .._core.small_sample import EXACT_UP_TO, FLIP_SEED, FLIPS
+from .small_sample import EXACT_UP_TO, FLIP_SEED, FLIPS
 
 __all__ = ["maxt_stepdown", "ADJUSTMENTS", "EXACT_ENTRIES"]
 
@@ -66,7 +66,7 @@ _BLOCK = 1 << 14
 
 EXACT_ENTRIES = 1 << 23
 """The enumeration is used when 2^(U-1) patterns x R rows stay within this many sums (about
-a second); beyond, :data:`~kpass._core.small_sample.FLIPS` random patterns (at U = 20 units
+a second); beyond, :data:`~kpass.stats.small_sample.FLIPS` random patterns (at U = 20 units
 that is up to 16 rows exact; a 40-row table at 20 questions is Monte Carlo)."""
 
 

@@ -19,10 +19,6 @@ from scipy.special import nctdtr, ndtri, stdtrit
 from .._core.counting.checks import ArgumentTypeError, _show, check_real
 from .._core.counting.counts import BinaryCounts
 from .._core.moments.prior import fit_beta_prior, fit_check
-from .._core.small_sample import (
-    small_sample_problems,
-    warn_small,
-)
 from ..families import function
 from ._common import (
     _CREDIT_METRICS,
@@ -32,6 +28,10 @@ from ._common import (
     _need_two,
 )
 from .align import align_runs
+from .small_sample import (
+    small_sample_problems,
+    warn_small,
+)
 
 # ----------------------------------------------------------------------------- planning
 

@@ -69,8 +69,8 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, stdtr
 
-from .._core.small_sample import small_sample_problems
 from ._common import _CREDIT_METRICS, _jackknife_units
+from .small_sample import small_sample_problems
 
 #: Random sign patterns behind the max-|T| reference when there are too many units to
 #: enumerate, from a fixed seed so that a leaderboard is reproducible. The Monte Carlo

@@ -64,7 +64,6 @@ from typing import Any
 import numpy as np
 
 from .._core.counting.checks import ArgumentTypeError, _show
-from .._core.small_sample import warn_small
 from ._common import (
     _DATASET_LEVEL,
     Metric,
@@ -89,6 +88,7 @@ from .rank_sets import (
     _tie_groups,
     _unit_totals,
 )
+from .small_sample import warn_small
 
 
 @dataclass(frozen=True)

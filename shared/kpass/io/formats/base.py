@@ -1,11 +1,11 @@
-r"""What every format reader of :mod:`kpass.io.formats` shares, none of it opening a file.
+r"""What every format reader of :mod:`kpass.io.formats.parsers` shares, none of it opening a file.
 
 The suffix -> format table (:data:`FORMATS`) and :func:`detect_format`; the
 :class:`_Reader` base (its state, progress bar and numbered lines) and the
 :class:`_RecordReader` of JSON and JSONL records; the line each element of a JSON
 array starts on (:func:`_element_lines`); and :func:`_need_pyarrow`, which imports
 pyarrow or says how to install it. The readers themselves, which open the files, are
-in :mod:`kpass.io.formats`.
+in :mod:`kpass.io.formats.parsers`.
 
 Example:
     >>> from pathlib import Path
@@ -22,8 +22,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .progress import Progress
-from .rows import INSTALL_HINT, Batch, ReportError, Unreadable, pick_column, show
+from ..progress import Progress
+from ..rows import INSTALL_HINT, Batch, ReportError, Unreadable, pick_column, show
 
 FORMATS = {
     ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "tsv",

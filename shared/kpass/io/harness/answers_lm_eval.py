@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .rows import ReportError, Unreadable, show
+from ..rows import ReportError, Unreadable, show
 
 __all__ = ["is_lm_eval_samples", "lm_eval_answers"]
 
@@ -39,7 +39,7 @@ _FIELDS = ("doc_id", "resps", "target", "filter")
 
 def is_lm_eval_samples(path: Path) -> bool:
     """Whether ``path`` is an lm-eval ``--log_samples`` JSONL file (its first row says)."""
-    from .formats import _open_bytes
+    from ..formats.parsers import _open_bytes
 
     try:
         with _open_bytes(path) as (stream, _):
@@ -107,7 +107,7 @@ def lm_eval_answers(rows: Iterable[tuple[str, Any]] | Iterable[Any], source: str
 
 def lm_eval_records(source: str, path: Path, state: dict[str, str]) -> Iterator[Any]:
     """The answer records of an lm-eval samples file, line by line (for ``load_answers``)."""
-    from .formats import _open_bytes
+    from ..formats.parsers import _open_bytes
 
     state.update({"answers": "resps", "reference": "target", "id": "doc_id"})
 

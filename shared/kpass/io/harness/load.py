@@ -35,7 +35,7 @@ This module says which harness wrote a file (:func:`detect_harness`) and what it
 scored by (:func:`default_metric`), dispatches to the harness's reader
 (:func:`harness_records`), groups and loads (:func:`load_file`, :func:`load_harness`).
 The nested paths, the row reading and each harness's record reader are in
-:mod:`kpass.io.harness_rows`.
+:mod:`kpass.io.harness.harness_rows`.
 
 Example:
     >>> rows = [{"doc_id": 0, "filter": "none", "metrics": ["acc"], "acc": 1.0},
@@ -50,8 +50,18 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .._core.counting.counts import BinaryCounts
-from .._core.counting.inputs import binary_counts
+from ..._core.counting.counts import BinaryCounts
+from ..._core.counting.inputs import binary_counts
+from ..formats.readers import LoadedFile, load_counts
+from ..progress import Progress
+from ..rows import (
+    ReportError,
+    canonical_id,
+    describe_read_error,
+    read_errors,
+    show,
+)
+from ..shards import shard_parts
 from .harness_rows import (
     LongRecord,
     _filter_of,
@@ -63,16 +73,6 @@ from .harness_rows import (
     read_rows,
 )
 from .inspect_log import is_inspect_log, load_inspect
-from .progress import Progress
-from .readers import LoadedFile, load_counts
-from .rows import (
-    ReportError,
-    canonical_id,
-    describe_read_error,
-    read_errors,
-    show,
-)
-from .shards import shard_parts
 
 __all__ = [
     "HARNESSES",
@@ -199,7 +199,7 @@ def group_counts(records: Iterable[LongRecord], source: str) -> tuple[BinaryCoun
 def load_file(source: str, *, tool: str | None = None, filter: str | None = None,
               column: str | None = None, chunk_size: int = 65536, skip_bad: bool = False,
               progress: Progress | None = None) -> LoadedFile:
-    """A plain outcome file (:func:`~kpass.io.readers.load_counts`) or a harness file.
+    """A plain outcome file (:func:`~kpass.io.formats.readers.load_counts`) or a harness file.
 
     The harness path is taken with ``tool`` or ``filter``, with a nested ``column``,
     or when the plain reader cannot use the file and :func:`detect_harness`
@@ -211,7 +211,7 @@ def load_file(source: str, *, tool: str | None = None, filter: str | None = None
     file holding every row in that order would give.
     """
     if tool is None and filter is None and is_inspect_log(source):
-        return load_inspect(source, column=column)  # Inspect AI logs: kpass.io.inspect_log
+        return load_inspect(source, column=column)  # Inspect AI logs: kpass.io.harness.inspect_log
     parts = shard_parts(source)
     if parts is not None:
         if tool is not None or filter is not None or is_path(column):

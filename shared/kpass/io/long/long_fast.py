@@ -4,7 +4,7 @@
 ``csv`` loop. Here pyarrow reads only the id, sample and outcome columns, checks them with
 vectorised kernels and numbers the question ids in C++ (dictionary encoding); only the
 distinct ids come back to Python.
-Like :mod:`kpass.io.fast`, this path only ever agrees with the line-by-line reader: anything
+Like :mod:`kpass.io.formats.fast`, this path only ever agrees with the line-by-line reader: anything
 it does not fully understand (a null, a value other than 0/1, a blank id, ids of two types,
 a repeated (id, sample) pair, a parse error) returns None, and the line-by-line
 reader reads the file again and names the line.
@@ -46,12 +46,12 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.counts import BinaryCounts
-from .arrow_numpy import index_array, to_numpy
-from .fast import NestingScan
+from ..._core.counting.counts import BinaryCounts
+from ..arrow_numpy import index_array, to_numpy
+from ..formats.fast import NestingScan
+from ..rows import MAX_NESTING, OUTCOME_COLUMNS, ReportError
 from .long_codes import Codes, canonical_codes, grown, repeated_pairs
 from .long_duckdb import duckdb_long_counts, duckdb_stream_counts, use_duckdb
-from .rows import MAX_NESTING, OUTCOME_COLUMNS, ReportError
 
 __all__ = ["fast_long_counts"]
 

@@ -2,7 +2,7 @@
 
 A long file read with ``--id`` may carry a cluster label on every row (``id,topic,correct``);
 :func:`cluster_labels` reads that column with the long readers of
-:mod:`kpass.io.long_rows`, the same rows and lines as the counts, and checks that the rows
+:mod:`kpass.io.long.long_rows`, the same rows and lines as the counts, and checks that the rows
 of one question agree, naming both lines when they do not.
 """
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .formats_base import detect_format
+from ..formats.base import detect_format
+from ..rows import ReportError, canonical_id, describe_read_error, read_errors
+from ..shards import shard_parts
 from .long_rows import _CHUNKS
-from .rows import ReportError, canonical_id, describe_read_error, read_errors
-from .shards import shard_parts
 
 __all__ = ["cluster_labels"]
 

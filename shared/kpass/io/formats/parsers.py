@@ -4,7 +4,7 @@ JSONL, JSON, CSV/TSV (optionally gzipped) are read as text, line numbers kept;
 Parquet and saved ``datasets`` directories through pyarrow, in record batches;
 ``.npy`` memory-mapped. Rows the reader cannot parse become :class:`Unreadable`
 placeholders, so counting reports them with their line like any other bad row.
-Format detection and the reader base classes live in :mod:`kpass.io.formats_base`.
+Format detection and the reader base classes live in :mod:`kpass.io.formats.base`.
 """
 
 from __future__ import annotations
@@ -23,16 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.counts import BinaryCounts
-from .formats_base import (
-    BOM,
-    _element_lines,
-    _need_pyarrow,
-    _Reader,
-    _RecordReader,
-    _skip_space,
-)
-from .rows import (
+from ..._core.counting.counts import BinaryCounts
+from ..rows import (
     MAX_NESTING,
     Batch,
     ReportError,
@@ -44,6 +36,14 @@ from .rows import (
     pick_column,
     show,
     too_deep,
+)
+from .base import (
+    BOM,
+    _element_lines,
+    _need_pyarrow,
+    _Reader,
+    _RecordReader,
+    _skip_space,
 )
 
 # A question with a million samples is a ~3 MB CSV cell; the csv module's default limit is
@@ -112,7 +112,7 @@ class _JsonlReader(_RecordReader):
             self._update(raw.tell())
 
     def fast_counts(self) -> list[BinaryCounts]:
-        """The counts by pyarrow's JSON reader (:mod:`kpass.io.fast`); raises FallbackError."""
+        """The counts by pyarrow's JSON reader (:mod:`~kpass.io.formats.fast`); FallbackError."""
         from .fast import jsonl_counts
 
         self._start(self.path.stat().st_size, "bytes")
@@ -305,7 +305,7 @@ class _CsvReader(_Reader):
             yield line.decode("utf-8", "surrogateescape")
 
     def fast_counts(self) -> list[BinaryCounts]:
-        """The counts by pyarrow's CSV reader (:mod:`kpass.io.fast`); raises FallbackError."""
+        """The counts by pyarrow's CSV reader (:mod:`~kpass.io.formats.fast`); FallbackError."""
         from .fast import csv_counts
 
         self._start(self.path.stat().st_size, "bytes")

@@ -1,7 +1,7 @@
 """Outcome files -> validated per-question counts, read in chunks.
 
 ``kpass report`` reads JSONL, JSON, CSV/TSV (optionally gzipped), Parquet, NumPy
-``.npy`` and saved Hugging Face ``datasets`` directories (:mod:`kpass.io.formats`).
+``.npy`` and saved Hugging Face ``datasets`` directories (:mod:`kpass.io.formats.parsers`).
 Every reader yields batches of per-question outcome lists together with where each
 one came from (``line 12``, ``row 7``); :func:`load_counts` validates and counts each
 batch (:mod:`kpass.io.rows`) and keeps only the counts, so memory stays O(questions)
@@ -23,11 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.counts import BinaryCounts
-from .formats import READERS
-from .formats_base import detect_format
-from .progress import Progress
-from .rows import (
+from ..._core.counting.counts import BinaryCounts
+from ..progress import Progress
+from ..rows import (
     BadRowError,
     Batch,
     ReportError,
@@ -35,6 +33,8 @@ from .rows import (
     describe_read_error,
     read_errors,
 )
+from .base import detect_format
+from .parsers import READERS
 
 # A text file smaller than this is read line by line even when pyarrow is installed: as
 # fast as pyarrow's reader once imported (0.3-0.7 ms at 2-8 KB), and it spares the import of
@@ -167,7 +167,7 @@ def load_counts(source: str, *, column: str | None = None, chunk_size: int = 655
 
 
 def _fast(reader: Any) -> LoadedFile | None:
-    """The file read by pyarrow (:mod:`kpass.io.fast`), or None: the line-by-line pass decides.
+    """The file read by pyarrow (:mod:`~kpass.io.formats.fast`), or None: the line reader decides.
 
     Any problem (a bad row, an unusual spelling, a parse error) sends the file to the
     line-by-line reader, which reads it again from the start and locates the problem.

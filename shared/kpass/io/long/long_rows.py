@@ -1,6 +1,6 @@
-r"""Long tables read row by row: each format's rows as chunks for :mod:`kpass.io.long`.
+r"""Long tables read row by row: each format's rows as chunks for :mod:`kpass.io.long.load`.
 
-:func:`kpass.io.long.load_long` tallies a long file (one row per sample) chunk by
+:func:`kpass.io.long.load.load_long` tallies a long file (one row per sample) chunk by
 chunk; the readers here turn each format -- CSV, TSV, JSONL, JSON, Parquet, a saved
 ``datasets`` directory -- into those chunks. A chunk is ``(where, ids, samples,
 values)``: the place of each row (``line 12``, ``record 3``, ``row 7``), its question
@@ -30,8 +30,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .formats import _open_bytes, dataset_files, parse_cell
-from .rows import (
+from ..formats.parsers import _open_bytes, dataset_files, parse_cell
+from ..formats.scalar_cells import _is_scalar_cell
+from ..rows import (
     MAX_NESTING,
     ReportError,
     Unreadable,
@@ -40,7 +41,6 @@ from .rows import (
     pick_column,
     show,
 )
-from .scalar_cells import _is_scalar_cell
 
 # ----------------------------------------------------------------------------- formats
 # Each yields chunks (where, ids, samples or None, outcome values) and fills

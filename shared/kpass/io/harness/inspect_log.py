@@ -47,14 +47,14 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.counts import BinaryCounts
-from .readers import LoadedFile
-from .rows import ReportError, canonical_id, show
+from ..._core.counting.counts import BinaryCounts
+from ..formats.readers import LoadedFile
+from ..rows import ReportError, canonical_id, show
 
 
 @dataclass
 class InspectSoft:
-    """The mean soft score of a log read with a threshold (as ``kpass.io.long.SoftScores``).
+    """The mean soft score of a log read with a threshold (as ``kpass.io.long.load.SoftScores``).
 
     Attributes:
         mean: mean over questions of each question's mean score.
@@ -128,7 +128,7 @@ def expand_inspect_logs(sources: Iterable[str]) -> list[str]:
         >>> expand_inspect_logs(["runs.jsonl"])
         ['runs.jsonl']
     """
-    from .shards import shard_parts
+    from ..shards import shard_parts
 
     out: list[str] = []
     for source in sources:

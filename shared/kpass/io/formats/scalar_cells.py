@@ -2,8 +2,8 @@
 
 A CSV/TSV whose outcome cells hold one value each is the long format (one row per sample)
 and needs ``--id``; read as wide it would silently become one-sample questions. Both the
-wide reader (:mod:`kpass.io.readers`) and the long reader (:mod:`kpass.io.long`) use it,
-so it lives below both.
+wide reader (:mod:`kpass.io.formats.readers`) and the long reader (:mod:`kpass.io.long.load`)
+use it, so it lives below both.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import io
 import re
 from pathlib import Path
 
-from .formats import _open_bytes
-from .rows import LONG_HINT, ReportError, pick_column, read_errors, show
+from ..rows import LONG_HINT, ReportError, pick_column, read_errors, show
+from .parsers import _open_bytes
 
 __all__ = ["refuse_scalar_cells"]
 

@@ -1,6 +1,6 @@
 """Large long inputs grouped by DuckDB, when it is installed (no ``--sample``).
 
-pyarrow's route (:mod:`kpass.io.long_fast`) hashes every row's id on one core (``index_in``,
+pyarrow's route (:mod:`kpass.io.long.long_fast`) hashes every row's id on one core (``index_in``,
 about 150-220 ns a row at 312,500 ids, plus 60 ms to build the table of known ids per
 batch); DuckDB groups on every core. Two routes, both ending in one group-by::
 
@@ -23,7 +23,7 @@ so the questions come in first-seen order, as on every other route:
 
 The checks are those of the pyarrow route: ids of integer or text type, outcomes of integer,
 float or boolean type, every outcome 0 or 1, no null id; ids the rule would change (padded,
-integer text) go through :func:`kpass.io.long_codes.canonical_codes`. Anything else, and any
+integer text) go through :func:`kpass.io.long.long_codes.canonical_codes`. Anything else, and any
 DuckDB error, returns None and the pyarrow route reads the input (and, in doubt, the line
 reader names the line). ``--sample`` keeps the pyarrow route: its repeat check is already
 within 1.6x of DuckDB's own (``benchmarks/README.md``).
@@ -45,9 +45,9 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.counts import BinaryCounts
+from ..._core.counting.counts import BinaryCounts
+from ..rows import ReportError
 from .long_codes import INTEGER_TEXT, PLAIN_ID, canonical_codes
-from .rows import ReportError
 
 __all__ = ["DUCKDB_BYTES", "DUCKDB_ROWS", "DUCKDB_VERSION", "duckdb_long_counts",
            "duckdb_stream_counts", "use_duckdb"]

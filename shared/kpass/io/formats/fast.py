@@ -2,7 +2,7 @@
 
 pyarrow parses JSON Lines and CSV in C++ on every core, several times faster than
 Python's ``json``/``csv`` loop, but it cannot say on which line a bad row is. So
-the text readers of :mod:`kpass.io.formats` first try this path and fall back to
+the text readers of :mod:`kpass.io.formats.parsers` first try this path and fall back to
 their own line-by-line pass, which locates every problem, whenever this one meets
 anything it does not fully understand: a parse error, a null, a value other than
 0/1, an outcome list in another type, a CSV cell in an unusual spelling. The slow
@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.counts import BinaryCounts
-from .progress import Progress
-from .rows import MAX_NESTING, BadRowError, check_arrow_type, count_rows, pick_column
+from ..._core.counting.counts import BinaryCounts
+from ..progress import Progress
+from ..rows import MAX_NESTING, BadRowError, check_arrow_type, count_rows, pick_column
 
 BLOCK_BYTES = 1 << 20
 """Bytes pyarrow parses at a time (its default). Measured: as fast as 4 or 16 MB blocks, and
@@ -123,7 +123,7 @@ class NestingScan:
     the last newline are carried into the next block. (The numpy scan it replaces made five
     passes over each block: about 1.9 s of CPU on a 790 MB file, a third of pyarrow's parse.)
     Used before a file reaches pyarrow's JSON parser (:func:`_may_nest_deeper`), or on the
-    bytes as pyarrow reads them (:mod:`kpass.io.long_fast`), so the file is read once.
+    bytes as pyarrow reads them (:mod:`kpass.io.long.long_fast`), so the file is read once.
     """
 
     _MARKS = bytes.maketrans(b"[", b"{")
@@ -247,7 +247,7 @@ _CLASS[ord("1")] = _ONE
 def cell_counts(cells: Any) -> BinaryCounts | None:
     """Count outcome cells spelt with single 0/1 digits, vectorised over the text bytes.
 
-    Reads what :func:`kpass.io.formats.parse_cell` reads when every token is ``0``
+    Reads what :func:`kpass.io.formats.parsers.parse_cell` reads when every token is ``0``
     or ``1``: ``[1, 0, 1]``, ``(1,0)``, ``1 0 1``, ``1;0;1``, ``1|0|1``. Anything else
     (``True``, ``1.0``, ``10``, an empty cell, a lone bracket, spaces around the
     brackets) returns None so that ``parse_cell`` decides, with its messages.

@@ -8,7 +8,7 @@ readers turn those rows into :class:`LongRecord` (question id, sample index, val
 where): :func:`path_records` for a nested ``--column`` path, and
 :func:`lm_eval_records`, :func:`lighteval_records` and :func:`opencompass_records` for
 the layout each harness writes. Which harness wrote a file, grouping records into counts
-and loading a file are :mod:`kpass.io.harness`'s.
+and loading a file are :mod:`kpass.io.harness.load`'s.
 
 Example:
     >>> rows = [("line 1", {"doc_id": 0, "filter": "none", "metrics": ["acc"], "acc": 1.0}),
@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .formats import dataset_files
-from .formats_base import _need_pyarrow, detect_format
-from .rows import (
+from ..formats.base import _need_pyarrow, detect_format
+from ..formats.parsers import dataset_files
+from ..rows import (
     ReportError,
     canonical_id,
     check_nesting,

@@ -7,7 +7,7 @@ adds each row to its question's tally wherever the rows of a question lie in the
 file. Only the tallies are kept -- ``n``, ``c`` and the sum of soft scores per id --
 so memory is O(questions); with ``--sample`` the (id, sample) pairs seen are kept
 too, to refuse a repeated pair with both of its lines. Each format's rows are read
-in chunks by :mod:`kpass.io.long_rows`; this module groups and checks them.
+in chunks by :mod:`kpass.io.long.long_rows`; this module groups and checks them.
 
 A file whose outcome cells are lists (the wide format, one row per question) read
 with ``--id`` gets its ids from that column; a repeated id is an error there.
@@ -34,16 +34,12 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.counts import BinaryCounts
-from .formats import _open_bytes
-from .formats_base import detect_format
-from .inspect_log import is_inspect_log
-from .long_fast import fast_long_counts
-from .long_rows import (
-    _CHUNKS,
-)
-from .readers import LoadedFile, line_reader_size
-from .rows import (
+from ..._core.counting.counts import BinaryCounts
+from ..formats.base import detect_format
+from ..formats.parsers import _open_bytes
+from ..formats.readers import LoadedFile, line_reader_size
+from ..harness.inspect_log import is_inspect_log
+from ..rows import (
     LONG_HINT,
     ReportError,
     canonical_id,
@@ -51,7 +47,11 @@ from .rows import (
     read_errors,
     show,
 )
-from .shards import Parts, shard_parts
+from ..shards import Parts, shard_parts
+from .long_fast import fast_long_counts
+from .long_rows import (
+    _CHUNKS,
+)
 
 
 @dataclass
@@ -98,8 +98,8 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
             scores must lie in [0, 1].
         chunk_size: rows read at a time.
         tool: the harness that wrote the file (``--from``, one of
-            :data:`kpass.io.harness.HARNESSES`). A harness file (named, or recognised
-            by :func:`kpass.io.harness.detect_harness`) is read as that harness reads
+            :data:`kpass.io.harness.load.HARNESSES`). A harness file (named, or recognised
+            by :func:`kpass.io.harness.load.detect_harness`) is read as that harness reads
             it, so ``filter`` applies and ``id`` names its question-id field (a path,
             e.g. ``doc_id``); never one row per filter counted as a sample.
         filter: with lm-eval files scored under several filters, the filter that counts.
@@ -137,7 +137,7 @@ def _load_long(source: str, id: str | None, sample: str | None,  # noqa: A002
                column: str | None, threshold: float | None, chunk_size: int,
                tool: str | None, filter: str | None, clustered: bool) -> LongFile:  # noqa: A002
     if tool is None and filter is None and is_inspect_log(source):
-        from .inspect_log import load_inspect
+        from ..harness.inspect_log import load_inspect
 
         if id is not None or sample is not None:
             raise ReportError(source, "an Inspect log's questions are its sample ids and its "
@@ -158,7 +158,7 @@ def _load_long(source: str, id: str | None, sample: str | None,  # noqa: A002
     if fmt == "npy":
         raise ReportError(source, "a .npy matrix has no id column; drop --id")
     if tool is None and _may_be_harness(path, fmt):
-        from .harness import detect_harness
+        from ..harness.load import detect_harness
 
         tool = detect_harness(source)
     if tool is not None or filter is not None:
@@ -272,8 +272,8 @@ def _may_be_harness(path: Path, fmt: str) -> bool:
 def _load_harness(source: str, path: Path, tool: str | None, filter: str | None,  # noqa: A002
                   id: str | None, sample: str | None, column: str | None,  # noqa: A002
                   threshold: float | None, chunk_size: int) -> LongFile:
-    """A harness file through :func:`kpass.io.harness.harness_records`, tallied as long rows."""
-    from .harness import HARNESSES, default_metric, harness_records
+    """A harness file through :func:`~kpass.io.harness.load.harness_records`, tallied."""
+    from ..harness.load import HARNESSES, default_metric, harness_records
 
     if tool is None:
         raise ReportError(source, "--filter is for lm-eval files, and this is not a file of a "

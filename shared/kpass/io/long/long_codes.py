@@ -1,4 +1,4 @@
-"""Numbering a long file's ids as pyarrow reads them (for :mod:`kpass.io.long_fast`).
+"""Numbering a long file's ids as pyarrow reads them (for :mod:`kpass.io.long.long_fast`).
 
 One growing dictionary numbers the question ids (and sample ids) of every batch in first-seen
 order: after the first batch each row is looked up among the known ids (``index_in``) and
@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .arrow_numpy import filled, index_array, to_numpy
-from .rows import canonical_id
+from ..arrow_numpy import filled, index_array, to_numpy
+from ..rows import canonical_id
 
 
 def grown(counts: np.ndarray, size: int) -> np.ndarray:

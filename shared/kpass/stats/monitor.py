@@ -9,7 +9,7 @@ True keeps the error rate at ``alpha``; stopping at the first p < 0.05 of the
 fixed-sample comparison does not.
 
 Example:
-    >>> from kpass.hf.sequential import SequentialMonitor
+    >>> from kpass.stats.monitor import SequentialMonitor
     >>> monitor = SequentialMonitor("pass@k", k=1)
     >>> A = [[1, 1, 1, 1], [0, 1, 1, 1]] * 15
     >>> B = [[0, 0, 0, 1], [0, 0, 1, 0]] * 15
@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._core.counting.checks import ArgumentTypeError, _show
-from .keywords import COMPARED, _check_compared, number_label
+from ..hf.keywords import COMPARED, _check_compared, number_label
 
 
 class SequentialMonitor:

@@ -1,0 +1,1 @@
+"""One row per question: the file formats, their detection and readers."""

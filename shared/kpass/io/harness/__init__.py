@@ -1,0 +1,1 @@
+"""Files written by evaluation harnesses (lm-eval, lighteval, OpenCompass, Inspect AI)."""
