@@ -135,10 +135,11 @@ def test_report_commands_do_not_import_each_other():
 
 
 def test_the_core_never_imports_the_upper_layers():
+    """_core, the families, stats and io never import report/ or hf/ (the CLI and evaluate)."""
     edges = graph()
     upper = ("kpass.report", "kpass.hf")
     for name, targets in edges.items():
-        if name.startswith("kpass._core") or name.startswith("kpass.io"):
+        if name.startswith(("kpass._core", "kpass.families", "kpass.stats", "kpass.io")):
             bad = [t for t in targets if t.startswith(upper)]
             assert not bad, (name, bad)
 
@@ -173,8 +174,8 @@ def test_the_layers_import_only_downwards():
     core = {name for name in edges if name.startswith("kpass._core.")}
     for name in core:
         group = name.split(".")[2]
-        below = {"small_sample"} | (set(CORE_GROUPS[:CORE_GROUPS.index(group) + 1])
-                                    if group in CORE_GROUPS else set())
+        below = (set(CORE_GROUPS[:CORE_GROUPS.index(group) + 1])
+                 if group in CORE_GROUPS else set())
         for target in edges[name]:
             assert target.startswith("kpass._core."), (name, target)
             assert target.split(".")[2] in below, (name, target)
@@ -214,8 +215,7 @@ def test_the_map_names_every_source_file():
 # only to offer it to others (unused by its own code, or listed in its __all__) is a
 # re-export: a second home a reader cannot tell from the first, and a trap for a test that
 # monkeypatches the copy. Two modules are re-exports by design: kpass/__init__.py (the public
-# API) and kpass/families/__init__.py (the family functions by name); kpass/hf/__init__.py
-# offers kpass.hf.SequentialMonitor lazily (the documented path, docs/adaptive.md).
+# API) and kpass/families/__init__.py (the family functions by name).
 
 #: A noqa for F401 (unused import) or F403 (star import): the re-export's marks.
 NOQA_REEXPORT = re.compile(r"#\s*no" r"qa\b[^#\n]*\bF40[13]\b")  # split: not a directive here
@@ -339,8 +339,7 @@ def test_no_module_re_exports_a_name_it_does_not_define():
     does not use or that its __all__ lists, and no `# noqa: F401`/`F403` keeping such an
     import alive. The public API (kpass/__init__.py) and the by-name lookup of the family
     functions (kpass/families/__init__.py) are the two modules made of re-exports; every
-    other package __init__.py is held to the rule (kpass.hf's lazy SequentialMonitor is
-    imported inside its __getattr__, not at module level)."""
+    other package __init__.py is held to the rule."""
     known = modules()
     found = {}
     for name, path in sorted(known.items()):
@@ -375,10 +374,6 @@ def test_the_package_imports_each_name_from_its_home():
                 if alias.name not in defined[target]:
                     found.append(f"{name} line {node.lineno}: {alias.name} from {target}")
     assert not found, f"imported through a module that does not define it: {found}"
-
-
-#: Names offered by a package __init__.py on purpose, with where they live.
-PACKAGE_NAMES = {("kpass.hf", "SequentialMonitor"): "kpass.stats.monitor"}  # docs/adaptive.md
 
 
 def kpass_imports_outside() -> list[tuple[str, str, str]]:
@@ -424,7 +419,7 @@ def test_callers_import_each_name_from_its_home():
         assert module_name in known, f"{where}: no module {module_name}"
         if f"{module_name}.{name}" in known:
             continue  # a submodule, imported as a module
-        home = PACKAGE_NAMES.get((module_name, name), module_name)
+        home = module_name
         try:
             module = importlib.import_module(module_name)
         except ImportError:  # an optional library missing here: the source alone decides

@@ -29,7 +29,7 @@ EXTRA_NAMES = ["ArgumentTypeError", "BinaryCounts", "CategoricalCounts", "binari
                "Leaderboard", "RankedPair", "Standing", "leaderboard", "report_table",
                "compare_table",
                # adaptive evaluation (kpass.stats.allocation, kpass.stats.sequential)
-               "allocate", "confidence_sequence", "ConfidenceSequence"]
+               "allocate", "confidence_sequence", "ConfidenceSequence", "SequentialMonitor"]
 # TailPass (kpass.tailpass): a profile object, not a float; its contract is checked below.
 TAILPASS_NAMES = ["tailpass", "tailpass_empirical", "TailPassProfile", "TailPassDraws"]
 # scorio.eval.tailpass_weights: convex threshold weights for TailPassProfile.linear.

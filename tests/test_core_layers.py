@@ -26,7 +26,6 @@ ORDER = [
     "dirichlet.rewards", "dirichlet.posterior",
     "vote.kernel", "vote.pairs", "vote.poisson", "vote.posterior",
     "tailpass.exact", "tailpass.checks", "tailpass.moments",
-    "small_sample",
 ]
 
 
@@ -36,7 +35,7 @@ def core_edges() -> dict[str, set[str]]:
     prefix = "kpass._core."
     return {name[len(prefix):]: {t[len(prefix):] for t in targets if t.startswith(prefix)}
             for name, targets in edges.items()
-            if name.startswith(prefix) and name.count(".") == 3 or name == prefix + "small_sample"}
+            if name.startswith(prefix) and name.count(".") == 3}
 
 
 def test_the_order_names_every_core_module():

@@ -286,7 +286,7 @@ def test_monitor_after_each_compute_equals_the_sequence_so_far():
     evaluate = pytest.importorskip("evaluate")
     from pathlib import Path
 
-    from kpass.hf import SequentialMonitor
+    from kpass import SequentialMonitor
 
     path = Path(__file__).resolve().parents[1] / "comparisons" / "kpass_compare"
     module = evaluate.load(str(path), keep_in_memory=True)
@@ -309,7 +309,7 @@ def test_monitor_after_each_compute_equals_the_sequence_so_far():
 
 
 def test_monitor_refuses_bad_options():
-    from kpass.hf import SequentialMonitor
+    from kpass import SequentialMonitor
 
     with pytest.raises(ValueError, match="metric"):
         SequentialMonitor("pass@zz")

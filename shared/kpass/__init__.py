@@ -73,6 +73,7 @@ from .families.vote import vote_at_k, vote_at_k_ci
 from .stats.allocation import allocate
 from .stats.comparison import Comparison, compare
 from .stats.errors import standard_error
+from .stats.monitor import SequentialMonitor
 from .stats.planning import Plan, plan
 from .stats.ranking import Leaderboard, RankedPair, Standing, leaderboard
 from .stats.sequential import ConfidenceSequence, confidence_sequence
@@ -123,6 +124,7 @@ __all__ = [
     "CategoricalCounts",
     "Comparison",
     "ConfidenceSequence",
+    "SequentialMonitor",
     "SmallSampleWarning",
     "Leaderboard",
     "Plan",

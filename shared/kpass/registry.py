@@ -327,3 +327,9 @@ def compared(module_name: str | None = None) -> tuple[Family, ...]:
 def constant_at() -> dict[str, tuple[int, ...]]:
     """Report name -> the k at which that family is constant by definition."""
     return {f.report: f.constant_at for f in REPORTED if f.constant_at and f.report}
+
+
+def number_label(value: float) -> str:
+    """A float as it appears in a key: ``0.5`` -> ``"0.5"``, ``1.0`` -> ``"1"``."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(float(value))

@@ -233,12 +233,6 @@ def safe_key(key: str) -> str:
     return f"{base.replace('-', '_')}/{statistic}"
 
 
-def number_label(value: float) -> str:
-    """A float as it appears in a key: ``0.5`` -> ``"0.5"``, ``1.0`` -> ``"1"``."""
-    short = f"{value:g}"
-    return short if float(short) == value else repr(float(value))
-
-
 def refuse_batch_keywords(method: str, kwargs: dict[str, Any], names: dict[str, str]) -> None:
     """Refuse a batch keyword given to ``add`` (one question), naming the right one.
 

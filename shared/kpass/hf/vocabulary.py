@@ -30,6 +30,7 @@ import numpy as np
 from .. import registry
 from .._core.counting.checks import check_tau, normalize_ks
 from .._core.moments.credits import mg_spectrum_weights
+from ..registry import number_label
 from ..stats.comparison import compare
 from ..stats.errors import standard_errors_by_k
 from .keywords import (
@@ -38,7 +39,6 @@ from .keywords import (
     _check_positive,
     _floats,
     _unit,
-    number_label,
     safe_key,
 )
 

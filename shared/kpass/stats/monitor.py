@@ -1,12 +1,12 @@
 """In the loop: an anytime-valid verdict after every ``compute()``, so evaluation can stop.
 
-:class:`SequentialMonitor` keeps the questions scored so far (batch after batch, as a
-training or evaluation loop produces them) and after each batch returns the
-:func:`kpass.confidence_sequence` of the paired difference (or of one model's metric):
-the interval, and whether it is decided. Because the sequence is valid under continuous
-monitoring, checking ``monitor.decided`` after every batch and stopping at the first
-True keeps the error rate at ``alpha``; stopping at the first p < 0.05 of the
-fixed-sample comparison does not.
+:class:`SequentialMonitor` (``kpass.SequentialMonitor``) keeps the questions scored so far
+(batch after batch, as a training or evaluation loop produces them) and after each batch
+returns the :func:`~kpass.stats.sequential.confidence_sequence` of the paired difference
+(or of one model's metric): the interval, and whether it is decided. Because the sequence
+is valid under continuous monitoring, checking ``monitor.decided`` after every batch and
+stopping at the first True keeps the error rate at ``alpha``; stopping at the first
+p < 0.05 of the fixed-sample comparison does not.
 
 Example:
     >>> from kpass.stats.monitor import SequentialMonitor
@@ -25,8 +25,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._core.counting.checks import ArgumentTypeError, _show
-from ..hf.keywords import COMPARED, _check_compared, number_label
+from .._core.counting.checks import ArgumentTypeError, _show, check_choice
+from .._core.counting.counts import BinaryCounts
+from .._core.counting.inputs import binary_counts
+from ..families import function as family_function
+from ..registry import PRIMARY, compared, number_label
+from .sequential import confidence_sequence
 
 
 class SequentialMonitor:
@@ -44,12 +48,13 @@ class SequentialMonitor:
             are not: batches carry no cluster labels).
     """
 
-    def __init__(self, metric: str = "pass@k", k: int = 1, *, tau: float | None = None,
+    def __init__(self, metric: str = PRIMARY.key, k: int = 1, *, tau: float | None = None,
                  alpha: float = 0.05, margin: float | None = None, **kwargs: Any) -> None:
-        name = _check_compared(metric)
+        families = {family.key: family for family in compared()}
+        name = check_choice(metric, "metric", families)
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ArgumentTypeError(f"`k` must be one int >= 1; got k={_show(k)}")
-        template, function = COMPARED[name]
+        template, function = families[name].template, families[name].function
         if ("{tau}" in template) != (tau is not None):
             raise ValueError(f"`tau` is needed with metric={name!r} and only with it; got "
                              f"tau={_show(tau)}")
@@ -80,8 +85,6 @@ class SequentialMonitor:
             (floats), ``<key>_cs_decided`` (bool), and once decided ``<key>_cs_stop_at``
             (int) and ``<key>_cs_verdict`` (str), for the results dict of ``compute()``.
         """
-        import kpass
-
         paired = predictions2 is not None
         if self._paired is None:
             self._paired = paired
@@ -95,9 +98,9 @@ class SequentialMonitor:
                              f"got {len(batch_a)} and {len(batch_b)}")
         self._a.extend(batch_a)
         self._b.extend(batch_b)
-        point = getattr(kpass, self._function)
+        point = family_function(self._function)
         args = (self.k,) if self.tau is None else (self.k, self.tau)
-        self.sequence = kpass.confidence_sequence(
+        self.sequence = confidence_sequence(
             point, self._a, self._b if paired else None, *args, alpha=self.alpha,
             margin=self.margin, **self._options)
         cs = self.sequence
@@ -132,23 +135,20 @@ def space_line(compared: Any, kind: str, a: dict[str, Any], b: dict[str, Any],
         questions: A better (...).`` (a second paragraph under the tab's note), in the boxes'
         line order; or "" when there is nothing to follow.
     """
-    import kpass
-
     confidence = float(options.get("confidence", 0.95))
     if kind != "binary":
         return ""
     for label, name in compared:
         try:
-            function = getattr(kpass, name)
+            function = family_function(name)
             args = (min(ks),) if ks else ()
             run_a, run_b = a["predictions"], b["predictions"]
             if ids is not None:
-                run_a, run_b = (kpass.BinaryCounts(c.n_samples, c.n_correct, ids=ids[side])
-                                for side, c in (("A", kpass.binary_counts(run_a)),
-                                                ("B", kpass.binary_counts(run_b))))
-            cs = kpass.confidence_sequence(function, run_a, run_b, *args,
-                                           alpha=1.0 - confidence)
-        except (TypeError, ValueError, AttributeError, KeyError):
+                run_a, run_b = (BinaryCounts(c.n_samples, c.n_correct, ids=ids[side])
+                                for side, c in (("A", binary_counts(run_a)),
+                                                ("B", binary_counts(run_b))))
+            cs = confidence_sequence(function, run_a, run_b, *args, alpha=1.0 - confidence)
+        except (TypeError, ValueError, LookupError):
             continue
         if isinstance(cs, list):
             continue
