@@ -13,7 +13,7 @@ kpass`` within 1.3x). Bytecode is written once by a warm-up run into a temporary
 ``--before REV`` also times the same kpass commands on the package of commit REV
 (``git archive`` of ``shared/kpass`` into a temporary folder, imported by ``PYTHONPATH``).
 What each command loads, and from where, is ``python -X importtime -c "import kpass"``;
-``tests/test_import_cost.py`` fails when a heavy module comes back.
+``tests/structure/test_import_cost.py`` fails when a heavy module comes back.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ kpass lists families: ``kpass.stats`` takes its kinds from here (:func:`names`),
 ``kpass report`` / ``compare`` / ``leaderboard`` their ``--metrics`` table
 (:data:`REPORTED`), the ``evaluate`` modules what they compute and compare
 (:data:`MODULES`, :func:`compared`), and the Space its controls and comparisons.
-``tests/test_registry.py`` derives every consumer's list from this file and checks each
+``tests/structure/test_registry.py`` derives every consumer's list from this file and checks each
 declaration against the functions themselves (an SE kind against the values, a ``_ci``
 companion against :mod:`kpass.families`).
 

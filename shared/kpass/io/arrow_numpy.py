@@ -4,8 +4,8 @@ pyarrow imports pandas (about 0.25 s of CPU, more than reading a million-row Par
 the first time it converts Python or numpy objects (``pa.array``, ``pa.scalar``, a Python
 number given to a compute function) or calls ``Array.to_numpy``. The readers go through
 these two functions instead: numpy views of Arrow buffers by DLPack, and Arrow arrays over
-numpy buffers by :meth:`pyarrow.Array.from_buffers`. ``tests/test_import_cost.py`` fails when
-a long file's report loads pandas.
+numpy buffers by :meth:`pyarrow.Array.from_buffers`.
+``tests/structure/test_import_cost.py`` fails when a long file's report loads pandas.
 """
 
 from __future__ import annotations

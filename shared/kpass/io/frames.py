@@ -10,7 +10,7 @@ Why narwhals: one dataframe-agnostic expression API, kept by a team that tracks
 each backend, with no dependency of its own; the same ``group_by().agg()`` is
 translated to pandas, polars and pyarrow (eager) and to DuckDB, Dask and PySpark
 (lazy), in their native operations. Checked on narwhals 2.29 with pandas, polars,
-pyarrow, DuckDB and Dask (tests/test_frames.py). Alternatives were worse fits:
+pyarrow, DuckDB and Dask (tests/io/test_frames.py). Alternatives were worse fits:
 ibis needs a backend per engine and heavy extras; the dataframe interchange
 protocol moves whole columns, i.e. collects the data. ``datasets.Dataset`` is
 not a narwhals backend; it is read through its Arrow table (memory-mapped).

@@ -11,7 +11,7 @@ given p, V(N; p) = sum_{j=1}^{k} C(k, j) C(N - k, k - j) / C(N, k) zeta_j(p), is
 sum of terms decreasing and convex in N; averaged over a posterior it stays so, and a
 greedy allocation of one sample at a time to the question whose expected variance drops
 most is then optimal for the sum (separable convex objective under a sum constraint:
-Fox 1966). ``tests/test_allocation.py`` checks it against enumerating every allocation.
+Fox 1966). ``tests/stats/test_allocation.py`` checks it against enumerating every allocation.
 """
 
 from __future__ import annotations

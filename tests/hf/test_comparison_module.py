@@ -1,0 +1,170 @@
+"""The `kpass_compare` evaluate comparison module: values against kpass.compare (itself tested
+against written-out formulas and simulation in test_stats*), ingestion paths, two processes,
+bad input."""
+
+import doctest
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import evaluate
+import numpy as np
+import pytest
+
+import kpass
+from kpass.hf.evaluate_module import KPassComparison
+
+COMPARISONS = Path(__file__).resolve().parents[2] / "comparisons"
+NAME = "kpass_compare"
+# result key suffix -> Comparison field, written out here (not imported from the module)
+FIELDS = {"a": "a", "b": "b", "difference": "difference", "difference_se": "se", "a_se": "se_a",
+          "b_se": "se_b", "lo": "lo", "hi": "hi", "df": "df", "p_value": "p_value",
+          "p_exact": "p_exact", "se_unpaired": "se_unpaired", "correlation": "correlation",
+          "prob_a_better": "prob_a_better", "mde": "mde", "questions": "questions"}
+RNG = np.random.default_rng(99)
+A = [RNG.integers(0, 2, size=int(n)).tolist() for n in RNG.integers(4, 9, size=30)]
+B = [RNG.integers(0, 2, size=len(row)).tolist() for row in A]
+
+
+def load(**kwargs):
+    return evaluate.load(str(COMPARISONS / NAME), keep_in_memory=kwargs.pop("keep_in_memory", True),
+                         **kwargs)
+
+
+def expected(point, ks, *args, key="pass@{k}", **kwargs):
+    out = {}
+    for k, c in zip(ks, kpass.compare(point, A, B, ks, *args, **kwargs), strict=True):
+        for suffix, field in FIELDS.items():
+            if getattr(c, field) is not None:
+                out[f"{key.format(k=k)}_{suffix}"] = float(getattr(c, field))
+    return out
+
+
+def assert_same(results, reference):
+    assert list(results) == list(reference)
+    for name, value in reference.items():
+        assert type(results[name]) is float
+        assert results[name] == pytest.approx(value, rel=1e-12, abs=1e-15), name
+
+
+def test_loads_by_path_as_a_comparison():
+    module = load()
+    assert isinstance(module, KPassComparison) and type(module) is not KPassComparison
+    assert module.module_type == "comparison" and module.name == NAME
+    assert set(module.features) == {"predictions1", "predictions2"}
+
+
+def test_compute_in_one_call_and_in_batches_equals_kpass_compare():
+    reference = expected(kpass.pass_at_k, [1, 4])
+    assert_same(load().compute(predictions1=A, predictions2=B, k=[1, 4]), reference)
+    module = load(k=[1, 4])
+    module.add_batch(predictions1=A[:10], predictions2=B[:10])
+    for a, b in zip(A[10:20], B[10:20], strict=True):
+        module.add(prediction1=a, prediction2=b)
+    assert_same(module.compute(predictions1=A[20:], predictions2=B[20:]), reference)
+
+
+@pytest.mark.parametrize("metric, point, key, extra", [
+    ("pass^k", kpass.pass_hat_k, "pass^{k}", {}),
+    ("maj@k", kpass.maj_at_k, "maj@{k}", {}),
+    ("auc@k", kpass.auc_at_k, "auc@{k}", {}),
+    ("mg-pass@k", kpass.mg_pass_at_k, "mg-pass@{k}", {}),
+])
+def test_every_compared_metric(metric, point, key, extra):
+    results = load().compute(predictions1=A, predictions2=B, k=[2, 3], metric=metric,
+                             confidence=0.9)
+    assert_same(results, expected(point, [2, 3], key=key, confidence=0.9))
+
+
+def test_g_pass_tau_and_short_skip_and_safe_keys():
+    results = load().compute(predictions1=A, predictions2=B, k=[4, 6], metric="g-pass@k_tau",
+                             tau=0.5, short="skip")
+    assert_same(results, expected(kpass.g_pass_at_k_tau, [4, 6], 0.5, key="g-pass@{k}_tau0.5",
+                                  short="skip"))
+    safe = load().compute(predictions1=A, predictions2=B, k=2, key_style="safe")
+    assert safe["pass_at_2/difference"] == pytest.approx(kpass.compare(
+        kpass.pass_at_k, A, B, 2).difference)
+
+
+_WORKER = """
+import json, sys
+import evaluate
+rank, cache, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+A, B = json.loads(sys.argv[4]), json.loads(sys.argv[5])
+half = slice(0, len(A) // 2) if rank == 0 else slice(len(A) // 2, len(A))
+module = evaluate.load({path!r}, num_process=2, process_id=rank, cache_dir=cache,
+                       experiment_id="kpass-compare", k=[1, 4])
+module.add_batch(predictions1=A[half], predictions2=B[half])
+results = module.compute()
+if rank == 0:
+    json.dump(results, open(out, "w"))
+"""
+
+
+def test_distributed_add_batch_in_two_processes(tmp_path):
+    script = _WORKER.format(path=str(COMPARISONS / NAME))
+    workers = [subprocess.Popen([sys.executable, "-c", script, str(rank), str(tmp_path / "cache"),
+                                 str(tmp_path / "out.json"), json.dumps(A), json.dumps(B)],
+                                stderr=subprocess.PIPE, text=True) for rank in (0, 1)]
+    for worker in workers:
+        _, err = worker.communicate(timeout=300)
+        assert worker.returncode == 0, err
+    assert_same(json.loads((tmp_path / "out.json").read_text()),
+                expected(kpass.pass_at_k, [1, 4]))
+
+
+def test_bad_input_is_refused_and_keeps_what_was_added():
+    module = load()
+    module.add_batch(predictions1=A[:5], predictions2=B[:5])
+    with pytest.raises(ValueError, match="same questions.*3 and 2"):
+        module.add_batch(predictions1=A[5:8], predictions2=B[5:7])
+    with pytest.raises(ValueError, match=r"predictions2\[0\]\[1\]"):
+        module.add_batch(predictions1=[[1, 0]], predictions2=[[1, 2]])
+    with pytest.raises(ValueError, match="both `predictions1`"):
+        module.add_batch(predictions1=A[:2])
+    with pytest.raises(ValueError, match="`metric` must be one of"):
+        module.compute(metric="pass@K")
+    with pytest.raises(ValueError, match="`tau` is required"):
+        module.compute(metric="g-pass@k_tau")
+    results = module.compute(k=1)  # the five questions added first survived every failure
+    assert results["pass@1_questions"] == 5.0
+    assert results["pass@1_difference"] == pytest.approx(
+        kpass.compare(kpass.pass_at_k, A[:5], B[:5], 1).difference)
+    with pytest.raises(ValueError, match="at least 2 questions"):
+        load().compute(predictions1=A[:1], predictions2=B[:1])
+
+
+def test_script_examples_run(monkeypatch):
+    spec = importlib.util.spec_from_file_location("_kpass_compare",
+                                                  COMPARISONS / NAME / f"{NAME}.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    monkeypatch.chdir(COMPARISONS)
+    card = (COMPARISONS / NAME / "README.md").read_text(encoding="utf-8")
+    examples = card.split("### Examples", 1)[1].split("\n## ", 1)[0]
+    for text in (script._KWARGS_DESCRIPTION,
+                 "\n".join(re.findall(r"```python\n(.*?)```", examples, re.S))):
+        test = doctest.DocTestParser().get_doctest(text, {}, NAME, None, 0)
+        assert test.examples
+        runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+        runner.run(test)
+        assert runner.failures == 0
+
+
+def test_bare_name_loads_offline_after_install(tmp_path):
+    env = {**__import__("os").environ, "HF_MODULES_CACHE": str(tmp_path / "modules"),
+           "HF_HUB_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1"}
+    done = subprocess.run([sys.executable, "-m", "kpass.hf.install"], env=env,
+                          cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert f"evaluate-comparison--{NAME}" in done.stdout
+    script = ("import evaluate\n"
+              f"m = evaluate.load({NAME!r}, module_type='comparison')\n"
+              "print(type(m).__name__, m.compute(predictions1=[[1, 1], [0, 1]],"
+              " predictions2=[[0, 1], [0, 0]])['pass@1_difference'])\n")
+    done = subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["KpassCompare", "0.5"]

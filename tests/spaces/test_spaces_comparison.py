@@ -1,0 +1,74 @@
+"""The comparison module's Space page: it builds, computes through the module and equals
+kpass.compare; bad input is a located message; the builder writes its Space folder."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import evaluate
+import pytest
+
+import kpass
+from kpass.data import tau_bench_outcomes
+
+ROOT = Path(__file__).resolve().parents[2]
+pytest.importorskip("gradio")
+
+
+def load_app():
+    spec = importlib.util.spec_from_file_location("kpass_space_app", ROOT / "spaces" / "app.py")
+    app = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = app
+    spec.loader.exec_module(app)
+    return app
+
+
+def test_comparison_page_builds_and_equals_kpass_compare():
+    app = load_app()
+    module = evaluate.load(str(ROOT / "comparisons" / "kpass_compare"), keep_in_memory=True)
+    demo = app.build_comparison_demo(module)
+    assert type(demo).__name__ == "Blocks"
+    assert type(app.build_demo(module=module)).__name__ == "Blocks"
+    text_a, text_b = app.example_pair()
+    note, table, figure = app.run_comparison_module(module, text_a, text_b, "1, 2", "maj@k",
+                                                     0.9)
+    assert figure is not None and "50 paired question" in note
+    rows = tau_bench_outcomes()
+    a, b = [row[:2] for row in rows], [row[2:] for row in rows]
+    for (_, shown), expected in zip(table.iterrows(), kpass.compare(
+            kpass.maj_at_k, a, b, [1, 2], confidence=0.9), strict=False):
+        assert int(shown["k"]) == expected.k
+        assert shown["A - B"] == pytest.approx(expected.difference, abs=1e-4)
+        assert shown["SE"] == pytest.approx(expected.se, abs=1e-4)
+        assert shown["p-value"] == pytest.approx(expected.p_value, abs=1e-4)
+    assert len(table) == 2
+    note, table, figure = app.run_comparison_module(module, text_a, text_b, "4", "pass@k", 0.95)
+    assert note.startswith("**Input error:**") and "k=4" in note and figure is None
+
+
+def test_bad_input_is_a_located_message():
+    app = load_app()
+    module = evaluate.load(str(ROOT / "comparisons" / "kpass_compare"), keep_in_memory=True)
+    note, table, figure = app.run_comparison_module(module, "1 0\n1 2", "1 1\n0 0", "1",
+                                                     "pass@k", 0.95)
+    assert note.startswith("**Input error:**") and "model A box, line 2" in note
+    assert figure is None and table.empty
+
+
+def test_builder_writes_the_comparison_space(tmp_path):
+    spec = importlib.util.spec_from_file_location("kpass_space_build", ROOT / "spaces" /
+                                                  "build.py")
+    build = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = build
+    spec.loader.exec_module(build)
+    assert "kpass_compare" in build.module_names()
+    wheel = tmp_path / "kpass-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"")
+    folder = build.build_space("kpass_compare", wheel, tmp_path / "out")
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        ["README.md", "app.py", "kpass_compare.py", "leaderboard_tab.py", "space_input.py",
+         "space_output.py", "space_controls.py", "space_failures.py", "space_page.py",
+         "requirements.txt",
+         wheel.name])  # its modules beside app.py
+    card = (folder / "README.md").read_text()
+    assert card.startswith("---") and "app_file: app.py" in card
