@@ -7,27 +7,9 @@ fixed seed (``derandomize``) with no example database, so a run fails or passes 
 on every machine. Test-local ``settings(...)`` inherit this profile and may add to it.
 """
 
-import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
     "kpass", deadline=None, derandomize=True, database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.load_profile("kpass")
-
-
-@pytest.fixture(scope="module")
-def fast_path_at_every_size():
-    """Long files' fast routes at every size, for a module of tiny test files.
-
-    Under ``LINE_READER_BYTES`` (8 KiB) a report reads a text file line by line (no pyarrow
-    import); the modules that compare the fast routes with the line reader use it
-    (``pytestmark = pytest.mark.usefixtures("fast_path_at_every_size")``). Module-scoped, so
-    property tests may run under it.
-    """
-    from kpass.io.formats import readers
-
-    patch = pytest.MonkeyPatch()
-    patch.setattr(readers, "LINE_READER_BYTES", 0)
-    yield
-    patch.undo()

@@ -14,9 +14,6 @@ distributed = pytest.importorskip("distributed")
 pytestmark = [pytest.mark.slow, pytest.mark.cluster,
               pytest.mark.filterwarnings("ignore:Dask support is moving:FutureWarning")]
 
-QUESTIONS, SAMPLES = 300, 12
-
-
 @pytest.fixture(scope="module")
 def client():
     try:
@@ -29,32 +26,12 @@ def client():
 
 
 @pytest.fixture(scope="module")
-def log():
-    rng = np.random.default_rng(22)
-    qid = np.repeat(np.arange(QUESTIONS), SAMPLES)
-    sample = np.tile(np.arange(SAMPLES), QUESTIONS)
-    p = rng.random(QUESTIONS)[qid]
-    order = rng.permutation(qid.size)
-    return pd.DataFrame({"qid": [f"q{q:03d}" for q in qid[order]], "sample": sample[order],
-                         "correct": (rng.random(qid.size) < p).astype(np.int64)[order],
-                         "score": rng.random(qid.size)[order],
-                         "answer": rng.integers(0, 4, qid.size)[order]})
-
-
-@pytest.fixture(scope="module")
 def parquet(log, tmp_path_factory):
     """The log as 4 part files that the workers read themselves."""
     folder = tmp_path_factory.mktemp("dask")
     for part, chunk in enumerate(np.array_split(np.arange(len(log)), 4)):
         log.iloc[chunk].to_parquet(folder / f"part-{part}.parquet", index=False)
     return str(folder)
-
-
-def numpy_counts(log, outcome):
-    ids, inverse = np.unique(log["qid"].to_numpy(dtype=str), return_inverse=True)
-    n = np.bincount(inverse, minlength=ids.size)
-    c = np.bincount(inverse, weights=log[outcome].to_numpy(), minlength=ids.size)
-    return tuple(ids.tolist()), n.tolist(), c.astype(np.int64).tolist()
 
 
 @pytest.fixture
@@ -73,7 +50,8 @@ def client_rows(client, monkeypatch):
     return gathered
 
 
-def test_binary_counts_on_a_distributed_cluster_equal_numpy(client, parquet, log, client_rows):
+def test_binary_counts_on_a_distributed_cluster_equal_numpy(client, parquet, log, client_rows,
+                                                            numpy_counts):
     frame = dd.read_parquet(parquet)
     assert frame.npartitions == 4
     with distributed.get_task_stream(client) as stream:
@@ -84,14 +62,14 @@ def test_binary_counts_on_a_distributed_cluster_equal_numpy(client, parquet, log
     workers = {task["worker"] for task in stream.data}
     assert workers <= set(client.scheduler_info()["workers"]) and len(workers) == 2, workers
     # The group-by ran on the workers; the client got one row per question, once.
-    assert client_rows == [QUESTIONS], client_rows
+    assert client_rows == [log["qid"].nunique()], client_rows
     own = frame.groupby("qid").correct.agg(["count", "sum"]).compute().sort_index()
     assert (tuple(own.index), own["count"].tolist(), own["sum"].tolist()) == \
         numpy_counts(log, "correct")
 
 
 def test_threshold_categories_and_repeats_on_a_distributed_cluster(client, parquet, log,
-                                                                   client_rows):
+                                                                   client_rows, numpy_counts):
     frame = dd.read_parquet(parquet)
     scored = log.assign(hit=(log["score"] > 0.3).astype(np.int64))
     counts = kpass.BinaryCounts.from_long(frame, id="qid", outcome="score", threshold=0.3)
@@ -103,7 +81,7 @@ def test_threshold_categories_and_repeats_on_a_distributed_cluster(client, parqu
     table = np.zeros((len(ids), 4), dtype=np.int64)
     np.add.at(table, (np.searchsorted(ids, log["qid"]), log["answer"].to_numpy()), 1)
     assert categorical.ids == tuple(ids) and categorical.counts.tolist() == table.tolist()
-    assert len(client_rows) == 3 and max(client_rows) <= QUESTIONS * 4, client_rows
+    assert len(client_rows) == 3 and max(client_rows) <= log["qid"].nunique() * 4, client_rows
     # A pair repeated across two part files (two partitions) is found.
     first = log.iloc[0]
     repeated = dd.concat([frame, dd.from_pandas(log.iloc[[0]], npartitions=1)])

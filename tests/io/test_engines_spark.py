@@ -19,9 +19,6 @@ pyspark = pytest.importorskip("pyspark")
 pytestmark = [pytest.mark.slow, pytest.mark.cluster,
               pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas")]
 
-QUESTIONS, SAMPLES = 300, 12
-
-
 @pytest.fixture(scope="module")
 def spark():
     if shutil.which("java") is None:
@@ -43,32 +40,11 @@ def spark():
 
 
 @pytest.fixture(scope="module")
-def log():
-    """A shuffled long log: QUESTIONS x SAMPLES rows, 0/1 outcomes, scores and categories."""
-    rng = np.random.default_rng(22)
-    qid = np.repeat(np.arange(QUESTIONS), SAMPLES)
-    sample = np.tile(np.arange(SAMPLES), QUESTIONS)
-    p = rng.random(QUESTIONS)[qid]
-    order = rng.permutation(qid.size)
-    return pd.DataFrame({"qid": [f"q{q:03d}" for q in qid[order]], "sample": sample[order],
-                         "correct": (rng.random(qid.size) < p).astype(np.int64)[order],
-                         "score": rng.random(qid.size)[order],
-                         "answer": rng.integers(0, 4, qid.size)[order]})
-
-
-@pytest.fixture(scope="module")
 def parquet(spark, log, tmp_path_factory):
     """The log as Spark part files, read back by Spark (the driver never holds it)."""
     folder = tmp_path_factory.mktemp("spark") / "log"
     spark.createDataFrame(log).repartition(4).write.parquet(str(folder))
     return spark.read.parquet(str(folder))
-
-
-def numpy_counts(log, outcome):
-    ids, inverse = np.unique(log["qid"].to_numpy(dtype=str), return_inverse=True)
-    n = np.bincount(inverse, minlength=ids.size)
-    c = np.bincount(inverse, weights=log[outcome].to_numpy(), minlength=ids.size)
-    return tuple(ids.tolist()), n.tolist(), c.astype(np.int64).tolist()
 
 
 @pytest.fixture
@@ -99,21 +75,22 @@ def driver_rows(monkeypatch, parquet):
 
 
 def test_binary_counts_from_spark_equal_numpy_and_sparks_own_group_by(parquet, log,
-                                                                      driver_rows):
+                                                                      driver_rows, numpy_counts):
     from pyspark.sql import functions as sf
 
     expected = numpy_counts(log, "correct")
     counts = kpass.BinaryCounts.from_long(parquet, id="qid", outcome="correct", sample="sample")
     assert (counts.ids, counts.n_samples.tolist(), counts.n_correct.tolist()) == expected
     # One result came back, one row per question: the rows stayed in Spark.
-    assert driver_rows == [QUESTIONS], driver_rows
+    assert driver_rows == [log["qid"].nunique()], driver_rows
     own = parquet.groupBy("qid").agg(sf.count("*").alias("n"), sf.sum("correct").alias("c"))
     rows = sorted((row["qid"], row["n"], row["c"]) for row in own.collect())
     assert ([q for q, _, _ in rows], [n for _, n, _ in rows], [c for _, _, c in rows]) == \
         (list(expected[0]), expected[1], expected[2])
 
 
-def test_threshold_and_categories_from_spark_equal_numpy(parquet, log, driver_rows):
+def test_threshold_and_categories_from_spark_equal_numpy(parquet, log, driver_rows,
+                                                         numpy_counts):
     scored = log.assign(hit=(log["score"] > 0.3).astype(np.int64))
     counts = kpass.BinaryCounts.from_long(parquet, id="qid", outcome="score", threshold=0.3)
     assert (counts.ids, counts.n_samples.tolist(), counts.n_correct.tolist()) == \
@@ -125,7 +102,7 @@ def test_threshold_and_categories_from_spark_equal_numpy(parquet, log, driver_ro
     np.add.at(table, (np.searchsorted(ids, log["qid"]), log["answer"].to_numpy()), 1)
     assert categorical.ids == tuple(ids) and categorical.counts.tolist() == table.tolist()
     # Per question (threshold), per question and category, per question (samples).
-    assert max(driver_rows) <= QUESTIONS * 4 and len(driver_rows) == 3, driver_rows
+    assert max(driver_rows) <= log["qid"].nunique() * 4 and len(driver_rows) == 3, driver_rows
 
 
 def test_spark_errors_are_kpass_messages(spark, parquet, log):
