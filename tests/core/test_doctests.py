@@ -13,7 +13,7 @@ CORE_MODULES = [
     "kpass.families.max_reward", "kpass.families.tailpass.metric",
     "kpass.families.tailpass.draws", "kpass.families.tailpass.weights",
     "kpass.data", "kpass.stats.errors", "kpass.stats.comparison", "kpass.stats.planning",
-    "kpass.stats.ranking", "kpass.io.long.load", "kpass.registry",
+    "kpass.stats.ranking", "kpass.io.long.load", "kpass.io.errors", "kpass.registry",
 ]
 
 

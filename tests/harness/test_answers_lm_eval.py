@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from kpass.io.answers import load_answers
-from kpass.io.rows import ReportError
+from kpass.io.errors import ReportError
 from kpass.report.cli import main
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "lm-eval"

@@ -16,9 +16,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from kpass.families.pass_at_k import pass_at_k
+from kpass.io.errors import ReportError
 from kpass.io.harness.harness_rows import get_path, path_records, read_rows
 from kpass.io.harness.load import detect_harness, group_counts, harness_records, load_harness
-from kpass.io.rows import ReportError
 from kpass.report.cli import main
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"

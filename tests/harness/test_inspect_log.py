@@ -27,8 +27,8 @@ from inspect_ai.scorer import Score, Target, accuracy, includes, match, mean, sc
 from inspect_ai.solver import Generate, TaskState, generate, solver  # noqa: E402
 
 import kpass  # noqa: E402
+from kpass.io.errors import ReportError
 from kpass.io.harness.inspect_log import expand_inspect_logs, inspect_labels, load_inspect  # noqa: E402
-from kpass.io.rows import ReportError  # noqa: E402
 from kpass.report.cli import main  # noqa: E402
 
 EPOCHS = 4

@@ -14,10 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kpass.data import sample_path
+from kpass.io.errors import ReportError
 from kpass.io.formats.parsers import parse_cell
 from kpass.io.formats.readers import load_counts
 from kpass.io.progress import Progress
-from kpass.io.rows import OUTCOME_COLUMNS, ReportError
+from kpass.io.rows import OUTCOME_COLUMNS
 
 RAGGED = [[1, 0, 1, 1], [0, 0], [1, 1, 1, 0, 1, 1], [0], [1, 1]]
 RECTANGULAR = [[1, 0, 1], [0, 0, 0], [1, 1, 1], [0, 1, 0]]

@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 
 import kpass
+from kpass.io.errors import ReportError
 from kpass.io.formats import readers as readers_module
 from kpass.io.formats.readers import load_counts
 from kpass.io.long import load as long_module
 from kpass.io.long.load import load_long
-from kpass.io.rows import ReportError
 from kpass.io.shards import shard_parts
 from kpass.report.cli import main
 

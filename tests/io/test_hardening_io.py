@@ -510,8 +510,8 @@ def test_canonical_files_are_read_by_pyarrow_without_the_line_by_line_pass(tmp_p
     ("csv", '7,"[1, 0"', "unbalanced"),
 ])
 def test_a_bad_row_deep_in_a_file_is_located_by_the_second_pass(tmp_path, fmt, bad, problem):
+    from kpass.io.errors import ReportError
     from kpass.io.formats.readers import load_counts
-    from kpass.io.rows import ReportError
 
     rows = np.random.default_rng(2).integers(0, 2, size=(5000, 8)).tolist()
     path = _write(tmp_path / f"runs.{fmt}", rows, fmt)
@@ -676,8 +676,8 @@ def test_a_csv_whose_first_row_outgrows_the_header_probe_is_read_by_pyarrow(tmp_
 def test_bytes_that_are_not_utf8_count_only_in_the_outcome_cell(tmp_path):
     # pyarrow reads the outcome column unchecked; the cell check refuses any byte that is
     # not ASCII, so a bad byte there is found by the line-by-line pass, with its line.
+    from kpass.io.errors import ReportError
     from kpass.io.formats.readers import load_counts
-    from kpass.io.rows import ReportError
 
     rows = np.random.default_rng(9).integers(0, 2, size=(4000, 8)).tolist()
     cells = [_row_text(row, "json").encode() for row in rows]

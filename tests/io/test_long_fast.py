@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kpass.io.errors import ReportError
 from kpass.io.long import load as long_module
 from kpass.io.long.load import load_long
-from kpass.io.rows import ReportError
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")

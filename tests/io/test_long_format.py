@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import kpass
+from kpass.io.errors import ReportError
 from kpass.io.formats.readers import load_counts
 from kpass.io.long.load import load_long
-from kpass.io.rows import ReportError
 from kpass.report.cli import main
 
 # question id -> outcomes (different numbers of samples)

@@ -13,10 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kpass.io.errors import ReportError
 from kpass.io.long import load as long_module
 from kpass.io.long import long_codes, long_fast
 from kpass.io.long.load import load_long
-from kpass.io.rows import ReportError, canonical_id
+from kpass.io.rows import canonical_id
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")

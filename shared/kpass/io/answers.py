@@ -41,21 +41,13 @@ from .answers_match import (
     _ByRow,
     _Questions,
 )
+from .errors import ReportError, describe_read_error, read_errors, show
 from .formats.base import BOM, _element_lines, _need_pyarrow, _skip_space, detect_format
 from .formats.parsers import _open_bytes, dataset_files, read_text
 from .formats.readers import LoadedFile
 from .harness.answers_lm_eval import is_lm_eval_samples, lm_eval_records
 from .long.long_rows import _has_bad_bytes, _loads, not_utf8
-from .rows import (
-    ReportError,
-    Unreadable,
-    check_nesting,
-    describe_read_error,
-    json_problem,
-    read_errors,
-    show,
-    too_deep,
-)
+from .rows import Unreadable, check_nesting, json_problem, too_deep
 
 ANSWER_COLUMNS = ("answers",)
 REFERENCE_COLUMNS = ("ground_truth", "reference", "gold", "target", "answer")

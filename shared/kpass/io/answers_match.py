@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from .._core.counting.canonical import canonical_answer
-from .rows import ReportError, Unreadable, show
+from .errors import ReportError, show
+from .rows import Unreadable
 
 
 def _encode(answers: Any, reference: Any, label: str,

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .errors import ReportError
 from .formats.readers import LoadedFile
 from .harness.load import detect_harness, load_file
 from .progress import Progress
-from .rows import ReportError
 
 __all__ = ["InputOptions", "check_name", "load_input", "load_inputs"]
 

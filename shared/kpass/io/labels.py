@@ -13,9 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .errors import ReportError, show
 from .formats.base import _need_pyarrow, detect_format
 from .formats.parsers import dataset_files, read_text
-from .rows import ReportError, canonical_id, check_nesting, json_problem, show
+from .rows import canonical_id, check_nesting, json_problem
 
 
 def read_labels(source: str, column: str) -> list[Any]:

@@ -1,17 +1,15 @@
 """Per-question outcome rows -> validated counts, with where each row came from.
 
-The pieces every reader of ``kpass report`` shares: the one-line error type, the
-:class:`Batch` of rows a reader yields, and :func:`count_rows`, which validates a
+The pieces every reader of ``kpass report`` shares: the :class:`Batch` of rows a reader
+yields, and :func:`count_rows`, which validates a
 batch (lists, a 2-D array or a pyarrow list array) and counts it. A bad row is
 reported by its index in the batch, which the caller turns into ``line 12``.
 """
 
 from __future__ import annotations
 
-import csv
 import re
 import sys
-import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +25,7 @@ from .._core.counting.inputs import (
     flat_numbers,
 )
 from .arrow_numpy import to_numpy
+from .errors import BadRowError, ReportError, show
 
 OUTCOME_COLUMNS = ("outcomes", "correct", "scores")
 """Columns searched, in this order, when ``--column`` is not given."""
@@ -36,87 +35,6 @@ INSTALL_HINT = "install kpass[report] (pip install 'kpass[report]')"
 LONG_HINT = ("One outcome per row is the long format (one row per sample): pass --id COLUMN "
              "(and --sample COLUMN) to group the rows by question id")
 """Said wherever a scalar outcome cell is refused: never read as one-sample questions."""
-
-
-class ReportError(ValueError):
-    """A file, row or argument ``kpass report`` cannot use; ``str()`` is a one-line message."""
-
-    def __init__(self, source: str, problem: str, where: str | None = None) -> None:
-        self.source = one_line(source)
-        self.where = where
-        self.problem = one_line(problem)
-        super().__init__(f"{self.source}: {where}: {self.problem}" if where
-                         else f"{self.source}: {self.problem}")
-
-
-_LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
-
-def one_line(text: str) -> str:
-    r"""``text`` as one printable line, so that any stderr can print it.
-
-    Line breaks become spaces; control characters and undecodable bytes (surrogates)
-    are escaped.
-
-    Example:
-        >>> one_line("Invalid data\nDeserializing page header failed.\n)")
-        'Invalid data Deserializing page header failed. )'
-    """
-    text = _LINE_BREAKS.sub(" ", text.strip())
-    text = _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def read_errors() -> tuple[type[BaseException], ...]:
-    """The exception types a broken or unreadable file raises while it is read.
-
-    OSError covers permissions, directories, a full disk and ``gzip.BadGzipFile``;
-    EOFError a truncated gzip stream; zlib.error corrupt compressed data;
-    csv.Error a malformed CSV; pyarrow's errors a corrupt Parquet or Arrow file.
-    """
-    types: list[type[BaseException]] = [OSError, EOFError, zlib.error, UnicodeDecodeError,
-                                        csv.Error]
-    if "pyarrow" in sys.modules:  # never import pyarrow just to name its error type
-        types.append(sys.modules["pyarrow"].ArrowException)
-    return tuple(types)
-
-
-def describe_read_error(error: BaseException) -> str:
-    """A one-line description of an error raised while reading a file (see :func:`read_errors`).
-
-    Example:
-        >>> describe_read_error(EOFError("Compressed file ended"))
-        'the compressed file is truncated (it ends before the end of the gzip stream)'
-    """
-    import gzip
-
-    if isinstance(error, gzip.BadGzipFile):
-        return "not a gzip file (named .gz, but its content is not gzip-compressed)"
-    if isinstance(error, EOFError):
-        return "the compressed file is truncated (it ends before the end of the gzip stream)"
-    if isinstance(error, zlib.error):
-        return f"the compressed data is corrupt ({error})"
-    if isinstance(error, UnicodeDecodeError):
-        return f"not UTF-8 text ({error.reason} at byte {error.start + 1} of the line)"
-    if isinstance(error, csv.Error):
-        return f"not valid CSV ({error})"
-    if isinstance(error, PermissionError):
-        return "cannot read the file (permission denied)"
-    if isinstance(error, OSError):
-        reason = error.strerror or str(error) or type(error).__name__
-        return f"cannot read the file ({reason})"
-    text = str(error).splitlines()[0] if str(error) else type(error).__name__
-    return f"not a readable file ({text})"
-
-
-class BadRowError(Exception):
-    """Row ``index`` of a batch cannot be read (internal; becomes a ReportError)."""
-
-    def __init__(self, index: int, problem: str) -> None:
-        super().__init__(problem)
-        self.index = index
-        self.problem = problem
 
 
 @dataclass(frozen=True)
@@ -158,7 +76,6 @@ class Batch:
         return Batch(self.rows[start:stop], self.first + start, self.unit, lines)
 
 
-
 # ----------------------------------------------------------------------------- counting
 
 
@@ -197,12 +114,6 @@ def count_rows(rows: Any, label: str = "outcomes") -> BinaryCounts:
         raise BadRowError(bad.question, f"`{label}` must hold binary outcomes 0 or 1 for the pass "
                                         f"metrics; got {label}[{bad.sample}]={show(bad.value)}"
                           ) from None
-
-
-def show(value: Any) -> str:
-    """A short repr of ``value`` for messages."""
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _python_flat(rows: list[Any], label: str) -> tuple[np.ndarray, np.ndarray]:

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .errors import ReportError
 from .formats.base import detect_format
-from .rows import ReportError
 
 __all__ = ["Parts", "is_pattern", "shard_parts", "shard_paths"]
 

@@ -16,9 +16,9 @@ from dataclasses import replace
 from typing import Any
 
 from .._core.counting.counts import BinaryCounts
+from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
 from ..io.labels import read_labels
-from ..io.rows import ReportError
 from ..stats.align import align_runs
 from .compare_render import (
     RENDERERS,

@@ -26,8 +26,8 @@ from .._core.counting.checks import (
     normalize_ks,
 )
 from .._core.counting.counts import BinaryCounts
+from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
-from ..io.rows import ReportError
 from .render import RENDERERS, render_csv, render_json, render_markdown, render_table
 from .rows import Report
 from .table import (

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from .._core.counting.counts import BinaryCounts
+from ..io.errors import ReportError
 from ..io.harness.inspect_log import expand_inspect_logs, inspect_labels
-from ..io.rows import ReportError
 from ..registry import PRIMARY
 from .inputs import load_outcomes
 from .output import (

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..io.rows import ReportError
+from ..io.errors import ReportError
 from ..registry import PRIMARY
 
 

@@ -8,7 +8,8 @@ from typing import Any
 
 from .. import registry
 from .._core.counting.checks import check_choice
-from ..io.rows import INSTALL_HINT, ReportError
+from ..io.errors import ReportError
+from ..io.rows import INSTALL_HINT
 from .rows import Row
 
 FIGURE_INCHES = (10.0, 7.5)

@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from .._core.counting.counts import BinaryCounts
-from ..io.rows import ReportError
+from ..io.errors import ReportError
 
 __all__ = ["sequential_rows", "sequential_text"]
 

@@ -15,8 +15,8 @@ import numpy as np
 
 from .. import registry
 from .._core.moments.prior import posterior_options
+from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
-from ..io.rows import ReportError
 from ..stats.errors import estimates_and_standard_errors, standard_errors_by_k
 from .rows import Row
 

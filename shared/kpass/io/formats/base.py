@@ -22,8 +22,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..errors import ReportError, show
 from ..progress import Progress
-from ..rows import INSTALL_HINT, Batch, ReportError, Unreadable, pick_column, show
+from ..rows import INSTALL_HINT, Batch, Unreadable, pick_column
 
 FORMATS = {
     ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "tsv",

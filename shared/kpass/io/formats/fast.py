@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from ..._core.counting.counts import BinaryCounts
+from ..errors import BadRowError
 from ..progress import Progress
-from ..rows import MAX_NESTING, BadRowError, check_arrow_type, count_rows, pick_column
+from ..rows import MAX_NESTING, check_arrow_type, count_rows, pick_column
 
 BLOCK_BYTES = 1 << 20
 """Bytes pyarrow parses at a time (its default). Measured: as fast as 4 or 16 MB blocks, and

@@ -24,17 +24,16 @@ from typing import Any
 import numpy as np
 
 from ..._core.counting.counts import BinaryCounts
+from ..errors import ReportError, show
 from ..rows import (
     MAX_NESTING,
     Batch,
-    ReportError,
     Unreadable,
     check_arrow_type,
     check_nesting,
     json_problem,
     nesting_problem,
     pick_column,
-    show,
     too_deep,
 )
 from .base import (

@@ -24,15 +24,9 @@ from typing import Any
 import numpy as np
 
 from ..._core.counting.counts import BinaryCounts
+from ..errors import BadRowError, ReportError, describe_read_error, read_errors
 from ..progress import Progress
-from ..rows import (
-    BadRowError,
-    Batch,
-    ReportError,
-    count_rows,
-    describe_read_error,
-    read_errors,
-)
+from ..rows import Batch, count_rows
 from .base import detect_format
 from .parsers import READERS
 

@@ -13,7 +13,8 @@ import io
 import re
 from pathlib import Path
 
-from ..rows import LONG_HINT, ReportError, pick_column, read_errors, show
+from ..errors import ReportError, read_errors, show
+from ..rows import LONG_HINT, pick_column
 from .parsers import _open_bytes
 
 __all__ = ["refuse_scalar_cells"]

@@ -30,7 +30,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..rows import ReportError, Unreadable, show
+from ..errors import ReportError, show
+from ..rows import Unreadable
 
 __all__ = ["is_lm_eval_samples", "lm_eval_answers"]
 

@@ -30,16 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import ReportError, describe_read_error, show
 from ..formats.base import _need_pyarrow, detect_format
 from ..formats.parsers import dataset_files
-from ..rows import (
-    ReportError,
-    canonical_id,
-    check_nesting,
-    describe_read_error,
-    json_problem,
-    show,
-)
+from ..rows import canonical_id, check_nesting, json_problem
 
 _EACH = "[]"
 

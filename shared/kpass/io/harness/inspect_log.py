@@ -48,8 +48,9 @@ from typing import Any
 import numpy as np
 
 from ..._core.counting.counts import BinaryCounts
+from ..errors import ReportError, show
 from ..formats.readers import LoadedFile
-from ..rows import ReportError, canonical_id, show
+from ..rows import canonical_id
 
 
 @dataclass

@@ -52,15 +52,10 @@ from typing import Any
 
 from ..._core.counting.counts import BinaryCounts
 from ..._core.counting.inputs import binary_counts
+from ..errors import ReportError, describe_read_error, read_errors, show
 from ..formats.readers import LoadedFile, load_counts
 from ..progress import Progress
-from ..rows import (
-    ReportError,
-    canonical_id,
-    describe_read_error,
-    read_errors,
-    show,
-)
+from ..rows import canonical_id
 from ..shards import shard_parts
 from .harness_rows import (
     LongRecord,

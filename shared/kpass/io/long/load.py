@@ -35,18 +35,12 @@ from typing import Any
 import numpy as np
 
 from ..._core.counting.counts import BinaryCounts
+from ..errors import ReportError, describe_read_error, read_errors, show
 from ..formats.base import detect_format
 from ..formats.parsers import _open_bytes
 from ..formats.readers import LoadedFile, line_reader_size
 from ..harness.inspect_log import is_inspect_log
-from ..rows import (
-    LONG_HINT,
-    ReportError,
-    canonical_id,
-    describe_read_error,
-    read_errors,
-    show,
-)
+from ..rows import LONG_HINT, canonical_id
 from ..shards import Parts, shard_parts
 from .long_fast import fast_long_counts
 from .long_rows import (

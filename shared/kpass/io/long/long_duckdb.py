@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..._core.counting.counts import BinaryCounts
-from ..rows import ReportError
+from ..errors import ReportError
 from .long_codes import INTEGER_TEXT, PLAIN_ID, canonical_codes
 
 __all__ = ["DUCKDB_BYTES", "DUCKDB_ROWS", "DUCKDB_VERSION", "duckdb_long_counts",

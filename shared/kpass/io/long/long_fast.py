@@ -48,8 +48,9 @@ import numpy as np
 
 from ..._core.counting.counts import BinaryCounts
 from ..arrow_numpy import index_array, to_numpy
+from ..errors import ReportError
 from ..formats.fast import NestingScan
-from ..rows import MAX_NESTING, OUTCOME_COLUMNS, ReportError
+from ..rows import MAX_NESTING, OUTCOME_COLUMNS
 from .long_codes import Codes, canonical_codes, grown, repeated_pairs
 from .long_duckdb import duckdb_long_counts, duckdb_stream_counts, use_duckdb
 

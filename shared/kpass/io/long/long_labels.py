@@ -11,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..errors import ReportError, describe_read_error, read_errors
 from ..formats.base import detect_format
-from ..rows import ReportError, canonical_id, describe_read_error, read_errors
+from ..rows import canonical_id
 from ..shards import shard_parts
 from .long_rows import _CHUNKS
 

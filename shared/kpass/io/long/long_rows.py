@@ -30,17 +30,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..errors import ReportError, show
 from ..formats.parsers import _open_bytes, dataset_files, parse_cell
 from ..formats.scalar_cells import _is_scalar_cell
-from ..rows import (
-    MAX_NESTING,
-    ReportError,
-    Unreadable,
-    check_nesting,
-    json_problem,
-    pick_column,
-    show,
-)
+from ..rows import MAX_NESTING, Unreadable, check_nesting, json_problem, pick_column
 
 # ----------------------------------------------------------------------------- formats
 # Each yields chunks (where, ids, samples or None, outcome values) and fills
