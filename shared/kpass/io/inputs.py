@@ -5,7 +5,7 @@ Every command reads its files the same way, with the same options:
 * with ``--id``, ``--sample`` or ``--threshold`` by :func:`kpass.io.long.load.load_long` (long
   files grouped by question id, wide files keyed by their id column, soft scores
   thresholded), which also reads ``--clusters`` labels per question id;
-* otherwise by :func:`kpass.io.harness.load.load_file` (wide outcome files, harness files), with
+* otherwise by :func:`load_file` (wide outcome files, shards, Inspect logs, harness files), with
   ``--clusters`` read beside the rows, one label per question;
 * with ``--answers`` by :func:`kpass.io.answers.load_answers`.
 
@@ -21,12 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._core.counting.counts import BinaryCounts
 from .errors import ReportError
-from .formats.readers import LoadedFile
-from .harness.load import detect_harness, load_file
+from .formats.readers import LoadedFile, load_counts
+from .harness.harness_rows import is_path
+from .harness.inspect_log import is_inspect_log, load_inspect
+from .harness.load import detect_harness, load_harness
 from .progress import Progress
+from .shards import shard_parts
 
-__all__ = ["InputOptions", "check_name", "load_input", "load_inputs"]
+__all__ = ["InputOptions", "check_name", "load_file", "load_input", "load_inputs"]
 
 
 @dataclass
@@ -195,3 +199,68 @@ def _harness_of(source: str) -> str | None:
     if not Path(source).is_file():
         return None
     return detect_harness(source)
+
+
+def load_file(source: str, *, tool: str | None = None, filter: str | None = None,
+              column: str | None = None, chunk_size: int = 65536, skip_bad: bool = False,
+              progress: Progress | None = None) -> LoadedFile:
+    """A plain outcome file (:func:`~kpass.io.formats.readers.load_counts`) or a harness file.
+
+    The harness path is taken with ``tool`` or ``filter``, with a nested ``column``,
+    or when the plain reader cannot use the file and :func:`detect_harness`
+    recognises it (so a plain file costs nothing extra). The counts of a harness
+    file carry its question ids, so ``kpass compare`` matches two runs by id.
+
+    A folder of part files or a glob pattern (:func:`kpass.io.shards.shard_paths`) is
+    read part by part, in sorted order, and pooled: the questions of all parts, as one
+    file holding every row in that order would give.
+    """
+    if tool is None and filter is None and is_inspect_log(source):
+        return load_inspect(source, column=column)  # Inspect AI logs: kpass.io.harness.inspect_log
+    parts = shard_parts(source)
+    if parts is not None:
+        if tool is not None or filter is not None or is_path(column):
+            raise ReportError(source, "harness files and nested --column paths are read one "
+                                      "file at a time; give each as its own input")
+        pooled = _pooled(source, [load_file(part, column=column, chunk_size=chunk_size,
+                                            skip_bad=skip_bad, progress=None)
+                                  for part in parts.paths], parts.labels)
+        pooled.notes.extend(parts.notes)
+        return pooled
+    if not Path(source).exists():
+        raise ReportError(source, "no such file or directory")
+    if tool is None and filter is None and not is_path(column):
+        try:
+            return load_counts(source, column=column, chunk_size=chunk_size,
+                               skip_bad=skip_bad, progress=progress)
+        except ReportError:
+            # A pipe was read once already; only a regular file can be probed again.
+            if not Path(source).is_file() or detect_harness(source) is None:
+                raise
+    elif progress is not None:
+        progress.close()
+    counts, ids, label = load_harness(source, tool, column, filter)
+    shortest = int(counts.n_samples.argmin())
+    return LoadedFile(source, Path(source), label, counts, f"question {ids[shortest]!r}")
+
+
+def _pooled(source: str, loaded: list[LoadedFile], labels: list[str]) -> LoadedFile:
+    """One input from the parts of a sharded one: counts concatenated in part order.
+
+    ``labels`` name the parts in messages (paths relative to the input).
+    """
+    columns = {item.column for item in loaded}
+    if len(columns) > 1:
+        first, second = sorted(columns, key=str)[:2]
+        raise ReportError(source, f"the parts use different outcome columns ({first}, "
+                                  f"{second}); give --column")
+    try:
+        counts = BinaryCounts.concat([item.counts for item in loaded])
+    except ValueError as error:  # some parts carry question ids, some do not
+        raise ReportError(source, f"the parts cannot be pooled: {error}") from None
+    shortest = min(range(len(loaded)), key=lambda index: loaded[index].n_min)
+    bad_rows = [(f"{label}, {where}", problem)
+                for item, label in zip(loaded, labels, strict=True)
+                for where, problem in item.bad_rows]
+    return LoadedFile(source, loaded[0].path, loaded[0].column, counts,
+                      f"{labels[shortest]}, {loaded[shortest].shortest}", bad_rows)

@@ -88,7 +88,7 @@ def add_next_parser(commands: Any, _count: Callable[..., Any],
 def run_next(args: argparse.Namespace) -> int:
     """Run ``kpass next`` with parsed arguments; the exit status."""
     from ..families import function
-    from ..io.harness.load import load_file
+    from ..io.inputs import load_file
     from ..io.progress import Progress
     from ..registry import names
     from ..stats.allocation import _check_inputs, _greedy

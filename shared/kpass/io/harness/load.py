@@ -33,7 +33,8 @@ Every reader yields :class:`LongRecord` (question id, sample index, value, where
 
 This module says which harness wrote a file (:func:`detect_harness`) and what it is
 scored by (:func:`default_metric`), dispatches to the harness's reader
-(:func:`harness_records`), groups and loads (:func:`load_file`, :func:`load_harness`).
+(:func:`harness_records`), groups and loads (:func:`load_harness`); a file of any kind is
+loaded by :func:`kpass.io.inputs.load_file`, which sends harness files here.
 The nested paths, the row reading and each harness's record reader are in
 :mod:`kpass.io.harness.harness_rows`.
 
@@ -53,10 +54,7 @@ from typing import Any
 from ..._core.counting.counts import BinaryCounts
 from ..._core.counting.inputs import binary_counts
 from ..errors import ReportError, describe_read_error, read_errors, show
-from ..formats.readers import LoadedFile, load_counts
-from ..progress import Progress
 from ..rows import canonical_id
-from ..shards import shard_parts
 from .harness_rows import (
     LongRecord,
     _filter_of,
@@ -67,14 +65,12 @@ from .harness_rows import (
     path_records,
     read_rows,
 )
-from .inspect_log import is_inspect_log, load_inspect
 
 __all__ = [
     "HARNESSES",
     "detect_harness",
     "group_counts",
     "harness_records",
-    "load_file",
     "load_harness",
 ]
 
@@ -189,71 +185,6 @@ def group_counts(records: Iterable[LongRecord], source: str) -> tuple[BinaryCoun
         lists.append(values)
     counts = binary_counts(lists)
     return BinaryCounts(counts.n_samples, counts.n_correct, ids=tuple(seen)), list(seen)
-
-
-def load_file(source: str, *, tool: str | None = None, filter: str | None = None,
-              column: str | None = None, chunk_size: int = 65536, skip_bad: bool = False,
-              progress: Progress | None = None) -> LoadedFile:
-    """A plain outcome file (:func:`~kpass.io.formats.readers.load_counts`) or a harness file.
-
-    The harness path is taken with ``tool`` or ``filter``, with a nested ``column``,
-    or when the plain reader cannot use the file and :func:`detect_harness`
-    recognises it (so a plain file costs nothing extra). The counts of a harness
-    file carry its question ids, so ``kpass compare`` matches two runs by id.
-
-    A folder of part files or a glob pattern (:func:`kpass.io.shards.shard_paths`) is
-    read part by part, in sorted order, and pooled: the questions of all parts, as one
-    file holding every row in that order would give.
-    """
-    if tool is None and filter is None and is_inspect_log(source):
-        return load_inspect(source, column=column)  # Inspect AI logs: kpass.io.harness.inspect_log
-    parts = shard_parts(source)
-    if parts is not None:
-        if tool is not None or filter is not None or is_path(column):
-            raise ReportError(source, "harness files and nested --column paths are read one "
-                                      "file at a time; give each as its own input")
-        pooled = _pooled(source, [load_file(part, column=column, chunk_size=chunk_size,
-                                            skip_bad=skip_bad, progress=None)
-                                  for part in parts.paths], parts.labels)
-        pooled.notes.extend(parts.notes)
-        return pooled
-    if not Path(source).exists():
-        raise ReportError(source, "no such file or directory")
-    if tool is None and filter is None and not is_path(column):
-        try:
-            return load_counts(source, column=column, chunk_size=chunk_size,
-                               skip_bad=skip_bad, progress=progress)
-        except ReportError:
-            # A pipe was read once already; only a regular file can be probed again.
-            if not Path(source).is_file() or detect_harness(source) is None:
-                raise
-    elif progress is not None:
-        progress.close()
-    counts, ids, label = load_harness(source, tool, column, filter)
-    shortest = int(counts.n_samples.argmin())
-    return LoadedFile(source, Path(source), label, counts, f"question {ids[shortest]!r}")
-
-
-def _pooled(source: str, loaded: list[LoadedFile], labels: list[str]) -> LoadedFile:
-    """One input from the parts of a sharded one: counts concatenated in part order.
-
-    ``labels`` name the parts in messages (paths relative to the input).
-    """
-    columns = {item.column for item in loaded}
-    if len(columns) > 1:
-        first, second = sorted(columns, key=str)[:2]
-        raise ReportError(source, f"the parts use different outcome columns ({first}, "
-                                  f"{second}); give --column")
-    try:
-        counts = BinaryCounts.concat([item.counts for item in loaded])
-    except ValueError as error:  # some parts carry question ids, some do not
-        raise ReportError(source, f"the parts cannot be pooled: {error}") from None
-    shortest = min(range(len(loaded)), key=lambda index: loaded[index].n_min)
-    bad_rows = [(f"{label}, {where}", problem)
-                for item, label in zip(loaded, labels, strict=True)
-                for where, problem in item.bad_rows]
-    return LoadedFile(source, loaded[0].path, loaded[0].column, counts,
-                      f"{labels[shortest]}, {loaded[shortest].shortest}", bad_rows)
 
 
 def load_harness(source: str, tool: str | None, column: str | None = None,
