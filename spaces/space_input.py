@@ -394,7 +394,7 @@ def read_upload(path: str | None, names: list[str], kind: str) -> list[Question]
 
 def inspect_log(path: str) -> bool:
     """Whether an upload is an Inspect AI log (``.eval``, or a ``.json`` Inspect wrote)."""
-    from kpass.io.harness.inspect_log import is_inspect_log
+    from kpass.io.harness.inspect_files import is_inspect_log
 
     return is_inspect_log(path)
 

@@ -28,7 +28,8 @@ from inspect_ai.solver import Generate, TaskState, generate, solver  # noqa: E40
 
 import kpass  # noqa: E402
 from kpass.io.errors import ReportError
-from kpass.io.harness.inspect_log import expand_inspect_logs, inspect_labels, load_inspect  # noqa: E402
+from kpass.io.harness.inspect_files import expand_inspect_logs  # noqa: E402
+from kpass.io.harness.inspect_log import inspect_labels, load_inspect  # noqa: E402
 from kpass.report.cli import main  # noqa: E402
 
 EPOCHS = 4
@@ -278,7 +279,7 @@ def test_import_kpass_does_not_import_inspect_ai():
 
 
 def test_plain_json_is_not_an_inspect_log(tmp_path):
-    from kpass.io.harness.inspect_log import is_inspect_log
+    from kpass.io.harness.inspect_files import is_inspect_log
 
     plain = tmp_path / "runs.json"
     plain.write_text('{"outcomes": [[1, 0], [1, 1]]}')

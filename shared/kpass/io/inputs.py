@@ -25,7 +25,8 @@ from .._core.counting.counts import BinaryCounts
 from .errors import ReportError
 from .formats.readers import LoadedFile, load_counts
 from .harness.harness_rows import is_path
-from .harness.inspect_log import is_inspect_log, load_inspect
+from .harness.inspect_files import is_inspect_log
+from .harness.inspect_log import load_inspect
 from .harness.load import detect_harness, load_harness
 from .progress import Progress
 from .shards import shard_parts

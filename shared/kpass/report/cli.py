@@ -23,7 +23,7 @@ from typing import Any
 
 from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
-from ..io.harness.inspect_log import expand_inspect_logs
+from ..io.harness.inspect_files import expand_inspect_logs
 from .inputs import load_outcomes
 from .output import _check_answers_options, _write, capped_k_note, cli_words
 from .parser import (

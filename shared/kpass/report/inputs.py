@@ -17,7 +17,7 @@ from ..io.formats.readers import LoadedFile
 from ..io.inputs import InputOptions, load_inputs
 from ..io.progress import Progress
 
-__all__ = ["input_options", "load_outcomes"]
+__all__ = ["input_options", "left_out", "load_outcomes"]
 
 
 def input_options(args: argparse.Namespace) -> InputOptions:
@@ -62,4 +62,28 @@ def load_outcomes(sources: list[str], args: argparse.Namespace, command: str, *,
     for item in loaded:
         for note in item.notes:
             print(f"kpass {command}: note: {note}", file=sys.stderr)
+        if command != "report" and item.bad_rows:  # report lists them one by one
+            print(f"kpass {command}: warning: {left_out(item)}", file=sys.stderr)
     return loaded, answers
+
+
+def left_out(item: LoadedFile) -> str:
+    """One line on the rows (an Inspect log's epochs) an input's reader left out.
+
+    Example:
+        >>> from pathlib import Path
+        >>> from kpass import BinaryCounts
+        >>> item = LoadedFile("a.jsonl", Path("a.jsonl"), "outcomes",
+        ...                   BinaryCounts([2], [1]), "line 1", [("line 2", "not a list")])
+        >>> left_out(item)
+        'a.jsonl: 1 unreadable row left out (first: line 2: not a list)'
+    """
+    from ..io.harness.inspect_log import InspectFile
+
+    count = len(item.bad_rows)
+    plural = "s" * (count != 1)
+    what = (f"errored or unscored epoch{plural} left out (fewer samples for "
+            f"{'their questions' if plural else 'its question'})"
+            if isinstance(item, InspectFile) else f"unreadable row{plural} left out")
+    where, problem = item.bad_rows[0]
+    return f"{item.source}: {count} {what} (first: {where}: {problem})"

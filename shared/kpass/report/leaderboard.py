@@ -21,7 +21,8 @@ import numpy as np
 
 from .._core.counting.counts import BinaryCounts
 from ..io.errors import ReportError
-from ..io.harness.inspect_log import expand_inspect_logs, inspect_labels
+from ..io.harness.inspect_files import expand_inspect_logs
+from ..io.harness.inspect_log import inspect_labels
 from ..registry import PRIMARY
 from .inputs import load_outcomes
 from .output import (

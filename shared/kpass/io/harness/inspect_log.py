@@ -39,8 +39,7 @@ from __future__ import annotations
 
 import importlib
 import math
-import re
-from collections.abc import Iterable
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,6 +50,7 @@ from ..._core.counting.counts import BinaryCounts
 from ..errors import ReportError, show
 from ..formats.readers import LoadedFile
 from ..rows import canonical_id
+from .inspect_files import check_members, is_inspect_log
 
 
 @dataclass
@@ -75,12 +75,8 @@ class InspectFile(LoadedFile):
     soft: InspectSoft | None = None
 
 
-__all__ = ["InspectFile", "InspectSoft", "expand_inspect_logs", "inspect_install_hint",
-           "inspect_labels", "is_inspect_log", "load_inspect", "read_inspect"]
-
-_JSON_HEAD = re.compile(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"')
-"""The first bytes of an Inspect ``.json`` log: ``{"version": 2, "status": "...``."""
-
+__all__ = ["InspectFile", "InspectSoft", "inspect_install_hint", "inspect_labels",
+           "load_inspect", "read_inspect"]
 
 def inspect_install_hint() -> str:
     """The one line said when inspect-ai is missing."""
@@ -96,65 +92,44 @@ def _need_inspect(source: str) -> Any:
     return log
 
 
-def is_inspect_log(path: str | Path) -> bool:
-    """Whether ``path`` is an Inspect log.
-
-    An ``.eval`` file, or a ``.json`` file starting as Inspect writes one
-    (``{"version": N, "status": ...``). Never raises; reads at most 256 bytes.
-    """
-    path = Path(path)
-    try:
-        if not path.is_file():
-            return False
-        suffix = path.suffix.lower()
-        if suffix == ".eval":
-            return True
-        if suffix != ".json":
-            return False
-        with open(path, "rb") as handle:
-            head = handle.read(256)
-    except OSError:
-        return False
-    return _JSON_HEAD.match(head.removeprefix(b"\xef\xbb\xbf")) is not None
-
-
-def expand_inspect_logs(sources: Iterable[str]) -> list[str]:
-    """Each folder or glob pattern holding only Inspect logs -> its logs, one input each.
-
-    Every log is its own run (a model on a task), so a folder of logs is several inputs,
-    not one pooled table; any other source is kept as it is (a folder of part files is
-    still one input, :func:`kpass.io.shards.shard_paths`).
-
-    Example:
-        >>> expand_inspect_logs(["runs.jsonl"])
-        ['runs.jsonl']
-    """
-    from ..shards import shard_parts
-
-    out: list[str] = []
-    for source in sources:
-        try:  # the one walker of folders and patterns: links followed, each real file once
-            parts = shard_parts(source, formats=False)
-        except ReportError:
-            parts = None  # the reader says what is wrong with this input
-        if parts is None:
-            out.append(source)
-            continue
-        files = parts.paths
-        if files and all(is_inspect_log(file) for file in files):
-            out.extend(files)
-        else:
-            out.append(source)
-    return out
-
-
 def _header(source: str) -> Any:
     log = _need_inspect(source)
+    check_members(source)
     try:
         return log.read_eval_log(source, header_only=True)
     except Exception as error:  # noqa: BLE001 - a broken zip, bad JSON, a schema error
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise ReportError(source, f"not a readable Inspect log ({first})") from None
+        whole = _whole_json(source, log)
+        if whole is None:
+            raise ReportError(source, f"not a readable Inspect log ({first})") from None
+        return whole
+
+
+def _whole_json(source: str, log: Any) -> Any:
+    """A ``.json`` log Inspect's streaming reader refuses, parsed whole (else None).
+
+    Re-saved with its keys sorted or a byte-order mark first, a ``.json`` log is still a
+    log; Inspect's own model (``EvalLog``) reads it once its text is decoded. A ``.json``
+    log is parsed whole by Inspect too, so memory is what Inspect would take.
+    """
+    if Path(source).suffix.lower() != ".json":
+        return None
+    try:
+        text = Path(source).read_bytes().decode("utf-8-sig")
+        return log.EvalLog.model_validate_json(text)
+    except Exception:  # noqa: BLE001 - not a log after all: the caller says why
+        return None
+
+
+def _summaries(source: str, header: Any) -> list[Any]:
+    """Each epoch's id, epoch, scores and error (the samples of a log read whole)."""
+    if getattr(header, "samples", None) is not None:
+        return list(header.samples)
+    log = _need_inspect(source)
+    try:
+        return list(log.read_eval_log_sample_summaries(source))
+    except Exception as error:  # noqa: BLE001 - a broken zip, bad JSON, a schema error
+        raise ReportError(source, f"not a readable Inspect log ({error})") from None
 
 
 def inspect_labels(sources: list[str]) -> list[str | None]:
@@ -212,25 +187,32 @@ def _number(value: Any, to_float: Any, constants: tuple[Any, ...]) -> float | No
         return float(to_float(value))
     if isinstance(value, (int, float)):
         return float(value) if math.isfinite(value) else None
-    if isinstance(value, str):
-        text = value.strip().lower()
-        if text in ("yes", "no", "true", "false"):
+    if isinstance(value, str):  # exactly as value_to_float reads text: " yes" it cannot
+        if value.lower() in ("yes", "no", "true", "false"):
             return float(to_float(value))
         try:
-            number = float(text)
+            number = float(value)
         except ValueError:
             return None
         return float(to_float(value)) if math.isfinite(number) else None
     return None
 
 
-def _read(source: str, column: str | None, bad: list[tuple[str, str]]
+def _first_line(error: Any) -> str:
+    """The first line of an epoch's error (a summary's text or a sample's ``EvalError``)."""
+    lines = str(getattr(error, "message", error)).strip().splitlines()
+    return lines[0] if lines else "no message"
+
+
+def _read(source: str, column: str | None, bad: list[tuple[str, str]], raws: list[Any]
           ) -> tuple[str, list[str], list[Any], list[int], list[float]]:
     """The scorer and (where, sample id, epoch, value) of each scored epoch, as columns.
 
+    ``raws`` receives each value as the log holds it (messages quote it exactly).
+
     Epochs that errored or have no score are listed in ``bad`` and left out.
     """
-    log = _need_inspect(source)
+    _need_inspect(source)
     from inspect_ai.scorer import CORRECT, INCORRECT, NOANSWER, PARTIAL, value_to_float
 
     header = _header(source)
@@ -241,10 +223,7 @@ def _read(source: str, column: str | None, bad: list[tuple[str, str]]
         raise ReportError(source, f"the log's status is {status!r}, not 'success'{detail}: its "
                                   "samples are incomplete; finish the run (inspect eval-retry) "
                                   "and read the finished log")
-    try:
-        summaries = log.read_eval_log_sample_summaries(source)
-    except Exception as error:  # noqa: BLE001 - a broken zip, bad JSON, a schema error
-        raise ReportError(source, f"not a readable Inspect log ({error})") from None
+    summaries = _summaries(source, header)
     names: list[str] = []
     if header.results is not None:
         names.extend(str(score.scorer) for score in header.results.scores)
@@ -252,6 +231,12 @@ def _read(source: str, column: str | None, bad: list[tuple[str, str]]
         for name in summary.scores or {}:
             if name not in names:
                 names.append(name)
+    errored = [summary for summary in summaries if summary.error is not None]
+    if not names and errored and len(errored) == len(summaries):
+        raise ReportError(source, f"every epoch errored ({len(errored)} of {len(errored)}; "
+                                  f"first: sample {errored[0].id!r} epoch {errored[0].epoch}: "
+                                  f"{_first_line(errored[0].error)}): no score to read; fix "
+                                  "the failure and re-run (inspect eval-retry)")
     scorer, key = _scorer(source, list(dict.fromkeys(names)), column)
     to_float = value_to_float()
     constants = (CORRECT, INCORRECT, PARTIAL, NOANSWER)
@@ -262,8 +247,7 @@ def _read(source: str, column: str | None, bad: list[tuple[str, str]]
     for summary in summaries:
         place = f"sample {summary.id!r} epoch {summary.epoch}"
         if summary.error is not None:
-            first = str(summary.error).strip().splitlines()
-            bad.append((place, f"the sample errored ({first[0] if first else 'no message'})"))
+            bad.append((place, f"the sample errored ({_first_line(summary.error)})"))
             continue
         score = (summary.scores or {}).get(scorer)
         if score is None:
@@ -290,6 +274,7 @@ def _read(source: str, column: str | None, bad: list[tuple[str, str]]
         ids.append(summary.id)
         epochs.append(summary.epoch)
         values.append(number)
+        raws.append(value)
     label = scorer if key is None else f"{scorer}.{key}"
     return label, where, ids, epochs, values
 
@@ -316,16 +301,28 @@ def load_inspect(source: str, *, column: str | None = None, threshold: float | N
     if not Path(source).exists():
         raise ReportError(source, "no such file or directory")
     bad: list[tuple[str, str]] = []
-    label, where, ids, epochs, values = _read(source, column, bad)
+    raws: list[Any] = []
+    label, where, ids, epochs, values = _read(source, column, bad, raws)
     if not where:
         first = f" (first: {bad[0][0]}: {bad[0][1]})" if bad else ""
         raise ReportError(source, f"the log holds no scored sample{first}")
-    return _count(source, label, where, ids, epochs, values, threshold, bad)
+    return _count(source, label, where, ids, epochs, values, threshold, bad, raws)
+
+
+def _quoted(score: Any, value: float) -> str:
+    """The score as the log holds it (``'1_0'``, ``1.0000000000000002``), with its reading.
+
+    Example:
+        >>> _quoted("1_0", 10.0), _quoted(1.0000000000000002, 1.0000000000000002)
+        ("'1_0' (read as 10.0)", '1.0000000000000002')
+    """
+    text = repr(score)
+    return text if text == repr(value) else f"{text} (read as {value!r})"
 
 
 def _count(source: str, label: str, where: list[str], ids: list[Any], epochs: list[int],
-           values: list[float], threshold: float | None, bad: list[tuple[str, str]]
-           ) -> InspectFile:
+           values: list[float], threshold: float | None, bad: list[tuple[str, str]],
+           raws: list[Any]) -> InspectFile:
     """Per-question counts (first-seen order of sample ids); checks each value and pair."""
     slot: dict[Any, int] = {}
     seen: dict[tuple[Any, int], str] = {}
@@ -333,7 +330,7 @@ def _count(source: str, label: str, where: list[str], ids: list[Any], epochs: li
     c: list[int] = []
     total: list[float] = []
     first: list[str] = []
-    for place, raw, epoch, value in zip(where, ids, epochs, values, strict=True):
+    for place, raw, epoch, value, score in zip(where, ids, epochs, values, raws, strict=True):
         qid = canonical_id(raw, source, place)
         if (qid, epoch) in seen:
             raise ReportError(source, f"sample {qid!r} epoch {epoch} appears twice: at "
@@ -341,14 +338,15 @@ def _count(source: str, label: str, where: list[str], ids: list[Any], epochs: li
         seen[qid, epoch] = place
         if threshold is None:
             if value not in (0.0, 1.0):
-                raise ReportError(source, f"outcome {value:g} is not binary (0 or 1); for soft "
-                                          "scores pass --threshold T (correct iff score > T)",
-                                  place)
+                raise ReportError(source, f"score {_quoted(score, value)} is not binary (0 or "
+                                          "1); for soft scores pass --threshold T (correct "
+                                          "iff score > T)", place)
             hard = int(value)
         else:
             if not 0.0 <= value <= 1.0:
-                raise ReportError(source, f"soft score {value:g} is outside [0, 1]; scores read "
-                                          "with --threshold must lie in [0, 1]", place)
+                raise ReportError(source, f"soft score {_quoted(score, value)} is outside "
+                                          "[0, 1]; scores read with --threshold must lie in "
+                                          "[0, 1]", place)
             hard = int(value > threshold)
         index = slot.get(qid)
         if index is None:
@@ -379,7 +377,8 @@ def read_inspect(path: str | Path, *, scorer: str | None = None,
 
     Each sample is a question and each of its epochs one sample; scores map to 0/1 by
     Inspect's own ``value_to_float`` (C -> 1, I -> 0, N -> 0; P -> 0.5 needs
-    ``threshold``). Errored epochs are left out (that question has fewer samples).
+    ``threshold``). Errored epochs are left out (that question has fewer samples), with
+    one ``UserWarning`` giving their count.
 
     Args:
         path: an ``.eval`` or ``.json`` log written by Inspect.
@@ -405,6 +404,13 @@ def read_inspect(path: str | Path, *, scorer: str | None = None,
     except ImportError:
         raise ImportError(inspect_install_hint()) from None
     try:
-        return load_inspect(str(path), column=scorer, threshold=threshold).counts
+        loaded = load_inspect(str(path), column=scorer, threshold=threshold)
     except ReportError as error:
         raise ValueError(str(error)) from None
+    if loaded.bad_rows:
+        count = len(loaded.bad_rows)
+        where, problem = loaded.bad_rows[0]
+        warnings.warn(f"{path}: {count} errored or unscored epoch{'s' * (count != 1)} left "
+                      f"out, fewer samples for their questions (first: {where}: {problem})",
+                      UserWarning, stacklevel=2)
+    return loaded.counts

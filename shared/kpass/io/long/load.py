@@ -39,7 +39,7 @@ from ..errors import ReportError, describe_read_error, read_errors, show
 from ..formats.base import detect_format
 from ..formats.parsers import _open_bytes
 from ..formats.readers import LoadedFile, line_reader_size
-from ..harness.inspect_log import is_inspect_log
+from ..harness.inspect_files import is_inspect_log
 from ..rows import LONG_HINT, canonical_id
 from ..shards import Parts, shard_parts
 from .long_fast import fast_long_counts
