@@ -69,6 +69,23 @@ def _pick(names: list[str], requested: str | None, defaults: tuple[str, ...], wh
                               f"choose one with {option} NAME", where)
 
 
+def answer_records(source: str, path: Path, names: dict[str, str | None],
+                   state: dict[str, str], chunk_size: int
+                   ) -> tuple[Iterator[Record], str | None]:
+    """The records of an answers file, and the id column that groups them.
+
+    An lm-eval ``--log_samples`` file (read with no column named) gives its repeats in
+    ``resps``, grouped by ``doc_id`` (one row per filter); any other file its rows, grouped
+    by ``names["id"]`` (None: one row per question). ``load_answers`` and compare's check
+    of the references read through this one choice.
+    """
+    fmt = detect_format(path)
+    if (fmt == "jsonl" and names["answers"] is None and names["reference"] is None
+            and names["id"] is None and is_lm_eval_samples(path)):
+        return lm_eval_records(source, path, state), "doc_id"
+    return _RECORDS[fmt](source, path, names, state, chunk_size), names["id"]
+
+
 def load_answers(source: str, *, column: str | None = None, reference: str | None = None,
                  skip_bad: bool = False, chunk_size: int = 65536,
                  normalize: Callable[[Any], Any] | None = None, id: str | None = None,  # noqa: A002
@@ -124,12 +141,7 @@ def load_answers(source: str, *, column: str | None = None, reference: str | Non
                                   "of a question counts, so a bad row stops the run with its line")
     names = {"answers": column, "reference": reference, "id": id, "sample": sample}
     state: dict[str, str] = {}
-    if (fmt == "jsonl" and column is None and reference is None and id is None
-            and is_lm_eval_samples(path)):  # lm-eval --log_samples: the repeats in `resps`
-        records: Iterator[Record] = lm_eval_records(source, path, state)
-        id = "doc_id"  # noqa: A001 - grouped by document (one row per filter)
-    else:
-        records = _RECORDS[fmt](source, path, names, state, chunk_size)
+    records, id = answer_records(source, path, names, state, chunk_size)  # noqa: A001
     key = answer_key(normalize)
     normalizer = function_name(normalize) if normalize is not None else None
     questions: _Questions = (_ById(source, key, normalizer, state) if id is not None

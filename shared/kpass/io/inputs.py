@@ -24,6 +24,7 @@ from typing import Any
 from .._core.counting.counts import BinaryCounts
 from .errors import ReportError
 from .formats.readers import LoadedFile, load_counts
+from .harness.answers_lm_eval import check_not_lm_eval_results
 from .harness.harness_rows import is_path
 from .harness.inspect_files import is_inspect_log
 from .harness.inspect_log import load_inspect
@@ -98,6 +99,7 @@ def load_input(source: str, options: InputOptions, *, clusters: bool = True,
             options that do not go together (naming them).
     """
     check_name(source)
+    check_not_lm_eval_results(source)
     column = options.clusters if clusters else None
     plain = not options.answers and options.id is None and options.threshold is None and (
         options.sample is None)

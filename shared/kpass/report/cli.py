@@ -41,6 +41,7 @@ from .table import (
     default_ks,
     family,
     input_labels,
+    named_sources,
     parse_metrics,
     soft_rows,
 )
@@ -133,8 +134,14 @@ def run_report(args: argparse.Namespace) -> int:
     try:
         from ..data import sample_path
 
+        given: list[str | None] = []
         if args.files:
-            sources, notes = expand_inspect_logs(args.files), []
+            named, paths = named_sources(list(args.files))
+            sources, notes = [], []
+            for name, path in zip(named, paths, strict=True):  # NAME=PATH: one input, named
+                expanded = [path] if name is not None else expand_inspect_logs([path])
+                sources.extend(expanded)
+                given.extend([name] * len(expanded))
         elif args.answers:
             sources, notes = [str(sample_path(AIME_SAMPLE))], [AIME_NOTE]
         else:
@@ -158,7 +165,7 @@ def run_report(args: argparse.Namespace) -> int:
                          "O(k^2) time, seconds for k in the thousands.")
         for item in loaded:
             check_ks(item, ks, args.short)
-        labels = input_labels(sources)
+        labels = input_labels(sources, given or None)
         prior = getattr(args, "prior", "uniform")
         if prior == "empirical":
             notes.append(PRIOR_NOTE)

@@ -18,6 +18,8 @@ from typing import Any
 from .._core.counting.counts import BinaryCounts
 from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
+from ..io.harness.inspect_files import expand_inspect_logs
+from ..io.harness.inspect_log import check_same_task
 from ..io.labels import read_labels
 from ..stats.align import align_runs
 from .compare_render import (
@@ -28,7 +30,7 @@ from .compare_render import (
 from .compare_rows import compare_lines
 from .inputs import load_outcomes
 from .output import _check_answers_options, _write, cli_words
-from .table import PRIOR_NOTE, default_ks, input_labels, parse_metrics
+from .table import PRIOR_NOTE, default_ks, input_labels, named_sources, parse_metrics
 
 
 def _with_labels(loaded: LoadedFile, column: str | None, what: str) -> list[Any] | None:
@@ -50,6 +52,17 @@ def run_compare(args: argparse.Namespace) -> int:
     Returns:
         The exit status: 0 on success, 1 when an input cannot be used, 2 for a bad argument.
     """
+    try:  # NAME=PATH names a run; a folder of Inspect logs is one input per log
+        named, paths = named_sources(list(args.files))
+    except ReportError as error:
+        print(f"kpass compare: error: {error}", file=sys.stderr)
+        return 2
+    given: list[str | None] = []
+    args.files = []
+    for name, path in zip(named, paths, strict=True):
+        expanded = [path] if name is not None else expand_inspect_logs([path])
+        args.files.extend(expanded)
+        given.extend([name] * len(expanded))
     if len(args.files) != 2:
         print("kpass compare: error: give exactly two files, model A and model B (see kpass "
               "compare --help)", file=sys.stderr)
@@ -89,6 +102,8 @@ def run_compare(args: argparse.Namespace) -> int:
             raise ReportError(args.files[0], "--clusters is not available with --answers")
         # One loader for every command (kpass.io.inputs): long files grouped by --id (with
         # their --clusters labels), soft scores by --threshold, harness files per file.
+        if not getattr(args, "any_task", False):
+            check_same_task(list(args.files))
         loaded, answers = load_outcomes(list(args.files), args, "compare", clusters="first")
         first, second = (item.counts for item in loaded)
         if answers_mode:
@@ -98,7 +113,7 @@ def run_compare(args: argparse.Namespace) -> int:
             check_same_references(
                 args, import_normalizer(args.normalize) if args.normalize else None)
         matched_by = args.id
-        if not answers_mode and args.id is None and first.ids is not None:
+        if args.id is None and first.ids is not None:
             matched_by = "question id"  # a harness file's own ids; the legend says so
         if first.ids is None and first.n_questions != second.n_questions:
             raise ReportError(args.files[1], f"{second.n_questions} questions against "
@@ -127,7 +142,7 @@ def run_compare(args: argparse.Namespace) -> int:
             from .sequential import sequential_text
 
             return _write(sequential_text(first, second, families, ks, args, clusters,
-                                          input_labels(list(args.files))))
+                                          input_labels(list(args.files), given)))
         try:
             lines = compare_lines(first, second, families, ks, args.tau, args.confidence,
                                   args.short, clusters, notes=notes, shared=shared,
@@ -144,7 +159,7 @@ def run_compare(args: argparse.Namespace) -> int:
         if not lines:
             raise ReportError(f"{args.files[0]} vs {args.files[1]}",
                               "no row left to compare: " + "; ".join(notes))
-        labels = input_labels(list(args.files))
+        labels = input_labels(list(args.files), given)
         shown = lines
         if getattr(args, "percent", False) and args.format in ("table", "markdown"):
             shown = [replace(line, result=_in_percent(line.result)) for line in lines]
@@ -174,9 +189,8 @@ def _references(source: str, args: argparse.Namespace, normalize: Any
     from pathlib import Path
 
     from .._core.counting.canonical import answer_key
-    from ..io.answers import _RECORDS
+    from ..io.answers import answer_records
     from ..io.answers_match import _question_id
-    from ..io.formats.base import detect_format
     from ..io.rows import Unreadable
 
     path = Path(source)
@@ -186,18 +200,18 @@ def _references(source: str, args: argparse.Namespace, normalize: Any
     key = answer_key(normalize)
     seen: dict[Any, tuple[Any, Any, Any, str]] = {}
     row = 0
-    for where, answers, gold, qid, _ in _RECORDS[detect_format(path)](
-            source, path, names, state, args.chunk_size):
+    records, by_id = answer_records(source, path, names, state, args.chunk_size)
+    for where, answers, gold, qid, _ in records:
         if isinstance(answers, Unreadable) or isinstance(gold, Unreadable):
             continue
-        if args.id is None:
+        if by_id is None:
             row += 1
             seen[row] = (row, key(gold), gold, where)
             continue
         qid = _question_id(qid, "question id", source, where)
         if qid not in seen:
             seen[qid] = (qid, key(gold), gold, where)
-    return list(seen.values()), args.id is not None
+    return list(seen.values()), by_id is not None
 
 
 def check_same_references(args: argparse.Namespace, normalize: Any) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 from .._core.counting.counts import BinaryCounts
 from ..io.errors import ReportError
 from ..io.harness.inspect_files import expand_inspect_logs
-from ..io.harness.inspect_log import inspect_labels
+from ..io.harness.inspect_log import check_same_task, inspect_labels
 from ..registry import PRIMARY
 from .inputs import load_outcomes
 from .output import (
@@ -33,7 +33,7 @@ from .output import (
     family_options,
 )
 from .rows import LEGEND_WIDTH
-from .table import PRIOR_NOTE, Family, input_labels, parse_metrics
+from .table import PRIOR_NOTE, Family, input_labels, named_sources, parse_metrics
 
 
 @dataclass
@@ -57,18 +57,7 @@ def split_names(items: list[str]) -> tuple[list[str], list[str]]:
     Raises:
         ReportError: an empty name, or two models with one name.
     """
-    names: list[str | None] = []
-    paths: list[str] = []
-    for item in items:
-        name, separator, path = item.partition("=")
-        if separator and not Path(item).exists():
-            if not name.strip():
-                raise ReportError(item, "an empty model name before '='; write NAME=PATH")
-            names.append(name.strip())
-            paths.append(path)
-        else:
-            names.append(None)
-            paths.append(item)
+    names, paths = named_sources(items)
     models = inspect_labels(paths)  # an Inspect log is named by its model (and task)
     stems = [model or _stem(path) for model, path in zip(models, paths, strict=True)]
     defaults = (stems if len(set(stems)) == len(stems) else input_labels(paths))
@@ -98,6 +87,8 @@ def _load(args: argparse.Namespace, paths: list[str]) -> tuple[list[BinaryCounts
     if args.sample is not None and args.id is None:
         raise ReportError(paths[0], "--sample needs --id: the sample ids count within a "
                                     "question")
+    if not getattr(args, "any_task", False):
+        check_same_task(paths)
     loaded, _ = load_outcomes(paths, args, "leaderboard", clusters="first")
     return [item.counts for item in loaded], loaded[0].clusters
 

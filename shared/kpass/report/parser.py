@@ -186,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
                + ", ".join(f"{f.key}{'' if f.default else ' (not default)'}"
                            for f in FAMILIES) + ".",
     )
-    report.add_argument("files", nargs="*", metavar="FILE", type=_file_name,
+    report.add_argument("files", nargs="*", metavar="[NAME=]FILE", type=_model_file,
                         help="outcome files, shown side by side (default: the bundled sample)")
     report.add_argument("--column", metavar="NAME",
                         help="the outcome column (default: the first of "
@@ -268,7 +268,7 @@ def _add_compare(commands: Any) -> None:
                     "standard error over questions, interval, p-value, P(A better | these "
                     "questions) and the minimum detectable effect.",
         epilog="Questions are matched by --id, or by row order (equal counts required).")
-    compare.add_argument("files", nargs="*", metavar="FILE", type=_file_name,
+    compare.add_argument("files", nargs="*", metavar="[NAME=]FILE", type=_model_file,
                          help="model A's file, model B's file")
     compare.add_argument("--column", metavar="NAME", help="the outcome column (default: the "
                          f"first of {', '.join(OUTCOME_COLUMNS)})")
@@ -340,11 +340,15 @@ def _answers_options(command: argparse.ArgumentParser) -> None:
 
 
 def _pairing_options(command: argparse.ArgumentParser, shared_help: str) -> None:
-    """``--sample`` and ``--shared``, shared by compare and leaderboard."""
+    """``--sample``, ``--shared`` and ``--any-task``, shared by compare and leaderboard."""
     command.add_argument("--sample", metavar="COLUMN",
                          help="with --id, the sample-id column; a repeated (id, sample) pair is "
                               "an error")
     command.add_argument("--shared", action="store_true", help=shared_help)
+    command.add_argument("--any-task", action="store_true",
+                         help="pair Inspect logs of different tasks by sample id anyway "
+                              "(refused by default: their ids, often 1..N, match without "
+                              "being the same questions)")
 
 
 def _prior_option(command: argparse.ArgumentParser) -> None:

@@ -361,16 +361,53 @@ def _floats(estimate: Any, mean: Any, sd: Any, lo: Any, hi: Any
     return float(estimate), float(mean), float(sd), float(lo), float(hi)
 
 
-def input_labels(sources: list[str]) -> list[str]:
-    """Short, distinct column names for the inputs: file names, or paths where names clash."""
+def named_sources(items: list[str]) -> tuple[list[str | None], list[str]]:
+    """The names and paths of ``NAME=PATH`` or ``PATH`` arguments (None: not named).
+
+    An argument that exists as a file is always a path, even when it contains ``=``.
+    ``kpass report``, ``compare`` and ``leaderboard`` read their inputs' names so.
+
+    Raises:
+        ReportError: an empty name before ``=``, or two inputs given one name.
+
+    Example:
+        >>> named_sources(["gpt=runs/a.jsonl", "runs/b.jsonl"])
+        (['gpt', None], ['runs/a.jsonl', 'runs/b.jsonl'])
+    """
+    from pathlib import Path
+
+    names: list[str | None] = []
+    paths: list[str] = []
+    for item in items:
+        name, separator, path = item.partition("=")
+        if separator and not Path(item).exists():
+            if not name.strip():
+                raise ReportError(item, "an empty model name before '='; write NAME=PATH")
+            if name.strip() in names:
+                raise ReportError(item, f"two models are named {name.strip()!r}; give each "
+                                        "its own NAME=")
+            names.append(name.strip())
+            paths.append(path)
+        else:
+            names.append(None)
+            paths.append(item)
+    return names, paths
+
+
+def input_labels(sources: list[str], names: list[str | None] | None = None) -> list[str]:
+    """Short, distinct column names for the inputs: file names, or paths where names clash.
+
+    ``names`` (from ``NAME=PATH``) are used as given where not None.
+    """
     from pathlib import Path
 
     from ..io.harness.inspect_log import inspect_labels
 
     models = inspect_labels(sources)  # an Inspect log is named by its model
-    names = [model or Path(source).name or source
+    given = names or [None] * len(sources)
+    found = [model or Path(source).name or source
              for model, source in zip(models, sources, strict=True)]
-    labels = [name if names.count(name) == 1 else source
-              for name, source in zip(names, sources, strict=True)]
+    labels = [mine or (name if found.count(name) == 1 else source)
+              for mine, name, source in zip(given, found, sources, strict=True)]
     return [label if labels.count(label) == 1 else f"{label} #{index + 1}"
             for index, label in enumerate(labels)]

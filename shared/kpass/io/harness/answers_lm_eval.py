@@ -33,9 +33,49 @@ from typing import Any
 from ..errors import ReportError, show
 from ..rows import Unreadable
 
-__all__ = ["is_lm_eval_samples", "lm_eval_answers"]
+__all__ = ["check_not_lm_eval_results", "is_lm_eval_samples", "lm_eval_answers"]
 
 _FIELDS = ("doc_id", "resps", "target", "filter")
+
+
+def check_not_lm_eval_results(source: str) -> None:
+    """Refuse lm-eval's aggregated ``results_<date>.json``, pointing to its samples file.
+
+    lm-eval writes one ``results_*.json`` per run: each task's mean and stderr, no
+    per-question outcome. The outcomes are in the ``samples_<task>_<date>.jsonl`` files
+    ``--log_samples`` writes beside it. A ``.json`` file whose first 4 KB open with
+    ``{"results": {`` and that holds lm-eval's ``configs`` or ``lm_eval_version`` is one.
+
+    Raises:
+        ReportError: ``source`` is such a file (naming the samples files beside it, or
+            ``--log_samples`` when there are none).
+
+    Example:
+        >>> check_not_lm_eval_results("README.md")
+    """
+    path = Path(source)
+    if path.suffix.lower() != ".json" or not path.is_file():
+        return
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096).removeprefix(b"\xef\xbb\xbf").lstrip()
+            if not head.startswith(b"{") or not head[1:].lstrip().startswith(b'"results"'):
+                return
+            handle.seek(0)
+            document = json.loads(handle.read().decode("utf-8-sig"))
+    except (OSError, ValueError):
+        return
+    if not isinstance(document, dict) or not (
+            isinstance(document.get("results"), dict)
+            and ("configs" in document or "lm_eval_version" in document)):
+        return
+    samples = sorted(item.name for item in path.parent.glob("samples_*.jsonl"))
+    where = (f"give the samples file beside it ({', '.join(samples[:3])}"
+             f"{', ...' if len(samples) > 3 else ''})" if samples else
+             "re-run lm_eval with --log_samples and give the samples_<task>_<date>.jsonl "
+             "file it writes")
+    raise ReportError(source, "an lm-eval aggregated results file: it holds each task's "
+                              "mean, not the per-question outcomes kpass needs; " + where)
 
 
 def is_lm_eval_samples(path: Path) -> bool:

@@ -75,8 +75,8 @@ class InspectFile(LoadedFile):
     soft: InspectSoft | None = None
 
 
-__all__ = ["InspectFile", "InspectSoft", "inspect_install_hint", "inspect_labels",
-           "load_inspect", "read_inspect"]
+__all__ = ["InspectFile", "InspectSoft", "check_same_task", "inspect_install_hint",
+           "inspect_labels", "load_inspect", "read_inspect"]
 
 def inspect_install_hint() -> str:
     """The one line said when inspect-ai is missing."""
@@ -162,6 +162,30 @@ def inspect_labels(sources: list[str]) -> list[str | None]:
         else:
             labels.append(None)
     return labels
+
+
+def check_same_task(sources: list[str]) -> None:
+    """Refuse to pair Inspect logs of different tasks (``eval.task``) by sample id.
+
+    Inspect's sample ids are often 1..N, so the logs of any two tasks "match" by id
+    without holding the same questions. Files that are not Inspect logs are not checked.
+
+    Raises:
+        ReportError: two logs of different tasks (naming both and the option that pairs
+            them anyway, ``--any-task``).
+    """
+    seen: tuple[str, str] | None = None
+    for source in sources:
+        if not is_inspect_log(source):
+            continue
+        task = str(_header(source).eval.task)
+        if seen is None:
+            seen = (source, task)
+        elif task != seen[1]:
+            raise ReportError(source, f"an Inspect log of task {task!r}, but {seen[0]} is of "
+                                      f"task {seen[1]!r}: their sample ids (often 1..N) would "
+                                      "pair questions that are not the same; give logs of one "
+                                      "task, or pass --any-task to pair them by id anyway")
 
 
 def _scorer(source: str, names: list[str], column: str | None) -> tuple[str, str | None]:
