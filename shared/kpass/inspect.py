@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 try:
@@ -148,10 +149,20 @@ def pass_hat(k: int, value: float = 1.0,
                     value_to_float)
 
 
-@score_reducer(name="kpass_g_pass_at")
+_TO_FLOAT = value_to_float()
+"""Inspect's default mapping of score values to floats."""
+_G_PASS: dict[float, Callable[..., ScoreReducer]] = {}
+"""tau -> the registered reducer of G-Pass@k at that tau (one registry name per tau)."""
+
+
 def g_pass_at(k: int, tau: float, value: float = 1.0,
               value_to_float: ValueToFloat = value_to_float()) -> ScoreReducer:  # noqa: B008
     """Unbiased G-Pass@k_tau of each sample: sum_{j >= ceil(tau k)} C(c, j) C(n-c, k-j) / C(n, k).
+
+    Each tau is its own registered reducer, ``kpass_g_pass_at_tau{tau}``, so Inspect's
+    results name ``g_pass_at(4, 0.5)`` and ``g_pass_at(4, 1.0)`` apart
+    (``kpass_g_pass_at_tau0.5_4``, ``kpass_g_pass_at_tau1.0_4``: Inspect appends ``_k``),
+    and a log's reducer name rebuilds the same reducer (``inspect eval-retry``).
 
     Args:
         k: the budget (at most the number of epochs).
@@ -167,8 +178,16 @@ def g_pass_at(k: int, tau: float, value: float = 1.0,
     """
     if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not 0.0 < tau <= 1.0:
         raise ValueError(f"g_pass_at(k, tau): tau must be in (0, 1]; got {tau!r}")
-    return _reducer("g_pass_at", "g_pass_at_k_tau", _check_k(k, "g_pass_at"), float(tau),
-                    value, value_to_float)
+    tau = float(tau)
+    made = _G_PASS.get(tau)
+    if made is None:
+        def at_tau(k: int, value: float = 1.0,
+                   value_to_float: ValueToFloat = _TO_FLOAT) -> ScoreReducer:
+            return _reducer("g_pass_at", "g_pass_at_k_tau", _check_k(k, "g_pass_at"), tau,
+                            value, value_to_float)
+
+        made = _G_PASS[tau] = score_reducer(name=f"kpass_g_pass_at_tau{tau!r}")(at_tau)
+    return made(_check_k(k, "g_pass_at"), value=value, value_to_float=value_to_float)
 
 
 @metric(name="kpass_interval")

@@ -45,7 +45,7 @@ interval (Student's t at few questions, a score interval near 0 or 1) and ``shor
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,12 +111,15 @@ def measures(k: int | Sequence[int], families: Sequence[str] = ("pass@k", "pass^
         >>> [m.name for m in measures([1, 4], ("pass@k", "g-pass@k_tau"), tau=0.5)]
         ['kpass_pass@1', 'kpass_pass@4', 'kpass_g-pass@1_tau0.5', 'kpass_g-pass@4_tau0.5']
     """
-    ks = [k] if isinstance(k, (int, np.integer)) else list(k)
-    if not ks:
+    # one budget (2.0, "4": refused by name below, never iterated) or several
+    given: list[Any] = ([k] if isinstance(k, (str, bytes)) or not isinstance(k, Iterable)
+                        else list(k))
+    if not given:
         raise ValueError("kpass.lighteval: k must name at least one budget; got []")
-    ks = list(dict.fromkeys(_check_int(budget, "k", 1) for budget in ks))  # each once
+    ks = list(dict.fromkeys(_check_int(budget, "k", 1) for budget in given))  # each once
     if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not 0.0 <= tau <= 1.0:
         raise ValueError(f"kpass.lighteval: tau must be a number in [0, 1]; got {tau!r}")
+    tau = float(tau) + 0.0  # -0.0 is 0.0: one name for one threshold
     if isinstance(families, str):
         families = (families,)
     if not families:
@@ -294,9 +297,13 @@ def _sampler_class() -> type:
     """
     if _SAMPLER:
         return _SAMPLER[0]
-    from lighteval.metrics.metrics_sample import SampleLevelComputation, SamplingMetric
-    from lighteval.models.model_output import ModelResponse
-    from lighteval.tasks.requests import Doc
+    try:
+        from lighteval.metrics.metrics_sample import SampleLevelComputation, SamplingMetric
+        from lighteval.models.model_output import ModelResponse
+        from lighteval.tasks.requests import Doc
+    except ImportError:
+        raise ImportError("kpass.lighteval.KpassPassFamily needs lighteval: pip install "
+                          "lighteval") from None
 
     class KpassPassFamily(SamplingMetric, SampleLevelComputation):
         """kpass's pass family from a document's n generations (kpass.lighteval)."""

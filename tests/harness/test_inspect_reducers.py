@@ -81,7 +81,8 @@ def _exact_g_pass(v, k, tau):
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     reducers = [kpass.inspect.pass_at(4), kpass.inspect.pass_hat(2),
-                kpass.inspect.g_pass_at(4, 0.5), inspect_pass_at(4)]
+                kpass.inspect.g_pass_at(4, 0.5), kpass.inspect.g_pass_at(4, 1.0),
+                inspect_pass_at(4)]
     folder = tmp_path_factory.mktemp("reduced")
     log = _evaluate(Epochs(EPOCHS, reducers), folder / "logs",
                     metrics=[kpass.inspect.interval(), stderr()])
@@ -100,7 +101,8 @@ def _reduced(log, name):
 @pytest.mark.parametrize("name, exact", [
     ("kpass_pass_at_4", lambda v: _exact_pass_at(v, 4)),
     ("kpass_pass_hat_2", lambda v: _exact_pass_hat(v, 2)),
-    ("kpass_g_pass_at_4", lambda v: _exact_g_pass(v, 4, 0.5)),
+    ("kpass_g_pass_at_tau0.5_4", lambda v: _exact_g_pass(v, 4, 0.5)),
+    ("kpass_g_pass_at_tau1.0_4", lambda v: _exact_g_pass(v, 4, 1.0)),  # its own name
 ])
 def test_reduced_values_are_the_exact_per_question_estimators(run, name, exact):
     log, _ = run
@@ -145,7 +147,7 @@ def test_interval_metric_is_the_interval_over_questions(run):
 def test_interval_for_pass_hat_and_g_pass(run):
     log, _ = run
     for name, exact in (("kpass_pass_hat_2", lambda v: _exact_pass_hat(v, 2)),
-                        ("kpass_g_pass_at_4", lambda v: _exact_g_pass(v, 4, 0.5))):
+                        ("kpass_g_pass_at_tau0.5_4", lambda v: _exact_g_pass(v, 4, 0.5))):
         (score,) = [s for s in log.results.scores if s.reducer == name]
         mean = float(sum((exact(v) for v in PLAN.values()), Fraction(0)) / len(PLAN))
         assert score.metrics["estimate"].value == pytest.approx(mean, abs=1e-12)

@@ -529,3 +529,19 @@ def test_duckdb_draws_no_progress_bar_and_spills_outside_the_users_folder(tmp_pa
     assert calls == [True] and table_of(loaded) == [("a", str, 50, 50), ("b", str, 50, 0)]
     assert during == ["SET enable_progress_bar = false",
                       str(Path(tempfile.gettempdir()) / "kpass-duckdb")]
+
+
+def test_a_csv_with_a_byte_order_mark_stays_on_the_fast_path(tmp_path, monkeypatch):
+    """Excel's "CSV UTF-8" starts with a BOM; pyarrow drops it, so the fast route reads it."""
+    rows = ["q,ok"] + [f"q{i % 5},{(i * 7) % 3 == 0:d}" for i in range(40)]
+    plain = tmp_path / "plain.csv"
+    plain.write_text("\n".join(rows) + "\n")
+    marked = tmp_path / "marked.csv"
+    marked.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    calls = spy(monkeypatch)
+    loaded = both(marked, id="q", column="ok")
+    assert calls == [True] and loaded is not None
+    assert table_of(loaded) == table_of(slow(str(plain), id="q", column="ok"))
+    want = [(f"q{j}", str, 8, sum((i * 7) % 3 == 0 for i in range(40) if i % 5 == j))
+            for j in range(5)]
+    assert table_of(loaded) == want

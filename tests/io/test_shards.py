@@ -146,3 +146,42 @@ def test_bad_shards_are_one_line_errors(tmp_path, capsys, make, needle):
     source = tmp_path / "parts" / "*.parquet" if needle.startswith("the pattern") else folder
     code, _, err = run(capsys, "report", source)
     assert code == 1 and needle in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("kind", ["wide", "long", "parquet"])
+def test_a_0_byte_part_is_an_empty_partition_as_a_header_only_part_is(tmp_path, capsys, kind):
+    """Spark and Dask write an empty partition as a 0-byte part: it adds no rows."""
+    if kind == "wide":
+        folder, single = write_wide(tmp_path / "parts", R)
+        (folder / "part-00009.jsonl").write_bytes(b"")
+        options = ["--format", "json"]
+    elif kind == "long":
+        folder, single = write_long(tmp_path / "parts", gz=False)
+        (folder / "part-8.csv").write_text("q,s,ok\n")  # header only: no rows
+        (folder / "part-9.csv").write_bytes(b"")
+        options = ["--id", "q", "--sample", "s", "--column", "ok", "--format", "json"]
+    else:
+        pq = pytest.importorskip("pyarrow.parquet")
+        import pyarrow as pa
+
+        folder = tmp_path / "parts"
+        folder.mkdir()
+        table = pa.table({"q": [c[0] for c in CELLS], "s": [c[1] for c in CELLS],
+                          "ok": [c[2] for c in CELLS]})
+        pq.write_table(table, folder / "part-00000.parquet")
+        pq.write_table(table.slice(0, 0), folder / "part-00001.parquet")  # empty Parquet
+        (folder / "part-00002.parquet").write_bytes(b"")
+        single = tmp_path / "all.csv"
+        single.write_text("".join(long_lines(CELLS)))
+        options = ["--id", "q", "--sample", "s", "--column", "ok", "--format", "json"]
+    _, expected, _ = run(capsys, "report", single, *options)
+    code, out, err = run(capsys, "report", folder, *options)
+    assert code == 0, err
+    assert results(out) == results(expected)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "part-0.csv").write_bytes(b"")
+    (empty / "part-1.csv").write_bytes(b"")
+    code, _, err = run(capsys, "report", empty)
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert "every part is empty (0 bytes: part-0.csv, part-1.csv)" in err

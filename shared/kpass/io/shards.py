@@ -234,7 +234,9 @@ def shard_parts(source: str, *, formats: bool = True) -> Parts | None:
     directory that is not a saved ``datasets`` folder. A folder's parts are its files and
     the files of its Hive-style partition folders (``key=value``, at any depth); other
     sub-folders are not read and are named in a note. Hidden files and names starting
-    with ``_`` are left out, so are directories a pattern matches. Links are followed,
+    with ``_`` are left out, so are directories a pattern matches. A 0-byte part is an
+    empty partition (Spark and Dask write them): it holds no rows and is left out, as a
+    header-only CSV part or an empty Parquet part adds none. Links are followed,
     each real file is read once (:class:`_Walk`).
 
     Args:
@@ -280,6 +282,13 @@ def shard_parts(source: str, *, formats: bool = True) -> Parts | None:
                                       "dataset (no state.json); kpass reads files, folders of "
                                       "part files, glob patterns or Dataset.save_to_disk "
                                       f"directories{where}")
+    empty = {index for index, path in enumerate(paths) if _size(path) == 0}
+    if empty and len(empty) == len(paths):
+        raise ReportError(source, f"every part is empty (0 bytes: {_listed(labels)}): no "
+                                  "rows to read")
+    if empty:  # Spark and Dask write an empty partition as a 0-byte part: no rows
+        paths = [path for index, path in enumerate(paths) if index not in empty]
+        labels = [label for index, label in enumerate(labels) if index not in empty]
     notes = walk.notes(source)
     if skipped:
         notes.append(f"{source}: {len(skipped)} {_plural(len(skipped), 'sub-folder')} not "
@@ -293,6 +302,13 @@ def shard_parts(source: str, *, formats: bool = True) -> Parts | None:
         raise ReportError(source, f"the parts are of different formats: {one} is {first},"
                                   f" {other} is {second}; give one format per input")
     return Parts([str(path) for path in paths], labels, notes)
+
+
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
 
 
 def _listed(items: list[str]) -> str:

@@ -70,7 +70,9 @@ def fixed(value: float, digits: int) -> str:
 
 
 def _cells(row: Row, digits: int, with_questions: bool) -> list[str]:
-    if row.se is None or row.se_lo is None or row.se_hi is None:
+    if row.se_method == "constant":  # mG-Pass@1: 0 by definition, nothing to estimate
+        over_questions = ["-", "constant"]
+    elif row.se is None or row.se_lo is None or row.se_hi is None:
         over_questions = ["n/a", "n/a"]  # fewer than 2 questions: no SE over questions
     else:
         over_questions = [fixed(row.se, digits),
@@ -182,6 +184,11 @@ def method_notes(report: Report) -> list[str]:
             if named:
                 notes.append(f"interval{where}: {words} for {', '.join(named[:8])}"
                              f"{' ...' if len(named) > 8 else ''}.")
+    constant = sorted({row.label for rows in report.rows for row in rows
+                       if row.se_method == "constant"})
+    if constant:
+        notes.append(f"constant: {', '.join(constant)} is 0 by definition (no interval; "
+                     "kpass compare leaves it out).")
     return notes
 
 

@@ -23,7 +23,8 @@ class Row:
     over questions of :func:`kpass.stats.intervals.interval`, ``se_method`` which one it is
     (``t``: estimate -/+ t se with questions - 1 degrees of freedom, or the Bell-McCaffrey
     df with clusters; ``score``: near 0 or 1, the Wilson score interval on the
-    effective number of questions; ``exact``: the bound for se = 0). ``mean``, ``sd``,
+    effective number of questions; ``exact``: the bound for se = 0; ``constant``: a
+    metric constant by definition at this k, mG-Pass@1 = 0, with no se). ``mean``, ``sd``,
     ``lo``, ``hi`` are the Bayesian posterior's: a statement about these very questions
     with unlimited samples (questions held fixed), not about questions like them.
     """

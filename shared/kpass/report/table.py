@@ -250,9 +250,12 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
                        standard_errors_by_k(point, counts, ks, *head, **extra, **clustered))
                 for k, estimate, (mean, sd, lo, hi), se in zip(ks, estimates, posteriors, ses,
                                                               strict=True):
-                    rows.append(Row(fam.key, fam.label(k, tau, n_label), k, tau, used[k],
-                                    *_floats(estimate, mean, sd, lo, hi)
-                                    ).with_se(se, confidence, *design[k]))
+                    row = Row(fam.key, fam.label(k, tau, n_label), k, tau, used[k],
+                              *_floats(estimate, mean, sd, lo, hi))
+                    if k in fam.constant_at:  # 0 by definition: no interval (as compare)
+                        row.se_method = "constant"
+                    rows.append(row if k in fam.constant_at
+                                else row.with_se(se, confidence, *design[k]))
         except (TypeError, ValueError) as error:
             raise ReportError(loaded.source, f"{fam.key}: {error}") from None
     return rows

@@ -73,7 +73,10 @@ READ_BLOCK = 1 << 20
 
 
 def _header(path: Path, delimiter: str) -> list[str] | None:
-    """The header's names, or None when it is not plain (quotes, a BOM: the slow path decides)."""
+    """The header's names, or None when it is not plain (the slow path decides).
+
+    A byte-order mark (Excel's "CSV UTF-8") is dropped, as pyarrow's reader drops it.
+    """
     opener: Any = gzip.open if path.suffix.lower() == ".gz" else open
     try:
         with opener(path, "rb") as handle:
@@ -84,7 +87,8 @@ def _header(path: Path, delimiter: str) -> list[str] | None:
         text = line.decode("utf-8").rstrip("\r\n")
     except UnicodeDecodeError:
         return None
-    if not text or text.startswith("\ufeff"):
+    text = text.removeprefix("\ufeff")  # Excel's "CSV UTF-8"; pyarrow skips it too
+    if not text:
         return None
     try:
         return next(csv.reader([text], delimiter=delimiter, strict=True))
