@@ -328,6 +328,31 @@ def comparison_table(module: evaluate.EvaluationModule, a: list[list[int]], b: l
     return pd.DataFrame(rows, columns=space_output.COMPARE_COLUMNS)
 
 
+def paired_runs(sides: dict[str, list[space_input.Question]], runs: dict[str, list[Any]]
+                ) -> tuple[list[Any], list[Any], bool]:
+    """Both boxes' outcome lists on the same questions, in box A's order.
+
+    The module pairs its inputs row by row, so the page pairs them first, by the rule
+    every surface uses (``kpass.stats.align.align_runs``): by question id when every line
+    names one (the Compare tab's check names the box and line of a refusal), else by line.
+
+    Returns:
+        A's and B's outcome lists, and whether they were matched by id.
+    """
+    import kpass
+    from kpass.stats.align import align_runs
+
+    found, ids = space_controls.match_ids(sides, space_controls.BOXES)
+    if ids is None:
+        space_controls.check_paired(found)
+        return runs["A"], runs["B"], False
+    counts = [kpass.BinaryCounts(own.n_samples, own.n_correct, ids=ids[side])
+              for side, own in (("A", kpass.binary_counts(runs["A"])),
+                                ("B", kpass.binary_counts(runs["B"])))]
+    alignment = align_runs(counts, ["model A", "model B"], verb="")
+    return alignment.take(0, runs["A"]), alignment.take(1, runs["B"]), True
+
+
 def run_comparison_module(module: evaluate.EvaluationModule, text_a: str, text_b: str,
                           ks_text: str, metric: str, confidence: Any):
     """The comparison module's page: parse both boxes, compute, or a located message."""
@@ -343,14 +368,14 @@ def run_comparison_module(module: evaluate.EvaluationModule, text_a: str, text_b
             runs[side] = space_input.columns_of(sides[side], ["predictions"])["predictions"]
             kpass.binary_counts(runs[side], name="predictions")
         side = ""
-        space_controls.check_paired(sides)
-        a, b = runs["A"], runs["B"]
+        a, b, by_id = paired_runs(sides, runs)
         table = within_deadline(comparison_table, module, a, b, parse_ks(ks_text), metric,
                                 space_controls.number(confidence, "confidence"))
     except (RecursionError, *COMPARE_ERRORS) as error:
         return compare_failure(error, side, sides)
-    note = (f"Compared at {stamp()}: {len(sides['A'])} paired question(s): A - B with its "
-            "SE over questions; P(A better) from the two posteriors.")
+    matched = "matched by question id" if by_id else "in line order"
+    note = (f"Compared at {stamp()}: {len(a)} paired question(s) ({matched}): A - B with "
+            "its SE over questions; P(A better) from the two posteriors.")
     return note, space_output.shown_compare(table), space_output.compare_plot(table)
 
 

@@ -54,7 +54,7 @@ Args:
     predictions1 (list of lists of int): model A's 0/1 outcomes, one list per question (lists
         may differ in length).
     predictions2 (list of lists of int): model B's outcomes on the same questions, in the
-        same order.
+        same order (paired by position; align runs with ids first: kpass.stats.align).
     metric (str): "pass@k" (default), "pass^k", "g-pass@k", "g-pass@k_tau" (give tau),
         "mg-pass@k", "maj@k" or "auc@k".
     k (int or list of int): sample budgets (default 1).

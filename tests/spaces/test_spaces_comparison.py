@@ -72,3 +72,33 @@ def test_builder_writes_the_comparison_space(tmp_path):
          wheel.name])  # its modules beside app.py
     card = (folder / "README.md").read_text()
     assert card.startswith("---") and "app_file: app.py" in card
+
+
+def test_lines_with_ids_are_matched_by_id_and_the_note_says_how():
+    """Box B lists the questions in another order: matched by id, as kpass.compare does."""
+    import json
+
+    app = load_app()
+    module = evaluate.load(str(ROOT / "comparisons" / "kpass_compare"), keep_in_memory=True)
+    a = {"q1": [1, 1, 1, 1], "q2": [0, 0, 0, 1], "q3": [1, 1, 0, 0], "q4": [0, 0, 0, 0]}
+    b = {"q1": [1, 0, 0, 0], "q2": [0, 0, 0, 0], "q3": [1, 1, 1, 1], "q4": [0, 1, 0, 0]}
+    text_a = "\n".join(json.dumps({"id": q, "predictions": v}) for q, v in a.items())
+    text_b = "\n".join(json.dumps({"id": q, "predictions": b[q]}) for q in ["q3", "q1", "q4",
+                                                                             "q2"])
+    note, table, figure = app.run_comparison_module(module, text_a, text_b, "1", "pass@k", 0.95)
+    assert "4 paired question(s) (matched by question id)" in note, note
+    # Pass@1 per question is c/n: the mean of A - B by hand, question by question
+    want = sum(sum(a[q]) / 4 - sum(b[q]) / 4 for q in a) / 4
+    assert want == pytest.approx(0.0625)
+    assert float(table.iloc[0]["A - B"]) == pytest.approx(want, abs=1e-4)
+    # without ids: line order, said so
+    plain_a = "\n".join(" ".join(map(str, v)) for v in a.values())
+    note, _, _ = app.run_comparison_module(module, plain_a, plain_a, "1", "pass@k", 0.95)
+    assert "(in line order)" in note
+    # ids on one box only: refused, naming the boxes
+    note, table, _ = app.run_comparison_module(module, text_a, plain_a, "1", "pass@k", 0.95)
+    assert note.startswith("**Input error:**") and "model B box" in note and table.empty
+    # different questions: refused
+    other = text_b.replace('"q4"', '"q9"')
+    note, table, _ = app.run_comparison_module(module, text_a, other, "1", "pass@k", 0.95)
+    assert note.startswith("**Input error:**") and "q4" in note and table.empty
