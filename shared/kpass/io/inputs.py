@@ -16,6 +16,7 @@ and the others are read without it (a note says so).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +33,11 @@ from .harness.load import detect_harness, load_harness
 from .progress import Progress
 from .shards import shard_parts
 
-__all__ = ["InputOptions", "check_name", "load_file", "load_input", "load_inputs"]
+__all__ = ["RUN_COLUMNS", "InputOptions", "check_name", "check_one_folder_run", "check_one_run",
+           "load_file", "load_input", "load_inputs"]
+
+#: Columns that name the model or run of a row: a long file holding several is several runs.
+RUN_COLUMNS = ("model", "model_name", "model_id", "run", "run_id", "checkpoint")
 
 
 @dataclass
@@ -52,6 +57,8 @@ class InputOptions:
         answers: ``--answers``: sampled answers and a reference per question.
         reference: ``--reference``, the reference column (with ``answers``).
         normalize: the ``--normalize`` function (with ``answers``), or None.
+        pool: ``--pool``: read several models' rows as one run on purpose (refused by
+            default: :func:`check_one_run`).
     """
 
     id: str | None = None
@@ -66,6 +73,7 @@ class InputOptions:
     answers: bool = False
     reference: str | None = None
     normalize: Callable[[Any], Any] | None = None
+    pool: bool = False
 
 
 def check_name(source: str) -> None:
@@ -100,6 +108,8 @@ def load_input(source: str, options: InputOptions, *, clusters: bool = True,
     """
     check_name(source)
     check_not_lm_eval_results(source)
+    if not options.pool:
+        check_one_folder_run(source)
     column = options.clusters if clusters else None
     plain = not options.answers and options.id is None and options.threshold is None and (
         options.sample is None)
@@ -129,6 +139,8 @@ def load_input(source: str, options: InputOptions, *, clusters: bool = True,
         item = load_long(source, id=options.id, sample=options.sample, column=options.column,
                          threshold=options.threshold, chunk_size=options.chunk_size,
                          tool=options.tool, filter=options.filter, clusters=column)
+        if options.id is not None and not options.pool:
+            check_one_run(item, options)
         return item, None
     item = load_file(source, tool=options.tool, filter=options.filter, column=options.column,
                      chunk_size=options.chunk_size, skip_bad=options.skip_bad,
@@ -267,3 +279,92 @@ def _pooled(source: str, loaded: list[LoadedFile], labels: list[str]) -> LoadedF
                 for where, problem in item.bad_rows]
     return LoadedFile(source, loaded[0].path, loaded[0].column, counts,
                       f"{labels[shortest]}, {loaded[shortest].shortest}", bad_rows)
+
+
+def _skeleton(name: str) -> str:
+    """A part's name with its numbers blanked: ``part-00003.csv`` -> ``part-#.csv``."""
+    import re
+
+    return re.sub(r"\d+", "#", name)
+
+
+def check_one_folder_run(source: str) -> None:
+    """Refuse a folder whose files are named like separate runs, not parts of one table.
+
+    The parts of one table are named alike but for their numbers (``part-00000.parquet``,
+    ``part.3.parquet``, ``run-1.jsonl``) or sit in ``key=value`` partition folders; files
+    directly in the folder with different names (``gpt-4o.jsonl``, ``llama.jsonl``) are
+    one file per model, which a folder would pool into one run without a word.
+
+    Raises:
+        ReportError: such a folder (naming two of its files and what to do).
+    """
+    if not Path(source).is_dir():
+        return
+    parts = shard_parts(source)
+    if parts is None or len(parts.paths) < 2 or any("/" in label or "\\" in label
+                                                    for label in parts.labels):
+        return
+    names = sorted({_skeleton(Path(label).name): label for label in parts.labels}.values())
+    if len(names) < 2:
+        return
+    raise ReportError(source, f"the folder's {len(parts.paths)} files are named like separate "
+                              f"runs ({names[0]}, {names[1]}{', ...' if len(names) > 2 else ''}"
+                              "), not parts of one table (part-0, part-1, ...): kpass would "
+                              "pool them as one model; give each file as its own input "
+                              f"({Path(source) / names[0]} ...), or pass --pool to read them "
+                              "as one run")
+
+
+def check_one_run(item: LoadedFile, options: InputOptions) -> None:
+    """Refuse a long file whose rows name several models or runs (:data:`RUN_COLUMNS`).
+
+    Read with ``--id``, every row of a question counts as one of its samples, whoever
+    wrote it: a ``model`` column with two values would pool two models into one run. The
+    column is read per question (as ``--clusters`` labels are); one value throughout is
+    one run.
+
+    Raises:
+        ReportError: a run column with several values (naming it, two values and what to
+            do).
+    """
+    from .long.long_labels import cluster_labels
+
+    assert options.id is not None
+    used = {options.id, options.sample, options.column, options.clusters, item.column}
+    for name in RUN_COLUMNS:
+        if name in used or not _has_column(item.source, name, options):
+            continue
+        try:
+            labels = cluster_labels(item.source, options.id, name, item.counts.ids,
+                                    options.chunk_size)
+            values = [repr(value) for value in dict.fromkeys(labels)]
+        except ReportError as error:  # one question's rows disagree: named in the message
+            found = re.search(r"labels: (.+?) at .+? and (.+?) at ", str(error))
+            values = [found[1], found[2]] if found else ["?", "?"]
+        if len(values) > 1:
+            shown = ", ".join(values[:2])
+            raise ReportError(item.source, f"column `{name}` holds several values ({shown}"
+                                           f"{', ...' if len(values) > 2 else ''}): read "
+                                           f"with --id, their rows would be pooled as one "
+                                           f"run; split the file by `{name}` (one file per "
+                                           "model) and give each, or pass --pool to pool "
+                                           "them on purpose")
+
+
+def _has_column(source: str, name: str, options: InputOptions) -> bool:
+    """Whether the long file (or its first part) has a column ``name``."""
+    from .formats.base import detect_format
+    from .long.long_rows import _CHUNKS
+
+
+    parts = shard_parts(source)
+    path = Path(source if parts is None else parts.paths[0])
+    names = {"id": options.id, "sample": None, "column": name}
+    try:
+        next(iter(_CHUNKS[detect_format(path)](str(path), path, names, 1)), None)
+    except ReportError:
+        return False
+    except Exception:  # noqa: BLE001 - unreadable here: the reader already read it
+        return False
+    return True

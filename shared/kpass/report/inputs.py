@@ -36,7 +36,8 @@ def input_options(args: argparse.Namespace) -> InputOptions:
                         clusters=getattr(args, "clusters", None), tool=args.from_,
                         filter=args.filter, chunk_size=args.chunk_size,
                         skip_bad=bool(getattr(args, "skip_bad", False)), answers=answers,
-                        reference=getattr(args, "reference", None), normalize=normalize)
+                        reference=getattr(args, "reference", None), normalize=normalize,
+                        pool=bool(getattr(args, "pool", False)))
 
 
 def load_outcomes(sources: list[str], args: argparse.Namespace, command: str, *,

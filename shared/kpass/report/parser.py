@@ -128,7 +128,12 @@ def _count(low: int, high: int | None = None) -> Callable[[str], int]:
 
 
 def _harness_options(command: argparse.ArgumentParser) -> None:
-    """``--from`` and ``--filter``, shared by report, compare and leaderboard."""
+    """``--from``, ``--filter`` and ``--pool``, shared by report, compare and leaderboard."""
+    command.add_argument("--pool", action="store_true",
+                         help="read several models' rows as one run on purpose: a folder "
+                              "of files named like separate runs, a long file whose "
+                              "`model`/`run` column holds several values (refused by "
+                              "default)")
     command.add_argument("--from", dest="from_", choices=HARNESSES, metavar="TOOL",
                          help="read every input as this harness's per-sample output: "
                               f"{'|'.join(HARNESSES)} (default: detected per file, so "
@@ -186,8 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
                + ", ".join(f"{f.key}{'' if f.default else ' (not default)'}"
                            for f in FAMILIES) + ".",
     )
-    report.add_argument("files", nargs="*", metavar="[NAME=]FILE", type=_model_file,
-                        help="outcome files, shown side by side (default: the bundled sample)")
+    report.add_argument("files", nargs="*", metavar="FILE", type=_model_file,
+                        help="outcome files, shown side by side (default: the bundled "
+                             "sample); NAME=FILE names a column")
     report.add_argument("--column", metavar="NAME",
                         help="the outcome column (default: the first of "
                              f"{', '.join(OUTCOME_COLUMNS)}); a path reaches nested fields: "
@@ -268,8 +274,8 @@ def _add_compare(commands: Any) -> None:
                     "standard error over questions, interval, p-value, P(A better | these "
                     "questions) and the minimum detectable effect.",
         epilog="Questions are matched by --id, or by row order (equal counts required).")
-    compare.add_argument("files", nargs="*", metavar="[NAME=]FILE", type=_model_file,
-                         help="model A's file, model B's file")
+    compare.add_argument("files", nargs="*", metavar="FILE", type=_model_file,
+                         help="model A's file, model B's file (NAME=FILE names one)")
     compare.add_argument("--column", metavar="NAME", help="the outcome column (default: the "
                          f"first of {', '.join(OUTCOME_COLUMNS)})")
     _harness_options(compare)
