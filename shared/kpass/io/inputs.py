@@ -357,7 +357,6 @@ def _has_column(source: str, name: str, options: InputOptions) -> bool:
     from .formats.base import detect_format
     from .long.long_rows import _CHUNKS
 
-
     parts = shard_parts(source)
     path = Path(source if parts is None else parts.paths[0])
     names = {"id": options.id, "sample": None, "column": name}
