@@ -73,3 +73,14 @@ def test_one_model_named_in_a_column_is_one_run(tmp_path, capsys):
     assert main(["report", str(path), "--id", "id", "--k", "1", "--metrics", "pass",
                  "--format", "json"]) == 0
     assert _estimate(capsys.readouterr().out, "Pass@1") == pytest.approx(sum(map(sum, A)) / 12)
+
+
+def test_spark_parts_of_two_jobs_are_still_parts(tmp_path, capsys):
+    folder = tmp_path / "spark"
+    folder.mkdir()
+    for index, (job, rows) in enumerate((("1f3a", A), ("9b7c", B))):
+        (folder / f"part-{index:05d}-{job}-c000.jsonl").write_text(
+            "".join(json.dumps({"outcomes": r}) + "\n" for r in rows))
+    assert main(["report", str(folder), "--k", "1", "--metrics", "pass", "--format",
+                 "json"]) == 0
+    assert _estimate(capsys.readouterr().out, "Pass@1") == pytest.approx(12 / 24)

@@ -291,8 +291,8 @@ def _skeleton(name: str) -> str:
 def check_one_folder_run(source: str) -> None:
     """Refuse a folder whose files are named like separate runs, not parts of one table.
 
-    The parts of one table are named alike but for their numbers (``part-00000.parquet``,
-    ``part.3.parquet``, ``run-1.jsonl``) or sit in ``key=value`` partition folders; files
+    The parts of one table are named ``part...`` or alike but for their numbers
+    (``part.3.parquet``, ``run-1.jsonl``) or sit in ``key=value`` partition folders; files
     directly in the folder with different names (``gpt-4o.jsonl``, ``llama.jsonl``) are
     one file per model, which a folder would pool into one run without a word.
 
@@ -305,6 +305,8 @@ def check_one_folder_run(source: str) -> None:
     if parts is None or len(parts.paths) < 2 or any("/" in label or "\\" in label
                                                     for label in parts.labels):
         return
+    if all(Path(label).name.lower().startswith("part") for label in parts.labels):
+        return  # Spark's part-00000-<job uuid>-c000...: several jobs' parts are still parts
     names = sorted({_skeleton(Path(label).name): label for label in parts.labels}.values())
     if len(names) < 2:
         return
