@@ -450,3 +450,35 @@ def test_space_sequential_verdict_matches_questions_by_id(space):
     assert by_id.summary() != by_line.summary()
     assert second == ("Sequential (anytime-valid, 95%, questions matched by id, in A's line "
                       f"order): pass@1 {by_id.summary()}.")
+
+
+@pytest.mark.parametrize("bad_a, bad_b", [
+    ([[1, 2, 0, 1]], [[0, 0, 0, 1]]),  # an outcome that is not 0/1
+    ([[1, 0]], [[0, 0]]),              # fewer samples than k = 4
+])
+def test_monitor_keeps_nothing_of_a_batch_that_fails(bad_a, bad_b):
+    from kpass import SequentialMonitor
+
+    A = [[1, 1, 1, 1], [0, 1, 1, 1]] * 15
+    B = [[0, 0, 0, 1], [0, 0, 1, 0]] * 15
+    monitor = SequentialMonitor("pass@k", k=4)
+    monitor.update(A[:4], B[:4])
+    before = (monitor.questions, monitor.sequence)
+    with pytest.raises(ValueError):
+        monitor.update(bad_a, bad_b)
+    assert (monitor.questions, monitor.sequence) == before
+    # the failed batch left no trace: later batches give exactly the sequence without it
+    out = monitor.update(A[4:], B[4:])
+    cs = kpass.confidence_sequence(kpass.pass_at_k, A, B, 4)
+    assert monitor.questions == 30 and out["pass@4_cs_lo"] == cs.lo[-1]
+    assert out["pass@4_cs_hi"] == cs.hi[-1]
+
+
+def test_monitor_first_batch_failing_does_not_fix_the_kind():
+    from kpass import SequentialMonitor
+
+    monitor = SequentialMonitor("pass@k", k=1)
+    with pytest.raises(ValueError):
+        monitor.update([[1, 2]])  # one model, bad outcome: the monitor stays undecided on kind
+    out = monitor.update([[1, 0]], [[0, 0]])  # a pair is then accepted
+    assert out["pass@1_cs_questions"] == 1.0 and monitor.questions == 1
