@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .rows import LEGEND_WIDTH
+from .rows import LEGEND_WIDTH, markdown_cell
 
 FIELDS = ("metric", "label", "k", "tau", "questions", "a", "b", "difference", "se", "lo", "hi",
           "p_value", "prob_a_better", "mde", "se_unpaired", "correlation", "confidence",
@@ -333,7 +333,8 @@ def render_markdown(lines: list[Line], labels: list[str], m: int,
     text += [f"  - {item.strip()}" if item.startswith("  ") else f"- {item}"
              for item in head[4:]] + [""]
     text += ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
-    text += ["| " + " | ".join(_table_cells(line, request.digits, several, exact)) + " |"
+    text += ["| " + " | ".join(map(markdown_cell, _table_cells(line, request.digits, several,
+                                                                 exact))) + " |"
              for line in lines]
     text += [""] + [f"> {note}" for note in _notes(request)] + ([""] if _notes(request) else [])
     for paragraph in _legend(labels, request.confidence, bool(request.clusters), several, exact,

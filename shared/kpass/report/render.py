@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from .. import registry
 from ..io.formats.readers import LoadedFile
-from .rows import LEGEND_WIDTH, Report, Row
+from .rows import LEGEND_WIDTH, Report, Row, markdown_cell
 
 CONSTANT_AT = registry.constant_at()
 _BY_REPORT = {f.report: f for f in registry.REPORTED}
@@ -262,11 +262,12 @@ def render_markdown(report: Report, digits: int = 3) -> str:
                            for label in report.labels for name in sub]
     align = [":---"] + [":---" if name.endswith(("interval", "credible")) else "---:"
                         for _ in report.labels for name in sub]
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    lines = ["| " + " | ".join(map(markdown_cell, header)) + " |",
+             "| " + " | ".join(align) + " |"]
     for index, label in enumerate(_row_labels(report)):
         cells = [label] + [cell for rows in report.rows
                            for cell in _cells(rows[index], digits, with_questions)]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append("| " + " | ".join(map(markdown_cell, cells)) + " |")
     notes = report.notes + small_sample_notes(report) + method_notes(report)
     return "\n".join(lines) + "\n" + "".join(f"\n{note}\n" for note in notes)
 

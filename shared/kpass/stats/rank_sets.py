@@ -69,7 +69,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, stdtr
 
-from ._common import _CREDIT_METRICS, _jackknife_units
+from ._common import _CREDIT_METRICS, ROUNDING, _jackknife_units
 from .small_sample import small_sample_problems
 
 #: Random sign patterns behind the max-|T| reference when there are too many units to
@@ -278,8 +278,7 @@ def _pair_verdicts(estimates: np.ndarray, sigma: np.ndarray, df: int,
     ``"max-t"`` or ``"holm"``.
     """
     alpha = 1.0 - confidence
-    se = np.sqrt(np.maximum(sigma[rows, rows] + sigma[cols, cols] - 2.0 * sigma[rows, cols],
-                            0.0))
+    se = pair_se(sigma, rows, cols, estimates)
     p = _p_values(difference, se, df)
     adjusted = np.ones_like(p)
     positive = se > 0
@@ -300,6 +299,25 @@ def _pair_verdicts(estimates: np.ndarray, sigma: np.ndarray, df: int,
         share = (int(positive.sum()) + kept) / int(positive.sum())
         adjusted[positive] = np.minimum(1.0, found * share)
     return p, adjusted, adjusted <= alpha, "max-t"
+
+
+def noise_free_se(variance: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """sqrt(variance), 0 where it is within floating-point noise of 0.
+
+    Noise: at most :data:`kpass.stats._common.ROUNDING` of the largest |``scale``| (the
+    estimates): identical per-question values give se = 0 and the exact sign test, never
+    se = 1e-17 with p = 0.
+    """
+    se = np.sqrt(np.maximum(variance, 0.0))
+    limit = ROUNDING * float(np.max(np.abs(scale), initial=0.0))
+    return np.where(se <= limit, 0.0, se)
+
+
+def pair_se(sigma: np.ndarray, rows: np.ndarray, cols: np.ndarray, scale: np.ndarray
+            ) -> np.ndarray:
+    """SE of estimate[rows] - estimate[cols] from their covariance (:func:`noise_free_se`)."""
+    return noise_free_se(sigma[rows, rows] + sigma[cols, cols] - 2.0 * sigma[rows, cols],
+                         scale)
 
 
 def _rank_probabilities(mu: np.ndarray, sd: np.ndarray) -> np.ndarray:

@@ -87,6 +87,8 @@ from .rank_sets import (
     _rank_probabilities,
     _tie_groups,
     _unit_totals,
+    noise_free_se,
+    pair_se,
 )
 from .small_sample import warn_small
 
@@ -262,7 +264,7 @@ def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
            confidence: float, units: tuple[np.ndarray, np.ndarray] | None = None
            ) -> Leaderboard:
     size = len(names)
-    se = np.sqrt(np.maximum(np.diag(sigma), 0.0))
+    se = noise_free_se(np.diag(sigma), estimates)
     tied = _tie_groups(estimates)
     rank = np.array([1 + int(np.sum(tied > e)) for e in tied])
     order = sorted(range(size), key=lambda j: (-tied[j], j))
@@ -286,11 +288,10 @@ def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
         rank=int(rank[j]), rank_lo=int(rank_lo[j]), rank_hi=int(rank_hi[j]),
         mean=float(mu[j]), sd=float(sd[j]), prob_best=float(top[j, 0]),
         prob_top=tuple(float(q) for q in top[j])) for j in order)
-    pair_se = np.sqrt(np.maximum(sigma[a_index, a_index] + sigma[b_index, b_index]
-                                 - 2.0 * sigma[a_index, b_index], 0.0))
+    pair_ses = pair_se(sigma, a_index, b_index, estimates)
     pairs = tuple(RankedPair(a=names[a], b=names[b], difference=float(d) + 0.0, se=float(s),
                              p_value=float(pv), p_adjusted=float(pa), better=bool(t))
-                  for a, b, d, s, pv, pa, t in zip(a_index, b_index, difference, pair_se, p,
+                  for a, b, d, s, pv, pa, t in zip(a_index, b_index, difference, pair_ses, p,
                                                    adjusted, told, strict=True))
     return Leaderboard(metric=name, k=k, confidence=confidence, questions=questions, df=df,
                        rows=rows, pairs=pairs, adjustment=method)
