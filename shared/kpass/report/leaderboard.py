@@ -153,8 +153,8 @@ def _degrees(boards: list[Board]) -> str:
     """Each table's own degrees of freedom: one number when they agree, else per table."""
     found = {board.result.df for board in boards}
     if len(found) == 1:
-        return f"t with {found.pop()} degrees of freedom"
-    return "t with degrees of freedom " + ", ".join(f"{board.result.df} ({board.label})"
+        return f"t with {found.pop():.3g} degrees of freedom"
+    return "t with degrees of freedom " + ", ".join(f"{board.result.df:.3g} ({board.label})"
                                                     for board in boards)
 
 
