@@ -8,6 +8,7 @@ docs/adaptive.md: validity under continuous monitoring and the sample size at a
 """
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -482,3 +483,28 @@ def test_monitor_first_batch_failing_does_not_fix_the_kind():
         monitor.update([[1, 2]])  # one model, bad outcome: the monitor stays undecided on kind
     out = monitor.update([[1, 0]], [[0, 0]])  # a pair is then accepted
     assert out["pass@1_cs_questions"] == 1.0 and monitor.questions == 1
+
+
+def test_a_new_set_missing_the_running_interval_is_reported():
+    # easy questions first: the sequence soon excludes the later mean; the set of
+    # plausible means then misses the running interval, which is kept (issue 38, item 18)
+    A = [[1, 1, 1, 1]] * 40 + [[0, 0, 0, 0]] * 60
+    with pytest.warns(UserWarning, match="no longer fit the running interval"):
+        cs = kpass.confidence_sequence(kpass.pass_at_k, A, None, 1)
+    assert cs.missed_at is not None and 40 < cs.missed_at <= 100
+    # the plain capital process: at missed_at no grid mean keeps K_t(m) < 1/alpha inside
+    # the interval held just before
+    x = np.array([1.0] * 40 + [0.0] * 60)
+    t = cs.missed_at
+    grid = np.arange(1, 2000) / 2000
+    inside = grid[(grid >= cs.lo[t - 2]) & (grid <= cs.hi[t - 2])]
+    capital = np.array([log_capital(x[:t], m)[-1] for m in inside])
+    assert (capital >= np.log(1 / 0.05)).all()
+    assert cs.as_dict()["missed_at"] == cs.missed_at
+    # shuffled, the same values share one mean: nothing to report
+    rng = np.random.default_rng(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        shuffled = kpass.confidence_sequence(kpass.pass_at_k, A, None, 1,
+                                             order=rng.permutation(100).tolist())
+    assert shuffled.missed_at is None

@@ -179,8 +179,9 @@ def verdicts(lines: list[Line], confidence: float, unit: str = "", digits: int =
     how = ("max-T stepdown over the same sign flips" if method == "maxt"
            else "Holm's stepdown")
     rows = f"{len(secondary)} row{'s' if len(secondary) != 1 else ''}"
+    whole = "; with the primary, the whole table errs up to 2 x alpha" if primary else ""
     out.append(f"{'secondary comparisons' if primary else 'comparisons'} ({rows}, adjusted "
-               f"jointly by {how}):")
+               f"jointly by {how}{whole}):")
     items = [one(line, name) for line in secondary]
     if len(items) <= VERDICTS_IN_FULL:
         return out + ["  " + text for _, text in items]

@@ -26,9 +26,12 @@ Formula:
     pair. The identity pattern gives T_jk itself. The patterns are all 2^(U-1) up to a
     global sign when U <= :data:`EXACT_UNITS`, else :data:`DRAWS` random patterns from
     :data:`SEED`. When the models of the untold pairs are exchangeable within units (the
-    null of the stepdown's last step) the test is exact at any U and any cluster sizes;
-    for equal means with asymmetric differences the studentisation keeps it
-    asymptotically valid (Janssen 1997; Chung and Romano 2013).
+    null of the stepdown's last step) the level is exact at any U and any cluster sizes
+    for one pair; over several pairs the stepdown holds the family-wise level up to the
+    Monte Carlo error of the patterns (exchangeability of every pair at once is stronger
+    than each pair's null). For equal means with asymmetric differences it is valid only
+    as U grows (Janssen 1997; Chung and Romano 2013): at 20 units it over-rejects, as the
+    t test does.
 
     Stepdown over the unordered pairs (Westfall and Young 1993; Romano and Wolf 2005):
     sort the pairs by |T| descending; pair i has p_i = share of patterns with
