@@ -373,7 +373,8 @@ def render_json(lines: list[Line], labels: list[str], m: int, request: CompareRe
                 "shared": request.shared,
                 "primary": next((line.title for line in lines if line.role == "primary"),
                                 None),
-                "adjust": request.adjust,
+                # the adjustment used, None when no row was adjusted (one row: its own t)
+                "adjust": (request.adjust if any(line.adjust for line in lines) else None),
                 "verdicts": [text.strip() for text in verdicts(lines, request.confidence,
                                                                 digits=request.digits)],
                 "notes": list(request.notes),
