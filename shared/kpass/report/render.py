@@ -141,7 +141,10 @@ def _legend(report: Report) -> list[str]:
         "to a Wilson score interval on the effective number of questions (score); when se = "
         "0, an exact bound for that many questions all alike (exact). Never of width 0; the "
         "rows not of method t are named below. mean, sd "
-        f"and {_credible_title(report.confidence)}: posterior under a uniform Beta(1,1) prior "
+        f"and {_credible_title(report.confidence)}: posterior under "
+        + ("the Beta prior fitted to each run (--prior empirical, below)"
+           if any(note.startswith("--prior empirical") for note in report.notes)
+           else "a uniform Beta(1,1) prior") + " "
         "per question, a statement about these very questions with unlimited samples (the "
         "questions held fixed), not about questions like them, normal approximation; it can "
         "disagree with the estimate because the prior pulls every question's rate towards "
