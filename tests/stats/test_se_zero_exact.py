@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 import kpass
-from kpass.stats.small_sample import sign_flip_p
 from kpass.report.cli import main
 from kpass.stats.multiplicity import maxt_stepdown
+from kpass.stats.small_sample import sign_flip_p
 
 pytestmark = pytest.mark.filterwarnings("ignore::kpass.SmallSampleWarning")
 
