@@ -9,6 +9,7 @@ allocation of a tiny budget is enumerated and the greedy split must reach the mi
 import functools
 import heapq
 import itertools
+import json
 import math
 from fractions import Fraction
 
@@ -472,3 +473,56 @@ def test_huge_priors_allocate_as_a_known_rate():
     counts = kpass.BinaryCounts(np.array([4, 4, 4]), np.array([0, 2, 4]))
     split = kpass.allocate(kpass.pass_at_k, counts, 2, 30, prior=(1e12, 1e12))
     assert split.tolist() == [10, 10, 10]
+
+
+# ----------------------------------------------------------------------------- issue 38, item 16
+
+
+def test_empirical_prior_is_the_beta_binomial_maximum_likelihood():
+    from scipy.optimize import minimize
+    from scipy.stats import betabinom
+
+    rng = np.random.default_rng(16)
+    p = rng.beta(0.05, 1.0, 120)  # rare successes, where the uniform prior misleads
+    n = np.full(120, 8)
+    c = rng.binomial(8, p)
+    counts = kpass.BinaryCounts(n, c)
+
+    def loss(theta):
+        return -float(betabinom.logpmf(c, n, *np.exp(theta)).sum())
+
+    ref = np.exp(minimize(loss, np.log([0.5, 2.0]), method="Nelder-Mead",
+                          options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 4000}).x)
+    fitted = kpass.allocate(kpass.pass_at_k, counts, 4, 600, prior="empirical")
+    by_ref = kpass.allocate(kpass.pass_at_k, counts, 4, 600, prior=tuple(ref))
+    assert fitted.sum() == 600
+    value = expected_within_variance(kpass.pass_at_k, counts, 4, fitted, prior=tuple(ref))
+    best = expected_within_variance(kpass.pass_at_k, counts, 4, by_ref, prior=tuple(ref))
+    assert value == pytest.approx(best, rel=1e-6)
+    assert expected_within_variance(kpass.pass_at_k, counts, 4, fitted,
+                                    prior="empirical") == pytest.approx(value, rel=1e-4)
+
+
+def test_cli_next_takes_the_empirical_prior_and_every_tau(monkeypatch, capsys):
+    from kpass.data import sample_path
+    from kpass.report import next as next_module
+    from kpass.report.cli import main
+    from kpass.stats import allocation
+
+    sample = str(sample_path())
+    assert main(["next", sample, "--budget", "40", "--k", "2", "--prior", "empirical"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [json.loads(line) for line in open(sample)]
+    counts = kpass.BinaryCounts(np.array([len(r["outcomes"]) for r in rows]),
+                                np.array([sum(r["outcomes"]) for r in rows]))
+    split = kpass.allocate(kpass.pass_at_k, counts, 2, 40, prior="empirical")
+    assert [int(line.split(",")[1]) for line in lines[1:]] == split.tolist()
+    seen = []
+    real = allocation._greedy
+    monkeypatch.setattr(allocation, "_greedy",
+                        lambda objectives, *a: seen.append([o[1] for o in objectives])
+                        or real(objectives, *a))
+    assert next_module is not None
+    assert main(["next", sample, "--budget", "40", "--k", "2", "--metrics", "g-pass@k",
+                 "--tau", "0.5,1.0"]) == 0
+    assert seen == [[(2, 0.5), (2, 1.0)]]

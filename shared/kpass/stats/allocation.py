@@ -27,21 +27,29 @@ import numpy as np
 
 from .._core.counting.checks import ArgumentTypeError, _show, check_int, check_real
 from .._core.counting.counts import BinaryCounts
+from .._core.moments.prior import fit_beta_prior
 from ._common import _CREDIT_METRICS, Metric, _check_metric, _counts_of
 
 #: The priors ``prior=`` accepts by name.
-PRIORS = ("uniform",)
+PRIORS = ("uniform", "empirical")
 
 
-def _prior(prior: Any) -> tuple[float, float]:
+def _prior(prior: Any, counts: BinaryCounts | None = None) -> tuple[float, float]:
+    """(a, b) of ``prior``: uniform, an (a, b) pair, or ``"empirical"`` fitted to ``counts``.
+
+    The empirical fit is the beta-binomial maximum likelihood of :func:`kpass.plan` and
+    ``--prior empirical``.
+    """
     if isinstance(prior, str):
         if prior == "uniform":
             return 1.0, 1.0
-        raise ValueError(f"`prior` must be 'uniform' or an (a, b) pair of positive numbers; "
-                         f"got prior={prior!r}")
+        if prior == "empirical" and counts is not None:
+            return fit_beta_prior(counts)
+        raise ValueError(f"`prior` must be 'uniform', 'empirical' or an (a, b) pair of "
+                         f"positive numbers; got prior={prior!r}")
     if not isinstance(prior, (Sequence, np.ndarray)) or len(prior) != 2:
-        raise ArgumentTypeError(f"`prior` must be 'uniform' or an (a, b) pair of positive "
-                                f"numbers; got prior={_show(prior)}")
+        raise ArgumentTypeError(f"`prior` must be 'uniform', 'empirical' or an (a, b) pair of "
+                                f"positive numbers; got prior={_show(prior)}")
     a = check_real(prior[0], "prior[0]", low=0.0, low_open=True)
     b = check_real(prior[1], "prior[1]", low=0.0, low_open=True)
     return a, b
@@ -205,8 +213,11 @@ def allocate(metric: Metric | Sequence[Metric], counts: Any, k: int, budget: int
         budget: the extra samples to spread (an int >= 0).
         *args: the metric's positional arguments after k (tau, ...).
         prior: the Beta(a, b) prior of every question's success rate: ``"uniform"``
-            (Beta(1, 1), the default) or an ``(a, b)`` pair, e.g. a population fitted to
-            the benchmark. The posterior is the metric's own (``<metric>_ci``).
+            (Beta(1, 1), the default), ``"empirical"`` (the Beta population fitted to
+            these questions by beta-binomial maximum likelihood, as :func:`kpass.plan` and
+            ``--prior empirical``: better for rare-success benchmarks, where the uniform
+            prior can make the split worse than even spreading; docs/adaptive.md) or an
+            ``(a, b)`` pair. The posterior is the metric's own (``<metric>_ci``).
         **kwargs: the metric's keyword arguments.
 
     Returns:
@@ -234,7 +245,7 @@ def allocate(metric: Metric | Sequence[Metric], counts: Any, k: int, budget: int
     if not metrics:
         raise ValueError("`metric` must name at least one metric")
     _, counts, k, budget = _check_inputs(metrics, counts, k, budget)
-    a0, b0 = _prior(prior)
+    a0, b0 = _prior(prior, counts)
     return _greedy([(m, (k, *args), dict(kwargs)) for m in metrics], counts, k, budget, a0, b0)
 
 
@@ -346,7 +357,7 @@ def expected_within_variance(metric: Metric, counts: Any, k: int, extra: Any, *a
         k: the metric's budget.
         extra: extra samples per question (ints >= 0; each n_q + m_q must be >= k).
         *args: the metric's positional arguments after k.
-        prior: ``"uniform"`` or an ``(a, b)`` pair, as :func:`allocate`.
+        prior: ``"uniform"``, ``"empirical"`` or an ``(a, b)`` pair, as :func:`allocate`.
         **kwargs: the metric's keyword arguments.
 
     Returns:
@@ -360,7 +371,7 @@ def expected_within_variance(metric: Metric, counts: Any, k: int, extra: Any, *a
         0.04375
     """
     _, counts, k, _ = _check_inputs([metric], counts, k, 0)
-    a0, b0 = _prior(prior)
+    a0, b0 = _prior(prior, counts)
     m = np.asarray(extra)
     if m.shape != (counts.n_questions,) or m.dtype.kind not in "iu":
         raise ValueError(f"`extra` must hold one int per question ({counts.n_questions}); got "
