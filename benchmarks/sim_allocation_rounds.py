@@ -21,7 +21,7 @@ import numpy as np
 from scipy import optimize, stats
 
 import kpass
-from kpass.stats.allocation import _Objective
+from kpass.stats.allocation import _gain, _Kernel
 
 METRICS = {"Pass@1": (kpass.pass_at_k, 1), "Pass@4": (kpass.pass_at_k, 4),
            "Pass^4": (kpass.pass_hat_k, 4)}
@@ -123,14 +123,15 @@ def replicate(seed, Rs=(1, 2, 3, 4, 6, 12), Q=200, n0=4, per_q=12):
 
 def sequential(label, stream, n0, budget, prior_kind, refit=100):
     metric, k = METRICS[label]
-    model = _Objective(metric, (k,), {})
+    kernel = _Kernel(metric, (k,), {}, k)
     Q = stream.shape[0]
     n = np.full(Q, n0)
     c = stream[:, :n0].sum(1)
     a0, b0 = (1.0, 1.0) if prior_kind == "uniform" else (0.5, 1.5)
     def gain(q):
         a, b = a0 + c[q], b0 + n[q] - c[q]
-        return model.second_moment(a, b, int(n[q])) - model.second_moment(a, b, int(n[q]) + 1)
+        zetas = kernel.zetas(np.array([float(a)]), np.array([float(b)]))
+        return float(_gain(k, zetas, np.array([int(n[q])]))[0])  # W(N) - W(N + 1)
     for step in range(budget):
         if prior_kind == "fitted" and step % refit == 0:
             a0, b0 = fit_beta(n, c)

@@ -137,3 +137,29 @@ def test_duplicate_and_unmatched_ids_are_refused(tmp_path, capsys):
     c = write_jsonl(tmp_path / "c.jsonl", B, IDS[:-1] + ["other"])
     code, _, err = run(capsys, "compare", b, c, "--id", "id", "--k", "1")
     assert code == 1 and "ids of A are not in B" in err and err.count("\n") == 1
+
+
+def test_primary_names_a_tau_as_printed_and_one_row_says_it_was_not_adjusted(tmp_path, capsys):
+    """Issue 38 item 10: `--primary G-Pass@4_0.50` (two decimals) and METRIC:K:TAU match the
+    row with tau 0.5 numerically; `--primary none` on one row reports no adjustment."""
+    import json as _json
+
+    rng = np.random.default_rng(3)
+    paths = []
+    for name, rate in (("a", 0.6), ("b", 0.4)):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(_json.dumps({"id": i, "outcomes": (rng.random(4) < rate)
+                                             .astype(int).tolist()}) + "\n" for i in range(40)))
+        paths.append(str(path))
+    chosen = []
+    for primary in ("G-Pass@4_0.50", "g-pass@k:4:0.500000001", "G-Pass@4_0.5"):
+        assert main(["compare", *paths, "--metrics", "pass@k,g-pass@k", "--k", "4", "--tau",
+                     "0.5,1.0", "--primary", primary, "--format", "json"]) == 0
+        results = _json.loads(capsys.readouterr().out)["results"]
+        chosen.append([(r["metric"], r["tau"]) for r in results if r["role"] == "primary"])
+    assert chosen == [[("g-pass@k", 0.5)]] * 3
+    assert main(["compare", *paths, "--metrics", "pass@k", "--k", "1", "--primary", "none",
+                 "--format", "json"]) == 0
+    document = _json.loads(capsys.readouterr().out)
+    assert document["adjust"] is None
+    assert document["results"][0]["p_adjusted"] == document["results"][0]["p_value"]

@@ -9,6 +9,7 @@ allocation of a tiny budget is enumerated and the greedy split must reach the mi
 import functools
 import heapq
 import itertools
+import json
 import math
 from fractions import Fraction
 
@@ -381,3 +382,147 @@ def test_cli_next_refuses_a_metric_it_cannot_plan_in_one_line(tmp_path, capsys):
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and "kpass next: error:" in err
         assert "allocation plans for pass@k, pass^k" in err and "cons@k" in err
+
+
+# ----------------------------------------------------------------------------- issue 38, item 5
+
+
+def test_a_budget_of_a_trillion_is_split_without_stepping(monkeypatch):
+    """The split is found by a threshold on the gains, not one sample at a time: the gain
+    is evaluated O(log^2 budget) times (counted), and one question takes the whole budget."""
+    from kpass.stats import allocation
+
+    calls = []
+    real = allocation._gain
+    monkeypatch.setattr(allocation, "_gain",
+                        lambda *a: calls.append(a[2].size) or real(*a))
+    assert kpass.allocate(kpass.pass_at_k, [[1, 0, 1, 1]], 4, 10 ** 12).tolist() == [10 ** 12]
+    assert len(calls) < 10_000  # stepping would be 10^12 evaluations
+    calls.clear()
+    counts = kpass.BinaryCounts(np.array([8, 8]), np.array([2, 2]))
+    assert kpass.allocate(kpass.pass_at_k, counts, 4, 10 ** 9).tolist() == [500_000_000] * 2
+    assert len(calls) < 10_000
+
+
+def test_large_budgets_equal_the_one_at_a_time_greedy_written_plainly():
+    """Against a plain heap greedy over the exact W_q(N) of the beta-binomial sums."""
+    from scipy.stats import betabinom
+
+    def within(metric, k, n, c, N, a=1.0, b=1.0):
+        s = np.asarray(metric(kpass.BinaryCounts(np.full(N + 1, N), np.arange(N + 1)), k,
+                              per_question=True), dtype=float)
+        return float(betabinom.pmf(np.arange(N + 1), N, a + c, b + n - c) @ (s * s))
+
+    n, c = [4, 6, 5, 8], [1, 5, 0, 4]
+    for metric, k, budget in ((kpass.pass_at_k, 2, 300), (kpass.pass_hat_k, 3, 250)):
+        heap = [(within(metric, k, nq, cq, nq + 1) - within(metric, k, nq, cq, nq), q)
+                for q, (nq, cq) in enumerate(zip(n, c, strict=True))]
+        heapq.heapify(heap)
+        plain = [0] * 4
+        for _ in range(budget):
+            _, q = heapq.heappop(heap)
+            plain[q] += 1
+            N = n[q] + plain[q]
+            heapq.heappush(heap, (within(metric, k, n[q], c[q], N + 1)
+                                  - within(metric, k, n[q], c[q], N), q))
+        got = kpass.allocate(metric, kpass.BinaryCounts(np.array(n), np.array(c)), k, budget)
+        assert got.tolist() == plain
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: kpass.allocate(kpass.pass_at_k, [[1, 0]], 1, 2 ** 53), "budget.*2\\*\\*52"),
+    (lambda: kpass.allocate(kpass.pass_at_k, [[1, 0]] * 2, 10 ** 4, 10 ** 5), "k.*200"),
+])
+def test_allocation_bounds_are_refused_by_name(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+# ----------------------------------------------------------------------------- issue 38, item 7
+
+
+@pytest.mark.parametrize("a, b", [(1e10, 3e10), (1e12, 1e12), (2.5e15, 1e15), (0.3, 0.7)])
+def test_within_variance_of_huge_priors_against_mpmath(a, b):
+    """E_post[Var(s(N, X) | p)] = E_x[s(N, x)^2] - E[g(p)^2], each in 60-digit arithmetic."""
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 60
+    n, c, extra, k = [4, 6], [1, 6], [3, 0], 2
+    got = expected_within_variance(kpass.pass_at_k, kpass.BinaryCounts(np.array(n),
+                                   np.array(c)), k, np.array(extra), prior=(a, b))
+    total = mpmath.mpf(0)
+    for nq, cq, mq in zip(n, c, extra, strict=True):
+        A, B, N = mpmath.mpf(a) + cq, mpmath.mpf(b) + nq - cq, nq + mq
+
+        def moment(r, s, A=A, B=B):  # E[p^r (1-p)^s] under Beta(A, B)
+            return mpmath.exp(mpmath.loggamma(A + r) + mpmath.loggamma(B + s)
+                              - mpmath.loggamma(A + B + r + s) - mpmath.loggamma(A)
+                              - mpmath.loggamma(B) + mpmath.loggamma(A + B))
+
+        square = sum(mpmath.binomial(N, x) * moment(x, N - x)
+                     * (1 - mpmath.binomial(N - x, k) / mpmath.binomial(N, k)) ** 2
+                     for x in range(N + 1))
+        g2 = 1 - 2 * moment(0, k) + moment(0, 2 * k)  # g = 1 - (1 - p)^k
+        total += square - g2
+    want = float(total / len(n) ** 2)
+    assert got == pytest.approx(want, rel=1e-6)
+    assert np.isfinite(got) and got > 0
+
+
+def test_huge_priors_allocate_as_a_known_rate():
+    # Beta(1e12, 1e12): every p is 1/2 whatever was seen, so equal questions share evenly
+    counts = kpass.BinaryCounts(np.array([4, 4, 4]), np.array([0, 2, 4]))
+    split = kpass.allocate(kpass.pass_at_k, counts, 2, 30, prior=(1e12, 1e12))
+    assert split.tolist() == [10, 10, 10]
+
+
+# ----------------------------------------------------------------------------- issue 38, item 16
+
+
+def test_empirical_prior_is_the_beta_binomial_maximum_likelihood():
+    from scipy.optimize import minimize
+    from scipy.stats import betabinom
+
+    rng = np.random.default_rng(16)
+    p = rng.beta(0.05, 1.0, 120)  # rare successes, where the uniform prior misleads
+    n = np.full(120, 8)
+    c = rng.binomial(8, p)
+    counts = kpass.BinaryCounts(n, c)
+
+    def loss(theta):
+        return -float(betabinom.logpmf(c, n, *np.exp(theta)).sum())
+
+    ref = np.exp(minimize(loss, np.log([0.5, 2.0]), method="Nelder-Mead",
+                          options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 4000}).x)
+    fitted = kpass.allocate(kpass.pass_at_k, counts, 4, 600, prior="empirical")
+    by_ref = kpass.allocate(kpass.pass_at_k, counts, 4, 600, prior=tuple(ref))
+    assert fitted.sum() == 600
+    value = expected_within_variance(kpass.pass_at_k, counts, 4, fitted, prior=tuple(ref))
+    best = expected_within_variance(kpass.pass_at_k, counts, 4, by_ref, prior=tuple(ref))
+    assert value == pytest.approx(best, rel=1e-6)
+    assert expected_within_variance(kpass.pass_at_k, counts, 4, fitted,
+                                    prior="empirical") == pytest.approx(value, rel=1e-4)
+
+
+def test_cli_next_takes_the_empirical_prior_and_every_tau(monkeypatch, capsys):
+    from kpass.data import sample_path
+    from kpass.report import next as next_module
+    from kpass.report.cli import main
+    from kpass.stats import allocation
+
+    sample = str(sample_path())
+    assert main(["next", sample, "--budget", "40", "--k", "2", "--prior", "empirical"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [json.loads(line) for line in open(sample)]
+    counts = kpass.BinaryCounts(np.array([len(r["outcomes"]) for r in rows]),
+                                np.array([sum(r["outcomes"]) for r in rows]))
+    split = kpass.allocate(kpass.pass_at_k, counts, 2, 40, prior="empirical")
+    assert [int(line.split(",")[1]) for line in lines[1:]] == split.tolist()
+    seen = []
+    real = allocation._greedy
+    monkeypatch.setattr(allocation, "_greedy",
+                        lambda objectives, *a: seen.append([o[1] for o in objectives])
+                        or real(objectives, *a))
+    assert next_module is not None
+    assert main(["next", sample, "--budget", "40", "--k", "2", "--metrics", "g-pass@k",
+                 "--tau", "0.5,1.0"]) == 0
+    assert seen == [[(2, 0.5), (2, 1.0)]]

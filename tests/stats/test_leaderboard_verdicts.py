@@ -45,8 +45,8 @@ def brute_force_stepdown(values, codes=None, skip=()):
 
     Every sign pattern of the units (questions, or clusters flipping as a whole) is applied
     to each pair's per-question differences; each flipped pair is studentised by its own
-    SE (scipy's one-sample t test without clusters; the cluster formula G/(G-1) sum_g
-    (sum_{q in g} r_q)^2 / M^2 with clusters); the stepdown removes the pair with the largest
+    SE (scipy's one-sample t test without clusters; the CR2 formula sum_g (sum_{q in g}
+    r_q)^2 / (1 - n_g/M) / M^2 with clusters); the stepdown removes the pair with the largest
     |T| and recomputes the max over the pairs left. Pairs in ``skip`` are left out.
     """
     values = np.asarray(values, dtype=float)
@@ -62,7 +62,8 @@ def brute_force_stepdown(values, codes=None, skip=()):
             return np.abs(stats.ttest_1samp(d, 0.0, axis=1).statistic)
         r = d - d.mean(axis=1, keepdims=True)
         sums = np.stack([r[:, codes == g].sum(axis=1) for g in groups], axis=1)
-        se = np.sqrt(len(groups) / (len(groups) - 1) * (sums ** 2).sum(axis=1) / m ** 2)
+        sizes = np.array([np.sum(codes == g) for g in groups])
+        se = np.sqrt((sums ** 2 / (1.0 - sizes / m)).sum(axis=1) / m ** 2)  # CR2
         return np.abs(d.mean(axis=1) / se)
 
     pairs = [p for p in itertools.combinations(range(k), 2) if p not in skip]
@@ -101,7 +102,7 @@ def test_clustered_adjusted_p_values_equal_brute_force_enumeration():
     codes = np.repeat(np.arange(8), [4, 3, 2, 2, 1, 1, 1, 1])  # 8 unequal clusters
     values = rng.binomial(1, [[0.2], [0.5], [0.9]], size=(3, codes.size))
     board = board_of(values, clusters=codes.tolist())
-    assert board.adjustment == "max-t" and board.df == 7
+    assert board.adjustment == "max-t" and board.units == 8 and 1 < board.df < 7  # CR2 / BM df
     expected = brute_force_stepdown(values, codes)
     for pair in board.pairs:
         key = tuple(sorted((int(pair.a[1:]), int(pair.b[1:]))))

@@ -8,6 +8,7 @@ docs/adaptive.md: validity under continuous monitoring and the sample size at a
 """
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -450,3 +451,60 @@ def test_space_sequential_verdict_matches_questions_by_id(space):
     assert by_id.summary() != by_line.summary()
     assert second == ("Sequential (anytime-valid, 95%, questions matched by id, in A's line "
                       f"order): pass@1 {by_id.summary()}.")
+
+
+@pytest.mark.parametrize("bad_a, bad_b", [
+    ([[1, 2, 0, 1]], [[0, 0, 0, 1]]),  # an outcome that is not 0/1
+    ([[1, 0]], [[0, 0]]),              # fewer samples than k = 4
+])
+def test_monitor_keeps_nothing_of_a_batch_that_fails(bad_a, bad_b):
+    from kpass import SequentialMonitor
+
+    A = [[1, 1, 1, 1], [0, 1, 1, 1]] * 15
+    B = [[0, 0, 0, 1], [0, 0, 1, 0]] * 15
+    monitor = SequentialMonitor("pass@k", k=4)
+    monitor.update(A[:4], B[:4])
+    before = (monitor.questions, monitor.sequence)
+    with pytest.raises(ValueError):
+        monitor.update(bad_a, bad_b)
+    assert (monitor.questions, monitor.sequence) == before
+    # the failed batch left no trace: later batches give exactly the sequence without it
+    out = monitor.update(A[4:], B[4:])
+    cs = kpass.confidence_sequence(kpass.pass_at_k, A, B, 4)
+    assert monitor.questions == 30 and out["pass@4_cs_lo"] == cs.lo[-1]
+    assert out["pass@4_cs_hi"] == cs.hi[-1]
+
+
+def test_monitor_first_batch_failing_does_not_fix_the_kind():
+    from kpass import SequentialMonitor
+
+    monitor = SequentialMonitor("pass@k", k=1)
+    with pytest.raises(ValueError):
+        monitor.update([[1, 2]])  # one model, bad outcome: the monitor stays undecided on kind
+    out = monitor.update([[1, 0]], [[0, 0]])  # a pair is then accepted
+    assert out["pass@1_cs_questions"] == 1.0 and monitor.questions == 1
+
+
+def test_a_new_set_missing_the_running_interval_is_reported():
+    # easy questions first: the sequence soon excludes the later mean; the set of
+    # plausible means then misses the running interval, which is kept (issue 38, item 18)
+    A = [[1, 1, 1, 1]] * 40 + [[0, 0, 0, 0]] * 60
+    with pytest.warns(UserWarning, match="no longer fit the running interval"):
+        cs = kpass.confidence_sequence(kpass.pass_at_k, A, None, 1)
+    assert cs.missed_at is not None and 40 < cs.missed_at <= 100
+    # the plain capital process: at missed_at no grid mean keeps K_t(m) < 1/alpha inside
+    # the interval held just before
+    x = np.array([1.0] * 40 + [0.0] * 60)
+    t = cs.missed_at
+    grid = np.arange(1, 2000) / 2000
+    inside = grid[(grid >= cs.lo[t - 2]) & (grid <= cs.hi[t - 2])]
+    capital = np.array([log_capital(x[:t], m)[-1] for m in inside])
+    assert (capital >= np.log(1 / 0.05)).all()
+    assert cs.as_dict()["missed_at"] == cs.missed_at
+    # shuffled, the same values share one mean: nothing to report
+    rng = np.random.default_rng(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        shuffled = kpass.confidence_sequence(kpass.pass_at_k, A, None, 1,
+                                             order=rng.permutation(100).tolist())
+    assert shuffled.missed_at is None

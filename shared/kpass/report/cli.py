@@ -17,6 +17,7 @@ every error is one line on stderr naming the file, the line and the problem.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -25,7 +26,7 @@ from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
 from ..io.harness.inspect_files import expand_inspect_logs
 from .inputs import load_outcomes
-from .output import _check_answers_options, _write, capped_k_note, cli_words
+from .output import _check_answers_options, _write, capped_k_note, cli_words, collect_notes
 from .parser import (
     build_parser,
 )
@@ -170,9 +171,12 @@ def run_report(args: argparse.Namespace) -> int:
         if prior == "empirical":
             notes.append(PRIOR_NOTE)
         codes = _report_clusters(loaded, args)
-        rows = [compute_rows(item, families, ks, args.tau, args.confidence, args.short, coded,
-                             args.ties, code, prior) + soft_rows(item, args.confidence)
-                for item, coded, code in zip(loaded, answers, codes, strict=True)]
+        with collect_notes(notes) if prior == "empirical" else contextlib.nullcontext():
+            # a degenerate empirical fit warns once, as a note
+            rows = [compute_rows(item, families, ks, args.tau, args.confidence, args.short,
+                                 coded, args.ties, code, prior)
+                    + soft_rows(item, args.confidence)
+                    for item, coded, code in zip(loaded, answers, codes, strict=True)]
         if args.percent and args.format in ("table", "markdown"):
             rows = [[row.in_percent() for row in per_input] for per_input in rows]
             notes.append("values in percent (x 100): estimates, se, intervals, mean and sd.")

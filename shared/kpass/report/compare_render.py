@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .rows import LEGEND_WIDTH
+from .rows import LEGEND_WIDTH, markdown_cell
 
 FIELDS = ("metric", "label", "k", "tau", "questions", "a", "b", "difference", "se", "lo", "hi",
           "p_value", "prob_a_better", "mde", "se_unpaired", "correlation", "confidence",
@@ -179,8 +179,9 @@ def verdicts(lines: list[Line], confidence: float, unit: str = "", digits: int =
     how = ("max-T stepdown over the same sign flips" if method == "maxt"
            else "Holm's stepdown")
     rows = f"{len(secondary)} row{'s' if len(secondary) != 1 else ''}"
+    whole = "; with the primary, the whole table errs up to 2 x alpha" if primary else ""
     out.append(f"{'secondary comparisons' if primary else 'comparisons'} ({rows}, adjusted "
-               f"jointly by {how}):")
+               f"jointly by {how}{whole}):")
     items = [one(line, name) for line in secondary]
     if len(items) <= VERDICTS_IN_FULL:
         return out + ["  " + text for _, text in items]
@@ -333,7 +334,8 @@ def render_markdown(lines: list[Line], labels: list[str], m: int,
     text += [f"  - {item.strip()}" if item.startswith("  ") else f"- {item}"
              for item in head[4:]] + [""]
     text += ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
-    text += ["| " + " | ".join(_table_cells(line, request.digits, several, exact)) + " |"
+    text += ["| " + " | ".join(map(markdown_cell, _table_cells(line, request.digits, several,
+                                                                 exact))) + " |"
              for line in lines]
     text += [""] + [f"> {note}" for note in _notes(request)] + ([""] if _notes(request) else [])
     for paragraph in _legend(labels, request.confidence, bool(request.clusters), several, exact,
@@ -371,7 +373,8 @@ def render_json(lines: list[Line], labels: list[str], m: int, request: CompareRe
                 "shared": request.shared,
                 "primary": next((line.title for line in lines if line.role == "primary"),
                                 None),
-                "adjust": request.adjust,
+                # the adjustment used, None when no row was adjusted (one row: its own t)
+                "adjust": (request.adjust if any(line.adjust for line in lines) else None),
                 "verdicts": [text.strip() for text in verdicts(lines, request.confidence,
                                                                 digits=request.digits)],
                 "notes": list(request.notes),

@@ -9,6 +9,7 @@ and a verdict. The command line and the Python table share this one path.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -247,6 +248,23 @@ def _fingerprint(line: Line) -> bytes | None:
     return (np.round(both, 10) + 0.0).tobytes() + b"|" + str(line.values.a.size).encode()
 
 
+def _same_label(wanted: str, label: str) -> bool:
+    """Labels equal, a threshold after the last ``_`` compared as a number.
+
+    ``_0.50`` is ``_0.5``: a label may print its tau with two decimals (``G-Pass@4_0.50``).
+    """
+    if wanted == label:
+        return True
+    head, _, tail = wanted.rpartition("_")
+    own_head, _, own_tail = label.rpartition("_")
+    if not head or head != own_head:
+        return False
+    try:
+        return math.isclose(float(tail), float(own_tail), abs_tol=1e-9)
+    except ValueError:
+        return False
+
+
 def find_row(lines: list[Line], primary: str) -> Line:
     """The row ``primary`` names (case-insensitive, spaces ignored).
 
@@ -261,7 +279,8 @@ def find_row(lines: list[Line], primary: str) -> Line:
 
     wanted = "".join(str(primary).split()).lower()
     for line in lines:
-        if wanted in ("".join(name.split()).lower() for name in line.names or [line.label]):
+        if any(_same_label(wanted, "".join(name.split()).lower())
+               for name in line.names or [line.label]):
             return line
     parts = wanted.split(":")
     if len(parts) in (2, 3):
@@ -274,7 +293,9 @@ def find_row(lines: list[Line], primary: str) -> Line:
         for line in lines:
             for member in line.members or [line]:
                 if (member.metric == key and member.k == k
-                        and (tau is None or member.tau == tau)):
+                        and (tau is None or (member.tau is not None
+                                             and math.isclose(member.tau, tau,
+                                                              abs_tol=1e-9)))):
                     return line
     names = ", ".join(name for line in lines for name in (line.names or [line.label]))
     raise ValueError(f"--primary {primary}: no such row in this table; rows: {names} (or "

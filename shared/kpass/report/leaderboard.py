@@ -32,7 +32,7 @@ from .output import (
     collect_notes,
     family_options,
 )
-from .rows import LEGEND_WIDTH
+from .rows import LEGEND_WIDTH, markdown_cell
 from .table import PRIOR_NOTE, Family, input_labels, named_sources, parse_metrics
 
 
@@ -145,8 +145,8 @@ def _degrees(boards: list[Board]) -> str:
     """Each table's own degrees of freedom: one number when they agree, else per table."""
     found = {board.result.df for board in boards}
     if len(found) == 1:
-        return f"t with {found.pop()} degrees of freedom"
-    return "t with degrees of freedom " + ", ".join(f"{board.result.df} ({board.label})"
+        return f"t with {found.pop():.3g} degrees of freedom"
+    return "t with degrees of freedom " + ", ".join(f"{board.result.df:.3g} ({board.label})"
                                                     for board in boards)
 
 
@@ -257,8 +257,8 @@ def render_markdown(boards: list[Board], request: LeaderboardRequest) -> str:
         out.append(f"**{board.label}** on {board.result.questions} questions\n")
         out.append("| " + " | ".join(_header(request.confidence)) + " |")
         out.append("| ---: | :--- | ---: | ---: | :--- | :---: | ---: |")
-        out.extend("| " + " | ".join(_cells(row, request.digits)) + " |"
-                   for row in board.result.rows)
+        out.extend("| " + " | ".join(markdown_cell(cell) for cell in _cells(row, request.digits))
+                   + " |" for row in board.result.rows)
         better = [f"{p.a} > {p.b}" for p in board.result.pairs if p.better]
         out.append("\ntold apart: " + (", ".join(better) if better else "no pair") + "\n")
     out.extend(f"> note: {note}\n" for note in request.notes)

@@ -29,14 +29,14 @@ def _out_path(text: str) -> str:
 
 
 def _prior(text: str) -> tuple[float, float] | str:
-    if text == "uniform":
+    if text in ("uniform", "empirical"):
         return text
     parts = text.split(",")
     try:
         a, b = (float(part) for part in parts)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected uniform or A,B (two positive numbers); "
-                                         f"got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected uniform, empirical or A,B (two positive "
+                                         f"numbers); got {text!r}") from None
     if not (a > 0 and b > 0 and a < float("inf") and b < float("inf")):
         raise argparse.ArgumentTypeError(f"the prior's A and B must be positive and finite; "
                                          f"got {text!r}")
@@ -72,8 +72,8 @@ def add_next_parser(commands: Any, _count: Callable[..., Any],
     command.add_argument("--tau", type=_taus, default=[0.5], metavar="TAU",
                          help="G-Pass@k threshold (default: 0.5)")
     command.add_argument("--prior", type=_prior, default="uniform", metavar="A,B",
-                         help="Beta prior of every question's success rate: uniform (default) "
-                              "or A,B")
+                         help="Beta prior of every question's success rate: uniform (default), "
+                              "empirical (fitted to the run's questions) or A,B")
     command.add_argument("--out", type=_out_path, metavar="FILE",
                          help="write to FILE (.csv, .jsonl or .json) instead of CSV on stdout")
     command.add_argument("--column", metavar="NAME", help="the outcome column")
@@ -130,12 +130,13 @@ def run_next(args: argparse.Namespace) -> int:
         objectives: list[tuple[Any, tuple[Any, ...], dict[str, Any]]] = []
         for fam in families:
             point = function(fam.function)
-            extra = (args.tau[0],) if fam.uses_tau else ()
-            objectives.append((point, (args.k, *extra), {}))
+            for tau in (args.tau if fam.uses_tau else [None]):  # every tau asked for
+                extra = (tau,) if tau is not None else ()
+                objectives.append((point, (args.k, *extra), {}))
         try:
             _, counts, k, budget = _check_inputs([o[0] for o in objectives], counts, args.k,
                                                  args.budget)
-            a0, b0 = check_prior(args.prior)
+            a0, b0 = check_prior(args.prior, counts)
             split = _greedy(objectives, counts, k, budget, a0, b0)
         except (TypeError, ValueError) as error:
             message = str(error).replace("`budget`", "--budget").replace("`k`", "--k")

@@ -41,6 +41,20 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+MAX_DIGITS = 30
+"""An integer option longer than this many digits is refused by its length (no k, budget or
+count is that large, and Python cannot even print an int of more than 4300 digits)."""
+
+
+def _int(token: str, expected: str) -> int:
+    """``int(token)``, refusing a number of more than :data:`MAX_DIGITS` digits by its size."""
+    digits = token.strip().lstrip("+-")
+    if len(digits) > MAX_DIGITS and digits.isdigit():
+        raise argparse.ArgumentTypeError(f"expected {expected}; got a {len(digits)}-digit "
+                                         f"number ({digits[:12]}...)")
+    return int(token)
+
+
 def _positive_ints(text: str) -> list[int]:
     values = []
     for token in text.split(","):
@@ -48,7 +62,7 @@ def _positive_ints(text: str) -> list[int]:
         if not token:
             continue
         try:
-            value = int(token)
+            value = _int(token, "integers >= 1")
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected integers >= 1 separated by commas; got "
                                              f"{token!r}") from None
@@ -116,12 +130,12 @@ def _plot_path(text: str) -> str:
 
 def _count(low: int, high: int | None = None) -> Callable[[str], int]:
     def parse(text: str) -> int:
+        span = f"[{low}, {high}]" if high is not None else f">= {low}"
         try:
-            value = int(text)
+            value = _int(text, f"an integer {span}")
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected an integer; got {text!r}") from None
         if value < low or (high is not None and value > high):
-            span = f"[{low}, {high}]" if high is not None else f">= {low}"
             raise argparse.ArgumentTypeError(f"expected an integer {span}; got {value}")
         return value
     return parse

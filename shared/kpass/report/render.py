@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from .. import registry
 from ..io.formats.readers import LoadedFile
-from .rows import LEGEND_WIDTH, Report, Row
+from .rows import LEGEND_WIDTH, Report, Row, markdown_cell
 
 CONSTANT_AT = registry.constant_at()
 _BY_REPORT = {f.report: f for f in registry.REPORTED}
@@ -143,7 +143,10 @@ def _legend(report: Report) -> list[str]:
         "to a Wilson score interval on the effective number of questions (score); when se = "
         "0, an exact bound for that many questions all alike (exact). Never of width 0; the "
         "rows not of method t are named below. mean, sd "
-        f"and {_credible_title(report.confidence)}: posterior under a uniform Beta(1,1) prior "
+        f"and {_credible_title(report.confidence)}: posterior under "
+        + ("the Beta prior fitted to each run (--prior empirical, below)"
+           if any(note.startswith("--prior empirical") for note in report.notes)
+           else "a uniform Beta(1,1) prior") + " "
         "per question, a statement about these very questions with unlimited samples (the "
         "questions held fixed), not about questions like them, normal approximation; it can "
         "disagree with the estimate because the prior pulls every question's rate towards "
@@ -269,11 +272,12 @@ def render_markdown(report: Report, digits: int = 3) -> str:
                            for label in report.labels for name in sub]
     align = [":---"] + [":---" if name.endswith(("interval", "credible")) else "---:"
                         for _ in report.labels for name in sub]
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    lines = ["| " + " | ".join(map(markdown_cell, header)) + " |",
+             "| " + " | ".join(align) + " |"]
     for index, label in enumerate(_row_labels(report)):
         cells = [label] + [cell for rows in report.rows
                            for cell in _cells(rows[index], digits, with_questions)]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append("| " + " | ".join(map(markdown_cell, cells)) + " |")
     notes = report.notes + small_sample_notes(report) + method_notes(report)
     return "\n".join(lines) + "\n" + "".join(f"\n{note}\n" for note in notes)
 

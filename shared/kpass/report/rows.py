@@ -14,6 +14,14 @@ from ..io.formats.readers import LoadedFile
 LEGEND_WIDTH = 96
 
 
+def markdown_cell(text: str) -> str:
+    """``text`` safe in a Markdown table cell: ``|`` escaped, line breaks as spaces.
+
+    Model names, file names and labels are user text; a ``|`` in one would split its cell.
+    """
+    return " ".join(str(text).replace("\\", "\\\\").replace("|", "\\|").split())
+
+
 @dataclass
 class Row:
     """One metric at one k (and tau) for one input.

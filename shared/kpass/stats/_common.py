@@ -94,6 +94,18 @@ def _state_counts(counts: BinaryCounts, states: Any) -> BinaryCounts:
     return cached[1]
 
 
+ROUNDING = 1e-12
+"""An SE at most this share of the largest value it is computed from is floating-point
+noise (the mean of 25 equal values 0.1 differs from 0.1 by 1.4e-17): it is read as 0,
+so that identical values give se = 0 and the exact bound and p of se = 0, never
+se = 2.7e-16 with p = 0 and a 1e-15-wide interval."""
+
+
+def _noise_free(se: float, scale: float) -> float:
+    """``se``, or 0.0 where it is within :data:`ROUNDING` of 0 relative to ``scale``."""
+    return 0.0 if se <= ROUNDING * scale else se
+
+
 def _weighted_se(weights: np.ndarray, per_state: np.ndarray) -> float | None:
     """The CLT SE of questions with these per-state values and weights, or None below 2."""
     used = np.isfinite(per_state)
@@ -102,7 +114,8 @@ def _weighted_se(weights: np.ndarray, per_state: np.ndarray) -> float | None:
     if m < 2:
         return None
     mean = float((w * v).sum() / m)
-    return math.sqrt(float((w * np.square(v - mean)).sum()) / (m * (m - 1)))
+    se = math.sqrt(float((w * np.square(v - mean)).sum()) / (m * (m - 1)))
+    return _noise_free(se, float(np.abs(v).max()))
 
 
 #: Point functions whose per-question value on binary counts depends on the state alone,
@@ -229,7 +242,8 @@ def _clt_se(values: np.ndarray, codes: np.ndarray | None) -> float:
     if codes is None:
         # A plain reduction, not a BLAS dot: on a busy machine OpenBLAS's threads made the
         # dot of 100000 values take 4 ms instead of 0.1 ms.
-        return math.sqrt(float(np.square(residuals).sum()) / (m * (m - 1)))
+        se = math.sqrt(float(np.square(residuals).sum()) / (m * (m - 1)))
+        return _noise_free(se, float(np.abs(values).max()))
     sums = np.bincount(codes, weights=residuals)
     sizes = np.bincount(codes, minlength=sums.size).astype(float)
     present = sizes > 0
@@ -238,7 +252,8 @@ def _clt_se(values: np.ndarray, codes: np.ndarray | None) -> float:
         raise TooFewQuestionsError("the clustered standard error needs at least 2 clusters "
                                    f"among the questions used; got {groups}")
     factor = 1.0 / (1.0 - sizes[present] / m)
-    return math.sqrt(float((factor * np.square(sums[present])).sum()) / (m * m))
+    se = math.sqrt(float((factor * np.square(sums[present])).sum()) / (m * m))
+    return _noise_free(se, float(np.abs(values).max()))
 
 
 def _cluster_df(codes: np.ndarray | None, m: int) -> float:
@@ -317,7 +332,9 @@ def _jackknife(statistic: Callable[[np.ndarray], list[float]], keys: np.ndarray,
     masks, weights, groups = _jackknife_units(keys, codes)
     leave_out = np.array([statistic(mask) for mask in masks])  # (units, K)
     spread = leave_out - weights @ leave_out / weights.sum()
-    return [math.sqrt((groups - 1) / groups * float(weights @ (col * col))) for col in spread.T]
+    return [_noise_free(math.sqrt((groups - 1) / groups * float(weights @ (col * col))),
+                        float(np.abs(values).max()))
+            for col, values in zip(spread.T, leave_out.T, strict=True)]
 
 
 def _state_keys(*counts: BinaryCounts) -> np.ndarray:

@@ -11,12 +11,15 @@ given p, V(N; p) = sum_{j=1}^{k} C(k, j) C(N - k, k - j) / C(N, k) zeta_j(p), is
 sum of terms decreasing and convex in N; averaged over a posterior it stays so, and a
 greedy allocation of one sample at a time to the question whose expected variance drops
 most is then optimal for the sum (separable convex objective under a sum constraint:
-Fox 1966). ``tests/stats/test_allocation.py`` checks it against enumerating every allocation.
+Fox 1966). kpass finds that greedy split without stepping: the variance at any N is a
+closed form in N (:class:`_Kernel`), and a threshold on the drops is bisected.
+``tests/stats/test_allocation.py`` checks it against enumerating every allocation.
 """
 
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,54 +27,133 @@ import numpy as np
 
 from .._core.counting.checks import ArgumentTypeError, _show, check_int, check_real
 from .._core.counting.counts import BinaryCounts
+from .._core.moments.prior import fit_beta_prior
 from ._common import _CREDIT_METRICS, Metric, _check_metric, _counts_of
-from .planning import _posterior_g
 
 #: The priors ``prior=`` accepts by name.
-PRIORS = ("uniform",)
+PRIORS = ("uniform", "empirical")
 
 
-def _prior(prior: Any) -> tuple[float, float]:
+def _prior(prior: Any, counts: BinaryCounts | None = None) -> tuple[float, float]:
+    """(a, b) of ``prior``: uniform, an (a, b) pair, or ``"empirical"`` fitted to ``counts``.
+
+    The empirical fit is the beta-binomial maximum likelihood of :func:`kpass.plan` and
+    ``--prior empirical``.
+    """
     if isinstance(prior, str):
         if prior == "uniform":
             return 1.0, 1.0
-        raise ValueError(f"`prior` must be 'uniform' or an (a, b) pair of positive numbers; "
-                         f"got prior={prior!r}")
+        if prior == "empirical" and counts is not None:
+            return fit_beta_prior(counts)
+        raise ValueError(f"`prior` must be 'uniform', 'empirical' or an (a, b) pair of "
+                         f"positive numbers; got prior={prior!r}")
     if not isinstance(prior, (Sequence, np.ndarray)) or len(prior) != 2:
-        raise ArgumentTypeError(f"`prior` must be 'uniform' or an (a, b) pair of positive "
-                                f"numbers; got prior={_show(prior)}")
+        raise ArgumentTypeError(f"`prior` must be 'uniform', 'empirical' or an (a, b) pair of "
+                                f"positive numbers; got prior={_show(prior)}")
     a = check_real(prior[0], "prior[0]", low=0.0, low_open=True)
     b = check_real(prior[1], "prior[1]", low=0.0, low_open=True)
     return a, b
 
 
-class _Objective:
-    """E[s(N, X)^2] under X ~ BetaBinomial(N, a, b), cached per (state, N), for one metric."""
+MAX_BUDGET = 2**52
+"""The largest budget :func:`allocate` takes: sample counts stay exact in a float."""
 
-    def __init__(self, metric: Metric, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        self.metric, self.args, self.kwargs = metric, args, kwargs
-        self.tables: dict[int, np.ndarray] = {}
-        self.values: dict[tuple[float, float, int], float] = {}
+MAX_K = 200
+"""The largest k :func:`allocate` takes (its kernel's binomial weights stay finite)."""
 
-    def table(self, n: int) -> np.ndarray:
-        """s(n, c)^2 for c = 0..n, from the metric itself."""
-        squares = self.tables.get(n)
-        if squares is None:
-            counts = BinaryCounts(np.full(n + 1, n), np.arange(n + 1))
-            values = np.asarray(self.metric(counts, *self.args, per_question=True,
-                                            **self.kwargs), dtype=float)
-            squares = self.tables[n] = values * values
-        return squares
 
-    def second_moment(self, a: float, b: float, n: int) -> float:
-        key = (a, b, n)
-        value = self.values.get(key)
-        if value is None:
-            from scipy.stats import betabinom
+class _Kernel:
+    r"""The Hoeffding decomposition of one credit metric at k, for any posterior and any N.
 
-            pmf = betabinom.pmf(np.arange(n + 1), n, a, b)
-            value = self.values[key] = float(pmf @ self.table(n))
-        return value
+    The per-question estimate s(N, X) is a U-statistic of order k with kernel
+    f(i) = s(k, i) (i successes among k outcomes). Its variance given p is
+    V(N; p) = sum_{j=1}^{k} w_j(N) zeta_j(p), w_j(N) = C(k, j) C(N - k, k - j) / C(N, k)
+    (Hoeffding 1948), zeta_j(p) = xi_j(p) - xi_0(p), xi_j(p) = E[h_j(I; p)^2] with
+    I ~ Bin(j, p) and h_j(i; p) = sum_t Bin(k - j, p)(t) f(i + t). xi_j is a polynomial
+    of degree 2k - j, sum_r A_jr p^r (1 - p)^(2k - j - r), so under a Beta(alpha, beta)
+    posterior E[xi_j] = sum_r A_jr E[p^r (1 - p)^(2k-j-r)] with the exact moments
+    E[p^r (1 - p)^s] = prod_{i<r} (alpha + i) prod_{i<s} (beta + i) / prod_{i<r+s}
+    (alpha + beta + i), summed on the log scale (no beta-binomial pmf: any alpha, beta).
+    Then W_q(N) = sum_j w_j(N) Z_qj with Z_qj = E[zeta_j] fixed per question: every N
+    costs O(k), whatever the samples a question already has.
+    """
+
+    def __init__(self, metric: Metric, args: tuple[Any, ...], kwargs: dict[str, Any],
+                 k: int) -> None:
+        from scipy.special import comb
+
+        counts = BinaryCounts(np.full(k + 1, k), np.arange(k + 1))
+        f = np.asarray(metric(counts, *args, per_question=True, **kwargs), dtype=float)
+        self.k = k
+        self.coefficients = np.zeros((k + 1, 2 * k + 1))
+        for j in range(k + 1):
+            weights = comb(k - j, np.arange(k - j + 1))
+            for i in range(j + 1):
+                u = weights * f[i:i + k - j + 1]
+                self.coefficients[j, i:i + 2 * (k - j) + 1] += comb(j, i) * np.convolve(u, u)
+
+    def zetas(self, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
+        """E[zeta_j(p)] under Beta(alpha_q, beta_q), shape (questions, k), j = 1..k."""
+        k = self.k
+        steps = np.arange(2 * k)
+        with np.errstate(divide="ignore"):
+            def prefix(x: np.ndarray) -> np.ndarray:  # [sum_{i<r} log(x + i)] for r=0..2k
+                logs = np.log(x[:, None] + steps[None, :])
+                return np.concatenate([np.zeros((x.size, 1)), np.cumsum(logs, axis=1)], 1)
+            log_a, log_b, log_ab = prefix(alpha), prefix(beta), prefix(alpha + beta)
+        xi = np.empty((alpha.size, k + 1))
+        for j in range(k + 1):
+            degree = 2 * k - j
+            r = np.arange(degree + 1)
+            moments = np.exp(log_a[:, r] + log_b[:, degree - r] - log_ab[:, [degree]])
+            xi[:, j] = moments @ self.coefficients[j, :degree + 1]
+        return np.maximum(xi[:, 1:] - xi[:, :1], 0.0)
+
+
+def _weights(k: int, total: np.ndarray) -> np.ndarray:
+    """w_j(N) = C(k, j) C(N - k, k - j) / C(N, k) for j = 1..k, shape (questions, k).
+
+    As k!/(k-j)! C(k, j) prod_{i<k-j} (1 - k/(N - i)) prod_{i=k-j}^{k-1} 1/(N - i), on the
+    log scale with log1p (exact to rounding at any N); 0 where N - k < k - j.
+    """
+    from scipy.special import gammaln
+
+    N = np.asarray(total, dtype=float)[:, None]
+    i = np.arange(k, dtype=float)[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        near = np.log1p(-k / (N - i))
+        far = np.log(N - i)
+    first = np.concatenate([np.zeros((N.shape[0], 1)), np.cumsum(near, axis=1)], axis=1)
+    second = np.concatenate([np.zeros((N.shape[0], 1)), np.cumsum(far, axis=1)], axis=1)
+    j = np.arange(1, k + 1)
+    rest = k - j  # k - j terms of the first product, j of the second
+    log_w = (gammaln(k + 1.0) - gammaln(rest + 1.0) + gammaln(k + 1.0) - gammaln(j + 1.0)
+             - gammaln(rest + 1.0) + first[:, rest] - (second[:, [k]] - second[:, rest]))
+    valid = (N - k) >= rest[None, :]
+    return np.where(valid, np.exp(np.where(valid, log_w, 0.0)), 0.0)
+
+
+def _within(k: int, zetas: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """W_q(N_q) = sum_j w_j(N_q) Z_qj, per question."""
+    return (_weights(k, total) * zetas).sum(axis=1)
+
+
+def _gain(k: int, zetas: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """W_q(N) - W_q(N + 1) per question, without cancellation at large N.
+
+    w_j(N + 1) / w_j(N) = (N + 1 - k)^2 / ((N + 1 - 2k + j)(N + 1)), so
+    w_j(N) - w_j(N + 1) = w_j(N) (j (N + 1) - k^2) / ((N + 1 - 2k + j)(N + 1)) where
+    w_j(N) > 0, and -w_j(N + 1) where w_j(N) = 0.
+    """
+    N = np.asarray(total, dtype=float)
+    now = _weights(k, N)
+    after = _weights(k, N + 1.0)
+    j = np.arange(1, k + 1, dtype=float)[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = (j * (N[:, None] + 1.0) - k * k) / ((N[:, None] + 1.0 - 2 * k + j)
+                                                     * (N[:, None] + 1.0))
+        drop = np.where(now > 0, now * factor, -after)
+    return (drop * zetas).sum(axis=1)
 
 
 def _check_inputs(metrics: list[Metric], counts: Any, k: Any, budget: Any
@@ -85,11 +167,15 @@ def _check_inputs(metrics: list[Metric], counts: Any, k: Any, budget: Any
                 f"per-question U-statistics) for allocation; got kpass.{name}")
         names.append(name)
     k = check_int(k, "k")
-    if k < 1:
-        raise ValueError(f"`k` must be >= 1; got k={k}")
+    if not 1 <= k <= MAX_K:
+        raise ValueError(f"`k` must be an int in [1, {MAX_K}] for allocation; got "
+                         f"k={_show(k)}")
     budget = check_int(budget, "budget")
     if budget < 0:
         raise ValueError(f"`budget` must be >= 0 extra samples; got budget={budget}")
+    if budget > MAX_BUDGET:
+        raise ValueError(f"`budget` must be at most 2**52 = {MAX_BUDGET} extra samples; got "
+                         f"budget={_show(budget)}")
     return names, _counts_of(counts), k, budget
 
 
@@ -103,9 +189,13 @@ def allocate(metric: Metric | Sequence[Metric], counts: Any, k: int, budget: int
         whose sampling variance given p is V(N; p) = E[s(N, X)^2 | p] - g(p)^2; averaged
         over the posterior, W_q(N) = sum_x BetaBinom(N; a + c_q, b + n_q - c_q)(x)
         s(N, x)^2 - E[g(p)^2] (exact, from the metric's own values s(N, x)). The split
-        minimises sum_q W_q(n_q + m_q) subject to sum_q m_q = ``budget``: greedily, one
-        sample at a time to the question whose W_q drops most. W_q is decreasing and
+        minimises sum_q W_q(n_q + m_q) subject to sum_q m_q = ``budget``: the greedy
+        split, each sample to the question whose W_q drops most. W_q is decreasing and
         convex in N (a U-statistic's variance), so the greedy split is optimal (Fox 1966).
+        It is computed without stepping one sample at a time: W_q(N) = sum_j w_j(N) Z_qj
+        (Hoeffding's decomposition, Z_qj fixed per question, exact Beta moments) costs
+        O(k) at any N, and a threshold on the drop is bisected; time grows with the log of
+        the budget and memory not at all (``benchmarks/bench_allocation.py``).
         Questions with fewer than k samples are first topped up to k (the estimator needs
         k). With several metrics the objective is sum_metric sum_q W_q / sum_q W_q(n_q):
         each metric's variance relative to its current one.
@@ -123,8 +213,11 @@ def allocate(metric: Metric | Sequence[Metric], counts: Any, k: int, budget: int
         budget: the extra samples to spread (an int >= 0).
         *args: the metric's positional arguments after k (tau, ...).
         prior: the Beta(a, b) prior of every question's success rate: ``"uniform"``
-            (Beta(1, 1), the default) or an ``(a, b)`` pair, e.g. a population fitted to
-            the benchmark. The posterior is the metric's own (``<metric>_ci``).
+            (Beta(1, 1), the default), ``"empirical"`` (the Beta population fitted to
+            these questions by beta-binomial maximum likelihood, as :func:`kpass.plan` and
+            ``--prior empirical``: better for rare-success benchmarks, where the uniform
+            prior can make the split worse than even spreading; docs/adaptive.md) or an
+            ``(a, b)`` pair. The posterior is the metric's own (``<metric>_ci``).
         **kwargs: the metric's keyword arguments.
 
     Returns:
@@ -135,7 +228,7 @@ def allocate(metric: Metric | Sequence[Metric], counts: Any, k: int, budget: int
         TypeError: a metric that is not a mean of per-question U-statistics (avg, Vote@k,
             dataset-level blends), a bad ``prior``, ``k`` or ``budget`` type.
         ValueError: ``budget`` too small to bring every question to k samples, a negative
-            budget, a bad prior.
+            budget or one above 2**52, k above :data:`MAX_K`, a bad prior.
 
     References:
         Hoeffding (1948), Ann. Math. Statist. 19, 293-325 (U-statistics); Fox (1966),
@@ -152,13 +245,22 @@ def allocate(metric: Metric | Sequence[Metric], counts: Any, k: int, budget: int
     if not metrics:
         raise ValueError("`metric` must name at least one metric")
     _, counts, k, budget = _check_inputs(metrics, counts, k, budget)
-    a0, b0 = _prior(prior)
+    a0, b0 = _prior(prior, counts)
     return _greedy([(m, (k, *args), dict(kwargs)) for m in metrics], counts, k, budget, a0, b0)
 
 
 def _greedy(objectives: list[tuple[Metric, tuple[Any, ...], dict[str, Any]]],
             counts: BinaryCounts, k: int, budget: int, a0: float, b0: float) -> np.ndarray:
-    """The greedy split over one or more (metric, args, kwargs) objectives."""
+    """The greedy split over one or more (metric, args, kwargs) objectives.
+
+    The greedy gives the ``budget`` steps with the largest gains W_q(N) - W_q(N + 1)
+    (decreasing in N for each question); it is found without stepping one sample at a
+    time: a threshold lambda on the gain is bisected (each question's count of gains
+    above lambda is itself a bisection over N, :func:`_gain` costing O(k) at any N), and
+    the few steps left at the threshold go one by one, largest gain first (ties to the
+    first question), as the one-at-a-time greedy would take them. Time O(M k^2 log^2
+    budget), memory O(M k), at any budget.
+    """
     n = counts.n_samples.astype(np.int64)
     c = counts.n_correct.astype(np.int64)
     extra = np.maximum(k - n, 0)
@@ -167,34 +269,76 @@ def _greedy(objectives: list[tuple[Metric, tuple[Any, ...], dict[str, Any]]],
         raise ValueError(f"`budget`={budget} cannot bring every question to k={k} samples: "
                          f"{int((extra > 0).sum())} questions need {needed} more")
     remaining = budget - needed
-    alphas = a0 + c
-    betas = b0 + n - c
-    models = [_Objective(metric, args, kwargs) for metric, args, kwargs in objectives]
-    scales = [1.0] * len(models)
-    if len(models) > 1:
-        scales = [1.0 / max(expected_within_variance(metric, counts, args[0], extra, *args[1:],
-                                                     prior=(a0, b0), **kwargs) * n.size,
-                            1e-300)
-                  for metric, args, kwargs in objectives]
+    start = (n + extra).astype(np.int64)
+    alphas = a0 + c.astype(float)
+    betas = b0 + (n - c).astype(float)
+    zetas = np.zeros((n.size, k))
+    for metric, args, kwargs in objectives:
+        part = _Kernel(metric, args, kwargs, k).zetas(alphas, betas)
+        if len(objectives) > 1:  # each metric relative to its current variance
+            part = part / max(float(_within(k, part, start).sum()), 1e-300)
+        zetas += part
+    return (extra + _take(k, zetas, start, remaining)).astype(np.int64)
 
-    def value(q: int, total: int) -> float:
-        return sum(scale * model.second_moment(float(alphas[q]), float(betas[q]), total)
-                   for scale, model in zip(scales, models, strict=True))
 
-    heap: list[tuple[float, int]] = []
-    current = [0.0] * n.size
-    for q in range(n.size):
-        total = int(n[q] + extra[q])
-        current[q] = value(q, total)
-        heap.append((-(current[q] - value(q, total + 1)), q))
+def _count_above(k: int, zetas: np.ndarray, start: np.ndarray, level: float,
+                 cap: int) -> np.ndarray:
+    """Per question: how many of its next ``cap`` gains exceed ``level`` (gains decrease)."""
+    low = np.zeros(start.size, dtype=np.int64)  # gains before start + low all exceed level
+    high = np.full(start.size, cap, dtype=np.int64)
+    high_ok = _gain(k, zetas, start + cap - 1) > level
+    low = np.where(high_ok, cap, low)
+    high = np.where(high_ok, cap, high)
+    first_ok = _gain(k, zetas, start) > level
+    high = np.where(first_ok, high, 0)
+    low = np.where(first_ok, np.where(high_ok, cap, 1), 0)
+    while True:
+        open_ = high > low
+        if not open_.any():
+            return low
+        middle = (low + high) // 2
+        above = _gain(k, zetas, start + np.where(open_, middle, 0)) > level
+        low = np.where(open_ & above, middle + 1, low)
+        high = np.where(open_ & ~above, middle, high)
+
+
+def _take(k: int, zetas: np.ndarray, start: np.ndarray, budget: int) -> np.ndarray:
+    """The ``budget`` largest gains over all questions: extra samples per question."""
+    taken = np.zeros(start.size, dtype=np.int64)
+    if budget == 0 or start.size == 0:
+        return taken
+    top = float(_gain(k, zetas, start).max())
+    floor = float(_gain(k, zetas, start + budget).min())
+    high, taken = top, taken  # nothing above the top gain: 0 <= budget taken
+    low = floor / 2.0 if floor > 0 else 0.0
+    enough = 2 * start.size + 16  # steps left for the one-by-one phase
+    if _count_above(k, zetas, start, low, budget).sum() >= budget:
+        for _ in range(400):
+            if budget - int(taken.sum()) <= enough:
+                break
+            middle = math.sqrt(low * high) if low > 0 else high / 2.0 ** 64
+            if not low < middle < high:
+                break
+            count = _count_above(k, zetas, start, middle, budget)
+            if count.sum() >= budget:
+                low = middle
+            else:
+                high, taken = middle, count
+    left = budget - int(taken.sum())
+    if left > 4 * start.size + 64:
+        # no gain left to separate the questions (every gain 0 to rounding): as the
+        # one-at-a-time greedy, the rest goes to the first question with the largest gain
+        best = int(np.argmax(_gain(k, zetas, start + taken)))
+        taken[best] += left
+        return taken
+    heap = [(-float(g), q) for q, g in enumerate(_gain(k, zetas, start + taken))]
     heapq.heapify(heap)
-    for _ in range(remaining):
+    for _ in range(left):
         _, q = heapq.heappop(heap)
-        extra[q] += 1
-        total = int(n[q] + extra[q])
-        current[q] = value(q, total)
-        heapq.heappush(heap, (-(current[q] - value(q, total + 1)), q))
-    return extra.astype(np.int64)
+        taken[q] += 1
+        gain = _gain(k, zetas[q:q + 1], start[q:q + 1] + taken[q:q + 1])
+        heapq.heappush(heap, (-float(gain[0]), q))
+    return taken
 
 
 def expected_within_variance(metric: Metric, counts: Any, k: int, extra: Any, *args: Any,
@@ -213,7 +357,7 @@ def expected_within_variance(metric: Metric, counts: Any, k: int, extra: Any, *a
         k: the metric's budget.
         extra: extra samples per question (ints >= 0; each n_q + m_q must be >= k).
         *args: the metric's positional arguments after k.
-        prior: ``"uniform"`` or an ``(a, b)`` pair, as :func:`allocate`.
+        prior: ``"uniform"``, ``"empirical"`` or an ``(a, b)`` pair, as :func:`allocate`.
         **kwargs: the metric's keyword arguments.
 
     Returns:
@@ -227,7 +371,7 @@ def expected_within_variance(metric: Metric, counts: Any, k: int, extra: Any, *a
         0.04375
     """
     _, counts, k, _ = _check_inputs([metric], counts, k, 0)
-    a0, b0 = _prior(prior)
+    a0, b0 = _prior(prior, counts)
     m = np.asarray(extra)
     if m.shape != (counts.n_questions,) or m.dtype.kind not in "iu":
         raise ValueError(f"`extra` must hold one int per question ({counts.n_questions}); got "
@@ -238,12 +382,8 @@ def expected_within_variance(metric: Metric, counts: Any, k: int, extra: Any, *a
     if (totals < k).any():
         raise ValueError(f"every question needs at least k={k} samples after `extra`; "
                          f"{int((totals < k).sum())} would have fewer")
-    name = _check_metric(metric)
-    args = (k, *args)
-    _, second_g = _posterior_g(metric, name, counts, args, a0, b0)
-    model = _Objective(metric, args, kwargs)
-    alphas = a0 + counts.n_correct
-    betas = b0 + counts.n_samples - counts.n_correct
-    total = sum(model.second_moment(float(alphas[q]), float(betas[q]), int(totals[q]))
-                - float(second_g[q]) for q in range(counts.n_questions))
+    alphas = a0 + counts.n_correct.astype(float)
+    betas = b0 + (counts.n_samples - counts.n_correct).astype(float)
+    zetas = _Kernel(metric, (k, *args), kwargs, k).zetas(alphas, betas)
+    total = float(_within(k, zetas, totals.astype(np.int64)).sum())
     return max(total, 0.0) / counts.n_questions ** 2

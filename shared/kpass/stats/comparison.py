@@ -303,13 +303,16 @@ def _comparison(name: str, k: int | None, a: float, b: float, *, se: float, se_a
     (:func:`kpass.stats.intervals.interval` on [-1, 1]), the t test's p-value and MDE
     (:func:`kpass.stats.small_sample.t_test`) and P(A>B) from the two posteriors. When
     se = 0 with a difference the t statistic does not exist: the p-value is the exact
-    sign-flip one where there are per-question differences (``p_exact``), else 1.
+    sign-flip one where there are per-question differences (``p_exact``), else the exact
+    sign test of ``units`` equal differences, 2 / 2^units.
     """
     difference = a - b
     _, _, p_value, mde = t_test(difference, se, confidence, df, units)
     bounds = interval(difference, se, df, units, confidence, (-1.0, 1.0), cap=False)
     if math.isnan(p_value):
-        p_value = 1.0 if p_exact is None else p_exact
+        # every unit shows the same difference: the exact sign test, 2 / 2^units (the
+        # leaderboard's), or the sign-flip p of the per-question differences where known
+        p_value = min(1.0, 2.0 * 0.5 ** units) if p_exact is None else p_exact
     (mu_a, sd_a), (mu_b, sd_b) = posteriors
     return Comparison(
         metric=name, k=k, a=a, b=b, difference=difference + 0.0, se=se, lo=bounds.lo,

@@ -86,9 +86,7 @@ class SequentialMonitor:
             (int) and ``<key>_cs_verdict`` (str), for the results dict of ``compute()``.
         """
         paired = predictions2 is not None
-        if self._paired is None:
-            self._paired = paired
-        elif self._paired != paired:
+        if self._paired is not None and self._paired != paired:
             raise ValueError("every batch must give predictions2 (a pair) or none of them "
                              "(one model), as the first did")
         batch_a = list(predictions1)
@@ -96,14 +94,15 @@ class SequentialMonitor:
         if paired and len(batch_b) != len(batch_a):
             raise ValueError(f"`predictions1` and `predictions2` must hold the same questions; "
                              f"got {len(batch_a)} and {len(batch_b)}")
-        self._a.extend(batch_a)
-        self._b.extend(batch_b)
+        # The batch is checked (by computing the sequence on a copy) before the monitor
+        # keeps it: a batch that fails leaves the monitor as it was, so the next one works.
+        run_a, run_b = self._a + batch_a, self._b + batch_b
         point = family_function(self._function)
         args = (self.k,) if self.tau is None else (self.k, self.tau)
-        self.sequence = confidence_sequence(
-            point, self._a, self._b if paired else None, *args, alpha=self.alpha,
+        cs: Any = confidence_sequence(
+            point, run_a, run_b if paired else None, *args, alpha=self.alpha,
             margin=self.margin, **self._options)
-        cs = self.sequence
+        self._a, self._b, self._paired, self.sequence = run_a, run_b, paired, cs
         out: dict[str, Any] = {
             f"{self.key}_cs_lo": float(cs.lo[-1]), f"{self.key}_cs_hi": float(cs.hi[-1]),
             f"{self.key}_cs_estimate": float(cs.estimate[-1]),

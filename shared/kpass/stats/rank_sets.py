@@ -6,26 +6,32 @@ probabilities.
 Formula:
     Units u = 1..U are the questions (U = M) or the clusters (U = G, n_u questions each);
     x_u is a pair's (j, k) total of per-question differences s_jq - s_kq over unit u, and
-    c_u = x_u - n_u (theta_j - theta_k) its residual total. With f = U / ((U - 1) M^2),
+    c_u = x_u - n_u (theta_j - theta_k) its residual total. With the CR2 weights
+    a_u = 1 / (1 - n_u / M) (Bell and McCaffrey 2002, the SE of report and compare),
 
-        se_jk^2 = f sum_u c_u^2                                  (questions: 1 / (M (M - 1)))
-        T_jk = (theta_j - theta_k) / se_jk.
+        se_jk^2 = (1 / M^2) sum_u a_u c_u^2                      (questions: 1 / (M (M - 1)))
+        T_jk = (theta_j - theta_k) / se_jk,
+
+    with the Bell-McCaffrey df for the intervals and the pairwise t.
 
     Reference (a studentised randomisation test, sign patterns shared by all pairs): a sign
     pattern e flips whole units, x_u -> e_u x_u; the flipped data have mean
     delta = e.x / M and residual totals e_u x_u - n_u delta, so each pair's statistic,
     studentised by its *own* SE of the flipped data, is
 
-        T*_jk(e) = delta / sqrt(f (sum_u x_u^2 - 2 delta sum_u e_u n_u x_u
-                                      + delta^2 sum_u n_u^2)),
+        T*_jk(e) = delta / sqrt((1 / M^2) (sum_u a_u x_u^2 - 2 delta sum_u a_u e_u n_u x_u
+                                           + delta^2 sum_u a_u n_u^2)),
 
     linear in e apart from the square root: two K-column products per pattern serve every
     pair. The identity pattern gives T_jk itself. The patterns are all 2^(U-1) up to a
     global sign when U <= :data:`EXACT_UNITS`, else :data:`DRAWS` random patterns from
     :data:`SEED`. When the models of the untold pairs are exchangeable within units (the
-    null of the stepdown's last step) the test is exact at any U and any cluster sizes;
-    for equal means with asymmetric differences the studentisation keeps it
-    asymptotically valid (Janssen 1997; Chung and Romano 2013).
+    null of the stepdown's last step) the level is exact at any U and any cluster sizes
+    for one pair; over several pairs the stepdown holds the family-wise level up to the
+    Monte Carlo error of the patterns (exchangeability of every pair at once is stronger
+    than each pair's null). For equal means with asymmetric differences it is valid only
+    as U grows (Janssen 1997; Chung and Romano 2013): at 20 units it over-rejects, as the
+    t test does.
 
     Stepdown over the unordered pairs (Westfall and Young 1993; Romano and Wolf 2005):
     sort the pairs by |T| descending; pair i has p_i = share of patterns with
@@ -69,7 +75,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, stdtr
 
-from ._common import _CREDIT_METRICS, _jackknife_units
+from ._common import _CREDIT_METRICS, ROUNDING, _cluster_df, _jackknife_units
 from .small_sample import small_sample_problems
 
 #: Random sign patterns behind the max-|T| reference when there are too many units to
@@ -91,11 +97,24 @@ TOP_RANKS = 10
 MAX_MODELS = 300
 
 
-def _covariance(values: np.ndarray, codes: np.ndarray | None) -> tuple[np.ndarray, int]:
-    """Covariance matrix of the K model means over questions (or clusters), and its df."""
+def _covariance(values: np.ndarray, codes: np.ndarray | None
+                ) -> tuple[np.ndarray, int | float, int]:
+    """Covariance matrix of the K model means, its df and its units (questions or clusters).
+
+    The CR2 sandwich of :func:`kpass.stats._common._clt_se`, one covariance for every model:
+    Cov = (1/M^2) sum_g S_g S_g^T / (1 - n_g/M), S_g the residual sums of unit g, with the
+    Bell-McCaffrey df (:func:`kpass.stats._common._cluster_df`), as ``kpass report`` and
+    :func:`kpass.compare` use; one question per unit is the plain covariance over M - 1.
+    """
     sums, sizes = _unit_sums(values, codes)
     m, units = values.shape[1], sums.shape[1]
-    return units / (units - 1) * (sums @ sums.T) / (m * m), units - 1
+    scaled = sums / np.sqrt(1.0 - sizes / m)
+    if codes is None:
+        return (scaled @ scaled.T) / (m * m), units - 1, units
+    _, dense = np.unique(codes, return_inverse=True)
+    df = _cluster_df(dense.ravel(), m)
+    return (scaled @ scaled.T) / (m * m), (int(round(df)) if abs(df - round(df)) < 1e-9
+                                           else df), units
 
 
 def _unit_sums(values: np.ndarray, codes: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -152,14 +171,15 @@ def _jackknife_covariance(statistics: list[Any], keys: np.ndarray,
             for index in range(leave_out.shape[2])], groups - 1
 
 
-def _p_values(difference: np.ndarray, se: np.ndarray, df: int) -> np.ndarray:
-    """Two-sided t p-values; where se = 0 the exact sign test of df + 1 equal differences."""
+def _p_values(difference: np.ndarray, se: np.ndarray, df: int | float, units: int
+              ) -> np.ndarray:
+    """Two-sided t p-values; where se = 0 the exact sign test of ``units`` equal differences."""
     p = np.ones_like(difference)
     positive = se > 0
     p[positive] = 2.0 * stdtr(df, -np.abs(difference[positive] / se[positive]))
-    # Every question (cluster) shows the same non-zero difference: all df + 1 signs agree.
+    # Every question (cluster) shows the same non-zero difference: all the signs agree.
     constant = ~positive & (difference != 0)
-    p[constant] = min(1.0, 2.0 * 0.5 ** (df + 1))
+    p[constant] = min(1.0, 2.0 * 0.5 ** units)
     return np.minimum(p, 1.0)
 
 
@@ -223,18 +243,18 @@ def _max_t_adjusted(statistic: np.ndarray, rows: np.ndarray, cols: np.ndarray,
     # give the same p-values whatever order the questions came in.
     canonical = np.lexsort(np.vstack([totals, sizes[None, :]]))
     totals, sizes = totals[:, canonical], sizes[canonical]
-    units = totals.shape[1]
     m = float(sizes.sum())
-    scale = units / ((units - 1) * m * m)
-    square_sizes = float(np.sum(sizes * sizes))
-    weighted_totals = totals * sizes
+    scale = 1.0 / (m * m)
+    weight = 1.0 / (1.0 - sizes / m)  # CR2: a_u = 1 / (1 - n_u / M)
+    square_sizes = float(np.sum(weight * sizes * sizes))
+    weighted_totals = totals * sizes * weight
     ones = bool(np.all(sizes == 1.0))
     flip, flip_n, exact = _flip_products(totals, weighted_totals, ones)
     draws = flip.shape[1]
     order = np.argsort(-np.abs(statistic), kind="stable")
     observed = np.abs(statistic[order])
     r, c = rows[order], cols[order]
-    gram = totals @ totals.T
+    gram = (totals * weight) @ totals.T
     squares = gram[r, r] + gram[c, c] - 2.0 * gram[r, c]
     raw = np.empty(order.size)
     running = np.zeros(draws)
@@ -244,8 +264,8 @@ def _max_t_adjusted(statistic: np.ndarray, rows: np.ndarray, cols: np.ndarray,
         delta = flip[r[block]]
         delta -= flip[c[block]]
         delta /= m  # (pairs, draws)
-        if flip_n is None:  # questions as units: sum_u e_u n_u x_u = e.x = M delta
-            variance = squares[block, None] - m * delta * delta
+        if flip_n is None:  # questions as units: sum_u a e_u n_u x_u = a e.x = a M delta
+            variance = squares[block, None] - float(weight[0]) * m * delta * delta
         else:
             weighted = flip_n[r[block]] - flip_n[c[block]]
             variance = (squares[block, None] - 2.0 * delta * weighted
@@ -266,10 +286,10 @@ def _max_t_adjusted(statistic: np.ndarray, rows: np.ndarray, cols: np.ndarray,
     return adjusted
 
 
-def _pair_verdicts(estimates: np.ndarray, sigma: np.ndarray, df: int,
+def _pair_verdicts(estimates: np.ndarray, sigma: np.ndarray, df: int | float,
                    confidence: float, units: tuple[np.ndarray, np.ndarray] | None,
-                   rows: np.ndarray, cols: np.ndarray, difference: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+                   rows: np.ndarray, cols: np.ndarray, difference: np.ndarray,
+                   count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
     """(p_value, p_adjusted, told_apart, method) of the unordered pairs (rows, cols).
 
     ``difference`` is estimates[rows] - estimates[cols] with ties set to 0; ``units`` each
@@ -278,9 +298,8 @@ def _pair_verdicts(estimates: np.ndarray, sigma: np.ndarray, df: int,
     ``"max-t"`` or ``"holm"``.
     """
     alpha = 1.0 - confidence
-    se = np.sqrt(np.maximum(sigma[rows, rows] + sigma[cols, cols] - 2.0 * sigma[rows, cols],
-                            0.0))
-    p = _p_values(difference, se, df)
+    se = pair_se(sigma, rows, cols, estimates)
+    p = _p_values(difference, se, df, count)
     adjusted = np.ones_like(p)
     positive = se > 0
     constant = ~positive & (difference != 0)
@@ -300,6 +319,25 @@ def _pair_verdicts(estimates: np.ndarray, sigma: np.ndarray, df: int,
         share = (int(positive.sum()) + kept) / int(positive.sum())
         adjusted[positive] = np.minimum(1.0, found * share)
     return p, adjusted, adjusted <= alpha, "max-t"
+
+
+def noise_free_se(variance: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """sqrt(variance), 0 where it is within floating-point noise of 0.
+
+    Noise: at most :data:`kpass.stats._common.ROUNDING` of the largest |``scale``| (the
+    estimates): identical per-question values give se = 0 and the exact sign test, never
+    se = 1e-17 with p = 0.
+    """
+    se = np.sqrt(np.maximum(variance, 0.0))
+    limit = ROUNDING * float(np.max(np.abs(scale), initial=0.0))
+    return np.where(se <= limit, 0.0, se)
+
+
+def pair_se(sigma: np.ndarray, rows: np.ndarray, cols: np.ndarray, scale: np.ndarray
+            ) -> np.ndarray:
+    """SE of estimate[rows] - estimate[cols] from their covariance (:func:`noise_free_se`)."""
+    return noise_free_se(sigma[rows, rows] + sigma[cols, cols] - 2.0 * sigma[rows, cols],
+                         scale)
 
 
 def _rank_probabilities(mu: np.ndarray, sd: np.ndarray) -> np.ndarray:
@@ -369,7 +407,7 @@ def _problems(name: str, boards: list[Any], clustered: bool) -> list[str]:
     problems: list[str] = []
     for board in boards:
         found = small_sample_problems(
-            board.df + 1, clustered, [row.se for row in board.rows],
+            board.units, clustered, [row.se for row in board.rows],
             [row.estimate for row in board.rows] if name in _CREDIT_METRICS else [])
         # The leaderboard has no exact-test column: say what its verdicts rest on.
         how = ("the rank sets use sign flips (a randomisation test)"

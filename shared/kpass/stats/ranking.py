@@ -7,7 +7,8 @@ models together less often than their label says. :func:`leaderboard` gives, fro
 paired per-question values of every model:
 
 - per model: the estimate, its standard error over questions and a ``confidence``
-  interval (t reference with M - 1 degrees of freedom, or G - 1 with G clusters, clipped
+  interval (t reference with M - 1 degrees of freedom, or the Bell-McCaffrey df of the CR2
+  SE with clusters, clipped
   to [0, 1]);
 - per model: a rank set ``[rank_lo, rank_hi]``; the sets of all models cover the true ranks
   of all models *jointly* with probability >= ``confidence`` (Mogstad, Romano, Shaikh and
@@ -24,8 +25,9 @@ questions are a sample of (as for :func:`kpass.compare`); its true rank is
 Formula:
     s_jq: model j's unbiased value on question q, over the M questions every model was
     scored on; theta_j = mean_q s_jq; Sigma = R R^T / (M (M - 1)) with residuals
-    R_jq = s_jq - theta_j (clustered: G/(G - 1) C C^T / M^2 with C the residual sums per
-    cluster; dataset-level metrics: the delete-one jackknife covariance). The pair (j, k)
+    R_jq = s_jq - theta_j (clustered: CR2, sum_g C_g C_g^T / (1 - n_g/M) / M^2 with C_g the
+    residual sums per cluster, Bell-McCaffrey df, as report and compare; dataset-level
+    metrics: the delete-one jackknife covariance). The pair (j, k)
     has difference d_jk = theta_j - theta_k and se_jk^2 = Sigma_jj + Sigma_kk - 2 Sigma_jk,
     the paired SE of :func:`kpass.compare`.
 
@@ -87,6 +89,8 @@ from .rank_sets import (
     _rank_probabilities,
     _tie_groups,
     _unit_totals,
+    noise_free_se,
+    pair_se,
 )
 from .small_sample import warn_small
 
@@ -170,7 +174,10 @@ class Leaderboard:
         k: the budget (None for metrics without k).
         confidence: the level of the intervals and of the joint rank sets.
         questions: the questions used (scored by every model; clusters with clusters).
-        df: degrees of freedom of the t reference (questions or clusters - 1).
+        df: degrees of freedom of the t reference (questions - 1; with clusters the
+            Bell-McCaffrey df of the CR2 SE, as report and compare use; G - 1 for the
+            jackknife of a dataset-level metric).
+        units: the units the SE is over (questions, or clusters).
         rows: one :class:`Standing` per model, best first.
         pairs: one :class:`RankedPair` per pair of models, in the order of the rows.
         adjustment: ``"max-t"`` (studentised sign-flip max-|T| stepdown) or ``"holm"``
@@ -181,7 +188,8 @@ class Leaderboard:
     k: int | None
     confidence: float
     questions: int
-    df: int
+    df: int | float
+    units: int
     rows: tuple[Standing, ...]
     pairs: tuple[RankedPair, ...]
     adjustment: str = "max-t"
@@ -189,7 +197,8 @@ class Leaderboard:
     def as_dict(self) -> dict[str, Any]:
         """The leaderboard as plain dicts and lists (JSON-safe)."""
         return {"metric": self.metric, "k": self.k, "confidence": self.confidence,
-                "questions": self.questions, "df": self.df, "adjustment": self.adjustment,
+                "questions": self.questions, "df": self.df, "units": self.units,
+                "adjustment": self.adjustment,
                 "rows": [row.as_dict() for row in self.rows],
                 "pairs": [pair.as_dict() for pair in self.pairs]}
 
@@ -230,8 +239,8 @@ class Leaderboard:
             cells = [cell.ljust(width) if i == 1 else cell.rjust(width)
                      for i, (cell, width) in enumerate(zip(line, widths, strict=True))]
             text.append("  ".join(cells).rstrip())
-        unit = "clusters" if self.df + 1 != self.questions else "questions"
-        text += ["", f"intervals: t with {self.df} degrees of freedom ({self.df + 1} {unit}), "
+        unit = "clusters" if self.units != self.questions else "questions"
+        text += ["", f"intervals: t with {self.df:.3g} degrees of freedom ({self.units} {unit}), "
                  "clipped to [0, 1]; rank sets: "
                  + ("studentised sign-flip max-|T| stepdown" if self.adjustment == "max-t"
                     else "Holm stepdown") + " over all pairs.",
@@ -258,11 +267,11 @@ def _check_runs(runs: Any) -> dict[str, Any]:
 
 
 def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
-           sigma: np.ndarray, df: int, questions: int, posteriors: list[tuple[float, float]],
-           confidence: float, units: tuple[np.ndarray, np.ndarray] | None = None
-           ) -> Leaderboard:
+           sigma: np.ndarray, df: int | float, count: int, questions: int,
+           posteriors: list[tuple[float, float]], confidence: float,
+           units: tuple[np.ndarray, np.ndarray] | None = None) -> Leaderboard:
     size = len(names)
-    se = np.sqrt(np.maximum(np.diag(sigma), 0.0))
+    se = noise_free_se(np.diag(sigma), estimates)
     tied = _tie_groups(estimates)
     rank = np.array([1 + int(np.sum(tied > e)) for e in tied])
     order = sorted(range(size), key=lambda j: (-tied[j], j))
@@ -271,7 +280,7 @@ def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
     a_index, b_index = np.array(firsts), np.array(seconds)
     difference = tied[a_index] - tied[b_index]
     p, adjusted, told, method = _pair_verdicts(tied, sigma, df, confidence, units, a_index,
-                                               b_index, difference)
+                                               b_index, difference, count)
     better = np.zeros((size, size), dtype=bool)
     better[a_index[told], b_index[told]] = True  # a is ranked above b: d >= 0, told => d > 0
     rank_lo = 1 + better.sum(axis=0)
@@ -279,21 +288,20 @@ def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
     mu = np.array([q[0] for q in posteriors])
     sd = np.array([q[1] for q in posteriors])
     top = _rank_probabilities(mu, sd)
-    ends = intervals(estimates, se, df, df + 1, confidence)  # kpass.stats.intervals
+    ends = intervals(estimates, se, df, count, confidence)  # kpass.stats.intervals
     rows = tuple(Standing(
         name=names[j], estimate=float(estimates[j]) + 0.0, se=float(se[j]),
         lo=float(ends[0][j]), hi=float(ends[1][j]),
         rank=int(rank[j]), rank_lo=int(rank_lo[j]), rank_hi=int(rank_hi[j]),
         mean=float(mu[j]), sd=float(sd[j]), prob_best=float(top[j, 0]),
         prob_top=tuple(float(q) for q in top[j])) for j in order)
-    pair_se = np.sqrt(np.maximum(sigma[a_index, a_index] + sigma[b_index, b_index]
-                                 - 2.0 * sigma[a_index, b_index], 0.0))
+    pair_ses = pair_se(sigma, a_index, b_index, estimates)
     pairs = tuple(RankedPair(a=names[a], b=names[b], difference=float(d) + 0.0, se=float(s),
                              p_value=float(pv), p_adjusted=float(pa), better=bool(t))
-                  for a, b, d, s, pv, pa, t in zip(a_index, b_index, difference, pair_se, p,
+                  for a, b, d, s, pv, pa, t in zip(a_index, b_index, difference, pair_ses, p,
                                                    adjusted, told, strict=True))
     return Leaderboard(metric=name, k=k, confidence=confidence, questions=questions, df=df,
-                       rows=rows, pairs=pairs, adjustment=method)
+                       units=count, rows=rows, pairs=pairs, adjustment=method)
 
 
 def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: Any = None,
@@ -399,8 +407,8 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         many = isinstance(metric(_counts_of(aligned[0]), *args, **kwargs), list)
         boards = []
         for index, budget in enumerate(budgets):
-            boards.append(_board(name, budget, names, values[:, index], sigmas[index], df, m,
-                                 posteriors(everything, budget), confidence))
+            boards.append(_board(name, budget, names, values[:, index], sigmas[index], df,
+                                 df + 1, m, posteriors(everything, budget), confidence))
         warn_small(f"kpass.leaderboard({name})", _problems(name, boards, codes is not None))
         return boards if many else boards[0]
 
@@ -425,10 +433,11 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
                              f"`runs`; got {questions}"
                              + ("" if budget is None else f" at k={budget}"))
         used_codes = None if codes is None else codes[used]
-        sigma, df = _covariance(matrix[:, used], used_codes)
+        sigma, cluster_df, count = _covariance(matrix[:, used], used_codes)
         units = _unit_totals(matrix[:, used], used_codes)
-        boards.append(_board(name, budget, names, matrix[:, used].mean(axis=1), sigma, df,
-                             questions, posteriors(used, budget), confidence, units))
+        boards.append(_board(name, budget, names, matrix[:, used].mean(axis=1), sigma,
+                             cluster_df, count, questions, posteriors(used, budget),
+                             confidence, units))
     warn_small(f"kpass.leaderboard({name})", _problems(name, boards, codes is not None))
     return boards if many else boards[0]
 

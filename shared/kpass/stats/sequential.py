@@ -21,6 +21,7 @@ References:
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -68,6 +69,11 @@ class ConfidenceSequence:
         stop_at: the number of units after which it first did (1-based), or None.
         verdict: ``"A better"`` / ``"B better"`` (the interval left 0), ``"known to
             +-margin"`` (it became narrow enough), or None.
+        missed_at: the first unit (1-based) at which the newest set of plausible means
+            did not meet the running interval (the interval is kept, and a warning
+            says so), or None. Under the guarantee this has probability <= alpha; it
+            signals a broken assumption (a fixed order such as easy questions first,
+            a drifting mean), not a sharper result.
     """
 
     metric: str
@@ -83,6 +89,7 @@ class ConfidenceSequence:
     decided: bool
     stop_at: int | None
     verdict: str | None
+    missed_at: int | None = None
 
     @property
     def steps(self) -> int:
@@ -164,6 +171,13 @@ def log_capital(x: np.ndarray, m: float, *, truncation: float = TRUNCATION) -> n
 
 def betting_bounds(x: np.ndarray, alpha: float, *, truncation: float = TRUNCATION,
                    steps: int = GRID_STEPS) -> tuple[np.ndarray, np.ndarray]:
+    r"""Running bounds of the hedged-capital confidence sequence (see :func:`_bounds`)."""
+    lo, hi, _ = _bounds(x, alpha, truncation=truncation, steps=steps)
+    return lo, hi
+
+
+def _bounds(x: np.ndarray, alpha: float, *, truncation: float = TRUNCATION,
+            steps: int = GRID_STEPS) -> tuple[np.ndarray, np.ndarray, int | None]:
     r"""Running bounds of the hedged-capital confidence sequence for a mean in [0, 1].
 
     Formula:
@@ -184,7 +198,11 @@ def betting_bounds(x: np.ndarray, alpha: float, *, truncation: float = TRUNCATIO
         steps: grid resolution (candidate means j / steps).
 
     Returns:
-        ``(lo, hi)``, arrays of ``x.size`` bounds.
+        ``(lo, hi, missed_at)``: arrays of ``x.size`` bounds, and the first step (1-based)
+        at which the new set {m : K_t(m) < 1/alpha} did not meet the running interval
+        (None if never). There the running interval is kept, but the event itself says
+        an assumption failed (the values are not drawn with a common mean, e.g. sorted):
+        under the guarantee it has probability at most alpha.
     """
     x = np.asarray(x, dtype=float)
     t_total = x.size
@@ -197,6 +215,7 @@ def betting_bounds(x: np.ndarray, alpha: float, *, truncation: float = TRUNCATIO
     lo = np.empty(t_total)
     hi = np.empty(t_total)
     low, high = 0.0, 1.0
+    missed_at: int | None = None
     start, chunk = 0, 8
     while start < t_total:
         stop = min(start + chunk, t_total)
@@ -225,9 +244,13 @@ def betting_bounds(x: np.ndarray, alpha: float, *, truncation: float = TRUNCATIO
                             else 1.0)
                 if max(low, new_low) <= min(high, new_high):
                     low, high = max(low, new_low), min(high, new_high)
+                elif missed_at is None:
+                    missed_at = start + row + 1
+            elif missed_at is None:  # every candidate rejected: the set is empty
+                missed_at = start + row + 1
             lo[start + row], hi[start + row] = low, high
         start = stop
-    return lo, hi
+    return lo, hi, missed_at
 
 
 def confidence_sequence(metric: Metric, R_a: Any, R_b: Any = None, *args: Any,
@@ -343,10 +366,18 @@ def confidence_sequence(metric: Metric, R_a: Any, R_b: Any = None, *args: Any,
                                                np.asarray(clusters, dtype=object)[positions][used])
             units = "clusters"
         x = (ordered + 1.0) / 2.0 if paired else ordered
+        missed_at = None
         if x.size:
-            lo, hi = betting_bounds(x, alpha)
+            lo, hi, missed_at = _bounds(x, alpha)
         else:
             lo, hi = np.empty(0), np.empty(0)
+        if missed_at is not None:
+            warnings.warn(
+                f"kpass.confidence_sequence({name}): after {missed_at} {units} the values no "
+                "longer fit the running interval (no mean it still held was plausible); the "
+                "interval is kept, but this happens with probability <= alpha only when the "
+                "values share one mean in a random order: shuffle the questions (order=) or "
+                "check for drift", UserWarning, stacklevel=2)
         if paired:  # rounded: the grid's j / steps mapped back exactly, without 1e-16 noise
             lo, hi = np.round(2.0 * lo - 1.0, 12), np.round(2.0 * hi - 1.0, 12)
         estimate = np.cumsum(ordered) / np.arange(1, ordered.size + 1)
@@ -354,7 +385,8 @@ def confidence_sequence(metric: Metric, R_a: Any, R_b: Any = None, *args: Any,
         results.append(ConfidenceSequence(
             metric=name, k=budgets[index], paired=paired, alpha=alpha, units=units,
             ids=unit_ids, estimate=estimate, lo=lo, hi=hi, margin=margin,
-            decided=stop_at is not None, stop_at=stop_at, verdict=verdict))
+            decided=stop_at is not None, stop_at=stop_at, verdict=verdict,
+            missed_at=missed_at))
     return results if many else results[0]
 
 

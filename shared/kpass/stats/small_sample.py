@@ -142,8 +142,10 @@ def sign_flip_p(differences: np.ndarray, codes: np.ndarray | None = None) -> flo
         to be -x_u, so p = #{signs e : |sum_u e_u x_u| >= S} / 2^U, enumerated exactly for
         U <= :data:`EXACT_UP_TO`, else (1 + #{b : S_b >= S}) / (1 + B) over B =
         :data:`FLIPS` random sign patterns (seed :data:`FLIP_SEED`), a valid p-value too
-        (Phipson and Smyth 2010). Each random byte signs eight units at once, through a
-        table of the 256 signed sums of each group of eight: a pattern costs U / 8 look-ups.
+        (Phipson and Smyth 2010); where every |x_u| is the same (se = 0, or one-sample
+        0/1 outcomes), exactly at any U from the binomial count of + signs. Each random
+        byte signs eight units at once, through a table of the 256 signed sums of each
+        group of eight: a pattern costs U / 8 look-ups.
         Never 0: the identity pattern always counts (two questions both +0.25: 0.5).
 
     Args:
@@ -161,6 +163,18 @@ def sign_flip_p(differences: np.ndarray, codes: np.ndarray | None = None) -> flo
         return 1.0
     observed = abs(float(values.sum()))
     tolerance = 1e-9 * float(np.abs(values).sum())  # sums equal up to rounding tie
+    size = np.abs(values)
+    if float(size.max() - size.min()) <= 1e-9 * float(size.max()):
+        # Every unit differs by the same amount v: a pattern's sum is v (2K - U) with K ~
+        # Binomial(U, 1/2) units signed +, so p = P(|2K - U| >= |2P - U|) exactly at any U
+        # (P units observed +): 2 P(K <= min(P, U - P)), capped at 1; all one sign: 2 / 2^U.
+        from scipy.special import bdtr
+
+        plus = int(np.count_nonzero(values > 0))
+        fewer = min(plus, values.size - plus)
+        if 2 * fewer == values.size:
+            return 1.0
+        return min(1.0, 2.0 * float(bdtr(fewer, values.size, 0.5)))
     if values.size <= EXACT_UP_TO:
         sums = np.zeros(1)
         for value in values:

@@ -29,6 +29,15 @@ class ArgumentTypeError(TypeError, ValueError):
 
 
 def _show(value: Any) -> str:
+    """``repr(value)`` cut to 60 characters; an int too long for ``repr`` named by its size.
+
+    Python refuses to convert an int of more than ``sys.get_int_max_str_digits()`` (4300)
+    digits to text; such a value is shown as ``<an int of about 5000 digits>`` rather than
+    letting that ValueError replace kpass's own message.
+    """
+    if isinstance(value, int) and value.bit_length() > 1000:
+        digits = math.floor(value.bit_length() * math.log10(2)) + 1
+        return f"<an int of about {digits} digits>"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -220,6 +229,10 @@ def check_short(short: Any) -> str:
     return check_choice(short, "short", SHORT_POLICIES)
 
 
+MAX_K = 2**63 - 1
+"""The largest k taken: a count of samples fits in 64 bits."""
+
+
 def normalize_ks(k: Any) -> tuple[list[int], bool]:
     """Turn ``k`` (an int or a sequence of ints) into a list.
 
@@ -244,6 +257,10 @@ def normalize_ks(k: Any) -> tuple[list[int], bool]:
         integer = check_int(value, "k")
         if integer < 1:
             raise ValueError(f"`k` must be an int >= 1; got k={integer}")
+        if integer > MAX_K:  # no run has that many samples; and past 4300 digits Python
+            # cannot even print the value in a message
+            raise ValueError(f"`k` must be an int in [1, {MAX_K}] (no question has more "
+                             f"samples); got k={_show(integer)}")
         ks.append(integer)
     return ks, many
 

@@ -52,7 +52,27 @@ def fit_beta_prior(counts: BinaryCounts) -> tuple[float, float]:
     fit = minimize(loss, np.log([2 * mean, 2 * (1 - mean)]), method="L-BFGS-B",
                    bounds=[LOG_BOUNDS] * 2)
     a, b = np.exp(fit.x)
+    reason = _degenerate(counts, fit.x)
+    if reason:
+        import warnings
+
+        warnings.warn(f'prior="empirical": the fitted Beta({a:.3g}, {b:.3g}) is degenerate '
+                      f"({reason}); its credible intervals are near 0 wide and say little: "
+                      "prefer the uniform prior here", UserWarning, stacklevel=3)
     return float(a), float(b)
+
+
+def _degenerate(counts: BinaryCounts, log_ab: np.ndarray) -> str:
+    """Why a beta-binomial fit cannot be trusted, or "" (one question, no spread, a bound)."""
+    if counts.n_questions < 2:
+        return "one question"
+    share = counts.n_correct / counts.n_samples
+    if np.ptp(share) == 0.0:
+        return "every question has the same share correct"
+    if np.any(np.abs(np.asarray(log_ab)[:, None] - np.array(LOG_BOUNDS)[None, :]) < 1e-6):
+        low, high = LOG_BOUNDS
+        return f"a parameter reached the fit's bound exp({low:g}) or exp({high:g})"
+    return ""
 
 
 def check_prior_option(prior: Any) -> str:
