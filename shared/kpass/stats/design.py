@@ -242,9 +242,10 @@ def plan_from_scratch(metric: Callable[..., Any], name: str, k: Any, args: tuple
                           high=10.0)
     rho = check_real(DEFAULT_CORRELATION if correlation is None else correlation,
                      "correlation", low=0.0, high=1.0)
-    unit = {"low": 0.0, "high": 1.0, "low_open": True, "high_open": True}
-    level = check_real(0.8 if power is None else power, "power", **unit)
-    conf = check_real(0.95 if confidence is None else confidence, "confidence", **unit)
+    level = check_real(0.8 if power is None else power, "power", low=0.0, high=1.0,
+                       low_open=True, high_open=True)
+    conf = check_real(0.95 if confidence is None else confidence, "confidence", low=0.0,
+                      high=1.0, low_open=True, high_open=True)
     family = of_function(name)
     label = family.title.format(k=k, tau=kwargs.get("tau", args[0] if args else ""))
     population = _Population(metric, k, n, args, kwargs, sd_logit, rho)
