@@ -135,6 +135,7 @@ def run_plan(args: argparse.Namespace) -> int:
                             confidence=args.confidence, **options)
     except (TypeError, ValueError) as error:
         return _refuse(str(error))
+    assert isinstance(design, kpass.Design)  # no pilot: a Design (for mypy)
     if args.format == "json":
         text = json.dumps({"pilot": None, **design.as_dict()}, indent=2) + "\n"
     else:
@@ -177,6 +178,7 @@ def _run_pilot(args: argparse.Namespace, point: Any, family: Any,
             warnings.simplefilter("always", kpass.SmallSampleWarning)
             pilot = kpass.plan(point, pilots[0], args.k,
                                R_b=pilots[1] if len(pilots) > 1 else None, **options)
+        assert isinstance(pilot, kpass.Plan)  # a pilot: a Plan (for mypy)
         notes = [str(w.message) for w in caught]
         power = _unit(args.power, "power")
         confidence = _unit(args.confidence, "confidence")
