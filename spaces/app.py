@@ -47,7 +47,6 @@ space_controls = importlib.import_module(f"{__name__}.space_controls")  # contro
 space_failures = importlib.import_module(f"{__name__}.space_failures")  # messages, the child
 space_page = importlib.import_module(f"{__name__}.space_page")  # the page's Blocks
 leaderboard_tab = importlib.import_module(f"{__name__}.leaderboard_tab")  # the Leaderboard tab
-plan_tab = importlib.import_module(f"{__name__}.plan_tab")  # the Plan tab
 
 MESSAGE_ID = "kpass-message"
 COMPUTE_LOCK = threading.Lock()
