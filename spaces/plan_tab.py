@@ -10,6 +10,7 @@ and that curve drawn.
 from __future__ import annotations
 
 import math
+from types import ModuleType
 from typing import Any
 
 import gradio as gr
@@ -24,7 +25,7 @@ TABLE_ID = "kpass-plan-table"
 PLOT_WIDTH = 5.6
 #: The most samples per question the tab plans for (each costs O(samples) per step).
 MAX_SAMPLES = 1000
-PLAN_COLUMNS = ["questions", "detectable difference", "B's value", "power at your difference"]
+PLAN_COLUMNS = ["questions", "detectable", "B then", "power"]
 #: Numbers of questions the table and curve show (with the answer among them).
 LADDER = (20, 50, 100, 200, 300, 500, 1000, 2000, 5000, 10000)
 HELP = (
@@ -107,7 +108,7 @@ def run_plan(metric: str, k: Any, baseline: Any, difference: Any, samples: Any, 
                          design.power_at(m)))
     except (TypeError, ValueError) as error:
         message = str(error).replace("`", "")
-        return f"**Cannot plan:** {message}", empty_plan(), None
+        return f"**Input error:** {message}", empty_plan(), None
     table = pd.DataFrame(
         [[f"{m:,}" + (" (yours)" if m == design.questions else ""), f"{d:.3f}", f"{b:.3f}",
           f"{p:.0%}"] for m, d, b, p in rows], columns=PLAN_COLUMNS)
@@ -120,25 +121,41 @@ def run_plan(metric: str, k: Any, baseline: Any, difference: Any, samples: Any, 
 
 
 def curve(design: Any, rows: list[tuple[int, float, float, float]]) -> Figure:
-    """The detectable difference against the number of questions (log scale), yours marked."""
+    """The detectable difference against the number of questions (log scale), yours marked.
+
+    No title: the page's label badge sits over the figure's top left (the legend says the
+    power and confidence).
+    """
     figure = Figure(figsize=(PLOT_WIDTH, 3.2))
     axes = figure.subplots()
     axes.plot([r[0] for r in rows], [r[1] for r in rows], "o-", color="tab:blue",
-              markersize=4, label="detectable difference")
+              markersize=4, label=f"detectable ({design.power:.0%} power, "
+                                  f"{design.confidence:.0%} confidence)")
     axes.axhline(abs(design.difference), color="tab:gray", linestyle="--", linewidth=1)
     axes.plot([design.questions], [abs(design.difference)], "o", color="tab:red", markersize=8,
               label=f"{design.questions:,} questions: {abs(design.difference):.3f}")
     axes.set_xscale("log")
     axes.set_xlabel("questions")
     axes.set_ylabel(f"difference in {design.label}")
-    axes.set_title(f"{design.power:.0%} power, {design.confidence:.0%} confidence", fontsize=10)
     axes.grid(True, alpha=0.3)
     axes.legend(fontsize=8, loc="upper right")
     figure.tight_layout()
     return figure
 
 
-def build_tab(demo: gr.Blocks) -> None:
+def run_tab(app: ModuleType, *values: Any) -> tuple[str, pd.DataFrame, Figure | None]:
+    """:func:`run_plan` with the time in its message (``Planned at 09:14:03 UTC: ...``).
+
+    The page opens already planned, so pressing Plan on the same numbers changes nothing
+    else: the time says that it ran (as the other tabs' messages do).
+    """
+    message, table, figure = run_plan(*values)
+    if figure is not None:
+        message = f"Planned at {app.stamp()}: {message}"
+    return message, table, figure
+
+
+def build_tab(app: ModuleType, demo: gr.Blocks) -> None:
     """The Plan tab, inside the page's ``gr.Tabs`` (computed when the page opens)."""
     choices = [key for key, _ in metric_choices()]
     with gr.Tab("Plan", elem_id="kpass-tab-plan"):
@@ -149,7 +166,7 @@ def build_tab(demo: gr.Blocks) -> None:
                                          min_width=110, elem_id="kpass-plan-metric")
                     k = gr.Number(value=1, label="k", precision=0, min_width=70,
                                   elem_id="kpass-plan-k")
-                    samples = gr.Number(value=4, label="samples per question", precision=0,
+                    samples = gr.Number(value=4, label="samples", precision=0,
                                         min_width=110, elem_id="kpass-plan-samples")
                 with gr.Row():
                     baseline = gr.Number(value=0.6, label="baseline (A)", min_width=110,
@@ -167,15 +184,20 @@ def build_tab(demo: gr.Blocks) -> None:
                     confidence = gr.Number(value=0.95, label="confidence (default 0.95)",
                                            min_width=110, elem_id="kpass-plan-confidence")
                 button = gr.Button("Plan", variant="primary", elem_id="kpass-plan-run")
-                gr.Markdown(HELP, elem_id="kpass-plan-help")
             with gr.Column(scale=7, min_width=300):
                 message = gr.Markdown(elem_id=MESSAGE_ID)
-                table = gr.Dataframe(value=empty_plan(), label="Detectable difference by "
-                                     "number of questions", interactive=False,
-                                     elem_id=TABLE_ID, max_height=420, wrap=True)
+                table = gr.Dataframe(value=empty_plan(), label="By number of questions: the "
+                                     "smallest difference B - A detected (detectable), B's "
+                                     "value then, and the power at your difference",
+                                     interactive=False, elem_id=TABLE_ID, max_height=480,
+                                     wrap=True)
                 plot = gr.Plot(label="Detectable difference against questions",
                                elem_id="kpass-plan-plot")
+                gr.Markdown(HELP, elem_id="kpass-plan-help")
     inputs = [metric, k, baseline, difference, samples, spread, correlation, power, confidence]
     outputs = [message, table, plot]
-    button.click(run_plan, inputs, outputs).then(None, js=scroll_js(MESSAGE_ID, TABLE_ID))
-    demo.load(run_plan, inputs, outputs)
+    def plan(*values: Any):
+        return run_tab(app, *values)
+
+    button.click(plan, inputs, outputs).then(None, js=scroll_js(MESSAGE_ID, TABLE_ID))
+    demo.load(plan, inputs, outputs)

@@ -177,7 +177,7 @@ def build_page(app: ModuleType, module: evaluate.EvaluationModule) -> gr.Blocks:
                                                  elem_id="kpass-compare-plot")
             if module_family(module) in COMPARED:
                 build_tab(app, demo, module, controls, widgets)
-            build_plan_tab(demo)
+            build_plan_tab(app, demo)
         gr.Markdown(formulas(module_family(module)), latex_delimiters=LATEX,
                     elem_id="kpass-formulas")
 

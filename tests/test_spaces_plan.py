@@ -8,6 +8,7 @@ the tab; the curve's axes are labelled.
 
 import importlib.util
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -55,9 +56,17 @@ def test_defaults_equal_the_command_line(capsys):
                               "0.650")
     yours = table[table["questions"].str.endswith("(yours)")]
     assert yours["questions"].tolist() == [f"{fields['questions']:,} (yours)"]
-    assert yours["detectable difference"].tolist() == ["0.050"]
+    assert yours["detectable"].tolist() == ["0.050"]
     assert figure is not None and figure.axes[0].get_xlabel() == "questions"
     assert figure.axes[0].get_ylabel() == "difference in Pass@1"
+
+
+def test_the_tab_stamps_its_message_with_the_time():
+    message, _, _ = tab.run_tab(app, *DEFAULTS)
+    assert re.match(r"Planned at \d\d:\d\d:\d\d UTC: \*\*[\d,]+ questions\*\*", message)
+    values = list(DEFAULTS)
+    values[2] = 2.0
+    assert tab.run_tab(app, *values)[0].startswith("**Input error:**")
 
 
 @pytest.mark.parametrize("metric, k, samples", [("pass^k", 4, 8), ("maj@k", 3, 5),
@@ -70,8 +79,7 @@ def test_each_row_has_the_power_asked_for(metric, k, samples):
     design = kpass.plan(point, k=k, baseline=0.4, difference=0.08, samples=samples,
                         spread=1.5, correlation=0.7, power=0.9, confidence=0.9)
     assert len(table) >= 8
-    for text, detectable in zip(table["questions"], table["detectable difference"],
-                                strict=True):
+    for text, detectable in zip(table["questions"], table["detectable"], strict=True):
         m = int(text.split()[0].replace(",", ""))
         d = float(detectable)
         # shown to 3 decimals: the power at the shown value is within rounding of 0.9
@@ -99,7 +107,7 @@ def test_bad_input_is_a_message(change, needle):
     for index, value in change.items():
         values[index] = value
     message, table, figure = tab.run_plan(*values)
-    assert message.startswith("**Cannot plan:**") and needle in message, message
+    assert message.startswith("**Input error:**") and needle in message, message
     assert table.empty and figure is None
 
 
