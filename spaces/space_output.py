@@ -304,6 +304,7 @@ CSS = """
 #kpass-upload .icon-wrap, #kpass-board-upload .icon-wrap {display: none;}
 @media (max-width: 700px) {#kpass-main, #kpass-board-main, #kpass-plan-main {
     flex-direction: column-reverse;}
+  [role=tablist] > button, .tab-container > button {padding-left: 7px; padding-right: 7px;}
   :is(#kpass-table, #kpass-compare-table, #kpass-board-table, #kpass-plan-table)
     :is(th, [role=gridcell]) {font-size: 12px;}
   :is(#kpass-table, #kpass-compare-table, #kpass-board-table, #kpass-plan-table) .cell-wrap {
