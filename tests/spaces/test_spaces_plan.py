@@ -21,7 +21,7 @@ pytest.importorskip("gradio")
 import kpass  # noqa: E402
 from kpass.report.cli import main  # noqa: E402
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def load_app():

@@ -22,7 +22,7 @@ from scipy.special import expit
 import kpass
 from kpass.stats.design import DEFAULT_SPREAD, logit_normal_spread
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def scratch(**overrides):
