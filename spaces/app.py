@@ -27,11 +27,11 @@ import gradio as gr
 import pandas as pd
 
 HERE = Path(__file__).resolve().parent
-# Modules shipped beside app.py (spaces/build.py copies them): the Leaderboard tab, the
+# Modules shipped beside app.py (spaces/build.py copies them): the Leaderboard and Plan tabs, the
 # reading of pasted or uploaded input, the tables, plots, formulas and page texts shown,
 # the controls and comparisons each module offers, and the child process with a deadline.
-TAB_MODULES = ("leaderboard_tab.py", "space_input.py", "space_output.py", "space_controls.py",
-               "space_failures.py", "space_page.py")
+TAB_MODULES = ("leaderboard_tab.py", "plan_tab.py", "space_input.py", "space_output.py",
+               "space_controls.py", "space_failures.py", "space_page.py")
 NOT_SCRIPTS = {"app.py", "setup.py", "conftest.py", *TAB_MODULES}
 
 

@@ -7,6 +7,7 @@ Each ``dist/spaces/<name>/`` is complete on its own:
   ``sdk_version`` = the pinned gradio, ``app_file: app.py``, ``tags``);
 - ``app.py``: the shared demo (``spaces/app.py``), which finds the script beside it, and
   the page's modules it loads beside it (``leaderboard_tab.py``: the Leaderboard tab;
+  ``plan_tab.py``: the Plan tab;
   ``space_input.py``: reading pasted and uploaded input; ``space_output.py``: tables, plots
   and formulas);
 - ``kpass-<version>-py3-none-any.whl``: the core, built from this checkout;
@@ -32,12 +33,13 @@ METRICS = REPO / "metrics"
 COMPARISONS = REPO / "comparisons"
 DIST = REPO / "dist" / "spaces"
 APP = Path(__file__).resolve().parent / "app.py"
-# Modules of the page shipped beside app.py, which loads them as its own (the Leaderboard tab,
+# Modules of the page shipped beside app.py, which loads them as its own (the Leaderboard and
+# Plan tabs,
 # the reading of pasted and uploaded input, the tables, plots and formulas, the controls,
 # the child process with its deadline): app.py's TAB_MODULES, checked by the build tests.
 APP_MODULES = tuple(APP.parent / name for name in (
-    "leaderboard_tab.py", "space_input.py", "space_output.py", "space_controls.py",
-    "space_failures.py", "space_page.py"))
+    "leaderboard_tab.py", "plan_tab.py", "space_input.py", "space_output.py",
+    "space_controls.py", "space_failures.py", "space_page.py"))
 # What the app and the metric scripts import, pinned to the versions installed here.
 PINNED = ("gradio", "evaluate", "datasets", "huggingface_hub", "numpy", "scipy", "matplotlib",
           "pandas")

@@ -288,23 +288,26 @@ CSS = """
   max-width: 100%;}
 #kpass-message p {margin: 0.2em 0; font-size: 0.95em;}
 #kpass-message strong {color: #b91c1c;}
-#kpass-table, #kpass-plot, #kpass-compare-table, #kpass-board-table, #kpass-board-plot {
-  min-width: 0; max-width: 100%; overflow-x: auto;}
-#kpass-main, #kpass-main > .column, #kpass-board-main, #kpass-board-main > .column {
-  min-width: 0; max-width: 100%;}
-:is(#kpass-table, #kpass-compare-table, #kpass-board-table) :is(th, [role=gridcell]) {
-  font-size: 13px;}
-:is(#kpass-table, #kpass-compare-table, #kpass-board-table) .cell-wrap {
+#kpass-table, #kpass-plot, #kpass-compare-table, #kpass-board-table, #kpass-board-plot,
+#kpass-plan-table, #kpass-plan-plot {min-width: 0; max-width: 100%; overflow-x: auto;}
+#kpass-main, #kpass-main > .column, #kpass-board-main, #kpass-board-main > .column,
+#kpass-plan-main, #kpass-plan-main > .column {min-width: 0; max-width: 100%;}
+:is(#kpass-table, #kpass-compare-table, #kpass-board-table, #kpass-plan-table)
+  :is(th, [role=gridcell]) {font-size: 13px;}
+:is(#kpass-table, #kpass-compare-table, #kpass-board-table, #kpass-plan-table) .cell-wrap {
   padding-left: 6px; padding-right: 6px;}
-:is(#kpass-table, #kpass-compare-table, #kpass-board-table) th .header {
+:is(#kpass-table, #kpass-compare-table, #kpass-board-table, #kpass-plan-table) th .header {
   white-space: normal; word-break: normal; overflow-wrap: normal;}
 #kpass-plot [data-testid="block-label"], #kpass-compare-plot [data-testid="block-label"],
-#kpass-board-plot [data-testid="block-label"] {position: static; margin-bottom: 4px;}
+#kpass-board-plot [data-testid="block-label"], #kpass-plan-plot [data-testid="block-label"] {
+  position: static; margin-bottom: 4px;}
 #kpass-upload .icon-wrap, #kpass-board-upload .icon-wrap {display: none;}
-@media (max-width: 700px) {#kpass-main, #kpass-board-main {flex-direction: column-reverse;}
-  :is(#kpass-table, #kpass-compare-table, #kpass-board-table) :is(th, [role=gridcell]) {
-    font-size: 12px;}
-  :is(#kpass-table, #kpass-compare-table, #kpass-board-table) .cell-wrap {
+@media (max-width: 700px) {#kpass-main, #kpass-board-main, #kpass-plan-main {
+    flex-direction: column-reverse;}
+  [role=tablist] > button, .tab-container > button {padding-left: 7px; padding-right: 7px;}
+  :is(#kpass-table, #kpass-compare-table, #kpass-board-table, #kpass-plan-table)
+    :is(th, [role=gridcell]) {font-size: 12px;}
+  :is(#kpass-table, #kpass-compare-table, #kpass-board-table, #kpass-plan-table) .cell-wrap {
     padding-left: 3px; padding-right: 3px;}}
 """
 # After Compute on a narrow screen (one column: the results above the inputs), bring what

@@ -1,5 +1,5 @@
-"""The Space's page: the Blocks of a metric module (Compute, Compare, Leaderboard) and of
-the comparison module.
+"""The Space's page: the Blocks of a metric module (Compute, Compare, Leaderboard, Plan)
+and of the comparison module.
 
 Shipped beside ``app.py`` (``spaces/build.py`` copies it) and loaded by it as one of its
 modules. The page functions take ``app``, the page's module, and call what it defines through
@@ -17,6 +17,7 @@ import gradio as gr
 import pandas as pd
 
 from .leaderboard_tab import build_tab
+from .plan_tab import build_tab as build_plan_tab
 from .space_controls import (
     COMPARED,
     EXAMPLE_K,
@@ -176,6 +177,7 @@ def build_page(app: ModuleType, module: evaluate.EvaluationModule) -> gr.Blocks:
                                                  elem_id="kpass-compare-plot")
             if module_family(module) in COMPARED:
                 build_tab(app, demo, module, controls, widgets)
+            build_plan_tab(app, demo)
         gr.Markdown(formulas(module_family(module)), latex_delimiters=LATEX,
                     elem_id="kpass-formulas")
 

@@ -72,6 +72,7 @@ from .families.tailpass.weights import (
 from .families.vote import vote_at_k, vote_at_k_ci
 from .stats.allocation import allocate
 from .stats.comparison import Comparison, compare
+from .stats.design import Design
 from .stats.errors import standard_error
 from .stats.monitor import SequentialMonitor
 from .stats.planning import Plan, plan
@@ -124,6 +125,7 @@ __all__ = [
     "CategoricalCounts",
     "Comparison",
     "ConfidenceSequence",
+    "Design",
     "SequentialMonitor",
     "SmallSampleWarning",
     "Leaderboard",

@@ -24,7 +24,8 @@ EXTRA_NAMES = ["ArgumentTypeError", "BinaryCounts", "CategoricalCounts", "binari
                "binary_counts",
                "categorical_counts", "cons_at_k", "cons_at_k_ci", "vote_at_k", "vote_at_k_ci",
                # uncertainty over questions and paired comparison (kpass.stats)
-               "Comparison", "Plan", "SmallSampleWarning", "compare", "plan", "standard_error",
+               "Comparison", "Design", "Plan", "SmallSampleWarning", "compare", "plan",
+               "standard_error",
                # many models ranked jointly (kpass.leaderboard), the report from counts
                "Leaderboard", "RankedPair", "Standing", "leaderboard", "report_table",
                "compare_table",

@@ -149,6 +149,7 @@ BAD: dict[str, list[Any]] = {
 ALLOWED: dict[tuple[str, str], list[Any]] = {
     ("compare_table", "k"): [None],  # the default ladder of k, as `kpass compare` shows
     ("report_table", "k"): [None],
+    ("plan", "confidence"): [None],  # unset: 0.95 when planning without a pilot
 }
 
 #: Where a function's argument takes values of another kind than the name's usual one.

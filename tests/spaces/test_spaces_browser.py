@@ -389,7 +389,9 @@ TABS = (("Compute", "#kpass-run", "#kpass-message", "#kpass-table", "#kpass-plot
         ("Compare two models", "#kpass-compare-run", "#kpass-compare-message",
          "#kpass-compare-table", "#kpass-compare-plot", "Compared"),
         ("Leaderboard", "#kpass-board-run", "#kpass-board-message", "#kpass-board-table",
-         "#kpass-board-plot", "Ranked"))
+         "#kpass-board-plot", "Ranked"),
+        ("Plan", "#kpass-plan-run", "#kpass-plan-message", "#kpass-plan-table",
+         "#kpass-plan-plot", "Planned"))
 
 
 def test_layout_of_every_tab_at_1280_and_420(built, browser):

@@ -39,7 +39,7 @@ def test_build_writes_one_space_per_module(built):
 
 
 # The page: app.py and the modules it loads beside itself.
-PAGES = ("app.py", "leaderboard_tab.py", "space_input.py", "space_output.py",
+PAGES = ("app.py", "leaderboard_tab.py", "plan_tab.py", "space_input.py", "space_output.py",
          "space_controls.py", "space_failures.py", "space_page.py")
 
 

@@ -66,7 +66,8 @@ def test_builder_writes_the_comparison_space(tmp_path):
     wheel.write_bytes(b"")
     folder = build.build_space("kpass_compare", wheel, tmp_path / "out")
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        ["README.md", "app.py", "kpass_compare.py", "leaderboard_tab.py", "space_input.py",
+        ["README.md", "app.py", "kpass_compare.py", "leaderboard_tab.py", "plan_tab.py",
+         "space_input.py",
          "space_output.py", "space_controls.py", "space_failures.py", "space_page.py",
          "requirements.txt",
          wheel.name])  # its modules beside app.py

@@ -162,5 +162,5 @@ def test_the_page_modules_are_all_found():
     """The parametrised checks see every module the Space ships (a glob gone wrong passes)."""
     names = {path.name for path in SPACES}
     assert {"app.py", "space_input.py", "space_output.py", "space_controls.py",
-            "space_failures.py", "space_page.py", "leaderboard_tab.py", "build.py",
+            "space_failures.py", "space_page.py", "leaderboard_tab.py", "plan_tab.py", "build.py",
             "publish.py"} <= names

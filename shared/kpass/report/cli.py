@@ -73,6 +73,12 @@ def _run_next(args: argparse.Namespace) -> int:
     return run_next(args)
 
 
+def _run_plan(args: argparse.Namespace) -> int:
+    from .plan import run_plan
+
+    return run_plan(args)
+
+
 def _run_compare(args: argparse.Namespace) -> int:
     from .compare import run_compare
 
@@ -243,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 #: The function behind each subcommand.
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "report": run_report, "compare": _run_compare, "leaderboard": _run_leaderboard,
-    "next": _run_next}
+    "next": _run_next, "plan": _run_plan}
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -266,6 +266,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .next import add_next_parser
 
     add_next_parser(commands, _count, _harness_options, _metrics, _taus)
+    from .plan import add_plan_parser
+
+    add_plan_parser(commands, _count, _harness_options, _finite, _taus)
     return parser
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.special import nctdtr, ndtri, stdtrit
+from scipy.special import ndtri
 
 from .._core.counting.checks import ArgumentTypeError, _show, check_real
 from .._core.counting.counts import BinaryCounts
@@ -28,6 +28,8 @@ from ._common import (
     _need_two,
 )
 from .align import align_runs
+from .design import Design, plan_from_scratch
+from .power import _noncentrality, _questions
 from .small_sample import (
     small_sample_problems,
     warn_small,
@@ -180,60 +182,6 @@ class Plan:
 #: per-question variance for every metric here (it shrinks as 1/n).
 MAX_SAMPLES = 10_000
 
-#: Past this many questions the normal approximation plus Guenther's correction is used.
-_EXACT_QUESTIONS = 1_000_000
-
-#: Plans past this many questions are refused (a difference far below any benchmark's).
-MAX_QUESTIONS = 1e15
-
-
-def _t_power(m: int, delta: float, sd: float, alpha: float) -> float:
-    """Power of the two-sided one-sample t test on m questions at effect delta / sd."""
-    df = m - 1
-    nc = delta * math.sqrt(m) / sd
-    quantile = float(stdtrit(df, 1.0 - alpha / 2.0))
-    return float(1.0 - nctdtr(df, nc, quantile) + nctdtr(df, nc, -quantile))
-
-
-def _noncentrality(df: int, power: float, alpha: float) -> float:
-    """lambda* with P(|T| > t_{1-alpha/2, df}) = power for T ~ noncentral t(df, lambda*)."""
-    from scipy.optimize import brentq
-
-    quantile = float(stdtrit(df, 1.0 - alpha / 2.0))
-
-    def gap(nc: float) -> float:
-        return float(1.0 - nctdtr(df, nc, quantile) + nctdtr(df, nc, -quantile)) - power
-
-    high = float(ndtri(1.0 - alpha / 2.0) + ndtri(power)) + 1.0
-    while gap(high) < 0.0:
-        high *= 2.0
-    return float(brentq(gap, 0.0, high, xtol=1e-12))
-
-
-def _questions(delta: float, variance: float, power: float, alpha: float) -> int:
-    """The smallest M >= 2 whose t test has ``power`` (see :meth:`Plan.questions_for`)."""
-    z_alpha = float(ndtri(1.0 - alpha / 2.0))
-    z = z_alpha + float(ndtri(power))
-    if variance <= 0.0:
-        return 2
-    normal = (z / delta) * (z / delta) * variance  # divided twice: no underflow of delta^2
-    if not math.isfinite(normal) or normal > MAX_QUESTIONS:
-        raise ValueError(
-            f"`difference` is too small to plan for: difference={delta:g} needs about "
-            f"{normal:.3g} questions at this variance; expected a difference that at most "
-            f"{MAX_QUESTIONS:.0e} questions detect")
-    start = max(2, math.ceil(normal))
-    if start > _EXACT_QUESTIONS:
-        return math.ceil(normal + z_alpha * z_alpha / 2.0)
-    sd = math.sqrt(variance)
-    m = start
-    while _t_power(m, delta, sd, alpha) < power:
-        m += 1
-    while m > 2 and _t_power(m - 1, delta, sd, alpha) >= power:
-        m -= 1
-    return m
-
-
 def _pilot_spread(m: int) -> tuple[float, float]:
     """80% interval of sigma^2 / s^2 for a variance estimated from m values: (M-1)/chi2."""
     from scipy.special import chdtri
@@ -336,9 +284,21 @@ def _need_variance(counts: BinaryCounts, name: str) -> None:
             "plan from a pilot on which the model is sometimes right and sometimes wrong")
 
 
-def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
-         alpha0: float | None = None, beta0: float | None = None, **kwargs: Any) -> Plan:
-    r"""Plan an evaluation from a pilot run: SE at other sizes, questions or samples needed.
+def plan(metric: Metric, R: Any = None, k: int | None = None, *args: Any, R_b: Any = None,
+         alpha0: float | None = None, beta0: float | None = None,
+         baseline: float | None = None, difference: float | None = None,
+         samples: int | None = None, questions: int | None = None,
+         spread: float | None = None, correlation: float | None = None,
+         power: float | None = None, confidence: float | None = None,
+         **kwargs: Any) -> Plan | Design:
+    r"""Plan an evaluation, from a pilot run or from scratch: questions or samples needed.
+
+    Without a pilot (``R`` None) it plans a paired comparison of two models from assumed
+    numbers (:mod:`kpass.stats.design`): give ``baseline``, ``samples`` and one of
+    ``difference`` (get the questions needed) or ``questions`` (get the smallest
+    improvement they detect), with ``spread``, ``correlation``, ``power`` and
+    ``confidence``; it returns a :class:`kpass.Design`. With a pilot it returns a
+    :class:`Plan`, as below.
 
     Formula:
         For question q with success rate p_q and n samples, the unbiased estimate s_q has
@@ -370,11 +330,26 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
         alpha0: Beta prior alpha of each question's success rate; None (default) fits it
             to the pilot with ``beta0`` (empirical Bayes).
         beta0: Beta prior beta; None (default) fits it.
+        baseline: without a pilot: model A's population value of the metric (the value
+            ``kpass report`` would print on many questions), in (0, 1).
+        difference: without a pilot: B - A to detect, in the metric's units.
+        samples: without a pilot: samples per question and model (>= k).
+        questions: without a pilot: the questions available (instead of ``difference``).
+        spread: without a pilot: sd of the question success rates' logits (default
+            :data:`kpass.stats.design.DEFAULT_SPREAD` = 2.0, fitted to the bundled
+            tau-bench sample).
+        correlation: without a pilot: correlation of the two models' question logits in
+            [0, 1] (default 0.5, :data:`kpass.stats.design.DEFAULT_CORRELATION`).
+        power: without a pilot: the power asked for (None: 0.8).
+        confidence: without a pilot: the two-sided test's level is 1 - confidence (None:
+            0.95).
         **kwargs: the metric's keyword arguments (``short`` is not supported: planning
             needs every question at k).
 
     Returns:
-        A :class:`Plan`: ``se(questions, samples)``, ``questions_for(difference, samples)``,
+        Without a pilot a :class:`kpass.Design` (``questions``, ``difference``,
+        ``power_at``, ``questions_for``, ``detectable``, ``curve``). With one a
+        :class:`Plan`: ``se(questions, samples)``, ``questions_for(difference, samples)``,
         ``samples_for(difference, questions)``, ``within_at(samples)``, the pilot's
         ``between`` and ``within``, the ``model`` the split rests on and its
         ``fit_p_values``.
@@ -413,6 +388,19 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
         ('beta-binomial', [0.648])
     """
     name = _check_metric(metric)
+    if R is None:
+        return plan_from_scratch(metric, name, k, args, kwargs, baseline=baseline,
+                                 difference=difference, samples=samples, questions=questions,
+                                 spread=spread, correlation=correlation, power=power,
+                                 confidence=confidence)
+    scratch = {"baseline": baseline, "difference": difference, "samples": samples,
+               "questions": questions, "spread": spread, "correlation": correlation,
+               "power": power, "confidence": confidence}
+    given = [(key, value) for key, value in scratch.items() if value is not None]
+    if given:
+        raise ValueError(f"`{given[0][0]}` plans without a pilot (got {given[0][0]}="
+                         f"{_show(given[0][1])} with a pilot `R`); with a pilot, pass it to "
+                         "the Plan's questions_for or samples_for instead")
     if name not in _CREDIT_METRICS:
         raise ArgumentTypeError(f"`metric` must be one of kpass.{', kpass.'.join(_CREDIT_METRICS)} "
                                 f"for planning; got kpass.{name}")
@@ -470,7 +458,7 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
     scores = parts[0][1] if R_b is None else parts[0][1] - parts[1][1]
     within = pilot_within()
     between = max(float(np.var(scores, ddof=1)) - within, 0.0)
-    samples = float(np.mean(parts[0][0].n_samples))
+    pilot_samples = float(np.mean(parts[0][0].n_samples))
     problems = small_sample_problems(m, False, [], [])
     misfit = [f"{label} (p = {value:.2g})" for label, value in zip(("R", "R_b"), fits,
                                                                    strict=False)
@@ -480,7 +468,7 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
                         f"({', '.join(misfit)}): within_at, samples_for and any other "
                         "samples= extrapolate through that model and may be far off")
     warn_small(f"kpass.plan({name})", problems)
-    return Plan(metric=name, k=int(k), questions=m, samples=samples, between=between,
+    return Plan(metric=name, k=int(k), questions=m, samples=pilot_samples, between=between,
                 within=within, paired=R_b is not None, _within_at=within_at,
                 populations=tuple(populations), fit_p_values=tuple(fits),
                 pilot_spread=_pilot_spread(m))

@@ -1,0 +1,244 @@
+"""``kpass plan``: how many questions a difference needs, or what a number of questions detects.
+
+Without a file it plans from assumed numbers (:func:`kpass.plan` without a pilot, a
+:class:`kpass.Design`)::
+
+    $ kpass plan --baseline 0.6 --difference 0.03 --samples 4
+    $ kpass plan --baseline 0.6 --questions 300 --samples 4 --metric pass^k --k 4
+
+With one pilot file (or two: a paired pilot of models A and B) it plans from the pilot's
+variance (:func:`kpass.plan` with a pilot, a :class:`kpass.Plan`)::
+
+    $ kpass plan pilot.jsonl --difference 0.05 --k 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from ..io.errors import ReportError
+from ..registry import PRIMARY
+
+#: Flags of the Python keywords, for messages.
+_FLAGS = {"`baseline`": "--baseline", "`difference`": "--difference",
+          "`questions`": "--questions", "`samples`": "--samples", "`spread`": "--spread",
+          "`correlation`": "--correlation", "`power`": "--power",
+          "`confidence`": "--confidence", "`k`": "--k", "`R`": "the pilot",
+          "`R_b`": "the second pilot"}
+
+
+def add_plan_parser(commands: Any, count: Callable[..., Any],
+                    harness_options: Callable[..., Any], finite: Callable[..., Any],
+                    taus: Callable[..., Any]) -> None:
+    """The ``plan`` subcommand's options.
+
+    Called by :func:`kpass.report.parser.build_parser` with its argument checks, so this
+    module does not import the parser back.
+    """
+    command = commands.add_parser(
+        "plan", help="how many questions a difference needs (no data needed), or what a "
+                     "number of questions detects",
+        description="Plan a paired comparison of two models: the questions needed to detect "
+                    "--difference with --power at --confidence (two-sided paired t test, the "
+                    "one kpass compare runs), or with --questions the smallest difference "
+                    "they detect. Without a file, from assumed numbers (--baseline, "
+                    "--samples, --spread, --correlation); with a pilot file (or two, models "
+                    "A and B), from the pilot's variance.",
+        epilog="The model without a pilot: each question's success rate is logit-normal "
+               "with sd --spread on the logit scale (default 2.0: fitted to the bundled "
+               "tau-bench sample); the two models' logits correlate --correlation (default "
+               "0.5, an assumption: higher for two checkpoints of one model, lower plans "
+               "more questions). See docs/statistics.md.")
+    command.add_argument("files", nargs="*", metavar="PILOT",
+                         help="a pilot run's outcome file (two: models A and B, paired); "
+                              "none: plan from --baseline")
+    from ..registry import names
+    from .table import FAMILIES
+
+    credit = set(names(credit=True))
+    command.add_argument("--metric", default=PRIMARY.report, metavar="NAME",
+                         help=f"the metric (default: {PRIMARY.report}): one of "
+                              + ", ".join(fam.key for fam in FAMILIES if fam.function in credit))
+    command.add_argument("--k", type=count(1), default=1, metavar="K",
+                         help="the metric's k (default: 1)")
+    command.add_argument("--tau", type=taus, default=[0.5], metavar="TAU",
+                         help="G-Pass@k threshold (default: 0.5)")
+    command.add_argument("--baseline", type=finite, metavar="B",
+                         help="without a pilot: model A's value of the metric, e.g. 0.6")
+    command.add_argument("--difference", type=finite, metavar="D",
+                         help="the difference B - A to detect, in the metric's units")
+    command.add_argument("--questions", type=count(2), metavar="M",
+                         help="instead of --difference: the questions you have; prints the "
+                              "smallest difference they detect")
+    command.add_argument("--samples", type=count(1), metavar="N",
+                         help="samples per question and model (required without a pilot; "
+                              "with one, default the pilot's)")
+    command.add_argument("--spread", type=finite, metavar="S",
+                         help="without a pilot: sd of the questions' success rates on the "
+                              "logit scale (default: 2.0)")
+    command.add_argument("--correlation", type=finite, metavar="R",
+                         help="without a pilot: correlation in [0, 1] of the two models' "
+                              "question logits (default: 0.5)")
+    command.add_argument("--power", type=finite, default=0.8, metavar="P",
+                         help="the power asked for (default: 0.8)")
+    command.add_argument("--confidence", type=finite, default=0.95, metavar="C",
+                         help="the test's level is 1 - C, two-sided (default: 0.95)")
+    command.add_argument("--format", choices=("table", "json"), default="table",
+                         help="output format (default: table)")
+    command.add_argument("--column", metavar="NAME", help="the pilot's outcome column")
+    harness_options(command)
+    command.add_argument("--id", metavar="COLUMN", help="the pilot's question-id column "
+                                                        "(matches two pilots by id)")
+    command.set_defaults(command_parser=command)
+
+
+def run_plan(args: argparse.Namespace) -> int:
+    """Run ``kpass plan`` with parsed arguments; the exit status."""
+    from ..families import function
+    from ..registry import names
+    from .table import FAMILIES, parse_metrics
+
+    try:
+        families = parse_metrics(args.metric)
+        if len(families) != 1:
+            raise ValueError(f"--metric takes one metric; got {args.metric!r}")
+        credit = set(names(credit=True))
+        if families[0].function not in credit:
+            plannable = ", ".join(fam.key for fam in FAMILIES if fam.function in credit)
+            raise ValueError(f"--metric {families[0].key}: plans are for {plannable} (means "
+                             "of per-question U-statistics)")
+        if len(args.files) > 2:
+            raise ValueError(f"give at most two pilot files (models A and B); got "
+                             f"{len(args.files)}")
+        if (args.difference is None) == (args.questions is None):
+            raise ValueError("give one of --difference (prints the questions needed) and "
+                             "--questions (prints the detectable difference)")
+    except ValueError as error:
+        return _refuse(str(error))
+    family = families[0]
+    point = function(family.function)
+    options = {"tau": args.tau[0]} if family.uses_tau else {}
+    if args.files:
+        return _run_pilot(args, point, family, options)
+    import kpass
+
+    try:
+        design = kpass.plan(point, k=args.k, baseline=args.baseline,
+                            difference=args.difference, samples=args.samples,
+                            questions=args.questions, spread=args.spread,
+                            correlation=args.correlation, power=args.power,
+                            confidence=args.confidence, **options)
+    except (TypeError, ValueError) as error:
+        return _refuse(str(error))
+    assert isinstance(design, kpass.Design)  # no pilot: a Design (for mypy)
+    if args.format == "json":
+        text = json.dumps({"pilot": None, **design.as_dict()}, indent=2) + "\n"
+    else:
+        text = str(design) + "\n"
+    sys.stdout.write(text)
+    return 0
+
+
+def _refuse(message: str) -> int:
+    for word, flag in _FLAGS.items():
+        message = message.replace(word, flag)
+    print(f"kpass plan: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _run_pilot(args: argparse.Namespace, point: Any, family: Any,
+               options: dict[str, Any]) -> int:
+    """``kpass plan PILOT [PILOT_B]``: the plan from a pilot's variance."""
+    import warnings
+
+    import kpass
+
+    from ..stats.power import _noncentrality
+
+    assumed = [flag for flag, value in (("--baseline", args.baseline),
+                                        ("--spread", args.spread),
+                                        ("--correlation", args.correlation))
+               if value is not None]
+    if assumed:
+        return _refuse(f"{assumed[0]} plans without a pilot; with a pilot file its variance "
+                       "takes the place of --baseline, --spread and --correlation")
+    try:
+        pilots = [_load(source, args).counts for source in args.files]
+    except ReportError as error:
+        print(f"kpass plan: error: {error}", file=sys.stderr)
+        return 1
+    notes: list[str] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", kpass.SmallSampleWarning)
+            pilot = kpass.plan(point, pilots[0], args.k,
+                               R_b=pilots[1] if len(pilots) > 1 else None, **options)
+        assert isinstance(pilot, kpass.Plan)  # a pilot: a Plan (for mypy)
+        notes = [str(w.message) for w in caught]
+        power = _unit(args.power, "power")
+        confidence = _unit(args.confidence, "confidence")
+        alpha = 1.0 - confidence
+        samples = args.samples
+        if args.difference is not None:
+            questions = pilot.questions_for(args.difference, samples, power=power, alpha=alpha)
+            difference = abs(args.difference)
+        else:
+            questions = args.questions
+            se = pilot.se(questions, samples)
+            difference = _noncentrality(questions - 1, power, alpha) * se
+    except (TypeError, ValueError) as error:
+        return _refuse(str(error))
+    n = samples if samples is not None else pilot.samples
+    label = family.title.format(k=args.k, tau=options.get("tau", ""))
+    sd = pilot.se(2, samples) * math.sqrt(2)
+    if args.format == "json":
+        fields = {"pilot": list(args.files), "metric": pilot.metric, "label": label,
+                  "k": args.k, "difference": difference, "samples": n,
+                  "questions": questions, "power": power, "confidence": confidence,
+                  "paired": pilot.paired, "sd": sd, "between": pilot.between,
+                  "within": pilot.within_at(int(n)) if samples is not None else pilot.within,
+                  "solved": "questions" if args.difference is not None else "difference",
+                  "pilot_questions": pilot.questions, "pilot_spread": list(pilot.pilot_spread),
+                  "notes": notes}
+        sys.stdout.write(json.dumps(fields, indent=2) + "\n")
+        return 0
+    test = (f"{label}, {power:.0%} power, {confidence:.0%} confidence, "
+            f"{'paired ' if pilot.paired else ''}two-sided t test")
+    if args.difference is not None:
+        answer = f"Questions needed: {questions:,} (difference {difference:.3f} in {test})"
+    else:
+        answer = (f"Detectable difference: {difference:.3f} with {questions:,} questions "
+                  f"({test})")
+    low, high = pilot.pilot_spread
+    lines = [answer,
+             f"From the pilot: {pilot.questions} questions x {pilot.samples:g} samples; at "
+             f"{n:g} samples per question a question's {'difference' if pilot.paired else 'value'}"
+             f" has sd {sd:.3f}; from a pilot this size the questions needed may be off by a "
+             f"factor {low:.2f}-{high:.2f} (80%)"]
+    lines += [f"note: {note}" for note in notes]
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _unit(value: float, name: str) -> float:
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"`{name}` must be in (0, 1); got {name}={value:g}")
+    return value
+
+
+def _load(source: str, args: argparse.Namespace) -> Any:
+    from ..io.inputs import load_file
+    from ..io.progress import Progress
+
+    if args.id is not None:
+        from ..io.long.load import load_long
+
+        return load_long(source, id=args.id, column=args.column, tool=args.from_,
+                         filter=args.filter)
+    return load_file(source, tool=args.from_, filter=args.filter, column=args.column,
+                     skip_bad=False, progress=Progress(f"reading {source}"))

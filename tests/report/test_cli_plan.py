@@ -1,0 +1,133 @@
+"""``kpass plan``: without a pilot (assumed numbers) and with pilot files, text and JSON, errors.
+
+The numbers are checked against the t test's power from scipy.stats.nct at the printed
+sizes, and the pilot plans against kpass.plan on the same outcomes read in Python.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+import kpass
+from kpass.data import sample_path, tau_bench_outcomes
+from kpass.report.cli import main
+
+SAMPLE = str(sample_path())
+
+
+def run(capsys, *args):
+    code = main(["plan", *[str(a) for a in args]])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def t_power(m, delta, sd, alpha=0.05):
+    df = m - 1
+    q = sps.t.ppf(1 - alpha / 2, df)
+    nc = delta * math.sqrt(m) / sd
+    return sps.nct.sf(q, df, nc) + sps.nct.cdf(-q, df, nc)
+
+
+def test_questions_needed_first_line_is_the_answer(capsys):
+    code, out, err = run(capsys, "--baseline", 0.6, "--difference", 0.03, "--samples", 4)
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert len(lines) == 2
+    design = kpass.plan(kpass.pass_at_k, k=1, baseline=0.6, difference=0.03, samples=4)
+    assert lines[0] == (f"Questions needed: {design.questions:,} (Pass@1 0.600 vs 0.630, 80% "
+                        "power, 95% confidence, paired two-sided t test)")
+    m = design.questions
+    assert t_power(m, 0.03, design.sd) >= 0.8 > t_power(m - 1, 0.03, design.sd)
+
+
+def test_detectable_difference_and_json(capsys):
+    code, out, _ = run(capsys, "--baseline", 0.3, "--questions", 300, "--samples", 8,
+                       "--metric", "pass^k", "--k", 4, "--power", 0.9, "--confidence", 0.99,
+                       "--spread", 1.5, "--correlation", 0.8, "--format", "json")
+    assert code == 0
+    fields = json.loads(out)
+    assert fields["solved"] == "difference" and fields["questions"] == 300
+    assert fields["metric"] == "pass_hat_k" and fields["label"] == "Pass^4"
+    assert (fields["spread"], fields["correlation"], fields["power"]) == (1.5, 0.8, 0.9)
+    assert t_power(300, fields["difference"], fields["sd"], 0.01) == pytest.approx(0.9,
+                                                                                    abs=1e-6)
+    code, text, _ = run(capsys, "--baseline", 0.3, "--questions", 300, "--samples", 8,
+                        "--metric", "pass^k", "--k", 4, "--power", 0.9, "--confidence",
+                        0.99, "--spread", 1.5, "--correlation", 0.8)
+    assert text.startswith(f"Detectable difference: {fields['difference']:.3f} with 300 "
+                           "questions (Pass^4 0.300 vs")
+
+
+@pytest.mark.parametrize("metric, k, extra", [("g-pass@k", 4, ["--tau", "0.75"]),
+                                              ("maj@k", 3, []), ("auc@k", 4, [])])
+def test_other_metrics(capsys, metric, k, extra):
+    code, out, _ = run(capsys, "--baseline", 0.5, "--difference", 0.1, "--samples", 8,
+                       "--metric", metric, "--k", k, *extra, "--format", "json")
+    fields = json.loads(out)
+    assert code == 0 and fields["questions"] > 2 and fields["k"] == k
+
+
+def test_a_pilot_plans_as_kpass_plan(capsys):
+    R = np.array(tau_bench_outcomes())
+    pilot = kpass.plan(kpass.pass_hat_k, R, 4)
+    code, out, _ = run(capsys, SAMPLE, "--difference", 0.05, "--metric", "pass^k", "--k", 4)
+    assert code == 0
+    assert out.splitlines()[0].startswith(f"Questions needed: {pilot.questions_for(0.05)} ")
+    code, out, _ = run(capsys, SAMPLE, "--questions", 400, "--format", "json")
+    fields = json.loads(out)
+    one = kpass.plan(kpass.pass_at_k, R, 1)
+    sd = math.sqrt(one.between + one.within)
+    assert t_power(400, fields["difference"], sd) == pytest.approx(0.8, abs=1e-6)
+    assert fields["pilot"] == [SAMPLE] and fields["paired"] is False
+
+
+def test_two_pilots_are_paired(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    rates = rng.beta(2, 2, 60)
+    paths = []
+    for name, shift in (("a", 0.0), ("b", 0.1)):
+        rows = rng.random((60, 4)) < np.clip(rates + shift, 0, 1)[:, None]
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps({"outcomes": [int(x) for x in row]}) + "\n"
+                                for row in rows))
+        paths.append(path)
+    code, out, _ = run(capsys, *paths, "--difference", 0.05, "--format", "json")
+    fields = json.loads(out)
+    R = [[json.loads(line)["outcomes"] for line in p.read_text().splitlines()] for p in paths]
+    expected = kpass.plan(kpass.pass_at_k, R[0], 1, R_b=R[1]).questions_for(0.05)
+    assert code == 0 and fields["paired"] is True and fields["questions"] == expected
+
+
+@pytest.mark.parametrize("args, needle, status", [
+    (["--baseline", 1.5, "--difference", 0.1, "--samples", 4], "--baseline", 2),
+    (["--baseline", 0.6, "--difference", 0.1], "--samples", 2),
+    (["--difference", 0.1, "--samples", 4], "--baseline", 2),
+    (["--baseline", 0.6, "--samples", 4], "one of --difference", 2),
+    (["--baseline", 0.6, "--samples", 4, "--difference", 0.1, "--questions", 9],
+     "one of --difference", 2),
+    (["--baseline", 0.6, "--samples", 4, "--difference", 0.5], "baseline + difference", 2),
+    (["--baseline", 0.6, "--samples", 4, "--difference", 0.1, "--correlation", 2],
+     "--correlation", 2),
+    (["--baseline", 0.6, "--samples", 4, "--difference", 0.1, "--power", 1], "--power", 2),
+    (["--baseline", 0.6, "--samples", 2, "--difference", 0.1, "--k", 4], "--samples", 2),
+    (["--baseline", 0.6, "--samples", 4, "--difference", 0.1, "--metric", "avg@n"],
+     "--metric", 2),
+    (["--baseline", 0.6, "--samples", 4, "--difference", 0.1, "--metric", "bogus"],
+     "bogus", 2),
+    (["--baseline", 0.6, "--samples", 4, "--difference", "nan"], "--difference", 2),
+    (["--baseline", 0.6, "--samples", 4, "--questions", 1], "--questions", 2),
+    ([SAMPLE, "--baseline", 0.6, "--difference", 0.1], "--baseline", 2),
+    ([SAMPLE, "--difference", 0.1, "--confidence", 1.5], "--confidence", 2),
+    ([SAMPLE, SAMPLE, SAMPLE, "--difference", 0.1], "at most two", 2),
+    (["missing.jsonl", "--difference", 0.1], "missing.jsonl", 1),
+])
+def test_bad_input_is_one_line(capsys, args, needle, status):
+    code, out, err = run(capsys, *args)
+    assert code == status and out == ""
+    assert len(err.strip().splitlines()) == 1 and needle in err
+    assert "Traceback" not in err
