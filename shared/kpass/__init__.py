@@ -24,6 +24,7 @@ from ._core.counting.checks import ArgumentTypeError
 from ._core.counting.counts import BinaryCounts, CategoricalCounts, register_frame_readers
 from ._core.counting.inputs import binary_counts, categorical_counts
 from ._core.counting.soft import binarize
+from ._core.moments.driver import Posterior
 from .families.auc import auc_at_k, auc_at_k_ci
 from .families.avg import avg, avg_ci
 from .families.bayes import bayes, bayes_ci
@@ -128,6 +129,7 @@ __all__ = [
     "SmallSampleWarning",
     "Leaderboard",
     "Plan",
+    "Posterior",
     "RankedPair",
     "Standing",
     "TailPassDraws",

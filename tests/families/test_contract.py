@@ -23,6 +23,8 @@ REFERENCE_NAMES = [
 EXTRA_NAMES = ["ArgumentTypeError", "BinaryCounts", "CategoricalCounts", "binarize",
                "binary_counts",
                "categorical_counts", "cons_at_k", "cons_at_k_ci", "vote_at_k", "vote_at_k_ci",
+               # the named result of every *_ci
+               "Posterior",
                # uncertainty over questions and paired comparison (kpass.stats)
                "Comparison", "Plan", "SmallSampleWarning", "compare", "plan", "standard_error",
                # many models ranked jointly (kpass.leaderboard), the report from counts
@@ -111,7 +113,7 @@ def test_tailpass_properties_and_return_types_match_the_reference():
         assert type(result) is tuple and [type(v) for v in result] == [float, float]
     for result in (profile.linear_ci([0.2, 0.3, 0.5], rng=0, n_draws=50),
                    profile.moment_ci(0.5, method="normal")):
-        assert type(result) is tuple and [type(v) for v in result] == [float] * 4
+        assert type(result) is kpass.Posterior and [type(v) for v in result] == [float] * 4
     draws = profile.sample(50, rng=0)
     assert isinstance(draws, kpass.TailPassDraws)
     assert draws.discovery().shape == (50,) and draws.profile.shape == (50, 3)
@@ -122,7 +124,7 @@ def test_tailpass_properties_and_return_types_match_the_reference():
 def test_return_types_are_python_floats(name):
     result = _call(name)
     if name.endswith("_ci"):
-        assert type(result) is tuple and len(result) == 4
+        assert type(result) is kpass.Posterior and len(result) == 4
     elif name in ("bayes", "avg"):
         assert type(result) is tuple and len(result) == 2
     else:
@@ -136,6 +138,31 @@ def test_several_k_give_a_list_in_order(name):
     fn = getattr(kpass, name)
     assert fn(R, [3, 1, 2]) == [fn(R, 3), fn(R, 1), fn(R, 2)]
     assert fn(R, (2,)) == [fn(R, 2)]
+
+
+@pytest.mark.parametrize("name", [name for name in REFERENCE_NAMES if name.endswith("_ci")]
+                         + ["cons_at_k_ci", "vote_at_k_ci"])
+def test_every_ci_returns_a_named_posterior_that_is_still_the_reference_4_tuple(name):
+    if name == "vote_at_k_ci":
+        result = kpass.vote_at_k_ci([["a", "b", "a"], ["b", "b", "a"]], ["a", "b"], 2)
+        reference = None
+    else:
+        result = _call(name)
+        reference = None if name == "cons_at_k_ci" else getattr(se, name)(
+            *([RC, np.array([0.0, 0.5, 1.0])] if name.startswith(("bayes", "avg")) else
+              [RC, 2, np.array([0.0, 0.5, 1.0])] if name.startswith("max_at_k") else
+              [R, 2, 0.5] if name.startswith("g_pass_at_k_tau") else
+              [R, 2, [0.5, 0.5]] if name.startswith("threshold_spectrum") else [R, 2]))
+    assert isinstance(result, kpass.Posterior) and isinstance(result, tuple)
+    assert result._fields == ("mean", "sd", "cred_lo", "cred_hi")
+    mean, sd, cred_lo, cred_hi = result
+    assert (result.mean, result.sd, result.cred_lo, result.cred_hi) == (mean, sd, cred_lo,
+                                                                         cred_hi)
+    assert result == (mean, sd, cred_lo, cred_hi) and cred_lo <= mean <= cred_hi
+    if reference is not None:  # scorio returns a bare tuple: equal to it, element by element
+        assert result == pytest.approx(tuple(reference), rel=1e-9, abs=1e-12)
+    several = getattr(kpass, name)(R, [1, 2]) if name in ("pass_at_k_ci", "maj_at_k_ci") else []
+    assert all(type(item) is kpass.Posterior for item in several)
 
 
 def test_argument_type_error_is_both_type_and_value_error():

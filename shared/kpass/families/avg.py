@@ -18,7 +18,7 @@ from .._core.dirichlet.rewards import (
     dirichlet_summary,
     prepare,
 )
-from .._core.moments.driver import finish, normal_interval
+from .._core.moments.driver import Posterior, credible, finish
 
 
 def avg(R: Any, w: Any = None, *, per_question: bool = False) -> Any:
@@ -78,7 +78,7 @@ def avg(R: Any, w: Any = None, *, per_question: bool = False) -> Any:
 
 
 def avg_ci(R: Any, w: Any = None, confidence: float = 0.95,
-           bounds: tuple[float, float] | None = None) -> tuple[float, float, float, float]:
+           bounds: tuple[float, float] | None = None) -> Posterior:
     r"""avg@N with its Bayesian sigma and a normal-approximation credible interval.
 
     Formula:
@@ -109,7 +109,7 @@ def avg_ci(R: Any, w: Any = None, confidence: float = 0.95,
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
     a, sigma = avg(R, w)
-    return finish([(a, sigma, *normal_interval(a, sigma, confidence, bounds))], False)
+    return finish([credible(a, sigma, confidence, bounds)], False)
 
 
 __all__ = ["avg", "avg_ci"]

@@ -12,7 +12,7 @@ from typing import Any
 
 from .._core.counting.checks import check_bounds, check_confidence, check_flag
 from .._core.dirichlet.rewards import binary_dirichlet_summary, dirichlet_summary, prepare
-from .._core.moments.driver import finish, normal_interval
+from .._core.moments.driver import Posterior, credible, finish
 
 
 def bayes(R: Any, w: Any = None, R0: Any = None, *, per_question: bool = False) -> Any:
@@ -79,7 +79,7 @@ def _mu_sigma(scale: float, means: Any, variances: Any) -> tuple[float, float]:
 
 
 def bayes_ci(R: Any, w: Any = None, R0: Any = None, confidence: float = 0.95,
-             bounds: tuple[float, float] | None = None) -> tuple[float, float, float, float]:
+             bounds: tuple[float, float] | None = None) -> Posterior:
     r"""Bayes@N posterior mean, sd and normal-approximation credible interval.
 
     Formula:
@@ -106,7 +106,7 @@ def bayes_ci(R: Any, w: Any = None, R0: Any = None, confidence: float = 0.95,
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
     mu, sigma = _mu_sigma(*_summary(R, w, R0)[:3])
-    return finish([(mu, sigma, *normal_interval(mu, sigma, confidence, bounds))], False)
+    return finish([credible(mu, sigma, confidence, bounds)], False)
 
 
 __all__ = ["bayes", "bayes_ci"]

@@ -26,7 +26,7 @@ from .._core.counting.counts import BinaryCounts, CategoricalCounts
 from .._core.counting.states import states_for
 from .._core.dirichlet.rewards import distinct_rows, prepare
 from .._core.moments.credits import power_variance
-from .._core.moments.driver import finish, normal_interval
+from .._core.moments.driver import credible, finish
 from .._core.moments.kernels import (
     log_beta_power_moments,
     log_draw_all_from,
@@ -232,7 +232,7 @@ def max_at_k_ci(R: Any, k: Any, w: Any = None, R0: Any = None, confidence: float
             increment, variance = _posterior_rows(rows, gaps / scale, budget, anchor)
             mu = float(levels[anchor] + scale * (np.dot(multiplicity, increment) / m))
             sigma = scale * (math.sqrt(float(np.dot(multiplicity, variance))) / m)
-        results.append((mu, sigma, *normal_interval(mu, sigma, confidence, clip)))
+        results.append(credible(mu, sigma, confidence, clip))
     return finish(results, many)
 
 

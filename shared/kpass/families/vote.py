@@ -58,7 +58,7 @@ from .._core.counting.checks import (
     normalize_ks,
 )
 from .._core.counting.states import keep_at_least
-from .._core.moments.driver import finish, normal_interval
+from .._core.moments.driver import credible, finish
 from .._core.vote.kernel import (
     _Clusters,
     _subset_vote,
@@ -386,7 +386,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         total = weight.sum()
         mu = float(np.dot(weight, means) / total)
         sigma = float(math.sqrt(max(np.dot(weight, variances), 0.0)) / total)
-        results.append((mu, sigma, *normal_interval(mu, sigma, confidence, bounds)))
+        results.append(credible(mu, sigma, confidence, bounds))
     return finish(results, many)
 
 

@@ -254,7 +254,7 @@ def tailpass_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     """
     from .._core.counting.counts import BinaryCounts, CategoricalCounts
     from .._core.dirichlet.rewards import prepare
-    from .._core.moments.driver import normal_interval
+    from .._core.moments.driver import Posterior, credible
 
     kp = _kpass()
     ks = _ks(options)
@@ -285,8 +285,8 @@ def tailpass_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     labels = [number_label(t) for t in thresholds]
     results: dict[str, Any] = {}
 
-    def interval(mu: float, sigma: float) -> tuple[float, float, float, float]:
-        return (mu, sigma, *normal_interval(mu, sigma, confidence, (0.0, 1.0)))
+    def interval(mu: float, sigma: float) -> Posterior:
+        return credible(mu, sigma, confidence, (0.0, 1.0))
 
     for index, (budget, profile) in enumerate(zip(ks, profiles, strict=True)):
         for template, (point, utility, hit) in ends.items():

@@ -31,6 +31,7 @@ from ..._core.counting.checks import (
     check_real,
 )
 from ..._core.dirichlet.posterior import multinomial_pmf, raw_power_mean
+from ..._core.moments.driver import Posterior
 from ..._core.tailpass.checks import (
     check_aggregation,
     check_convex_weights,
@@ -39,8 +40,7 @@ from ..._core.tailpass.checks import (
 
 FloatArray = npt.NDArray[np.float64]
 RNG = int | np.random.Generator | None
-Summary = (tuple[float, float, float, float]
-           | tuple[FloatArray, FloatArray, FloatArray, FloatArray])
+Summary = Posterior | tuple[FloatArray, FloatArray, FloatArray, FloatArray]
 
 class ProfileSource(Protocol):
     """What the draws read of the :class:`~kpass.families.tailpass.metric.TailPassProfile`.
@@ -295,7 +295,7 @@ class TailPassDraws:
         return TailPassDraws(self._source.at_k(k, thresholds=thresholds), self._probabilities)
 
     def summary(self, values: Any = None, *, confidence: float = 0.95) -> Summary:
-        """Monte Carlo (mean, sd, lo, hi) along the draw axis, equal-tailed.
+        """Monte Carlo (mean, sd, cred_lo, cred_hi) along the draw axis, equal-tailed.
 
         Args:
             values: draws of a utility (or a difference of utilities from these draws),
@@ -303,7 +303,7 @@ class TailPassDraws:
             confidence: posterior mass of the interval, in (0, 1).
 
         Returns:
-            Four floats for 1-D values, four arrays otherwise. Not clipped.
+            A :class:`kpass.Posterior` for 1-D values, four arrays otherwise. Not clipped.
         """
         confidence = check_confidence(confidence)
         samples = self.profile if values is None else real_array(values, "values")
@@ -314,7 +314,7 @@ class TailPassDraws:
                              axis=0)
         result = (samples.mean(axis=0), samples.std(axis=0, ddof=1), lo, hi)
         if samples.ndim == 1:
-            return tuple(float(value) for value in result)  # type: ignore[return-value]
+            return Posterior(*(float(value) for value in result))
         return result
 
 
