@@ -20,7 +20,7 @@ Example:
 from collections.abc import Callable
 from typing import Any
 
-from ._core.counting.checks import ArgumentTypeError
+from ._core.counting.checks import ArgumentTypeError, InputError
 from ._core.counting.counts import BinaryCounts, CategoricalCounts, register_frame_readers
 from ._core.counting.inputs import binary_counts, categorical_counts
 from ._core.counting.soft import binarize
@@ -126,6 +126,7 @@ __all__ = [
     "Comparison",
     "ConfidenceSequence",
     "SequentialMonitor",
+    "InputError",
     "SmallSampleWarning",
     "Leaderboard",
     "Plan",

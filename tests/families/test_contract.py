@@ -20,7 +20,7 @@ REFERENCE_NAMES = [
     "geo_spectrum_star_at_k_ci", "threshold_spectrum_at_k", "threshold_spectrum_at_k_ci",
     "max_at_k", "max_at_k_ci",
 ]
-EXTRA_NAMES = ["ArgumentTypeError", "BinaryCounts", "CategoricalCounts", "binarize",
+EXTRA_NAMES = ["ArgumentTypeError", "InputError", "BinaryCounts", "CategoricalCounts", "binarize",
                "binary_counts",
                "categorical_counts", "cons_at_k", "cons_at_k_ci", "vote_at_k", "vote_at_k_ci",
                # the named result of every *_ci

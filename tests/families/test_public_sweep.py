@@ -56,7 +56,7 @@ CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
                        "shared": False, "short": "error", "adjust": "maxt",
                        "clusters": ["x", "x", "y", "y"]}),
     "confidence_sequence": ((kpass.pass_at_k, R, R_B, 1),
-                            {"alpha": 0.05, "clusters": ["x", "x", "y", "y"]}),
+                            {"confidence": 0.95, "clusters": ["x", "x", "y", "y"]}),
     "discovery_weights": ((4,), {}),
     "leaderboard": ((kpass.pass_at_k, {"a": R, "b": R_B}, 1),
                     {"confidence": 0.95, "shared": False, "prior": "uniform",
@@ -110,7 +110,6 @@ SHORT = ["drop", 1, None, True]
 BAD: dict[str, list[Any]] = {
     "k": [*COUNT, []],
     "confidence": UNIT_OPEN,
-    "alpha": UNIT_OPEN,
     "tau": [*UNIT, []],
     "shared": FLAG,
     "clusters": LABELS,

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._core.counting.checks import normalize_ks
+from .._core.counting.checks import InputError, normalize_ks
 from .._core.counting.states import BinaryStates, states_for
 from .._core.moments import driver as _driver
 from .._core.moments.credits import (
@@ -77,7 +77,7 @@ def threshold_spectrum_at_k(R: Any, k: Any, weights: Any, *, short: str = "error
     ks, many = normalize_ks(k)
     weight_list = _weights_per_k(weights, ks, many)
     if any(w is None for w in weight_list):
-        raise ValueError("`weights` is required: a length-k sequence of non-negative weights")
+        raise InputError("`weights` is required: a length-k sequence of non-negative weights")
 
     def spectrum(states: BinaryStates, budget: int, index: int) -> FloatArray:
         return state_values(states, spectrum_credit(_check_weights(weight_list[index], budget)))
@@ -257,7 +257,7 @@ def threshold_spectrum_at_k_ci(R: Any, k: Any, weights: Any, confidence: float =
     ks, many = normalize_ks(k)
     weight_list = _weights_per_k(weights, ks, many)
     if any(w is None for w in weight_list):
-        raise ValueError("`weights` is required: a length-k sequence of non-negative weights")
+        raise InputError("`weights` is required: a length-k sequence of non-negative weights")
     credits = [spectrum_credit(_check_weights(w, b)) for w, b in zip(weight_list, ks, strict=True)]
     # credit_list (one per requested k, in order) is what the driver uses; the factory
     # only satisfies its signature.

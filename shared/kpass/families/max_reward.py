@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._core.counting.checks import (
+    InputError,
     check_bounds,
     check_confidence,
     check_flag,
@@ -210,7 +211,7 @@ def max_at_k_ci(R: Any, k: Any, w: Any = None, R0: Any = None, confidence: float
     counts, weights = prepare(R, w, R0)
     gamma, levels = _levels(counts, weights, prior=True)
     if levels.size > MAX_LEVELS:
-        raise ValueError(
+        raise InputError(
             f"`w` must hold at most {MAX_LEVELS} distinct rewards for max_at_k_ci (its variance "
             f"sums over pairs of reward levels); got {levels.size}"
         )

@@ -47,6 +47,7 @@ import numpy.typing as npt
 from .._core.counting.canonical import answer_key
 from .._core.counting.checks import (
     ArgumentTypeError,
+    InputError,
     _show,
     check_bounds,
     check_choice,
@@ -113,9 +114,9 @@ def _clusters(answers: Any, references: Any,
             f"{_show(references)} ({type(references).__name__})"
         )
     if len(answers) == 0:
-        raise ValueError("`answers` must contain at least one question; got 0 questions")
+        raise InputError("`answers` must contain at least one question; got 0 questions")
     if len(answers) != len(references):
-        raise ValueError(
+        raise InputError(
             f"`answers` and `references` must have one entry per question; got "
             f"len(answers)={len(answers)} and len(references)={len(references)}"
         )
@@ -128,14 +129,14 @@ def _clusters(answers: Any, references: Any,
                 f"({type(row).__name__})"
             )
         if len(row) == 0:
-            raise ValueError(f"every question needs at least one answer; answers[{i}] is empty")
+            raise InputError(f"every question needs at least one answer; answers[{i}] is empty")
         if reference is None:
-            raise ValueError(f"`references[{i}]` must be an answer; got None")
+            raise InputError(f"`references[{i}]` must be an answer; got None")
         try:
             counts = Counter(map(key_of, row))
             gold = key_of(reference)
             if gold is None:
-                raise ValueError(
+                raise InputError(
                     f"`references[{i}]` must be an answer; got {_show(reference)}, which is "
                     + ("no answer" if normalize is None else "no answer after `normalize`")
                     + " (None, NaN or blank text): it would match nothing")
@@ -345,9 +346,9 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
     # returns NaN from 1e16); 1e12 leaves a margin, and such a prior means "ignore the data".
     prior = check_real(prior, "prior", low=MIN_PRIOR, high=MAX_PRIOR)
     if check_int(draws, "draws") < 2:
-        raise ValueError(f"`draws` must be an int >= 2; got draws={draws}")
+        raise InputError(f"`draws` must be an int >= 2; got draws={draws}")
     if check_int(seed, "seed") < 0:
-        raise ValueError(f"`seed` must be an int >= 0; got seed={seed}")
+        raise InputError(f"`seed` must be an int >= 0; got seed={seed}")
     ks, many = normalize_ks(k)
     states = _clusters(answers, references, normalize)
     n_questions = states.n[states.inverse]

@@ -21,6 +21,7 @@ import numpy as np
 from .. import registry
 from .._core.counting.checks import (
     ArgumentTypeError,
+    InputError,
     _show,
     check_bounds,
     check_choice,
@@ -94,7 +95,7 @@ def _floats(value: Any, name: str, check: Callable[[Any, str], float]) -> tuple[
     many = isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, (str, bytes))
     values = list(value) if many else [value]
     if not values:
-        raise ValueError(f"`{name}` must be a number or a non-empty list of numbers; got []")
+        raise InputError(f"`{name}` must be a number or a non-empty list of numbers; got []")
     return [check(item, name) for item in values], many
 
 
@@ -108,7 +109,7 @@ def _real_vector(value: Any, name: str) -> list[float]:
     items = np.ravel(value).tolist() if isinstance(value, np.ndarray) else list(value)
     values = [check_real(item, f"{name}[{i}]") for i, item in enumerate(items)]
     if not values:
-        raise ValueError(f"`{name}` must be a non-empty list of numbers; got {name}=[]")
+        raise InputError(f"`{name}` must be a non-empty list of numbers; got {name}=[]")
     return values
 
 
@@ -185,7 +186,7 @@ def check_options(module: str, options: Mapping[str, Any], *, when: str) -> dict
     """
     for name, value in options.items():
         if name not in KEYWORDS:
-            raise ValueError(unknown_keyword_message(module, name, when))
+            raise InputError(unknown_keyword_message(module, name, when))
         _CHECKS[name](value)
     return dict(options)
 
@@ -242,7 +243,7 @@ def refuse_batch_keywords(method: str, kwargs: dict[str, Any], names: dict[str, 
     """
     for plural, singular in names.items():
         if plural in kwargs:
-            raise TypeError(f"{method}() adds one question: pass {singular}=[...] (that "
+            raise ArgumentTypeError(f"{method}() adds one question: pass {singular}=[...] (that "
                             f"question's outcomes), not {plural}=; for many questions use "
                             f"add_batch({plural}=[[...], ...]) or compute({plural}=...)")
 
@@ -256,6 +257,6 @@ def refuse_one_keywords(kwargs: dict[str, Any], names: dict[str, str]) -> None:
     """
     for singular, plural in names.items():
         if singular in kwargs:
-            raise TypeError(f"a batch takes {plural}=[[...], ...] (one list of outcomes per "
-                            f"question), not {singular}=; add() takes "
-                            f"{singular}= for one question")
+            raise ArgumentTypeError(f"a batch takes {plural}=[[...], ...] (one list of outcomes "
+                                    f"per question), not {singular}=; add() takes "
+                                    f"{singular}= for one question")

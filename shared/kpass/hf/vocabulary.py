@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .. import registry
-from .._core.counting.checks import check_tau, normalize_ks
+from .._core.counting.checks import InputError, check_tau, normalize_ks
 from .._core.moments.credits import mg_spectrum_weights
 from ..registry import number_label
 from ..stats.comparison import compare
@@ -413,7 +413,7 @@ def kpass_compare(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     taus: Sequence[float | None] = [None]
     if "{tau}" in template:
         if "tau" not in options:
-            raise ValueError('`tau` is required with metric="g-pass@k_tau"')
+            raise InputError('`tau` is required with metric="g-pass@k_tau"')
         taus = list(_floats(options["tau"], "tau", lambda x, n: check_tau(x))[0])
     ks = _ks(options)
     kw = {**_pick(options, "short", "confidence")}

@@ -15,6 +15,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
+from .._core.counting.checks import InputError
 from .._core.counting.counts import BinaryCounts
 from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
@@ -72,7 +73,7 @@ def run_compare(args: argparse.Namespace) -> int:
         if answers_mode:
             _check_answers_options(args)
         elif getattr(args, "normalize", None) is not None:
-            raise ValueError("--normalize applies to sampled answers: add --answers")
+            raise InputError("--normalize applies to sampled answers: add --answers")
     except ValueError as error:
         print(f"kpass compare: error: {error}", file=sys.stderr)
         return 2

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.counting.checks import InputError
 from .._core.counting.counts import BinaryCounts
 from ..registry import REPORTED
 from .compare_render import Line
@@ -145,7 +146,7 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
         options = family_options(fam.function, clusters, confidence, shared, prior)
         if fam.answers:
             if answers is None:
-                raise ValueError(f"{fam.key} needs the sampled answers (--answers)")
+                raise InputError(f"{fam.key} needs the sampled answers (--answers)")
             references = [0] * len(answers[0])  # coded: 0 is each question's reference
             vote_options = {key: value for key, value in options.items() if key != "shared"}
             with collect_notes(collected):
@@ -187,7 +188,7 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
                 values = _row_values(point, fam.function, first, second, (family_ks, *head),
                                      extra, clusters, shared)
             except ValueError as error:
-                raise ValueError(f"{fam.key}: {error}") from None
+                raise InputError(f"{fam.key}: {error}") from None
             if not isinstance(results, list):  # one k given as a list: a list comes back
                 results = [results]
             lines.extend(Line(fam.key, fam.label(k, tau, n_label), k, tau, result, values=value)
@@ -277,7 +278,7 @@ def find_row(lines: list[Line], primary: str) -> Line:
                         and (tau is None or member.tau == tau)):
                     return line
     names = ", ".join(name for line in lines for name in (line.names or [line.label]))
-    raise ValueError(f"--primary {primary}: no such row in this table; rows: {names} (or "
+    raise InputError(f"--primary {primary}: no such row in this table; rows: {names} (or "
                      "METRIC:K, e.g. pass@k:1)")
 
 
@@ -317,7 +318,7 @@ def judge(lines: list[Line], confidence: float, primary: str | None, adjust: str
     from .output import holm
 
     if adjust not in ADJUSTMENTS:
-        raise ValueError(f"--adjust must be one of {', '.join(ADJUSTMENTS)}; got {adjust!r}")
+        raise InputError(f"--adjust must be one of {', '.join(ADJUSTMENTS)}; got {adjust!r}")
     if not lines:
         return lines
     if primary is not None and primary.strip().lower() == "none":

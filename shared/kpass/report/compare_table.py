@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.checks import ArgumentTypeError, _show, check_choice, check_names, check_short
+from .._core.counting.checks import (
+    ArgumentTypeError,
+    InputError,
+    _show,
+    check_choice,
+    check_names,
+    check_short,
+)
 from .._core.counting.counts import BinaryCounts
 from ..stats._common import check_options
 from .compare_render import RENDERERS, CompareRequest, Line
@@ -75,7 +82,7 @@ class CompareTable:
         check_choice(format, "format", RENDERERS)
         if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not (
                 0 <= digits <= 12):
-            raise ValueError(f"`digits` must be an int in [0, 12]; got {_show(digits)}")
+            raise InputError(f"`digits` must be an int in [0, 12]; got {_show(digits)}")
         return RENDERERS[format](self.lines, list(self.labels), self.questions,
                                  self._request(int(digits)))
 
@@ -179,9 +186,9 @@ def compare_table(a: Any, b: Any, *, metrics: str | Sequence[str] | None = None,
     try:
         families = [fam for fam in parse_metrics(text) if not fam.answers]
     except ValueError as error:
-        raise ValueError(f"`metrics`: {error}".replace("`--metrics` ", "")) from None
+        raise InputError(f"`metrics`: {error}".replace("`--metrics` ", "")) from None
     if not families:
-        raise ValueError("`metrics` names only answer-scored metrics (vote@k), which need the "
+        raise InputError("`metrics` names only answer-scored metrics (vote@k), which need the "
                          "answers: use kpass.compare(kpass.vote_at_k, ...)")
     first, second = _counts(a, "a"), _counts(b, "b")
     ks = _ks(k)
@@ -200,7 +207,7 @@ def compare_table(a: Any, b: Any, *, metrics: str | Sequence[str] | None = None,
                               None if clusters is None else list(clusters), notes=notes,
                               shared=bool(shared), primary=primary, adjust=adjust)
     except ValueError as error:  # speak the argument's name, not the flag's
-        raise ValueError(str(error).replace("--primary ", "`primary` ")) from None
+        raise InputError(str(error).replace("--primary ", "`primary` ")) from None
     options = {"confidence": confidence, "clusters": None if clusters is None else "clusters",
                "shared": bool(shared), "adjust": adjust, "short": short,
                "id": None if first.ids is None else "question id",

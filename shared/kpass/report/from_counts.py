@@ -16,6 +16,7 @@ import numpy as np
 
 from .._core.counting.checks import (
     ArgumentTypeError,
+    InputError,
     _show,
     check_choice,
     check_confidence,
@@ -95,7 +96,7 @@ class ReportTable:
 def _inputs(counts: Any) -> dict[str, BinaryCounts]:
     if isinstance(counts, Mapping):
         if not counts:
-            raise ValueError("`counts` maps no input; give at least one")
+            raise InputError("`counts` maps no input; give at least one")
         named = dict(counts)
     else:
         named = {"counts": counts}
@@ -176,10 +177,10 @@ def report_table(counts: Any, *, metrics: str | Sequence[str] | None = None,
     try:
         families = [fam for fam in parse_metrics(text) if not fam.answers]
     except ValueError as error:  # the CLI's parser speaks of --metrics
-        raise ValueError(f"`metrics`: {str(error).replace('`--metrics`', '`metrics`')}") \
+        raise InputError(f"`metrics`: {str(error).replace('`--metrics`', '`metrics`')}") \
             from None
     if not families:
-        raise ValueError("`metrics` names only answer-scored metrics (vote@k), which need the "
+        raise InputError("`metrics` names only answer-scored metrics (vote@k), which need the "
                          "answers: use kpass.vote_at_k")
     named = _inputs(counts)
     loaded = [LoadedFile(name, Path(name), None, value, "question 1")
@@ -195,13 +196,13 @@ def report_table(counts: Any, *, metrics: str | Sequence[str] | None = None,
     except ReportError as error:  # "<input>: k=... is larger than ..." (in the CLI's words)
         text = str(error).replace("choose --k up to", "choose k up to").replace(
             "pass --short skip", 'pass short="skip"')
-        raise ValueError(f"`k`: {text}") from None
+        raise InputError(f"`k`: {text}") from None
     codes = _cluster_codes(clusters, named)
     try:
         rows = [compute_rows(item, families, ks, taus, confidence, short, clusters=code)
                 for item, code in zip(loaded, codes, strict=True)]
     except ReportError as error:
-        raise ValueError(f"`counts`: {error}") from None
+        raise InputError(f"`counts`: {error}") from None
     summary = (None if clusters is None else
                [clusters_summary(item.counts, code) for item, code in zip(loaded, codes,
                                                                            strict=True)
@@ -221,7 +222,7 @@ def _cluster_codes(clusters: Any, named: dict[str, BinaryCounts]) -> list[Any]:
     unknown = sorted(set(per_input) - set(named), key=str)
     missing = [name for name in named if name not in per_input]
     if unknown or missing:
-        raise ValueError(f"`clusters` must give labels for every input ({', '.join(named)}); "
+        raise InputError(f"`clusters` must give labels for every input ({', '.join(named)}); "
                          + (f"unknown {unknown}" if unknown else f"missing {missing}"))
     codes = []
     for name, value in named.items():
@@ -231,7 +232,7 @@ def _cluster_codes(clusters: Any, named: dict[str, BinaryCounts]) -> list[Any]:
             where = f" of input {name!r}" if len(named) > 1 else ""
             raise type(error)(f"{error}{where}") from None
         if code is not None and np.unique(code).size < 2:
-            raise ValueError(f"`clusters` must name at least 2 clusters; got "
+            raise InputError(f"`clusters` must name at least 2 clusters; got "
                              f"{np.unique(code).size}")
         codes.append(code)
     return codes

@@ -14,6 +14,7 @@ import numpy as np
 
 from .._core.counting.checks import (
     ArgumentTypeError,
+    InputError,
     _show,
     check_confidence,
     check_labels,
@@ -189,7 +190,7 @@ def _labels(clusters: Any, m: int) -> np.ndarray | None:
         clusters if hasattr(clusters, "__array__") and not isinstance(clusters, Sequence)
         else list(clusters), dtype=object)
     if labels.ndim != 1 or labels.size != m:
-        raise ValueError(f"`clusters` must have one label per question (M={m}); got "
+        raise InputError(f"`clusters` must have one label per question (M={m}); got "
                          f"{labels.size if labels.ndim == 1 else labels.shape} labels")
     if labels.dtype.kind in "iuU":
         _, codes = np.unique(labels, return_inverse=True)
@@ -269,7 +270,7 @@ def _cluster_df(codes: np.ndarray | None, m: int) -> float:
     return trace * trace / frobenius
 
 
-class TooFewQuestionsError(ValueError):
+class TooFewQuestionsError(InputError):
     """Fewer than 2 questions (or clusters) for a standard error over questions."""
 
 

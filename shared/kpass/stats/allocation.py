@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.checks import ArgumentTypeError, _show, check_int, check_real
+from .._core.counting.checks import ArgumentTypeError, InputError, _show, check_int, check_real
 from .._core.counting.counts import BinaryCounts
 from ._common import _CREDIT_METRICS, Metric, _check_metric, _counts_of
 from .planning import _posterior_g
@@ -35,7 +35,7 @@ def _prior(prior: Any) -> tuple[float, float]:
     if isinstance(prior, str):
         if prior == "uniform":
             return 1.0, 1.0
-        raise ValueError(f"`prior` must be 'uniform' or an (a, b) pair of positive numbers; "
+        raise InputError(f"`prior` must be 'uniform' or an (a, b) pair of positive numbers; "
                          f"got prior={prior!r}")
     if not isinstance(prior, (Sequence, np.ndarray)) or len(prior) != 2:
         raise ArgumentTypeError(f"`prior` must be 'uniform' or an (a, b) pair of positive "
@@ -86,10 +86,10 @@ def _check_inputs(metrics: list[Metric], counts: Any, k: Any, budget: Any
         names.append(name)
     k = check_int(k, "k")
     if k < 1:
-        raise ValueError(f"`k` must be >= 1; got k={k}")
+        raise InputError(f"`k` must be >= 1; got k={k}")
     budget = check_int(budget, "budget")
     if budget < 0:
-        raise ValueError(f"`budget` must be >= 0 extra samples; got budget={budget}")
+        raise InputError(f"`budget` must be >= 0 extra samples; got budget={budget}")
     return names, _counts_of(counts), k, budget
 
 
@@ -150,7 +150,7 @@ def allocate(metric: Metric | Sequence[Metric], counts: Any, k: int, budget: int
     metrics: list[Metric] = (list(metric) if isinstance(metric, (list, tuple))
                              else [metric])  # type: ignore[list-item]
     if not metrics:
-        raise ValueError("`metric` must name at least one metric")
+        raise InputError("`metric` must name at least one metric")
     _, counts, k, budget = _check_inputs(metrics, counts, k, budget)
     a0, b0 = _prior(prior)
     return _greedy([(m, (k, *args), dict(kwargs)) for m in metrics], counts, k, budget, a0, b0)
@@ -164,7 +164,7 @@ def _greedy(objectives: list[tuple[Metric, tuple[Any, ...], dict[str, Any]]],
     extra = np.maximum(k - n, 0)
     needed = int(extra.sum())
     if needed > budget:
-        raise ValueError(f"`budget`={budget} cannot bring every question to k={k} samples: "
+        raise InputError(f"`budget`={budget} cannot bring every question to k={k} samples: "
                          f"{int((extra > 0).sum())} questions need {needed} more")
     remaining = budget - needed
     alphas = a0 + c
@@ -230,13 +230,13 @@ def expected_within_variance(metric: Metric, counts: Any, k: int, extra: Any, *a
     a0, b0 = _prior(prior)
     m = np.asarray(extra)
     if m.shape != (counts.n_questions,) or m.dtype.kind not in "iu":
-        raise ValueError(f"`extra` must hold one int per question ({counts.n_questions}); got "
+        raise InputError(f"`extra` must hold one int per question ({counts.n_questions}); got "
                          f"{_show(extra)}")
     if (m < 0).any():
-        raise ValueError("`extra` must be >= 0 for every question")
+        raise InputError("`extra` must be >= 0 for every question")
     totals = counts.n_samples + m
     if (totals < k).any():
-        raise ValueError(f"every question needs at least k={k} samples after `extra`; "
+        raise InputError(f"every question needs at least k={k} samples after `extra`; "
                          f"{int((totals < k).sum())} would have fewer")
     name = _check_metric(metric)
     args = (k, *args)

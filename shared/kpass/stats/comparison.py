@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr
 
+from .._core.counting.checks import InputError
 from .._core.moments.prior import fit_beta_prior
 from ..families import function
 from ..registry import of_function
@@ -140,7 +141,7 @@ def _posterior_pair(metric: Metric, name: str, R: Any, used: np.ndarray, args: t
         R = _counts_of(R).select(used)
     if prior == "empirical":
         if "alpha0" not in accepted:
-            raise ValueError(f'`prior="empirical"` fits a Beta prior to binary outcomes; '
+            raise InputError(f'`prior="empirical"` fits a Beta prior to binary outcomes; '
                              f"kpass.{name}_ci has no Beta prior (pass prior=\"uniform\")")
         options["alpha0"], options["beta0"] = fit_beta_prior(_counts_of(R))
     result = companion(R, *args, **options)
@@ -251,7 +252,7 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
     per_a, many = _per_question(metric, name, R_a, args, kwargs)
     per_b, _ = _per_question(metric, name, R_b, args, kwargs)
     if per_a[0].size != per_b[0].size:
-        raise ValueError(
+        raise InputError(
             f"`R_a` and `R_b` must score the same questions, row q of both being question q; "
             f"got {per_a[0].size} and {per_b[0].size} questions (give question ids to match "
             "by id: BinaryCounts(..., ids=...) or `kpass compare --id COLUMN`)")
@@ -344,7 +345,7 @@ def _compare_dataset(metric: Metric, name: str, R_a: Any, R_b: Any, args: tuple[
     stat_a, m = _dataset_statistic(metric, R_a, args, kwargs)
     stat_b, m_b = _dataset_statistic(metric, R_b, args, kwargs)
     if m != m_b:
-        raise ValueError(f"`R_a` and `R_b` must score the same questions; got {m} and {m_b} "
+        raise InputError(f"`R_a` and `R_b` must score the same questions; got {m} and {m_b} "
                          "questions (give question ids to match by id)")
     _need_two(m, "`R_a`/`R_b`")
     codes = _labels(clusters, m)

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..._core.counting.checks import InputError
 from ..counting.checks import ArgumentTypeError, _show, check_real
 from ..counting.states import BinaryStates
 from .credits import (
@@ -54,7 +55,7 @@ def _check_powers(pass_power: Any, unanimous_power: Any) -> tuple[float, float]:
     a = check_real(pass_power, "pass_power")
     b = check_real(unanimous_power, "unanimous_power")
     if a == 0.0 and b == 0.0:
-        raise ValueError("`pass_power` and `unanimous_power` must not both be 0; got 0 and 0")
+        raise InputError("`pass_power` and `unanimous_power` must not both be 0; got 0 and 0")
     return a, b
 
 
@@ -67,7 +68,7 @@ def _blend(x_in: npt.ArrayLike, y_in: npt.ArrayLike, a: float, b: float) -> Floa
         if power < 0.0:
             trouble = (base == 0.0) & ~((other == 0.0) & (other_power > 0.0))
             if trouble.any():
-                raise ValueError(
+                raise InputError(
                     f"`{name}` must be non-negative where its quantity is 0; got {name}={power}"
                 )
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -123,16 +124,16 @@ def _check_weights(weights: Any, k: int) -> FloatArray:
             f"(weights={_show(weights)})"
         )
     if array.ndim != 1 or array.size != k:
-        raise ValueError(
+        raise InputError(
             f"`weights` must have one weight per threshold r = 1..k (length {k}); got shape "
             f"{array.shape}"
         )
     array = array.astype(np.float64)
     if not np.all(np.isfinite(array)) or np.any(array < 0.0):
-        raise ValueError(f"`weights` must be non-negative and finite; got {array.tolist()}")
+        raise InputError(f"`weights` must be non-negative and finite; got {array.tolist()}")
     total = float(np.sum(array))
     if total > 1.0 + 1e-12:
-        raise ValueError(f"`weights` must sum to at most 1; got sum={total}")
+        raise InputError(f"`weights` must sum to at most 1; got sum={total}")
     return array
 
 
@@ -145,7 +146,7 @@ def _weights_per_k(weights: Any, ks: list[int], many: bool) -> list[Any]:
     if len(ks) == 1 and np.ndim(weights) == 1:
         return [weights]
     if not isinstance(weights, Sequence) or len(weights) != len(ks):
-        raise ValueError(
+        raise InputError(
             f"with several k, `weights` must be a list of {len(ks)} weight vectors, one per k"
         )
     return list(weights)

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._core.counting.checks import InputError
 from ..counting.checks import _show, check_choice, check_prior
 from ..counting.counts import BinaryCounts
 
@@ -71,7 +72,7 @@ def resolve_prior(prior: Any, counts: BinaryCounts, alpha0: Any = 1.0,
     if check_prior_option(prior) == "uniform":
         return check_prior(alpha0, beta0)
     if (alpha0, beta0) != (1.0, 1.0):
-        raise ValueError(f'`prior="empirical"` fits alpha0 and beta0 to the questions; got '
+        raise InputError(f'`prior="empirical"` fits alpha0 and beta0 to the questions; got '
                          f"alpha0={_show(alpha0)}, beta0={_show(beta0)} as well (give one)")
     return fit_beta_prior(counts)
 

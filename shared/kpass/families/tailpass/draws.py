@@ -25,6 +25,7 @@ from scipy.special import logsumexp
 
 from ..._core.counting.checks import (
     ArgumentTypeError,
+    InputError,
     _show,
     check_confidence,
     check_int,
@@ -218,7 +219,7 @@ class TailPassDraws:
         """
         m = check_int(m, "m")
         if m < 2:
-            raise ValueError(f"`m` must be an int >= 2; got m={m}")
+            raise InputError(f"`m` must be an int >= 2; got m={m}")
         weights = _default_weights(weights, self._source.thresholds.size)
         return self._apply(lambda values: values**m @ weights)
 
@@ -276,11 +277,11 @@ class TailPassDraws:
         goal = real_array(target, "target")
         if goal.shape != (size,) or np.any((goal < 0.0) | (goal > 1.0)) or np.any(
                 np.diff(goal) > 0.0):
-            raise ValueError(f"`target` must be a non-increasing profile in [0, 1] with one "
+            raise InputError(f"`target` must be a non-increasing profile in [0, 1] with one "
                              f"entry per threshold ({size}); got target={_show(target)}")
         scale = np.ones(size) if weights is None else real_array(weights, "weights")
         if scale.shape != (size,) or np.any(scale <= 0.0):
-            raise ValueError(f"`weights` must be {size} positive numbers (one per threshold); "
+            raise InputError(f"`weights` must be {size} positive numbers (one per threshold); "
                              f"got weights={_show(weights)}")
         epsilon = check_real(epsilon, "epsilon", low=0.0, low_open=True)
 
@@ -308,7 +309,7 @@ class TailPassDraws:
         confidence = check_confidence(confidence)
         samples = self.profile if values is None else real_array(values, "values")
         if samples.ndim not in (1, 2) or samples.shape[0] != self._n_draws:
-            raise ValueError(f"`values` must have the {self._n_draws} draws on its first axis; "
+            raise InputError(f"`values` must have the {self._n_draws} draws on its first axis; "
                              f"got shape {samples.shape}")
         lo, hi = np.quantile(samples, [(1.0 - confidence) / 2.0, (1.0 + confidence) / 2.0],
                              axis=0)

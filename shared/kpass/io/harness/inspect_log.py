@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._core.counting.checks import InputError
 from ..._core.counting.counts import BinaryCounts
 from ..errors import ReportError, show
 from ..formats.readers import LoadedFile
@@ -407,4 +408,4 @@ def read_inspect(path: str | Path, *, scorer: str | None = None,
     try:
         return load_inspect(str(path), column=scorer, threshold=threshold).counts
     except ReportError as error:
-        raise ValueError(str(error)) from None
+        raise InputError(str(error)) from None
