@@ -53,7 +53,7 @@ CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
     "compare_table": ((kpass.BinaryCounts([4] * 4, [3, 1, 4, 1]),
                        kpass.BinaryCounts([4] * 4, [2, 1, 3, 0])),
                       {"metrics": "pass@k", "k": 1, "tau": 0.5, "confidence": 0.95,
-                       "shared": False, "short": "error", "adjust": "maxt",
+                       "shared": False, "short": "error", "adjust": "max-t",
                        "clusters": ["x", "x", "y", "y"]}),
     "confidence_sequence": ((kpass.pass_at_k, R, R_B, 1),
                             {"confidence": 0.95, "clusters": ["x", "x", "y", "y"]}),

@@ -134,7 +134,7 @@ def run_compare(args: argparse.Namespace) -> int:
                                   args.short, clusters, notes=notes, shared=shared,
                                   answers=coded, ties=getattr(args, "ties", "fractional"),
                                   primary=getattr(args, "primary", None),
-                                  adjust=getattr(args, "adjust", None) or "maxt",
+                                  adjust=getattr(args, "adjust", None) or "max-t",
                                   prior=getattr(args, "prior", "uniform"))
             if getattr(args, "prior", "uniform") == "empirical":
                 notes.append(PRIOR_NOTE)

@@ -126,7 +126,7 @@ def _taus(tau: Any) -> list[float]:
 def compare_table(a: Any, b: Any, *, metrics: str | Sequence[str] | None = None,
                   k: int | Sequence[int] | None = None, tau: float | Sequence[float] = 0.5,
                   confidence: float = 0.95, clusters: Sequence[Any] | None = None,
-                  shared: bool = False, primary: str | None = None, adjust: str = "maxt",
+                  shared: bool = False, primary: str | None = None, adjust: str = "max-t",
                   short: str = "error") -> CompareTable:
     r"""The ``kpass compare`` table from counts: the same rows and verdicts, rendered the same.
 
@@ -153,7 +153,7 @@ def compare_table(a: Any, b: Any, *, metrics: str | Sequence[str] | None = None,
             ``"G-Pass@4_0.5"``) or ``"METRIC:K"`` (``"pass@k:1"``); None for the first
             row (Pass@1 by default); ``"none"``: no primary row, every row adjusted
             jointly (the whole table then holds alpha).
-        adjust: ``"maxt"`` (default) or ``"holm"`` for the secondary rows.
+        adjust: ``"max-t"`` (default) or ``"holm"`` for the secondary rows.
         short: ``"error"`` or ``"skip"`` (questions with fewer than k samples).
 
     Returns:

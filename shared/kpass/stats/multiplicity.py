@@ -59,7 +59,7 @@ from .small_sample import EXACT_UP_TO, FLIP_SEED, FLIPS
 
 __all__ = ["maxt_stepdown", "ADJUSTMENTS", "EXACT_ENTRIES"]
 
-ADJUSTMENTS = ("maxt", "holm")
+ADJUSTMENTS = ("max-t", "holm")
 """The joint adjustments of the secondary rows of ``kpass compare``."""
 
 _BLOCK = 1 << 14
