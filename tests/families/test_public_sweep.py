@@ -139,7 +139,6 @@ BAD: dict[str, list[Any]] = {
     "bounds": ["ab", (1.0, 0.0), (NAN, 1.0), (0.0,), 5],
     "margin": [-0.1, NAN, INF, "0.1", True],
     "thresholds": [[], [NAN], [1.5], "abc"],
-    "lambda_": [NAN, INF, "0.5", True],
     "primary": [5, True],
     "order": [[0, 0, 1, 2], "abc", 5],
 }

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._core.counting.checks import InputError, normalize_ks
+from .._core.counting.checks import InputError, check_real, normalize_ks
 from .._core.counting.states import BinaryStates, states_for
 from .._core.moments import driver as _driver
 from .._core.moments.credits import (
@@ -34,7 +34,6 @@ from .._core.moments.geom_blend import (
     _dataset_delta,
     _delta,
     _joint,
-    _resolve_lambda,
     _spectrum_for,
     _weights_per_k,
 )
@@ -156,8 +155,8 @@ def geom_ds_at_k(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float
     return _driver.over_k(R, k, short, blended)
 
 
-def geo_spectrum_at_k(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike = None,
-                      lambda_: float | None = None, *, short: str = "error") -> Any:
+def geo_spectrum_at_k(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike = None, *,
+                      short: str = "error") -> Any:
     r"""GeoSpectrum_{lambda,w}@k = Pass@k(R)^lambda S_{w,k}(R)^(1-lambda).
 
     With ``weights=None`` the upper-half mG weights are used (GeoSpectrum*@k =
@@ -168,7 +167,6 @@ def geo_spectrum_at_k(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike = N
         k: 1 <= k <= n, or a sequence of k.
         lam: coupling lambda in [0, 1].
         weights: spectrum weights (length k, non-negative, sum <= 1) or None.
-        lambda_: alias of ``lam``.
         short: ``"error"`` or ``"skip"``.
 
     Returns:
@@ -186,7 +184,7 @@ def geo_spectrum_at_k(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike = N
         >>> round(geo_spectrum_at_k(R, 3, lam=1.0), 6)
         1.0
     """
-    lam = _resolve_lambda(lam, lambda_)
+    lam = check_real(lam, "lam", low=0.0, high=1.0)
     ks, many = normalize_ks(k)
     weight_list = _weights_per_k(weights, ks, many)
 
@@ -360,8 +358,8 @@ def geom_ds_at_k_ci(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: fl
     return _driver.finish(results, many)
 
 
-def geo_spectrum_at_k_ci(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike = None,
-                         lambda_: float | None = None, confidence: float = 0.95,
+def geo_spectrum_at_k_ci(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike = None, *,
+                         confidence: float = 0.95,
                          bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
                          beta0: float = 1.0) -> Any:
     r"""Approximate posterior summary of latent GeoSpectrum_{lambda,w}@k; k may exceed n.
@@ -376,7 +374,6 @@ def geo_spectrum_at_k_ci(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike 
         k: latent budget k >= 1, or a sequence of k.
         lam: coupling lambda in [0, 1].
         weights: spectrum weights or None (upper-half mG weights).
-        lambda_: alias of ``lam``.
         confidence: credibility level in (0, 1).
         bounds: (lo, hi) clipping bounds, or None.
         alpha0: Beta prior alpha in [1e-300, 1e300].
@@ -391,7 +388,7 @@ def geo_spectrum_at_k_ci(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike 
         >>> round(geo_spectrum_at_k_ci(R, 3, lam=1.0)[0], 6)
         0.916667
     """
-    lam = _resolve_lambda(lam, lambda_)
+    lam = check_real(lam, "lam", low=0.0, high=1.0)
     ks, many = normalize_ks(k)
     weight_list = _weights_per_k(None if lam == 1.0 else weights, ks, many)
     if lam in (0.0, 1.0):  # one quantity: its exact posterior, no delta method

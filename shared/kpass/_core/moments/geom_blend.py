@@ -20,9 +20,9 @@ two credits under Beta(alpha0 + c, beta0 + n - c) (see :mod:`kpass._core.moments
 :func:`_dataset_delta` applies the delta method to the dataset averages, whose
 variances are (1/M^2) sums of the per-question ones.
 
-The checks: the powers (not both 0), the coupling lambda in [0, 1] (``lam`` or its
-alias ``lambda_``) and spectrum weights w_1..w_k (real, non-negative, finite,
-sum <= 1; the upper-half mG weights when none are given).
+The checks: the powers (not both 0) and spectrum weights w_1..w_k (real, non-negative,
+finite, sum <= 1; the upper-half mG weights when none are given); the coupling ``lam`` is
+checked where it is taken.
 """
 
 from __future__ import annotations
@@ -92,17 +92,6 @@ def _delta(mx: FloatArray, vx: FloatArray, my: FloatArray, vy: FloatArray, cov: 
         variance = ux * ux + uy * uy + 2.0 * ux * uy * correlation
     variance = np.where(mean == 0.0, 0.0, np.maximum(variance, 0.0))
     return mean, variance
-
-
-def _resolve_lambda(lam: Any, lambda_: Any) -> float:
-    if lambda_ is not None:
-        if lam != 0.5:
-            raise ArgumentTypeError(
-                f"give the coupling as `lam` or `lambda_`, not both; got lam={lam!r}, "
-                f"lambda_={lambda_!r}"
-            )
-        return check_real(lambda_, "lambda_", low=0.0, high=1.0)  # named as given
-    return check_real(lam, "lam", low=0.0, high=1.0)
 
 
 def _check_weights(weights: Any, k: int) -> FloatArray:
