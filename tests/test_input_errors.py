@@ -72,3 +72,54 @@ def test_the_cli_still_reports_an_input_error_in_one_line(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+# ----------------------------------------------------------------------------- who is blamed
+
+FORWARDING = {
+    "compare": lambda metric, **kw: kpass.compare(metric, R, R_B, 2, **kw),
+    "standard_error": lambda metric, **kw: kpass.standard_error(metric, R, 2, **kw),
+    "leaderboard": lambda metric, **kw: kpass.leaderboard(metric, {"a": R, "b": R_B}, 2, **kw),
+    "plan": lambda metric, **kw: kpass.plan(metric, R, 2, **kw),
+    "allocate": lambda metric, **kw: kpass.allocate(metric, R, 2, 6, **kw),
+    "confidence_sequence": lambda metric, **kw: kpass.confidence_sequence(metric, R, R_B, 2,
+                                                                           **kw),
+}
+
+
+@pytest.mark.filterwarnings("ignore::kpass.SmallSampleWarning")
+@pytest.mark.parametrize("caller", sorted(FORWARDING))
+def test_a_mistyped_keyword_names_the_public_function_called_not_the_metric(caller):
+    with pytest.raises(ArgumentTypeError) as caught:
+        FORWARDING[caller](kpass.pass_at_k, kk=1)
+    message = str(caught.value)
+    assert message.startswith(f"kpass.{caller}() ") and "'kk'" in message, message
+    assert "pass_at_k()" not in message  # Python's own wording blamed the inner function
+
+
+@pytest.mark.filterwarnings("ignore::kpass.SmallSampleWarning")
+@pytest.mark.parametrize("caller", sorted(FORWARDING))
+def test_a_metric_is_named_by_its_function_its_name_or_its_registry_key(caller):
+    def plain(value):  # the numbers, whatever object holds them
+        if hasattr(value, "tolist"):
+            return value.tolist()
+        return repr(value) if not isinstance(value, (int, float)) else value
+
+    results = [plain(FORWARDING[caller](metric)) for metric in
+               (kpass.pass_hat_k, "pass_hat_k", "pass^k")]
+    assert results[0] == results[1] == results[2]
+    with pytest.raises(ArgumentTypeError, match="registry key"):
+        FORWARDING[caller]("pass^q")
+
+
+def test_the_tables_and_the_monitor_take_a_function_as_well_as_a_name():
+    from kpass.hf.sequential import SequentialMonitor
+
+    counts = kpass.binary_counts(R)
+    by_name = kpass.report_table(counts, metrics="pass^k", k=2)
+    by_function = kpass.report_table(counts, metrics=[kpass.pass_hat_k], k=2)
+    assert str(by_name) == str(by_function)
+    assert str(kpass.compare_table(R, R_B, metrics="pass@k", k=1)) == str(
+        kpass.compare_table(R, R_B, metrics=kpass.pass_at_k, k=1))
+    assert SequentialMonitor(kpass.pass_hat_k, 2).key == SequentialMonitor("pass^k", 2).key \
+        == "pass^2"

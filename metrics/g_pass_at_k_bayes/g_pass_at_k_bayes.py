@@ -65,7 +65,7 @@ Args:
     ValueError.
 Returns:
     For every k: 'g-pass@{k}', 'g-pass@{k}_tau{tau}', 'mg-pass@{k}', each the point
-    estimate, plus the same key with '_mu', '_sigma', '_lo', '_hi' (posterior mean, sd and
+    estimate, plus the same key with '_mean', '_sd', '_cred_lo', '_cred_hi' (posterior mean, sd and
     credible interval). Values are Python floats ('<key>_per_question': lists of floats).
 Examples:
     >>> import evaluate

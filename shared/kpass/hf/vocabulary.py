@@ -13,8 +13,9 @@ its checks and the result-key names live in :mod:`kpass.hf.keywords`.
 Each module turns per-question state (``BinaryCounts``, ``CategoricalCounts``, or
 answer lists for the vote module) into a flat dict of Python floats: for every
 metric and k, ``<metric>@{k}`` (the finite-sample point estimate) plus
-``_mu``, ``_sigma``, ``_lo``, ``_hi`` (the Bayesian posterior mean, standard
-deviation and credible interval). The numbers come straight from the core
+``_se`` (its standard error over questions) and ``_mean``, ``_sd``, ``_cred_lo``,
+``_cred_hi`` (the Bayesian posterior mean, standard deviation and credible interval,
+the fields of :class:`kpass.Posterior`). The numbers come straight from the core
 functions; nothing here re-implements a formula.
 """
 
@@ -316,7 +317,7 @@ def tailpass_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
 def bayes_at_n(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     """Bayes@N with weights ``w`` and prior outcomes: key ``bayes@n``.
 
-    The point estimate is the posterior mean (``bayes@n`` equals ``bayes@n_mu``).
+    The point estimate is the posterior mean (``bayes@n`` equals ``bayes@n_mean``).
     Per-question values are each question's own posterior mean.
     """
     kp = _kpass()
@@ -334,7 +335,7 @@ def bayes_at_n(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
 def avg_at_n_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     """avg@N with its Bayesian sigma and interval: key ``avg@n``.
 
-    The point estimate is the plain (weighted) average; ``avg@n_mu`` is the same
+    The point estimate is the plain (weighted) average; ``avg@n_mean`` is the same
     number, the centre of the interval, as returned by ``kpass.avg_ci``.
     """
     kp = _kpass()

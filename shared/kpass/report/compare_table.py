@@ -23,7 +23,7 @@ from .._core.counting.checks import (
     check_short,
 )
 from .._core.counting.counts import BinaryCounts
-from ..stats._common import check_options
+from ..stats._common import check_options, metric_names
 from .compare_render import RENDERERS, CompareRequest, Line
 from .compare_rows import compare_lines
 from .output import cli_words
@@ -123,7 +123,7 @@ def _taus(tau: Any) -> list[float]:
     return [float(v) + 0.0 for v in values]
 
 
-def compare_table(a: Any, b: Any, *, metrics: str | Sequence[str] | None = None,
+def compare_table(a: Any, b: Any, *, metrics: Any = None,
                   k: int | Sequence[int] | None = None, tau: float | Sequence[float] = 0.5,
                   confidence: float = 0.95, clusters: Sequence[Any] | None = None,
                   shared: bool = False, primary: str | None = None, adjust: str = "max-t",
@@ -142,7 +142,8 @@ def compare_table(a: Any, b: Any, *, metrics: str | Sequence[str] | None = None,
         a: model A's :class:`kpass.BinaryCounts` (with ids to match by id), or anything
             :func:`kpass.binary_counts` takes.
         b: model B's, on the same questions.
-        metrics: metric names as ``--metrics`` takes them; None for the defaults.
+        metrics: metric names as ``--metrics`` takes them, or point functions
+            (``kpass.pass_at_k``), one or a list; None for the defaults.
         k: one k or several; None for the default ladder.
         tau: G-Pass@k threshold(s).
         confidence: level of the intervals; alpha = 1 - confidence for the verdicts.
@@ -182,7 +183,7 @@ def compare_table(a: Any, b: Any, *, metrics: str | Sequence[str] | None = None,
         raise ArgumentTypeError(f"`primary` must be a row name (str) or None; got "
                                 f"{_show(primary)}")
     short = check_short(short)
-    text = check_names(metrics)
+    text = check_names(metric_names(metrics))
     try:
         families = [fam for fam in parse_metrics(text) if not fam.answers]
     except ValueError as error:

@@ -29,6 +29,7 @@ from .._core.counting.checks import (
 from .._core.counting.counts import BinaryCounts
 from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
+from ..stats._common import metric_names
 from .render import RENDERERS, render_csv, render_json, render_markdown, render_table
 from .rows import Report
 from .table import (
@@ -128,12 +129,12 @@ def check_options(metrics: Any, k: Any, tau: Any, confidence: Any, short: Any
     Raises:
         TypeError / ValueError: naming the argument, the value and what was expected.
     """
-    text = check_names(metrics, "metrics")
+    text = check_names(metric_names(metrics), "metrics")
     ks = None if k is None else sorted(set(normalize_ks(k)[0]))
     return text, ks, check_taus(tau), check_confidence(confidence), check_short(short)
 
 
-def report_table(counts: Any, *, metrics: str | Sequence[str] | None = None,
+def report_table(counts: Any, *, metrics: Any = None,
                  k: int | Sequence[int] | None = None, tau: float | Sequence[float] = 0.5,
                  confidence: float = 0.95, short: str = "error",
                  clusters: Any = None) -> ReportTable:
@@ -144,7 +145,8 @@ def report_table(counts: Any, *, metrics: str | Sequence[str] | None = None,
             Spark or Dask frame), anything :func:`kpass.binary_counts` takes, or a mapping
             name -> either, shown side by side.
         metrics: metric names as ``--metrics`` takes them (``"pass@k,pass^k"``, a list of
-            names, or ``"all"``); None for the report's defaults.
+            names, or ``"all"``) or point functions (``kpass.pass_at_k``, one or a list);
+            None for the report's defaults.
         k: one k or several; None for the report's default ladder (1..n for n <= 8, else
             powers of two, up to 512).
         tau: G-Pass@k threshold(s).

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._core.counting.checks import ArgumentTypeError, InputError, _show, check_int, check_real
 from .._core.counting.counts import BinaryCounts
-from ._common import _CREDIT_METRICS, Metric, _check_metric, _counts_of
+from ._common import _CREDIT_METRICS, Metric, MetricLike, _check_metric, _counts_of
 from .planning import _posterior_g
 
 #: The priors ``prior=`` accepts by name.
@@ -78,7 +78,7 @@ def _check_inputs(metrics: list[Metric], counts: Any, k: Any, budget: Any
                   ) -> tuple[list[str], BinaryCounts, int, int]:
     names = []
     for metric in metrics:
-        name = _check_metric(metric)
+        name, metric = _check_metric(metric)
         if name not in _CREDIT_METRICS:
             raise ArgumentTypeError(
                 f"`metric` must be one of kpass.{', kpass.'.join(_CREDIT_METRICS)} (a mean of "
@@ -93,8 +93,8 @@ def _check_inputs(metrics: list[Metric], counts: Any, k: Any, budget: Any
     return names, _counts_of(counts), k, budget
 
 
-def allocate(metric: Metric | Sequence[Metric], counts: Any, k: int, budget: int, *args: Any,
-             prior: Any = "uniform", **kwargs: Any) -> np.ndarray:
+def allocate(metric: MetricLike | Sequence[MetricLike], counts: Any, k: int, budget: int,
+             *args: Any, prior: Any = "uniform", **kwargs: Any) -> np.ndarray:
     r"""How many extra samples each question should get, to estimate a metric most precisely.
 
     Formula:
@@ -151,6 +151,7 @@ def allocate(metric: Metric | Sequence[Metric], counts: Any, k: int, budget: int
                              else [metric])  # type: ignore[list-item]
     if not metrics:
         raise InputError("`metric` must name at least one metric")
+    metrics = [_check_metric(m, "allocate", (k, *args), kwargs)[1] for m in metrics]
     _, counts, k, budget = _check_inputs(metrics, counts, k, budget)
     a0, b0 = _prior(prior)
     return _greedy([(m, (k, *args), dict(kwargs)) for m in metrics], counts, k, budget, a0, b0)
@@ -226,6 +227,7 @@ def expected_within_variance(metric: Metric, counts: Any, k: int, extra: Any, *a
         >>> round(expected_within_variance(kpass.pass_at_k, R, 1, [0, 0]), 6)  # E[p(1-p)]/2 /4
         0.04375
     """
+    metric = _check_metric(metric)[1]
     _, counts, k, _ = _check_inputs([metric], counts, k, 0)
     a0, b0 = _prior(prior)
     m = np.asarray(extra)
@@ -238,7 +240,7 @@ def expected_within_variance(metric: Metric, counts: Any, k: int, extra: Any, *a
     if (totals < k).any():
         raise InputError(f"every question needs at least k={k} samples after `extra`; "
                          f"{int((totals < k).sum())} would have fewer")
-    name = _check_metric(metric)
+    name, metric = _check_metric(metric)
     args = (k, *args)
     _, second_g = _posterior_g(metric, name, counts, args, a0, b0)
     model = _Objective(metric, args, kwargs)

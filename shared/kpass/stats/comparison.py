@@ -23,6 +23,7 @@ from ._common import (
     _CREDIT_METRICS,
     _DATASET_LEVEL,
     Metric,
+    MetricLike,
     _check_metric,
     _clt_se,
     _cluster_df,
@@ -166,7 +167,7 @@ def _budgets(args: tuple[Any, ...], count: int, name: str) -> list[int | None]:
     return [int(v) for v in values] if len(values) == count else [None] * count
 
 
-def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None,
+def compare(metric: MetricLike, R_a: Any, R_b: Any, *args: Any, clusters: Any = None,
             confidence: float = 0.95, reference: str = "t", shared: bool = False,
             prior: str = "uniform", **kwargs: Any) -> Comparison | list[Comparison]:
     r"""Is model A better than model B on the same questions? A paired comparison.
@@ -239,7 +240,7 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         >>> c.questions, c.df, round(c.p_value, 4), c.p_exact, round(c.correlation, 3)
         (4, 3, 0.0577, 0.25, 0.983)
     """
-    name = _check_metric(metric)
+    name, metric = _check_metric(metric, "compare", args, kwargs)
     options = check_options(confidence=confidence, reference=reference, shared=shared,
                             prior=prior, clusters=clusters)
     confidence, prior = options["confidence"], options["prior"]

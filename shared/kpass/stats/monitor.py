@@ -29,7 +29,8 @@ from .._core.counting.checks import ArgumentTypeError, InputError, _show, check_
 from .._core.counting.counts import BinaryCounts
 from .._core.counting.inputs import binary_counts
 from ..families import function as family_function
-from ..registry import PRIMARY, compared, number_label
+from ..registry import PRIMARY, compared, number_label, of_function
+from ._common import _check_metric
 from .sequential import confidence_sequence
 
 
@@ -38,7 +39,8 @@ class SequentialMonitor:
 
     Args:
         metric: the metric key, as ``kpass_compare`` takes it (``"pass@k"``, ``"pass^k"``,
-            ``"g-pass@k_tau"`` with ``tau``, ...).
+            ``"g-pass@k_tau"`` with ``tau``, ...), or its point function
+            (``kpass.pass_at_k``) or the function's name.
         k: the budget (one int).
         tau: the threshold of ``"g-pass@k_tau"``.
         confidence: the level over the whole sequence, however often it is checked.
@@ -48,10 +50,15 @@ class SequentialMonitor:
             are not: batches carry no cluster labels).
     """
 
-    def __init__(self, metric: str = PRIMARY.key, k: int = 1, *, tau: float | None = None,
+    def __init__(self, metric: Any = PRIMARY.key, k: int = 1, *, tau: float | None = None,
                  confidence: float = 0.95, margin: float | None = None,
                  **kwargs: Any) -> None:
         families = {family.key: family for family in compared()}
+        if callable(metric) or (isinstance(metric, str) and metric not in families):
+            try:  # a point function or its name: its registry key, by the one resolver
+                metric = of_function(_check_metric(metric)[0]).key
+            except (LookupError, ArgumentTypeError):
+                pass  # refused below, naming the keys kpass_compare takes
         name = check_choice(metric, "metric", families)
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ArgumentTypeError(f"`k` must be one int >= 1; got k={_show(k)}")

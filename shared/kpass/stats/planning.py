@@ -29,6 +29,7 @@ from ..families import function
 from ._common import (
     _CREDIT_METRICS,
     Metric,
+    MetricLike,
     _check_metric,
     _counts_of,
     _need_two,
@@ -346,7 +347,7 @@ def _need_variance(counts: BinaryCounts, name: str) -> None:
             "plan from a pilot on which the model is sometimes right and sometimes wrong")
 
 
-def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
+def plan(metric: MetricLike, R: Any, k: int, *args: Any, R_b: Any = None,
          alpha0: float | None = None, beta0: float | None = None, **kwargs: Any) -> Plan:
     r"""Plan an evaluation from a pilot run: SE at other sizes, questions or samples needed.
 
@@ -422,7 +423,7 @@ def plan(metric: Metric, R: Any, k: int, *args: Any, R_b: Any = None,
         >>> p.model, [round(x, 3) for x in p.fit_p_values]
         ('beta-binomial', [0.648])
     """
-    name = _check_metric(metric)
+    name, metric = _check_metric(metric, "plan", (k, *args), kwargs)
     if name not in _CREDIT_METRICS:
         raise ArgumentTypeError(f"`metric` must be one of kpass.{', kpass.'.join(_CREDIT_METRICS)} "
                                 f"for planning; got kpass.{name}")

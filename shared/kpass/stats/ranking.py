@@ -66,7 +66,7 @@ import numpy as np
 from .._core.counting.checks import ArgumentTypeError, InputError, _show
 from ._common import (
     _DATASET_LEVEL,
-    Metric,
+    MetricLike,
     _check_metric,
     _counts_of,
     _dataset_statistic,
@@ -296,7 +296,7 @@ def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
                        rows=rows, pairs=pairs, adjustment=method)
 
 
-def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: Any = None,
+def leaderboard(metric: MetricLike, runs: Mapping[str, Any], *args: Any, clusters: Any = None,
                 confidence: float = 0.95, shared: bool = False, prior: str = "uniform",
                 **kwargs: Any) -> Leaderboard | list[Leaderboard]:
     r"""Rank models on the same questions, with rank sets that hold jointly.
@@ -353,7 +353,7 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         >>> round(board.pairs[0].difference, 3), board.questions, board.adjustment
         (0.583, 4, 'holm')
     """
-    name = _check_metric(metric)
+    name, metric = _check_metric(metric, "leaderboard", args, kwargs)
     options = check_options(confidence=confidence, shared=shared, prior=prior,
                             clusters=clusters)
     confidence = options["confidence"]

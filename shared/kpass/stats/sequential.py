@@ -34,7 +34,7 @@ from .._core.counting.checks import (
     check_confidence,
     check_real,
 )
-from ._common import _DATASET_LEVEL, Metric, _check_metric, _labels, _per_question
+from ._common import _DATASET_LEVEL, MetricLike, _check_metric, _labels, _per_question
 from .align import align_runs, question_ids
 from .comparison import _budgets
 
@@ -236,7 +236,7 @@ def betting_bounds(x: np.ndarray, alpha: float, *, truncation: float = TRUNCATIO
     return lo, hi
 
 
-def confidence_sequence(metric: Metric, R_a: Any, R_b: Any = None, *args: Any,
+def confidence_sequence(metric: MetricLike, R_a: Any, R_b: Any = None, *args: Any,
                         confidence: float = 0.95, clusters: Any = None, order: Any = None,
                         margin: float | None = None, **kwargs: Any
                         ) -> ConfidenceSequence | list[ConfidenceSequence]:
@@ -306,7 +306,7 @@ def confidence_sequence(metric: Metric, R_a: Any, R_b: Any = None, *args: Any,
         >>> round(float(cs.lo[-1]), 3), round(float(cs.hi[-1]), 3)
         (0.481, 0.687)
     """
-    name = _check_metric(metric)
+    name, metric = _check_metric(metric, "confidence_sequence", args, kwargs)
     if name in _DATASET_LEVEL:
         raise ArgumentTypeError(f"`metric` must have per-question values; kpass.{name} is a "
                                 "dataset-level blend, which a confidence sequence cannot "
