@@ -64,7 +64,7 @@ Examples:
     >>> import evaluate
     >>> auc = evaluate.load("auc_at_k_bayes")
     >>> results = auc.compute(predictions=[[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], k=[2, 3])
-    >>> SUFFIXES = ("_mu", "_sigma", "_lo", "_hi")
+    >>> SUFFIXES = ("_mean", "_sd", "_cred_lo", "_cred_hi")
     >>> {key: round(value, 4) for key, value in results.items() if not key.endswith(SUFFIXES)}
     {'auc@2': 0.825, 'auc@2_se': 0.075, 'auc@3': 0.9, 'auc@3_se': 0.05}
 """

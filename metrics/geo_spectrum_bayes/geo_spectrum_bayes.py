@@ -70,7 +70,7 @@ Examples:
     >>> import evaluate
     >>> geo = evaluate.load("geo_spectrum_bayes")
     >>> results = geo.compute(predictions=[[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], k=2)
-    >>> SUFFIXES = ("_mu", "_sigma", "_lo", "_hi")
+    >>> SUFFIXES = ("_mean", "_sd", "_cred_lo", "_cred_hi")
     >>> {key: round(value, 4) for key, value in results.items() if not key.endswith(SUFFIXES)}
     {'geom@2': 0.6471, 'geom@2_se': 0.1275, 'geom_ds@2': 0.6538, 'geom_ds@2_se': 0.1275,
     'geo_spectrum@2': 0.6538, 'geo_spectrum@2_se': 0.1275, 'geo_spectrum_star@2': 0.6538,

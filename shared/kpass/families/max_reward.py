@@ -34,6 +34,7 @@ from .._core.moments.kernels import (
     log_power_variance_ratio,
 )
 from .bayes import bayes_ci
+from .ci_doc import ci_doc
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -167,6 +168,7 @@ def _posterior_rows(gamma: npt.NDArray[np.int64], gaps: FloatArray, k: int, anch
     return mean, np.maximum(variance, 0.0)
 
 
+@ci_doc
 def max_at_k_ci(R: Any, k: Any, w: Any = None, R0: Any = None, confidence: float = 0.95,
                 bounds: tuple[float, float] | None = None) -> Any:
     r"""Posterior summary of Max@k under the Dirichlet(+1) posterior of Bayes@N; k may exceed n.
@@ -183,11 +185,14 @@ def max_at_k_ci(R: Any, k: Any, w: Any = None, R0: Any = None, confidence: float
         k: latent k >= 1, or a sequence of k.
         w: reward vector; None means binary R and w = (0, 1).
         R0: optional prior outcomes.
-        confidence: credibility level in (0, 1).
-        bounds: (lo, hi) clipping bounds, or None.
+        confidence: %(confidence)s
+        bounds: %(bounds)s
 
     Returns:
-        (mu, sigma, lo, hi); a list for several k.
+        %(returns)s
+
+    Note:
+        %(dirichlet)s
 
     Raises:
         ValueError: bad categories, w, R0, k, confidence or bounds.
@@ -196,13 +201,13 @@ def max_at_k_ci(R: Any, k: Any, w: Any = None, R0: Any = None, confidence: float
         >>> import numpy as np
         >>> R = np.array([[0, 1, 1, 0, 1],
         ...               [1, 1, 0, 1, 1]])
-        >>> mu, sigma, lo, hi = max_at_k_ci(R, 2)
-        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        >>> mean, sd, cred_lo, cred_hi = max_at_k_ci(R, 2)
+        >>> round(mean, 6), round(sd, 6), round(cred_lo, 4), round(cred_hi, 4)
         (0.839286, 0.097263, 0.6487, 1.0)
         >>> R = np.array([[0, 1, 2, 2, 1],
         ...               [1, 1, 0, 2, 2]])
-        >>> mu, sigma, lo, hi = max_at_k_ci(R, 2, w=np.array([0.0, 0.5, 1.0]))
-        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        >>> mean, sd, cred_lo, cred_hi = max_at_k_ci(R, 2, w=np.array([0.0, 0.5, 1.0]))
+        >>> round(mean, 6), round(sd, 6), round(cred_lo, 4), round(cred_hi, 4)
         (0.75, 0.08812, 0.5773, 0.9227)
     """
     ks, many = normalize_ks(k)

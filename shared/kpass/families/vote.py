@@ -72,6 +72,7 @@ from .._core.vote.posterior import (
     _samples,
     _single_draw_variance,
 )
+from .ci_doc import ci_doc
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -257,6 +258,7 @@ def vote_at_k(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashab
     return finish(results, many)
 
 
+@ci_doc
 def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashable],
                  k: Any, *, ties: str = "fractional", confidence: float = 0.95,
                  bounds: tuple[float, float] | None = (0.0, 1.0), prior: float = 1.0,
@@ -310,8 +312,8 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         references: the gold answer of each question (not None, NaN or blank).
         k: votes of k draws, k >= 1; or a sequence of k (returns a list).
         ties: ``"fractional"`` (default) or ``"wrong"``, as in :func:`vote_at_k`.
-        confidence: credibility of the interval, in (0, 1).
-        bounds: clipping bounds (lo, hi) of the interval, or None.
+        confidence: %(confidence)s
+        bounds: %(bounds)s
         prior: Dirichlet concentration added to every category, in [1e-300, 1e12].
         short: ``"error"`` (default) refuses questions with fewer than k answers,
             ``"skip"`` leaves them out (the same questions as :func:`vote_at_k`).
@@ -323,7 +325,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         normalize: as in :func:`vote_at_k`.
 
     Returns:
-        (mu, sigma, lo, hi) as Python floats, or a list of them for several k.
+        %(returns)s
 
     Raises:
         ValueError: as :func:`vote_at_k`, or confidence outside (0, 1), prior <= 0,
@@ -334,8 +336,8 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         One question, answers A, A, B, reference A; with a flat prior the posterior
         is Dirichlet(3, 2, 1) over (A, B, pooled), so at k = 1 the mean is 3/6.
 
-        >>> mu, sigma, lo, hi = vote_at_k_ci([["A", "A", "B"]], ["A"], 1)
-        >>> round(mu, 12)
+        >>> mean, sd, cred_lo, cred_hi = vote_at_k_ci([["A", "A", "B"]], ["A"], 1)
+        >>> round(mean, 12)
         0.5
     """
     ties = _check_ties(ties)

@@ -135,7 +135,7 @@ def run_next(args: argparse.Namespace) -> int:
         try:
             _, counts, k, budget = _check_inputs([o[0] for o in objectives], counts, args.k,
                                                  args.budget)
-            a0, b0 = check_prior(args.prior)
+            a0, b0 = check_prior(args.prior, counts)
             split = _greedy(objectives, counts, k, budget, a0, b0)
         except (TypeError, ValueError) as error:
             message = str(error).replace("`budget`", "--budget").replace("`k`", "--k")

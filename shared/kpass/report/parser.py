@@ -351,7 +351,7 @@ def _prior_option(command: argparse.ArgumentParser) -> None:
     """``--prior``, shared by report, compare and leaderboard."""
     command.add_argument("--prior", choices=("uniform", "empirical"), default="uniform",
                          help="each question's Beta prior behind the posterior columns "
-                              "(mean/sd/lo/hi, P(A>B), P(best)): uniform (Beta(1,1), the "
+                              "(mean/sd/cred_lo/cred_hi, P(A>B), P(best)): uniform (Beta(1,1), the "
                               "published definition; default) or empirical (a Beta fitted to "
                               "each run's questions)")
 

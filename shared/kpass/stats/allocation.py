@@ -22,27 +22,16 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.checks import ArgumentTypeError, InputError, _show, check_int, check_real
+from .._core.counting.checks import ArgumentTypeError, InputError, _show, check_int
 from .._core.counting.counts import BinaryCounts
+from .._core.moments.prior import resolve_prior
 from ._common import _CREDIT_METRICS, Metric, MetricLike, _check_metric, _counts_of
 from .planning import _posterior_g
 
-#: The priors ``prior=`` accepts by name.
-PRIORS = ("uniform",)
 
-
-def _prior(prior: Any) -> tuple[float, float]:
-    if isinstance(prior, str):
-        if prior == "uniform":
-            return 1.0, 1.0
-        raise InputError(f"`prior` must be 'uniform' or an (a, b) pair of positive numbers; "
-                         f"got prior={prior!r}")
-    if not isinstance(prior, (Sequence, np.ndarray)) or len(prior) != 2:
-        raise ArgumentTypeError(f"`prior` must be 'uniform' or an (a, b) pair of positive "
-                                f"numbers; got prior={_show(prior)}")
-    a = check_real(prior[0], "prior[0]", low=0.0, low_open=True)
-    b = check_real(prior[1], "prior[1]", low=0.0, low_open=True)
-    return a, b
+def _prior(prior: Any, counts: BinaryCounts) -> tuple[float, float]:
+    """``prior=``'s one meaning: "uniform" (Beta(1, 1)), "empirical" or an (a, b) pair."""
+    return resolve_prior(prior, counts)
 
 
 class _Objective:
@@ -153,7 +142,7 @@ def allocate(metric: MetricLike | Sequence[MetricLike], counts: Any, k: int, bud
         raise InputError("`metric` must name at least one metric")
     metrics = [_check_metric(m, "allocate", (k, *args), kwargs)[1] for m in metrics]
     _, counts, k, budget = _check_inputs(metrics, counts, k, budget)
-    a0, b0 = _prior(prior)
+    a0, b0 = _prior(prior, counts)
     return _greedy([(m, (k, *args), dict(kwargs)) for m in metrics], counts, k, budget, a0, b0)
 
 
@@ -229,7 +218,7 @@ def expected_within_variance(metric: Metric, counts: Any, k: int, extra: Any, *a
     """
     metric = _check_metric(metric)[1]
     _, counts, k, _ = _check_inputs([metric], counts, k, 0)
-    a0, b0 = _prior(prior)
+    a0, b0 = _prior(prior, counts)
     m = np.asarray(extra)
     if m.shape != (counts.n_questions,) or m.dtype.kind not in "iu":
         raise InputError(f"`extra` must hold one int per question ({counts.n_questions}); got "

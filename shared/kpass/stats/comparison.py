@@ -133,7 +133,8 @@ def _posterior_pair(metric: Metric, name: str, R: Any, used: np.ndarray, args: t
     """(mu, sigma) per k from the metric's ``_ci`` companion, over the questions used.
 
     ``prior="empirical"`` gives the companion the Beta(alpha0, beta0) fitted to this run's
-    questions used (:func:`kpass._core.moments.prior.fit_beta_prior`) in place of Beta(1, 1).
+    questions used (:func:`kpass._core.moments.prior.fit_beta_prior`) in place of Beta(1, 1);
+    ``prior=(a, b)`` gives it Beta(a, b).
     """
     companion = function(name + "_ci")
     accepted = inspect.signature(companion).parameters
@@ -145,6 +146,11 @@ def _posterior_pair(metric: Metric, name: str, R: Any, used: np.ndarray, args: t
             raise InputError(f'`prior="empirical"` fits a Beta prior to binary outcomes; '
                              f"kpass.{name}_ci has no Beta prior (pass prior=\"uniform\")")
         options["alpha0"], options["beta0"] = fit_beta_prior(_counts_of(R))
+    elif isinstance(prior, tuple):  # an (a, b) Beta pair, checked by check_options
+        if "alpha0" not in accepted:
+            raise InputError(f"`prior={prior}` is a Beta prior of binary outcomes; "
+                             f"kpass.{name}_ci has no Beta prior (pass prior=\"uniform\")")
+        options["alpha0"], options["beta0"] = prior
     result = companion(R, *args, **options)
     rows = result if isinstance(result, list) else [result]
     return [(float(row[0]), float(row[1])) for row in rows]

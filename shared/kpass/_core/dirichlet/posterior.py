@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import gammaln, logsumexp, xlogy
 
-from ..._core.counting.checks import InputError
+from ..counting.checks import InputError
 from ..moments.kernels import CHUNK_ENTRIES
 
 FloatArray = npt.NDArray[np.float64]

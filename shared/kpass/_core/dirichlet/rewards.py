@@ -12,8 +12,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..._core.counting.checks import InputError
-from ..counting.checks import ArgumentTypeError, CategoryValueError, _show
+from ..counting.checks import ArgumentTypeError, CategoryValueError, InputError, _show
 from ..counting.counts import BinaryCounts, CategoricalCounts
 from ..counting.inputs import MAX_CATEGORIES, categorical_counts
 from ..counting.rowcount import binary_row_counts

@@ -28,7 +28,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from ..._core.counting.checks import InputError
+from ..counting.checks import InputError
 from ..counting.states import BinaryStates
 from .concentrated import refine_covariance, refine_variance
 from .kernels import (

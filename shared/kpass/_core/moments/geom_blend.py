@@ -33,8 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..._core.counting.checks import InputError
-from ..counting.checks import ArgumentTypeError, _show, check_real
+from ..counting.checks import ArgumentTypeError, InputError, _show, check_real
 from ..counting.states import BinaryStates
 from .credits import (
     Credit,

@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..._core.counting.checks import InputError
-from ..counting.checks import ArgumentTypeError, _show, check_choice, check_int
+from ..counting.checks import ArgumentTypeError, InputError, _show, check_choice, check_int
 from ..dirichlet.posterior import MAX_COUNT_STATES
 
 FloatArray = npt.NDArray[np.float64]
