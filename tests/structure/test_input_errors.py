@@ -9,7 +9,7 @@ import pytest
 import kpass
 from kpass._core.counting.checks import ArgumentTypeError, InputError
 from kpass.hf.keywords import check_options
-from kpass.io.readers import load_counts
+from kpass.io.formats.readers import load_counts
 from kpass.io.rows import ReportError
 
 R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1], [0, 0, 1, 1, 1]])
@@ -113,7 +113,7 @@ def test_a_metric_is_named_by_its_function_its_name_or_its_registry_key(caller):
 
 
 def test_the_tables_and_the_monitor_take_a_function_as_well_as_a_name():
-    from kpass.hf.sequential import SequentialMonitor
+    from kpass import SequentialMonitor
 
     counts = kpass.binary_counts(R)
     by_name = kpass.report_table(counts, metrics="pass^k", k=2)

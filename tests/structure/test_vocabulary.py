@@ -30,7 +30,7 @@ from kpass.hf.vocabulary import COMPARISON_KEYS
 from kpass.report.cli import main
 from kpass.report.parser import build_parser
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SAMPLE = str(REPO / "shared" / "kpass" / "data" / "tau_bench_airline_gpt4o.jsonl")
 
 #: Every public name and output field, once, with its meaning (docs/reference/names.md).
@@ -54,6 +54,9 @@ VOCABULARY = {
     "R0": "prior outcomes (pseudo-observations) of Bayes@N, Max@k and TailPass",
     "R_a": "model A's outcomes",
     "R_b": "model B's outcomes on the same questions",
+    "predictions1": "R_a under evaluate's Comparison feature name (kpass_compare, "
+                    "SequentialMonitor.update)",
+    "predictions2": "R_b under evaluate's Comparison feature name",
     "answers": "sampled answers per question (vote@k)",
     "references": "the reference answer of each question (vote@k)",
     "counts": "pre-counted outcomes (BinaryCounts or CategoricalCounts)",
@@ -286,8 +289,7 @@ def _module_keys():
     found.update({key: "kpass_compare" for key in COMPARISON_KEYS})
     found.update({name: "evaluate key statistics"
                   for name in _STATISTICS.pattern.split("(", 1)[1].split(")")[0].split("|")})
-    from kpass.hf import sequential
-    source = inspect.getsource(sequential.SequentialMonitor.update)
+    source = inspect.getsource(kpass.SequentialMonitor.update)
     found.update({key: "SequentialMonitor" for key in re.findall(r'_(cs_\w+)"', source)})
     return found
 
