@@ -193,6 +193,7 @@ def max_at_k_ci(R: Any, k: Any, w: Any = None, R0: Any = None, confidence: float
 
     Note:
         %(dirichlet)s
+        %(latent)s
 
     Raises:
         ValueError: bad categories, w, R0, k, confidence or bounds.
