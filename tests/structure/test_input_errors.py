@@ -9,8 +9,8 @@ import pytest
 import kpass
 from kpass._core.counting.checks import ArgumentTypeError, InputError
 from kpass.hf.keywords import check_options
+from kpass.io.errors import ReportError
 from kpass.io.formats.readers import load_counts
-from kpass.io.rows import ReportError
 
 R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1], [0, 0, 1, 1, 1]])
 R_B = np.array([[1, 1, 1, 0, 1], [1, 0, 0, 1, 1], [1, 0, 1, 1, 1]])
