@@ -128,9 +128,9 @@ def main() -> None:
           f"{flips} sign flips; seeds 1 (null) and 2 (shift)")
     print(f"{'adjustment':<34}{'null: secondary':>16}{'primary':>9}{'whole table':>12}"
           f"{'shift: Pass@1 found':>21}{'wrong way':>10}")
-    designs = [("maxt, primary Pass@1 (default)", None, "maxt"),
-               ("maxt, primary Pass@8", "Pass@8", "maxt"),
-               ("maxt, --primary none", "none", "maxt"),
+    designs = [("max-t, primary Pass@1 (default)", None, "max-t"),
+               ("max-t, primary Pass@8", "Pass@8", "max-t"),
+               ("max-t, --primary none", "none", "max-t"),
                ("holm, primary Pass@1", None, "holm"),
                ("holm, primary Pass@8", "Pass@8", "holm"),
                ("holm, --primary none", "none", "holm")]

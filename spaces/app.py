@@ -159,7 +159,7 @@ def stamp() -> str:
 
 
 def empty_table() -> pd.DataFrame:
-    return pd.DataFrame(columns=[c for c in space_output.COLUMNS if c != "SE"])
+    return pd.DataFrame(columns=[c for c in space_output.COLUMNS if c != "se"])
 
 
 def run(module: evaluate.EvaluationModule, controls: list[space_controls.Control], text: str,
@@ -321,8 +321,8 @@ def comparison_table(module: evaluate.EvaluationModule, a: list[list[int]], b: l
         key = template.format(k=k, tau="")
         rows.append({"metric": metric, "k": k, "A": results[f"{key}_a"],
                      "B": results[f"{key}_b"], "A - B": results[f"{key}_difference"],
-                     "SE": results[f"{key}_difference_se"], "lower": results[f"{key}_lo"],
-                     "upper": results[f"{key}_hi"], "p-value": results[f"{key}_p_value"],
+                     "se": results[f"{key}_difference_se"], "lo": results[f"{key}_lo"],
+                     "hi": results[f"{key}_hi"], "p-value": results[f"{key}_p_value"],
                      "P(A better)": results[f"{key}_prob_a_better"],
                      "questions": int(results[f"{key}_questions"])})
     return pd.DataFrame(rows, columns=space_output.COMPARE_COLUMNS)

@@ -60,7 +60,7 @@ MAX_MODELS = 12
 #: Model boxes shown when the page opens (more with "Add a model box").
 OPEN_BOXES = 6
 # The decisive columns first (a phone shows them before the table scrolls sideways).
-BOARD_COLUMNS = ["rank", "model", "rank set", "P(best)", "estimate", "SE", "interval"]
+BOARD_COLUMNS = ["rank", "model", "rank set", "P(best)", "estimate", "se", "interval"]
 MESSAGE_ID = "kpass-board-message"
 #: The forest plot's width in inches, as the other plots' (``space_output.PLOT_WIDTH``).
 PLOT_WIDTH = 5.6
@@ -77,7 +77,7 @@ HELP = (
     "the same order (or an `id` on every line: then questions are matched by id). Files "
     "are added as models named by their file name. It opens on a **simulated** example "
     "(seeded: five checkpoints, 150 questions of shared difficulty, 4 samples each). "
-    "**SE**: standard error over questions; **interval**: estimate -/+ t SE. **rank set**: "
+    "**se**: standard error over questions; **interval**: estimate -/+ t se. **rank set**: "
     "the ranks each model can hold; the sets of all models hold the true ranks *together* "
     "with probability >= the confidence (stepwise joint procedure of Mogstad, Romano, "
     "Shaikh and Wilhelm 2024 over all paired differences). A set 1-3 means the data cannot "
@@ -254,7 +254,7 @@ def board_table(board: Any, digits: int = 4) -> pd.DataFrame:
     rows = []
     for row in board.rows:
         rows.append({"rank": row.rank, "model": row.name,
-                     "estimate": round(row.estimate, digits), "SE": round(row.se, digits),
+                     "estimate": round(row.estimate, digits), "se": round(row.se, digits),
                      "interval": f"[{row.lo:.{digits}f}, {row.hi:.{digits}f}]",
                      "rank set": (str(row.rank_lo) if row.rank_lo == row.rank_hi
                                   else f"{row.rank_lo}-{row.rank_hi}"),

@@ -411,7 +411,7 @@ def compare_rows(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
                               *budget, confidence=options.get("confidence", 0.95), **kwargs)
         for one in found if isinstance(found, list) else [found]:
             rows.append({"metric": label, "k": one.k, "A": one.a, "B": one.b,
-                         "A - B": one.difference, "SE": one.se, "lower": one.lo,
-                         "upper": one.hi, "p-value": one.p_value,
+                         "A - B": one.difference, "se": one.se, "lo": one.lo,
+                         "hi": one.hi, "p-value": one.p_value,
                          "P(A better)": one.prob_a_better, "questions": one.questions})
     return rows

@@ -14,15 +14,16 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-# Key suffixes of a metric module's flat result dict -> table column.
-SUFFIXES = {"_se": "SE", "_mu": "posterior mean", "_sigma": "sd", "_lo": "lower",
-            "_hi": "upper"}
+# Key suffixes of a metric module's flat result dict -> table column: the same names
+# (kpass's one vocabulary, docs/reference/names.md): se over questions; the posterior's
+# mean, sd and credible interval cred_lo..cred_hi.
+SUFFIXES = {"_se": "se", "_mean": "mean", "_sd": "sd", "_cred_lo": "cred_lo",
+            "_cred_hi": "cred_hi"}
 # The decisive columns come first, so a phone (420 px) shows them before the table scrolls
 # sideways: the estimate with the credible interval and sd; A - B with p and P(A better).
-COLUMNS = ["metric", "k", "estimate", "lower", "upper", "sd", "SE", "posterior mean",
-           "questions"]
+COLUMNS = ["metric", "k", "estimate", "cred_lo", "cred_hi", "sd", "se", "mean", "questions"]
 NUMERIC = COLUMNS[2:8]
-COMPARE_COLUMNS = ["metric", "k", "A - B", "p-value", "P(A better)", "lower", "upper", "SE",
+COMPARE_COLUMNS = ["metric", "k", "A - B", "p-value", "P(A better)", "lo", "hi", "se",
                    "A", "B", "questions"]
 #: Width of every plot in inches (at 100 dpi): drawn for a ~560 px box, so on a phone (a
 #: ~360 px box) the text shrinks by a third, not by half as a 7-inch figure's did.
@@ -60,9 +61,9 @@ def questions_used(table: pd.DataFrame, questions: list[Any], short: str | None)
 
 
 def error_bars(table: pd.DataFrame) -> list[Any]:
-    """Distances from the estimate to the interval ends (0 where clipping left it outside)."""
-    return [(table["estimate"] - table["lower"]).clip(lower=0),
-            (table["upper"] - table["estimate"]).clip(lower=0)]
+    """Distances from the estimate to the credible ends (0 where clipping left it outside)."""
+    return [(table["estimate"] - table["cred_lo"]).clip(lower=0),
+            (table["cred_hi"] - table["estimate"]).clip(lower=0)]
 
 
 def lay_out(figure: Figure, axes: Any, legend: bool) -> None:
@@ -87,11 +88,11 @@ def results_plot(table: pd.DataFrame):
         group = group.sort_values("k")
         ks = group["k"].astype(int).to_numpy()
         line = axes.plot(ks, group["estimate"], marker="o", label=label)[0]
-        if group["posterior mean"].notna().all():
-            axes.plot(ks, group["posterior mean"], linestyle="--", linewidth=1,
+        if group["mean"].notna().all():
+            axes.plot(ks, group["mean"], linestyle="--", linewidth=1,
                       color=line.get_color())
-        if group["lower"].notna().all():
-            axes.fill_between(ks, group["lower"], group["upper"], alpha=0.18,
+        if group["cred_lo"].notna().all():
+            axes.fill_between(ks, group["cred_lo"], group["cred_hi"], alpha=0.18,
                               color=line.get_color(), linewidth=0)
             if len(group) == 1:
                 axes.errorbar(ks, group["estimate"], capsize=4, color=line.get_color(),
@@ -125,8 +126,8 @@ def shown(table: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
     display["k"] = ["" if v is None or v != v else str(int(v)) for v in display["k"]]
     display["questions"] = [str(int(v)) if v == v and v is not None else ""
                             for v in display["questions"]]
-    if display["SE"].isna().all():
-        display = display.drop(columns="SE")
+    if display["se"].isna().all():
+        display = display.drop(columns="se")
     if len(display) and display["questions"].nunique() == 1:
         display = display.drop(columns="questions")
     return display
@@ -136,9 +137,9 @@ def shown(table: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
 
 
 BETA = (r"Each question's success rate $p \sim \mathrm{Beta}(\alpha_0 + c,\ \beta_0 + n - c)$; "
-        r"**posterior mean** $\mu=\frac1M\sum_q \mathbb E[g(p_q)]$, **sd** "
-        r"$\sigma=\frac1M\sqrt{\sum_q \mathrm{Var}[g(p_q)]}$ (questions fixed), interval "
-        r"$\mu \pm z\sigma$.")
+        r"posterior **mean** $\mu=\frac1M\sum_q \mathbb E[g(p_q)]$, **sd** "
+        r"$\sigma=\frac1M\sqrt{\sum_q \mathrm{Var}[g(p_q)]}$ (questions fixed), credible "
+        r"interval **cred_lo**, **cred_hi** $= \mu \mp z\sigma$.")
 HYPER = r"$X \sim \mathrm{Hypergeometric}(n, c, k)$: correct among $k$ of a question's $n$ samples."
 FORMULAS = {
     "pass_at_k_bayes": [r"$\mathrm{Pass@}k = 1 - \binom{n-c}{k}\big/\binom{n}{k}$, "
@@ -179,7 +180,7 @@ FORMULAS = {
                         r"draws} = \text{gold})$, ties split fractionally; posterior: "
                         r"Dirichlet(prior) over answer frequencies."],
 }
-SE_NOTE = (r"**SE**: standard error over questions (the spread if the questions were "
+SE_NOTE = (r"**se**: standard error over questions (the spread if the questions were "
            r"re-drawn); **sd**: posterior sd with the questions fixed. $z = "
            r"\Phi^{-1}\!\left(\frac{1+\text{confidence}}{2}\right)$.")
 LATEX: list[dict[str, str | bool]] = [{"left": "$$", "right": "$$", "display": True},
@@ -202,7 +203,7 @@ def compare_plot(table: pd.DataFrame):
         axes = figure.subplots()
         axes.axhline(0, color="black", linewidth=0.8)
         axes.errorbar(range(len(table)), table["A - B"], fmt="o", capsize=6,
-                      yerr=[table["A - B"] - table["lower"], table["upper"] - table["A - B"]])
+                      yerr=[table["A - B"] - table["lo"], table["hi"] - table["A - B"]])
         axes.set_xticks(range(len(table)), list(table["metric"]))
         axes.set_xlim(-1, len(table))
         axes.set_ylabel("A - B (interval)")
@@ -217,11 +218,11 @@ def compare_plot(table: pd.DataFrame):
     for axes, (label, group) in zip(grid.flat, groups, strict=False):
         group = group.sort_values("k")
         ks = group["k"].astype(int).to_numpy()
-        axes.fill_between(ks, group["lower"], group["upper"], alpha=0.2, color="tab:blue",
+        axes.fill_between(ks, group["lo"], group["hi"], alpha=0.2, color="tab:blue",
                           linewidth=0)
         axes.plot(ks, group["A - B"], marker="o", markersize=4, color="tab:blue")
         axes.axhline(0, color="black", linewidth=0.8)
-        reach = max(abs(float(group["lower"].min())), abs(float(group["upper"].max())), 1e-3)
+        reach = max(abs(float(group["lo"].min())), abs(float(group["hi"].max())), 1e-3)
         axes.set_ylim(-1.1 * reach, 1.1 * reach)
         axes.set_title(str(label), fontsize=9)
         axes.grid(alpha=0.3)
@@ -279,8 +280,8 @@ UPLOAD_HELP = ("CSV or JSONL: one question a row (an `outcomes` column, or the o
 COMPARE_HELP = (
     "The same questions for both models, one a line in the same order. It opens on trials "
     "1-2 against trials 3-4 of the tau-bench run (one model twice: the difference should "
-    "be within its interval). **A - B** is the paired difference, **SE** its standard "
-    "error over questions, **p-value** the test of no difference, **P(A better)** the "
+    "be within its interval **lo**-**hi**). **A - B** is the paired difference, **se** its "
+    "standard error over questions, **p-value** the test of no difference, **P(A better)** the "
     "posterior probability on these questions. The Compute tab's options apply.")
 CSS = """
 .gradio-container {max-width: min(1280px, 100vw) !important; margin: 0 auto;}

@@ -57,14 +57,14 @@ Args:
     and ignored, so one keyword set serves evaluate.combine; an unknown keyword raises
     ValueError.
 Returns:
-    For every k: 'auc@{k}', each the point estimate, plus the same key with '_mu', '_sigma',
-    '_lo', '_hi' (posterior mean, sd and credible interval). Values are Python floats
+    For every k: 'auc@{k}', each the point estimate, plus the same key with '_mean', '_sd',
+    '_cred_lo', '_cred_hi' (posterior mean, sd and credible interval). Values are Python floats
     ('<key>_per_question': lists of floats).
 Examples:
     >>> import evaluate
     >>> auc = evaluate.load("auc_at_k_bayes")
     >>> results = auc.compute(predictions=[[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], k=[2, 3])
-    >>> SUFFIXES = ("_mu", "_sigma", "_lo", "_hi")
+    >>> SUFFIXES = ("_mean", "_sd", "_cred_lo", "_cred_hi")
     >>> {key: round(value, 4) for key, value in results.items() if not key.endswith(SUFFIXES)}
     {'auc@2': 0.825, 'auc@2_se': 0.075, 'auc@3': 0.9, 'auc@3_se': 0.05}
 """

@@ -44,7 +44,7 @@ Args:
     and ignored, so one keyword set serves evaluate.combine; an unknown keyword raises
     ValueError.
 Returns:
-    'avg@n', each the point estimate, plus the same key with '_mu', '_sigma', '_lo', '_hi'
+    'avg@n', each the point estimate, plus the same key with '_mean', '_sd', '_cred_lo', '_cred_hi'
     (posterior mean, sd and credible interval). Values are Python floats
     ('<key>_per_question': lists of floats).
 Examples:
@@ -52,8 +52,8 @@ Examples:
     >>> avg = evaluate.load("avg_at_n_bayes")
     >>> results = avg.compute(predictions=[[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], bounds=(0.0, 1.0))
     >>> {key: round(value, 4) for key, value in results.items()}
-    {'avg@n': 0.7, 'avg@n_se': 0.1, 'avg@n_mu': 0.7, 'avg@n_sigma': 0.1658, 'avg@n_lo': 0.375,
-    'avg@n_hi': 1.0}
+    {'avg@n': 0.7, 'avg@n_se': 0.1, 'avg@n_mean': 0.7, 'avg@n_sd': 0.1658, 'avg@n_cred_lo': 0.375,
+    'avg@n_cred_hi': 1.0}
 """
 
 

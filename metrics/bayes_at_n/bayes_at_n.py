@@ -51,8 +51,8 @@ Args:
     and ignored, so one keyword set serves evaluate.combine; an unknown keyword raises
     ValueError.
 Returns:
-    'bayes@n', each the point estimate, plus the same key with '_mu', '_sigma', '_lo', '_hi'
-    (posterior mean, sd and credible interval). Values are Python floats
+    'bayes@n', each the point estimate, plus the same key with '_mean', '_sd', '_cred_lo',
+    '_cred_hi' (posterior mean, sd and credible interval). Values are Python floats
     ('<key>_per_question': lists of floats).
 Examples:
     >>> import evaluate
@@ -60,8 +60,8 @@ Examples:
     >>> results = bayes.compute(
     ...     predictions=[[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]], R0=[[0, 2], [1, 2]], w=[0.0, 0.5, 1.0])
     >>> {key: round(value, 6) for key, value in results.items()}
-    {'bayes@n': 0.575, 'bayes@n_se': 0.025, 'bayes@n_mu': 0.575, 'bayes@n_sigma': 0.084275,
-    'bayes@n_lo': 0.409824, 'bayes@n_hi': 0.740176}
+    {'bayes@n': 0.575, 'bayes@n_se': 0.025, 'bayes@n_mean': 0.575, 'bayes@n_sd': 0.084275,
+    'bayes@n_cred_lo': 0.409824, 'bayes@n_cred_hi': 0.740176}
 """
 
 

@@ -65,14 +65,14 @@ Args:
     ValueError.
 Returns:
     For every k: 'g-pass@{k}', 'g-pass@{k}_tau{tau}', 'mg-pass@{k}', each the point
-    estimate, plus the same key with '_mu', '_sigma', '_lo', '_hi' (posterior mean, sd and
+    estimate, plus the same key with '_mean', '_sd', '_cred_lo', '_cred_hi' (posterior mean, sd and
     credible interval). Values are Python floats ('<key>_per_question': lists of floats).
 Examples:
     >>> import evaluate
     >>> g_pass = evaluate.load("g_pass_at_k_bayes")
     >>> results = g_pass.compute(
     ...     predictions=[[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], k=[2, 3], tau=0.5)
-    >>> SUFFIXES = ("_mu", "_sigma", "_lo", "_hi")
+    >>> SUFFIXES = ("_mean", "_sd", "_cred_lo", "_cred_hi")
     >>> {key: round(value, 4) for key, value in results.items() if not key.endswith(SUFFIXES)}
     {'g-pass@2': 0.45, 'g-pass@2_se': 0.15, 'g-pass@3': 0.25, 'g-pass@3_se': 0.15,
     'g-pass@2_tau0.5': 0.95, 'g-pass@2_tau0.5_se': 0.05, 'g-pass@3_tau0.5': 0.85,

@@ -64,17 +64,18 @@ Args:
 Returns:
     For every k: 'geom@{k}', 'geom_ds@{k}', 'geo_spectrum@{k}', 'geo_spectrum@{k}_lam{lam}',
     'geo_spectrum_star@{k}', 'threshold_spectrum@{k}', each the point estimate, plus the
-    same key with '_mu', '_sigma', '_lo', '_hi' (posterior mean, sd and credible interval).
+    same key with '_mean', '_sd', '_cred_lo', '_cred_hi' (posterior mean, sd and credible interval).
     Values are Python floats ('<key>_per_question': lists of floats).
 Examples:
     >>> import evaluate
     >>> geo = evaluate.load("geo_spectrum_bayes")
     >>> results = geo.compute(predictions=[[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], k=2)
-    >>> SUFFIXES = ("_mu", "_sigma", "_lo", "_hi")
+    >>> SUFFIXES = ("_mean", "_sd", "_cred_lo", "_cred_hi")
     >>> {key: round(value, 4) for key, value in results.items() if not key.endswith(SUFFIXES)}
     {'geom@2': 0.6471, 'geom@2_se': 0.1275, 'geom_ds@2': 0.6538, 'geom_ds@2_se': 0.1275,
     'geo_spectrum@2': 0.6538, 'geo_spectrum@2_se': 0.1275, 'geo_spectrum_star@2': 0.6538,
-    'geo_spectrum_star@2_se': 0.1275, 'threshold_spectrum@2': 0.45, 'threshold_spectrum@2_se': 0.15}
+    'geo_spectrum_star@2_se': 0.1275, 'threshold_spectrum@2': 0.45,
+    'threshold_spectrum@2_se': 0.15}
 """
 
 

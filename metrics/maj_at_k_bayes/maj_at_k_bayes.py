@@ -60,8 +60,8 @@ Args:
     and ignored, so one keyword set serves evaluate.combine; an unknown keyword raises
     ValueError.
 Returns:
-    For every k: 'maj@{k}', each the point estimate, plus the same key with '_mu', '_sigma',
-    '_lo', '_hi' (posterior mean, sd and credible interval). Values are Python floats
+    For every k: 'maj@{k}', each the point estimate, plus the same key with '_mean', '_sd',
+    '_cred_lo', '_cred_hi' (posterior mean, sd and credible interval). Values are Python floats
     ('<key>_per_question': lists of floats). maj@k is a strict majority of k samples
     correct (cons@k on 0/1 outcomes), not lighteval's maj@k (a plurality vote over answers:
     vote_at_k_bayes).
@@ -69,7 +69,7 @@ Examples:
     >>> import evaluate
     >>> maj = evaluate.load("maj_at_k_bayes")
     >>> results = maj.compute(predictions=[[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], k=[2, 3])
-    >>> SUFFIXES = ("_mu", "_sigma", "_lo", "_hi")
+    >>> SUFFIXES = ("_mean", "_sd", "_cred_lo", "_cred_hi")
     >>> {key: round(value, 4) for key, value in results.items() if not key.endswith(SUFFIXES)}
     {'maj@2': 0.45, 'maj@2_se': 0.15, 'maj@3': 0.85, 'maj@3_se': 0.15}
 """

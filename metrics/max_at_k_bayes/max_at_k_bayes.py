@@ -72,8 +72,8 @@ Args:
     and ignored, so one keyword set serves evaluate.combine; an unknown keyword raises
     ValueError.
 Returns:
-    For every k: 'max@{k}', each the point estimate, plus the same key with '_mu', '_sigma',
-    '_lo', '_hi' (posterior mean, sd and credible interval). Values are Python floats
+    For every k: 'max@{k}', each the point estimate, plus the same key with '_mean', '_sd',
+    '_cred_lo', '_cred_hi' (posterior mean, sd and credible interval). Values are Python floats
     ('<key>_per_question': lists of floats).
 Examples:
     >>> import evaluate
@@ -81,8 +81,8 @@ Examples:
     >>> results = max_at_k.compute(
     ...     predictions=[[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]], k=2, w=[0.0, 0.5, 1.0])
     >>> {key: round(value, 4) for key, value in results.items()}
-    {'max@2': 0.85, 'max@2_se': 0.0, 'max@2_mu': 0.75, 'max@2_sigma': 0.0881, 'max@2_lo': 0.5773,
-    'max@2_hi': 0.9227}
+    {'max@2': 0.85, 'max@2_se': 0.0, 'max@2_mean': 0.75, 'max@2_sd': 0.0881,
+    'max@2_cred_lo': 0.5773, 'max@2_cred_hi': 0.9227}
 """
 
 

@@ -70,16 +70,16 @@ Args:
     ValueError.
 Returns:
     For every k: 'pass@{k}', 'pass^{k}', each the point estimate, plus the same key with
-    '_mu', '_sigma', '_lo', '_hi' (posterior mean, sd and credible interval). Values are
+    '_mean', '_sd', '_cred_lo', '_cred_hi' (posterior mean, sd and credible interval). Values are
     Python floats ('<key>_per_question': lists of floats).
 Examples:
     >>> import evaluate
     >>> pass_at_k = evaluate.load("pass_at_k_bayes")
     >>> results = pass_at_k.compute(predictions=[[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], k=[1, 2])
     >>> {key: round(value, 4) for key, value in results.items() if key.startswith("pass@")}
-    {'pass@1': 0.7, 'pass@1_se': 0.1, 'pass@1_mu': 0.6429, 'pass@1_sigma': 0.1185,
-    'pass@1_lo': 0.4107, 'pass@1_hi': 0.875, 'pass@2': 0.95, 'pass@2_se': 0.05, 'pass@2_mu': 0.8393,
-    'pass@2_sigma': 0.0973, 'pass@2_lo': 0.6487, 'pass@2_hi': 1.0}
+    {'pass@1': 0.7, 'pass@1_se': 0.1, 'pass@1_mean': 0.6429, 'pass@1_sd': 0.1185,
+    'pass@1_cred_lo': 0.4107, 'pass@1_cred_hi': 0.875, 'pass@2': 0.95, 'pass@2_se': 0.05,
+    'pass@2_mean': 0.8393, 'pass@2_sd': 0.0973, 'pass@2_cred_lo': 0.6487, 'pass@2_cred_hi': 1.0}
 """
 
 

@@ -59,7 +59,7 @@ Args:
 Returns:
     For every k: 'tailpass_discovery@{k}', 'tailpass_stability@{k}' and
     'tailpass@{k}_t{t}' for each threshold, each the point estimate plus the same key with
-    '_se' (over questions), '_mu', '_sigma', '_lo', '_hi' (posterior mean, sd and credible
+    '_se' (over questions), '_mean', '_sd', '_cred_lo', '_cred_hi' (posterior mean, sd and credible
     interval); 'tailpass_moment@{k}_p{p}' (posterior mean) with the four posterior keys.
     Values are Python floats ('<key>_per_question': lists of floats).
 Examples:
@@ -68,8 +68,9 @@ Examples:
     >>> results = tailpass.compute(
     ...     predictions=[[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]], k=2, w=[0.0, 0.5, 1.0])
     >>> {key: round(value, 4) for key, value in results.items() if key.startswith("tailpass@")}
-    {'tailpass@2_t0.5': 0.8, 'tailpass@2_t0.5_se': 0.0, 'tailpass@2_t0.5_mu': 0.75,
-    'tailpass@2_t0.5_sigma': 0.1126, 'tailpass@2_t0.5_lo': 0.5292, 'tailpass@2_t0.5_hi': 0.9708}
+    {'tailpass@2_t0.5': 0.8, 'tailpass@2_t0.5_se': 0.0, 'tailpass@2_t0.5_mean': 0.75,
+    'tailpass@2_t0.5_sd': 0.1126, 'tailpass@2_t0.5_cred_lo': 0.5292,
+    'tailpass@2_t0.5_cred_hi': 0.9708}
 """
 
 

@@ -61,15 +61,15 @@ Args:
     and ignored, so one keyword set serves evaluate.combine; an unknown keyword raises
     ValueError.
 Returns:
-    For every k: 'vote@{k}', each the point estimate, plus the same key with '_mu',
-    '_sigma', '_lo', '_hi' (posterior mean, sd and credible interval). Values are Python
+    For every k: 'vote@{k}', each the point estimate, plus the same key with '_mean',
+    '_sd', '_cred_lo', '_cred_hi' (posterior mean, sd and credible interval). Values are Python
     floats ('<key>_per_question': lists of floats).
 Examples:
     >>> import evaluate
     >>> vote = evaluate.load("vote_at_k_bayes")
     >>> results = vote.compute(
     ...     predictions=[["7", "7", "3"], ["a", "b", "b", "b"]], references=["7", "a"], k=[1, 3])
-    >>> SUFFIXES = ("_mu", "_sigma", "_lo", "_hi")
+    >>> SUFFIXES = ("_mean", "_sd", "_cred_lo", "_cred_hi")
     >>> {key: round(value, 4) for key, value in results.items() if not key.endswith(SUFFIXES)}
     {'vote@1': 0.4583, 'vote@1_se': 0.2083, 'vote@3': 0.5, 'vote@3_se': 0.5}
 """

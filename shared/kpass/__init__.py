@@ -20,10 +20,11 @@ Example:
 from collections.abc import Callable
 from typing import Any
 
-from ._core.counting.checks import ArgumentTypeError
+from ._core.counting.checks import ArgumentTypeError, InputError
 from ._core.counting.counts import BinaryCounts, CategoricalCounts, register_frame_readers
 from ._core.counting.inputs import binary_counts, categorical_counts
 from ._core.counting.soft import binarize
+from ._core.moments.driver import Posterior
 from .families.auc import auc_at_k, auc_at_k_ci
 from .families.avg import avg, avg_ci
 from .families.bayes import bayes, bayes_ci
@@ -127,9 +128,11 @@ __all__ = [
     "ConfidenceSequence",
     "Design",
     "SequentialMonitor",
+    "InputError",
     "SmallSampleWarning",
     "Leaderboard",
     "Plan",
+    "Posterior",
     "RankedPair",
     "Standing",
     "TailPassDraws",

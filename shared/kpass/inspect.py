@@ -59,6 +59,7 @@ except ImportError:  # pragma: no cover - the tests run with the extra installed
 
 import numpy as np
 
+from ._core.counting.checks import InputError
 from ._core.counting.counts import BinaryCounts
 from .families import function as family_function
 from .stats.errors import standard_error, summary, summary_of_values
@@ -70,7 +71,7 @@ __all__ = ["g_pass_at", "interval", "pass_at", "pass_hat"]
 
 def _check_k(k: Any, name: str) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"{name}(k): k must be a positive integer; got {k!r}")
+        raise InputError(f"{name}(k): k must be a positive integer; got {k!r}")
     return int(k)
 
 
@@ -80,7 +81,7 @@ def _outcomes(scores: list[Score], value: float, to_float: ValueToFloat, name: s
     n = c = 0
     for score in scores:
         if isinstance(score.value, (dict, list)):
-            raise ValueError(f"kpass.inspect.{name} reduces one value per epoch; the scorer "
+            raise InputError(f"kpass.inspect.{name} reduces one value per epoch; the scorer "
                              f"gives a {type(score.value).__name__} ({score.value!r}): reduce "
                              "one key per scorer")
         number = to_float(score.value)
@@ -177,7 +178,7 @@ def g_pass_at(k: int, tau: float, value: float = 1.0,
         Liu et al. (2024), "Are Your LLMs Capable of Stable Reasoning?", eq. (3).
     """
     if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not 0.0 < tau <= 1.0:
-        raise ValueError(f"g_pass_at(k, tau): tau must be in (0, 1]; got {tau!r}")
+        raise InputError(f"g_pass_at(k, tau): tau must be in (0, 1]; got {tau!r}")
     tau = float(tau)
     made = _G_PASS.get(tau)
     if made is None:
@@ -209,7 +210,7 @@ def interval(confidence: float = 0.95) -> Metric:
         An Inspect metric whose value is ``{"estimate", "se", "lo", "hi", "questions"}``.
     """
     if not 0.0 < confidence < 1.0:
-        raise ValueError(f"interval(confidence): expected a level in (0, 1); got {confidence!r}")
+        raise InputError(f"interval(confidence): expected a level in (0, 1); got {confidence!r}")
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         infos = [(s.score.metadata or {}).get("kpass") for s in scores]
@@ -225,7 +226,7 @@ def _kpass_interval(infos: list[dict[str, Any]], confidence: float) -> dict[str,
     """Samples reduced by a kpass reducer: counts rebuilt, kpass.standard_error of the metric."""
     kinds = {(info["metric"], info["k"], info["tau"]) for info in infos}
     if len(kinds) != 1:
-        raise ValueError(f"kpass.inspect.interval(): the samples were reduced by several kpass "
+        raise InputError(f"kpass.inspect.interval(): the samples were reduced by several kpass "
                          f"reducers {sorted(kinds, key=str)}; use one")
     function, k, tau = kinds.pop()
     used = [info for info in infos if info["n"] >= k]  # fewer than k epochs: no value (NaN)

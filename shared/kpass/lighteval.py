@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from ._core.counting.checks import check_short
+from ._core.counting.checks import InputError, check_short
 from ._core.counting.counts import BinaryCounts
 from .families import function as family_function
 from .registry import FAMILIES, Family, family
@@ -85,7 +85,7 @@ class Measure:
 
 def _check_int(value: Any, what: str, least: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-        raise ValueError(f"kpass.lighteval: {what} must be an integer >= {least}; "
+        raise InputError(f"kpass.lighteval: {what} must be an integer >= {least}; "
                          f"got {value!r}")
     return int(value)
 
@@ -115,19 +115,19 @@ def measures(k: int | Sequence[int], families: Sequence[str] = ("pass@k", "pass^
     given: list[Any] = ([k] if isinstance(k, (str, bytes)) or not isinstance(k, Iterable)
                         else list(k))
     if not given:
-        raise ValueError("kpass.lighteval: k must name at least one budget; got []")
+        raise InputError("kpass.lighteval: k must name at least one budget; got []")
     ks = list(dict.fromkeys(_check_int(budget, "k", 1) for budget in given))  # each once
     if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not 0.0 <= tau <= 1.0:
-        raise ValueError(f"kpass.lighteval: tau must be a number in [0, 1]; got {tau!r}")
+        raise InputError(f"kpass.lighteval: tau must be a number in [0, 1]; got {tau!r}")
     tau = float(tau) + 0.0  # -0.0 is 0.0: one name for one threshold
     if isinstance(families, str):
         families = (families,)
     if not families:
-        raise ValueError("kpass.lighteval: families must name at least one family; got ()")
+        raise InputError("kpass.lighteval: families must name at least one family; got ()")
     out = []
     for key in dict.fromkeys(families):  # each once, in the order given
         if key not in USABLE:
-            raise ValueError(f"kpass.lighteval: family {key!r} cannot be a lighteval metric; "
+            raise InputError(f"kpass.lighteval: family {key!r} cannot be a lighteval metric; "
                              f"expected one of {', '.join(USABLE)}")
         chosen: Family = family(key)
         args = (float(tau),) if chosen.uses_tau else ()
@@ -166,7 +166,7 @@ def question_values(outcomes: Sequence[Any], chosen: Sequence[Measure], short: s
                 isinstance(score, (int, float, np.integer, np.floating)) and score in (0, 1)):
             correct += int(score)
         else:
-            raise ValueError(f"kpass.lighteval: {doc}, generation {i}: the sample scoring "
+            raise InputError(f"kpass.lighteval: {doc}, generation {i}: the sample scoring "
                              f"function gave {score!r}; expected 0 or 1 (return 0/1 from "
                              "sample_scoring_function, thresholding a soft score there)")
     n = len(outcomes)
@@ -175,7 +175,7 @@ def question_values(outcomes: Sequence[Any], chosen: Sequence[Measure], short: s
     for measure in chosen:
         if n < measure.k:
             if short == "error":
-                raise ValueError(f"kpass.lighteval: {doc} has {n} generations; "
+                raise InputError(f"kpass.lighteval: {doc} has {n} generations; "
                                  f"{measure.name} needs at least k = {measure.k} (generate "
                                  "n >= k, or pass short='skip' to leave it out)")
             values[measure.name] = math.nan
@@ -207,7 +207,7 @@ class corpus_summary:  # noqa: N801 - used as a function, a class to be picklabl
     def __init__(self, name: str, confidence: float = 0.95) -> None:
         if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not (
                 0.0 < confidence < 1.0):
-            raise ValueError(f"kpass.lighteval: confidence must be in (0, 1); "
+            raise InputError(f"kpass.lighteval: confidence must be in (0, 1); "
                              f"got {confidence!r}")
         self.name = name
         self.confidence = float(confidence)
@@ -254,12 +254,12 @@ def pass_metrics(k: int | Sequence[int], n: int, families: Sequence[str] = ("pas
     chosen = measures(k, families, tau, prefix)
     n = _check_int(n, "n", 1)
     if max(m.k for m in chosen) > n:
-        raise ValueError(f"kpass.lighteval: k = {max(m.k for m in chosen)} is more than the "
+        raise InputError(f"kpass.lighteval: k = {max(m.k for m in chosen)} is more than the "
                          f"n = {n} generations asked for; ask for n >= k")
     check_short(short)
     unknown = set(scoring) - {"normalize", "strip_strings", "sample_scoring_function"}
     if unknown:
-        raise ValueError(f"kpass.lighteval: unknown scoring option(s) {sorted(unknown)}; "
+        raise InputError(f"kpass.lighteval: unknown scoring option(s) {sorted(unknown)}; "
                          "expected normalize, strip_strings, sample_scoring_function")
     names = [m.name for m in chosen]
     aggregations = {name: corpus_summary(name, confidence) for name in names}
@@ -322,7 +322,7 @@ def _sampler_class() -> type:
             """Score the first n generations as lighteval's pass@k does, then kpass's values."""
             name = f"document {getattr(doc, 'id', None)!r} of task {doc.task_name!r}"
             if self.type_exact_match is not None and len(doc.get_golds()) != 1:
-                raise ValueError(f"kpass.lighteval: {name} has {len(doc.get_golds())} "
+                raise InputError(f"kpass.lighteval: {name} has {len(doc.get_golds())} "
                                  "golds; exact match needs one (give a "
                                  "sample_scoring_function)")
             gold_doc = Doc(choices=[self.preprocess(g) for g in doc.choices],

@@ -20,9 +20,11 @@ REFERENCE_NAMES = [
     "geo_spectrum_star_at_k_ci", "threshold_spectrum_at_k", "threshold_spectrum_at_k_ci",
     "max_at_k", "max_at_k_ci",
 ]
-EXTRA_NAMES = ["ArgumentTypeError", "BinaryCounts", "CategoricalCounts", "binarize",
+EXTRA_NAMES = ["ArgumentTypeError", "InputError", "BinaryCounts", "CategoricalCounts", "binarize",
                "binary_counts",
                "categorical_counts", "cons_at_k", "cons_at_k_ci", "vote_at_k", "vote_at_k_ci",
+               # the named result of every *_ci
+               "Posterior",
                # uncertainty over questions and paired comparison (kpass.stats)
                "Comparison", "Design", "Plan", "SmallSampleWarning", "compare", "plan",
                "standard_error",
@@ -72,6 +74,14 @@ def test_reference_signature_is_a_prefix_and_extensions_are_keyword_only(name):
     theirs = inspect.signature(ref_fn).parameters
     ours_list = list(ours.values())
     theirs_list = list(theirs.values())
+    if "lambda_" in theirs:  # the reference's alias of lam: kpass has one name, and what
+        # followed it is keyword-only (a positional lambda_ cannot bind to confidence)
+        assert "lambda_" not in ours
+        after = [p.name for p in theirs_list].index("lambda_")
+        for mine in ours_list[after:]:
+            assert mine.kind is inspect.Parameter.KEYWORD_ONLY, (name, mine.name)
+            assert mine.name not in theirs or mine.default == theirs[mine.name].default
+        theirs_list = theirs_list[:after]
     assert [p.name for p in ours_list[: len(theirs_list)]] == [p.name for p in theirs_list]
     for mine, ref in zip(ours_list, theirs_list, strict=False):
         assert mine.kind == ref.kind, name
@@ -112,7 +122,7 @@ def test_tailpass_properties_and_return_types_match_the_reference():
         assert type(result) is tuple and [type(v) for v in result] == [float, float]
     for result in (profile.linear_ci([0.2, 0.3, 0.5], rng=0, n_draws=50),
                    profile.moment_ci(0.5, method="normal")):
-        assert type(result) is tuple and [type(v) for v in result] == [float] * 4
+        assert type(result) is kpass.Posterior and [type(v) for v in result] == [float] * 4
     draws = profile.sample(50, rng=0)
     assert isinstance(draws, kpass.TailPassDraws)
     assert draws.discovery().shape == (50,) and draws.profile.shape == (50, 3)
@@ -123,7 +133,7 @@ def test_tailpass_properties_and_return_types_match_the_reference():
 def test_return_types_are_python_floats(name):
     result = _call(name)
     if name.endswith("_ci"):
-        assert type(result) is tuple and len(result) == 4
+        assert type(result) is kpass.Posterior and len(result) == 4
     elif name in ("bayes", "avg"):
         assert type(result) is tuple and len(result) == 2
     else:
@@ -137,6 +147,31 @@ def test_several_k_give_a_list_in_order(name):
     fn = getattr(kpass, name)
     assert fn(R, [3, 1, 2]) == [fn(R, 3), fn(R, 1), fn(R, 2)]
     assert fn(R, (2,)) == [fn(R, 2)]
+
+
+@pytest.mark.parametrize("name", [name for name in REFERENCE_NAMES if name.endswith("_ci")]
+                         + ["cons_at_k_ci", "vote_at_k_ci"])
+def test_every_ci_returns_a_named_posterior_that_is_still_the_reference_4_tuple(name):
+    if name == "vote_at_k_ci":
+        result = kpass.vote_at_k_ci([["a", "b", "a"], ["b", "b", "a"]], ["a", "b"], 2)
+        reference = None
+    else:
+        result = _call(name)
+        reference = None if name == "cons_at_k_ci" else getattr(se, name)(
+            *([RC, np.array([0.0, 0.5, 1.0])] if name.startswith(("bayes", "avg")) else
+              [RC, 2, np.array([0.0, 0.5, 1.0])] if name.startswith("max_at_k") else
+              [R, 2, 0.5] if name.startswith("g_pass_at_k_tau") else
+              [R, 2, [0.5, 0.5]] if name.startswith("threshold_spectrum") else [R, 2]))
+    assert isinstance(result, kpass.Posterior) and isinstance(result, tuple)
+    assert result._fields == ("mean", "sd", "cred_lo", "cred_hi")
+    mean, sd, cred_lo, cred_hi = result
+    assert (result.mean, result.sd, result.cred_lo, result.cred_hi) == (mean, sd, cred_lo,
+                                                                         cred_hi)
+    assert result == (mean, sd, cred_lo, cred_hi) and cred_lo <= mean <= cred_hi
+    if reference is not None:  # scorio returns a bare tuple: equal to it, element by element
+        assert result == pytest.approx(tuple(reference), rel=1e-9, abs=1e-12)
+    several = getattr(kpass, name)(R, [1, 2]) if name in ("pass_at_k_ci", "maj_at_k_ci") else []
+    assert all(type(item) is kpass.Posterior for item in several)
 
 
 def test_argument_type_error_is_both_type_and_value_error():

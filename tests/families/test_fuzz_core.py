@@ -58,7 +58,7 @@ def kind_of(fn) -> str | None:
 #: Arguments the fuzzer knows how to draw (beyond the outcomes and k).
 KNOWN = {"R", "k", "answers", "references", "w", "R0", "tau", "weights", "alpha0", "beta0",
          "confidence", "bounds", "short", "per_question", "pass_power", "unanimous_power",
-         "lam", "lambda_", "ties", "prior", "draws", "seed", "n_categories", "name",
+         "lam", "ties", "prior", "draws", "seed", "n_categories", "name",
          "metric", "R_a", "R_b", "args", "kwargs", "threshold", "theta", "kappa",
          "mean_threshold", "payoff", "runs", "counts", "budget", "a", "b"}
 

@@ -89,7 +89,7 @@ def test_geometric_powers_lam_and_weights_match_reference(index):
                   se.geo_spectrum_at_k(R, k, lam, weights))
             close(kpass.geo_spectrum_at_k_ci(R, k, lam, weights),
                   se.geo_spectrum_at_k_ci(R, k, lam, weights))
-            close(kpass.geo_spectrum_at_k(R, k, lambda_=lam),
+            close(kpass.geo_spectrum_at_k(R, k, lam=lam),  # kpass has one name: lam
                   se.geo_spectrum_at_k(R, k, lambda_=lam))
 
 

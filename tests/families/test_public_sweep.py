@@ -53,10 +53,10 @@ CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
     "compare_table": ((kpass.BinaryCounts([4] * 4, [3, 1, 4, 1]),
                        kpass.BinaryCounts([4] * 4, [2, 1, 3, 0])),
                       {"metrics": "pass@k", "k": 1, "tau": 0.5, "confidence": 0.95,
-                       "shared": False, "short": "error", "adjust": "maxt",
+                       "shared": False, "short": "error", "adjust": "max-t",
                        "clusters": ["x", "x", "y", "y"]}),
     "confidence_sequence": ((kpass.pass_at_k, R, R_B, 1),
-                            {"alpha": 0.05, "clusters": ["x", "x", "y", "y"]}),
+                            {"confidence": 0.95, "clusters": ["x", "x", "y", "y"]}),
     "discovery_weights": ((4,), {}),
     "leaderboard": ((kpass.pass_at_k, {"a": R, "b": R_B}, 1),
                     {"confidence": 0.95, "shared": False, "prior": "uniform",
@@ -110,7 +110,6 @@ SHORT = ["drop", 1, None, True]
 BAD: dict[str, list[Any]] = {
     "k": [*COUNT, []],
     "confidence": UNIT_OPEN,
-    "alpha": UNIT_OPEN,
     "tau": [*UNIT, []],
     "shared": FLAG,
     "clusters": LABELS,
@@ -140,7 +139,6 @@ BAD: dict[str, list[Any]] = {
     "bounds": ["ab", (1.0, 0.0), (NAN, 1.0), (0.0,), 5],
     "margin": [-0.1, NAN, INF, "0.1", True],
     "thresholds": [[], [NAN], [1.5], "abc"],
-    "lambda_": [NAN, INF, "0.5", True],
     "primary": [5, True],
     "order": [[0, 0, 1, 2], "abc", 5],
 }

@@ -84,11 +84,11 @@ def test_comparison_keys_are_safe_too(name):
 
 
 def test_examples_of_the_mapping():
-    assert [safe_key(k) for k in ("pass@8", "pass@8_mu", "pass^4_sigma", "pass^4_lo",
-                                  "mg-pass@4_hi", "g-pass@2_tau0.5", "bayes@n_per_question",
+    assert [safe_key(k) for k in ("pass@8", "pass@8_mean", "pass^4_sd", "pass^4_cred_lo",
+                                  "mg-pass@4_cred_hi", "g-pass@2_tau0.5", "bayes@n_per_question",
                                   "geo_spectrum@4_lam0.5_se")] == [
-        "pass_at_8/estimate", "pass_at_8/mu", "pass_hat_4/sigma", "pass_hat_4/lo",
-        "mg_pass_at_4/hi", "g_pass_at_2_tau0.5/estimate", "bayes_at_n/per_question",
+        "pass_at_8/estimate", "pass_at_8/mean", "pass_hat_4/sd", "pass_hat_4/cred_lo",
+        "mg_pass_at_4/cred_hi", "g_pass_at_2_tau0.5/estimate", "bayes_at_n/per_question",
         "geo_spectrum_at_4_lam0.5/se"]
 
 
@@ -122,5 +122,5 @@ def test_combined_result_logs_into_a_real_mlflow_store(tmp_path, monkeypatch, st
     logged = mlflow.MlflowClient().get_run(run.info.run_id).data.metrics
     assert logged == pytest.approx(results, rel=1e-12)
     assert logged["pass_hat_4/estimate"] == pytest.approx(0.2)  # tau-bench GPT-4o airline Pass^4
-    history = mlflow.MlflowClient().get_metric_history(run.info.run_id, "pass_at_4/mu")
+    history = mlflow.MlflowClient().get_metric_history(run.info.run_id, "pass_at_4/mean")
     assert [m.step for m in history] == [3]

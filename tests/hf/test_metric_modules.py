@@ -40,7 +40,7 @@ CLASSES = {"pass_at_k_bayes": "PassAtKBayes", "g_pass_at_k_bayes": "GPassAtKBaye
            "geo_spectrum_bayes": "GeoSpectrumBayes", "max_at_k_bayes": "MaxAtKBayes",
            "bayes_at_n": "BayesAtN", "avg_at_n_bayes": "AvgAtNBayes",
            "vote_at_k_bayes": "VoteAtKBayes", "tailpass_bayes": "TailpassBayes"}
-SUFFIXES = ("", "_se", "_mu", "_sigma", "_lo", "_hi")
+SUFFIXES = ("", "_se", "_mean", "_sd", "_cred_lo", "_cred_hi")
 
 
 def load(name, **kwargs):
@@ -290,7 +290,7 @@ def test_load_time_keywords_are_defaults_that_compute_overrides():
     results = module.compute(k=2, alpha0=2.0)
     assert set(results) == {f"pass{s}2{x}" for s in "@^" for x in SUFFIXES}
     mu, sigma, lo, hi = kpass.pass_at_k_ci(R, 2, confidence=0.8, alpha0=2.0)
-    assert results["pass@2_lo"] == pytest.approx(lo, rel=1e-12)
+    assert results["pass@2_cred_lo"] == pytest.approx(lo, rel=1e-12)
     assert set(load("pass_at_k_bayes", k=[1, 4]).compute(predictions=R)) == {
         f"pass{s}{k}{x}" for s in "@^" for k in (1, 4) for x in SUFFIXES}
 
@@ -299,7 +299,7 @@ def test_tau_and_lam_appear_in_keys_when_given():
     R = ragged_binary(6)
     g = load("g_pass_at_k_bayes").compute(predictions=R, k=4, tau=[0.5, 0.75])
     assert g["g-pass@4_tau0.75"] == pytest.approx(kpass.g_pass_at_k_tau(R, 4, 0.75), rel=1e-12)
-    assert "g-pass@4_tau0.5_hi" in g and "mg-pass@4" in g
+    assert "g-pass@4_tau0.5_cred_hi" in g and "mg-pass@4" in g
     geo = load("geo_spectrum_bayes").compute(predictions=R, k=4, lam=[0.25])
     assert geo["geo_spectrum@4_lam0.25"] == pytest.approx(
         kpass.geo_spectrum_at_k(R, 4, lam=0.25), rel=1e-12)
@@ -466,16 +466,16 @@ def test_tailpass_module_options_reach_the_core():
         for column, t in enumerate(("0.25", "0.75")):
             key = f"tailpass@{k}_t{t}"
             assert results[key] == pytest.approx(point[column], rel=1e-12)
-            assert results[key + "_mu"] == pytest.approx(profile.mean[column], rel=1e-12)
-            assert results[key + "_lo"] == pytest.approx(
+            assert results[key + "_mean"] == pytest.approx(profile.mean[column], rel=1e-12)
+            assert results[key + "_cred_lo"] == pytest.approx(
                 max(0.0, profile.mean[column] - z * profile.std[column]), rel=1e-12)
         for p, label in ((1.0, "1"), (2.5, "2.5")):
             mu, sigma = profile.moment(p)
             assert results[f"tailpass_moment@{k}_p{label}"] == pytest.approx(mu, rel=1e-12)
-            assert results[f"tailpass_moment@{k}_p{label}_sigma"] == pytest.approx(sigma,
+            assert results[f"tailpass_moment@{k}_p{label}_sd"] == pytest.approx(sigma,
                                                                                    rel=1e-12)
         mu, sigma = profile.discovery()
-        assert results[f"tailpass_discovery@{k}_mu"] == pytest.approx(mu, rel=1e-12)
+        assert results[f"tailpass_discovery@{k}_mean"] == pytest.approx(mu, rel=1e-12)
     # lam is GeoSpectrum's coupling: accepted (shared vocabulary) and ignored here
     assert load("tailpass_bayes").compute(predictions=[[1, 0, 1], [0, 0, 1]], k=2,
                                           lam=0.5) == load("tailpass_bayes").compute(
@@ -499,6 +499,6 @@ def test_tailpass_module_keeps_per_question_values_and_skips_short_questions():
     assert results["tailpass_stability@3_per_question"][0] == pytest.approx(0.25)
     # The posterior covers the same two questions as the estimate (as the other families').
     kept = kpass.tailpass([R[0], R[2]], 3, thresholds=[0.5, 0.75])
-    assert results["tailpass@3_t0.75_mu"] == pytest.approx(float(kept.mean[1]), rel=1e-12)
-    assert results["tailpass_discovery@3_mu"] == pytest.approx(kept.discovery()[0], rel=1e-12)
-    assert results["tailpass_stability@3_sigma"] == pytest.approx(kept.stability()[1], rel=1e-12)
+    assert results["tailpass@3_t0.75_mean"] == pytest.approx(float(kept.mean[1]), rel=1e-12)
+    assert results["tailpass_discovery@3_mean"] == pytest.approx(kept.discovery()[0], rel=1e-12)
+    assert results["tailpass_stability@3_sd"] == pytest.approx(kept.stability()[1], rel=1e-12)

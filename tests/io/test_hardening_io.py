@@ -324,7 +324,7 @@ def load_module(name, **kwargs):
 
 def expected_binary(R, k):
     mu, sigma, lo, hi = kpass.pass_at_k_ci(R, k)
-    return {f"pass@{k}": kpass.pass_at_k(R, k), f"pass@{k}_mu": mu, f"pass@{k}_sigma": sigma}
+    return {f"pass@{k}": kpass.pass_at_k(R, k), f"pass@{k}_mean": mu, f"pass@{k}_sd": sigma}
 
 
 @pytest.mark.parametrize("names, failing, fragment", [

@@ -137,7 +137,7 @@ def test_default_run_matches_exact_fractions_on_the_sample(capsys):
             continue
         credit = CREDITS[metric](k)
         assert row["estimate"] == pytest.approx(float(exact_estimate(rows, k, credit)), rel=1e-12)
-        assert (row["mean"], row["sd"], row["lo"], row["hi"]) == pytest.approx(
+        assert (row["mean"], row["sd"], row["cred_lo"], row["cred_hi"]) == pytest.approx(
             exact_posterior(rows, k, credit), rel=1e-9, abs=1e-12)
     published = [Fraction(42, 100), Fraction(41, 150), Fraction(22, 100), Fraction(20, 100)]
     for k, value in zip((1, 2, 3, 4), published, strict=True):
@@ -163,7 +163,7 @@ def test_ragged_file_matches_exact_references_at_every_k(tmp_path, capsys, confi
             credit = credits[row["metric"]](row["k"])
         assert row["estimate"] == pytest.approx(float(exact_estimate(ROWS, row["k"], credit)),
                                                 rel=1e-12)
-        assert (row["mean"], row["sd"], row["lo"], row["hi"]) == pytest.approx(
+        assert (row["mean"], row["sd"], row["cred_lo"], row["cred_hi"]) == pytest.approx(
             exact_posterior(ROWS, row["k"], credit, confidence), rel=1e-9, abs=1e-12)
         checked += 1
     assert checked == 4 * 8  # k = 1..4 for 7 families + a second tau
@@ -177,7 +177,7 @@ def test_avg_matches_the_reference_library_on_a_rectangular_matrix(tmp_path, cap
     np.save(path, matrix)
     row = json_results(capsys, "report", path, "--metrics", "avg@n")["results"][0]
     expected = scorio_eval.avg_ci(matrix, bounds=(0.0, 1.0))
-    assert (row["estimate"], row["sd"], row["lo"], row["hi"]) == pytest.approx(
+    assert (row["estimate"], row["sd"], row["cred_lo"], row["cred_hi"]) == pytest.approx(
         (expected[0], expected[1], expected[2], expected[3]), rel=1e-9)
     assert row["label"] == "Avg@6"
 
@@ -482,7 +482,7 @@ def test_answers_report_vote_at_k_against_brute_force_in_every_format(tmp_path, 
     for row in votes:
         assert row["estimate"] == pytest.approx(float(exact_vote(QUESTIONS, REFERENCES,
                                                                  row["k"])), rel=1e-12)
-        assert (row["mean"], row["sd"], row["lo"], row["hi"]) == pytest.approx(
+        assert (row["mean"], row["sd"], row["cred_lo"], row["cred_hi"]) == pytest.approx(
             expected_ci[row["k"] - 1], rel=1e-9)
     correct = [[int(a == r) for a in q] for q, r in zip(QUESTIONS, REFERENCES, strict=True)]
     pass_two = [row for row in document["results"] if row["label"] == "Pass@2"]

@@ -111,7 +111,7 @@ def test_compare_tab_matches_by_id_as_the_cli_and_the_library(app, modules, tmp_
     assert len(shown) == 2
     for (_, row), expected in zip(shown.iterrows(), by_hand, strict=True):
         k = int(row["k"])
-        got = [row[c] for c in ("A - B", "SE", "lower", "upper", "p-value", "P(A better)")]
+        got = [row[c] for c in ("A - B", "se", "lo", "hi", "p-value", "P(A better)")]
         assert got == pytest.approx([expected.difference, expected.se, expected.lo, expected.hi,
                                      expected.p_value, expected.prob_a_better], abs=6e-5)
         cli_row = from_cli[k]
@@ -166,7 +166,7 @@ def test_leaderboard_tab_matches_by_id_as_the_cli(app, modules, tmp_path, capsys
     (result,) = json.loads(out)["results"]
     for row in result["rows"]:
         shown = table[table["model"] == row["name"]].iloc[0]
-        assert [shown["estimate"], shown["SE"], shown["P(best)"]] == pytest.approx(
+        assert [shown["estimate"], shown["se"], shown["P(best)"]] == pytest.approx(
             [row["estimate"], row["se"], row["prob_best"]], abs=6e-5)
         rank_set = (str(row["rank_lo"]) if row["rank_lo"] == row["rank_hi"]
                     else f"{row['rank_lo']}-{row['rank_hi']}")
@@ -234,7 +234,7 @@ def test_tables_put_the_decisive_columns_first(app, modules):
     controls, values = defaults(app, modules["pass_at_k_bayes"])
     _, table, _ = app.run(modules["pass_at_k_bayes"], controls, app.example_text(), None, "1",
                           *values)
-    assert list(table.columns)[:6] == ["metric", "k", "estimate", "lower", "upper", "sd"]
+    assert list(table.columns)[:6] == ["metric", "k", "estimate", "cred_lo", "cred_hi", "sd"]
     _, compared, _ = compare_tab(app, modules["pass_at_k_bayes"], *app.example_pair(), "1")
     assert list(compared.columns)[:5] == ["metric", "k", "A - B", "p-value", "P(A better)"]
 

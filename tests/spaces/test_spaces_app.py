@@ -204,15 +204,15 @@ def test_categories_are_capped_before_the_module_allocates(modules):
 
 
 def test_results_table_groups_keys_by_metric_and_k_with_se():
-    table = space_output.results_table({"pass@2": 0.5, "pass@2_se": 0.05, "pass@2_mu": 0.4,
-                               "pass@2_sigma": 0.1, "pass@2_lo": 0.2, "pass@2_hi": 0.6,
+    table = space_output.results_table({"pass@2": 0.5, "pass@2_se": 0.05, "pass@2_mean": 0.4,
+                               "pass@2_sd": 0.1, "pass@2_cred_lo": 0.2, "pass@2_cred_hi": 0.6,
                                "g-pass@3_tau0.5": 0.3, "bayes@n": 0.7,
                                "bayes@n_per_question": [0.7]})
     assert table["metric"].tolist() == ["pass@k", "g-pass@k_tau0.5", "bayes@n"]
-    columns = ["k", "estimate", "SE", "posterior mean", "sd", "lower", "upper"]
+    columns = ["k", "estimate", "se", "mean", "sd", "cred_lo", "cred_hi"]
     assert table.iloc[0][columns].tolist() == [2, 0.5, 0.05, 0.4, 0.1, 0.2, 0.6]
-    assert "SE" in space_output.shown(table).columns
-    assert "SE" not in space_output.shown(space_output.results_table({"pass@1": 0.5})).columns
+    assert "se" in space_output.shown(table).columns
+    assert "se" not in space_output.shown(space_output.results_table({"pass@1": 0.5})).columns
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -280,7 +280,7 @@ def test_compare_tab_equals_kpass_compare(modules, name):
     assert len(table) == len(expected)
     for (_, row), (label, c) in zip(table.iterrows(), expected, strict=True):
         assert row["metric"] == label
-        shown = [row[column] for column in ("A", "B", "A - B", "SE", "lower", "upper",
+        shown = [row[column] for column in ("A", "B", "A - B", "se", "lo", "hi",
                                             "p-value", "P(A better)")]
         assert shown == pytest.approx([c.a, c.b, c.difference, c.se, c.lo, c.hi, c.p_value,
                                        c.prob_a_better], abs=6e-5)
@@ -297,7 +297,7 @@ def test_compare_options_reach_the_comparison(modules):
     _, table, _ = compare(modules["maj_at_k_bayes"], *text, "1, 3", short="skip",
                           confidence=0.8)
     expected = kpass.compare(kpass.maj_at_k, A, B, [1, 3], short="skip", confidence=0.8)
-    assert table["lower"].tolist() == pytest.approx([c.lo for c in expected], abs=6e-5)
+    assert table["lo"].tolist() == pytest.approx([c.lo for c in expected], abs=6e-5)
     assert table["questions"].tolist() == [4, 3]
 
 
@@ -326,7 +326,7 @@ def test_compare_tab_equals_the_comparison_module(modules):
         results = comparison.compute(predictions1=A, predictions2=B, metric=metric, k=[1, 2])
         for _, row in table[table["metric"] == metric].iterrows():
             key = metric.replace("k", "") + row["k"]
-            assert [row["A - B"], row["SE"], row["p-value"], row["P(A better)"]] == \
+            assert [row["A - B"], row["se"], row["p-value"], row["P(A better)"]] == \
                 pytest.approx([results[f"{key}_difference"], results[f"{key}_difference_se"],
                                results[f"{key}_p_value"], results[f"{key}_prob_a_better"]],
                               abs=6e-5)

@@ -180,7 +180,7 @@ def assert_in_viewport(page, selector, viewport):
 def assert_matches_core(page, name):
     header, rows = table(page)
     assert rows, "no results table shown"
-    columns = [header.index(c) for c in ("estimate", "posterior mean", "sd", "lower", "upper")]
+    columns = [header.index(c) for c in ("estimate", "mean", "sd", "cred_lo", "cred_hi")]
     checked = 0
     for row in rows:
         label, k = row[header.index("metric")], row[header.index("k")]
@@ -196,7 +196,7 @@ def assert_matches_core(page, name):
 
             se = kpass.standard_error(getattr(kpass, STANDARD_ERRORS[label]),
                                       tau_bench_outcomes(), int(k))
-            assert float(row[header.index("SE")]) == pytest.approx(se, abs=6e-5), (label, k)
+            assert float(row[header.index("se")]) == pytest.approx(se, abs=6e-5), (label, k)
         checked += 1
     assert checked >= 1, f"no row of {name} has a core reference: {rows[:3]}"
 
@@ -363,7 +363,7 @@ def test_compare_tab_values_equal_the_core(built, browser):
             label, k = row[header.index("metric")], int(row[header.index("k")])
             c = kpass.compare(functions[label], A, B, k)
             values = [float(row[header.index(name)]) for name in
-                      ("A", "B", "A - B", "SE", "lower", "upper", "p-value", "P(A better)")]
+                      ("A", "B", "A - B", "se", "lo", "hi", "p-value", "P(A better)")]
             assert values == pytest.approx([c.a, c.b, c.difference, c.se, c.lo, c.hi,
                                             c.p_value, c.prob_a_better], abs=6e-5), (label, k)
         assert page.locator("#kpass-compare-plot img, #kpass-compare-plot svg").count() > 0
@@ -477,7 +477,7 @@ def test_leaderboard_tab_values_equal_the_core_and_errors_are_located(built, bro
         assert [r[header.index("model")] for r in rows] == [row.name for row in board.rows]
         for shown, row in zip(rows, board.rows, strict=True):
             assert float(shown[header.index("estimate")]) == pytest.approx(row.estimate, abs=6e-5)
-            assert float(shown[header.index("SE")]) == pytest.approx(row.se, abs=6e-5)
+            assert float(shown[header.index("se")]) == pytest.approx(row.se, abs=6e-5)
             assert float(shown[header.index("P(best)")]) == pytest.approx(row.prob_best,
                                                                          abs=6e-5)
             expected = (str(row.rank_lo) if row.rank_lo == row.rank_hi

@@ -76,7 +76,7 @@ def test_range_direction_and_uncertainties_are_stated(name):
     assert ("[min w, max w]" in text) == (name in ("max_at_k_bayes", "bayes_at_n",
                                                     "avg_at_n_bayes"))
     assert "in [0, 1]" in text
-    assert "`<key>_sigma` is the posterior standard deviation with the questions held" in text
+    assert "`<key>_sd` is the posterior standard deviation with the questions held" in text
     assert "`<key>_se` is the standard error over questions" in text
     assert 'key_style="safe"' in text
 

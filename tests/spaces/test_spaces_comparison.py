@@ -39,7 +39,7 @@ def test_comparison_page_builds_and_equals_kpass_compare():
             kpass.maj_at_k, a, b, [1, 2], confidence=0.9), strict=False):
         assert int(shown["k"]) == expected.k
         assert shown["A - B"] == pytest.approx(expected.difference, abs=1e-4)
-        assert shown["SE"] == pytest.approx(expected.se, abs=1e-4)
+        assert shown["se"] == pytest.approx(expected.se, abs=1e-4)
         assert shown["p-value"] == pytest.approx(expected.p_value, abs=1e-4)
     assert len(table) == 2
     note, table, figure = app.run_comparison_module(module, text_a, text_b, "4", "pass@k", 0.95)

@@ -64,14 +64,14 @@ def rank_set(row):
 def assert_table_equals(table, board):
     level = f"{board.confidence * 100:g}%"
     # The decisive columns first (issue 28: on a phone they show before the table scrolls).
-    assert list(table.columns) == ["rank", "model", "rank set", "P(best)", "estimate", "SE",
+    assert list(table.columns) == ["rank", "model", "rank set", "P(best)", "estimate", "se",
                                    f"{level} interval"]
     assert len(table) == len(board.rows)
     for (_, shown), row in zip(table.iterrows(), board.rows, strict=True):
         lo, hi = (float(x) for x in re.findall(r"-?\d+\.\d+", shown[f"{level} interval"]))
         assert (shown["rank"], shown["model"], shown["rank set"]) == (row.rank, row.name,
                                                                       rank_set(row))
-        assert [shown["estimate"], shown["SE"], lo, hi, shown["P(best)"]] == pytest.approx(
+        assert [shown["estimate"], shown["se"], lo, hi, shown["P(best)"]] == pytest.approx(
             [row.estimate, row.se, row.lo, row.hi, row.prob_best], abs=6e-5)
 
 

@@ -386,7 +386,7 @@ def value_table():
     return rows
 
 
-def simulate(reps, shift, seed, primary=None, adjust="maxt", flips=1000):
+def simulate(reps, shift, seed, primary=None, adjust="max-t", flips=1000):
     """Verdicts of the default table on M x N draws with difficulty N(0, 1.5^2).
 
     The rows' per-question values are the metrics' own (tabulated over counts 0..N); the

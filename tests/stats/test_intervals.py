@@ -297,7 +297,7 @@ def test_report_all_correct_prints_the_exact_bound_and_names_it():
     table = quiet(report_table, counts, metrics="pass@k", k=1)
     row, = table.rows
     assert row["se"] == 0.0 and row["se_method"] == "exact"
-    assert row["se_lo"] == pytest.approx(0.025 ** 0.1) and row["se_hi"] == 1.0
+    assert row["lo"] == pytest.approx(0.025 ** 0.1) and row["hi"] == 1.0
     text = str(table)
     assert "[0.692, 1.000]" in text
     assert "exact bound (se = 0) for Pass@1" in text
@@ -345,9 +345,9 @@ def test_soft_accuracy_credible_interval_is_clipped(tmp_path, capsys):
                  "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)["results"]
     accuracy, = [row for row in rows if row["metric"] == "accuracy"]
+    assert 0.0 <= accuracy["cred_lo"] < accuracy["cred_hi"] <= 1.0
+    assert accuracy["cred_lo"] == 0.0  # mean 0.158 - z sd is below 0: clipped
     assert 0.0 <= accuracy["lo"] < accuracy["hi"] <= 1.0
-    assert accuracy["lo"] == 0.0  # mean 0.158 - z se is below 0: clipped
-    assert 0.0 <= accuracy["se_lo"] < accuracy["se_hi"] <= 1.0
 
 
 # ----------------------------------------------------------------------------- coverage
@@ -446,5 +446,5 @@ def test_report_plot_names_the_interval_and_keeps_tau_out_of_the_value(tmp_path,
     assert any("G-Pass" in t and "= 0.5" in t for t in titles)
     band = figure.axes[0].collections[0].get_paths()[0].vertices[:, 1]
     pass_rows = [row for row in rows if row.metric == "pass@k"]
-    assert min(band) == pytest.approx(min(row.se_lo for row in pass_rows))
-    assert max(band) == pytest.approx(max(row.se_hi for row in pass_rows))
+    assert min(band) == pytest.approx(min(row.lo for row in pass_rows))
+    assert max(band) == pytest.approx(max(row.hi for row in pass_rows))

@@ -113,7 +113,7 @@ def test_questions_for_is_the_smallest_m_whose_t_test_has_the_power(paired):
     sd = math.sqrt(plan.between + plan.within)
     for difference, power, alpha in [(0.3, 0.8, 0.05), (0.2, 0.9, 0.05), (0.15, 0.8, 0.01),
                                      (0.05, 0.8, 0.05), (0.5, 0.8, 0.05)]:
-        m = plan.questions_for(difference, power=power, alpha=alpha)
+        m = plan.questions_for(difference, power=power, confidence=1 - alpha)
         assert t_power(m, difference, sd, alpha) >= power
         if m > 2:
             assert t_power(m - 1, difference, sd, alpha) < power

@@ -139,8 +139,8 @@ def test_one_model_stops_at_its_margin():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: kpass.confidence_sequence(kpass.pass_at_k, [[1, 0]], None, 1, alpha=1.5),
-     "alpha"),
+    (lambda: kpass.confidence_sequence(kpass.pass_at_k, [[1, 0]], None, 1, confidence=1.5),
+     "confidence"),
     (lambda: kpass.confidence_sequence(kpass.pass_at_k, [[1, 0], [0, 1]], None, 1,
                                        order=[0, 0]), "permutation"),
     (lambda: kpass.confidence_sequence(kpass.pass_at_k, [[1, 0], [0, 1]], None, 1,

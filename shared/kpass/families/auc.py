@@ -12,6 +12,7 @@ from typing import Any
 from .._core.counting.states import BinaryStates
 from .._core.moments import driver as _driver
 from .._core.moments.credits import auc_coefficients, auc_credit, pass_credit, pass_curve
+from .ci_doc import ci_doc
 
 
 def _auc_credit(k: int):
@@ -60,6 +61,7 @@ def auc_at_k(R: Any, k: Any, *, short: str = "error", per_question: bool = False
     return _driver.point_values(R, k, _auc_values, short=short, per_question=per_question)
 
 
+@ci_doc
 def auc_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
                 bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
                 beta0: float = 1.0, *, short: str = "error",
@@ -74,17 +76,15 @@ def auc_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
     Args:
         R: binary outcomes.
         k: K, 1 <= K <= n, or a sequence of K.
-        confidence: credibility level in (0, 1).
-        bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha in [1e-300, 1e300].
-        beta0: Beta prior beta in [1e-300, 1e300].
-        prior: ``"uniform"`` (use ``alpha0``, ``beta0``; Beta(1, 1) by default, the
-            published definition) or ``"empirical"`` (a Beta fitted to these questions by
-            maximum likelihood; see :mod:`kpass._core.moments.prior`).
-        short: ``"error"`` or ``"skip"``.
+        confidence: %(confidence)s
+        bounds: %(bounds)s
+        alpha0: %(alpha0)s
+        beta0: %(beta0)s
+        prior: %(prior)s
+        short: %(short)s
 
     Returns:
-        (mu, sigma, lo, hi); a list for several K.
+        %(returns)s
 
     Raises:
         ValueError: bad outcomes, K, confidence, bounds or prior.

@@ -18,7 +18,8 @@ from .._core.dirichlet.rewards import (
     dirichlet_summary,
     prepare,
 )
-from .._core.moments.driver import finish, normal_interval
+from .._core.moments.driver import Posterior, credible, finish
+from .ci_doc import ci_doc
 
 
 def avg(R: Any, w: Any = None, *, per_question: bool = False) -> Any:
@@ -77,8 +78,9 @@ def avg(R: Any, w: Any = None, *, per_question: bool = False) -> Any:
     return finish([(scale * float(averages.mean()), sigma)], False)
 
 
+@ci_doc
 def avg_ci(R: Any, w: Any = None, confidence: float = 0.95,
-           bounds: tuple[float, float] | None = None) -> tuple[float, float, float, float]:
+           bounds: tuple[float, float] | None = None) -> Posterior:
     r"""avg@N with its Bayesian sigma and a normal-approximation credible interval.
 
     Formula:
@@ -87,11 +89,14 @@ def avg_ci(R: Any, w: Any = None, confidence: float = 0.95,
     Args:
         R: outcomes (see :func:`avg`).
         w: reward vector or None.
-        confidence: credibility level in (0, 1).
-        bounds: (lo, hi) clipping bounds, or None.
+        confidence: %(confidence)s
+        bounds: %(bounds)s
 
     Returns:
-        (a, sigma_a, lo, hi).
+        %(returns_one)s
+
+    Note:
+        %(dirichlet)s %(no_k)s
 
     Example:
         >>> import numpy as np
@@ -109,7 +114,7 @@ def avg_ci(R: Any, w: Any = None, confidence: float = 0.95,
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
     a, sigma = avg(R, w)
-    return finish([(a, sigma, *normal_interval(a, sigma, confidence, bounds))], False)
+    return finish([credible(a, sigma, confidence, bounds)], False)
 
 
 __all__ = ["avg", "avg_ci"]

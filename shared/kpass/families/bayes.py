@@ -12,7 +12,8 @@ from typing import Any
 
 from .._core.counting.checks import check_bounds, check_confidence, check_flag
 from .._core.dirichlet.rewards import binary_dirichlet_summary, dirichlet_summary, prepare
-from .._core.moments.driver import finish, normal_interval
+from .._core.moments.driver import Posterior, credible, finish
+from .ci_doc import ci_doc
 
 
 def bayes(R: Any, w: Any = None, R0: Any = None, *, per_question: bool = False) -> Any:
@@ -78,8 +79,9 @@ def _mu_sigma(scale: float, means: Any, variances: Any) -> tuple[float, float]:
     return mu, sigma
 
 
+@ci_doc
 def bayes_ci(R: Any, w: Any = None, R0: Any = None, confidence: float = 0.95,
-             bounds: tuple[float, float] | None = None) -> tuple[float, float, float, float]:
+             bounds: tuple[float, float] | None = None) -> Posterior:
     r"""Bayes@N posterior mean, sd and normal-approximation credible interval.
 
     Formula:
@@ -89,24 +91,27 @@ def bayes_ci(R: Any, w: Any = None, R0: Any = None, confidence: float = 0.95,
         R: categorical outcomes (see :func:`bayes`).
         w: reward vector or None (binary R).
         R0: optional prior outcomes.
-        confidence: credibility level in (0, 1).
-        bounds: (lo, hi) clipping bounds, or None.
+        confidence: %(confidence)s
+        bounds: %(bounds)s
 
     Returns:
-        (mu, sigma, lo, hi).
+        %(returns_one)s
+
+    Note:
+        %(dirichlet)s %(no_k)s
 
     Example:
         >>> import numpy as np
         >>> R = np.array([[0, 1, 1, 0, 1],
         ...               [1, 1, 0, 1, 1]])
-        >>> mu, sigma, lo, hi = bayes_ci(R, bounds=(0.0, 1.0))
-        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        >>> mean, sd, cred_lo, cred_hi = bayes_ci(R, bounds=(0.0, 1.0))
+        >>> round(mean, 6), round(sd, 6), round(cred_lo, 4), round(cred_hi, 4)
         (0.642857, 0.118451, 0.4107, 0.875)
     """
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
     mu, sigma = _mu_sigma(*_summary(R, w, R0)[:3])
-    return finish([(mu, sigma, *normal_interval(mu, sigma, confidence, bounds))], False)
+    return finish([credible(mu, sigma, confidence, bounds)], False)
 
 
 __all__ = ["bayes", "bayes_ci"]

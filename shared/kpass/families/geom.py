@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._core.counting.checks import normalize_ks
+from .._core.counting.checks import InputError, check_real, normalize_ks
 from .._core.counting.states import BinaryStates, states_for
 from .._core.moments import driver as _driver
 from .._core.moments.credits import (
@@ -34,10 +34,10 @@ from .._core.moments.geom_blend import (
     _dataset_delta,
     _delta,
     _joint,
-    _resolve_lambda,
     _spectrum_for,
     _weights_per_k,
 )
+from .ci_doc import ci_doc
 
 FloatArray = npt.NDArray[np.float64]
 WeightsLike = npt.ArrayLike | None
@@ -77,7 +77,7 @@ def threshold_spectrum_at_k(R: Any, k: Any, weights: Any, *, short: str = "error
     ks, many = normalize_ks(k)
     weight_list = _weights_per_k(weights, ks, many)
     if any(w is None for w in weight_list):
-        raise ValueError("`weights` is required: a length-k sequence of non-negative weights")
+        raise InputError("`weights` is required: a length-k sequence of non-negative weights")
 
     def spectrum(states: BinaryStates, budget: int, index: int) -> FloatArray:
         return state_values(states, spectrum_credit(_check_weights(weight_list[index], budget)))
@@ -156,8 +156,8 @@ def geom_ds_at_k(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float
     return _driver.over_k(R, k, short, blended)
 
 
-def geo_spectrum_at_k(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike = None,
-                      lambda_: float | None = None, *, short: str = "error") -> Any:
+def geo_spectrum_at_k(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike = None, *,
+                      short: str = "error") -> Any:
     r"""GeoSpectrum_{lambda,w}@k = Pass@k(R)^lambda S_{w,k}(R)^(1-lambda).
 
     With ``weights=None`` the upper-half mG weights are used (GeoSpectrum*@k =
@@ -168,7 +168,6 @@ def geo_spectrum_at_k(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike = N
         k: 1 <= k <= n, or a sequence of k.
         lam: coupling lambda in [0, 1].
         weights: spectrum weights (length k, non-negative, sum <= 1) or None.
-        lambda_: alias of ``lam``.
         short: ``"error"`` or ``"skip"``.
 
     Returns:
@@ -186,7 +185,7 @@ def geo_spectrum_at_k(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike = N
         >>> round(geo_spectrum_at_k(R, 3, lam=1.0), 6)
         1.0
     """
-    lam = _resolve_lambda(lam, lambda_)
+    lam = check_real(lam, "lam", low=0.0, high=1.0)
     ks, many = normalize_ks(k)
     weight_list = _weights_per_k(weights, ks, many)
 
@@ -224,9 +223,11 @@ def geo_spectrum_star_at_k(R: Any, k: Any, *, short: str = "error") -> Any:
 
 
 
+@ci_doc
 def threshold_spectrum_at_k_ci(R: Any, k: Any, weights: Any, confidence: float = 0.95,
                                bounds: tuple[float, float] | None = (0.0, 1.0),
-                               alpha0: float = 1.0, beta0: float = 1.0) -> Any:
+                               alpha0: float = 1.0, beta0: float = 1.0, *,
+                               prior: Any = "uniform") -> Any:
     r"""Posterior summary of the latent spectrum S_{w,k}(p); k may exceed n.
 
     Formula:
@@ -237,13 +238,17 @@ def threshold_spectrum_at_k_ci(R: Any, k: Any, weights: Any, confidence: float =
         R: binary outcomes.
         k: latent budget k >= 1, or a sequence of k.
         weights: length-k weights (a list of vectors for several k).
-        confidence: credibility level in (0, 1).
-        bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha in [1e-300, 1e300].
-        beta0: Beta prior beta in [1e-300, 1e300].
+        confidence: %(confidence)s
+        bounds: %(bounds)s
+        alpha0: %(alpha0)s
+        beta0: %(beta0)s
+        prior: %(prior)s
 
     Returns:
-        (mu, sigma, lo, hi); a list for several k.
+        %(returns)s
+
+    Note:
+        %(latent)s
 
     Raises:
         ValueError: bad outcomes, k, weights, confidence, bounds or prior.
@@ -257,18 +262,19 @@ def threshold_spectrum_at_k_ci(R: Any, k: Any, weights: Any, confidence: float =
     ks, many = normalize_ks(k)
     weight_list = _weights_per_k(weights, ks, many)
     if any(w is None for w in weight_list):
-        raise ValueError("`weights` is required: a length-k sequence of non-negative weights")
+        raise InputError("`weights` is required: a length-k sequence of non-negative weights")
     credits = [spectrum_credit(_check_weights(w, b)) for w, b in zip(weight_list, ks, strict=True)]
     # credit_list (one per requested k, in order) is what the driver uses; the factory
     # only satisfies its signature.
     return _driver.posterior(R, k, dict(zip(ks, credits, strict=True)).__getitem__,
                              confidence=confidence, bounds=bounds, alpha0=alpha0,
-                             beta0=beta0, latent=True, credit_list=credits)
+                             beta0=beta0, latent=True, credit_list=credits, prior=prior)
 
 
+@ci_doc
 def geom_at_k_ci(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float = 0.5,
                  confidence: float = 0.95, bounds: tuple[float, float] | None = (0.0, 1.0),
-                 alpha0: float = 1.0, beta0: float = 1.0) -> Any:
+                 alpha0: float = 1.0, beta0: float = 1.0, *, prior: Any = "uniform") -> Any:
     r"""Approximate posterior summary of questionwise Geom@k; k may exceed n.
 
     Formula:
@@ -281,13 +287,17 @@ def geom_at_k_ci(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float
         k: latent budget k >= 1, or a sequence of k.
         pass_power: exponent a.
         unanimous_power: exponent b.
-        confidence: credibility level in (0, 1).
-        bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha in [1e-300, 1e300].
-        beta0: Beta prior beta in [1e-300, 1e300].
+        confidence: %(confidence)s
+        bounds: %(bounds)s
+        alpha0: %(alpha0)s
+        beta0: %(beta0)s
+        prior: %(prior)s
 
     Returns:
-        (mu, sigma, lo, hi); a list for several k.
+        %(returns)s
+
+    Note:
+        %(latent)s
 
     Raises:
         ValueError: bad outcomes, k, powers, confidence, bounds or prior.
@@ -296,13 +306,13 @@ def geom_at_k_ci(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float
         >>> import numpy as np
         >>> R = np.array([[0, 1, 1, 0, 1],
         ...               [1, 1, 0, 1, 1]])
-        >>> mu, sigma, lo, hi = geom_at_k_ci(R, 2)
-        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        >>> mean, sd, cred_lo, cred_hi = geom_at_k_ci(R, 2)
+        >>> round(mean, 6), round(sd, 6), round(cred_lo, 4), round(cred_hi, 4)
         (0.610666, 0.133107, 0.3498, 0.8716)
     """
     a, b = _check_powers(pass_power, unanimous_power)
     counts, confidence, bounds, alpha0, beta0 = _driver.prepare_posterior(
-        R, confidence, bounds, alpha0, beta0)
+        R, confidence, bounds, alpha0, beta0, prior)
     ks, many = normalize_ks(k)
     states = states_for(counts, None, "error")
     results = []
@@ -317,9 +327,10 @@ def geom_at_k_ci(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float
 
 
 
+@ci_doc
 def geom_ds_at_k_ci(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: float = 0.5,
                     confidence: float = 0.95, bounds: tuple[float, float] | None = (0.0, 1.0),
-                    alpha0: float = 1.0, beta0: float = 1.0) -> Any:
+                    alpha0: float = 1.0, beta0: float = 1.0, *, prior: Any = "uniform") -> Any:
     r"""Approximate posterior summary of dataset-level Geom@k; k may exceed n.
 
     Formula:
@@ -331,25 +342,29 @@ def geom_ds_at_k_ci(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: fl
         k: latent budget k >= 1, or a sequence of k.
         pass_power: exponent a.
         unanimous_power: exponent b.
-        confidence: credibility level in (0, 1).
-        bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha in [1e-300, 1e300].
-        beta0: Beta prior beta in [1e-300, 1e300].
+        confidence: %(confidence)s
+        bounds: %(bounds)s
+        alpha0: %(alpha0)s
+        beta0: %(beta0)s
+        prior: %(prior)s
 
     Returns:
-        (mu, sigma, lo, hi); a list for several k.
+        %(returns)s
+
+    Note:
+        %(latent)s
 
     Example:
         >>> import numpy as np
         >>> R = np.array([[0, 1, 1, 0, 1],
         ...               [1, 1, 0, 1, 1]])
-        >>> mu, sigma, lo, hi = geom_ds_at_k_ci(R, 2)
-        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        >>> mean, sd, cred_lo, cred_hi = geom_ds_at_k_ci(R, 2)
+        >>> round(mean, 6), round(sd, 6), round(cred_lo, 4), round(cred_hi, 4)
         (0.612112, 0.132755, 0.3519, 0.8723)
     """
     a, b = _check_powers(pass_power, unanimous_power)
     counts, confidence, bounds, alpha0, beta0 = _driver.prepare_posterior(
-        R, confidence, bounds, alpha0, beta0)
+        R, confidence, bounds, alpha0, beta0, prior)
     ks, many = normalize_ks(k)
     states = states_for(counts, None, "error")
     results = [
@@ -360,10 +375,11 @@ def geom_ds_at_k_ci(R: Any, k: Any, pass_power: float = 0.5, unanimous_power: fl
     return _driver.finish(results, many)
 
 
-def geo_spectrum_at_k_ci(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike = None,
-                         lambda_: float | None = None, confidence: float = 0.95,
+@ci_doc
+def geo_spectrum_at_k_ci(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike = None, *,
+                         confidence: float = 0.95,
                          bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
-                         beta0: float = 1.0) -> Any:
+                         beta0: float = 1.0, prior: Any = "uniform") -> Any:
     r"""Approximate posterior summary of latent GeoSpectrum_{lambda,w}@k; k may exceed n.
 
     Formula:
@@ -376,14 +392,17 @@ def geo_spectrum_at_k_ci(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike 
         k: latent budget k >= 1, or a sequence of k.
         lam: coupling lambda in [0, 1].
         weights: spectrum weights or None (upper-half mG weights).
-        lambda_: alias of ``lam``.
-        confidence: credibility level in (0, 1).
-        bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha in [1e-300, 1e300].
-        beta0: Beta prior beta in [1e-300, 1e300].
+        confidence: %(confidence)s
+        bounds: %(bounds)s
+        alpha0: %(alpha0)s
+        beta0: %(beta0)s
+        prior: %(prior)s
 
     Returns:
-        (mu, sigma, lo, hi); a list for several k.
+        %(returns)s
+
+    Note:
+        %(latent)s
 
     Example:
         >>> import numpy as np
@@ -391,7 +410,7 @@ def geo_spectrum_at_k_ci(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike 
         >>> round(geo_spectrum_at_k_ci(R, 3, lam=1.0)[0], 6)
         0.916667
     """
-    lam = _resolve_lambda(lam, lambda_)
+    lam = check_real(lam, "lam", low=0.0, high=1.0)
     ks, many = normalize_ks(k)
     weight_list = _weights_per_k(None if lam == 1.0 else weights, ks, many)
     if lam in (0.0, 1.0):  # one quantity: its exact posterior, no delta method
@@ -399,9 +418,9 @@ def geo_spectrum_at_k_ci(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike 
                    for budget, w in zip(ks, weight_list, strict=True)]
         return _driver.posterior(R, k, dict(zip(ks, credits, strict=True)).__getitem__,
                                  confidence=confidence, bounds=bounds, alpha0=alpha0,
-                                 beta0=beta0, latent=True, credit_list=credits)
+                                 beta0=beta0, latent=True, credit_list=credits, prior=prior)
     counts, confidence, bounds, alpha0, beta0 = _driver.prepare_posterior(
-        R, confidence, bounds, alpha0, beta0)
+        R, confidence, bounds, alpha0, beta0, prior)
     states = states_for(counts, None, "error")
     results = [
         _driver.summary(*_dataset_delta(states, alpha0, beta0, pass_credit(budget),
@@ -412,24 +431,30 @@ def geo_spectrum_at_k_ci(R: Any, k: Any, lam: float = 0.5, weights: WeightsLike 
     return _driver.finish(results, many)
 
 
+@ci_doc
 def geo_spectrum_star_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
                               bounds: tuple[float, float] | None = (0.0, 1.0),
-                              alpha0: float = 1.0, beta0: float = 1.0) -> Any:
+                              alpha0: float = 1.0, beta0: float = 1.0, *,
+                              prior: Any = "uniform") -> Any:
     """Posterior summary of GeoSpectrum*@k (:func:`geo_spectrum_at_k_ci` with defaults).
 
     Args:
         R: binary outcomes.
         k: latent budget k >= 1, or a sequence of k.
-        confidence: credibility level in (0, 1).
-        bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha in [1e-300, 1e300].
-        beta0: Beta prior beta in [1e-300, 1e300].
+        confidence: %(confidence)s
+        bounds: %(bounds)s
+        alpha0: %(alpha0)s
+        beta0: %(beta0)s
+        prior: %(prior)s
 
     Returns:
-        (mu, sigma, lo, hi); a list for several k.
+        %(returns)s
+
+    Note:
+        %(latent)s
     """
     return geo_spectrum_at_k_ci(R, k, confidence=confidence, bounds=bounds, alpha0=alpha0,
-                                beta0=beta0)
+                                beta0=beta0, prior=prior)
 
 
 __all__ = ["geo_spectrum_at_k", "geo_spectrum_at_k_ci", "geo_spectrum_star_at_k",

@@ -12,6 +12,7 @@ from typing import Any
 from .._core.counting.checks import check_tau
 from .._core.moments import driver as _driver
 from .._core.moments.credits import mg_credit, pass_credit, tau_threshold, threshold_credit
+from .ci_doc import ci_doc
 from .pass_at_k import pass_hat_k, pass_hat_k_ci
 
 
@@ -130,6 +131,7 @@ def mg_pass_at_k(R: Any, k: Any, *, short: str = "error", per_question: bool = F
     return _driver.point(R, k, mg_credit, short=short, per_question=per_question)
 
 
+@ci_doc
 def g_pass_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
                    bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
                    beta0: float = 1.0, *, short: str = "error",
@@ -139,17 +141,15 @@ def g_pass_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
     Args:
         R: binary outcomes.
         k: 1 <= k <= n, or a sequence of k.
-        confidence: credibility level in (0, 1).
-        bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha in [1e-300, 1e300].
-        beta0: Beta prior beta in [1e-300, 1e300].
-        prior: ``"uniform"`` (use ``alpha0``, ``beta0``; Beta(1, 1) by default, the
-            published definition) or ``"empirical"`` (a Beta fitted to these questions by
-            maximum likelihood; see :mod:`kpass._core.moments.prior`).
-        short: ``"error"`` or ``"skip"``.
+        confidence: %(confidence)s
+        bounds: %(bounds)s
+        alpha0: %(alpha0)s
+        beta0: %(beta0)s
+        prior: %(prior)s
+        short: %(short)s
 
     Returns:
-        (mu, sigma, lo, hi); a list for several k.
+        %(returns)s
 
     Raises:
         ValueError: bad outcomes, k, confidence, bounds or prior.
@@ -164,6 +164,7 @@ def g_pass_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
                          beta0=beta0, short=short, prior=prior)
 
 
+@ci_doc
 def g_pass_at_k_tau_ci(R: Any, k: Any, tau: float, confidence: float = 0.95,
                        bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
                        beta0: float = 1.0, *, short: str = "error",
@@ -178,17 +179,15 @@ def g_pass_at_k_tau_ci(R: Any, k: Any, tau: float, confidence: float = 0.95,
         R: binary outcomes.
         k: 1 <= k <= n, or a sequence of k.
         tau: threshold in [0, 1].
-        confidence: credibility level in (0, 1).
-        bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha in [1e-300, 1e300].
-        beta0: Beta prior beta in [1e-300, 1e300].
-        prior: ``"uniform"`` (use ``alpha0``, ``beta0``; Beta(1, 1) by default, the
-            published definition) or ``"empirical"`` (a Beta fitted to these questions by
-            maximum likelihood; see :mod:`kpass._core.moments.prior`).
-        short: ``"error"`` or ``"skip"``.
+        confidence: %(confidence)s
+        bounds: %(bounds)s
+        alpha0: %(alpha0)s
+        beta0: %(beta0)s
+        prior: %(prior)s
+        short: %(short)s
 
     Returns:
-        (mu, sigma, lo, hi); a list for several k.
+        %(returns)s
 
     Raises:
         ValueError: bad outcomes, k, tau, confidence, bounds or prior.
@@ -206,6 +205,7 @@ def g_pass_at_k_tau_ci(R: Any, k: Any, tau: float, confidence: float = 0.95,
                              prior=prior)
 
 
+@ci_doc
 def mg_pass_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
                     bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
                     beta0: float = 1.0, *, short: str = "error",
@@ -218,17 +218,15 @@ def mg_pass_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
     Args:
         R: binary outcomes.
         k: 1 <= k <= n, or a sequence of k.
-        confidence: credibility level in (0, 1).
-        bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha in [1e-300, 1e300].
-        beta0: Beta prior beta in [1e-300, 1e300].
-        prior: ``"uniform"`` (use ``alpha0``, ``beta0``; Beta(1, 1) by default, the
-            published definition) or ``"empirical"`` (a Beta fitted to these questions by
-            maximum likelihood; see :mod:`kpass._core.moments.prior`).
-        short: ``"error"`` or ``"skip"``.
+        confidence: %(confidence)s
+        bounds: %(bounds)s
+        alpha0: %(alpha0)s
+        beta0: %(beta0)s
+        prior: %(prior)s
+        short: %(short)s
 
     Returns:
-        (mu, sigma, lo, hi); a list for several k.
+        %(returns)s
 
     Raises:
         ValueError: bad outcomes, k, confidence, bounds or prior.

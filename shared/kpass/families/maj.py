@@ -11,6 +11,7 @@ from typing import Any
 
 from .._core.moments import driver as _driver
 from .._core.moments.credits import majority_threshold, threshold_credit
+from .ci_doc import ci_doc
 
 
 def _majority_credit(k: int):
@@ -50,6 +51,7 @@ def maj_at_k(R: Any, k: Any, *, short: str = "error", per_question: bool = False
     return _driver.point(R, k, _majority_credit, short=short, per_question=per_question)
 
 
+@ci_doc
 def maj_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
                 bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
                 beta0: float = 1.0, *, short: str = "error",
@@ -59,17 +61,15 @@ def maj_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
     Args:
         R: binary outcomes.
         k: 1 <= k <= n, or a sequence of k.
-        confidence: credibility level in (0, 1).
-        bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha in [1e-300, 1e300].
-        beta0: Beta prior beta in [1e-300, 1e300].
-        prior: ``"uniform"`` (use ``alpha0``, ``beta0``; Beta(1, 1) by default, the
-            published definition) or ``"empirical"`` (a Beta fitted to these questions by
-            maximum likelihood; see :mod:`kpass._core.moments.prior`).
-        short: ``"error"`` or ``"skip"``.
+        confidence: %(confidence)s
+        bounds: %(bounds)s
+        alpha0: %(alpha0)s
+        beta0: %(beta0)s
+        prior: %(prior)s
+        short: %(short)s
 
     Returns:
-        (mu, sigma, lo, hi); a list for several k.
+        %(returns)s
 
     Raises:
         ValueError: bad outcomes, k, confidence, bounds or prior.
@@ -78,11 +78,11 @@ def maj_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
         >>> import numpy as np
         >>> R = np.array([[0, 1, 1, 0, 1],
         ...               [1, 1, 0, 1, 1]])
-        >>> mu, sigma, lo, hi = maj_at_k_ci(R, 2)
-        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        >>> mean, sd, cred_lo, cred_hi = maj_at_k_ci(R, 2)
+        >>> round(mean, 6), round(sd, 6), round(cred_lo, 4), round(cred_hi, 4)
         (0.446429, 0.146167, 0.1599, 0.7329)
-        >>> mu, sigma, lo, hi = maj_at_k_ci(R, 3)
-        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        >>> mean, sd, cred_lo, cred_hi = maj_at_k_ci(R, 3)
+        >>> round(mean, 6), round(sd, 6), round(cred_lo, 4), round(cred_hi, 4)
         (0.684524, 0.151958, 0.3867, 0.9824)
     """
     return _driver.posterior(R, k, _majority_credit, confidence=confidence, bounds=bounds,
@@ -112,6 +112,7 @@ def cons_at_k(R: Any, k: Any, *, short: str = "error", per_question: bool = Fals
     return maj_at_k(R, k, short=short, per_question=per_question)
 
 
+@ci_doc
 def cons_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
                  bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
                  beta0: float = 1.0, *, short: str = "error",
@@ -121,17 +122,15 @@ def cons_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
     Args:
         R: binary outcomes.
         k: 1 <= k <= n, or a sequence of k.
-        confidence: credibility level in (0, 1).
-        bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha in [1e-300, 1e300].
-        beta0: Beta prior beta in [1e-300, 1e300].
-        prior: ``"uniform"`` (use ``alpha0``, ``beta0``; Beta(1, 1) by default, the
-            published definition) or ``"empirical"`` (a Beta fitted to these questions by
-            maximum likelihood; see :mod:`kpass._core.moments.prior`).
-        short: ``"error"`` or ``"skip"``.
+        confidence: %(confidence)s
+        bounds: %(bounds)s
+        alpha0: %(alpha0)s
+        beta0: %(beta0)s
+        prior: %(prior)s
+        short: %(short)s
 
     Returns:
-        (mu, sigma, lo, hi); a list for several k.
+        %(returns)s
     """
     return maj_at_k_ci(R, k, confidence=confidence, bounds=bounds, alpha0=alpha0, beta0=beta0,
                        short=short, prior=prior)

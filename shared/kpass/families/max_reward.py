@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._core.counting.checks import (
+    InputError,
     check_bounds,
     check_confidence,
     check_flag,
@@ -26,13 +27,14 @@ from .._core.counting.counts import BinaryCounts, CategoricalCounts
 from .._core.counting.states import states_for
 from .._core.dirichlet.rewards import distinct_rows, prepare
 from .._core.moments.credits import power_variance
-from .._core.moments.driver import finish, normal_interval
+from .._core.moments.driver import credible, finish
 from .._core.moments.kernels import (
     log_beta_power_moments,
     log_draw_all_from,
     log_power_variance_ratio,
 )
 from .bayes import bayes_ci
+from .ci_doc import ci_doc
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -166,6 +168,7 @@ def _posterior_rows(gamma: npt.NDArray[np.int64], gaps: FloatArray, k: int, anch
     return mean, np.maximum(variance, 0.0)
 
 
+@ci_doc
 def max_at_k_ci(R: Any, k: Any, w: Any = None, R0: Any = None, confidence: float = 0.95,
                 bounds: tuple[float, float] | None = None) -> Any:
     r"""Posterior summary of Max@k under the Dirichlet(+1) posterior of Bayes@N; k may exceed n.
@@ -182,11 +185,15 @@ def max_at_k_ci(R: Any, k: Any, w: Any = None, R0: Any = None, confidence: float
         k: latent k >= 1, or a sequence of k.
         w: reward vector; None means binary R and w = (0, 1).
         R0: optional prior outcomes.
-        confidence: credibility level in (0, 1).
-        bounds: (lo, hi) clipping bounds, or None.
+        confidence: %(confidence)s
+        bounds: %(bounds)s
 
     Returns:
-        (mu, sigma, lo, hi); a list for several k.
+        %(returns)s
+
+    Note:
+        %(dirichlet)s
+        %(latent)s
 
     Raises:
         ValueError: bad categories, w, R0, k, confidence or bounds.
@@ -195,13 +202,13 @@ def max_at_k_ci(R: Any, k: Any, w: Any = None, R0: Any = None, confidence: float
         >>> import numpy as np
         >>> R = np.array([[0, 1, 1, 0, 1],
         ...               [1, 1, 0, 1, 1]])
-        >>> mu, sigma, lo, hi = max_at_k_ci(R, 2)
-        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        >>> mean, sd, cred_lo, cred_hi = max_at_k_ci(R, 2)
+        >>> round(mean, 6), round(sd, 6), round(cred_lo, 4), round(cred_hi, 4)
         (0.839286, 0.097263, 0.6487, 1.0)
         >>> R = np.array([[0, 1, 2, 2, 1],
         ...               [1, 1, 0, 2, 2]])
-        >>> mu, sigma, lo, hi = max_at_k_ci(R, 2, w=np.array([0.0, 0.5, 1.0]))
-        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        >>> mean, sd, cred_lo, cred_hi = max_at_k_ci(R, 2, w=np.array([0.0, 0.5, 1.0]))
+        >>> round(mean, 6), round(sd, 6), round(cred_lo, 4), round(cred_hi, 4)
         (0.75, 0.08812, 0.5773, 0.9227)
     """
     ks, many = normalize_ks(k)
@@ -210,7 +217,7 @@ def max_at_k_ci(R: Any, k: Any, w: Any = None, R0: Any = None, confidence: float
     counts, weights = prepare(R, w, R0)
     gamma, levels = _levels(counts, weights, prior=True)
     if levels.size > MAX_LEVELS:
-        raise ValueError(
+        raise InputError(
             f"`w` must hold at most {MAX_LEVELS} distinct rewards for max_at_k_ci (its variance "
             f"sums over pairs of reward levels); got {levels.size}"
         )
@@ -232,7 +239,7 @@ def max_at_k_ci(R: Any, k: Any, w: Any = None, R0: Any = None, confidence: float
             increment, variance = _posterior_rows(rows, gaps / scale, budget, anchor)
             mu = float(levels[anchor] + scale * (np.dot(multiplicity, increment) / m))
             sigma = scale * (math.sqrt(float(np.dot(multiplicity, variance))) / m)
-        results.append((mu, sigma, *normal_interval(mu, sigma, confidence, clip)))
+        results.append(credible(mu, sigma, confidence, clip))
     return finish(results, many)
 
 

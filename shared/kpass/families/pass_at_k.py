@@ -15,6 +15,7 @@ import numpy as np
 
 from .._core.moments import driver as _driver
 from .._core.moments.credits import pass_credit, unanimous_credit
+from .ci_doc import ci_doc
 
 Interval = tuple[float, float, float, float]
 
@@ -95,6 +96,7 @@ def pass_hat_k(R: Any, k: Any, *, short: str = "error", per_question: bool = Fal
     return _driver.point(R, k, unanimous_credit, short=short, per_question=per_question)
 
 
+@ci_doc
 def pass_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
                  bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
                  beta0: float = 1.0, *, short: str = "error",
@@ -114,17 +116,15 @@ def pass_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
     Args:
         R: binary outcomes (matrix, ragged lists, or BinaryCounts).
         k: 1 <= k <= n, or a sequence of k.
-        confidence: credibility level in (0, 1).
-        bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha in [1e-300, 1e300].
-        beta0: Beta prior beta in [1e-300, 1e300].
-        prior: ``"uniform"`` (use ``alpha0``, ``beta0``; Beta(1, 1) by default, the
-            published definition) or ``"empirical"`` (a Beta fitted to these questions by
-            maximum likelihood; see :mod:`kpass._core.moments.prior`).
-        short: ``"error"`` or ``"skip"`` for questions with fewer than k samples.
+        confidence: %(confidence)s
+        bounds: %(bounds)s
+        alpha0: %(alpha0)s
+        beta0: %(beta0)s
+        prior: %(prior)s
+        short: %(short)s
 
     Returns:
-        (mu, sigma, lo, hi); a list of them for several k.
+        %(returns)s
 
     Raises:
         ValueError: bad outcomes, k, confidence, bounds or prior.
@@ -137,11 +137,11 @@ def pass_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
         >>> import numpy as np
         >>> R = np.array([[0, 1, 1, 0, 1],
         ...               [1, 1, 0, 1, 1]])
-        >>> mu, sigma, lo, hi = pass_at_k_ci(R, 1)
-        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        >>> mean, sd, cred_lo, cred_hi = pass_at_k_ci(R, 1)
+        >>> round(mean, 6), round(sd, 6), round(cred_lo, 4), round(cred_hi, 4)
         (0.642857, 0.118451, 0.4107, 0.875)
-        >>> mu, sigma, lo, hi = pass_at_k_ci(R, 2)
-        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        >>> mean, sd, cred_lo, cred_hi = pass_at_k_ci(R, 2)
+        >>> round(mean, 6), round(sd, 6), round(cred_lo, 4), round(cred_hi, 4)
         (0.839286, 0.097263, 0.6487, 1.0)
     """
     return _driver.posterior(R, k, pass_credit, confidence=confidence, bounds=bounds,
@@ -149,6 +149,7 @@ def pass_at_k_ci(R: Any, k: Any, confidence: float = 0.95,
                              prior=prior)
 
 
+@ci_doc
 def pass_hat_k_ci(R: Any, k: Any, confidence: float = 0.95,
                   bounds: tuple[float, float] | None = (0.0, 1.0), alpha0: float = 1.0,
                   beta0: float = 1.0, *, short: str = "error",
@@ -162,17 +163,15 @@ def pass_hat_k_ci(R: Any, k: Any, confidence: float = 0.95,
     Args:
         R: binary outcomes.
         k: 1 <= k <= n, or a sequence of k.
-        confidence: credibility level in (0, 1).
-        bounds: (lo, hi) clipping bounds, or None.
-        alpha0: Beta prior alpha in [1e-300, 1e300].
-        beta0: Beta prior beta in [1e-300, 1e300].
-        prior: ``"uniform"`` (use ``alpha0``, ``beta0``; Beta(1, 1) by default, the
-            published definition) or ``"empirical"`` (a Beta fitted to these questions by
-            maximum likelihood; see :mod:`kpass._core.moments.prior`).
-        short: ``"error"`` or ``"skip"``.
+        confidence: %(confidence)s
+        bounds: %(bounds)s
+        alpha0: %(alpha0)s
+        beta0: %(beta0)s
+        prior: %(prior)s
+        short: %(short)s
 
     Returns:
-        (mu, sigma, lo, hi); a list for several k.
+        %(returns)s
 
     Raises:
         ValueError: bad outcomes, k, confidence, bounds or prior.
@@ -184,8 +183,8 @@ def pass_hat_k_ci(R: Any, k: Any, confidence: float = 0.95,
         >>> import numpy as np
         >>> R = np.array([[0, 1, 1, 0, 1],
         ...               [1, 1, 0, 1, 1]])
-        >>> mu, sigma, lo, hi = pass_hat_k_ci(R, 2)
-        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        >>> mean, sd, cred_lo, cred_hi = pass_hat_k_ci(R, 2)
+        >>> round(mean, 6), round(sd, 6), round(cred_lo, 4), round(cred_hi, 4)
         (0.446429, 0.146167, 0.1599, 0.7329)
     """
     return _driver.posterior(R, k, unanimous_credit, confidence=confidence, bounds=bounds,

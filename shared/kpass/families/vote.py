@@ -47,6 +47,7 @@ import numpy.typing as npt
 from .._core.counting.canonical import answer_key
 from .._core.counting.checks import (
     ArgumentTypeError,
+    InputError,
     _show,
     check_bounds,
     check_choice,
@@ -58,7 +59,7 @@ from .._core.counting.checks import (
     normalize_ks,
 )
 from .._core.counting.states import keep_at_least
-from .._core.moments.driver import finish, normal_interval
+from .._core.moments.driver import credible, finish
 from .._core.vote.kernel import (
     _Clusters,
     _subset_vote,
@@ -71,6 +72,7 @@ from .._core.vote.posterior import (
     _samples,
     _single_draw_variance,
 )
+from .ci_doc import ci_doc
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -113,9 +115,9 @@ def _clusters(answers: Any, references: Any,
             f"{_show(references)} ({type(references).__name__})"
         )
     if len(answers) == 0:
-        raise ValueError("`answers` must contain at least one question; got 0 questions")
+        raise InputError("`answers` must contain at least one question; got 0 questions")
     if len(answers) != len(references):
-        raise ValueError(
+        raise InputError(
             f"`answers` and `references` must have one entry per question; got "
             f"len(answers)={len(answers)} and len(references)={len(references)}"
         )
@@ -128,14 +130,14 @@ def _clusters(answers: Any, references: Any,
                 f"({type(row).__name__})"
             )
         if len(row) == 0:
-            raise ValueError(f"every question needs at least one answer; answers[{i}] is empty")
+            raise InputError(f"every question needs at least one answer; answers[{i}] is empty")
         if reference is None:
-            raise ValueError(f"`references[{i}]` must be an answer; got None")
+            raise InputError(f"`references[{i}]` must be an answer; got None")
         try:
             counts = Counter(map(key_of, row))
             gold = key_of(reference)
             if gold is None:
-                raise ValueError(
+                raise InputError(
                     f"`references[{i}]` must be an answer; got {_show(reference)}, which is "
                     + ("no answer" if normalize is None else "no answer after `normalize`")
                     + " (None, NaN or blank text): it would match nothing")
@@ -256,6 +258,7 @@ def vote_at_k(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashab
     return finish(results, many)
 
 
+@ci_doc
 def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashable],
                  k: Any, *, ties: str = "fractional", confidence: float = 0.95,
                  bounds: tuple[float, float] | None = (0.0, 1.0), prior: float = 1.0,
@@ -309,8 +312,8 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         references: the gold answer of each question (not None, NaN or blank).
         k: votes of k draws, k >= 1; or a sequence of k (returns a list).
         ties: ``"fractional"`` (default) or ``"wrong"``, as in :func:`vote_at_k`.
-        confidence: credibility of the interval, in (0, 1).
-        bounds: clipping bounds (lo, hi) of the interval, or None.
+        confidence: %(confidence)s
+        bounds: %(bounds)s
         prior: Dirichlet concentration added to every category, in [1e-300, 1e12].
         short: ``"error"`` (default) refuses questions with fewer than k answers,
             ``"skip"`` leaves them out (the same questions as :func:`vote_at_k`).
@@ -322,7 +325,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         normalize: as in :func:`vote_at_k`.
 
     Returns:
-        (mu, sigma, lo, hi) as Python floats, or a list of them for several k.
+        %(returns)s
 
     Raises:
         ValueError: as :func:`vote_at_k`, or confidence outside (0, 1), prior <= 0,
@@ -333,8 +336,8 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         One question, answers A, A, B, reference A; with a flat prior the posterior
         is Dirichlet(3, 2, 1) over (A, B, pooled), so at k = 1 the mean is 3/6.
 
-        >>> mu, sigma, lo, hi = vote_at_k_ci([["A", "A", "B"]], ["A"], 1)
-        >>> round(mu, 12)
+        >>> mean, sd, cred_lo, cred_hi = vote_at_k_ci([["A", "A", "B"]], ["A"], 1)
+        >>> round(mean, 12)
         0.5
     """
     ties = _check_ties(ties)
@@ -345,9 +348,9 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
     # returns NaN from 1e16); 1e12 leaves a margin, and such a prior means "ignore the data".
     prior = check_real(prior, "prior", low=MIN_PRIOR, high=MAX_PRIOR)
     if check_int(draws, "draws") < 2:
-        raise ValueError(f"`draws` must be an int >= 2; got draws={draws}")
+        raise InputError(f"`draws` must be an int >= 2; got draws={draws}")
     if check_int(seed, "seed") < 0:
-        raise ValueError(f"`seed` must be an int >= 0; got seed={seed}")
+        raise InputError(f"`seed` must be an int >= 0; got seed={seed}")
     ks, many = normalize_ks(k)
     states = _clusters(answers, references, normalize)
     n_questions = states.n[states.inverse]
@@ -386,7 +389,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         total = weight.sum()
         mu = float(np.dot(weight, means) / total)
         sigma = float(math.sqrt(max(np.dot(weight, variances), 0.0)) / total)
-        results.append((mu, sigma, *normal_interval(mu, sigma, confidence, bounds)))
+        results.append(credible(mu, sigma, confidence, bounds))
     return finish(results, many)
 
 

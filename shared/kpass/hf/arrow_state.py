@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._core.counting.checks import ArgumentTypeError, _show
+from .._core.counting.checks import ArgumentTypeError, InputError, _show
 from .._core.counting.counts import BinaryCounts, CategoricalCounts
 from .._core.counting.inputs import binary_counts
 from .vocabulary import PairedCounts
@@ -92,7 +92,7 @@ def _pair_table(pair: Any) -> pa.Table:
     first = binary_counts(pair.first, name="predictions1")
     second = binary_counts(pair.second, name="predictions2")
     if first.n_questions != second.n_questions:
-        raise ValueError("`predictions1` and `predictions2` must hold the same questions, row q "
+        raise InputError("`predictions1` and `predictions2` must hold the same questions, row q "
                          f"of both being question q; got {first.n_questions} and "
                          f"{second.n_questions} questions")
     return pa.table({"n_samples1": first.n_samples, "n_correct1": first.n_correct,
@@ -104,7 +104,7 @@ class _Paired:
 
     def __init__(self, first: Any, second: Any) -> None:
         if first is None or second is None:
-            raise ValueError("a comparison needs both `predictions1` (model A) and "
+            raise InputError("a comparison needs both `predictions1` (model A) and "
                              "`predictions2` (model B)")
         self.first, self.second = first, second
 
@@ -121,7 +121,7 @@ def _length(value: Any) -> int:
 
 def _state_from_table(kind: str, table: pa.Table) -> Any:
     if table.num_rows == 0:
-        raise ValueError("no questions to compute on")
+        raise InputError("no questions to compute on")
     if kind == "binary_pair":
         def column(name: str) -> np.ndarray:
             return np.array(table.column(name).to_numpy(), dtype=np.int64)
@@ -173,12 +173,12 @@ def _check_answers(predictions: Any, references: Any) -> tuple[list[list[str]], 
         raise ArgumentTypeError("`predictions` must be a list of per-question answer lists; got "
                                 f"{type(predictions).__name__}")
     if references is None:
-        raise ValueError("`references` is required: one gold answer per question")
+        raise InputError("`references` is required: one gold answer per question")
     if isinstance(references, (str, bytes)) or not isinstance(references, (Sequence, np.ndarray)):
         raise ArgumentTypeError("`references` must be a list of gold answers, one per question; "
                                 f"got {_show(references)}")
     if len(references) != len(predictions):
-        raise ValueError(f"`references` must have one gold answer per question; got "
+        raise InputError(f"`references` must have one gold answer per question; got "
                          f"{len(references)} references for {len(predictions)} questions")
     answers = []
     for i, row in enumerate(predictions):
@@ -186,7 +186,7 @@ def _check_answers(predictions: Any, references: Any) -> tuple[list[list[str]], 
             raise ArgumentTypeError(f"`predictions[{i}]` must be a list of answer strings; got "
                                     f"{_show(row)}")
         if len(row) == 0:
-            raise ValueError(f"every question needs at least one answer; predictions[{i}] is empty")
+            raise InputError(f"every question needs at least one answer; predictions[{i}] is empty")
         for j, answer in enumerate(row):
             if not isinstance(answer, str):
                 raise ArgumentTypeError(f"answers must be strings; got predictions[{i}][{j}]="

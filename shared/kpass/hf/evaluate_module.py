@@ -43,6 +43,7 @@ import evaluate
 import numpy as np
 import pyarrow as pa
 
+from .._core.counting.checks import InputError
 from .._core.counting.inputs import (
     binary_counts,
     categorical_counts,
@@ -97,11 +98,11 @@ class KPassMetric(evaluate.Metric, abc.ABC):
                  hash: str | None = None, max_concurrent_cache_files: int = 10000,
                  timeout: float = 100, **options: Any) -> None:
         if self.family not in FAMILIES:
-            raise ValueError(f"{type(self).__name__}.family must be one of {sorted(FAMILIES)}; "
+            raise InputError(f"{type(self).__name__}.family must be one of {sorted(FAMILIES)}; "
                              f"got {self.family!r}")
         for name in options:
             if name in INPUTS:
-                raise ValueError(f"{self.family}: `{name}` is an input, not an option; pass it "
+                raise InputError(f"{self.family}: `{name}` is an input, not an option; pass it "
                                  "to add_batch or compute with its questions")
         # Set before super().__init__(): evaluate's base would silently swallow unknown names.
         self.kind = FAMILIES[self.family][0]
@@ -170,16 +171,16 @@ class KPassMetric(evaluate.Metric, abc.ABC):
         :func:`kpass.binarize` (correct iff score > threshold) before counting.
         """
         if predictions is None:
-            raise ValueError(f"{self.family}: `predictions` is required (one list of outcomes "
+            raise InputError(f"{self.family}: `predictions` is required (one list of outcomes "
                              "per question)")
         if _is_empty(predictions):
             if R0 is not None and not _is_empty(R0):
-                raise ValueError(f"{self.family}: `R0` has rows but `predictions` is empty")
+                raise InputError(f"{self.family}: `R0` has rows but `predictions` is empty")
             return None
         try:
             if threshold is not None:
                 if self.kind != "binary":
-                    raise ValueError("`threshold` applies to modules of binary outcomes; "
+                    raise InputError("`threshold` applies to modules of binary outcomes; "
                                      f"this module takes {self.kind} inputs")
                 predictions = binarize(predictions, threshold)
             if self.kind == "binary":
@@ -225,7 +226,7 @@ class KPassMetric(evaluate.Metric, abc.ABC):
         names = self._input_names()
         bad = [name for name in kwargs if name not in names]
         if bad or (references is not None and "references" not in names):
-            raise ValueError(f"{self.family}: bad inputs {bad or ['references']}; "
+            raise InputError(f"{self.family}: bad inputs {bad or ['references']}; "
                              f"this module takes {names}")
         table = self._encode(predictions, references, kwargs.get("R0"), threshold)
         self._last_state = None  # new questions: a new round, the last one is settled
@@ -286,7 +287,7 @@ class KPassMetric(evaluate.Metric, abc.ABC):
             self._add(predictions, references if "references" in names else None, extra,
                       inline=True)
         elif inputs.get("R0") is not None and "R0" in names:
-            raise ValueError(f"{self.family}: `R0` must be passed with its `predictions`")
+            raise InputError(f"{self.family}: `R0` must be passed with its `predictions`")
         if self.writer is None and self.num_process > 1 and self._retained is None:
             # This process added nothing (the tail of a sharded eval set): an empty cache file
             # lets process 0 merge the others instead of waiting for this one.
@@ -309,7 +310,7 @@ class KPassMetric(evaluate.Metric, abc.ABC):
         kept = _join(self.kind, [self._retained, added])
         state = _join(self.kind, [kept, passed])
         if state is None:
-            raise ValueError(f"{self.family}: no questions to compute on; call add_batch(...) or "
+            raise InputError(f"{self.family}: no questions to compute on; call add_batch(...) or "
                              "pass predictions= to compute")
         try:
             results = compute_results(self.family, state, options)
@@ -374,7 +375,7 @@ class KPassMetric(evaluate.Metric, abc.ABC):
         options = {**self.options, **check_options(self.family, kwargs, when="compute")}
         table = self._encode(predictions, references, R0, options.get("threshold"))
         if table is None:
-            raise ValueError(f"{self.family}: no questions to compute on")
+            raise InputError(f"{self.family}: no questions to compute on")
         return compute_results(self.family, _state_from_table(self.kind, table), options)
 
     def _release_cache(self) -> None:

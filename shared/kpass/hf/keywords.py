@@ -21,6 +21,7 @@ import numpy as np
 from .. import registry
 from .._core.counting.checks import (
     ArgumentTypeError,
+    InputError,
     _show,
     check_bounds,
     check_choice,
@@ -62,8 +63,8 @@ KEYWORDS: dict[str, str] = {
     "short": '"error" or "skip": questions with fewer than k samples (default "error")',
     "ties": 'tie rule of vote_at_k_bayes (default "fractional")',
     "per_question": "bool: also return per-question point estimates (default False)",
-    "key_style": '"kpass" (default: pass@8, pass^4_sigma) or "safe": names every logger '
-                 "takes (MLflow, TensorBoard, W&B): pass_at_8/estimate, pass_hat_4/sigma",
+    "key_style": '"kpass" (default: pass@8, pass^4_sd) or "safe": names every logger '
+                 "takes (MLflow, TensorBoard, W&B): pass_at_8/estimate, pass_hat_4/sd",
     "metric": "the metric kpass_compare compares: " + ", ".join(
         f'"{f.key}"' + (" (default)" if i == 0 else " (with tau)" if f.uses_tau else "")
         for i, f in enumerate(registry.compared())),
@@ -72,7 +73,9 @@ KEYWORDS: dict[str, str] = {
 #: Inputs (Arrow columns), not options: they travel with their questions.
 INPUTS = ("predictions", "references", "R0", "predictions1", "predictions2")
 
-SUFFIXES = ("_mu", "_sigma", "_lo", "_hi")
+#: The posterior's keys after a metric's key: mean, sd and the credible interval (the
+#: fields of :class:`kpass.Posterior`); ``_lo``/``_hi`` are the interval over questions.
+SUFFIXES = ("_mean", "_sd", "_cred_lo", "_cred_hi")
 
 #: ``key_style`` values: the family's own names, or names valid for every logger.
 KEY_STYLES = ("kpass", "safe")
@@ -94,7 +97,7 @@ def _floats(value: Any, name: str, check: Callable[[Any, str], float]) -> tuple[
     many = isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, (str, bytes))
     values = list(value) if many else [value]
     if not values:
-        raise ValueError(f"`{name}` must be a number or a non-empty list of numbers; got []")
+        raise InputError(f"`{name}` must be a number or a non-empty list of numbers; got []")
     return [check(item, name) for item in values], many
 
 
@@ -108,7 +111,7 @@ def _real_vector(value: Any, name: str) -> list[float]:
     items = np.ravel(value).tolist() if isinstance(value, np.ndarray) else list(value)
     values = [check_real(item, f"{name}[{i}]") for i, item in enumerate(items)]
     if not values:
-        raise ValueError(f"`{name}` must be a non-empty list of numbers; got {name}=[]")
+        raise InputError(f"`{name}` must be a non-empty list of numbers; got {name}=[]")
     return values
 
 
@@ -185,7 +188,7 @@ def check_options(module: str, options: Mapping[str, Any], *, when: str) -> dict
     """
     for name, value in options.items():
         if name not in KEYWORDS:
-            raise ValueError(unknown_keyword_message(module, name, when))
+            raise InputError(unknown_keyword_message(module, name, when))
         _CHECKS[name](value)
     return dict(options)
 
@@ -204,7 +207,8 @@ def unknown_keyword_message(module: str, name: str, when: str) -> str:
 
 
 # Trailing parts of a result key that name a statistic of the value before them.
-_STATISTICS = re.compile(r"_(mu|sigma|lo|hi|se|per_question|a|b|difference|p_value|se_unpaired"
+_STATISTICS = re.compile(r"_(mean|sd|cred_lo|cred_hi|lo|hi|se|per_question|a|b|difference"
+                         r"|p_value|se_unpaired"
                          r"|correlation|prob_a_better|mde|questions|difference_se|a_se|b_se"
                          r"|df|p_exact)$")
 _OPERATORS = {"@": "_at_", "^": "_hat_"}
@@ -216,15 +220,15 @@ def safe_key(key: str) -> str:
     MLflow allows only letters, digits and ``_ - . / :`` and space in metric
     names, so ``pass@8`` and ``pass^4`` are rejected. Here ``@`` becomes
     ``_at_``, ``^`` becomes ``_hat_`` and ``-`` becomes ``_``; each statistic
-    is a path part under its metric (``pass_at_8/estimate``, ``pass_at_8/mu``,
-    ``/sigma``, ``/lo``, ``/hi``), so TensorBoard and W&B group them, and no
+    is a path part under its metric (``pass_at_8/estimate``, ``pass_at_8/mean``,
+    ``/sd``, ``/cred_lo``, ``/cred_hi``), so TensorBoard and W&B group them, and no
     name is a path prefix of another (MLflow's file store keeps ``a/b`` as a
     file inside a folder ``a``, so ``a`` and ``a/b`` cannot both be logged).
     The mapping is one-to-one over the family's keys.
 
     Example:
-        >>> [safe_key(k) for k in ("pass@8", "pass^4_sigma", "g-pass@4_tau0.5_lo", "bayes@n")]
-        ['pass_at_8/estimate', 'pass_hat_4/sigma', 'g_pass_at_4_tau0.5/lo', 'bayes_at_n/estimate']
+        >>> [safe_key(k) for k in ("pass@8", "pass^4_sd", "g-pass@4_tau0.5_cred_lo", "bayes@n")]
+        ['pass_at_8/estimate', 'pass_hat_4/sd', 'g_pass_at_4_tau0.5/cred_lo', 'bayes_at_n/estimate']
     """
     match = _STATISTICS.search(key)
     base, statistic = (key[:match.start()], match[1]) if match else (key, "estimate")
@@ -242,7 +246,7 @@ def refuse_batch_keywords(method: str, kwargs: dict[str, Any], names: dict[str, 
     """
     for plural, singular in names.items():
         if plural in kwargs:
-            raise TypeError(f"{method}() adds one question: pass {singular}=[...] (that "
+            raise ArgumentTypeError(f"{method}() adds one question: pass {singular}=[...] (that "
                             f"question's outcomes), not {plural}=; for many questions use "
                             f"add_batch({plural}=[[...], ...]) or compute({plural}=...)")
 
@@ -256,6 +260,6 @@ def refuse_one_keywords(kwargs: dict[str, Any], names: dict[str, str]) -> None:
     """
     for singular, plural in names.items():
         if singular in kwargs:
-            raise TypeError(f"a batch takes {plural}=[[...], ...] (one list of outcomes per "
-                            f"question), not {singular}=; add() takes "
-                            f"{singular}= for one question")
+            raise ArgumentTypeError(f"a batch takes {plural}=[[...], ...] (one list of outcomes "
+                                    f"per question), not {singular}=; add() takes "
+                                    f"{singular}= for one question")

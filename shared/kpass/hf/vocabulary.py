@@ -13,8 +13,9 @@ its checks and the result-key names live in :mod:`kpass.hf.keywords`.
 Each module turns per-question state (``BinaryCounts``, ``CategoricalCounts``, or
 answer lists for the vote module) into a flat dict of Python floats: for every
 metric and k, ``<metric>@{k}`` (the finite-sample point estimate) plus
-``_mu``, ``_sigma``, ``_lo``, ``_hi`` (the Bayesian posterior mean, standard
-deviation and credible interval). The numbers come straight from the core
+``_se`` (its standard error over questions) and ``_mean``, ``_sd``, ``_cred_lo``,
+``_cred_hi`` (the Bayesian posterior mean, standard deviation and credible interval,
+the fields of :class:`kpass.Posterior`). The numbers come straight from the core
 functions; nothing here re-implements a formula.
 """
 
@@ -28,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from .. import registry
-from .._core.counting.checks import check_tau, normalize_ks
+from .._core.counting.checks import InputError, check_tau, normalize_ks
 from .._core.moments.credits import mg_spectrum_weights
 from ..registry import number_label
 from ..stats.comparison import compare
@@ -254,7 +255,7 @@ def tailpass_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     """
     from .._core.counting.counts import BinaryCounts, CategoricalCounts
     from .._core.dirichlet.rewards import prepare
-    from .._core.moments.driver import normal_interval
+    from .._core.moments.driver import Posterior, credible
 
     kp = _kpass()
     ks = _ks(options)
@@ -285,8 +286,8 @@ def tailpass_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     labels = [number_label(t) for t in thresholds]
     results: dict[str, Any] = {}
 
-    def interval(mu: float, sigma: float) -> tuple[float, float, float, float]:
-        return (mu, sigma, *normal_interval(mu, sigma, confidence, (0.0, 1.0)))
+    def interval(mu: float, sigma: float) -> Posterior:
+        return credible(mu, sigma, confidence, (0.0, 1.0))
 
     for index, (budget, profile) in enumerate(zip(ks, profiles, strict=True)):
         for template, (point, utility, hit) in ends.items():
@@ -316,7 +317,7 @@ def tailpass_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
 def bayes_at_n(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     """Bayes@N with weights ``w`` and prior outcomes: key ``bayes@n``.
 
-    The point estimate is the posterior mean (``bayes@n`` equals ``bayes@n_mu``).
+    The point estimate is the posterior mean (``bayes@n`` equals ``bayes@n_mean``).
     Per-question values are each question's own posterior mean.
     """
     kp = _kpass()
@@ -334,7 +335,7 @@ def bayes_at_n(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
 def avg_at_n_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     """avg@N with its Bayesian sigma and interval: key ``avg@n``.
 
-    The point estimate is the plain (weighted) average; ``avg@n_mu`` is the same
+    The point estimate is the plain (weighted) average; ``avg@n_mean`` is the same
     number, the centre of the interval, as returned by ``kpass.avg_ci``.
     """
     kp = _kpass()
@@ -413,7 +414,7 @@ def kpass_compare(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     taus: Sequence[float | None] = [None]
     if "{tau}" in template:
         if "tau" not in options:
-            raise ValueError('`tau` is required with metric="g-pass@k_tau"')
+            raise InputError('`tau` is required with metric="g-pass@k_tau"')
         taus = list(_floats(options["tau"], "tau", lambda x, n: check_tau(x))[0])
     ks = _ks(options)
     kw = {**_pick(options, "short", "confidence")}

@@ -16,11 +16,13 @@ import sys
 import zlib
 from typing import Any
 
+from .._core.counting.checks import InputError
+
 _LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
-class ReportError(ValueError):
+class ReportError(InputError):
     """A file, row or argument ``kpass report`` cannot use; ``str()`` is a one-line message."""
 
     def __init__(self, source: str, problem: str, where: str | None = None) -> None:

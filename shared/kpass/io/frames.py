@@ -44,7 +44,7 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
-from .._core.counting.checks import ArgumentTypeError, _show, check_real
+from .._core.counting.checks import ArgumentTypeError, InputError, _show, check_real
 from .._core.counting.counts import BinaryCounts, CategoricalCounts, register_frame_readers
 from .._core.counting.inputs import MAX_CATEGORIES, MAX_CATEGORY_TABLE
 
@@ -200,7 +200,7 @@ def categorical_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002
     ids = sorted(set(raw_ids), key=_sort_key)
     width = max(categories) + 1
     if len(ids) * width > MAX_CATEGORY_TABLE:
-        raise ValueError(
+        raise InputError(
             f"`{outcome}` needs a table of {len(ids)} questions x {width} categories, more "
             f"than the {MAX_CATEGORY_TABLE} entries supported; use fewer categories (renumber "
             "them 0..C-1) or fewer questions per call")
@@ -223,15 +223,16 @@ def _frame(frame: Any) -> tuple[Any, Any]:
     try:
         return nw, nw.from_native(frame)
     except TypeError:
-        raise TypeError(f"`frame` must be a dataframe (pandas, polars, pyarrow, DuckDB, Dask, "
-                        f"PySpark) or a datasets.Dataset; got {type(frame).__name__}") from None
+        raise ArgumentTypeError(f"`frame` must be a dataframe (pandas, polars, pyarrow, DuckDB, "
+                                f"Dask, PySpark) or a datasets.Dataset; got "
+                                f"{type(frame).__name__}") from None
 
 
 def _check_columns(df: Any, wanted: list[str]) -> None:
     names = list(df.collect_schema().names())
     for name in wanted:
         if name not in names:
-            raise ValueError(f"the frame has no column `{name}`; its columns are {names}")
+            raise InputError(f"the frame has no column `{name}`; its columns are {names}")
 
 
 def _outcome_kind(nw: Any, df: Any, outcome: str) -> tuple[str, Any]:
@@ -400,9 +401,9 @@ class _Checks:
 
     def _refuse_empty(self, rows: int, no_id: int) -> None:
         if not rows:
-            raise ValueError("the frame has no rows; a question needs at least one sample")
+            raise InputError("the frame has no rows; a question needs at least one sample")
         if no_id:
-            raise ValueError(f"`{self.id}` is missing in {no_id} rows; every sample needs its "
+            raise InputError(f"`{self.id}` is missing in {no_id} rows; every sample needs its "
                              "question id")
 
     def refuse(self, table: dict[str, list[Any]]) -> None:
@@ -418,12 +419,12 @@ class _Checks:
         missing, flagged = _count(totals[_NULL][0]), _count(totals.get(_BAD, [0])[0])
         if missing:
             row = _first(nw, df.filter(self.missing), [id])
-            raise ValueError(f"`{outcome}` is missing (null or NaN) for question id {row[id]!r} "
+            raise InputError(f"`{outcome}` is missing (null or NaN) for question id {row[id]!r} "
                              f"({missing} missing outcomes in all)")
         if flagged:
             row = _first(nw, df.filter(self.flagged), [id, outcome])
             shown = _show(_displayed(row[outcome]))
-            raise ValueError(f"`{outcome}` must be {self.expected}; got {outcome}={shown} for "
+            raise InputError(f"`{outcome}` must be {self.expected}; got {outcome}={shown} for "
                              f"question id {row[id]!r} ({flagged} such rows)")
 
     def refuse_repeats(self, table: dict[str, list[Any]], sample: str) -> None:
@@ -442,7 +443,7 @@ class _Checks:
             df = df.filter(nw.col(id).is_in(offending))
         pairs = df.group_by(id, sample).agg(nw.len().alias(_ROWS))
         row = _first(nw, pairs.filter(nw.col(_ROWS) > 1), [id, sample, _ROWS])
-        raise ValueError(f"(id, sample) = ({row[id]!r}, {row[sample]!r}) is repeated "
+        raise InputError(f"(id, sample) = ({row[id]!r}, {row[sample]!r}) is repeated "
                          f"({row[_ROWS]} rows); each sample of a question must appear once")
 
 

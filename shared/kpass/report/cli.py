@@ -222,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Example:
         >>> main(["report", "--k", "1", "--metrics", "pass^k", "--format", "csv"])
         ... # doctest: +ELLIPSIS
-        file,metric,label,k,tau,questions,estimate,se,se_lo,se_hi,se_method,mean,sd,lo,hi,confidence
+        file,metric,label,k,tau,questions,estimate,se,lo,hi,se_method,mean,sd,cred_lo,cred_hi,confidence
         tau_bench_airline_gpt4o.jsonl,pass^k,Pass^1,1,,50,0.42,...
         0
     """

@@ -15,6 +15,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
+from .._core.counting.checks import InputError
 from .._core.counting.counts import BinaryCounts
 from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
@@ -85,7 +86,7 @@ def run_compare(args: argparse.Namespace) -> int:
         if answers_mode:
             _check_answers_options(args)
         elif getattr(args, "normalize", None) is not None:
-            raise ValueError("--normalize applies to sampled answers: add --answers")
+            raise InputError("--normalize applies to sampled answers: add --answers")
     except ValueError as error:
         print(f"kpass compare: error: {error}", file=sys.stderr)
         return 2
@@ -148,7 +149,7 @@ def run_compare(args: argparse.Namespace) -> int:
                                   args.short, clusters, notes=notes, shared=shared,
                                   answers=coded, ties=getattr(args, "ties", "fractional"),
                                   primary=getattr(args, "primary", None),
-                                  adjust=getattr(args, "adjust", None) or "maxt",
+                                  adjust=getattr(args, "adjust", None) or "max-t",
                                   prior=getattr(args, "prior", "uniform"))
             if getattr(args, "prior", "uniform") == "empirical":
                 notes.append(PRIOR_NOTE)

@@ -40,7 +40,7 @@ class CompareRequest:
         clusters: the cluster column (None: no clusters).
         short: ``--short``.
         shared: ``--shared``.
-        adjust: the joint adjustment of the secondary rows, ``"maxt"`` or ``"holm"``.
+        adjust: the joint adjustment of the secondary rows, ``"max-t"`` or ``"holm"``.
         percent: values shown in percent (``--percent``).
         notes: the notes printed under the table.
     """
@@ -52,7 +52,7 @@ class CompareRequest:
     clusters: str | None = None
     short: str = "error"
     shared: bool = False
-    adjust: str = "maxt"
+    adjust: str = "max-t"
     percent: bool = False
     notes: tuple[str, ...] = ()
 
@@ -70,7 +70,7 @@ class CompareRequest:
         return cls(files=tuple(args.files), confidence=args.confidence, digits=args.digits,
                    matched_by=matched_by, clusters=args.clusters, short=args.short,
                    shared=bool(getattr(args, "shared", False)),
-                   adjust=str(getattr(args, "adjust", None) or "maxt"),
+                   adjust=str(getattr(args, "adjust", None) or "max-t"),
                    percent=bool(getattr(args, "percent", False)), notes=tuple(notes))
 
 
@@ -123,7 +123,7 @@ class Line:
                 for member in self.members or [self]]
 
 
-ADJUST_NAMES = {"maxt": "max-T p", "holm": "Holm p"}
+ADJUST_NAMES = {"max-t": "max-T p", "holm": "Holm p"}
 """How the verdict lines name a secondary row's adjusted p."""
 
 
@@ -174,9 +174,9 @@ def verdicts(lines: list[Line], confidence: float, unit: str = "", digits: int =
     if primary:
         out += [f"primary comparison, tested alone at alpha = {alpha:.3g}:",
                 "  " + one(primary[0], "p")[1]]
-    method = secondary[0].adjust or "maxt"
+    method = secondary[0].adjust or "max-t"
     name = ADJUST_NAMES.get(method, "p adj")
-    how = ("max-T stepdown over the same sign flips" if method == "maxt"
+    how = ("max-T stepdown over the same sign flips" if method == "max-t"
            else "Holm's stepdown")
     rows = f"{len(secondary)} row{'s' if len(secondary) != 1 else ''}"
     whole = "; with the primary, the whole table errs up to 2 x alpha" if primary else ""
@@ -199,7 +199,7 @@ def verdicts(lines: list[Line], confidence: float, unit: str = "", digits: int =
 
 def _legend(labels: list[str], confidence: float, clustered: bool,
             several: bool = False, exact: bool = False, width: int | None = LEGEND_WIDTH,
-            adjust: str = "maxt", primary: bool = True) -> list[str]:
+            adjust: str = "max-t", primary: bool = True) -> list[str]:
     """The legend's lines wrapped at ``width``, or its paragraphs whole (``width=None``)."""
     level = f"{confidence * 100:g}%"
     units = "clusters" if clustered else "questions"
@@ -207,7 +207,7 @@ def _legend(labels: list[str], confidence: float, clustered: bool,
     joint = ("max-T: the studentised max-T stepdown (Westfall and Young 1993), every row "
              f"resampled with the same random sign flips of its per-{units[:-1]} differences, "
              "so rows that move together (Pass@1 and Pass@2) cost little"
-             if adjust == "maxt" else
+             if adjust == "max-t" else
              "Holm: Holm's stepdown over their p, which ignores how the rows move together")
     paragraphs = [
         f"A = {labels[0]}, B = {labels[1]}; difference = A - B over the questions both were "

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.counting.checks import InputError
 from .._core.counting.counts import BinaryCounts
 from ..registry import REPORTED
 from .compare_render import Line
@@ -97,7 +98,7 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
                   clusters: list[Any] | None, *, notes: list[str] | None = None,
                   shared: bool = False, answers: tuple[list[Any], list[Any]] | None = None,
                   ties: str = "fractional", primary: str | None = None,
-                  adjust: str = "maxt", prior: str = "uniform") -> list[Line]:
+                  adjust: str = "max-t", prior: str = "uniform") -> list[Line]:
     """Every selected metric at every k (and tau): ``kpass.compare`` of the two runs, judged.
 
     Rows constant by definition (``Family.constant_at``, :data:`CONSTANT_AT`) are left out
@@ -124,7 +125,7 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
         ties: Vote@k's tie rule.
         primary: the primary row, as :func:`find_row` reads it; None for the first row;
             ``"none"`` for no primary row (every row adjusted jointly).
-        adjust: ``"maxt"`` or ``"holm"``, the joint adjustment of the secondary rows.
+        adjust: ``"max-t"`` or ``"holm"``, the joint adjustment of the secondary rows.
         prior: ``"uniform"`` or ``"empirical"`` (``--prior``): the Beta prior behind
             P(A>B), for the metrics whose posterior has one.
 
@@ -146,7 +147,7 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
         options = family_options(fam.function, clusters, confidence, shared, prior)
         if fam.answers:
             if answers is None:
-                raise ValueError(f"{fam.key} needs the sampled answers (--answers)")
+                raise InputError(f"{fam.key} needs the sampled answers (--answers)")
             references = [0] * len(answers[0])  # coded: 0 is each question's reference
             vote_options = {key: value for key, value in options.items() if key != "shared"}
             with collect_notes(collected):
@@ -188,7 +189,7 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
                 values = _row_values(point, fam.function, first, second, (family_ks, *head),
                                      extra, clusters, shared)
             except ValueError as error:
-                raise ValueError(f"{fam.key}: {error}") from None
+                raise InputError(f"{fam.key}: {error}") from None
             if not isinstance(results, list):  # one k given as a list: a list comes back
                 results = [results]
             lines.extend(Line(fam.key, fam.label(k, tau, n_label), k, tau, result, values=value)
@@ -298,11 +299,11 @@ def find_row(lines: list[Line], primary: str) -> Line:
                                                               abs_tol=1e-9)))):
                     return line
     names = ", ".join(name for line in lines for name in (line.names or [line.label]))
-    raise ValueError(f"--primary {primary}: no such row in this table; rows: {names} (or "
+    raise InputError(f"--primary {primary}: no such row in this table; rows: {names} (or "
                      "METRIC:K, e.g. pass@k:1)")
 
 
-def judge(lines: list[Line], confidence: float, primary: str | None, adjust: str = "maxt",
+def judge(lines: list[Line], confidence: float, primary: str | None, adjust: str = "max-t",
           *, flips: int | None = None) -> list[Line]:
     r"""The primary row alone at alpha; the secondary rows adjusted jointly; verdicts.
 
@@ -312,7 +313,7 @@ def judge(lines: list[Line], confidence: float, primary: str | None, adjust: str
         no primary row, every row is secondary). The R secondary
         rows' p_adjusted are the max-T stepdown p-values of
         :func:`kpass.stats.multiplicity.maxt_stepdown` over their unit differences, all
-        rows under the same sign flips (``adjust="maxt"``), or Holm's adjustment of their
+        rows under the same sign flips (``adjust="max-t"``), or Holm's adjustment of their
         t-test p-values (``adjust="holm"``). A row's verdict is "A better" / "B better"
         when p_adjusted < alpha (by the sign of the difference), else "no detectable
         difference". Each of the two families (primary; secondaries) holds alpha on its
@@ -324,7 +325,7 @@ def judge(lines: list[Line], confidence: float, primary: str | None, adjust: str
         lines: the merged rows, in table order.
         confidence: 1 - alpha.
         primary: the primary row (:func:`find_row`), None for the first row.
-        adjust: ``"maxt"`` or ``"holm"``.
+        adjust: ``"max-t"`` or ``"holm"``.
         flips: random sign patterns of the max-T stepdown (default
             :data:`kpass.stats.small_sample.FLIPS`; simulations use fewer).
 
@@ -332,13 +333,13 @@ def judge(lines: list[Line], confidence: float, primary: str | None, adjust: str
         The rows, primary first, each with ``role``, ``p_adjusted`` and ``verdict``.
 
     Raises:
-        ValueError: ``adjust`` is not maxt or holm, or ``primary`` names no row.
+        ValueError: ``adjust`` is not max-t or holm, or ``primary`` names no row.
     """
     from ..stats.multiplicity import ADJUSTMENTS, maxt_stepdown
     from .output import holm
 
     if adjust not in ADJUSTMENTS:
-        raise ValueError(f"--adjust must be one of {', '.join(ADJUSTMENTS)}; got {adjust!r}")
+        raise InputError(f"--adjust must be one of {', '.join(ADJUSTMENTS)}; got {adjust!r}")
     if not lines:
         return lines
     if primary is not None and primary.strip().lower() == "none":

@@ -14,9 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.checks import ArgumentTypeError, _show, check_choice, check_names, check_short
+from .._core.counting.checks import (
+    ArgumentTypeError,
+    InputError,
+    _show,
+    check_choice,
+    check_names,
+    check_short,
+)
 from .._core.counting.counts import BinaryCounts
-from ..stats._common import check_options
+from ..stats._common import check_options, metric_names
 from .compare_render import RENDERERS, CompareRequest, Line
 from .compare_rows import compare_lines
 from .output import cli_words
@@ -75,7 +82,7 @@ class CompareTable:
         check_choice(format, "format", RENDERERS)
         if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not (
                 0 <= digits <= 12):
-            raise ValueError(f"`digits` must be an int in [0, 12]; got {_show(digits)}")
+            raise InputError(f"`digits` must be an int in [0, 12]; got {_show(digits)}")
         return RENDERERS[format](self.lines, list(self.labels), self.questions,
                                  self._request(int(digits)))
 
@@ -116,10 +123,10 @@ def _taus(tau: Any) -> list[float]:
     return [float(v) + 0.0 for v in values]
 
 
-def compare_table(a: Any, b: Any, *, metrics: str | Sequence[str] | None = None,
+def compare_table(a: Any, b: Any, *, metrics: Any = None,
                   k: int | Sequence[int] | None = None, tau: float | Sequence[float] = 0.5,
                   confidence: float = 0.95, clusters: Sequence[Any] | None = None,
-                  shared: bool = False, primary: str | None = None, adjust: str = "maxt",
+                  shared: bool = False, primary: str | None = None, adjust: str = "max-t",
                   short: str = "error") -> CompareTable:
     r"""The ``kpass compare`` table from counts: the same rows and verdicts, rendered the same.
 
@@ -135,7 +142,8 @@ def compare_table(a: Any, b: Any, *, metrics: str | Sequence[str] | None = None,
         a: model A's :class:`kpass.BinaryCounts` (with ids to match by id), or anything
             :func:`kpass.binary_counts` takes.
         b: model B's, on the same questions.
-        metrics: metric names as ``--metrics`` takes them; None for the defaults.
+        metrics: metric names as ``--metrics`` takes them, or point functions
+            (``kpass.pass_at_k``), one or a list; None for the defaults.
         k: one k or several; None for the default ladder.
         tau: G-Pass@k threshold(s).
         confidence: level of the intervals; alpha = 1 - confidence for the verdicts.
@@ -146,7 +154,7 @@ def compare_table(a: Any, b: Any, *, metrics: str | Sequence[str] | None = None,
             ``"G-Pass@4_0.5"``) or ``"METRIC:K"`` (``"pass@k:1"``); None for the first
             row (Pass@1 by default); ``"none"``: no primary row, every row adjusted
             jointly (the whole table then holds alpha).
-        adjust: ``"maxt"`` (default) or ``"holm"`` for the secondary rows.
+        adjust: ``"max-t"`` (default) or ``"holm"`` for the secondary rows.
         short: ``"error"`` or ``"skip"`` (questions with fewer than k samples).
 
     Returns:
@@ -175,13 +183,13 @@ def compare_table(a: Any, b: Any, *, metrics: str | Sequence[str] | None = None,
         raise ArgumentTypeError(f"`primary` must be a row name (str) or None; got "
                                 f"{_show(primary)}")
     short = check_short(short)
-    text = check_names(metrics)
+    text = check_names(metric_names(metrics))
     try:
         families = [fam for fam in parse_metrics(text) if not fam.answers]
     except ValueError as error:
-        raise ValueError(f"`metrics`: {error}".replace("`--metrics` ", "")) from None
+        raise InputError(f"`metrics`: {error}".replace("`--metrics` ", "")) from None
     if not families:
-        raise ValueError("`metrics` names only answer-scored metrics (vote@k), which need the "
+        raise InputError("`metrics` names only answer-scored metrics (vote@k), which need the "
                          "answers: use kpass.compare(kpass.vote_at_k, ...)")
     first, second = _counts(a, "a"), _counts(b, "b")
     ks = _ks(k)
@@ -200,7 +208,7 @@ def compare_table(a: Any, b: Any, *, metrics: str | Sequence[str] | None = None,
                               None if clusters is None else list(clusters), notes=notes,
                               shared=bool(shared), primary=primary, adjust=adjust)
     except ValueError as error:  # speak the argument's name, not the flag's
-        raise ValueError(str(error).replace("--primary ", "`primary` ")) from None
+        raise InputError(str(error).replace("--primary ", "`primary` ")) from None
     options = {"confidence": confidence, "clusters": None if clusters is None else "clusters",
                "shared": bool(shared), "adjust": adjust, "short": short,
                "id": None if first.ids is None else "question id",

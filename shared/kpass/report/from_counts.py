@@ -16,6 +16,7 @@ import numpy as np
 
 from .._core.counting.checks import (
     ArgumentTypeError,
+    InputError,
     _show,
     check_choice,
     check_confidence,
@@ -28,6 +29,7 @@ from .._core.counting.checks import (
 from .._core.counting.counts import BinaryCounts
 from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
+from ..stats._common import metric_names
 from .render import RENDERERS, render_csv, render_json, render_markdown, render_table
 from .rows import Report
 from .table import (
@@ -95,7 +97,7 @@ class ReportTable:
 def _inputs(counts: Any) -> dict[str, BinaryCounts]:
     if isinstance(counts, Mapping):
         if not counts:
-            raise ValueError("`counts` maps no input; give at least one")
+            raise InputError("`counts` maps no input; give at least one")
         named = dict(counts)
     else:
         named = {"counts": counts}
@@ -127,12 +129,12 @@ def check_options(metrics: Any, k: Any, tau: Any, confidence: Any, short: Any
     Raises:
         TypeError / ValueError: naming the argument, the value and what was expected.
     """
-    text = check_names(metrics, "metrics")
+    text = check_names(metric_names(metrics), "metrics")
     ks = None if k is None else sorted(set(normalize_ks(k)[0]))
     return text, ks, check_taus(tau), check_confidence(confidence), check_short(short)
 
 
-def report_table(counts: Any, *, metrics: str | Sequence[str] | None = None,
+def report_table(counts: Any, *, metrics: Any = None,
                  k: int | Sequence[int] | None = None, tau: float | Sequence[float] = 0.5,
                  confidence: float = 0.95, short: str = "error",
                  clusters: Any = None) -> ReportTable:
@@ -143,7 +145,8 @@ def report_table(counts: Any, *, metrics: str | Sequence[str] | None = None,
             Spark or Dask frame), anything :func:`kpass.binary_counts` takes, or a mapping
             name -> either, shown side by side.
         metrics: metric names as ``--metrics`` takes them (``"pass@k,pass^k"``, a list of
-            names, or ``"all"``); None for the report's defaults.
+            names, or ``"all"``) or point functions (``kpass.pass_at_k``, one or a list);
+            None for the report's defaults.
         k: one k or several; None for the report's default ladder (1..n for n <= 8, else
             powers of two, up to 512).
         tau: G-Pass@k threshold(s).
@@ -176,10 +179,10 @@ def report_table(counts: Any, *, metrics: str | Sequence[str] | None = None,
     try:
         families = [fam for fam in parse_metrics(text) if not fam.answers]
     except ValueError as error:  # the CLI's parser speaks of --metrics
-        raise ValueError(f"`metrics`: {str(error).replace('`--metrics`', '`metrics`')}") \
+        raise InputError(f"`metrics`: {str(error).replace('`--metrics`', '`metrics`')}") \
             from None
     if not families:
-        raise ValueError("`metrics` names only answer-scored metrics (vote@k), which need the "
+        raise InputError("`metrics` names only answer-scored metrics (vote@k), which need the "
                          "answers: use kpass.vote_at_k")
     named = _inputs(counts)
     loaded = [LoadedFile(name, Path(name), None, value, "question 1")
@@ -195,13 +198,13 @@ def report_table(counts: Any, *, metrics: str | Sequence[str] | None = None,
     except ReportError as error:  # "<input>: k=... is larger than ..." (in the CLI's words)
         text = str(error).replace("choose --k up to", "choose k up to").replace(
             "pass --short skip", 'pass short="skip"')
-        raise ValueError(f"`k`: {text}") from None
+        raise InputError(f"`k`: {text}") from None
     codes = _cluster_codes(clusters, named)
     try:
         rows = [compute_rows(item, families, ks, taus, confidence, short, clusters=code)
                 for item, code in zip(loaded, codes, strict=True)]
     except ReportError as error:
-        raise ValueError(f"`counts`: {error}") from None
+        raise InputError(f"`counts`: {error}") from None
     summary = (None if clusters is None else
                [clusters_summary(item.counts, code) for item, code in zip(loaded, codes,
                                                                            strict=True)
@@ -221,7 +224,7 @@ def _cluster_codes(clusters: Any, named: dict[str, BinaryCounts]) -> list[Any]:
     unknown = sorted(set(per_input) - set(named), key=str)
     missing = [name for name in named if name not in per_input]
     if unknown or missing:
-        raise ValueError(f"`clusters` must give labels for every input ({', '.join(named)}); "
+        raise InputError(f"`clusters` must give labels for every input ({', '.join(named)}); "
                          + (f"unknown {unknown}" if unknown else f"missing {missing}"))
     codes = []
     for name, value in named.items():
@@ -231,7 +234,7 @@ def _cluster_codes(clusters: Any, named: dict[str, BinaryCounts]) -> list[Any]:
             where = f" of input {name!r}" if len(named) > 1 else ""
             raise type(error)(f"{error}{where}") from None
         if code is not None and np.unique(code).size < 2:
-            raise ValueError(f"`clusters` must name at least 2 clusters; got "
+            raise InputError(f"`clusters` must name at least 2 clusters; got "
                              f"{np.unique(code).size}")
         codes.append(code)
     return codes

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.counting.checks import InputError
 from .._core.counting.counts import BinaryCounts
 from ..io.errors import ReportError
 from ..io.harness.inspect_files import expand_inspect_logs
@@ -122,7 +123,7 @@ def leaderboard_boards(runs: dict[str, BinaryCounts], families: list[Family], ks
                 boards.extend(Board(fam.key, fam.label(k, tau, "n"), k, tau, result)
                               for k, result in zip(ks, results, strict=True))
         except (TypeError, ValueError) as error:
-            raise ValueError(f"{fam.key}: {error}") from None
+            raise InputError(f"{fam.key}: {error}") from None
     return boards
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import registry
+from .._core.counting.checks import InputError
 from ..stats.rank_sets import _holm
 
 __all__ = ["capped_k_note", "cli_words", "collect_notes", "family_options", "holm",
@@ -187,12 +188,12 @@ def _check_answers_options(args: argparse.Namespace) -> None:
         ValueError: the message for stderr.
     """
     if args.answers and args.threshold is not None:
-        raise ValueError("--threshold applies to soft scores, not to --answers (an answer is "
+        raise InputError("--threshold applies to soft scores, not to --answers (an answer is "
                          "correct when it equals its reference; to change what counts as equal, "
                          "use --normalize MODULE:FUNCTION)")
     if not args.answers and args.normalize is not None:
-        raise ValueError("--normalize applies to sampled answers: add --answers")
+        raise InputError("--normalize applies to sampled answers: add --answers")
     if args.answers and (args.from_ is not None or args.filter is not None):
         option = "--from" if args.from_ is not None else "--filter"
-        raise ValueError(f"{option} reads a harness's 0/1 outcomes; --answers reads answers and "
+        raise InputError(f"{option} reads a harness's 0/1 outcomes; --answers reads answers and "
                          "references (drop one of them)")

@@ -317,8 +317,8 @@ def _add_compare(commands: Any) -> None:
                               "METRIC:K (pass@k:1); default: the table's first row (Pass@1); "
                               "none: no primary, every row adjusted jointly (the whole table "
                               "then holds alpha)")
-    compare.add_argument("--adjust", choices=("maxt", "holm"), default="maxt",
-                         help="joint adjustment of the other (secondary) rows: maxt, the "
+    compare.add_argument("--adjust", choices=("max-t", "holm"), default="max-t",
+                         help="joint adjustment of the other (secondary) rows: max-t, the "
                               "studentised max-T stepdown over the same sign flips of the "
                               "per-question differences (default), or holm")
     compare.add_argument("--percent", action="store_true", help=PERCENT_HELP)
@@ -378,7 +378,7 @@ def _prior_option(command: argparse.ArgumentParser) -> None:
     """``--prior``, shared by report, compare and leaderboard."""
     command.add_argument("--prior", choices=("uniform", "empirical"), default="uniform",
                          help="each question's Beta prior behind the posterior columns "
-                              "(mean/sd/lo/hi, P(A>B), P(best)): uniform (Beta(1,1), the "
+                              "(mean/sd/cred_lo/cred_hi, P(A>B), P(best)): uniform (Beta(1,1), the "
                               "published definition; default) or empirical (a Beta fitted to "
                               "each run's questions)")
 

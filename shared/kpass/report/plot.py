@@ -67,9 +67,9 @@ def plot_curves(path: str, labels: list[str], rows: list[list[Row]], confidence:
                 band: str = "se") -> None:
     """Draw one panel per family, one line per input, with its band.
 
-    The line is the point estimate; the band runs from ``se_lo`` to ``se_hi`` (the
+    The line is the point estimate; the band runs from ``lo`` to ``hi`` (the
     confidence interval over questions of :mod:`kpass.stats.intervals`, ``band="se"``) or
-    from ``lo`` to ``hi`` (the posterior credible interval with the questions fixed,
+    from ``cred_lo`` to ``cred_hi`` (the posterior credible interval with the questions fixed,
     ``band="posterior"``).
 
     Args:
@@ -97,8 +97,8 @@ def plot_curves(path: str, labels: list[str], rows: list[list[Row]], confidence:
             ks = [row.k for row in points]
             line, = ax.plot(ks, [row.estimate for row in points], marker="o", markersize=4,
                             label=label)
-            ends = ([(row.lo, row.hi) for row in points] if band == "posterior"
-                    else [(row.se_lo, row.se_hi) for row in points])
+            ends = ([(row.cred_lo, row.cred_hi) for row in points] if band == "posterior"
+                    else [(row.lo, row.hi) for row in points])
             low = [end[0] for end in ends if end[0] is not None and end[1] is not None]
             high = [end[1] for end in ends if end[0] is not None and end[1] is not None]
             if len(low) < len(points):

@@ -72,13 +72,13 @@ def fixed(value: float, digits: int) -> str:
 def _cells(row: Row, digits: int, with_questions: bool) -> list[str]:
     if row.se_method == "constant":  # mG-Pass@1: 0 by definition, nothing to estimate
         over_questions = ["-", "constant"]
-    elif row.se is None or row.se_lo is None or row.se_hi is None:
+    elif row.se is None or row.lo is None or row.hi is None:
         over_questions = ["n/a", "n/a"]  # fewer than 2 questions: no SE over questions
     else:
         over_questions = [fixed(row.se, digits),
-                          f"[{fixed(row.se_lo, digits)}, {fixed(row.se_hi, digits)}]"]
+                          f"[{fixed(row.lo, digits)}, {fixed(row.hi, digits)}]"]
     cells = [fixed(row.estimate, digits), *over_questions, fixed(row.mean, digits),
-             fixed(row.sd, digits), f"[{fixed(row.lo, digits)}, {fixed(row.hi, digits)}]"]
+             fixed(row.sd, digits), f"[{fixed(row.cred_lo, digits)}, {fixed(row.cred_hi, digits)}]"]
     return ([str(row.questions)] if with_questions else []) + cells
 
 
@@ -282,8 +282,8 @@ def render_markdown(report: Report, digits: int = 3) -> str:
     return "\n".join(lines) + "\n" + "".join(f"\n{note}\n" for note in notes)
 
 
-CSV_FIELDS = ("file", "metric", "label", "k", "tau", "questions", "estimate", "se", "se_lo",
-              "se_hi", "se_method", "mean", "sd", "lo", "hi", "confidence")
+CSV_FIELDS = ("file", "metric", "label", "k", "tau", "questions", "estimate", "se", "lo",
+              "hi", "se_method", "mean", "sd", "cred_lo", "cred_hi", "confidence")
 
 
 def render_csv(report: Report) -> str:

@@ -27,14 +27,15 @@ class Row:
     """One metric at one k (and tau) for one input.
 
     ``se`` is the standard error over questions (None with fewer than 2 questions; CR2
-    over clusters with ``--clusters``) and ``se_lo``, ``se_hi`` the confidence interval
+    over clusters with ``--clusters``) and ``lo``, ``hi`` the confidence interval
     over questions of :func:`kpass.stats.intervals.interval`, ``se_method`` which one it is
     (``t``: estimate -/+ t se with questions - 1 degrees of freedom, or the Bell-McCaffrey
     df with clusters; ``score``: near 0 or 1, the Wilson score interval on the
     effective number of questions; ``exact``: the bound for se = 0; ``constant``: a
     metric constant by definition at this k, mG-Pass@1 = 0, with no se). ``mean``, ``sd``,
-    ``lo``, ``hi`` are the Bayesian posterior's: a statement about these very questions
-    with unlimited samples (questions held fixed), not about questions like them.
+    ``cred_lo``, ``cred_hi`` are the Bayesian posterior's (a :class:`kpass.Posterior`): a
+    statement about these very questions with unlimited samples (questions held fixed), not
+    about questions like them.
     """
 
     metric: str
@@ -45,11 +46,11 @@ class Row:
     estimate: float
     mean: float
     sd: float
-    lo: float
-    hi: float
+    cred_lo: float
+    cred_hi: float
     se: float | None = None
-    se_lo: float | None = None
-    se_hi: float | None = None
+    lo: float | None = None
+    hi: float | None = None
     se_method: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
@@ -57,14 +58,14 @@ class Row:
         return {
             "metric": self.metric, "label": self.label, "k": self.k, "tau": self.tau,
             "questions": self.questions, "estimate": self.estimate, "se": self.se,
-            "se_lo": self.se_lo, "se_hi": self.se_hi, "se_method": self.se_method,
+            "lo": self.lo, "hi": self.hi, "se_method": self.se_method,
             "mean": self.mean,
-            "sd": self.sd, "lo": self.lo, "hi": self.hi,
+            "sd": self.sd, "cred_lo": self.cred_lo, "cred_hi": self.cred_hi,
         }
 
     def in_percent(self) -> Row:
         """A copy with every value, SE and interval end x 100 (the percent tables)."""
-        names = ("estimate", "mean", "sd", "lo", "hi", "se", "se_lo", "se_hi")
+        names = ("estimate", "mean", "sd", "cred_lo", "cred_hi", "se", "lo", "hi")
         scaled: dict[str, Any] = {name: None if getattr(self, name) is None
                                   else 100.0 * getattr(self, name) for name in names}
         return replace(self, **scaled)
@@ -86,7 +87,7 @@ class Row:
             units = self.questions if units is None else units
             df = max(units - 1, 1) if df is None else df
             bounds = interval(self.estimate, self.se, df, units, confidence)
-            self.se_lo, self.se_hi, self.se_method = bounds.lo, bounds.hi, bounds.method
+            self.lo, self.hi, self.se_method = bounds.lo, bounds.hi, bounds.method
         return self
 
 

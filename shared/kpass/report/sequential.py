@@ -23,7 +23,7 @@ __all__ = ["sequential_rows", "sequential_text"]
 
 SEQUENTIAL_HELP = ("print the running anytime-valid verdict instead of the fixed-sample table: "
                    "a betting confidence sequence of A - B over the questions in the order of "
-                   "A's file (alpha = 1 - --confidence), valid however often you look")
+                   "A's file (at --confidence), valid however often you look")
 
 
 def sequential_rows(first: BinaryCounts, second: BinaryCounts, families: list[Any],
@@ -40,7 +40,7 @@ def sequential_rows(first: BinaryCounts, second: BinaryCounts, families: list[An
         first, second = alignment.runs
         clusters = subset_labels(clusters, alignment)
     dataset_level = set(names(values="dataset"))
-    options: dict[str, Any] = {"alpha": 1.0 - confidence, "clusters": clusters}
+    options: dict[str, Any] = {"confidence": confidence, "clusters": clusters}
     if short != "error":
         options["short"] = short
     rows: list[tuple[str, Any]] = []
@@ -78,7 +78,7 @@ def sequential_text(first: BinaryCounts, second: BinaryCounts, families: list[An
     records = [{"metric": label, "k": cs.k, "steps": cs.steps, "units": cs.units,
                 "estimate": float(cs.estimate[-1]) if cs.steps else None,
                 "lo": float(cs.lo[-1]) if cs.steps else None,
-                "hi": float(cs.hi[-1]) if cs.steps else None, "alpha": round(cs.alpha, 12),
+                "hi": float(cs.hi[-1]) if cs.steps else None, "confidence": cs.confidence,
                 "decided": cs.decided, "stop_at": cs.stop_at, "verdict": cs.verdict}
                for label, cs in rows]
     if args.format == "json":
@@ -90,7 +90,7 @@ def sequential_text(first: BinaryCounts, second: BinaryCounts, families: list[An
         writer.writerows(records)
         return buffer.getvalue()
     width = max(len(label) for label, _ in rows)
-    head = (f"A = {labels[0]}, B = {labels[1]}: anytime-valid {1 - rows[0][1].alpha:.0%} "
+    head = (f"A = {labels[0]}, B = {labels[1]}: anytime-valid {rows[0][1].confidence:.0%} "
             f"confidence sequence of A - B, questions in the order of A's file")
     lines = [f"{label:<{width}}  {cs.summary()}" for label, cs in rows]
     if args.format == "markdown":

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import registry
+from .._core.counting.checks import InputError
 from .._core.moments.prior import posterior_options
 from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
@@ -93,7 +94,7 @@ def family(name: str) -> Family:
         if wanted == candidate.key or wanted in candidate.aliases:
             return candidate
     names = ", ".join(f.key for f in FAMILIES)
-    raise ValueError(f"unknown metric {name!r}; choose from {names}, or all")
+    raise InputError(f"unknown metric {name!r}; choose from {names}, or all")
 
 
 def parse_metrics(text: str | None, answers: bool = False) -> list[Family]:
@@ -114,13 +115,13 @@ def parse_metrics(text: str | None, answers: bool = False) -> list[Family]:
         return [f for f in FAMILIES if f.default or (answers and f.answers)]
     names = [name for name in text.split(",") if name.strip()]
     if not names:
-        raise ValueError("`--metrics` must name at least one metric")
+        raise InputError("`--metrics` must name at least one metric")
     if any(name.strip().lower() == "all" for name in names):
         return [f for f in FAMILIES if answers or not f.answers]
     chosen = [family(name) for name in names]
     for fam in chosen:
         if fam.answers and not answers:
-            raise ValueError(f"{fam.key} votes over sampled answers; pass --answers and a file "
+            raise InputError(f"{fam.key} votes over sampled answers; pass --answers and a file "
                              "with an answers and a reference column")
     keys = {fam.key for fam in chosen}
     return [f for f in FAMILIES if f.key in keys]

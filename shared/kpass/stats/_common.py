@@ -14,6 +14,7 @@ import numpy as np
 
 from .._core.counting.checks import (
     ArgumentTypeError,
+    InputError,
     _show,
     check_confidence,
     check_labels,
@@ -25,9 +26,13 @@ from .._core.counting.inputs import binary_counts, categorical_counts
 from .._core.counting.states import states_for
 from .._core.moments.prior import check_prior_option
 from ..families import functions
-from ..registry import names, of_function
+from ..registry import FAMILIES, names, of_function
 
 Metric = Callable[..., Any]
+#: How a public function takes a metric: the point function (``kpass.pass_at_k``), its
+#: name (``"pass_at_k"``) or its registry key (``"pass@k"``), resolved by
+#: :func:`_check_metric`.
+MetricLike = Callable[..., Any] | str
 
 #: Dataset-level blends: no per-question value exists, so their SE is a jackknife.
 _DATASET_LEVEL = names(values="dataset")
@@ -123,23 +128,72 @@ def _weighted_se(weights: np.ndarray, per_state: np.ndarray) -> float | None:
 _PER_STATE = names(values="state")
 
 
-def _check_metric(metric: Any) -> str:
-    """The public name of a point function of the family, or a TypeError."""
-    name = getattr(metric, "__name__", None)
+def _check_metric(metric: Any, caller: str | None = None, args: tuple[Any, ...] = (),
+                  kwargs: dict[str, Any] | None = None) -> tuple[str, Callable[..., Any]]:
+    """The one resolver of a metric argument: (function name, point function), or a TypeError.
+
+    A metric is named by its point function (``kpass.pass_at_k``), the function's name
+    (``"pass_at_k"``) or its registry key (``"pass@k"``), wherever one is taken. With
+    ``caller``, the arguments the public function ``caller`` forwards to the metric
+    (``args``, ``kwargs``) are checked against its signature here, so a mistyped keyword is
+    reported by the function the user called, not by the metric deep inside.
+    """
     known: dict[str, Callable[..., Any]] = {**functions(), "binary_counts": binary_counts,
                                             "categorical_counts": categorical_counts}
+    if isinstance(metric, str):
+        by_key = {fam.key: fam.function for fam in FAMILIES}
+        if by_key.get(metric, metric) not in known:
+            raise ArgumentTypeError(
+                f"`metric` must be a kpass point function, its name or its registry key "
+                f"(kpass.pass_at_k, 'pass_at_k' or 'pass@k'); got metric={_show(metric)}")
+        metric = known[by_key.get(metric, metric)]
+    name = getattr(metric, "__name__", None)
     exported = known.get(name) if isinstance(name, str) else None
-    if not callable(metric) or not isinstance(name, str) or exported is not metric:
+    if (not callable(metric) or not isinstance(name, str) or exported is None
+            or exported is not metric):
         raise ArgumentTypeError(
-            f"`metric` must be a kpass point function such as kpass.pass_at_k; got "
-            f"metric={_show(metric)}")
+            f"`metric` must be a kpass point function such as kpass.pass_at_k (or its name "
+            f"'pass_at_k', or its key 'pass@k'); got metric={_show(metric)}")
     if name.endswith("_ci"):
         raise ArgumentTypeError(
             f"`metric` must be a point function, not the posterior `{name}`; pass "
             f"kpass.{name[:-3]} (its `_ci` companion is used for prob_a_better)")
     if name not in names():
         raise ArgumentTypeError(f"`metric` must be a metric of the family; got kpass.{name}")
-    return name
+    if caller is not None:
+        _check_forwarded(caller, name, metric, args, kwargs or {})
+    return name, metric
+
+
+def _check_forwarded(caller: str, name: str, metric: Callable[..., Any], args: tuple[Any, ...],
+                     kwargs: dict[str, Any]) -> None:
+    """Refuse, in ``caller``'s name, arguments ``metric`` would not accept."""
+    import inspect
+
+    signature = inspect.signature(metric)
+    try:
+        signature.bind_partial(None, *args, **kwargs)
+    except TypeError as error:
+        takes = [p.name for p in list(signature.parameters.values())[1:]]
+        reason = str(error).replace(f"{name}() ", "")
+        raise ArgumentTypeError(
+            f"kpass.{caller}() passes its extra arguments to kpass.{name}, which refuses "
+            f"them: {reason} (kpass.{name} takes {', '.join(takes)} after the outcomes)"
+        ) from None
+
+
+def metric_names(metrics: Any) -> Any:
+    """``metrics`` of the tables, every function given as its name (through _check_metric).
+
+    ``kpass.pass_at_k`` -> ``"pass_at_k"``; strings and None pass unchanged. So
+    ``report_table`` and ``compare_table`` take a metric as its function or its name, as
+    ``compare`` and the others do.
+    """
+    if callable(metrics):
+        return _check_metric(metrics)[0]
+    if isinstance(metrics, (list, tuple)):
+        return [_check_metric(item)[0] if callable(item) else item for item in metrics]
+    return metrics
 
 
 #: The options :func:`standard_error`, :func:`compare`, :func:`leaderboard` and
@@ -202,7 +256,7 @@ def _labels(clusters: Any, m: int) -> np.ndarray | None:
         clusters if hasattr(clusters, "__array__") and not isinstance(clusters, Sequence)
         else list(clusters), dtype=object)
     if labels.ndim != 1 or labels.size != m:
-        raise ValueError(f"`clusters` must have one label per question (M={m}); got "
+        raise InputError(f"`clusters` must have one label per question (M={m}); got "
                          f"{labels.size if labels.ndim == 1 else labels.shape} labels")
     if labels.dtype.kind in "iuU":
         _, codes = np.unique(labels, return_inverse=True)
@@ -284,7 +338,7 @@ def _cluster_df(codes: np.ndarray | None, m: int) -> float:
     return trace * trace / frobenius
 
 
-class TooFewQuestionsError(ValueError):
+class TooFewQuestionsError(InputError):
     """Fewer than 2 questions (or clusters) for a standard error over questions."""
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.checks import check_shared
+from .._core.counting.checks import InputError, check_shared
 from .._core.counting.counts import BinaryCounts, CategoricalCounts
 
 #: How many of the unmatched ids a message lists.
@@ -127,13 +127,13 @@ def align_runs(runs: Sequence[Any], names: Sequence[str], *, shared: Any = False
     shared = check_shared(shared)
     runs, names = list(runs), list(names)
     if len(runs) != len(names):
-        raise ValueError(f"align_runs needs one name per run; got {len(runs)} runs and "
+        raise InputError(f"align_runs needs one name per run; got {len(runs)} runs and "
                          f"{len(names)} names")
     ids = [question_ids(R) for R in runs]
     without = [name for name, own in zip(names, ids, strict=True) if own is None]
     if without and len(without) < len(runs):
         verb_of = "does" if len(without) == 1 else "do"
-        raise ValueError(f"only some runs carry question ids ({_listed(without)} {verb_of} "
+        raise InputError(f"only some runs carry question ids ({_listed(without)} {verb_of} "
                          "not); give ids to every run (to match questions by id) or to none "
                          "(to match them by row)")
     if without:
@@ -148,11 +148,11 @@ def _by_id(runs: list[Any], names: list[str], ids: list[list[Any]], shared: bool
     if not shared:
         for name, own, found in zip(names[1:], ids[1:], sets[1:], strict=True):
             if found != sets[0]:
-                raise ValueError(_differ(names[0], ids[0], name, own, sets[0], found,
+                raise InputError(_differ(names[0], ids[0], name, own, sets[0], found,
                                          len(common), len(runs), verb))
     kept = [q for q in ids[0] if q in common]
     if not kept:
-        raise ValueError(f"the runs {_listed(names)} share no question id")
+        raise InputError(f"the runs {_listed(names)} share no question id")
     rows: list[np.ndarray | None] = []
     aligned = []
     for R, own in zip(runs, ids, strict=True):
@@ -186,12 +186,12 @@ def _differ(first: str, first_ids: list[Any], name: str, own: list[Any], first_s
 
 def _by_row(runs: list[Any], names: list[str], shared: bool) -> Alignment:
     if shared:
-        raise ValueError("shared=True needs question ids on every run, to match questions "
+        raise InputError("shared=True needs question ids on every run, to match questions "
                          "by id (BinaryCounts(..., ids=...), or the CLI's --id COLUMN)")
     lengths = [_length(R) for R in runs]
     known = [m for m in lengths if m is not None]
     if len(set(known)) > 1:
-        raise ValueError(
+        raise InputError(
             "without question ids, runs are matched by row (row q of every run is question "
             "q), so they must score the same questions; got "
             f"{_listed([str(m) if m is not None else '?' for m in lengths])} questions "
@@ -233,7 +233,7 @@ def subset_labels(labels: Any, alignment: Alignment, argument: str = "clusters")
         return labels  # the caller's label check says what is wrong
     listed = list(labels)
     if len(listed) != alignment.first_questions:
-        raise ValueError(f"`{argument}` must have one label per question of the first run, in "
+        raise InputError(f"`{argument}` must have one label per question of the first run, in "
                          "its order, before unmatched questions are left out "
                          f"(M={alignment.first_questions}); got {len(listed)} labels")
     return [listed[i] for i in keep]

@@ -25,34 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.checks import ArgumentTypeError, _show, check_int, check_real
+from .._core.counting.checks import ArgumentTypeError, InputError, _show, check_int
 from .._core.counting.counts import BinaryCounts
-from .._core.moments.prior import fit_beta_prior
-from ._common import _CREDIT_METRICS, Metric, _check_metric, _counts_of
-
-#: The priors ``prior=`` accepts by name.
-PRIORS = ("uniform", "empirical")
+from .._core.moments.prior import resolve_prior
+from ._common import _CREDIT_METRICS, Metric, MetricLike, _check_metric, _counts_of
 
 
-def _prior(prior: Any, counts: BinaryCounts | None = None) -> tuple[float, float]:
-    """(a, b) of ``prior``: uniform, an (a, b) pair, or ``"empirical"`` fitted to ``counts``.
-
-    The empirical fit is the beta-binomial maximum likelihood of :func:`kpass.plan` and
-    ``--prior empirical``.
-    """
-    if isinstance(prior, str):
-        if prior == "uniform":
-            return 1.0, 1.0
-        if prior == "empirical" and counts is not None:
-            return fit_beta_prior(counts)
-        raise ValueError(f"`prior` must be 'uniform', 'empirical' or an (a, b) pair of "
-                         f"positive numbers; got prior={prior!r}")
-    if not isinstance(prior, (Sequence, np.ndarray)) or len(prior) != 2:
-        raise ArgumentTypeError(f"`prior` must be 'uniform', 'empirical' or an (a, b) pair of "
-                                f"positive numbers; got prior={_show(prior)}")
-    a = check_real(prior[0], "prior[0]", low=0.0, low_open=True)
-    b = check_real(prior[1], "prior[1]", low=0.0, low_open=True)
-    return a, b
+def _prior(prior: Any, counts: BinaryCounts) -> tuple[float, float]:
+    """``prior=``'s one meaning: "uniform" (Beta(1, 1)), "empirical" or an (a, b) pair."""
+    return resolve_prior(prior, counts)
 
 
 MAX_BUDGET = 2**52
@@ -160,7 +141,7 @@ def _check_inputs(metrics: list[Metric], counts: Any, k: Any, budget: Any
                   ) -> tuple[list[str], BinaryCounts, int, int]:
     names = []
     for metric in metrics:
-        name = _check_metric(metric)
+        name, metric = _check_metric(metric)
         if name not in _CREDIT_METRICS:
             raise ArgumentTypeError(
                 f"`metric` must be one of kpass.{', kpass.'.join(_CREDIT_METRICS)} (a mean of "
@@ -168,19 +149,19 @@ def _check_inputs(metrics: list[Metric], counts: Any, k: Any, budget: Any
         names.append(name)
     k = check_int(k, "k")
     if not 1 <= k <= MAX_K:
-        raise ValueError(f"`k` must be an int in [1, {MAX_K}] for allocation; got "
+        raise InputError(f"`k` must be an int in [1, {MAX_K}] for allocation; got "
                          f"k={_show(k)}")
     budget = check_int(budget, "budget")
     if budget < 0:
-        raise ValueError(f"`budget` must be >= 0 extra samples; got budget={budget}")
+        raise InputError(f"`budget` must be >= 0 extra samples; got budget={budget}")
     if budget > MAX_BUDGET:
-        raise ValueError(f"`budget` must be at most 2**52 = {MAX_BUDGET} extra samples; got "
+        raise InputError(f"`budget` must be at most 2**52 = {MAX_BUDGET} extra samples; got "
                          f"budget={_show(budget)}")
     return names, _counts_of(counts), k, budget
 
 
-def allocate(metric: Metric | Sequence[Metric], counts: Any, k: int, budget: int, *args: Any,
-             prior: Any = "uniform", **kwargs: Any) -> np.ndarray:
+def allocate(metric: MetricLike | Sequence[MetricLike], counts: Any, k: int, budget: int,
+             *args: Any, prior: Any = "uniform", **kwargs: Any) -> np.ndarray:
     r"""How many extra samples each question should get, to estimate a metric most precisely.
 
     Formula:
@@ -243,7 +224,8 @@ def allocate(metric: Metric | Sequence[Metric], counts: Any, k: int, budget: int
     metrics: list[Metric] = (list(metric) if isinstance(metric, (list, tuple))
                              else [metric])  # type: ignore[list-item]
     if not metrics:
-        raise ValueError("`metric` must name at least one metric")
+        raise InputError("`metric` must name at least one metric")
+    metrics = [_check_metric(m, "allocate", (k, *args), kwargs)[1] for m in metrics]
     _, counts, k, budget = _check_inputs(metrics, counts, k, budget)
     a0, b0 = _prior(prior, counts)
     return _greedy([(m, (k, *args), dict(kwargs)) for m in metrics], counts, k, budget, a0, b0)
@@ -266,7 +248,7 @@ def _greedy(objectives: list[tuple[Metric, tuple[Any, ...], dict[str, Any]]],
     extra = np.maximum(k - n, 0)
     needed = int(extra.sum())
     if needed > budget:
-        raise ValueError(f"`budget`={budget} cannot bring every question to k={k} samples: "
+        raise InputError(f"`budget`={budget} cannot bring every question to k={k} samples: "
                          f"{int((extra > 0).sum())} questions need {needed} more")
     remaining = budget - needed
     start = (n + extra).astype(np.int64)
@@ -370,17 +352,18 @@ def expected_within_variance(metric: Metric, counts: Any, k: int, extra: Any, *a
         >>> round(expected_within_variance(kpass.pass_at_k, R, 1, [0, 0]), 6)  # E[p(1-p)]/2 /4
         0.04375
     """
+    metric = _check_metric(metric)[1]
     _, counts, k, _ = _check_inputs([metric], counts, k, 0)
     a0, b0 = _prior(prior, counts)
     m = np.asarray(extra)
     if m.shape != (counts.n_questions,) or m.dtype.kind not in "iu":
-        raise ValueError(f"`extra` must hold one int per question ({counts.n_questions}); got "
+        raise InputError(f"`extra` must hold one int per question ({counts.n_questions}); got "
                          f"{_show(extra)}")
     if (m < 0).any():
-        raise ValueError("`extra` must be >= 0 for every question")
+        raise InputError("`extra` must be >= 0 for every question")
     totals = counts.n_samples + m
     if (totals < k).any():
-        raise ValueError(f"every question needs at least k={k} samples after `extra`; "
+        raise InputError(f"every question needs at least k={k} samples after `extra`; "
                          f"{int((totals < k).sum())} would have fewer")
     alphas = a0 + counts.n_correct.astype(float)
     betas = b0 + (counts.n_samples - counts.n_correct).astype(float)

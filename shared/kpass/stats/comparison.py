@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr
 
+from .._core.counting.checks import InputError
 from .._core.moments.prior import fit_beta_prior
 from ..families import function
 from ..registry import of_function
@@ -22,6 +23,7 @@ from ._common import (
     _CREDIT_METRICS,
     _DATASET_LEVEL,
     Metric,
+    MetricLike,
     _check_metric,
     _clt_se,
     _cluster_df,
@@ -131,7 +133,8 @@ def _posterior_pair(metric: Metric, name: str, R: Any, used: np.ndarray, args: t
     """(mu, sigma) per k from the metric's ``_ci`` companion, over the questions used.
 
     ``prior="empirical"`` gives the companion the Beta(alpha0, beta0) fitted to this run's
-    questions used (:func:`kpass._core.moments.prior.fit_beta_prior`) in place of Beta(1, 1).
+    questions used (:func:`kpass._core.moments.prior.fit_beta_prior`) in place of Beta(1, 1);
+    ``prior=(a, b)`` gives it Beta(a, b).
     """
     companion = function(name + "_ci")
     accepted = inspect.signature(companion).parameters
@@ -140,9 +143,14 @@ def _posterior_pair(metric: Metric, name: str, R: Any, used: np.ndarray, args: t
         R = _counts_of(R).select(used)
     if prior == "empirical":
         if "alpha0" not in accepted:
-            raise ValueError(f'`prior="empirical"` fits a Beta prior to binary outcomes; '
+            raise InputError(f'`prior="empirical"` fits a Beta prior to binary outcomes; '
                              f"kpass.{name}_ci has no Beta prior (pass prior=\"uniform\")")
         options["alpha0"], options["beta0"] = fit_beta_prior(_counts_of(R))
+    elif isinstance(prior, tuple):  # an (a, b) Beta pair, checked by check_options
+        if "alpha0" not in accepted:
+            raise InputError(f"`prior={prior}` is a Beta prior of binary outcomes; "
+                             f"kpass.{name}_ci has no Beta prior (pass prior=\"uniform\")")
+        options["alpha0"], options["beta0"] = prior
     result = companion(R, *args, **options)
     rows = result if isinstance(result, list) else [result]
     return [(float(row[0]), float(row[1])) for row in rows]
@@ -165,7 +173,7 @@ def _budgets(args: tuple[Any, ...], count: int, name: str) -> list[int | None]:
     return [int(v) for v in values] if len(values) == count else [None] * count
 
 
-def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None,
+def compare(metric: MetricLike, R_a: Any, R_b: Any, *args: Any, clusters: Any = None,
             confidence: float = 0.95, reference: str = "t", shared: bool = False,
             prior: str = "uniform", **kwargs: Any) -> Comparison | list[Comparison]:
     r"""Is model A better than model B on the same questions? A paired comparison.
@@ -238,7 +246,7 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
         >>> c.questions, c.df, round(c.p_value, 4), c.p_exact, round(c.correlation, 3)
         (4, 3, 0.0577, 0.25, 0.983)
     """
-    name = _check_metric(metric)
+    name, metric = _check_metric(metric, "compare", args, kwargs)
     options = check_options(confidence=confidence, reference=reference, shared=shared,
                             prior=prior, clusters=clusters)
     confidence, prior = options["confidence"], options["prior"]
@@ -251,7 +259,7 @@ def compare(metric: Metric, R_a: Any, R_b: Any, *args: Any, clusters: Any = None
     per_a, many = _per_question(metric, name, R_a, args, kwargs)
     per_b, _ = _per_question(metric, name, R_b, args, kwargs)
     if per_a[0].size != per_b[0].size:
-        raise ValueError(
+        raise InputError(
             f"`R_a` and `R_b` must score the same questions, row q of both being question q; "
             f"got {per_a[0].size} and {per_b[0].size} questions (give question ids to match "
             "by id: BinaryCounts(..., ids=...) or `kpass compare --id COLUMN`)")
@@ -347,7 +355,7 @@ def _compare_dataset(metric: Metric, name: str, R_a: Any, R_b: Any, args: tuple[
     stat_a, m = _dataset_statistic(metric, R_a, args, kwargs)
     stat_b, m_b = _dataset_statistic(metric, R_b, args, kwargs)
     if m != m_b:
-        raise ValueError(f"`R_a` and `R_b` must score the same questions; got {m} and {m_b} "
+        raise InputError(f"`R_a` and `R_b` must score the same questions; got {m} and {m_b} "
                          "questions (give question ids to match by id)")
     _need_two(m, "`R_a`/`R_b`")
     codes = _labels(clusters, m)

@@ -19,6 +19,7 @@ from ._common import (
     _PER_STATE,
     _STATE_METRICS,
     Metric,
+    MetricLike,
     TooFewQuestionsError,
     _check_metric,
     _clt_se,
@@ -81,7 +82,7 @@ def estimates_and_standard_errors(metric: Metric, counts: BinaryCounts, ks: list
     return estimates, [float(se) for se in ses]  # type: ignore[arg-type]
 
 
-def standard_error(metric: Metric, R: Any, *args: Any, clusters: Any = None,
+def standard_error(metric: MetricLike, R: Any, *args: Any, clusters: Any = None,
                    **kwargs: Any) -> float | list[float]:
     r"""Standard error of a metric over questions (questions as a sample; Miller 2024).
 
@@ -136,6 +137,7 @@ def standard_error(metric: Metric, R: Any, *args: Any, clusters: Any = None,
         >>> round(kpass.standard_error(kpass.pass_at_k, R, 1, clusters=["a", "a", "b", "b"]), 4)
         0.0625
     """
+    metric = _check_metric(metric, "standard_error", args, kwargs)[1]
     ses = _standard_error(metric, R, *args, clusters=clusters, **kwargs)
     _warn_standard_error(metric, R, args, kwargs, clusters, ses)
     return ses
@@ -163,7 +165,7 @@ def _warn_standard_error(metric: Metric, R: Any, args: tuple[Any, ...], kwargs: 
 def _standard_error(metric: Metric, R: Any, *args: Any, clusters: Any = None,
                     **kwargs: Any) -> float | list[float]:
     """:func:`standard_error` without its warning (for the report and the modules)."""
-    name = _check_metric(metric)
+    name, metric = _check_metric(metric)
     check_options(clusters=clusters)
     if name in _DATASET_LEVEL:
         statistic, m = _dataset_statistic(metric, R, args, kwargs)

@@ -76,6 +76,8 @@ from typing import Any
 import numpy as np
 from scipy.special import gammaincinv, stdtrit
 
+from .._core.counting.checks import InputError
+
 __all__ = ["Interval", "METHODS", "interval", "intervals", "t_interval", "exact_half_width"]
 
 EVENTS_TRUSTED = 1.5
@@ -258,7 +260,7 @@ def interval(estimate: float, se: float, df: float | None, units: int,
         (0.3977, 0.6023, 't')
     """
     if not (math.isfinite(estimate) and math.isfinite(se)) or se < 0:
-        raise ValueError(f"an interval needs a finite estimate and se >= 0; got "
+        raise InputError(f"an interval needs a finite estimate and se >= 0; got "
                          f"estimate={estimate!r}, se={se!r}")
     lo, hi, code = intervals(estimate, se, df, units, confidence, bounds, cap)
     return Interval(float(lo) + 0.0, float(hi) + 0.0, METHODS[int(code)])

@@ -5,7 +5,7 @@
 returns the :func:`~kpass.stats.sequential.confidence_sequence` of the paired difference
 (or of one model's metric): the interval, and whether it is decided. Because the sequence
 is valid under continuous monitoring, checking ``monitor.decided`` after every batch and
-stopping at the first True keeps the error rate at ``alpha``; stopping at the first
+stopping at the first True keeps the error rate at 1 - ``confidence``; stopping at the first
 p < 0.05 of the fixed-sample comparison does not.
 
 Example:
@@ -25,11 +25,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._core.counting.checks import ArgumentTypeError, _show, check_choice
+from .._core.counting.checks import ArgumentTypeError, InputError, _show, check_choice
 from .._core.counting.counts import BinaryCounts
 from .._core.counting.inputs import binary_counts
 from ..families import function as family_function
-from ..registry import PRIMARY, compared, number_label
+from ..registry import PRIMARY, compared, number_label, of_function
+from ._common import _check_metric
 from .sequential import confidence_sequence
 
 
@@ -38,27 +39,35 @@ class SequentialMonitor:
 
     Args:
         metric: the metric key, as ``kpass_compare`` takes it (``"pass@k"``, ``"pass^k"``,
-            ``"g-pass@k_tau"`` with ``tau``, ...).
+            ``"g-pass@k_tau"`` with ``tau``, ...), or its point function
+            (``kpass.pass_at_k``) or the function's name.
         k: the budget (one int).
         tau: the threshold of ``"g-pass@k_tau"``.
-        alpha: the error rate over the whole sequence, however often it is checked.
+        confidence: the level over the whole sequence, however often it is checked.
         margin: stop once the interval's half-width is at most this (default: a pair
             decides the sign only; one model stops at +-0.02).
         **kwargs: passed to :func:`kpass.confidence_sequence` (``short``, ``clusters``
             are not: batches carry no cluster labels).
     """
 
-    def __init__(self, metric: str = PRIMARY.key, k: int = 1, *, tau: float | None = None,
-                 alpha: float = 0.05, margin: float | None = None, **kwargs: Any) -> None:
+    def __init__(self, metric: Any = PRIMARY.key, k: int = 1, *, tau: float | None = None,
+                 confidence: float = 0.95, margin: float | None = None,
+                 **kwargs: Any) -> None:
         families = {family.key: family for family in compared()}
+        if callable(metric) or (isinstance(metric, str) and metric not in families):
+            try:  # a point function or its name: its registry key, by the one resolver
+                metric = of_function(_check_metric(metric)[0]).key
+            except (LookupError, ArgumentTypeError):
+                pass  # refused below, naming the keys kpass_compare takes
         name = check_choice(metric, "metric", families)
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ArgumentTypeError(f"`k` must be one int >= 1; got k={_show(k)}")
         template, function = families[name].template, families[name].function
         if ("{tau}" in template) != (tau is not None):
-            raise ValueError(f"`tau` is needed with metric={name!r} and only with it; got "
+            raise InputError(f"`tau` is needed with metric={name!r} and only with it; got "
                              f"tau={_show(tau)}")
-        self.metric, self.k, self.tau, self.alpha, self.margin = name, k, tau, alpha, margin
+        self.metric, self.k, self.tau, self.margin = name, k, tau, margin
+        self.confidence = confidence
         self.key = template.format(k=k, tau=None if tau is None else number_label(tau))
         self._function = function
         self._options = kwargs
@@ -87,12 +96,12 @@ class SequentialMonitor:
         """
         paired = predictions2 is not None
         if self._paired is not None and self._paired != paired:
-            raise ValueError("every batch must give predictions2 (a pair) or none of them "
+            raise InputError("every batch must give predictions2 (a pair) or none of them "
                              "(one model), as the first did")
         batch_a = list(predictions1)
         batch_b = list(predictions2) if paired else []
         if paired and len(batch_b) != len(batch_a):
-            raise ValueError(f"`predictions1` and `predictions2` must hold the same questions; "
+            raise InputError(f"`predictions1` and `predictions2` must hold the same questions; "
                              f"got {len(batch_a)} and {len(batch_b)}")
         # The batch is checked (by computing the sequence on a copy) before the monitor
         # keeps it: a batch that fails leaves the monitor as it was, so the next one works.
@@ -100,7 +109,7 @@ class SequentialMonitor:
         point = family_function(self._function)
         args = (self.k,) if self.tau is None else (self.k, self.tau)
         cs: Any = confidence_sequence(
-            point, run_a, run_b if paired else None, *args, alpha=self.alpha,
+            point, run_a, run_b if paired else None, *args, confidence=self.confidence,
             margin=self.margin, **self._options)
         self._a, self._b, self._paired, self.sequence = run_a, run_b, paired, cs
         out: dict[str, Any] = {
@@ -125,7 +134,7 @@ def space_line(compared: Any, kind: str, a: dict[str, Any], b: dict[str, Any],
         a: model A's columns (``predictions``).
         b: model B's columns.
         ks: the tab's k values (the smallest is followed), or None.
-        options: the tab's options (``confidence`` = 1 - alpha, default 0.95).
+        options: the tab's options (``confidence``, default 0.95).
         ids: each box's question ids in its own order (``{"A": [...], "B": [...]}``): the
             questions are matched by id, in A's order; None: by line.
 
@@ -146,7 +155,7 @@ def space_line(compared: Any, kind: str, a: dict[str, Any], b: dict[str, Any],
                 run_a, run_b = (BinaryCounts(c.n_samples, c.n_correct, ids=ids[side])
                                 for side, c in (("A", binary_counts(run_a)),
                                                 ("B", binary_counts(run_b))))
-            cs = confidence_sequence(function, run_a, run_b, *args, alpha=1.0 - confidence)
+            cs = confidence_sequence(function, run_a, run_b, *args, confidence=confidence)
         except (TypeError, ValueError, LookupError):
             continue
         if isinstance(cs, list):

@@ -59,11 +59,12 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+from .._core.counting.checks import InputError
 from .small_sample import EXACT_UP_TO, FLIP_SEED, FLIPS
 
 __all__ = ["maxt_stepdown", "ADJUSTMENTS", "EXACT_ENTRIES"]
 
-ADJUSTMENTS = ("maxt", "holm")
+ADJUSTMENTS = ("max-t", "holm")
 """The joint adjustments of the secondary rows of ``kpass compare``."""
 
 _BLOCK = 1 << 14
@@ -151,9 +152,9 @@ def maxt_stepdown(values: np.ndarray | Sequence[Sequence[float]], *, flips: int 
     """
     x = np.asarray(values, dtype=float)
     if x.ndim != 2 or x.shape[1] < 1 or not np.isfinite(x).all():
-        raise ValueError(f"`values` must be a finite (rows, units) array; got shape {x.shape}")
+        raise InputError(f"`values` must be a finite (rows, units) array; got shape {x.shape}")
     if isinstance(flips, bool) or not isinstance(flips, (int, np.integer)) or flips < 1:
-        raise ValueError(f"`flips` must be a positive int; got {flips!r}")
+        raise InputError(f"`flips` must be a positive int; got {flips!r}")
     rows, units = x.shape
     adjusted = np.ones(rows)
     scale = np.sqrt(np.square(x).sum(axis=1))

@@ -16,13 +16,20 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtri
 
-from .._core.counting.checks import ArgumentTypeError, _show, check_real
+from .._core.counting.checks import (
+    ArgumentTypeError,
+    InputError,
+    _show,
+    check_confidence,
+    check_real,
+)
 from .._core.counting.counts import BinaryCounts
 from .._core.moments.prior import fit_beta_prior, fit_check
 from ..families import function
 from ._common import (
     _CREDIT_METRICS,
     Metric,
+    MetricLike,
     _check_metric,
     _counts_of,
     _need_two,
@@ -110,8 +117,10 @@ class Plan:
         return math.sqrt((self.between + within) / m)
 
     def questions_for(self, difference: float, samples: int | None = None, *,
-                      power: float = 0.8, alpha: float = 0.05) -> int:
-        """Questions needed to detect ``difference`` (two-sided t test at ``alpha``, ``power``).
+                      power: float = 0.8, confidence: float = 0.95) -> int:
+        """Questions needed to detect ``difference`` (two-sided t test, ``confidence``, ``power``).
+
+        The test's level is alpha = 1 - ``confidence``.
 
         The smallest M' >= 2 whose paired (or one-sample) t test on M' questions has
         the power asked for: with sigma^2 = between + within(n'), df = M' - 1 and
@@ -125,14 +134,15 @@ class Plan:
 
         Raises:
             ValueError: ``difference`` so small that the answer exceeds 1e15 questions
-                (or overflows), or a bad ``power``, ``alpha`` or ``samples``.
+                (or overflows), or a bad ``power``, ``confidence`` or ``samples``.
         """
+        alpha = 1.0 - check_confidence(confidence)
         delta, _ = _effect(difference, power, alpha)
         variance = self.between + (self.within if samples is None else self.within_at(samples))
         return _questions(delta, variance, float(power), float(alpha))
 
     def samples_for(self, difference: float, questions: int, *, power: float = 0.8,
-                    alpha: float = 0.05, largest: int = 4096) -> int:
+                    confidence: float = 0.95, largest: int = 4096) -> int:
         """Samples per question needed to detect ``difference`` with ``questions`` questions.
 
         The smallest n' >= k whose t test on ``questions`` questions (df = questions - 1)
@@ -146,24 +156,25 @@ class Plan:
                 ``questions``, or ``largest`` is too small) and how many questions would do;
                 a ``largest`` below k or above ``MAX_SAMPLES``.
         """
+        alpha = 1.0 - check_confidence(confidence)
         delta, _ = _effect(difference, power, alpha)
         m = _check_questions(questions)
         top = _check_samples(largest, self.k, "largest")
         factor = _noncentrality(m - 1, float(power), float(alpha))
         target = delta * delta * m / (factor * factor) - self.between
         if target <= 0:
-            raise ValueError(
+            raise InputError(
                 f"no number of samples detects difference={delta:g} with {m} questions: the "
                 f"between-question variance alone gives SE {math.sqrt(self.between / m):.4g} "
                 f"there, and {delta:g} needs SE <= {delta / factor:.4g}; with the pilot's "
-                f"samples it takes {self.questions_for(delta, power=power, alpha=alpha)} "
+                f"samples it takes {self.questions_for(delta, power=power, confidence=confidence)} "
                 "questions (questions_for)")
         if self.within_at(top) > target:
-            raise ValueError(
+            raise InputError(
                 f"more than largest={top} samples per question are needed to detect "
                 f"difference={delta:g} with {m} questions; pass a larger `largest` (up to "
                 f"{MAX_SAMPLES}) or use more questions "
-                f"({self.questions_for(delta, top, power=power, alpha=alpha)} at {top} "
+                f"({self.questions_for(delta, top, power=power, confidence=confidence)} at {top} "
                 "samples)")
         low, high = self.k, top
         if self.within_at(low) <= target:
@@ -196,7 +207,7 @@ def _check_samples(samples: Any, k: int, name: str = "samples") -> int:
                                 f"got {name}={_show(samples)}")
     value = float(samples)
     if not (math.isfinite(value) and value == int(value) and k <= value <= MAX_SAMPLES):
-        raise ValueError(f"`{name}` must be a whole number in [k={k}, {MAX_SAMPLES}] (samples "
+        raise InputError(f"`{name}` must be a whole number in [k={k}, {MAX_SAMPLES}] (samples "
                          f"per question a plan extrapolates to); got {name}={_show(samples)}")
     return int(value)
 
@@ -204,14 +215,14 @@ def _check_samples(samples: Any, k: int, name: str = "samples") -> int:
 def _check_questions(questions: Any) -> int:
     value = check_real(questions, "questions", low=2)
     if value != int(value):
-        raise ValueError(f"`questions` must be a whole number >= 2; got questions={questions}")
+        raise InputError(f"`questions` must be a whole number >= 2; got questions={questions}")
     return int(value)
 
 
 def _effect(difference: Any, power: Any, alpha: Any) -> tuple[float, float]:
     delta = abs(check_real(difference, "difference"))
     if delta == 0.0:
-        raise ValueError("`difference` must be non-zero; got difference=0")
+        raise InputError("`difference` must be non-zero; got difference=0")
     power = check_real(power, "power", low=0.0, high=1.0, low_open=True, high_open=True)
     alpha = check_real(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
     return delta, float(ndtri(1.0 - alpha / 2.0) + ndtri(power))
@@ -278,13 +289,13 @@ def _need_variance(counts: BinaryCounts, name: str) -> None:
     total = int(counts.n_samples.sum())
     correct = int(counts.n_correct.sum())
     if correct in (0, total):
-        raise ValueError(
+        raise InputError(
             f"the pilot `{name}` has no variance: all {total} of its outcomes are "
             f"{0 if correct == 0 else 1}, so it cannot estimate the spread a plan needs; "
             "plan from a pilot on which the model is sometimes right and sometimes wrong")
 
 
-def plan(metric: Metric, R: Any = None, k: int | None = None, *args: Any, R_b: Any = None,
+def plan(metric: MetricLike, R: Any = None, k: int | None = None, *args: Any, R_b: Any = None,
          alpha0: float | None = None, beta0: float | None = None,
          baseline: float | None = None, difference: float | None = None,
          samples: int | None = None, questions: int | None = None,
@@ -387,7 +398,7 @@ def plan(metric: Metric, R: Any = None, k: int | None = None, *args: Any, R_b: A
         >>> p.model, [round(x, 3) for x in p.fit_p_values]
         ('beta-binomial', [0.648])
     """
-    name = _check_metric(metric)
+    name, metric = _check_metric(metric, "plan", (k, *args), kwargs)
     if R is None:
         return plan_from_scratch(metric, name, k, args, kwargs, baseline=baseline,
                                  difference=difference, samples=samples, questions=questions,
@@ -398,7 +409,7 @@ def plan(metric: Metric, R: Any = None, k: int | None = None, *args: Any, R_b: A
                "power": power, "confidence": confidence}
     given = [(key, value) for key, value in scratch.items() if value is not None]
     if given:
-        raise ValueError(f"`{given[0][0]}` plans without a pilot (got {given[0][0]}="
+        raise InputError(f"`{given[0][0]}` plans without a pilot (got {given[0][0]}="
                          f"{_show(given[0][1])} with a pilot `R`); with a pilot, pass it to "
                          "the Plan's questions_for or samples_for instead")
     if name not in _CREDIT_METRICS:
@@ -407,14 +418,14 @@ def plan(metric: Metric, R: Any = None, k: int | None = None, *args: Any, R_b: A
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
         raise ArgumentTypeError(f"`k` must be one int for planning; got k={_show(k)}")
     if "short" in kwargs:
-        raise ValueError("`short` is not supported by plan: every question needs k samples")
+        raise InputError("`short` is not supported by plan: every question needs k samples")
     args = (int(k), *args)
     runs = [R] if R_b is None else [R, R_b]
     parts = []
     populations = []
     fits: list[float | None] = []
     if (alpha0 is None) != (beta0 is None):
-        raise ValueError(f"`alpha0` and `beta0` must be given together (or both None to fit "
+        raise InputError(f"`alpha0` and `beta0` must be given together (or both None to fit "
                          f"them); got alpha0={_show(alpha0)}, beta0={_show(beta0)}")
     pilots = [_counts_of(run) for run in runs]
     if R_b is not None:  # matched by question id when both carry ids, else by row

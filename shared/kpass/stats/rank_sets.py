@@ -75,6 +75,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, stdtr
 
+from .._core.counting.checks import InputError
 from ._common import _CREDIT_METRICS, ROUNDING, _cluster_df, _jackknife_units
 from .small_sample import small_sample_problems
 
@@ -129,7 +130,7 @@ def _unit_sums(values: np.ndarray, codes: np.ndarray | None) -> tuple[np.ndarray
     dense = dense.ravel()
     groups = int(dense.max()) + 1
     if groups < 2:
-        raise ValueError(f"`clusters`: the clustered standard errors need at least 2 "
+        raise InputError(f"`clusters`: the clustered standard errors need at least 2 "
                          f"clusters among the questions used; got {groups}")
     sums = np.zeros((values.shape[0], groups))
     for j in range(values.shape[0]):
@@ -162,7 +163,7 @@ def _jackknife_covariance(statistics: list[Any], keys: np.ndarray,
     try:
         masks, w, groups = _jackknife_units(keys, codes)
     except ValueError as error:
-        raise ValueError(f"`runs`: {error}") from None
+        raise InputError(f"`runs`: {error}") from None
     # leave_out[u, j, k]: statistic of model j at the k-th budget without unit u.
     leave_out = np.array([[statistic(mask) for statistic in statistics] for mask in masks])
     spread = leave_out - np.einsum("u,ujk->jk", w, leave_out) / w.sum()

@@ -65,10 +65,10 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.checks import ArgumentTypeError, _show
+from .._core.counting.checks import ArgumentTypeError, InputError, _show
 from ._common import (
     _DATASET_LEVEL,
-    Metric,
+    MetricLike,
     _check_metric,
     _counts_of,
     _dataset_statistic,
@@ -258,9 +258,9 @@ def _check_runs(runs: Any) -> dict[str, Any]:
             raise ArgumentTypeError(f"`runs` must be keyed by model names (non-empty strings);"
                                     f" got the key {_show(name)}")
     if len(runs) < 2:
-        raise ValueError(f"`runs` must hold at least 2 models to rank; got {len(runs)}")
+        raise InputError(f"`runs` must hold at least 2 models to rank; got {len(runs)}")
     if len(runs) > MAX_MODELS:
-        raise ValueError(f"`runs` holds {len(runs)} models; a leaderboard ranks at most "
+        raise InputError(f"`runs` holds {len(runs)} models; a leaderboard ranks at most "
                          f"{MAX_MODELS} (its pairs grow as the square of the models): rank a "
                          "shortlist, or split the models into boards")
     return dict(runs)
@@ -304,7 +304,7 @@ def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
                        units=count, rows=rows, pairs=pairs, adjustment=method)
 
 
-def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: Any = None,
+def leaderboard(metric: MetricLike, runs: Mapping[str, Any], *args: Any, clusters: Any = None,
                 confidence: float = 0.95, shared: bool = False, prior: str = "uniform",
                 **kwargs: Any) -> Leaderboard | list[Leaderboard]:
     r"""Rank models on the same questions, with rank sets that hold jointly.
@@ -361,12 +361,12 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         >>> round(board.pairs[0].difference, 3), board.questions, board.adjustment
         (0.583, 4, 'holm')
     """
-    name = _check_metric(metric)
+    name, metric = _check_metric(metric, "leaderboard", args, kwargs)
     options = check_options(confidence=confidence, shared=shared, prior=prior,
                             clusters=clusters)
     confidence = options["confidence"]
     if confidence < 0.5:
-        raise ValueError(f"`confidence` must be at least 0.5 for joint rank sets (two-sided "
+        raise InputError(f"`confidence` must be at least 0.5 for joint rank sets (two-sided "
                          f"tests at level 1 - confidence); got {confidence!r}")
     runs = _check_runs(runs)  # `shared` is checked by align_runs, the one alignment
     names = list(runs)
@@ -394,7 +394,7 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
                                   for model, R in zip(names, aligned, strict=True)],
                                 strict=True)
         if len(set(sizes)) != 1:
-            raise ValueError(f"the `runs` must score the same questions, row q of every run "
+            raise InputError(f"the `runs` must score the same questions, row q of every run "
                              f"being question q; got {dict(zip(names, sizes, strict=True))} "
                              "questions (give question ids to match by id)")
         m = sizes[0]
@@ -416,7 +416,7 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
                  for model, R in zip(names, aligned, strict=True)]
     counted = {model: found[0][0].size for model, found in zip(names, per_model, strict=True)}
     if len(set(counted.values())) != 1:
-        raise ValueError(f"the `runs` must score the same questions, row q of every run being "
+        raise InputError(f"the `runs` must score the same questions, row q of every run being "
                          f"question q; got {counted} questions (give question ids to match by "
                          "id: BinaryCounts(..., ids=...) or the CLI's --id COLUMN)")
     m = next(iter(counted.values()))
@@ -429,7 +429,7 @@ def leaderboard(metric: Metric, runs: Mapping[str, Any], *args: Any, clusters: A
         used = np.isfinite(matrix).all(axis=0)
         questions = int(used.sum())
         if questions < 2:
-            raise ValueError(f"ranking needs at least 2 questions scored by every model of "
+            raise InputError(f"ranking needs at least 2 questions scored by every model of "
                              f"`runs`; got {questions}"
                              + ("" if budget is None else f" at k={budget}"))
         used_codes = None if codes is None else codes[used]

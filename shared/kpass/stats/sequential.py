@@ -3,7 +3,7 @@ r"""Anytime-valid confidence sequences for a metric or a paired difference, by b
 :func:`confidence_sequence` turns per-question values (one model's metric, or the paired
 difference of two models) into intervals after every question that hold *simultaneously*:
 whatever rule decides when to look and when to stop, the chance that the true mean ever
-leaves its interval is at most ``alpha`` (Ville's inequality). Repeated fixed-sample t
+leaves its interval is at most 1 - ``confidence`` (Ville's inequality). Repeated fixed-sample t
 tests do not have this property: looking after every question and stopping at the first
 p < 0.05 rejects a true null far more often than 5% of the time (see ``docs/adaptive.md``).
 
@@ -28,8 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.checks import ArgumentTypeError, _show, check_real
-from ._common import _DATASET_LEVEL, Metric, _check_metric, _labels, _per_question
+from .._core.counting.checks import (
+    ArgumentTypeError,
+    InputError,
+    _show,
+    check_confidence,
+    check_real,
+)
+from ._common import _DATASET_LEVEL, MetricLike, _check_metric, _labels, _per_question
 from .align import align_runs, question_ids
 from .comparison import _budgets
 
@@ -57,8 +63,8 @@ class ConfidenceSequence:
         metric: the metric's name.
         k: its budget (None for metrics without k).
         paired: True for the difference A - B, False for one model's metric.
-        alpha: the error allowed over the whole sequence: P(the true mean ever leaves
-            [lo_t, hi_t]) <= alpha.
+        confidence: the level over the whole sequence: P(the true mean ever leaves
+            [lo_t, hi_t]) <= 1 - confidence.
         units: ``"questions"`` or ``"clusters"`` (what each step adds).
         ids: the question ids (or cluster labels) in the order they entered, or None.
         estimate: the running mean after each unit.
@@ -71,7 +77,7 @@ class ConfidenceSequence:
             +-margin"`` (it became narrow enough), or None.
         missed_at: the first unit (1-based) at which the newest set of plausible means
             did not meet the running interval (the interval is kept, and a warning
-            says so), or None. Under the guarantee this has probability <= alpha; it
+            says so), or None. Under the guarantee this has probability <= 1 - confidence; it
             signals a broken assumption (a fixed order such as easy questions first,
             a drifting mean), not a sharper result.
     """
@@ -79,7 +85,7 @@ class ConfidenceSequence:
     metric: str
     k: int | None
     paired: bool
-    alpha: float
+    confidence: float
     units: str
     ids: list[Any] | None
     estimate: np.ndarray
@@ -253,8 +259,8 @@ def _bounds(x: np.ndarray, alpha: float, *, truncation: float = TRUNCATION,
     return lo, hi, missed_at
 
 
-def confidence_sequence(metric: Metric, R_a: Any, R_b: Any = None, *args: Any,
-                        alpha: float = 0.05, clusters: Any = None, order: Any = None,
+def confidence_sequence(metric: MetricLike, R_a: Any, R_b: Any = None, *args: Any,
+                        confidence: float = 0.95, clusters: Any = None, order: Any = None,
                         margin: float | None = None, **kwargs: Any
                         ) -> ConfidenceSequence | list[ConfidenceSequence]:
     r"""Anytime-valid confidence sequence of a metric, or of a paired difference A - B.
@@ -263,7 +269,7 @@ def confidence_sequence(metric: Metric, R_a: Any, R_b: Any = None, *args: Any,
     each one the interval of the mean per-question value (of s_q(A) - s_q(B) when
     ``R_b`` is given) is updated. The intervals hold simultaneously: you may look after
     every question and stop whenever you like (say, at ``stop_at``) and the interval you
-    stop at still covers with probability >= 1 - alpha.
+    stop at still covers with probability >= ``confidence``.
 
     Formula:
         Paired: d_q = s_q(A) - s_q(B) in [-1, 1], rescaled x_q = (d_q + 1) / 2 in [0, 1];
@@ -289,7 +295,8 @@ def confidence_sequence(metric: Metric, R_a: Any, R_b: Any = None, *args: Any,
             by id).
         R_b: model B's outcomes on the same questions, or None for A's metric alone.
         *args: the metric's other positional arguments (k first; several k give a list).
-        alpha: the error rate over the whole sequence, in (0, 1).
+        confidence: the level over the whole sequence, in (0, 1) (its error rate
+            alpha = 1 - confidence).
         clusters: a label per question of ``R_a``: each cluster becomes one unit (the mean
             of its questions' values), in order of its first question. The interval is
             then for the mean over *clusters* (each cluster weighs the same, whatever its
@@ -306,7 +313,7 @@ def confidence_sequence(metric: Metric, R_a: Any, R_b: Any = None, *args: Any,
 
     Raises:
         TypeError: not a point function, or a dataset-level blend (no per-question values).
-        ValueError: per-question values outside [0, 1], a bad ``alpha``, ``margin``,
+        ValueError: per-question values outside [0, 1], a bad ``confidence``, ``margin``,
             ``order`` or ``clusters``, runs on different questions.
 
     References:
@@ -322,12 +329,12 @@ def confidence_sequence(metric: Metric, R_a: Any, R_b: Any = None, *args: Any,
         >>> round(float(cs.lo[-1]), 3), round(float(cs.hi[-1]), 3)
         (0.481, 0.687)
     """
-    name = _check_metric(metric)
+    name, metric = _check_metric(metric, "confidence_sequence", args, kwargs)
     if name in _DATASET_LEVEL:
         raise ArgumentTypeError(f"`metric` must have per-question values; kpass.{name} is a "
                                 "dataset-level blend, which a confidence sequence cannot "
                                 "update question by question")
-    alpha = check_real(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
+    confidence = check_confidence(confidence)
     paired = R_b is not None
     if margin is not None:
         margin = check_real(margin, "margin", low=0.0, low_open=True)
@@ -340,7 +347,7 @@ def confidence_sequence(metric: Metric, R_a: Any, R_b: Any = None, *args: Any,
     per_b = _per_question(metric, name, R_b, args, kwargs)[0] if paired else None
     m = per_a[0].size
     if per_b is not None and per_b[0].size != m:
-        raise ValueError(f"`R_a` and `R_b` must score the same questions; got {m} and "
+        raise InputError(f"`R_a` and `R_b` must score the same questions; got {m} and "
                          f"{per_b[0].size} questions (give question ids to match by id)")
     positions = _order(order, m, ids)
     codes = _labels(clusters, m)
@@ -353,7 +360,7 @@ def confidence_sequence(metric: Metric, R_a: Any, R_b: Any = None, *args: Any,
             if column is not None:
                 finite = column[np.isfinite(column)]
                 if finite.size and (finite.min() < 0.0 or finite.max() > 1.0):
-                    raise ValueError(f"{name}'s per-question values of `{label}` must lie in "
+                    raise InputError(f"{name}'s per-question values of `{label}` must lie in "
                                      f"[0, 1] for a betting confidence sequence; got "
                                      f"{finite.min():g} to {finite.max():g}")
         ordered = values[positions]
@@ -368,14 +375,14 @@ def confidence_sequence(metric: Metric, R_a: Any, R_b: Any = None, *args: Any,
         x = (ordered + 1.0) / 2.0 if paired else ordered
         missed_at = None
         if x.size:
-            lo, hi, missed_at = _bounds(x, alpha)
+            lo, hi, missed_at = _bounds(x, 1.0 - confidence)
         else:
             lo, hi = np.empty(0), np.empty(0)
         if missed_at is not None:
             warnings.warn(
                 f"kpass.confidence_sequence({name}): after {missed_at} {units} the values no "
                 "longer fit the running interval (no mean it still held was plausible); the "
-                "interval is kept, but this happens with probability <= alpha only when the "
+                "interval is kept, but this happens with probability <= 1 - confidence only when the "
                 "values share one mean in a random order: shuffle the questions (order=) or "
                 "check for drift", UserWarning, stacklevel=2)
         if paired:  # rounded: the grid's j / steps mapped back exactly, without 1e-16 noise
@@ -383,7 +390,8 @@ def confidence_sequence(metric: Metric, R_a: Any, R_b: Any = None, *args: Any,
         estimate = np.cumsum(ordered) / np.arange(1, ordered.size + 1)
         stop_at, verdict = _decision(lo, hi, paired, margin)
         results.append(ConfidenceSequence(
-            metric=name, k=budgets[index], paired=paired, alpha=alpha, units=units,
+            metric=name, k=budgets[index], paired=paired, confidence=confidence,
+            units=units,
             ids=unit_ids, estimate=estimate, lo=lo, hi=hi, margin=margin,
             decided=stop_at is not None, stop_at=stop_at, verdict=verdict,
             missed_at=missed_at))
@@ -413,13 +421,13 @@ def _order(order: Any, m: int, ids: list[Any] | None) -> np.ndarray:
                                 f"{_show(order)} ({type(order).__name__})")
     items = list(order)
     if len(items) != m:
-        raise ValueError(f"`order` must list each of the {m} questions once; got {len(items)} "
+        raise InputError(f"`order` must list each of the {m} questions once; got {len(items)} "
                          "entries")
     if ids is not None:  # with ids, `order` names ids (int ids included), never positions
         where = {question: i for i, question in enumerate(ids)}
         missing = [v for v in items if v not in where]
         if missing:
-            raise ValueError(f"`order` names ids that `R_a` does not have, e.g. {missing[:3]}")
+            raise InputError(f"`order` names ids that `R_a` does not have, e.g. {missing[:3]}")
         positions = np.array([where[v] for v in items], dtype=np.intp)
     else:
         if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in items):
@@ -427,7 +435,7 @@ def _order(order: Any, m: int, ids: list[Any] | None) -> np.ndarray:
                                     f"carries ids); got e.g. {_show(items[:3])}")
         positions = np.array(items, dtype=np.intp)
     if m and (np.unique(positions).size != m or positions.min() < 0 or positions.max() >= m):
-        raise ValueError(f"`order` must be a permutation of the {m} questions (each once); "
+        raise InputError(f"`order` must be a permutation of the {m} questions (each once); "
                          f"got repeated or out-of-range entries: order={_show(order)}")
     return positions
 

@@ -49,6 +49,8 @@ from typing import Any
 
 import numpy as np
 
+from .checks import ArgumentTypeError, InputError
+
 #: Most significant digits of a number compared as an ``int``/``Decimal``.
 MAX_DIGITS = 1000
 #: Largest |decimal exponent| (of the last significant digit) compared as an ``int``/``Decimal``.
@@ -252,7 +254,8 @@ def answer_key(normalize: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
     if normalize is None:
         return _remembered_canonical()
     if not callable(normalize):
-        raise TypeError(f"`normalize` must be a callable answer -> answer; got {normalize!r}")
+        raise ArgumentTypeError(f"`normalize` must be a callable answer -> answer; got "
+                                f"{normalize!r}")
     canonical = _remembered_canonical()
 
     def key(value: Any) -> Any:
@@ -262,11 +265,11 @@ def answer_key(normalize: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
             out = normalize(value)
         except (Exception, SystemExit) as error:  # noqa: BLE001 - user code may raise anything
             what = "called sys.exit" if isinstance(error, SystemExit) else "failed"
-            raise ValueError(f"`normalize` ({function_name(normalize)}) {what} on the answer "
+            raise InputError(f"`normalize` ({function_name(normalize)}) {what} on the answer "
                              f"{value!r}: {type(error).__name__}: {error}") from None
         if not _hashable(out):  # a list, dict or set: not one answer
             shown = repr(out) if len(repr(out)) <= 60 else repr(out)[:57] + "..."
-            raise ValueError(f"`normalize` ({function_name(normalize)}) returned a "
+            raise InputError(f"`normalize` ({function_name(normalize)}) returned a "
                              f"{type(out).__name__} ({shown}) for the answer {value!r}; it "
                              "must return one answer: text, a number or None")
         return canonical(out)

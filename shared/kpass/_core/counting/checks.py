@@ -24,7 +24,16 @@ import numpy as np
 SHORT_POLICIES = ("error", "skip")
 
 
-class ArgumentTypeError(TypeError, ValueError):
+class InputError(ValueError):
+    """Base class of every error kpass raises for bad input, in every layer.
+
+    A ``ValueError``: a harness catches all of kpass's input errors with one
+    ``except kpass.InputError`` (the functions, the readers and the CLI's
+    ``ReportError`` alike) and lets other failures through.
+    """
+
+
+class ArgumentTypeError(TypeError, InputError):
     """An argument of the wrong type (also a ``ValueError``, as in the reference library)."""
 
 
@@ -71,7 +80,7 @@ def check_count(value: Any, name: str) -> int | None:
         return None
     integer = check_int(value, name)
     if integer < 1:
-        raise ValueError(f"`{name}` must be an int >= 1; got {name}={integer}")
+        raise InputError(f"`{name}` must be an int >= 1; got {name}={integer}")
     return integer
 
 
@@ -110,7 +119,7 @@ def check_real(value: Any, name: str, *, low: float | None = None, high: float |
     if high is not None and (result > high or (high_open and result == high)):
         bad = True
     if bad:
-        raise ValueError(f"`{name}` must be a finite number in {span}; got {name}={_show(value)}")
+        raise InputError(f"`{name}` must be a finite number in {span}; got {name}={_show(value)}")
     return result
 
 
@@ -163,7 +172,7 @@ def check_choice(value: Any, name: str, choices: Iterable[str]) -> str:
         raise ArgumentTypeError(f"{expected}; got {name}={_show(value)} "
                                 f"({type(value).__name__})")
     if value not in options:
-        raise ValueError(f"{expected}; got {name}={_show(value)}")
+        raise InputError(f"{expected}; got {name}={_show(value)}")
     return value
 
 
@@ -211,11 +220,11 @@ def check_bounds(bounds: Any) -> tuple[float, float] | None:
             f"`bounds` must be None or a pair (lo, hi); got bounds={_show(bounds)}"
         )
     if len(bounds) != 2:
-        raise ValueError(f"`bounds` must be a pair (lo, hi); got bounds={_show(bounds)}")
+        raise InputError(f"`bounds` must be a pair (lo, hi); got bounds={_show(bounds)}")
     lo = check_real(bounds[0], "bounds[0]")
     hi = check_real(bounds[1], "bounds[1]")
     if lo > hi:
-        raise ValueError(f"`bounds` must satisfy lo <= hi; got bounds={_show(tuple(bounds))}")
+        raise InputError(f"`bounds` must satisfy lo <= hi; got bounds={_show(tuple(bounds))}")
     return lo, hi
 
 
@@ -251,15 +260,15 @@ def normalize_ks(k: Any) -> tuple[list[int], bool]:
     many = isinstance(k, (Sequence, np.ndarray)) and not isinstance(k, (str, bytes))
     values = list(k) if many else [k]
     if many and not values:
-        raise ValueError("`k` must be an int or a non-empty sequence of ints; got k=[]")
+        raise InputError("`k` must be an int or a non-empty sequence of ints; got k=[]")
     ks = []
     for value in values:
         integer = check_int(value, "k")
         if integer < 1:
-            raise ValueError(f"`k` must be an int >= 1; got k={integer}")
+            raise InputError(f"`k` must be an int >= 1; got k={integer}")
         if integer > MAX_K:  # no run has that many samples; and past 4300 digits Python
             # cannot even print the value in a message
-            raise ValueError(f"`k` must be an int in [1, {MAX_K}] (no question has more "
+            raise InputError(f"`k` must be an int in [1, {MAX_K}] (no question has more "
                              f"samples); got k={_show(integer)}")
         ks.append(integer)
     return ks, many
@@ -282,7 +291,7 @@ def check_taus(tau: Any, name: str = "tau") -> list[float]:
                                 f"them; got {name}={_show(tau)} ({type(tau).__name__})")
     values = list(tau) if many else [tau]
     if many and not values:
-        raise ValueError(f"`{name}` must be a number in [0, 1] or a non-empty sequence of "
+        raise InputError(f"`{name}` must be a number in [0, 1] or a non-empty sequence of "
                          f"them; got {name}=[]")
     return [check_real(value, name, low=0.0, high=1.0) + 0.0 for value in values]
 
@@ -313,7 +322,7 @@ def check_names(value: Any, name: str = "metrics") -> str | None:
                                 f"or a sequence of strings; got {name}={_show(value)} "
                                 f"({type(value).__name__})")
     if not [item for item in names if item.strip()]:
-        raise ValueError(f"`{name}` must be at least one metric name; got {name}={_show(value)}")
+        raise InputError(f"`{name}` must be at least one metric name; got {name}={_show(value)}")
     return ",".join(names)
 
 
@@ -330,14 +339,14 @@ def check_digits(digits: Any, name: str = "digits") -> int:
     """
     value = check_int(digits, name)
     if not 0 <= value <= MAX_DIGITS:
-        raise ValueError(f"`{name}` must be an int in [0, {MAX_DIGITS}]; got {name}={value}")
+        raise InputError(f"`{name}` must be an int in [0, {MAX_DIGITS}]; got {name}={value}")
     return value
 
 
 # ----------------------------------------------------------------------------- outcome errors
 
 
-class OutcomeValueError(ValueError):
+class OutcomeValueError(InputError):
     """An outcome that is not 0 or 1, with where it is: ``question``, ``sample``, ``value``.
 
     Constructible from a message alone, like any ValueError (callers re-raise it with
@@ -352,7 +361,7 @@ class OutcomeValueError(ValueError):
         self.value = value
 
 
-class CategoryValueError(ValueError):
+class CategoryValueError(InputError):
     """A category outside the allowed range, with where it is (``name``, ``where``, ``value``)."""
 
     def __init__(self, message: str, name: str = "R", question: int = -1, sample: int = -1,

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .checks import ArgumentTypeError, _show
+from .checks import ArgumentTypeError, InputError, _show
 
 #: The dataframe readers behind ``from_long``, registered by :mod:`kpass.io.frames` (which
 #: ``import kpass`` registers, to import on first use): the numpy-only core names no reading
@@ -78,20 +78,20 @@ class BinaryCounts:
         n = _count_array(self.n_samples, "n_samples")
         c = _count_array(self.n_correct, "n_correct")
         if n.ndim != 1 or c.shape != n.shape:
-            raise ValueError(
+            raise InputError(
                 "`n_samples` and `n_correct` must be 1-D arrays of one length; got shapes "
                 f"{n.shape} and {c.shape}"
             )
         if n.size == 0:
-            raise ValueError("`R` must contain at least one question; got 0 questions")
+            raise InputError("`R` must contain at least one question; got 0 questions")
         if np.any(n < 1):
             bad = int(np.flatnonzero(n < 1)[0])
-            raise ValueError(
+            raise InputError(
                 f"every question needs at least one sample; question {bad} has n={int(n[bad])}"
             )
         if np.any((c < 0) | (c > n)):
             bad = int(np.flatnonzero((c < 0) | (c > n))[0])
-            raise ValueError(
+            raise InputError(
                 f"`n_correct` must be in [0, n]; got c={int(c[bad])} with n={int(n[bad])} "
                 f"for question {bad}"
             )
@@ -135,7 +135,7 @@ class BinaryCounts:
         one run), in the order ids are first seen; parts must all have ids or none.
         """
         if not parts:
-            raise ValueError("`parts` must contain at least one BinaryCounts")
+            raise InputError("`parts` must contain at least one BinaryCounts")
         n = np.concatenate([p.n_samples for p in parts])
         c = np.concatenate([p.n_correct for p in parts])
         with_ids = [p.ids is not None for p in parts]
@@ -144,7 +144,7 @@ class BinaryCounts:
                 return cls._trusted(n, c)  # valid parts: n >= 1 and 0 <= c <= n hold for all
             return cls(n, c)
         if not all(with_ids):
-            raise ValueError("`parts` must all carry question ids or none; got "
+            raise InputError("`parts` must all carry question ids or none; got "
                              f"{sum(with_ids)} of {len(parts)} with ids")
         every = [question for p in parts for question in p.ids]
         order: dict[Any, int] = {}
@@ -204,9 +204,9 @@ class CategoricalCounts:
         counts = _count_array(self.counts, "counts")
         prior = _count_array(self.prior_counts, "R0")
         if counts.ndim != 2 or counts.shape[0] == 0:
-            raise ValueError(f"`counts` must be a 2-D array (M, K) with M >= 1; got {counts.shape}")
+            raise InputError(f"`counts` must be a 2-D array (M, K) with M >= 1; got {counts.shape}")
         if prior.ndim != 2 or prior.shape[0] != counts.shape[0]:
-            raise ValueError(
+            raise InputError(
                 f"`R0` must have one row per question (M={counts.shape[0]}); "
                 f"got {prior.shape[0] if prior.ndim else 0} rows"
             )
@@ -215,7 +215,7 @@ class CategoricalCounts:
         prior = _pad_columns(prior, width)
         if np.any(counts.sum(axis=1) < 1):
             bad = int(np.flatnonzero(counts.sum(axis=1) < 1)[0])
-            raise ValueError(f"every question needs at least one sample; question {bad} has none")
+            raise InputError(f"every question needs at least one sample; question {bad} has none")
         counts.setflags(write=False)
         prior.setflags(write=False)
         object.__setattr__(self, "counts", counts)
@@ -250,7 +250,7 @@ class CategoricalCounts:
         several parts add up, in first-seen order, as :meth:`BinaryCounts.concat`.
         """
         if not parts:
-            raise ValueError("`parts` must contain at least one CategoricalCounts")
+            raise InputError("`parts` must contain at least one CategoricalCounts")
         width = max(p.n_categories for p in parts)
         counts = np.concatenate([_pad_columns(p.counts, width) for p in parts])
         prior = np.concatenate([_pad_columns(p.prior_counts, width) for p in parts])
@@ -258,7 +258,7 @@ class CategoricalCounts:
         if not any(with_ids):
             return cls(counts, prior)
         if not all(with_ids):
-            raise ValueError("`parts` must all carry question ids or none; got "
+            raise InputError("`parts` must all carry question ids or none; got "
                              f"{sum(with_ids)} of {len(parts)} with ids")
         order: dict[Any, int] = {}
         index = np.array([order.setdefault(q, len(order)) for p in parts for q in p.ids])
@@ -295,7 +295,7 @@ class CategoricalCounts:
                 used = np.flatnonzero(
                     (self.counts.sum(axis=0) + self.prior_counts.sum(axis=0)) > 0
                 )
-                raise ValueError(
+                raise InputError(
                     f"`w` must have one weight per category; got len(w)={n_categories} but "
                     f"category {int(used.max())} occurs (expected len(w) >= {int(used.max()) + 1})"
                 )
@@ -329,7 +329,7 @@ def _question_ids(ids: Any, m: int) -> tuple[Any, ...] | None:
         raise ArgumentTypeError(f"`ids` must be a sequence of question ids; got {_show(ids)}")
     values = tuple(item.item() if isinstance(item, np.generic) else item for item in ids)
     if len(values) != m:
-        raise ValueError(f"`ids` must have one id per question (M={m}); got {len(values)}")
+        raise InputError(f"`ids` must have one id per question (M={m}); got {len(values)}")
     for position, value in enumerate(values):
         if isinstance(value, bool) or not isinstance(value, (str, int)):
             raise ArgumentTypeError(f"question ids must be str or int; got ids[{position}]="
@@ -342,7 +342,7 @@ def _question_ids(ids: Any, m: int) -> tuple[Any, ...] | None:
                 repeated = value
                 break
             seen.add(value)
-        raise ValueError(f"question ids must be unique; {repeated!r} appears more than once "
+        raise InputError(f"question ids must be unique; {repeated!r} appears more than once "
                          "(to add shards of the same question, concat their counts)")
     return values
 
@@ -380,7 +380,7 @@ def _count_array(value: object, name: str) -> npt.NDArray[np.int64]:
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
         where = "".join(f"[{i}]" for i in index)
-        raise ValueError(
+        raise InputError(
             f"`{name}` must hold whole-number counts in [0, 2**53]; got {name}{where}="
             f"{_show(array[index].item())}"
         )

@@ -19,6 +19,7 @@ import numpy as np
 from .checks import (
     ArgumentTypeError,
     CategoryValueError,
+    InputError,
     OutcomeValueError,
     _show,
     check_count,
@@ -48,7 +49,7 @@ def _binary_matrix_counts(matrix: np.ndarray, name: str) -> BinaryCounts:
         bad = (matrix != 0) & (matrix != 1)
         if bad.any():
             i, j = _first_bad(matrix, bad)
-            raise ValueError(
+            raise InputError(
                 f"`{name}` must hold binary outcomes 0 or 1; got {name}[{i}][{j}]="
                 f"{_show(matrix[i, j].item())}"
             )
@@ -86,7 +87,7 @@ def _rows_of(R: Any, name: str) -> tuple[np.ndarray | None, list[Any] | None]:
         if R.ndim == 1:
             R = R.reshape(1, -1)
         if R.ndim != 2:
-            raise ValueError(
+            raise InputError(
                 f"`{name}` must be a 2-D array (questions x samples) or a list of per-question "
                 f"lists; got an array with {R.ndim} dimensions"
             )
@@ -124,7 +125,7 @@ def _is_sequence(value: Any) -> bool:
 def _ragged_flat(rows: list[Any], name: str) -> tuple[np.ndarray, np.ndarray]:
     """Flatten ragged rows into (values, lengths), refusing empty rows and non-numbers."""
     if not rows:
-        raise ValueError(f"`{name}` must contain at least one question; got 0 questions")
+        raise InputError(f"`{name}` must contain at least one question; got 0 questions")
     lengths = np.empty(len(rows), dtype=np.int64)
     for i, row in enumerate(rows):
         if not _is_sequence(row):
@@ -134,7 +135,7 @@ def _ragged_flat(rows: list[Any], name: str) -> tuple[np.ndarray, np.ndarray]:
             )
         lengths[i] = len(row)
         if lengths[i] == 0:
-            raise ValueError(f"every question needs at least one sample; {name}[{i}] is empty")
+            raise InputError(f"every question needs at least one sample; {name}[{i}] is empty")
     values = flat_numbers(rows)[1]
     if values is None:
         nested = [np.asarray(row, dtype=object).ravel().tolist() for row in rows]
@@ -204,15 +205,15 @@ def _without_missing(R: Any, name: str, *, allow_empty: bool = False
     if data.ndim == 1:
         data, missing = data.reshape(1, -1), missing.reshape(1, -1)
     if data.ndim != 2:
-        raise ValueError(f"`{name}` must be a 2-D array (questions x samples); got an array "
+        raise InputError(f"`{name}` must be a 2-D array (questions x samples); got an array "
                          f"with {data.ndim} dimensions")
     if data.shape[0] == 0:
-        raise ValueError(f"`{name}` must contain at least one question; got 0 questions")
+        raise InputError(f"`{name}` must contain at least one question; got 0 questions")
     present = ~missing
     lengths = present.sum(axis=1).astype(np.int64)
     if np.any(lengths == 0) and not allow_empty:
         i = int(np.flatnonzero(lengths == 0)[0])
-        raise ValueError(
+        raise InputError(
             f"every question needs at least one sample; {name}[{i}] has none (every entry is "
             "masked or missing)")
     values = data[present]
@@ -273,7 +274,7 @@ def binary_counts(R: Any, *, name: str = "R") -> BinaryCounts:
         return R
     if isinstance(R, CategoricalCounts):
         if not R.is_binary():
-            raise ValueError(f"`{name}` must hold binary outcomes 0 or 1; got categorical counts")
+            raise InputError(f"`{name}` must hold binary outcomes 0 or 1; got categorical counts")
         return R.to_binary()
     masked = _without_missing(R, name)
     if masked is not None:
@@ -285,9 +286,9 @@ def binary_counts(R: Any, *, name: str = "R") -> BinaryCounts:
     matrix, rows = _matrix_or_rows(R, name)
     if matrix is not None:
         if matrix.shape[0] == 0:
-            raise ValueError(f"`{name}` must contain at least one question; got 0 questions")
+            raise InputError(f"`{name}` must contain at least one question; got 0 questions")
         if matrix.shape[1] == 0:
-            raise ValueError(f"every question needs at least one sample; {name}[0] is empty")
+            raise InputError(f"every question needs at least one sample; {name}[0] is empty")
         if matrix.dtype.kind not in "biuf":
             raise _bad_element_type(matrix.tolist(), name, "binary outcomes 0 or 1")
         return _binary_matrix_counts(matrix, name)
@@ -407,7 +408,7 @@ def _category_matrix_counts(R: Any, name: str, n_categories: int | None,
     flat_array = isinstance(R, np.ndarray) and R.ndim == 1 and R.dtype != object
     if rows_expected is not None and flat_array:
         if R.size % rows_expected:
-            raise ValueError(
+            raise InputError(
                 f"`{name}` must have one row per question (M={rows_expected}); got a 1-D array "
                 f"of {R.size} entries"
             )
@@ -416,7 +417,7 @@ def _category_matrix_counts(R: Any, name: str, n_categories: int | None,
     if masked is not None:
         values, lengths, columns = masked
         if rows_expected is not None and lengths.size != rows_expected:
-            raise ValueError(
+            raise InputError(
                 f"`{name}` must have one row per question (M={rows_expected}); got "
                 f"{lengths.size} rows"
             )
@@ -428,13 +429,13 @@ def _category_matrix_counts(R: Any, name: str, n_categories: int | None,
     if matrix is not None:
         m = matrix.shape[0]
         if rows_expected is not None and m != rows_expected:
-            raise ValueError(
+            raise InputError(
                 f"`{name}` must have one row per question (M={rows_expected}); got {m} rows"
             )
         if m == 0:
-            raise ValueError(f"`{name}` must contain at least one question; got 0 questions")
+            raise InputError(f"`{name}` must contain at least one question; got 0 questions")
         if matrix.shape[1] == 0 and not allow_empty:
-            raise ValueError(f"every question needs at least one sample; {name}[0] is empty")
+            raise InputError(f"every question needs at least one sample; {name}[0] is empty")
         if matrix.dtype.kind not in "biuf":
             raise _bad_element_type(matrix.tolist(), name, "integer categories")
         fast = _small_category_counts(matrix, n_categories)
@@ -445,7 +446,7 @@ def _category_matrix_counts(R: Any, name: str, n_categories: int | None,
     else:
         assert rows is not None  # one of matrix and rows is given
         if rows_expected is not None and len(rows) != rows_expected:
-            raise ValueError(
+            raise InputError(
                 f"`{name}` must have one row per question (M={rows_expected}); got {len(rows)} rows"
             )
         if allow_empty:
@@ -489,7 +490,7 @@ def _tabulate_categories(values: np.ndarray, lengths: np.ndarray, name: str,
     if n_categories is not None:
         width = max(width, n_categories)
     if lengths.size * width > MAX_CATEGORY_TABLE:
-        raise ValueError(
+        raise InputError(
             f"`{name}` needs a table of {lengths.size} questions x {width} categories, more than "
             f"the {MAX_CATEGORY_TABLE} entries supported; use fewer categories (renumber them "
             "0..C-1) or fewer questions per call"

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .checks import ArgumentTypeError, check_real
+from .checks import ArgumentTypeError, InputError, check_real
 from .inputs import _is_pandas
 
 
@@ -53,7 +53,7 @@ def binarize(R: Any, threshold: float) -> Any:
     masked = _as_masked(R)
     if masked is not None:
         if masked.ndim != 2:
-            raise ValueError(f"`R` must be a 2-D array (questions x samples); got an array "
+            raise InputError(f"`R` must be a 2-D array (questions x samples); got an array "
                              f"with {masked.ndim} dimensions")
         missing = np.ma.getmaskarray(masked)
         scores = _finite_scores(np.ma.getdata(masked), "R", missing)
@@ -75,7 +75,7 @@ def binarize(R: Any, threshold: float) -> Any:
             row = np.ma.getdata(row).reshape(-1)[kept]
         scores = _finite_scores(row, f"R[{q}]")
         if scores.ndim != 1:
-            raise ValueError(f"`R[{q}]` must be a flat list of scores; got an array with "
+            raise InputError(f"`R[{q}]` must be a flat list of scores; got an array with "
                              f"{scores.ndim} dimensions")
         out.append([int(s > threshold) for s in scores.tolist()])
     return out
@@ -120,6 +120,6 @@ def _finite_scores(row: Any, name: str,
         position = tuple(int(i) for i in np.argwhere(bad)[0])
         where = "".join(f"[{i}]" for i in position)
         value = float(scores[position]) if position else float(scores)
-        raise ValueError(f"`{name}` must hold finite scores; got {name}{where}="
+        raise InputError(f"`{name}` must hold finite scores; got {name}{where}="
                          f"{'nan' if math.isnan(value) else value}")
     return scores

@@ -15,6 +15,7 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
+from .checks import InputError
 from .counts import BinaryCounts
 
 SHORT_HINT = "pass short='skip' to leave them out for that k"
@@ -176,7 +177,7 @@ def keep_at_least(n: npt.NDArray[np.int64], k: int, short: str, *, unit: str = "
     if short == "error" or count == n.size:
         what = "every question has" if count == n.size else f"{count} of {n.size} questions have"
         hint = "" if count == n.size else f"; {SHORT_HINT}"
-        raise ValueError(
+        raise InputError(
             f"`k` must be an int in [1, n]; got k={k} but {what} fewer than k {unit} "
             f"(smallest n={int(n.min())}){hint}"
         )

@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import gammaln, logsumexp, xlogy
 
+from ..counting.checks import InputError
 from ..moments.kernels import CHUNK_ENTRIES
 
 FloatArray = npt.NDArray[np.float64]
@@ -54,7 +55,7 @@ def count_grid(k: int, levels: int) -> IntArray:
     """
     size = grid_size(k, levels)
     if size > MAX_COUNT_STATES:
-        raise ValueError(
+        raise InputError(
             f"`k` is too large for an exact TailPass profile over {levels} reward levels: "
             f"it needs {size} bank count vectors, more than {MAX_COUNT_STATES}; got k={k}. "
             "Use a smaller k, fewer distinct rewards in `w`, or moment(lam) with lam 1, 2 or 4"
@@ -147,7 +148,7 @@ def payoff_covariance(counts: IntArray, alpha: FloatArray, values: FloatArray) -
 def check_pairs(size: int) -> None:
     """Refuse an exact covariance over more than :data:`MAX_COVARIANCE_PAIRS` bank pairs."""
     if size * size > MAX_COVARIANCE_PAIRS:
-        raise ValueError(
+        raise InputError(
             f"the exact TailPass covariance needs {size}^2 pairs of banks, more than "
             f"{MAX_COVARIANCE_PAIRS}; use a smaller `k` or the posterior draws (sample())"
         )

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..counting.checks import ArgumentTypeError, CategoryValueError, _show
+from ..counting.checks import ArgumentTypeError, CategoryValueError, InputError, _show
 from ..counting.counts import BinaryCounts, CategoricalCounts
 from ..counting.inputs import MAX_CATEGORIES, categorical_counts
 from ..counting.rowcount import binary_row_counts
@@ -36,16 +36,16 @@ def check_weights(w: Any, *, name: str = "w") -> FloatArray | None:
     if array.dtype.kind not in "biuf":
         raise ArgumentTypeError(f"`{name}` must be a 1-D sequence of numbers; got {_show(w)}")
     if array.ndim != 1 or array.size == 0:
-        raise ValueError(f"`{name}` must be a non-empty 1-D sequence; got shape {array.shape}")
+        raise InputError(f"`{name}` must be a non-empty 1-D sequence; got shape {array.shape}")
     if array.size > MAX_CATEGORIES:
-        raise ValueError(
+        raise InputError(
             f"`{name}` must have at most {MAX_CATEGORIES} entries (one per category); got "
             f"len({name})={array.size}"
         )
     array = array.astype(np.float64)
     if not np.all(np.isfinite(array)) or np.any(np.abs(array) > MAX_REWARD):
         bad = int(np.flatnonzero(~(np.abs(array) <= MAX_REWARD))[0])
-        raise ValueError(
+        raise InputError(
             f"`{name}` must hold finite rewards in [-1e300, 1e300]; got {name}[{bad}]="
             f"{_show(w[bad] if isinstance(w, Sequence) else array[bad].item())}"
         )

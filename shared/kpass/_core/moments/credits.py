@@ -28,6 +28,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
+from ..counting.checks import InputError
 from ..counting.states import BinaryStates
 from .concentrated import refine_covariance, refine_variance
 from .kernels import (
@@ -128,7 +129,7 @@ def check_product_degree(k: int) -> None:
         ValueError: k > :data:`MAX_PRODUCT_K`, naming the limit.
     """
     if k > MAX_PRODUCT_K:
-        raise ValueError(
+        raise InputError(
             f"`k` must be an int in [1, {MAX_PRODUCT_K}] for this metric's posterior (its "
             f"variance needs a ({2 * k + 1} x {k + 1}) table); got k={k}. Pass@k, Pass^k, "
             f"G-Pass@k_tau and Maj@k have no such limit"

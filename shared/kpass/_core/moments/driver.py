@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy.special import ndtri
@@ -22,6 +22,25 @@ from .credits import Credit, posterior_moments, posterior_parameters, state_valu
 from .prior import resolve_prior
 
 CreditFactory = Callable[[int], Credit]
+
+
+class Posterior(NamedTuple):
+    """What every ``*_ci`` returns: posterior mean, sd and the credible interval.
+
+    A tuple: it unpacks as ``mean, sd, cred_lo, cred_hi = pass_at_k_ci(R, 2)`` and compares
+    equal to the 4-tuple the reference library (scorio) returns; the fields name it.
+
+    Attributes:
+        mean: posterior mean of the metric.
+        sd: posterior standard deviation.
+        cred_lo: lower end of the central credible interval (mean - z sd, clipped).
+        cred_hi: upper end of the central credible interval (mean + z sd, clipped).
+    """
+
+    mean: float
+    sd: float
+    cred_lo: float
+    cred_hi: float
 
 
 def normal_interval(mu: float, sigma: float, confidence: float,
@@ -40,11 +59,17 @@ def normal_interval(mu: float, sigma: float, confidence: float,
     return float(lo), float(hi)
 
 
+def credible(mu: float, sigma: float, confidence: float,
+             bounds: tuple[float, float] | None) -> Posterior:
+    """:class:`Posterior` (mean, sd, cred_lo, cred_hi) from a posterior mean and sd."""
+    return Posterior(float(mu), float(sigma), *normal_interval(float(mu), float(sigma),
+                                                                  confidence, bounds))
+
+
 def summary(mu: float, variance: float, confidence: float,
-            bounds: tuple[float, float] | None) -> tuple[float, float, float, float]:
-    """(mu, sigma, lo, hi) from a posterior mean and variance."""
-    sigma = math.sqrt(max(variance, 0.0))
-    return (float(mu), sigma, *normal_interval(float(mu), sigma, confidence, bounds))
+            bounds: tuple[float, float] | None) -> Posterior:
+    """:class:`Posterior` (mean, sd, cred_lo, cred_hi) from a posterior mean and variance."""
+    return credible(mu, math.sqrt(max(variance, 0.0)), confidence, bounds)
 
 
 def finish(values: list[Any], many: bool) -> Any:
@@ -59,6 +84,8 @@ def finish(values: list[Any], many: bool) -> Any:
 
 
 def _positive_zeros(value: Any) -> Any:
+    if isinstance(value, Posterior):
+        return Posterior(*(_positive_zeros(item) for item in value))
     if isinstance(value, tuple):
         return tuple(_positive_zeros(item) for item in value)
     if isinstance(value, np.ndarray):

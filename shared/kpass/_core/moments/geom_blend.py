@@ -20,9 +20,9 @@ two credits under Beta(alpha0 + c, beta0 + n - c) (see :mod:`kpass._core.moments
 :func:`_dataset_delta` applies the delta method to the dataset averages, whose
 variances are (1/M^2) sums of the per-question ones.
 
-The checks: the powers (not both 0), the coupling lambda in [0, 1] (``lam`` or its
-alias ``lambda_``) and spectrum weights w_1..w_k (real, non-negative, finite,
-sum <= 1; the upper-half mG weights when none are given).
+The checks: the powers (not both 0) and spectrum weights w_1..w_k (real, non-negative,
+finite, sum <= 1; the upper-half mG weights when none are given); the coupling ``lam`` is
+checked where it is taken.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..counting.checks import ArgumentTypeError, _show, check_real
+from ..counting.checks import ArgumentTypeError, InputError, _show, check_real
 from ..counting.states import BinaryStates
 from .credits import (
     Credit,
@@ -54,7 +54,7 @@ def _check_powers(pass_power: Any, unanimous_power: Any) -> tuple[float, float]:
     a = check_real(pass_power, "pass_power")
     b = check_real(unanimous_power, "unanimous_power")
     if a == 0.0 and b == 0.0:
-        raise ValueError("`pass_power` and `unanimous_power` must not both be 0; got 0 and 0")
+        raise InputError("`pass_power` and `unanimous_power` must not both be 0; got 0 and 0")
     return a, b
 
 
@@ -67,7 +67,7 @@ def _blend(x_in: npt.ArrayLike, y_in: npt.ArrayLike, a: float, b: float) -> Floa
         if power < 0.0:
             trouble = (base == 0.0) & ~((other == 0.0) & (other_power > 0.0))
             if trouble.any():
-                raise ValueError(
+                raise InputError(
                     f"`{name}` must be non-negative where its quantity is 0; got {name}={power}"
                 )
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -93,17 +93,6 @@ def _delta(mx: FloatArray, vx: FloatArray, my: FloatArray, vy: FloatArray, cov: 
     return mean, variance
 
 
-def _resolve_lambda(lam: Any, lambda_: Any) -> float:
-    if lambda_ is not None:
-        if lam != 0.5:
-            raise ArgumentTypeError(
-                f"give the coupling as `lam` or `lambda_`, not both; got lam={lam!r}, "
-                f"lambda_={lambda_!r}"
-            )
-        return check_real(lambda_, "lambda_", low=0.0, high=1.0)  # named as given
-    return check_real(lam, "lam", low=0.0, high=1.0)
-
-
 def _check_weights(weights: Any, k: int) -> FloatArray:
     """Length-k real weights (bool, int or float), non-negative, finite, summing to <= 1.
 
@@ -123,16 +112,16 @@ def _check_weights(weights: Any, k: int) -> FloatArray:
             f"(weights={_show(weights)})"
         )
     if array.ndim != 1 or array.size != k:
-        raise ValueError(
+        raise InputError(
             f"`weights` must have one weight per threshold r = 1..k (length {k}); got shape "
             f"{array.shape}"
         )
     array = array.astype(np.float64)
     if not np.all(np.isfinite(array)) or np.any(array < 0.0):
-        raise ValueError(f"`weights` must be non-negative and finite; got {array.tolist()}")
+        raise InputError(f"`weights` must be non-negative and finite; got {array.tolist()}")
     total = float(np.sum(array))
     if total > 1.0 + 1e-12:
-        raise ValueError(f"`weights` must sum to at most 1; got sum={total}")
+        raise InputError(f"`weights` must sum to at most 1; got sum={total}")
     return array
 
 
@@ -145,7 +134,7 @@ def _weights_per_k(weights: Any, ks: list[int], many: bool) -> list[Any]:
     if len(ks) == 1 and np.ndim(weights) == 1:
         return [weights]
     if not isinstance(weights, Sequence) or len(weights) != len(ks):
-        raise ValueError(
+        raise InputError(
             f"with several k, `weights` must be a list of {len(ks)} weight vectors, one per k"
         )
     return list(weights)

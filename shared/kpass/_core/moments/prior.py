@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..counting.checks import _show, check_choice, check_prior
+from ..counting.checks import ArgumentTypeError, InputError, _show, check_choice, check_prior
 from ..counting.counts import BinaryCounts
 
 #: The prior options.
@@ -75,8 +75,24 @@ def _degenerate(counts: BinaryCounts, log_ab: np.ndarray) -> str:
     return ""
 
 
-def check_prior_option(prior: Any) -> str:
-    """Validate ``prior``: ``"uniform"`` or ``"empirical"``."""
+def check_prior_option(prior: Any) -> str | tuple[float, float]:
+    """Validate ``prior``: ``"uniform"``, ``"empirical"`` or an ``(a, b)`` Beta pair.
+
+    The one meaning of ``prior=`` wherever kpass takes it: the Beta prior of each question's
+    success rate, uniform Beta(alpha0, beta0) (Beta(1, 1) by default), fitted to the
+    questions, or Beta(a, b) given.
+    """
+    expected = '"uniform", "empirical" or an (a, b) pair of Beta parameters in [1e-300, 1e300]'
+    if isinstance(prior, (tuple, list)) and len(prior) == 2:
+        try:
+            a, b = check_prior(*prior)
+        except ValueError:
+            raise InputError(f"`prior` must be {expected}; got prior={_show(prior)}") from None
+        return a, b
+    if not isinstance(prior, str):
+        raise ArgumentTypeError(f"`prior` must be {expected}; got prior={_show(prior)}")
+    if prior not in PRIORS:
+        raise InputError(f"`prior` must be {expected}; got prior={_show(prior)}")
     return check_choice(prior, "prior", PRIORS)
 
 
@@ -88,12 +104,13 @@ def resolve_prior(prior: Any, counts: BinaryCounts, alpha0: Any = 1.0,
         ValueError: ``prior="empirical"`` together with an ``alpha0``/``beta0`` other than
             the default 1 (two priors at once), or a bad ``prior``.
     """
-    if check_prior_option(prior) == "uniform":
+    option = check_prior_option(prior)
+    if option == "uniform":
         return check_prior(alpha0, beta0)
     if (alpha0, beta0) != (1.0, 1.0):
-        raise ValueError(f'`prior="empirical"` fits alpha0 and beta0 to the questions; got '
+        raise InputError(f"`prior={_show(prior)}` sets alpha0 and beta0; got "
                          f"alpha0={_show(alpha0)}, beta0={_show(beta0)} as well (give one)")
-    return fit_beta_prior(counts)
+    return option if isinstance(option, tuple) else fit_beta_prior(counts)
 
 
 
@@ -114,13 +131,14 @@ def posterior_options(companion: Any, counts: BinaryCounts, prior: str) -> dict[
     """
     import inspect
 
-    if check_prior_option(prior) == "uniform":
+    option = check_prior_option(prior)
+    if option == "uniform":
         return {}
     accepted = inspect.signature(companion).parameters
     if "prior" in accepted and "alpha0" in accepted:
-        return {"prior": prior}
+        return {"prior": option}
     if "alpha0" in accepted:
-        alpha0, beta0 = fit_beta_prior(counts)
+        alpha0, beta0 = option if isinstance(option, tuple) else fit_beta_prior(counts)
         return {"alpha0": alpha0, "beta0": beta0}
     return {}
 

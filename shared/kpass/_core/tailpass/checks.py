@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..counting.checks import ArgumentTypeError, _show, check_choice, check_int
+from ..counting.checks import ArgumentTypeError, InputError, _show, check_choice, check_int
 from ..dirichlet.posterior import MAX_COUNT_STATES
 
 FloatArray = npt.NDArray[np.float64]
@@ -24,7 +24,7 @@ def check_thresholds(k: int, thresholds: Any) -> FloatArray:
     """Required average rewards: default 1/k, ..., 1; else strictly increasing, in [0, 1]."""
     if thresholds is None:
         if k > MAX_COUNT_STATES:
-            raise ValueError(
+            raise InputError(
                 f"`k` must be at most {MAX_COUNT_STATES} for the default thresholds 1/k, ..., 1; "
                 f"got k={k}. Pass explicit `thresholds`"
             )
@@ -32,12 +32,12 @@ def check_thresholds(k: int, thresholds: Any) -> FloatArray:
     else:
         values = real_array(thresholds, "thresholds")
         if values.ndim != 1 or values.size == 0:
-            raise ValueError(
+            raise InputError(
                 "`thresholds` must be a non-empty 1-D sequence of required scores in [0, 1]; "
                 f"got thresholds={_show(thresholds)}"
             )
         if np.any((values < 0.0) | (values > 1.0)) or np.any(np.diff(values) <= 0.0):
-            raise ValueError(
+            raise InputError(
                 "`thresholds` must be strictly increasing scores in [0, 1]; got "
                 f"thresholds={_show(thresholds)}"
             )
@@ -48,7 +48,7 @@ def check_thresholds(k: int, thresholds: Any) -> FloatArray:
 def check_rewards(weights: FloatArray) -> None:
     bad = np.flatnonzero((weights < 0.0) | (weights > 1.0))
     if bad.size:
-        raise ValueError(
+        raise InputError(
             f"`w` must hold rubric scores in [0, 1] for TailPass; got w[{int(bad[0])}]="
             f"{weights[bad[0]]!r}"
         )
@@ -60,14 +60,14 @@ def check_prior_concentrations(prior: Any, shape: tuple[int, int]) -> FloatArray
                                 f"not bools); got prior={_show(prior)}")
     values = real_array(prior, "prior")
     if values.ndim > 2 or np.any(values <= 0.0):
-        raise ValueError(
+        raise InputError(
             "`prior` must hold positive Dirichlet concentrations (a scalar, one per category "
             f"or a questions x categories matrix); got prior={_show(prior)}"
         )
     try:
         return np.broadcast_to(values, shape)
     except ValueError:
-        raise ValueError(
+        raise InputError(
             f"`prior` must be a scalar, a vector of {shape[1]} (one per category) or a "
             f"{shape[0]} x {shape[1]} matrix (questions x categories); got shape "
             f"{values.shape}"
@@ -85,7 +85,7 @@ def real_array(value: Any, name: str) -> FloatArray:
     with np.errstate(over="ignore", invalid="ignore"):
         result = np.array(array, dtype=np.float64)
     if not np.all(np.isfinite(result)):
-        raise ValueError(f"`{name}` must be finite; got {name}={_show(value)}")
+        raise InputError(f"`{name}` must be finite; got {name}={_show(value)}")
     return result
 
 
@@ -93,11 +93,11 @@ def check_convex_weights(weights: Any, size: int, name: str = "weights") -> Floa
     """One non-negative weight per threshold, summing to 1 (to 1e-12)."""
     values = real_array(weights, name)
     if values.shape != (size,):
-        raise ValueError(f"`{name}` must have one weight per threshold ({size}); got shape "
+        raise InputError(f"`{name}` must have one weight per threshold ({size}); got shape "
                          f"{values.shape}")
     if np.any(values < 0.0) or not math.isclose(float(values.sum()), 1.0, rel_tol=0.0,
                                                  abs_tol=1e-12):
-        raise ValueError(f"`{name}` must be non-negative and sum to 1; got "
+        raise InputError(f"`{name}` must be non-negative and sum to 1; got "
                          f"{name}={_show(weights)}")
     return values
 
@@ -111,7 +111,7 @@ def check_n_draws(n_draws: Any) -> int:
     """Number of posterior draws, an int >= 2."""
     n_draws = check_int(n_draws, "n_draws")
     if n_draws < 2:
-        raise ValueError(f"`n_draws` must be an int >= 2; got n_draws={n_draws}")
+        raise InputError(f"`n_draws` must be an int >= 2; got n_draws={n_draws}")
     return n_draws
 
 

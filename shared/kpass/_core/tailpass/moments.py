@@ -57,7 +57,7 @@ from ..moments.credits import (
     threshold_credit,
     unanimous_credit,
 )
-from ..moments.driver import finish, normal_interval
+from ..moments.driver import Posterior, credible, finish
 from ..moments.kernels import beta_binomial_pmf
 from .exact import MAX_EXACT_BANKS, NARROW_RATIO, _exact_payoff_moments
 
@@ -84,9 +84,8 @@ def _frozen(values: Any) -> FloatArray:
     return array
 
 
-def _normal_summary(mean: float, sd: float, confidence: float
-                    ) -> tuple[float, float, float, float]:
-    return finish([(mean, sd, *normal_interval(mean, sd, confidence, (0.0, 1.0)))], False)
+def _normal_summary(mean: float, sd: float, confidence: float) -> Posterior:
+    return finish([credible(mean, sd, confidence, (0.0, 1.0))], False)
 
 
 def _credit(k: int, payoff: FloatArray) -> Credit:

@@ -25,12 +25,14 @@ from scipy.special import logsumexp
 
 from ..._core.counting.checks import (
     ArgumentTypeError,
+    InputError,
     _show,
     check_confidence,
     check_int,
     check_real,
 )
 from ..._core.dirichlet.posterior import multinomial_pmf, raw_power_mean
+from ..._core.moments.driver import Posterior
 from ..._core.tailpass.checks import (
     check_aggregation,
     check_convex_weights,
@@ -39,8 +41,7 @@ from ..._core.tailpass.checks import (
 
 FloatArray = npt.NDArray[np.float64]
 RNG = int | np.random.Generator | None
-Summary = (tuple[float, float, float, float]
-           | tuple[FloatArray, FloatArray, FloatArray, FloatArray])
+Summary = Posterior | tuple[FloatArray, FloatArray, FloatArray, FloatArray]
 
 class ProfileSource(Protocol):
     """What the draws read of the :class:`~kpass.families.tailpass.metric.TailPassProfile`.
@@ -218,7 +219,7 @@ class TailPassDraws:
         """
         m = check_int(m, "m")
         if m < 2:
-            raise ValueError(f"`m` must be an int >= 2; got m={m}")
+            raise InputError(f"`m` must be an int >= 2; got m={m}")
         weights = _default_weights(weights, self._source.thresholds.size)
         return self._apply(lambda values: values**m @ weights)
 
@@ -276,11 +277,11 @@ class TailPassDraws:
         goal = real_array(target, "target")
         if goal.shape != (size,) or np.any((goal < 0.0) | (goal > 1.0)) or np.any(
                 np.diff(goal) > 0.0):
-            raise ValueError(f"`target` must be a non-increasing profile in [0, 1] with one "
+            raise InputError(f"`target` must be a non-increasing profile in [0, 1] with one "
                              f"entry per threshold ({size}); got target={_show(target)}")
         scale = np.ones(size) if weights is None else real_array(weights, "weights")
         if scale.shape != (size,) or np.any(scale <= 0.0):
-            raise ValueError(f"`weights` must be {size} positive numbers (one per threshold); "
+            raise InputError(f"`weights` must be {size} positive numbers (one per threshold); "
                              f"got weights={_show(weights)}")
         epsilon = check_real(epsilon, "epsilon", low=0.0, low_open=True)
 
@@ -295,7 +296,7 @@ class TailPassDraws:
         return TailPassDraws(self._source.at_k(k, thresholds=thresholds), self._probabilities)
 
     def summary(self, values: Any = None, *, confidence: float = 0.95) -> Summary:
-        """Monte Carlo (mean, sd, lo, hi) along the draw axis, equal-tailed.
+        """Monte Carlo (mean, sd, cred_lo, cred_hi) along the draw axis, equal-tailed.
 
         Args:
             values: draws of a utility (or a difference of utilities from these draws),
@@ -303,18 +304,18 @@ class TailPassDraws:
             confidence: posterior mass of the interval, in (0, 1).
 
         Returns:
-            Four floats for 1-D values, four arrays otherwise. Not clipped.
+            A :class:`kpass.Posterior` for 1-D values, four arrays otherwise. Not clipped.
         """
         confidence = check_confidence(confidence)
         samples = self.profile if values is None else real_array(values, "values")
         if samples.ndim not in (1, 2) or samples.shape[0] != self._n_draws:
-            raise ValueError(f"`values` must have the {self._n_draws} draws on its first axis; "
+            raise InputError(f"`values` must have the {self._n_draws} draws on its first axis; "
                              f"got shape {samples.shape}")
         lo, hi = np.quantile(samples, [(1.0 - confidence) / 2.0, (1.0 + confidence) / 2.0],
                              axis=0)
         result = (samples.mean(axis=0), samples.std(axis=0, ddof=1), lo, hi)
         if samples.ndim == 1:
-            return tuple(float(value) for value in result)  # type: ignore[return-value]
+            return Posterior(*(float(value) for value in result))
         return result
 
 

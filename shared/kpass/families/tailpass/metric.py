@@ -37,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..._core.counting.checks import (
+    InputError,
     _show,
     check_confidence,
     check_flag,
@@ -144,7 +145,7 @@ def tailpass(R: Any, k: Any, w: Any = None, R0: Any = None, *, eta: float = 1.0,
     with np.errstate(over="ignore"):
         parameters = base + counts.counts + eta * counts.prior_counts
     if not np.all(np.isfinite(parameters.sum(axis=1))):
-        raise ValueError(f"`prior` is too large: the posterior concentrations overflow; got "
+        raise InputError(f"`prior` is too large: the posterior concentrations overflow; got "
                          f"prior={_show(prior)}")
     grouped, levels = _group_levels(parameters, weights)
     grouped, levels = _frozen(grouped), _frozen(levels)
@@ -309,7 +310,7 @@ class TailPassProfile(ProfileMoments):
         """The same posterior at another reporting budget (default thresholds 1/k, ..., 1)."""
         k = check_int(k, "k")
         if k < 1:
-            raise ValueError(f"`k` must be an int >= 1; got k={k}")
+            raise InputError(f"`k` must be an int >= 1; got k={k}")
         return TailPassProfile(k, check_thresholds(k, thresholds), self._parameters,
                                self._levels)
 

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import betainc, betaincc
 
-from ..._core.counting.checks import _show, check_int, check_real
+from ..._core.counting.checks import InputError, _show, check_int, check_real
 from ..._core.tailpass.checks import real_array
 
 FloatArray = npt.NDArray[np.float64]
@@ -39,7 +39,7 @@ def _budget(k: Any) -> int:
     """The reporting budget k, an int in [1, MAX_WEIGHTS]."""
     k = check_int(k, "k")
     if not 1 <= k <= MAX_WEIGHTS:
-        raise ValueError(f"`k` must be an int in [1, {MAX_WEIGHTS}] (one weight per "
+        raise InputError(f"`k` must be an int in [1, {MAX_WEIGHTS}] (one weight per "
                          f"threshold); got k={k}")
     return k
 
@@ -99,7 +99,7 @@ def threshold_weights(k: int, threshold: int) -> FloatArray:
     k = _budget(k)
     threshold = check_int(threshold, "threshold")
     if not 1 <= threshold <= k:
-        raise ValueError(f"`threshold` must be an int in [1, k] = [1, {k}]; got "
+        raise InputError(f"`threshold` must be an int in [1, k] = [1, {k}]; got "
                          f"threshold={threshold}")
     weights = np.zeros(k)
     weights[threshold - 1] = 1.0
@@ -211,11 +211,11 @@ def beta_weights(k: int, theta: float, kappa: float) -> FloatArray:
     k = _budget(k)
     theta = check_real(theta, "theta", low=0.0, low_open=True)
     if theta >= 1.0:
-        raise ValueError(f"`theta` must be a real number in (0, 1); got theta={_show(theta)}")
+        raise InputError(f"`theta` must be a real number in (0, 1); got theta={_show(theta)}")
     kappa = check_real(kappa, "kappa", low=0.0, low_open=True)
     a, b = theta * kappa, (1.0 - theta) * kappa
     if a == 0.0 or b == 0.0 or not (math.isfinite(a) and math.isfinite(b)):
-        raise ValueError(
+        raise InputError(
             "`theta` and `kappa` must give positive, finite Beta parameters "
             f"theta * kappa and (1 - theta) * kappa in float64; got theta={theta!r}, "
             f"kappa={kappa!r} (parameters {a!r}, {b!r})")
@@ -224,7 +224,7 @@ def beta_weights(k: int, theta: float, kappa: float) -> FloatArray:
     weights = np.where(cdf[1:] <= 0.5, np.diff(cdf), -np.diff(sf))
     total = float(weights.sum())
     if not np.all(np.isfinite(weights)) or np.any(weights < 0.0) or not total > 0.0:
-        raise ValueError(
+        raise InputError(
             "`theta` and `kappa` give Beta threshold weights that are not finite in "
             f"float64; got theta={theta!r}, kappa={kappa!r}")
     return weights / total
@@ -306,10 +306,10 @@ def payoff_weights(payoff: Any) -> FloatArray:
     """
     values = real_array(payoff, "payoff")
     if values.ndim != 1 or values.size < 2:
-        raise ValueError("`payoff` must be a 1-D sequence of at least two payoffs "
+        raise InputError("`payoff` must be a 1-D sequence of at least two payoffs "
                          f"u(0), ..., u(k); got payoff={_show(payoff)}")
     if values[0] != 0.0 or values[-1] != 1.0 or np.any(np.diff(values) < 0.0):
-        raise ValueError("`payoff` must be non-decreasing from u(0) = 0 to u(k) = 1; got "
+        raise InputError("`payoff` must be non-decreasing from u(0) = 0 to u(k) = 1; got "
                          f"payoff={_show(payoff)}")
     return np.diff(values)
 

@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._core.counting.checks import InputError
 from ..._core.counting.counts import BinaryCounts
 from ..errors import ReportError, show
 from ..formats.readers import LoadedFile
@@ -430,7 +431,7 @@ def read_inspect(path: str | Path, *, scorer: str | None = None,
     try:
         loaded = load_inspect(str(path), column=scorer, threshold=threshold)
     except ReportError as error:
-        raise ValueError(str(error)) from None
+        raise InputError(str(error)) from None
     if loaded.bad_rows:
         count = len(loaded.bad_rows)
         where, problem = loaded.bad_rows[0]

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._core.counting.checks import InputError
 from ..arrow_numpy import filled, index_array, to_numpy
 from ..rows import canonical_id
 
@@ -126,7 +127,7 @@ class Codes:
             self.size = len(dictionary)
             return indices
         if self.known.type != dictionary.type:
-            raise ValueError("a column changed type between blocks")
+            raise InputError("a column changed type between blocks")
         found = pc.index_in(dictionary, value_set=self.known)
         mapping = filled(found, -1)
         self._append(mapping, dictionary)
@@ -142,7 +143,7 @@ class Codes:
         """
         pc = self.pc
         if self.known.type != values.type:
-            raise ValueError("a column changed type between blocks")
+            raise InputError("a column changed type between blocks")
         found = pc.index_in(values, value_set=self.known)
         if not found.null_count:
             return to_numpy(found).astype(np.int64)
@@ -165,7 +166,7 @@ class Codes:
             self.known = self.pa.concat_arrays([self.known, added])
             self.size += count
         if self.size >= 1 << 31:
-            raise ValueError("more than 2**31 distinct ids")
+            raise InputError("more than 2**31 distinct ids")
 
     def canonical(self) -> bool:
         """Whether every known value is its own id under :func:`kpass.io.rows.canonical_id`.
