@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from .._core.counting.checks import InputError
 from ..io.errors import ReportError
 from ..registry import PRIMARY
 
@@ -106,17 +107,17 @@ def run_plan(args: argparse.Namespace) -> int:
     try:
         families = parse_metrics(args.metric)
         if len(families) != 1:
-            raise ValueError(f"--metric takes one metric; got {args.metric!r}")
+            raise InputError(f"--metric takes one metric; got {args.metric!r}")
         credit = set(names(credit=True))
         if families[0].function not in credit:
             plannable = ", ".join(fam.key for fam in FAMILIES if fam.function in credit)
-            raise ValueError(f"--metric {families[0].key}: plans are for {plannable} (means "
+            raise InputError(f"--metric {families[0].key}: plans are for {plannable} (means "
                              "of per-question U-statistics)")
         if len(args.files) > 2:
-            raise ValueError(f"give at most two pilot files (models A and B); got "
+            raise InputError(f"give at most two pilot files (models A and B); got "
                              f"{len(args.files)}")
         if (args.difference is None) == (args.questions is None):
-            raise ValueError("give one of --difference (prints the questions needed) and "
+            raise InputError("give one of --difference (prints the questions needed) and "
                              "--questions (prints the detectable difference)")
     except ValueError as error:
         return _refuse(str(error))
@@ -185,7 +186,8 @@ def _run_pilot(args: argparse.Namespace, point: Any, family: Any,
         alpha = 1.0 - confidence
         samples = args.samples
         if args.difference is not None:
-            questions = pilot.questions_for(args.difference, samples, power=power, alpha=alpha)
+            questions = pilot.questions_for(args.difference, samples, power=power,
+                                          confidence=confidence)
             difference = abs(args.difference)
         else:
             questions = args.questions
@@ -227,7 +229,7 @@ def _run_pilot(args: argparse.Namespace, point: Any, family: Any,
 
 def _unit(value: float, name: str) -> float:
     if not 0.0 < value < 1.0:
-        raise ValueError(f"`{name}` must be in (0, 1); got {name}={value:g}")
+        raise InputError(f"`{name}` must be in (0, 1); got {name}={value:g}")
     return value
 
 

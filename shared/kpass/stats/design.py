@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from scipy.special import gammaln, log_expit
 
-from .._core.counting.checks import ArgumentTypeError, _show, check_real
+from .._core.counting.checks import ArgumentTypeError, InputError, _show, check_real
 from .._core.counting.counts import BinaryCounts
 from ..registry import of_function
 from .power import _questions, _t_power
@@ -118,7 +118,7 @@ class Design:
             return _t_power(m, delta, self._sd_at(delta), alpha) - self.power
 
         if gap(top) < 0.0:
-            raise ValueError(f"`questions`={m} detects no improvement of {self.label} from "
+            raise InputError(f"`questions`={m} detects no improvement of {self.label} from "
                              f"baseline={self.baseline:g} with power={self.power:g}, not "
                              "even to 1; expected more questions")
         from scipy.optimize import brentq
@@ -152,7 +152,7 @@ class Design:
         delta = check_real(difference, "difference")
         target = self.baseline + delta
         if delta == 0.0 or not 0.0 < target < 1.0:
-            raise ValueError(f"`difference` must be non-zero with baseline + difference in "
+            raise InputError(f"`difference` must be non-zero with baseline + difference in "
                              f"(0, 1); got difference={_show(difference)} at "
                              f"baseline={self.baseline:g}")
         return delta
@@ -165,7 +165,7 @@ def _whole(value: Any, name: str, low: int, high: float = math.inf) -> int:
     number = float(value)
     if not (math.isfinite(number) and number == int(number) and low <= number <= high):
         span = f">= {low}" if high == math.inf else f"in [{low}, {high:g}]"
-        raise ValueError(f"`{name}` must be a whole number {span}; got {name}={_show(value)}")
+        raise InputError(f"`{name}` must be a whole number {span}; got {name}={_show(value)}")
     return int(number)
 
 
@@ -215,7 +215,7 @@ class _Population:
 
         low, high = self.mean(-40.0), self.mean(40.0)
         if not low < value < high:
-            raise ValueError(f"`{name}` must lie strictly between {low:.4g} and {high:.4g} "
+            raise InputError(f"`{name}` must lie strictly between {low:.4g} and {high:.4g} "
                              f"(the values {label} takes); got {name}={value:g}")
         return float(brentq(lambda mu: self.mean(mu) - value, -40.0, 40.0, xtol=1e-12))
 
@@ -229,11 +229,11 @@ def plan_from_scratch(metric: Callable[..., Any], name: str, k: Any, args: tuple
         raise ArgumentTypeError(f"`k` must be one int >= 1 for planning; got k={_show(k)}")
     k = int(k)
     if baseline is None or samples is None:
-        raise ValueError("a plan without a pilot needs `baseline` (model A's value of the "
+        raise InputError("a plan without a pilot needs `baseline` (model A's value of the "
                          "metric) and `samples` (per question); got "
                          f"baseline={_show(baseline)}, samples={_show(samples)}")
     if (difference is None) == (questions is None):
-        raise ValueError("give one of `difference` (to get the questions needed) and "
+        raise InputError("give one of `difference` (to get the questions needed) and "
                          "`questions` (to get the detectable difference); got "
                          f"difference={_show(difference)}, questions={_show(questions)}")
     base = check_real(baseline, "baseline", low=0.0, high=1.0, low_open=True, high_open=True)
@@ -250,7 +250,7 @@ def plan_from_scratch(metric: Callable[..., Any], name: str, k: Any, args: tuple
     label = family.title.format(k=k, tau=kwargs.get("tau", args[0] if args else ""))
     population = _Population(metric, k, n, args, kwargs, sd_logit, rho)
     if population.mean(40.0) - population.mean(-40.0) < 1e-9:
-        raise ValueError(f"{label} does not depend on the success rate at k={k}; there is "
+        raise InputError(f"{label} does not depend on the success rate at k={k}; there is "
                          "nothing to plan")
     mu_a = population.location(base, "baseline", label)
     second_a = population.second(mu_a)

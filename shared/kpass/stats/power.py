@@ -11,6 +11,8 @@ import math
 
 from scipy.special import nctdtr, ndtr, ndtri, stdtrit
 
+from .._core.counting.checks import InputError
+
 #: Past this many questions the normal approximation plus Guenther's correction is used.
 _EXACT_QUESTIONS = 1_000_000
 
@@ -56,7 +58,7 @@ def _questions(delta: float, variance: float, power: float, alpha: float) -> int
         return 2
     normal = (z / delta) * (z / delta) * variance  # divided twice: no underflow of delta^2
     if not math.isfinite(normal) or normal > MAX_QUESTIONS:
-        raise ValueError(
+        raise InputError(
             f"`difference` is too small to plan for: difference={delta:g} needs about "
             f"{normal:.3g} questions at this variance; expected a difference that at most "
             f"{MAX_QUESTIONS:.0e} questions detect")

@@ -382,9 +382,9 @@ def confidence_sequence(metric: MetricLike, R_a: Any, R_b: Any = None, *args: An
             warnings.warn(
                 f"kpass.confidence_sequence({name}): after {missed_at} {units} the values no "
                 "longer fit the running interval (no mean it still held was plausible); the "
-                "interval is kept, but this happens with probability <= 1 - confidence only when the "
-                "values share one mean in a random order: shuffle the questions (order=) or "
-                "check for drift", UserWarning, stacklevel=2)
+                "interval is kept, but this happens with probability <= 1 - confidence only "
+                "when the values share one mean in a random order: shuffle the questions "
+                "(order=) or check for drift", UserWarning, stacklevel=2)
         if paired:  # rounded: the grid's j / steps mapped back exactly, without 1e-16 noise
             lo, hi = np.round(2.0 * lo - 1.0, 12), np.round(2.0 * hi - 1.0, 12)
         estimate = np.cumsum(ordered) / np.arange(1, ordered.size + 1)
