@@ -81,7 +81,9 @@ def read_blocks(text: str, path: Path = README) -> list[Block]:
 
 
 BLOCKS = [block for path in DOCS for block in read_blocks(path.read_text(encoding="utf-8"), path)]
-CODE = [block for block in BLOCKS if block.marker != "output"]
+# A ```{directive} block is a Sphinx directive of the docs site (docs/reference/api.md), not code.
+CODE = [block for block in BLOCKS
+        if block.marker != "output" and not block.language.startswith("{")]
 RUNNABLE = [block for block in CODE if block.marker == "runnable"]
 
 
@@ -123,7 +125,8 @@ def test_docs_have_runnable_blocks_with_checked_output():
     assert any(block.output is not None for block in RUNNABLE)
     assert any("kpass report" in block.code for block in RUNNABLE)
     docs = ROOT / "docs"
-    assert {block.path for block in RUNNABLE} >= {README, docs / "reference" / "command-line.md",
+    assert {block.path for block in RUNNABLE} >= {README, docs / "tutorial.md",
+                                                  docs / "reference" / "command-line.md",
                                                   docs / "reference" / "python.md"}
 
 
@@ -207,16 +210,6 @@ def test_the_install_names_every_extra_and_the_current_wheel():
     (version,) = re.findall(r'^__version__ = "([^"]+)"$', init, re.MULTILINE)
     wheels = set(re.findall(r"kpass-[^\s'/]+\.whl", install))
     assert wheels == {f"kpass-{version}-py3-none-any.whl"}, wheels
-
-
-def test_relative_links_lead_to_files():
-    broken = []
-    for path in [*DOCS, ROOT / "CHANGELOG.md"]:
-        text = re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.DOTALL)
-        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
-            if "://" not in target and not (path.parent / target).exists():
-                broken.append(f"{path.relative_to(ROOT)} -> {target}")
-    assert not broken, broken
 
 
 def test_quickstart_is_exactly_two_commands_demo_then_test():
