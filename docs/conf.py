@@ -157,7 +157,8 @@ def _docstring_as_written(app, what, name, obj, options, lines):
             literal_at = None
         doctest = line.lstrip().startswith(">>>") or (doctest and bool(line.strip()))
         if line.strip() == "Formula:":
-            out += [line.replace("Formula:", "**Formula**::"), ""]
+            pad = line[:_indent(line)]
+            out += [f"{pad}**Formula**:", "", f"{pad}.. code-block:: text", ""]
             literal_at = _indent(line)
             continue
         if literal_at is None and not doctest:
