@@ -143,29 +143,48 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+MARKUP = re.compile(r"``|:\w+:`")
+
+
+def _formula_end(lines: list[str], start: int) -> int:
+    """The index after the block indented under ``lines[start]``."""
+    end = start + 1
+    while end < len(lines) and (not lines[end].strip()
+                                or _indent(lines[end]) > _indent(lines[start])):
+        end += 1
+    return end
+
+
 def _docstring_as_written(app, what, name, obj, options, lines):
     """Read kpass's docstrings as they are written in plain text.
 
     A ``Formula:`` section (plain-text maths, not a Google section napoleon knows) is shown
-    as a literal block, aligned as written; ``Pass@k`` in prose stays text.
+    as a text block, aligned as written, unless it uses reST markup (``:func:`` roles,
+    literals), which stays markup; ``Pass@k`` in prose stays text.
     """
     out: list[str] = []
     literal_at = None  # the indent a literal block must exceed
     doctest = False
-    for line in lines:
+    index = 0
+    while index < len(lines):
+        line = lines[index]
         if literal_at is not None and line.strip() and _indent(line) <= literal_at:
             literal_at = None
         doctest = line.lstrip().startswith(">>>") or (doctest and bool(line.strip()))
-        if line.strip() == "Formula:":
-            pad = line[:_indent(line)]
-            out += [f"{pad}**Formula**:", "", f"{pad}.. code-block:: text", ""]
-            literal_at = _indent(line)
-            continue
+        if line.strip() == "Formula:" and literal_at is None:
+            end = _formula_end(lines, index)
+            if not any(MARKUP.search(body) for body in lines[index + 1:end]):
+                pad = line[:_indent(line)]
+                out += [f"{pad}**Formula**:", "", f"{pad}.. code-block:: text", ""]
+                out += lines[index + 1:end]
+                index = end
+                continue
         if literal_at is None and not doctest:
             if line.rstrip().endswith("::"):
                 literal_at = _indent(line)
             line = _prose(line)
         out.append(line)
+        index += 1
     lines[:] = out
 
 
