@@ -39,10 +39,21 @@ test: $(VENV)/.test browser java
 	$(PY) -m ruff check .
 	$(PY) -m mypy
 	$(PY) -m pytest
+	$(MAKE) docs
 
 lint: $(VENV)/.test
 	$(PY) -m ruff check .
 	$(PY) -m mypy
+
+# The docs site: docs/ and the API reference generated from the docstrings, in build/docs
+# (open build/docs/README.html); any warning fails the build.
+$(VENV)/.docs: setup.cfg pyproject.toml $(VENV)/.core
+	$(PY) -m pip install -q -e ".[docs]"
+	touch $@
+
+docs: $(VENV)/.docs
+	$(PY) -m sphinx -W --keep-going -q -b html docs build/docs
+.PHONY: docs
 
 bench: $(VENV)/.test
 	$(PY) benchmarks/run.py

@@ -1,4 +1,4 @@
-"""Reproduce docs/adaptive.md's "Where allocation pays and where it does not" table.
+"""Reproduce docs/how-to/adaptive.md's "Where allocation pays and where it does not" table.
 
 A simulation, not a speed benchmark: 200 questions, p ~ Beta(0.5, 1.5), 4 samples each,
 2400 more. For each seed it prints one JSON line of ratios (realised within-question

@@ -1,6 +1,6 @@
 """Questions to a decision at a 0.5-logit shift: kpass's sequence, other bets, and floors.
 
-A simulation, not a speed benchmark; it reproduces docs/adaptive.md's "What it costs:
+A simulation, not a speed benchmark; it reproduces docs/how-to/adaptive.md's "What it costs:
 questions to a decision" numbers. Design: Pass@1 of A against B, logit p of question q
 ~ N(0, 1) for B and 0.5 more for A, n samples per question and model (n = 1, 4, 16);
 d_q = Pass@1(A) - Pass@1(B) in [-1, 1], x_q = (d_q + 1) / 2 in [0, 1]. Each strategy

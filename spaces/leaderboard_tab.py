@@ -66,7 +66,7 @@ MESSAGE_ID = "kpass-board-message"
 PLOT_WIDTH = 5.6
 TABLE_ID = "kpass-board-table"
 # The example: five checkpoints simulated on questions of shared difficulty (seeded; the
-# same draws as the example of docs/leaderboard.md).
+# same draws as the example of docs/how-to/leaderboard.md).
 EXAMPLE_SEED = 7
 EXAMPLE_QUESTIONS = 150
 EXAMPLE_SAMPLES = 4

@@ -184,7 +184,7 @@ def test_interval_over_inspects_own_reducer_values(run):
 
 
 def test_se_is_inspects_stderr_of_the_reduced_values(run):
-    """docs/harnesses.md: kpass's se over questions is what Inspect's stderr() prints."""
+    """docs/how-to/harnesses.md: kpass's se over questions is what Inspect's stderr() prints."""
     log, _ = run
     for score in log.results.scores:
         assert score.metrics["se"].value == pytest.approx(score.metrics["stderr"].value,

@@ -424,7 +424,7 @@ def test_readme_says_which_metrics_print_by_default():
 
 
 def test_docs_spaces_names_the_leaderboard_tab_and_no_wrong_count():
-    text = (REPO / "docs" / "spaces.md").read_text(encoding="utf-8")
+    text = (REPO / "docs" / "how-to" / "spaces.md").read_text(encoding="utf-8")
     assert "**Leaderboard** tab" in text and "nine" not in text
     assert len([p for p in (REPO / "metrics").iterdir() if (p / f"{p.name}.py").is_file()]) == 10
 

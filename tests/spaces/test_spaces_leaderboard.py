@@ -105,7 +105,7 @@ def test_example_estimates_are_exact_fractions_and_ranks_follow_them(modules):
     for _, shown in table.iterrows():
         assert shown["estimate"] == pytest.approx(float(exact[shown["model"]]), abs=5e-5)
         assert shown["rank"] == 1 + sum(value > exact[shown["model"]] for value in exact.values())
-    # the seeded example of docs/leaderboard.md: the same draws, the same board
+    # the seeded example of docs/how-to/leaderboard.md: the same draws, the same board
     assert table["model"].tolist() == ["rl-2k", "rl-1k", "sft", "sft-dpo", "base"]
     assert table["rank set"].tolist() == ["1-2", "1-2", "3-4", "3-4", "5"]
 

@@ -214,9 +214,9 @@ def in_rounds(metric, k, stream, budget, rounds, prior="uniform"):
 def test_issue_design_ratios_against_an_even_spread():
     """200 questions, p ~ Beta(0.5, 1.5), n = 4, 12 more per question on average.
 
-    docs/adaptive.md reports 20 replications (seeds 1000-1019); 3 here (1000-1002). Each
+    docs/how-to/adaptive.md reports 20 replications (seeds 1000-1019); 3 here (1000-1002). Each
     ratio is the exact within-question variance given the true p's at the final N, greedy
-    over even (16 samples each). Bands: the 20-replication ranges of docs/adaptive.md,
+    over even (16 samples each). Bands: the 20-replication ranges of docs/how-to/adaptive.md,
     widened for a mean of 3.
     """
     designs = ("one shot", "true prior", "3 rounds", "oracle")

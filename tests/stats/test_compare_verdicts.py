@@ -5,7 +5,7 @@ definition (every sign pattern enumerated, exact Fraction arithmetic on T^2); it
 are compared with the single-row sign-flip test and with Holm. The table's rows are checked
 against kpass.compare of each metric, the Python table against the command line, and the
 jackknife pseudo-values against the jackknife SE. Seeded simulations (slow) measure the
-family-wise error and power that docs/statistics.md reports.
+family-wise error and power that docs/explanation/statistics.md reports.
 """
 
 from __future__ import annotations
@@ -423,8 +423,9 @@ def simulate(reps, shift, seed, primary=None, adjust="max-t", flips=1000):
 
 @pytest.mark.slow
 def test_simulated_family_wise_error_and_power():
-    # Seeded; the rates docs/statistics.md reports come from benchmarks/bench_compare_power.py
-    # (1000 replications). Here 300 (null) and 150 (shift) keep the test near 40 s.
+    # Seeded; the rates docs/explanation/statistics.md reports come from
+    # benchmarks/bench_compare_power.py (1000 replications). Here 300 (null) and 150 (shift)
+    # keep the test near 40 s.
     null = simulate(300, 0.0, seed=101)
     print("null (300 reps, seed 101):", null)
     assert 0.02 <= null["secondary"] <= 0.06  # max-T over the secondary rows

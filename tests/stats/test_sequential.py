@@ -3,7 +3,7 @@
 Fast tests pin the bounds against the capital process written out plainly (a loop over
 questions and candidate means, no shared code) and check the plumbing (pairing by id,
 order, clusters, one model). Slow tests are seeded simulations of the claims in
-docs/adaptive.md: validity under continuous monitoring and the sample size at a
+docs/how-to/adaptive.md: validity under continuous monitoring and the sample size at a
 0.5-logit shift against a fixed-sample t test of 80% power.
 """
 
@@ -244,7 +244,7 @@ def difference_pmf(n, shift, nodes=120):
 
 @pytest.mark.slow
 def test_at_16_samples_no_bounded_bet_can_reach_1_5_times_the_t_test():
-    """The floor of docs/adaptive.md: a test valid for every distribution of d on [-1, 1]
+    """The floor of docs/how-to/adaptive.md: a test valid for every distribution of d on [-1, 1]
     with mean 0 bets at most b in [0, 1] on d each question, so by Wald's identity it needs
     E[tau] >= log(1 / alpha) / max_b E log(1 + b d) questions: 34.8 at 16 samples, more
     than 1.5 x the t test's 22."""

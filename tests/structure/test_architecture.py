@@ -396,7 +396,7 @@ def test_the_package_imports_each_name_from_its_home():
 
 def kpass_imports_outside() -> list[tuple[str, str, str]]:
     """Every `from kpass.x import y` (x not empty) in tests/, benchmarks/, spaces/, metrics/,
-    comparisons/, README.md and docs/*.md, as (where, module, name)."""
+    comparisons/, README.md and docs/**/*.md, as (where, module, name)."""
     found = []
     for folder in ("tests", "benchmarks", "spaces", "metrics", "comparisons"):
         for path in sorted((ROOT / folder).rglob("*.py")):
@@ -407,7 +407,7 @@ def kpass_imports_outside() -> list[tuple[str, str, str]]:
                     found += [(f"{path.relative_to(ROOT)}:{node.lineno}", node.module, a.name)
                               for a in node.names]
     pattern = re.compile(r"from (kpass\.[\w.]+) import \(?([\w, ]+)")
-    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             for match in pattern.finditer(line):
                 found += [(f"{path.relative_to(ROOT)}:{number}", match.group(1),

@@ -124,7 +124,7 @@ def test_a_plain_report_adds_no_heavy_module(baseline):
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
 def test_a_tiny_long_file_report_loads_no_heavy_module(tmp_path, baseline, fmt):
     # A long text file under LINE_READER_BYTES is read line by line, as a wide one is: the
-    # same counts as pyarrow's route, and no pyarrow import (docs/big-logs.md says so).
+    # same counts as pyarrow's route, and no pyarrow import (docs/how-to/big-logs.md says so).
     pytest.importorskip("pyarrow")
     from kpass.io.formats import readers
     from kpass.io.long.load import load_long

@@ -15,7 +15,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import evaluate
+try:
+    import evaluate
+except ImportError as missing:
+    if __name__ != "__main__":
+        raise
+    # `python -m kpass.hf.install` without the extra: one line on stderr, not a traceback.
+    sys.exit(f"python -m kpass.hf.install: needs the evaluate extra ({missing}); install it "
+             "with: pip install 'kpass[evaluate]'")
 
 from .vocabulary import (
     COMPARISONS,

@@ -318,7 +318,7 @@ def judge(lines: list[Line], confidence: float, primary: str | None, adjust: str
         when p_adjusted < alpha (by the sign of the difference), else "no detectable
         difference". Each of the two families (primary; secondaries) holds alpha on its
         own, so a false verdict anywhere in the table has probability at most 2 alpha
-        (Bonferroni over the two families; measured in docs/statistics.md);
+        (Bonferroni over the two families; measured in docs/explanation/statistics.md);
         ``primary="none"`` holds alpha for the whole table.
 
     Args:

@@ -55,12 +55,12 @@ def add_next_parser(commands: Any, _count: Callable[..., Any],
         "next", help="which questions to sample next: extra samples per question for a budget",
         description="Read a run and write, per question, how many extra samples to draw so "
                     "that the metric's within-question variance is smallest (greedy over "
-                    "each question's Beta posterior; see docs/adaptive.md). Output: "
+                    "each question's Beta posterior; see docs/how-to/adaptive.md). Output: "
                     "id,extra_samples (questions without ids are named by their 0-based row).",
         epilog="Questions with fewer than K samples are first brought up to K. Sampling in "
                "rounds does better than one shot: give --budget one round's share, run "
                "those samples, and run kpass next again on the grown file (see "
-               "docs/adaptive.md for what rounds buy).")
+               "docs/how-to/adaptive.md for what rounds buy).")
     command.add_argument("files", nargs="*", metavar="RUN", help="the run's outcome file")
     command.add_argument("--budget", type=_count(0), required=True, metavar="N",
                          help="extra samples to spread over the questions")

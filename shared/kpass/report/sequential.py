@@ -3,7 +3,7 @@
 For every metric and k, :func:`kpass.confidence_sequence` of the paired difference A - B
 over the questions in the order of A's file, and one line: ``decided after 140
 questions: A better (...)`` or ``not yet: -0.020 to 0.090 after 60 questions``. Re-running
-it as the files grow (``docs/adaptive.md``) is covered by the guarantee: the sequence over
+it as the files grow (``docs/how-to/adaptive.md``) is covered by the guarantee: the sequence over
 the first t questions does not change when more are appended, and it holds over all t at
 once.
 """

@@ -93,7 +93,7 @@ class Comparison:
             blends, which have no per-question differences. It tests that the differences
             are symmetric about 0 (the runs exchangeable on each question), not only a zero
             mean: with equal means and skewed differences it rejects more often than alpha
-            (8-14% at 20 questions in kpass's simulations; docs/statistics.md).
+            (8-14% at 20 questions in kpass's simulations; docs/explanation/statistics.md).
         reference: ``"t"`` or ``"normal"``, the reference distribution of lo, hi, p_value
             and mde.
         method: which interval ``lo``, ``hi`` are: ``"t"``, ``"score"`` or ``"exact"``

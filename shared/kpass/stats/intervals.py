@@ -53,7 +53,7 @@ standard error se and ``df`` degrees of freedom gets:
 Every interval is clipped to [L, U] and has positive width.
 
 Coverage of each method, measured by ``benchmarks/bench_coverage.py``, is in
-``docs/statistics.md``.
+``docs/explanation/statistics.md``.
 
 References:
     Wilson (1927), "Probable inference, the law of succession, and statistical

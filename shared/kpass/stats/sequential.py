@@ -5,7 +5,7 @@ difference of two models) into intervals after every question that hold *simulta
 whatever rule decides when to look and when to stop, the chance that the true mean ever
 leaves its interval is at most 1 - ``confidence`` (Ville's inequality). Repeated fixed-sample t
 tests do not have this property: looking after every question and stopping at the first
-p < 0.05 rejects a true null far more often than 5% of the time (see ``docs/adaptive.md``).
+p < 0.05 rejects a true null far more often than 5% of the time (see ``docs/how-to/adaptive.md``).
 
 The construction is the hedged capital process of Waudby-Smith & Ramdas (2024) for means
 of bounded random variables, with aGRAPA bets (their approximate growth-rate adaptive to
@@ -43,7 +43,7 @@ from .comparison import _budgets
 #: so every factor 1 + lambda (x - m) stays >= 1 - c > 0 (Waudby-Smith & Ramdas: c in
 #: [1/2, 3/4] works well). A larger c decides sooner when the values are far less spread
 #: than [0, 1] (16 samples per question) and later when they are not (1 sample); no
-#: valid bet reaches a normal-theory test there (docs/adaptive.md, "What it costs";
+#: valid bet reaches a normal-theory test there (docs/how-to/adaptive.md, "What it costs";
 #: benchmarks/sim_sequential_stopping.py).
 TRUNCATION = 0.75
 
