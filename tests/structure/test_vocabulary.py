@@ -164,6 +164,11 @@ VOCABULARY = {
     "steps": "units seen",
     "start": "first question of a slice",
     "stop": "end of a slice",
+    "baseline": "a plan's assumed value of the metric for model A (the metric's own units)",
+    "spread": "a plan's sd of the questions' success logits (how unlike the questions are)",
+    "achieved": "the power a plan reaches at its questions and difference (>= power)",
+    "solved": "what a plan solved for: questions (a difference given) or difference",
+    "missed_at": "the first unit whose set of plausible means missed the running interval",
     # --- the report's document
     "file": "an input file's name",
     "path": "an input file's path",
@@ -194,6 +199,8 @@ VOCABULARY = {
     "sequential": "--sequential: the anytime-valid verdict",
     "skip-bad": "--skip-bad: skip unreadable rows",
     "version": "--version",
+    "pool": "read several models' files or a model column as one run, on purpose",
+    "any-task": "pair Inspect logs of different tasks (eval.task) anyway",
     # --- keys of the evaluate modules (after a metric's key)
     "difference_se": "kpass_compare's key for a comparison's se (the module keeps <key>_se "
                      "for one model's SE)",
