@@ -52,6 +52,11 @@ SAMPLE_NOTE = (
     "arXiv:2406.12045); MIT licence, (c) 2024 Sierra. Published: Pass^1..Pass^4 = 0.420, "
     "0.273, 0.220, 0.200."
 )
+SAMPLE_METRICS = "pass@k,pass^k"
+"""What ``kpass report`` shows of the tau-bench sample without ``--metrics``: its published
+metric (Pass^k) beside Pass@k; a file of the user's gets every default family."""
+SAMPLE_METRICS_NOTE = ("Pass@k and Pass^k, as tau-bench publishes them (a file of yours gets "
+                       "every default metric).")
 AIME_SAMPLE = "aime25_q06_gpt_oss_20b.json"
 AIME_NOTE = (
     "Sample data: AIME 2025 q06, 80 answers of gpt-oss-20b (from the scorio repository; MIT, "
@@ -153,8 +158,12 @@ def run_report(args: argparse.Namespace) -> int:
             sources, notes = [str(sample_path(AIME_SAMPLE))], [AIME_NOTE]
         else:
             sources, notes = [str(sample_path())], [SAMPLE_NOTE]
+        metrics = args.metrics
+        if not args.files and not args.answers and metrics is None:
+            metrics = SAMPLE_METRICS  # the published ones; the others by --metrics
+            notes.append(SAMPLE_METRICS_NOTE)
         try:
-            families = parse_metrics(args.metrics, answers=args.answers)
+            families = parse_metrics(metrics, answers=args.answers)
             _check_answers_options(args)
         except ValueError as error:
             print(f"kpass report: error: {cli_words(str(error))}", file=sys.stderr)
@@ -189,7 +198,8 @@ def run_report(args: argparse.Namespace) -> int:
         report = Report(loaded, labels, rows, args.confidence, args.short, notes, warnings,
                         clusters=None if args.clusters is None else [
                             clusters_summary(item.counts, code)
-                            for item, code in zip(loaded, codes, strict=True)])
+                            for item, code in zip(loaded, codes, strict=True)],
+                        explain=args.explain, posterior=True if args.posterior else None)
         if args.format in ("table", "markdown"):
             text = (render_table if args.format == "table" else render_markdown)(report,
                                                                                  args.digits)

@@ -15,11 +15,13 @@ from typing import Any
 
 import numpy as np
 
+from .output import brief_notes
 from .rows import LEGEND_WIDTH, markdown_cell
 
 FIELDS = ("metric", "label", "k", "tau", "questions", "a", "b", "difference", "se", "lo", "hi",
           "p_value", "prob_a_better", "mde", "se_unpaired", "correlation", "confidence",
-          "se_a", "se_b", "df", "p_exact", "role", "adjust", "p_adjusted", "verdict",
+          "se_a", "se_b", "df", "p_exact", "a_only", "b_only", "role", "adjust", "p_adjusted",
+          "verdict",
           "same_as", "reference")
 
 
@@ -43,6 +45,8 @@ class CompareRequest:
         adjust: the joint adjustment of the secondary rows, ``"max-t"`` or ``"holm"``.
         percent: values shown in percent (``--percent``).
         notes: the notes printed under the table.
+        explain: print the legend, the full notes and what pairing bought
+            (``--explain``); without, one short line per note.
     """
 
     files: tuple[str, ...]
@@ -55,6 +59,7 @@ class CompareRequest:
     adjust: str = "max-t"
     percent: bool = False
     notes: tuple[str, ...] = ()
+    explain: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, *, matched_by: str | None,
@@ -71,7 +76,8 @@ class CompareRequest:
                    matched_by=matched_by, clusters=args.clusters, short=args.short,
                    shared=bool(getattr(args, "shared", False)),
                    adjust=str(getattr(args, "adjust", None) or "max-t"),
-                   percent=bool(getattr(args, "percent", False)), notes=tuple(notes))
+                   percent=bool(getattr(args, "percent", False)), notes=tuple(notes),
+                   explain=bool(getattr(args, "explain", False)))
 
 
 VERDICTS_IN_FULL = 8
@@ -134,9 +140,12 @@ def _in_percent(result: Any) -> Any:
                               else 100.0 * getattr(result, name) for name in names})
 
 
-def verdicts(lines: list[Line], confidence: float, unit: str = "", digits: int = 3
-             ) -> list[str]:
+def verdicts(lines: list[Line], confidence: float, unit: str = "", digits: int = 3,
+             terse: bool = False) -> list[str]:
     """Plain-words verdicts: the primary row first, then the secondary rows.
+
+    ``terse`` (the default table): one line per verdict, each starting with its role
+    (``primary:``, ``secondary:``) in place of the two heading lines.
 
     A row shows a difference when its ``p_adjusted`` (the primary's own p; a secondary's
     adjusted p) is below alpha = 1 - confidence. The better run is named, with the
@@ -170,30 +179,36 @@ def verdicts(lines: list[Line], confidence: float, unit: str = "", digits: int =
         return [one(lines[0], "p")[1]]
     primary = [line for line in lines if line.role == "primary"]
     secondary = [line for line in lines if line.role != "primary"]
+    indent = ("secondary: " if primary else "") if terse else "  "
     out = []
     if primary:
-        out += [f"primary comparison, tested alone at alpha = {alpha:.3g}:",
-                "  " + one(primary[0], "p")[1]]
+        if terse:
+            out.append("primary: " + one(primary[0], "p")[1])
+        else:
+            out += [f"primary comparison, tested alone at alpha = {alpha:.3g}:",
+                    "  " + one(primary[0], "p")[1]]
     method = secondary[0].adjust or "max-t"
     name = ADJUST_NAMES.get(method, "p adj")
     how = ("max-T stepdown over the same sign flips" if method == "max-t"
            else "Holm's stepdown")
     rows = f"{len(secondary)} row{'s' if len(secondary) != 1 else ''}"
     whole = "; with the primary, the whole table errs up to 2 x alpha" if primary else ""
-    out.append(f"{'secondary comparisons' if primary else 'comparisons'} ({rows}, adjusted "
-               f"jointly by {how}{whole}):")
+    if not terse:
+        out.append(f"{'secondary comparisons' if primary else 'comparisons'} ({rows}, "
+                   f"adjusted jointly by {how}{whole}):")
     items = [one(line, name) for line in secondary]
     if len(items) <= VERDICTS_IN_FULL:
-        return out + ["  " + text for _, text in items]
+        return out + [indent + text for _, text in items]
     found = [text for detected, text in items if detected]
-    out += ["  " + text for text in found[:VERDICTS_IN_FULL]]
+    out += [indent + text for text in found[:VERDICTS_IN_FULL]]
     if len(found) > VERDICTS_IN_FULL:
-        out.append(f"  ... and {len(found) - VERDICTS_IN_FULL} more rows with a detected "
-                   "difference (see the table)")
+        out.append(f"{indent}... and {len(found) - VERDICTS_IN_FULL} more rows with a "
+                   "detected difference (see the table)")
     rest = len(items) - len(found)
     if rest:
-        out.append(f"  no detectable difference on {'the other' if found else 'any of the'} "
-                   f"{rest} rows ({name} >= {alpha:.3g})")
+        out.append(f"{indent}no detectable difference on "
+                   f"{'the other' if found else 'any of the'} {rest} rows ({name} >= "
+                   f"{alpha:.3g})")
     return out
 
 
@@ -268,7 +283,8 @@ def _columns(lines: list[Line]) -> tuple[bool, bool]:
     return several, exact
 
 
-def _table_cells(line: Line, digits: int, several: bool, exact: bool) -> list[str]:
+def _table_cells(line: Line, digits: int, several: bool, exact: bool,
+                 full: bool = True) -> list[str]:
     r = line.result
     cells = [line.title, _number(r.a, digits), _number(r.b, digits),
              _number(r.difference, digits), _number(r.se, digits),
@@ -277,21 +293,32 @@ def _table_cells(line: Line, digits: int, several: bool, exact: bool) -> list[st
         cells.append(_p_value(line.p_adjusted) if line.p_adjusted is not None else "")
     if exact:
         cells.append(_p_value(r.p_exact) if r.p_exact is not None else "-")
+    if not full:
+        return cells
     return cells + [f"{r.prob_a_better:.3f}", _number(r.mde, digits), str(r.questions)]
 
 
-def _header(confidence: float, several: bool, exact: bool) -> list[str]:
+def _header(confidence: float, several: bool, exact: bool, full: bool = True) -> list[str]:
+    """The table's columns.
+
+    Without ``full`` (the default table) P(A>B), MDE and questions are left out: the
+    verdicts give the MDE, the head line the questions, ``--explain`` all three.
+    """
     return (["metric", "A", "B", "difference", "se", f"{confidence * 100:g}% interval", "p"]
             + (["p adj"] if several else []) + (["p exact"] if exact else [])
-            + ["P(A>B)", "MDE", "questions"])
+            + (["P(A>B)", "MDE", "questions"] if full else []))
 
 
 def _head_lines(lines: list[Line], m: int, request: CompareRequest) -> list[str]:
     matched = "id (" + request.matched_by + ")" if request.matched_by else "row order"
+    found = verdicts(lines, request.confidence, " points" if request.percent else "",
+                     request.digits, terse=not request.explain)
+    if not request.explain:
+        clustered = f", clustered by {request.clusters}" if request.clusters else ""
+        return [f"A = {request.files[0]}, B = {request.files[1]}: {m} questions paired by "
+                f"{matched}{clustered}", *found]
     return [f"A: {request.files[0]}", f"B: {request.files[1]}",
-            f"{m} questions matched by {matched}", "",
-            *verdicts(lines, request.confidence, " points" if request.percent else "",
-                      request.digits)]
+            f"{m} questions matched by {matched}", "", *found]
 
 
 def _has_primary(lines: list[Line]) -> bool:
@@ -303,10 +330,15 @@ def _notes(request: CompareRequest) -> list[str]:
 
 
 def render_table(lines: list[Line], labels: list[str], m: int, request: CompareRequest) -> str:
-    """The verdicts, the paired table for the terminal, notes and a legend."""
+    """The verdicts and the paired table for the terminal; the notes, each on one short line.
+
+    With ``request.explain`` the full table (P(A>B), MDE, questions), the notes in full,
+    what pairing bought (:func:`pairing_lines`) and the legend.
+    """
     several, exact = _columns(lines)
-    header = _header(request.confidence, several, exact)
-    body = [_table_cells(line, request.digits, several, exact) for line in lines]
+    full = request.explain
+    header = _header(request.confidence, several, exact, full)
+    body = [_table_cells(line, request.digits, several, exact, full) for line in lines]
     widths = [max(len(row[i]) for row in [header] + body) for i in range(len(header))]
     left = {0, 5}
 
@@ -315,29 +347,62 @@ def render_table(lines: list[Line], labels: list[str], m: int, request: CompareR
                          for i, cell in enumerate(cells)).rstrip()
 
     out = [*_head_lines(lines, m, request), "", row(header)] + [row(cells) for cells in body]
+    if not full:
+        briefs = [f"note: {line}" for line in brief_notes(request.notes)]
+        return "\n".join(out + ([""] + briefs if briefs else [])) + "\n"
     out += [""] + [wrapped for note in _notes(request)
                    for wrapped in textwrap.wrap(note, LEGEND_WIDTH, subsequent_indent="  ")]
     out += [""] if _notes(request) else []
+    out += pairing_lines(lines, request.digits) + [""]
     out.extend(_legend(labels, request.confidence, bool(request.clusters), several, exact,
                        adjust=request.adjust, primary=_has_primary(lines)))
     return "\n".join(out) + "\n"
+
+
+def pairing_lines(lines: list[Line], digits: int = 3) -> list[str]:
+    """What pairing bought, per row: the numbers a user can check by hand.
+
+    The Pearson correlation of A's and B's per-question values, the paired se beside the
+    se the difference would have unpaired (sqrt(se_A^2 + se_B^2), each over the same
+    questions), and with one 0/1 sample per question the discordant questions (A only
+    right, B only right), the only ones the difference is made of.
+    """
+    out = ["pairing: r, the correlation of A's and B's per-question values; se unpaired = "
+           "sqrt(se_A^2 + se_B^2),", "  the se of the difference were the runs independent; "
+           "with one 0/1 sample per question, the questions only A, only B got right:"]
+    width = max(len(line.title) for line in lines)
+    for line in lines:
+        r = line.result
+        correlation = ("n/a (a constant run)" if r.correlation is None
+                       else f"{r.correlation:.{digits}f}")
+        text = (f"  {line.title.ljust(width)}  r {correlation}, se {_number(r.se, digits)} "
+                f"paired vs {_number(r.se_unpaired, digits)} unpaired")
+        if r.a_only is not None:
+            text += f"; A only right {r.a_only}, B only right {r.b_only}"
+        out.append(text)
+    return out
 
 
 def render_markdown(lines: list[Line], labels: list[str], m: int,
                     request: CompareRequest) -> str:
     """The verdicts, the paired table as GitHub-flavoured Markdown, notes and the legend."""
     several, exact = _columns(lines)
-    header = _header(request.confidence, several, exact)
+    header = _header(request.confidence, several, exact, request.explain)
     align = [":---"] + ["---:"] * 4 + [":---"] + ["---:"] * (len(header) - 6)
     head = _head_lines(lines, m, request)
-    text = [f"{item}  " for item in head[:3]] + [""]
+    top = 3 if request.explain else 1
+    text = [f"{item}  " for item in head[:top]] + [""]
     text += [f"  - {item.strip()}" if item.startswith("  ") else f"- {item}"
-             for item in head[4:]] + [""]
+             for item in head[top + (1 if request.explain else 0):]] + [""]
     text += ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
     text += ["| " + " | ".join(map(markdown_cell, _table_cells(line, request.digits, several,
-                                                                 exact))) + " |"
-             for line in lines]
+                                                                 exact, request.explain)))
+             + " |" for line in lines]
+    if not request.explain:
+        briefs = [f"> note: {line}" for line in brief_notes(request.notes)]
+        return "\n".join(text + ([""] + briefs if briefs else [])) + "\n"
     text += [""] + [f"> {note}" for note in _notes(request)] + ([""] if _notes(request) else [])
+    text += [item.strip() for item in pairing_lines(lines, request.digits)] + [""]
     for paragraph in _legend(labels, request.confidence, bool(request.clusters), several, exact,
                              width=None, adjust=request.adjust, primary=_has_primary(lines)):
         text += [paragraph, ""]

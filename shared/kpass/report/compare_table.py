@@ -62,19 +62,22 @@ class CompareTable:
         """The notes printed under the table."""
         return list(self.options["notes"])
 
-    def _request(self, digits: int) -> CompareRequest:
+    def _request(self, digits: int, explain: bool = False) -> CompareRequest:
         return CompareRequest(files=self.labels, confidence=self.options["confidence"],
                               digits=digits, matched_by=self.options["id"],
                               clusters=self.options["clusters"], short=self.options["short"],
                               shared=self.options["shared"], adjust=self.options["adjust"],
-                              notes=tuple(self.notes))
+                              notes=tuple(self.notes), explain=explain)
 
-    def render(self, format: str = "table", digits: int = 3) -> str:  # noqa: A002
+    def render(self, format: str = "table", digits: int = 3,  # noqa: A002
+               explain: bool = False) -> str:
         """The comparison as ``kpass compare --format FORMAT`` prints it.
 
         Args:
             format: ``table``, ``markdown``, ``csv`` or ``json``.
             digits: decimals of table, Markdown and verdict lines.
+            explain: add the full columns, notes, what pairing bought and the legend
+                (``kpass compare --explain``).
 
         Raises:
             ValueError: an unknown format or a bad ``digits``.
@@ -83,8 +86,10 @@ class CompareTable:
         if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not (
                 0 <= digits <= 12):
             raise InputError(f"`digits` must be an int in [0, 12]; got {_show(digits)}")
+        if not isinstance(explain, bool):
+            raise ArgumentTypeError(f"`explain` must be a bool; got {_show(explain)}")
         return RENDERERS[format](self.lines, list(self.labels), self.questions,
-                                 self._request(int(digits)))
+                                 self._request(int(digits), explain))
 
     def __str__(self) -> str:
         return self.render("table")

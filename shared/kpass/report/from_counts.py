@@ -8,7 +8,7 @@ renders the same table, Markdown, CSV or JSON as the command line.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,12 +59,14 @@ class ReportTable:
                 for label, rows in zip(self.report.labels, self.report.rows, strict=True)
                 for row in rows]
 
-    def render(self, format: str = "table", digits: int = 3) -> str:  # noqa: A002
+    def render(self, format: str = "table", digits: int = 3,  # noqa: A002
+               explain: bool = False) -> str:
         """The report as ``kpass report --format FORMAT`` prints it.
 
         Args:
             format: ``table``, ``markdown``, ``csv`` or ``json``.
             digits: decimals of table and Markdown output.
+            explain: add the legend and the notes in full (``kpass report --explain``).
 
         Raises:
             ValueError: an unknown format, ``digits`` outside [0, 17].
@@ -72,10 +74,13 @@ class ReportTable:
         """
         check_choice(format, "format", RENDERERS)
         digits = check_digits(digits)
+        if not isinstance(explain, bool):
+            raise ArgumentTypeError(f"`explain` must be a bool; got {_show(explain)}")
+        report = replace(self.report, explain=explain)
         if format == "table":
-            return render_table(self.report, digits)
+            return render_table(report, digits)
         if format == "markdown":
-            return render_markdown(self.report, digits)
+            return render_markdown(report, digits)
         return render_csv(self.report) if format == "csv" else render_json(self.report)
 
     def to_pandas(self) -> Any:

@@ -29,6 +29,7 @@ from .inputs import load_outcomes
 from .output import (
     _check_answers_options,
     _write,
+    brief_notes,
     cli_words,
     collect_notes,
     family_options,
@@ -202,6 +203,8 @@ class LeaderboardRequest:
         shared: ``--shared``.
         short: ``--short``.
         notes: the notes printed under the tables.
+        explain: print the notes in full and the legend (``--explain``); without, one
+            short line per note.
     """
 
     names: tuple[str, ...]
@@ -213,6 +216,7 @@ class LeaderboardRequest:
     shared: bool = False
     short: str = "error"
     notes: tuple[str, ...] = ()
+    explain: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, names: list[str], paths: list[str],
@@ -220,10 +224,13 @@ class LeaderboardRequest:
         """The request of the parsed command line (read, never written)."""
         return cls(names=tuple(names), paths=tuple(paths), confidence=args.confidence,
                    digits=args.digits, matched_by=args.id, clusters=args.clusters,
-                   shared=bool(args.shared), short=args.short, notes=tuple(notes))
+                   shared=bool(args.shared), short=args.short, notes=tuple(notes),
+                   explain=bool(getattr(args, "explain", False)))
 
 
 def _note_lines(request: LeaderboardRequest) -> list[str]:
+    if not request.explain:
+        return [f"note: {line}" for line in brief_notes(request.notes)]
     notes = [f"note: {note}" for note in request.notes]
     lines = [wrapped for note in notes
              for wrapped in textwrap.wrap(note, LEGEND_WIDTH, subsequent_indent="  ")]
@@ -247,8 +254,9 @@ def render_table(boards: list[Board], request: LeaderboardRequest) -> str:
                                  LEGEND_WIDTH, subsequent_indent="  "))
         out.append("")
     out.extend(_note_lines(request))
-    out.extend(_legend(request.confidence, bool(request.clusters), boards))
-    return "\n".join(out) + "\n"
+    if request.explain:
+        out.extend(_legend(request.confidence, bool(request.clusters), boards))
+    return "\n".join(out).rstrip("\n") + "\n"
 
 
 def render_markdown(boards: list[Board], request: LeaderboardRequest) -> str:
@@ -262,6 +270,9 @@ def render_markdown(boards: list[Board], request: LeaderboardRequest) -> str:
                    + " |" for row in board.result.rows)
         better = [f"{p.a} > {p.b}" for p in board.result.pairs if p.better]
         out.append("\ntold apart: " + (", ".join(better) if better else "no pair") + "\n")
+    if not request.explain:
+        out.extend(f"> note: {line}\n" for line in brief_notes(request.notes))
+        return "\n".join(out).rstrip("\n") + "\n"
     out.extend(f"> note: {note}\n" for note in request.notes)
     out.append(" ".join(_legend(request.confidence, bool(request.clusters), boards)))
     return "\n".join(out) + "\n"

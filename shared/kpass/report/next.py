@@ -82,6 +82,9 @@ def add_next_parser(commands: Any, _count: Callable[..., Any],
                                                         "one row per sample)")
     command.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
                          help="rows read and counted at a time (default: 65536)")
+    command.add_argument("--explain", action="store_true",
+                         help="also say on stderr how the split was made and what it spends "
+                              "(stdout stays the CSV the harness reads)")
     command.set_defaults(command_parser=command)
 
 
@@ -146,6 +149,13 @@ def run_next(args: argparse.Namespace) -> int:
         return 1
     ids = list(counts.ids) if counts.ids is not None else list(range(counts.n_questions))
     rows = [(question, int(extra)) for question, extra in zip(ids, split, strict=True)]
+    if args.explain:
+        given = sum(1 for _, extra in rows if extra > 0)
+        print(f"kpass next: {sum(extra for _, extra in rows)} extra samples over {given} of "
+              f"{len(rows)} questions, for {', '.join(fam.key for fam in families)} at k={k}: "
+              "greedy, each sample where it most lowers the within-question variance the "
+              f"questions' Beta{(a0, b0)} posteriors expect (questions with fewer than k "
+              "samples first brought up to k; docs/adaptive.md)", file=sys.stderr)
     text = _render(rows, args.out)
     if args.out is None:
         return _write(text)

@@ -11,7 +11,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -21,8 +21,8 @@ from .. import registry
 from .._core.counting.checks import InputError
 from ..stats.rank_sets import _holm
 
-__all__ = ["capped_k_note", "cli_words", "collect_notes", "family_options", "holm",
-           "_check_answers_options", "_write"]
+__all__ = ["BRIEF_WIDTH", "brief", "brief_lines", "brief_notes", "capped_k_note", "cli_words",
+           "collect_notes", "family_options", "holm", "_check_answers_options", "_write"]
 
 
 def _write(text: str) -> int:
@@ -126,6 +126,95 @@ def capped_k_note(loaded: list[Any], ks: list[int], n_min: int, option: str = "-
             f"n={n_min} samples ({short} of {item.counts.n_questions} questions have fewer "
             f"than {n_max}); ask for larger k with {larger}{min(n_max, 8)} and {skip} to leave "
             "the short questions out at those k."]
+
+
+BRIEF_WIDTH = 100
+"""The longest line :func:`brief` makes of a note."""
+
+
+def brief(note: str) -> str:
+    """One short line of a note for the default output, pointing to ``--explain``.
+
+    A note of one short sentence is returned as it is; a longer one up to its first clause
+    break (``"; "``, or ``". "`` ending a sentence), then, if still longer than
+    :data:`BRIEF_WIDTH` characters, up to its last ``": "``, ``" ("`` or ``", "`` that fits
+    (else cut at a word); ``--explain`` prints it whole.
+
+    Example:
+        >>> print(brief("rows were paired by order: row q of A and row q of B must be the "
+        ...             "same question; pass --id COLUMN to match them by id"))
+        rows were paired by order: row q of A and row q of B must be the same question (--explain)
+    """
+    suffix = " (--explain)"
+    cuts = [at for at in (note.find("; "), note.find(". ")) if at > 0]
+    if not cuts and len(note) <= BRIEF_WIDTH:
+        return note  # already one short line: nothing more to explain
+    text = note[:min(cuts)] if cuts else note.rstrip(".")
+    limit = BRIEF_WIDTH - len(suffix)
+    if len(text) > limit:  # the longest run of whole clauses that fits, else cut at a word
+        breaks = [match.start() for match in re.finditer(r": | \(|, ", text[:limit + 1])]
+        text = (text[:max(breaks)] if breaks and max(breaks) > limit // 2 else
+                text[:limit - 4].rsplit(" ", 1)[0].rstrip(",;:") + " ...")
+    return text + suffix
+
+
+#: The small-sample problems of a compare or leaderboard note -> their short line.
+_PROBLEMS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^only (\d+) (questions|clusters) \(fewer than \d+\)"),
+     r"only \1 \2: the t intervals are rough; read p exact beside p"),
+    (re.compile(r"^a standard error of 0"), "se = 0 on a row: its interval is the exact bound"),
+    (re.compile(r"^an estimate \(([^)]*)\) within"),
+     r"an estimate (\1) near 0 or 1: its interval is the score interval"),
+)
+
+
+def brief_lines(note: str) -> list[str]:
+    """The short lines of one note: one per small-sample problem it lists, else :func:`brief`.
+
+    A :class:`~kpass.SmallSampleWarning` of ``kpass.compare`` reads ``"what: problem;
+    problem"``; each problem gets its own line, so none hides behind the first.
+
+    Example:
+        >>> for line in brief_lines("pass@k: only 5 questions (fewer than 30): intervals use "
+        ...                         "Student's t with 4 degrees of freedom; check the exact "
+        ...                         "test (column p exact) before acting; a standard error "
+        ...                         "of 0: every question agrees"):
+        ...     print(line)
+        pass@k: only 5 questions: the t intervals are rough; read p exact beside p (--explain)
+        pass@k: se = 0 on a row: its interval is the exact bound (--explain)
+    """
+    what, separator, rest = note.partition(": ")
+    if separator and " " not in what:
+        found = [match.expand(short) for part in rest.split("; ")
+                 for pattern, short in _PROBLEMS if (match := pattern.match(part))]
+        if found:
+            return [f"{what}: {short} (--explain)" for short in found]
+    return [brief(note)]
+
+
+def brief_notes(notes: Sequence[str]) -> list[str]:
+    """The default output's lines for ``notes``: :func:`brief_lines`, one per problem.
+
+    A problem several rows share (``pass@k: only 5 questions ...``, ``pass^k: only 5
+    questions ...``) is one line naming them (``pass@k, pass^k: ...``; ``3 metrics: ...``
+    beyond two).
+    """
+    grouped: dict[str, list[str]] = {}
+    for note in notes:
+        for line in brief_lines(note):
+            what, separator, rest = line.partition(": ")
+            if separator and " " not in what and rest.endswith("(--explain)"):
+                grouped.setdefault(rest, []).append(what)
+            else:
+                grouped.setdefault(line, [])
+    out = []
+    for text, whats in grouped.items():
+        if not whats:
+            out.append(text)
+            continue
+        names = ", ".join(whats) if len(whats) <= 2 else f"{len(whats)} metrics"
+        out.append(f"{names}: {text}")
+    return out
 
 
 @contextmanager

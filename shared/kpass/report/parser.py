@@ -260,6 +260,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "stopping at the first")
     report.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
                         help="rows read and counted at a time (default: 65536)")
+    report.add_argument("--posterior", action="store_true",
+                        help="show the posterior columns (mean, sd, credible interval) also "
+                             "with one sample per question, where they are hidden: they "
+                             "describe these questions with unlimited samples, not the score")
+    _explain_option(report)
     report.set_defaults(command_parser=report)
     _add_compare(commands)
     _add_leaderboard(commands)
@@ -270,6 +275,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_plan_parser(commands, _count, _harness_options, _finite, _taus)
     return parser
+
+
+EXPLAIN_HELP = ("also print the legend and the method notes under the table (what each column "
+                "means, how the intervals and tests are made, every caveat in full)")
+
+
+def _explain_option(command: argparse.ArgumentParser) -> None:
+    """Add ``--explain``: the legend and method notes, which the default output leaves out."""
+    command.add_argument("--explain", action="store_true", help=EXPLAIN_HELP)
 
 
 def _finite(text: str) -> float:
@@ -335,6 +349,7 @@ def _add_compare(commands: Any) -> None:
     from .sequential import SEQUENTIAL_HELP
 
     compare.add_argument("--sequential", action="store_true", help=SEQUENTIAL_HELP)
+    _explain_option(compare)
     compare.set_defaults(command_parser=compare)
 
 
@@ -440,4 +455,5 @@ def _add_leaderboard(commands: Any) -> None:
                        help="also draw a forest plot: estimates, intervals and rank sets")
     board.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
                        help="rows read and counted at a time (default: 65536)")
+    _explain_option(board)
     board.set_defaults(command_parser=board)

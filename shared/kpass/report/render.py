@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from .. import registry
 from ..io.formats.readers import LoadedFile
+from .output import brief
 from .rows import LEGEND_WIDTH, Report, Row, markdown_cell
 
 CONSTANT_AT = registry.constant_at()
@@ -42,9 +43,10 @@ def _credible_title(confidence: float) -> str:
 
 def _columns(report: Report, with_questions: bool) -> list[str]:
     """The sub-columns of one input: estimate and SE over questions, then the posterior."""
+    posterior = (["mean", "sd", _credible_title(report.confidence)]
+                 if report.shows_posterior else [])
     return (["questions"] if with_questions else []) + [
-        "estimate", "se", _interval_title(report.confidence), "mean", "sd",
-        _credible_title(report.confidence)]
+        "estimate", "se", _interval_title(report.confidence), *posterior]
 
 
 def _show_questions(report: Report) -> bool:
@@ -69,7 +71,7 @@ def fixed(value: float, digits: int) -> str:
     return text[1:] if text.startswith("-") and not text.strip("-0.") else text
 
 
-def _cells(row: Row, digits: int, with_questions: bool) -> list[str]:
+def _cells(row: Row, digits: int, with_questions: bool, posterior: bool = True) -> list[str]:
     if row.se_method == "constant":  # mG-Pass@1: 0 by definition, nothing to estimate
         over_questions = ["-", "constant"]
     elif row.se is None or row.lo is None or row.hi is None:
@@ -77,8 +79,10 @@ def _cells(row: Row, digits: int, with_questions: bool) -> list[str]:
     else:
         over_questions = [fixed(row.se, digits),
                           f"[{fixed(row.lo, digits)}, {fixed(row.hi, digits)}]"]
-    cells = [fixed(row.estimate, digits), *over_questions, fixed(row.mean, digits),
-             fixed(row.sd, digits), f"[{fixed(row.cred_lo, digits)}, {fixed(row.cred_hi, digits)}]"]
+    cells = [fixed(row.estimate, digits), *over_questions]
+    if posterior:
+        cells += [fixed(row.mean, digits), fixed(row.sd, digits),
+                  f"[{fixed(row.cred_lo, digits)}, {fixed(row.cred_hi, digits)}]"]
     return ([str(row.questions)] if with_questions else []) + cells
 
 
@@ -96,7 +100,8 @@ def render_table(report: Report, digits: int = 3) -> str:
     sub = _columns(report, with_questions)
     labels = _row_labels(report)
     body = [[label] + [cell for rows in report.rows
-                       for cell in _cells(rows[index], digits, with_questions)]
+                       for cell in _cells(rows[index], digits, with_questions,
+                                          report.shows_posterior)]
             for index, label in enumerate(labels)]
     header = ["metric"] + sub * len(report.inputs)
     widths = [max(len(line[i]) for line in [header] + body) for i in range(len(header))]
@@ -125,9 +130,26 @@ def render_table(report: Report, digits: int = 3) -> str:
         out.append("".join(titles).rstrip())
     out.append(line(header))
     out.extend(line(cells) for cells in body)
-    out.append("")
-    out.extend(_legend(report))
+    below = _legend(report) if report.explain else _attention(report)
+    if below:
+        out.append("")
+        out.extend(below)
     return "\n".join(out) + "\n"
+
+
+def _attention(report: Report) -> list[str]:
+    """Under the default table: the notes (each on one short line) and what needs attention.
+
+    The data's attribution (the bundled samples') is printed whole; every other note and
+    condition gets one line ending in ``(--explain)``, where it is printed in full.
+    """
+    lines = [line for note in report.notes
+             for line in (_wrapped(note) if note.startswith("Sample data:") else [brief(note)])]
+    lines += [short for short, _ in _small_sample(report)]
+    if not report.shows_posterior:
+        lines.append("one sample per question: the posterior columns are hidden (--posterior "
+                     "shows them; --explain)")
+    return lines
 
 
 def _legend(report: Report) -> list[str]:
@@ -152,6 +174,11 @@ def _legend(report: Report) -> list[str]:
         "disagree with the estimate because the prior pulls every question's rate towards "
         "1/2. Intervals clipped to [0, 1].",
     ]
+    if not report.shows_posterior:
+        paragraphs.append("With one sample per question the posterior columns are hidden: "
+                          "one 0/1 outcome leaves each question's posterior mostly the prior, "
+                          "so they describe another quantity than the estimate; --posterior "
+                          "shows them (the CSV and JSON outputs always hold them).")
     if _shows(report, lambda fam: fam.answers):  # Vote@k
         paragraphs.append("Vote@k: a plurality vote over k of the answers, exact over all "
                           "k-subsets; mean, sd under a Dirichlet(1, ...) posterior over each "
@@ -201,9 +228,14 @@ def small_sample_notes(report: Report) -> list[str]:
     One note per input: fewer than 30 questions, a standard error of 0, or an estimate
     within 5 questions' worth of 0 or 1 (:mod:`kpass.stats.small_sample`); the rows named.
     """
+    return [full for _, full in _small_sample(report)]
+
+
+def _small_sample(report: Report) -> list[tuple[str, str]]:
+    """:func:`small_sample_notes` as (one short line for the default output, the note)."""
     from ..stats.small_sample import FEW_EVENTS, FEW_QUESTIONS
 
-    notes = []
+    notes: list[tuple[str, str]] = []
     several = len(report.rows) > 1
     for label, rows in zip(report.labels, report.rows, strict=True):
         with_se = [row for row in rows if row.se is not None and row.metric != "accuracy"
@@ -214,31 +246,37 @@ def small_sample_notes(report: Report) -> list[str]:
         where = f" ({label})" if several else ""
         m = min(row.questions for row in with_se)
         if m < FEW_QUESTIONS:
-            notes.append(f"note{where}: only {m} questions (fewer than {FEW_QUESTIONS}): the "
+            notes.append((f"note{where}: only {m} questions: the intervals are rough; compare "
+                          "models with `kpass compare` (--explain)",
+                          f"note{where}: only {m} questions (fewer than {FEW_QUESTIONS}): the "
                          "intervals over questions (Student's t, or a score interval near 0 or 1) "
                          "rest on few questions; read them as rough, and compare models with "
-                         "`kpass compare` (exact sign-flip p).")
+                         "`kpass compare` (exact sign-flip p)."))
         zero = [row.label for row in with_se if row.se == 0.0]
         if zero:
-            notes.append(f"note{where}: se = 0 for {', '.join(zero[:6])}"
-                         f"{' ...' if len(zero) > 6 else ''}: every question agrees, so the "
-                         "spread is not estimated; the interval is the exact bound for that "
-                         "many questions all alike.")
+            named = f"{', '.join(zero[:6])}{' ...' if len(zero) > 6 else ''}"
+            notes.append((f"note{where}: se = 0 for {named}: exact bound shown (--explain)",
+                          f"note{where}: se = 0 for {named}: every question agrees, so the "
+                          "spread is not estimated; the interval is the exact bound for that "
+                          "many questions all alike."))
         near = [row.label for row in with_se if row.se != 0.0 and row.questions >= FEW_QUESTIONS
                 and min(row.estimate, 1.0 - row.estimate) * row.questions < FEW_EVENTS]
         if near:
-            notes.append(f"note{where}: {', '.join(near[:6])}{' ...' if len(near) > 6 else ''}"
-                         f" within {FEW_EVENTS} questions' worth of 0 or 1: the se is "
-                         "unreliable for such rare events, so the interval is the wider score "
-                         "interval; more questions narrow it.")
+            named = f"{', '.join(near[:6])}{' ...' if len(near) > 6 else ''}"
+            notes.append((f"note{where}: {named} near 0 or 1: score interval shown (--explain)",
+                          f"note{where}: {named} within {FEW_EVENTS} questions' worth of 0 or "
+                          "1: the se is unreliable for such rare events, so the interval is the "
+                          "wider score interval; more questions narrow it."))
     for label, summary in zip(report.labels, report.clusters or [], strict=False):
         effective = summary["df"] + 1.0
         if effective < CLUSTERS_FEW:
             where = f" ({label})" if several else ""
-            notes.append(f"note{where}: {summary['clusters']:g} clusters, effectively "
-                         f"{effective:.1f} (Bell-McCaffrey df + 1, lower for unequal sizes), "
-                         f"fewer than {CLUSTERS_FEW:g}: the clustered intervals rest on few "
-                         "independent units; read them as rough.")
+            notes.append((f"note{where}: {summary['clusters']:g} clusters, effectively "
+                          f"{effective:.1f}: the clustered intervals are rough (--explain)",
+                          f"note{where}: {summary['clusters']:g} clusters, effectively "
+                          f"{effective:.1f} (Bell-McCaffrey df + 1, lower for unequal sizes), "
+                          f"fewer than {CLUSTERS_FEW:g}: the clustered intervals rest on few "
+                          "independent units; read them as rough."))
     return notes
 
 
@@ -276,7 +314,8 @@ def render_markdown(report: Report, digits: int = 3) -> str:
              "| " + " | ".join(align) + " |"]
     for index, label in enumerate(_row_labels(report)):
         cells = [label] + [cell for rows in report.rows
-                           for cell in _cells(rows[index], digits, with_questions)]
+                           for cell in _cells(rows[index], digits, with_questions,
+                                              report.shows_posterior)]
         lines.append("| " + " | ".join(map(markdown_cell, cells)) + " |")
     notes = report.notes + small_sample_notes(report) + method_notes(report)
     return "\n".join(lines) + "\n" + "".join(f"\n{note}\n" for note in notes)

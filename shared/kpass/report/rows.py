@@ -106,6 +106,10 @@ class Report:
             e.g. no answer of a whole file matching its reference.
         clusters: with ``--clusters``, per input {"clusters": G, "df": the Bell-McCaffrey
             df of its CR2 standard error over all questions}; None without.
+        explain: print the legend and the method notes in full (``--explain``); without,
+            one short line per condition that needs attention.
+        posterior: show the posterior columns (``--posterior``: True); None shows them
+            unless every input has one sample per question.
     """
 
     inputs: list[LoadedFile]
@@ -116,3 +120,18 @@ class Report:
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     clusters: list[dict[str, float]] | None = None
+    explain: bool = False
+    posterior: bool | None = None
+
+    @property
+    def shows_posterior(self) -> bool:
+        """Whether the table shows the posterior columns (mean, sd, credible interval).
+
+        ``posterior`` None (the default): shown unless every input has one sample per
+        question, where the posterior of each question's rate from one 0/1 outcome is
+        mostly the prior and describes another quantity than the estimate (``--posterior``
+        shows them there too).
+        """
+        if self.posterior is not None:
+            return self.posterior
+        return any(loaded.n_max > 1 for loaded in self.inputs)

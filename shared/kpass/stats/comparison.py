@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -48,7 +48,7 @@ from .small_sample import (
 # ----------------------------------------------------------------------------- comparison
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Comparison:
     """Paired comparison of two models on the same questions, for one metric and k.
 
@@ -96,6 +96,9 @@ class Comparison:
             (8-14% at 20 questions in kpass's simulations; docs/explanation/statistics.md).
         reference: ``"t"`` or ``"normal"``, the reference distribution of lo, hi, p_value
             and mde.
+        a_only: with one 0/1 sample per question (binary outcomes), the questions A got
+            right and B wrong (the discordant pairs that favour A); None otherwise.
+        b_only: the questions B got right and A wrong.
         method: which interval ``lo``, ``hi`` are: ``"t"``, ``"score"`` or ``"exact"``
             (:mod:`kpass.stats.intervals`).
     """
@@ -121,10 +124,36 @@ class Comparison:
     p_exact: float | None = None
     reference: str = "t"
     method: str = "t"
+    a_only: int | None = None
+    b_only: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a plain dict (JSON-safe)."""
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    def __str__(self) -> str:
+        """Two lines: the difference and its interval; its se, what pairing bought, p.
+
+        Example:
+            >>> import kpass, warnings
+            >>> with warnings.catch_warnings():
+            ...     warnings.simplefilter("ignore", kpass.SmallSampleWarning)
+            ...     print(kpass.compare(kpass.pass_at_k, [[1], [1], [0], [1]],
+            ...                         [[0], [1], [1], [0]], 1))
+            pass_at_k at k=1 on 4 questions: A 0.750, B 0.500, A - B 0.250, 95% [-0.764, 0.946]
+            se 0.479 (0.382 unpaired, r -0.577), p = 0.638; A only right 2, B only right 1
+        """
+        at = "" if self.k is None else f" at k={self.k}"
+        p = "p < 0.001" if self.p_value < 0.001 else f"p = {self.p_value:.3f}"
+        r = "n/a" if self.correlation is None else f"{self.correlation:.3f}"
+        second = f"se {self.se:.3f} ({self.se_unpaired:.3f} unpaired, r {r}), {p}"
+        if self.a_only is not None:
+            second += f"; A only right {self.a_only}, B only right {self.b_only}"
+        return (f"{self.metric}{at} on {self.questions} questions: A {self.a:.3f}, B "
+                f"{self.b:.3f}, A - B {self.difference:.3f}, {self.confidence * 100:g}% "
+                f"[{self.lo:.3f}, {self.hi:.3f}]\n{second}")
+
+    __repr__ = __str__
 
 
 def _posterior_pair(metric: Metric, name: str, R: Any, used: np.ndarray, args: tuple[Any, ...],
@@ -286,12 +315,31 @@ def compare(metric: MetricLike, R_a: Any, R_b: Any, *args: Any, clusters: Any = 
             p_exact=sign_flip_p(sa - sb, used_codes),
             posteriors=_posteriors(metric, name, (R_a, R_b), used,
                                    _one_k(args, budgets[index], name), kwargs, prior))
+        a_only, b_only = _discordant(R_a, R_b, used)
+        result = replace(result, a_only=a_only, b_only=b_only)
         problems += small_sample_problems(units, codes is not None, [result.se],
                                           [result.a, result.b] if name in _CREDIT_METRICS
                                           else [])
         results.append(result)
     warn_small(f"kpass.compare({name})", list(dict.fromkeys(problems)))
     return results if many else results[0]
+
+
+def _discordant(R_a: Any, R_b: Any, used: np.ndarray) -> tuple[int | None, int | None]:
+    """``a_only``, ``b_only``: with one 0/1 sample per question, the discordant questions.
+
+    Counted over the questions ``used``: A right and B wrong, B right and A wrong (the pairs
+    McNemar's test reads); None for both when some question has more than one sample or the
+    outcomes are not binary counts.
+    """
+    try:
+        first, second = _counts_of(R_a), _counts_of(R_b)
+    except (TypeError, ValueError):  # categorical answers (Vote@k): no 0/1 sample
+        return None, None
+    if not (np.all(first.n_samples[used] == 1) and np.all(second.n_samples[used] == 1)):
+        return None, None
+    right_a, right_b = first.n_correct[used] == 1, second.n_correct[used] == 1
+    return int(np.sum(right_a & ~right_b)), int(np.sum(right_b & ~right_a))
 
 
 def _posteriors(metric: Metric, name: str, runs: Sequence[Any], used: np.ndarray,

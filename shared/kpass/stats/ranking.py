@@ -165,7 +165,7 @@ class RankedPair:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Leaderboard:
     """Models ranked on the same questions, best first; see :func:`leaderboard`.
 
@@ -234,19 +234,17 @@ class Leaderboard:
                   else f"{row.rank_lo}-{row.rank_hi}", f"{row.prob_best:.3f}"]
                  for row in self.rows]
         widths = [max(len(line[i]) for line in [header, *lines]) for i in range(len(header))]
-        text = [title, ""]
+        text = [title]
         for line in [header, *lines]:
             cells = [cell.ljust(width) if i == 1 else cell.rjust(width)
                      for i, (cell, width) in enumerate(zip(line, widths, strict=True))]
             text.append("  ".join(cells).rstrip())
-        unit = "clusters" if self.units != self.questions else "questions"
-        text += ["", f"intervals: t with {self.df:.3g} degrees of freedom ({self.units} {unit}), "
-                 "clipped to [0, 1]; rank sets: "
-                 + ("studentised sign-flip max-|T| stepdown" if self.adjustment == "max-t"
-                    else "Holm stepdown") + " over all pairs.",
-                 f"P(best): about these {self.questions} questions with unlimited samples, "
-                 "not the population; not a verdict."]
+        better = [f"{pair.a} > {pair.b}" for pair in self.pairs if pair.better]
+        text.append("told apart: " + (", ".join(better) if better else "no pair")
+                    + f" ({self.adjustment} over all pairs)")
         return "\n".join(text)
+
+    __repr__ = __str__
 
 
 def _check_runs(runs: Any) -> dict[str, Any]:

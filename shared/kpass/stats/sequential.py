@@ -55,7 +55,7 @@ GRID_STEPS = 2000
 _CHUNK = 256
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ConfidenceSequence:
     r"""Running anytime-valid intervals for a mean, after each question (or cluster).
 
@@ -96,6 +96,14 @@ class ConfidenceSequence:
     stop_at: int | None
     verdict: str | None
     missed_at: int | None = None
+
+    def __str__(self) -> str:
+        """The metric and :meth:`summary`: one line, as ``kpass compare --sequential`` ends."""
+        at = "" if self.k is None else f" at k={self.k}"
+        what = "A - B" if self.paired else "the mean"
+        return f"{self.metric}{at}, {what}: {self.summary()}"
+
+    __repr__ = __str__
 
     @property
     def steps(self) -> int:
