@@ -127,7 +127,11 @@ def test_default_run_reproduces_the_published_tau_bench_pass_hat_k(capsys):
 def test_default_run_matches_exact_fractions_on_the_sample(capsys):
     with sample_path().open() as handle:
         rows = [json.loads(line)["outcomes"] for line in handle if line.strip()]
-    document = json_results(capsys, "report")
+    # the bundled sample with no --metrics: its published metrics; every default one on request
+    assert sorted({r["metric"] for r in json_results(capsys, "report")["results"]}) == [
+        "pass@k", "pass^k"]
+    document = json_results(capsys, "report", "--metrics", ",".join(
+        ["pass@k", "pass^k", "g-pass@k", "mg-pass@k", "maj@k", "auc@k", "avg@n"]))
     results = {(r["metric"], r["k"]): r for r in document["results"]}
     assert sorted({r["metric"] for r in document["results"]}) == sorted(
         ["pass@k", "pass^k", "g-pass@k", "mg-pass@k", "maj@k", "auc@k", "avg@n"])
@@ -268,7 +272,8 @@ def test_several_files_are_shown_side_by_side(tmp_path, capsys):
 
 
 def test_csv_and_markdown_outputs_are_well_formed(capsys):
-    code, out, _ = run(capsys, "report", "--format", "csv", "--k", "1,4")
+    code, out, _ = run(capsys, "report", "--format", "csv", "--k", "1,4", "--metrics",
+                       "pass@k,pass^k,g-pass@k,mg-pass@k,maj@k,auc@k,avg@n")
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
     assert len(rows) == 6 * 2 + 1

@@ -92,13 +92,16 @@ def test_table_markdown_and_plot(tmp_path, capsys):
                        "pass@k", "--plot", tmp_path / "diff.png")
     assert code == 0
     lines = out.splitlines()
-    assert lines[2] == "40 questions matched by id (id)"
+    assert lines[0].endswith(": 40 questions paired by id (id)")
     header = next(line for line in lines if line.startswith("metric "))
     assert header.split()[:5] == ["metric", "A", "B", "difference", "se"]
     pass_one = next(line for line in lines if line.startswith("Pass@1 ")).split()
     expected = kpass.compare(kpass.pass_at_k, A, B, 1)
     assert pass_one[3] == f"{expected.difference:.3f}" and pass_one[4] == f"{expected.se:.3f}"
-    assert any("P(A>B): posterior probability" in line for line in lines)
+    assert not any("P(A>B)" in line for line in lines)  # terse: P(A>B) with --explain
+    code, out, _ = run(capsys, "compare", a, b, "--id", "id", "--k", "1,2,4", "--metrics",
+                       "pass@k", "--explain")
+    assert any("P(A>B): posterior probability" in line for line in out.splitlines())
     from PIL import Image
 
     with Image.open(tmp_path / "diff.png") as image:  # one panel: one metric
@@ -108,7 +111,7 @@ def test_table_markdown_and_plot(tmp_path, capsys):
     with Image.open(tmp_path / "four.png") as image:  # small multiples: 3 + 1 panels
         assert code == 0 and image.size == (1000, 660)
     code, out, _ = run(capsys, "compare", a, b, "--k", "1", "--metrics", "pass@k",
-                       "--format", "markdown")
+                       "--format", "markdown", "--explain")
     table = [line for line in out.splitlines() if line.startswith("|")]
     header, align, body = table  # one row: no Holm column; 40 questions: no exact column
     assert header.count("|") == align.count("|") == body.count("|") == 11

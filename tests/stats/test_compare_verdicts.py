@@ -290,14 +290,16 @@ def test_compare_table_rows_equal_the_command_lines(tmp_path, capsys):
                     "se", "p_value", "p_exact", "prob_a_better"):
             assert row[key] == other[key], key
     assert table.render("json").count('"p_adjusted"') == len(cli)
-    assert str(table).splitlines()[4].startswith("primary comparison")
+    assert str(table).splitlines()[1].startswith("primary: ")
+    assert table.render(explain=True).splitlines()[4].startswith("primary comparison")
 
 
 def test_cli_words_three_decimals_and_plot_message(tmp_path, capsys):
     A, B = counts(9, m=12, shift=1.5)
     a, b = write_jsonl(tmp_path / "a.jsonl", A, 4), write_jsonl(tmp_path / "b.jsonl", B, 4)
     plot = tmp_path / "d.png"
-    code, out, err = run(capsys, "compare", a, b, "--id", "id", "--plot", str(plot))
+    code, out, err = run(capsys, "compare", a, b, "--id", "id", "--plot", str(plot),
+                         "--explain")
     assert code == 0 and plot.exists()
     assert f"wrote {plot}" in err
     assert "kpass.compare(" not in out and "p_exact" not in out and "*_ci" not in out.replace(

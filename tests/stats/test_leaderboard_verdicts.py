@@ -279,7 +279,7 @@ def test_cli_says_rows_were_matched_by_order_and_gives_each_tables_df(tmp_path, 
         (tmp_path / f"{name}.jsonl").write_text(
             "".join(json.dumps({"outcomes": r}) + "\n" for r in rows))
     code = main(["leaderboard", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"),
-                 "--k", "1,2", "--short", "skip"])
+                 "--k", "1,2", "--short", "skip", "--explain"])
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "note: rows were matched by order (no --id)" in out

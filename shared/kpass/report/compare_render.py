@@ -367,9 +367,10 @@ def pairing_lines(lines: list[Line], digits: int = 3) -> list[str]:
     questions), and with one 0/1 sample per question the discordant questions (A only
     right, B only right), the only ones the difference is made of.
     """
-    out = ["pairing: r, the correlation of A's and B's per-question values; se unpaired = "
-           "sqrt(se_A^2 + se_B^2),", "  the se of the difference were the runs independent; "
-           "with one 0/1 sample per question, the questions only A, only B got right:"]
+    out = textwrap.wrap("pairing: r, the correlation of A's and B's per-question values; se "
+                        "unpaired = sqrt(se_A^2 + se_B^2), the se of the difference were the "
+                        "runs independent; with one 0/1 sample per question, the questions "
+                        "only A, only B got right:", LEGEND_WIDTH, subsequent_indent="  ")
     width = max(len(line.title) for line in lines)
     for line in lines:
         r = line.result

@@ -195,12 +195,17 @@ def brief_lines(note: str) -> list[str]:
 def brief_notes(notes: Sequence[str]) -> list[str]:
     """The default output's lines for ``notes``: :func:`brief_lines`, one per problem.
 
+    The method notes (``interval: ...``, which rows' intervals are score or exact ones)
+    are left to ``--explain``.
+
     A problem several rows share (``pass@k: only 5 questions ...``, ``pass^k: only 5
     questions ...``) is one line naming them (``pass@k, pass^k: ...``; ``3 metrics: ...``
     beyond two).
     """
     grouped: dict[str, list[str]] = {}
     for note in notes:
+        if note.startswith("interval"):  # which rows are score or exact intervals: a method
+            continue  # note, for --explain (se = 0 and few questions have their own lines)
         for line in brief_lines(note):
             what, separator, rest = line.partition(": ")
             if separator and " " not in what and rest.endswith("(--explain)"):
