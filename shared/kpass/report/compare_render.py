@@ -400,8 +400,8 @@ def render_markdown(lines: list[Line], labels: list[str], m: int,
                                                                  exact, request.explain)))
              + " |" for line in lines]
     if not request.explain:
-        briefs = [f"> note: {line}" for line in brief_notes(request.notes)]
-        return "\n".join(text + ([""] + briefs if briefs else [])) + "\n"
+        briefs = [item for line in brief_notes(request.notes) for item in ("", f"> note: {line}")]
+        return "\n".join(text + briefs) + "\n"
     text += [""] + [f"> {note}" for note in _notes(request)] + ([""] if _notes(request) else [])
     text += [item.strip() for item in pairing_lines(lines, request.digits)] + [""]
     for paragraph in _legend(labels, request.confidence, bool(request.clusters), several, exact,

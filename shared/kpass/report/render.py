@@ -137,14 +137,16 @@ def render_table(report: Report, digits: int = 3) -> str:
     return "\n".join(out) + "\n"
 
 
-def _attention(report: Report) -> list[str]:
+def _attention(report: Report, wrap: bool = True) -> list[str]:
     """Under the default table: the notes (each on one short line) and what needs attention.
 
-    The data's attribution (the bundled samples') is printed whole; every other note and
-    condition gets one line ending in ``(--explain)``, where it is printed in full.
+    The data's attribution (the bundled samples') is printed whole (wrapped unless
+    ``wrap`` is False); every other note and condition gets one short line, ending in
+    ``(--explain)`` where ``--explain`` prints more.
     """
+    whole = _wrapped if wrap else (lambda note: (note,))
     lines = [line for note in report.notes
-             for line in (_wrapped(note) if note.startswith("Sample data:") else [brief(note)])]
+             for line in (whole(note) if note.startswith("Sample data:") else [brief(note)])]
     lines += [short for short, _ in _small_sample(report)]
     if not report.shows_posterior:
         lines.append("one sample per question: the posterior columns are hidden (--posterior "
@@ -300,8 +302,9 @@ def render_markdown(report: Report, digits: int = 3) -> str:
         digits: decimals shown.
 
     Returns:
-        The table, then the caveat notes the terminal table prints under its legend (the
-        column legend is left out: a paper's caption should say what the columns are).
+        The table, then the notes the terminal table prints under it (one short line each;
+        in full with ``report.explain``; the column legend is left out: a paper's caption
+        should say what the columns are).
     """
     with_questions = _show_questions(report)
     sub = _columns(report, with_questions)
@@ -317,7 +320,8 @@ def render_markdown(report: Report, digits: int = 3) -> str:
                            for cell in _cells(rows[index], digits, with_questions,
                                               report.shows_posterior)]
         lines.append("| " + " | ".join(map(markdown_cell, cells)) + " |")
-    notes = report.notes + small_sample_notes(report) + method_notes(report)
+    notes = (report.notes + small_sample_notes(report) + method_notes(report)
+             if report.explain else _attention(report, wrap=False))
     return "\n".join(lines) + "\n" + "".join(f"\n{note}\n" for note in notes)
 
 
