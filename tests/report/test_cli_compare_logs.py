@@ -143,7 +143,8 @@ def test_holm_column_and_note_when_several_rows(tmp_path, capsys):
     assert [row["p_adjusted"] for row in shown[1:]] == pytest.approx(list(expected))
     assert next(row for row in rows if row["label"] == "Pass^1")["same_as"] == "Pass@1"
     code, out, _ = run(capsys, "compare", a, b, "--id", "question_id", "--k", "1,2,4,8",
-                       "--metrics", "pass@k,pass^k", "--format", "markdown", "--adjust", "holm")
+                       "--metrics", "pass@k,pass^k", "--format", "markdown", "--adjust", "holm",
+                       "--explain")
     assert "| p adj |" in out
     assert "difference = A - B" in out and "Holm's stepdown" in out  # legend kept
     assert "(Holm p = " in out or "(Holm p < " in out
@@ -152,8 +153,10 @@ def test_holm_column_and_note_when_several_rows(tmp_path, capsys):
 def test_many_rows_keep_the_verdicts_short(tmp_path, capsys):
     a, b, *_ = pair(tmp_path, shift=0.0, seed=3)
     code, out, _ = run(capsys, "compare", a, b, "--id", "question_id")
-    verdict_lines = [line.strip() for line in out.splitlines()
-                     if line.strip().startswith(("no detectable", "A is better", "B is better"))]
+    verdict_lines = [line.removeprefix("primary: ").removeprefix("secondary: ")
+                     for line in out.splitlines()]  # terse: one line per verdict, its role first
+    verdict_lines = [line for line in verdict_lines
+                     if line.startswith(("no detectable", "A is better", "B is better"))]
     table_rows = [line for line in out.splitlines() if line.startswith(("Pass", "Maj", "AUC",
                                                                         "G-Pass", "mG-Pass",
                                                                         "Avg"))]

@@ -378,6 +378,10 @@ def test_one_short_question_capping_the_default_k_is_said(capsys, tmp_path):
     path.write_text("id,correct\nq1,1\nq1,0\nq1,1\nq1,1\nq2,0\nq2,0\nq2,1\nq2,1\nq3,1\n")
     code, out, _ = cli(capsys, "report", str(path), "--id", "id", "--metrics", "pass@k")
     assert code == 0
+    assert ("k stops at 1 by default: question 'q3' has only n=1 samples (--explain)"
+            in out.splitlines())  # one short line; in full with --explain
+    code, out, _ = cli(capsys, "report", str(path), "--id", "id", "--metrics", "pass@k",
+                       "--explain")
     flat = " ".join(out.split())
     assert "k stops at 1 by default: " in flat and "question 'q3' has only n=1 samples" in flat
     assert "--k 4 and --short skip" in flat
@@ -414,7 +418,7 @@ def test_readme_says_which_metrics_print_by_default():
     from kpass.report.table import FAMILIES
 
     text = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
-    sentence = text.split("Without `--metrics` it prints ", 1)[1].split(";", 1)[0]
+    sentence = text.split("A file of yours gets ", 1)[1].split(";", 1)[0]
     labels = {"pass@k": "Pass@k", "pass^k": "Pass^k", "g-pass@k": "G-Pass@k",
               "mg-pass@k": "mG-Pass@k", "maj@k": "Maj@k", "auc@k": "AUC@k", "avg@n": "Avg@n",
               "cons@k": "cons@k", "vote@k": "Vote@k", "geo-spectrum*@k": "GeoSpectrum*@k"}

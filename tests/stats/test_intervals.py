@@ -281,7 +281,9 @@ def test_report_table_clusters_give_cr2_ses_and_a_note_on_few_effective_clusters
         expected = quiet(kpass.standard_error, kpass.pass_at_k, counts, k, clusters=labels)
         assert row["se"] == pytest.approx(expected, rel=1e-12)
         assert row["se_method"] in METHODS
-    text = " ".join(str(table).split())
+    assert "note: 10 clusters, effectively 4.5: the clustered intervals are rough (--explain)" \
+        in str(table).splitlines()  # one short line; in full with explain
+    text = " ".join(table.render(explain=True).split())
     assert "effectively" in text and "fewer than 10" in text
     assert "Bell-McCaffrey" in text
     plain = quiet(report_table, counts, metrics="pass@k", k=[1, 2])
@@ -300,7 +302,8 @@ def test_report_all_correct_prints_the_exact_bound_and_names_it():
     assert row["lo"] == pytest.approx(0.025 ** 0.1) and row["hi"] == 1.0
     text = str(table)
     assert "[0.692, 1.000]" in text
-    assert "exact bound (se = 0) for Pass@1" in text
+    assert "note: se = 0 for Pass@1: exact bound shown (--explain)" in text.splitlines()
+    assert "exact bound (se = 0) for Pass@1" in table.render(explain=True)
     assert "se_method" in table.render("csv").splitlines()[0]
 
 
@@ -311,7 +314,7 @@ def test_no_note_advises_the_bayesian_interval_for_coverage():
     assert "_ci" not in words and "Bayesian" not in words
     rng = np.random.default_rng(6)
     counts = kpass.BinaryCounts(np.full(40, 8), (rng.random(40) < 0.05) * rng.integers(0, 3, 40))
-    text = str(quiet(report_table, counts, metrics="pass^k", k=[1, 4]))
+    text = quiet(report_table, counts, metrics="pass^k", k=[1, 4]).render(explain=True)
     assert "prefer the credible" not in text and "_ci" not in text
     assert "these very questions with unlimited samples" in text
 

@@ -122,8 +122,8 @@ def capped_k_note(loaded: list[Any], ks: list[int], n_min: int, option: str = "-
     short = int((item.counts.n_samples < n_max).sum())
     larger = "--k " if option == "--k" else "k="
     skip = "--short skip" if option == "--k" else 'short="skip"'
-    return [f"k stops at {max(ks)} by default: {item.source}, {item.shortest} has only "
-            f"n={n_min} samples ({short} of {item.counts.n_questions} questions have fewer "
+    return [f"k stops at {max(ks)} by default: {item.shortest} has only n={n_min} samples, "
+            f"in {item.source} ({short} of {item.counts.n_questions} questions have fewer "
             f"than {n_max}); ask for larger k with {larger}{min(n_max, 8)} and {skip} to leave "
             "the short questions out at those k."]
 
