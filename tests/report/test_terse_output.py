@@ -27,10 +27,10 @@ import pytest
 import kpass
 from kpass.report.cli import main
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1] / "structure"))  # the docs' block runner
 from test_readme import DOCS, _environment, read_blocks  # noqa: E402
 
-BEFORE = Path(__file__).parent / "fixtures" / "terse"
+BEFORE = Path(__file__).parents[1] / "fixtures" / "terse"
 OLD_DEFAULT_METRICS = "pass@k,pass^k,g-pass@k,mg-pass@k,maj@k,auc@k,avg@n"
 
 
