@@ -83,7 +83,8 @@ def sentences(text: str) -> list[str]:
 @pytest.mark.parametrize("needle, lines, words", [
     ("kpass compare model_a.jsonl model_b.jsonl --id id --metrics pass@k --k 1,4", 12, 120),
     ("kpass report model_a.jsonl", 16, None),
-    ("kpass leaderboard base.jsonl", 12, None),  # five models (the target is for three)
+    pytest.param("kpass leaderboard base.jsonl", 12, None,  # five models (target: three)
+                 marks=pytest.mark.slow),  # the docs' simulation of 5 x 150 x 4 samples
 ])
 def test_the_docs_examples_meet_the_targets(needle, lines, words, tmp_path):
     code, shown = doc_block(needle)
@@ -203,9 +204,10 @@ def test_report_and_leaderboard_on_own_files_are_short(m, n, same, clustered, at
     ("kpass compare model_a.jsonl model_b.jsonl --id id --metrics pass@k --k 1,4",
      "compare_readme.txt", ""),
     ("kpass report model_a.jsonl", "report_readme.txt", ""),
-    ("kpass leaderboard base.jsonl", "leaderboard_docs.txt", ""),
-    ("kpass compare model_a.jsonl model_b.jsonl --id id --k 1,4,8", "compare_statistics.txt",
-     ""),
+    pytest.param("kpass leaderboard base.jsonl", "leaderboard_docs.txt", "",
+                 marks=pytest.mark.slow),
+    pytest.param("kpass compare model_a.jsonl model_b.jsonl --id id --k 1,4,8",
+                 "compare_statistics.txt", "", marks=pytest.mark.slow),
     ("kpass report\n", "report_sample.txt", f" --metrics {OLD_DEFAULT_METRICS}"),
 ])
 def test_explain_prints_every_sentence_printed_before(needle, before, extra, tmp_path):
