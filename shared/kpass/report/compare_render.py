@@ -309,14 +309,15 @@ def _header(confidence: float, several: bool, exact: bool, full: bool = True) ->
             + (["P(A>B)", "MDE", "questions"] if full else []))
 
 
-def _head_lines(lines: list[Line], m: int, request: CompareRequest) -> list[str]:
+def _head_lines(lines: list[Line], m: int, request: CompareRequest,
+                labels: list[str] | None = None) -> list[str]:
     matched = "id (" + request.matched_by + ")" if request.matched_by else "row order"
     found = verdicts(lines, request.confidence, " points" if request.percent else "",
                      request.digits, terse=not request.explain)
     if not request.explain:
         clustered = f", clustered by {request.clusters}" if request.clusters else ""
-        return [f"A = {request.files[0]}, B = {request.files[1]}: {m} questions paired by "
-                f"{matched}{clustered}", *found]
+        a, b = labels if labels else request.files
+        return [f"A = {a}, B = {b}: {m} questions paired by {matched}{clustered}", *found]
     return [f"A: {request.files[0]}", f"B: {request.files[1]}",
             f"{m} questions matched by {matched}", "", *found]
 
@@ -346,7 +347,8 @@ def render_table(lines: list[Line], labels: list[str], m: int, request: CompareR
         return "  ".join(cell.ljust(widths[i]) if i in left else cell.rjust(widths[i])
                          for i, cell in enumerate(cells)).rstrip()
 
-    out = [*_head_lines(lines, m, request), "", row(header)] + [row(cells) for cells in body]
+    out = [*_head_lines(lines, m, request, labels), "", row(header)]
+    out += [row(cells) for cells in body]
     if not full:
         briefs = [f"note: {line}" for line in brief_notes(request.notes)]
         return "\n".join(out + ([""] + briefs if briefs else [])) + "\n"
@@ -390,7 +392,7 @@ def render_markdown(lines: list[Line], labels: list[str], m: int,
     several, exact = _columns(lines)
     header = _header(request.confidence, several, exact, request.explain)
     align = [":---"] + ["---:"] * 4 + [":---"] + ["---:"] * (len(header) - 6)
-    head = _head_lines(lines, m, request)
+    head = _head_lines(lines, m, request, labels)
     top = 3 if request.explain else 1
     text = [f"{item}  " for item in head[:top]] + [""]
     text += [f"  - {item.strip()}" if item.startswith("  ") else f"- {item}"
