@@ -111,7 +111,7 @@ def test_compare_head_line_says_what_was_paired_and_how(tmp_path, capsys):
     code, out, _ = run(capsys, "compare", a, b, "--id", "id", "--metrics", "pass@k", "--k",
                        "1,4")
     head, *rest = out.splitlines()
-    assert head == f"A = {a}, B = {b}: 30 questions paired by id (id)"
+    assert head == f"A = {Path(a).name}, B = {Path(b).name}: 30 questions paired by id (id)"
     assert rest[0].startswith("primary: ") and rest[1].startswith("secondary: ")
     code, out, _ = run(capsys, "compare", a, b, "--id", "id", "--metrics", "pass@k", "--k",
                        "1", "--clusters", "topic")
