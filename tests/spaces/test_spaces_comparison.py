@@ -64,11 +64,13 @@ def test_builder_writes_the_comparison_space(tmp_path, space_build):
     assert card.startswith("---") and "app_file: app.py" in card
 
 
-def test_lines_with_ids_are_matched_by_id_and_the_note_says_how():
+def test_lines_with_ids_are_matched_by_id_and_the_note_says_how(space_app):
     """Box B lists the questions in another order: matched by id, as kpass.compare does."""
     import json
 
-    app = load_app()
+    import evaluate
+
+    app = space_app
     module = evaluate.load(str(ROOT / "comparisons" / "kpass_compare"), keep_in_memory=True)
     a = {"q1": [1, 1, 1, 1], "q2": [0, 0, 0, 1], "q3": [1, 1, 0, 0], "q4": [0, 0, 0, 0]}
     b = {"q1": [1, 0, 0, 0], "q2": [0, 0, 0, 0], "q3": [1, 1, 1, 1], "q4": [0, 1, 0, 0]}
