@@ -1,9 +1,11 @@
-# Two entry points, both safe on a fresh machine: `make demo` and `make test`.
+# Two entry points, both safe on a fresh machine: `make demo` and `make test`; and the inner
+# loop while you work, `make check` (ruff, mypy and the tests outside the slow, install,
+# browser and cluster marks, in parallel: no JVM or browser needed).
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint bench browser java clean
+.PHONY: demo check test lint bench browser java clean
 
 # The demo installs kpass as a user does (not editable: setuptools announces every editable
 # install of this layout, and pip >= 25 prints that as a warning); `make test` installs it
@@ -14,8 +16,12 @@ $(VENV)/.core: setup.cfg pyproject.toml
 	$(PY) -m pip install -q .
 	touch $@
 
-$(VENV)/.test: setup.cfg pyproject.toml $(VENV)/.core
+$(VENV)/.check: setup.cfg pyproject.toml $(VENV)/.core
 	$(PY) -m pip install -q -e ".[test]"
+	touch $@
+
+$(VENV)/.test: setup.cfg pyproject.toml $(VENV)/.check
+	$(PY) -m pip install -q -e ".[test,test-full]"
 	touch $@
 
 # Headless Chromium for the Space browser tests (Debian's package; needs root or sudo).
@@ -35,13 +41,20 @@ java:
 demo: $(VENV)/.core
 	$(VENV)/bin/kpass report
 
+# The inner loop: minutes, not the whole suite (tests/conftest.py fails an unmarked test that
+# takes over its CPU limit, so the marks stay honest).
+check: $(VENV)/.check
+	$(PY) -m ruff check .
+	$(PY) -m mypy
+	$(PY) -m pytest -n auto -m "not slow and not install and not browser and not cluster"
+
 test: $(VENV)/.test browser java
 	$(PY) -m ruff check .
 	$(PY) -m mypy
 	$(PY) -m pytest
 	$(MAKE) docs
 
-lint: $(VENV)/.test
+lint: $(VENV)/.check
 	$(PY) -m ruff check .
 	$(PY) -m mypy
 
@@ -61,9 +74,10 @@ bench: $(VENV)/.test
 clean:
 	rm -rf $(VENV) dist build *.egg-info
 
-spaces: $(VENV)/.test
-	$(PY) -m spaces.build
+# spaces/ is a folder of scripts, not a package (`spaces` is Hugging Face's ZeroGPU package).
+spaces: $(VENV)/.check
+	$(PY) spaces/build.py
 
-publish-spaces: $(VENV)/.test
-	$(PY) -m spaces.publish --org $(ORG) $(if $(DRY_RUN),--dry-run)
+publish-spaces: $(VENV)/.check
+	$(PY) spaces/publish.py --org $(ORG) $(if $(DRY_RUN),--dry-run)
 .PHONY: spaces publish-spaces

@@ -1,4 +1,4 @@
-"""Build one Hugging Face Space folder per metric module: ``python -m spaces.build``.
+"""Build one Hugging Face Space folder per metric module: ``python spaces/build.py``.
 
 Each ``dist/spaces/<name>/`` is complete on its own:
 
@@ -183,7 +183,7 @@ def build(names: list[str] | None = None, out: Path = DIST,
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: ``python -m spaces.build [NAME ...] [--out DIR]``."""
+    """Command line: ``python spaces/build.py [NAME ...] [--out DIR]``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="metric modules (default: all)")
     parser.add_argument("--out", type=Path, default=DIST, help=f"output folder (default {DIST})")

@@ -1,8 +1,8 @@
-"""Create or update one Hugging Face Space per metric module: ``python -m spaces.publish``.
+"""Create or update one Hugging Face Space per metric module: ``python spaces/publish.py``.
 
-    python -m spaces.publish --org my-org --dry-run     # print the plan, touch nothing
-    python -m spaces.publish --org my-org               # build, then publish all
-    python -m spaces.publish --org my-org pass_at_k_bayes --token hf_...
+    python spaces/publish.py --org my-org --dry-run     # print the plan, touch nothing
+    python spaces/publish.py --org my-org               # build, then publish all
+    python spaces/publish.py --org my-org pass_at_k_bayes --token hf_...
 
 For each built folder ``dist/spaces/<name>/`` (the Space name must equal the
 script name, so ``evaluate.load("<org>/<name>")`` finds ``<name>.py``):
@@ -19,6 +19,7 @@ script name, so ``evaluate.load("<org>/<name>")`` finds ``<name>.py``):
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import re
 import shutil
 import sys
@@ -29,9 +30,21 @@ from typing import Any
 
 from huggingface_hub import HfApi, hf_hub_url
 
-if not __package__:  # run as ``python spaces/publish.py``
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from spaces import build as builder  # noqa: E402
+
+def _load_builder() -> Any:
+    """``build.py`` beside this file, loaded by path: ``spaces/`` is a folder of scripts, not
+    a package (``spaces`` is the name of Hugging Face's ZeroGPU package)."""
+    path = Path(__file__).resolve().parent / "build.py"
+    spec = importlib.util.spec_from_file_location("kpass_spaces_build", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+builder = _load_builder()
 
 KEEP = {".gitattributes"}
 WHEEL_LINE = re.compile(r"^\./(kpass-[^/\s]+\.whl)\s*$", re.MULTILINE)
@@ -44,10 +57,10 @@ def built_spaces(dist: Path, names: list[str] | None = None) -> list[Path]:
         found = {p.name: p for p in folders}
         missing = [n for n in names if n not in found]
         if missing:
-            raise FileNotFoundError(f"not built: {missing} (run python -m spaces.build)")
+            raise FileNotFoundError(f"not built: {missing} (run python spaces/build.py)")
         folders = [found[n] for n in names]
     if not folders:
-        raise FileNotFoundError(f"no built Spaces in {dist} (run python -m spaces.build)")
+        raise FileNotFoundError(f"no built Spaces in {dist} (run python spaces/build.py)")
     return folders
 
 

@@ -452,7 +452,8 @@ def fields(result):
                 yield from fields(value)
 
 
-@pytest.mark.parametrize("name", by_kind("stats"))
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow) if name == "plan"
+                                  else name for name in by_kind("stats")])  # plan: 2.2 s CPU
 @settings(FUZZ)
 @given(data=st.data())
 def test_fuzz_stats_over_questions(name, data):

@@ -184,8 +184,16 @@ def cases() -> list[Any]:
                 if any(value is ok for ok in ALLOWED.get((name, argument), [])):
                     continue
                 out.append(pytest.param(name, argument, value,
-                                        id=f"{name}-{argument}-{value!r}"[:80]))
+                                        id=f"{name}-{argument}-{stable_repr(value)}"[:80]))
     return out
+
+
+def stable_repr(value: Any) -> str:
+    """``repr(value)``, a set's items sorted: a set of str prints in the order of its hashes,
+    which differ between processes, and pytest-xdist's workers must collect the same ids."""
+    if isinstance(value, (set, frozenset)):
+        return "{" + ", ".join(sorted(map(repr, value))) + "}"
+    return repr(value)
 
 
 def shown(value: Any) -> list[str]:

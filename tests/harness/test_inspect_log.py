@@ -297,8 +297,8 @@ def _numbers(node) -> list[float]:
     return [node] if isinstance(node, (int, float)) and not isinstance(node, bool) else []
 
 
-def test_space_upload_reads_inspect_logs(logs):
-    from spaces.space_input import read_upload
+def test_space_upload_reads_inspect_logs(logs, space_app):
+    read_upload = space_app.space_input.read_upload
 
     for name in ("plan", "plan_json"):
         questions = read_upload(logs[name], ["predictions"], "binary")

@@ -19,13 +19,13 @@ def test_report_marks_mg_pass_at_1_constant_without_an_interval(capsys):
     assert main(["report", "--k", "1,2", "--metrics", "mg-pass", "--format", "csv"]) == 0
     rows = {row["label"]: row for row in csv.DictReader(io.StringIO(capsys.readouterr().out))}
     assert rows["mG-Pass@1"]["se_method"] == "constant"
-    assert rows["mG-Pass@1"]["se"] == rows["mG-Pass@1"]["se_lo"] == ""
+    assert rows["mG-Pass@1"]["se"] == rows["mG-Pass@1"]["lo"] == ""
     assert float(rows["mG-Pass@1"]["estimate"]) == 0.0
     assert rows["mG-Pass@2"]["se_method"] == "t" and rows["mG-Pass@2"]["se"] != ""
     assert main(["report", "--k", "1,2", "--metrics", "mg-pass", "--format", "json"]) == 0
     (one,) = [r for r in json.loads(capsys.readouterr().out)["results"]
               if r["label"] == "mG-Pass@1"]
-    assert one["se"] is None and one["se_lo"] is None and one["se_hi"] is None
+    assert one["se"] is None and one["lo"] is None and one["hi"] is None
     assert main(["report", "--k", "1,2", "--metrics", "mg-pass", "--explain"]) == 0
     out = capsys.readouterr().out
     (line,) = [text for text in out.splitlines() if text.startswith("mG-Pass@1 ")]

@@ -13,7 +13,6 @@ import importlib.util
 import json
 import random
 import re
-import sys
 import warnings
 from pathlib import Path
 
@@ -34,20 +33,9 @@ def cli(capsys, *argv):
 # ----------------------------------------------------------------------------- the Space
 
 
-def load_app():
-    pytest.importorskip("evaluate")
-    pytest.importorskip("gradio")
-    spec = importlib.util.spec_from_file_location("kpass_spaces_app_edges",
-                                                  REPO / "spaces" / "app.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
-def app():
-    return load_app()
+def app(space_app):
+    return space_app
 
 
 def defaults(app, module):

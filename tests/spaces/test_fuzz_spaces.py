@@ -15,18 +15,14 @@ example counts so the file runs in well under a minute.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-evaluate = pytest.importorskip("evaluate")
-pytest.importorskip("gradio")
 
 REPO = Path(__file__).resolve().parents[2]
 BINARY = ["pass_at_k_bayes", "g_pass_at_k_bayes", "maj_at_k_bayes", "auc_at_k_bayes",
@@ -34,19 +30,23 @@ BINARY = ["pass_at_k_bayes", "g_pass_at_k_bayes", "maj_at_k_bayes", "auc_at_k_ba
 CATEGORICAL = ["max_at_k_bayes", "bayes_at_n", "avg_at_n_bayes", "tailpass_bayes"]
 
 
-def load_app():
-    spec = importlib.util.spec_from_file_location("kpass_spaces_app_fuzz",
-                                                  REPO / "spaces" / "app.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+app: Any = None
+space_controls: Any = None
+space_input: Any = None
+space_output: Any = None
+evaluate: Any = None
 
 
-app = load_app()
-space_controls = importlib.import_module(f"{app.__name__}.space_controls")
-space_input = importlib.import_module(f"{app.__name__}.space_input")
-space_output = importlib.import_module(f"{app.__name__}.space_output")
+@pytest.fixture(scope="module", autouse=True)
+def _space_page(space_app):
+    """The Space's modules as this file's names, bound when its first test runs (the
+    shared loader, tests/conftest.py: gradio is not imported while collecting)."""
+    global app, space_controls, space_input, space_output, evaluate
+    import evaluate
+    app = space_app
+    space_controls = app.space_controls
+    space_input = app.space_input
+    space_output = app.space_output
 
 
 def load(name: str):
@@ -189,6 +189,7 @@ def check_page(module, case: tuple[str, int | None], ks_text: str) -> None:
 KS = st.sampled_from(["1", "1", "1", "1, 2", "2", "0", "x", "1, 1000"])
 
 
+@pytest.mark.slow  # 50 pages computed per module: 8 s of CPU (tests/conftest.py's limit said so)
 @pytest.mark.parametrize("name,kind", [("pass_at_k_bayes", "binary"),
                                        ("max_at_k_bayes", "categorical"),
                                        ("vote_at_k_bayes", "answers")])
@@ -241,6 +242,7 @@ def kind_of(name: str) -> str:
             else "binary")
 
 
+@pytest.mark.slow  # 20 examples of three computes each, per module
 @pytest.mark.parametrize("name", BINARY + CATEGORICAL + ["vote_at_k_bayes", "kpass_compare"])
 def test_a_failed_inline_compute_leaves_nothing_for_the_next(name):
     kind = kind_of(name)

@@ -1,31 +1,32 @@
 """The shared Space app without a browser: what it shows equals the module, bad input becomes
 a located one-line message, uploads in every layout, every option a control, the limits."""
 
-import importlib.util
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-
-evaluate = pytest.importorskip("evaluate")
-pytest.importorskip("gradio")
 
 REPO = Path(__file__).resolve().parents[2]
 MODULES = sorted(p.name for p in (REPO / "metrics").iterdir() if (p / f"{p.name}.py").is_file())
 
 
-def load_app():
-    spec = importlib.util.spec_from_file_location("kpass_spaces_app", REPO / "spaces" / "app.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+app: Any = None
+space_controls: Any = None
+space_input: Any = None
+space_output: Any = None
+evaluate: Any = None
 
 
-app = load_app()
-space_controls = importlib.import_module(f"{app.__name__}.space_controls")
-space_input = importlib.import_module(f"{app.__name__}.space_input")
-space_output = importlib.import_module(f"{app.__name__}.space_output")
+@pytest.fixture(scope="module", autouse=True)
+def _space_page(space_app):
+    """The Space's modules as this file's names, bound when its first test runs (the
+    shared loader, tests/conftest.py: gradio is not imported while collecting)."""
+    global app, space_controls, space_input, space_output, evaluate
+    import evaluate
+    app = space_app
+    space_controls = app.space_controls
+    space_input = app.space_input
+    space_output = app.space_output
 
 
 @pytest.fixture(scope="module")
@@ -184,15 +185,23 @@ def test_short_skip_says_how_many_questions_each_k_used(modules):
     assert used == {"1": "3", "4": "2", "8": "1"}
 
 
-@pytest.mark.parametrize("text,ks,needle", [
-    ("0 1\n" * 5, ", ".join(["1"] * (space_input.MAX_KS + 1)),
-     f"at most {space_input.MAX_KS} values"),
-    ("0 1\n" * 5, str(space_input.MAX_K + 1), f"at most {space_input.MAX_K:,}"),
-    ("0 1 " * (space_input.MAX_CHARS // 4 + 1), "1", "characters; this page takes at most"),
-    ("0\n" * (space_input.MAX_QUESTIONS + 1), "1", "questions; this page takes at most"),
-    (("0 " * 1000 + "\n") * (space_input.MAX_OUTCOMES // 1000 + 1), "1", "outcomes; this page"),
-])
-def test_limits_are_enforced_and_said(modules, text, ks, needle):
+# Each limit's case (text, ks, needle), from the page's limits (loaded when the test runs).
+LIMIT_CASES = {
+    "ks": lambda limits: ("0 1\n" * 5, ", ".join(["1"] * (limits.MAX_KS + 1)),
+                          f"at most {limits.MAX_KS} values"),
+    "k": lambda limits: ("0 1\n" * 5, str(limits.MAX_K + 1), f"at most {limits.MAX_K:,}"),
+    "chars": lambda limits: ("0 1 " * (limits.MAX_CHARS // 4 + 1), "1",
+                             "characters; this page takes at most"),
+    "questions": lambda limits: ("0\n" * (limits.MAX_QUESTIONS + 1), "1",
+                                 "questions; this page takes at most"),
+    "outcomes": lambda limits: (("0 " * 1000 + "\n") * (limits.MAX_OUTCOMES // 1000 + 1), "1",
+                                "outcomes; this page"),
+}
+
+
+@pytest.mark.parametrize("case", LIMIT_CASES)
+def test_limits_are_enforced_and_said(modules, case):
+    text, ks, needle = LIMIT_CASES[case](space_input)
     message, table, _ = run(modules["pass_at_k_bayes"], text, ks)
     assert needle in message and len(table) == 0, message[:300]
     assert str(space_input.MAX_KS) in app.LIMITS and f"{space_input.MAX_QUESTIONS:,}" in app.LIMITS

@@ -31,6 +31,7 @@ def built(tmp_path_factory):
     return {p.name: p for p in build.build(out=out)}
 
 
+@pytest.mark.install  # `built` builds every Space and a kpass wheel
 def test_build_writes_one_space_per_module(built):
     assert len(MODULES) >= 8
     # every metric module, and the comparison module of comparisons/ (its folder is checked
@@ -43,6 +44,7 @@ PAGES = ("app.py", "leaderboard_tab.py", "plan_tab.py", "space_input.py", "space
          "space_controls.py", "space_failures.py", "space_page.py")
 
 
+@pytest.mark.install  # `built` builds every Space and a kpass wheel
 @pytest.mark.parametrize("name", MODULES)
 def test_space_folder_is_complete(built, name):
     folder = built[name]
@@ -59,6 +61,7 @@ def test_space_folder_is_complete(built, name):
     assert "kpass/data/tau_bench_airline_gpt4o.jsonl" in names
 
 
+@pytest.mark.install  # `built` builds every Space and a kpass wheel
 @pytest.mark.parametrize("name", MODULES)
 def test_card_front_matter_matches_pinned_gradio(built, name):
     text = (built[name] / "README.md").read_text(encoding="utf-8")
@@ -74,6 +77,7 @@ def test_card_front_matter_matches_pinned_gradio(built, name):
         assert body.strip() == build.split_card(source_card.read_text(encoding="utf-8"))[1].strip()
 
 
+@pytest.mark.install  # `built` builds every Space and a kpass wheel
 @pytest.mark.parametrize("name", MODULES)
 def test_requirements_are_pinned_and_ship_the_wheel(built, name):
     lines = (built[name] / "requirements.txt").read_text().splitlines()
@@ -99,6 +103,7 @@ def test_unknown_module_is_refused(tmp_path):
         build.build(["no_such_metric"], out=tmp_path)
 
 
+@pytest.mark.install  # `built` builds every Space and a kpass wheel
 def test_built_app_loads_its_leaderboard_tab_from_its_own_folder(built):
     """The Space's app.py imports the tab shipped beside it (not the repository's copy), and
     the page it builds has the Leaderboard tab."""

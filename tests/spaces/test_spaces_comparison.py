@@ -1,30 +1,21 @@
 """The comparison module's Space page: it builds, computes through the module and equals
 kpass.compare; bad input is a located message; the builder writes its Space folder."""
 
-import importlib.util
-import sys
 from pathlib import Path
 
-import evaluate
 import pytest
 
 import kpass
 from kpass.data import tau_bench_outcomes
 
 ROOT = Path(__file__).resolve().parents[2]
-pytest.importorskip("gradio")
 
 
-def load_app():
-    spec = importlib.util.spec_from_file_location("kpass_space_app", ROOT / "spaces" / "app.py")
-    app = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = app
-    spec.loader.exec_module(app)
-    return app
 
+def test_comparison_page_builds_and_equals_kpass_compare(space_app):
+    import evaluate
 
-def test_comparison_page_builds_and_equals_kpass_compare():
-    app = load_app()
+    app = space_app
     module = evaluate.load(str(ROOT / "comparisons" / "kpass_compare"), keep_in_memory=True)
     demo = app.build_comparison_demo(module)
     assert type(demo).__name__ == "Blocks"
@@ -46,8 +37,10 @@ def test_comparison_page_builds_and_equals_kpass_compare():
     assert note.startswith("**Input error:**") and "k=4" in note and figure is None
 
 
-def test_bad_input_is_a_located_message():
-    app = load_app()
+def test_bad_input_is_a_located_message(space_app):
+    import evaluate
+
+    app = space_app
     module = evaluate.load(str(ROOT / "comparisons" / "kpass_compare"), keep_in_memory=True)
     note, table, figure = app.run_comparison_module(module, "1 0\n1 2", "1 1\n0 0", "1",
                                                      "pass@k", 0.95)
@@ -55,12 +48,8 @@ def test_bad_input_is_a_located_message():
     assert figure is None and table.empty
 
 
-def test_builder_writes_the_comparison_space(tmp_path):
-    spec = importlib.util.spec_from_file_location("kpass_space_build", ROOT / "spaces" /
-                                                  "build.py")
-    build = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = build
-    spec.loader.exec_module(build)
+def test_builder_writes_the_comparison_space(tmp_path, space_build):
+    build = space_build
     assert "kpass_compare" in build.module_names()
     wheel = tmp_path / "kpass-0.1.0-py3-none-any.whl"
     wheel.write_bytes(b"")
@@ -75,11 +64,13 @@ def test_builder_writes_the_comparison_space(tmp_path):
     assert card.startswith("---") and "app_file: app.py" in card
 
 
-def test_lines_with_ids_are_matched_by_id_and_the_note_says_how():
+def test_lines_with_ids_are_matched_by_id_and_the_note_says_how(space_app):
     """Box B lists the questions in another order: matched by id, as kpass.compare does."""
     import json
 
-    app = load_app()
+    import evaluate
+
+    app = space_app
     module = evaluate.load(str(ROOT / "comparisons" / "kpass_compare"), keep_in_memory=True)
     a = {"q1": [1, 1, 1, 1], "q2": [0, 0, 0, 1], "q3": [1, 1, 0, 0], "q4": [0, 0, 0, 0]}
     b = {"q1": [1, 0, 0, 0], "q2": [0, 0, 0, 0], "q3": [1, 1, 1, 1], "q4": [0, 1, 0, 0]}

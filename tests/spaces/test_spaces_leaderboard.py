@@ -7,34 +7,34 @@ and line, the limits and the deadline hold; and the page's figures keep their le
 labels off the data (issue 21).
 """
 
-import importlib.util
 import re
-import sys
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
-
-evaluate = pytest.importorskip("evaluate")
-pytest.importorskip("gradio")
 
 REPO = Path(__file__).resolve().parents[2]
 MODULES = sorted(p.name for p in (REPO / "metrics").iterdir() if (p / f"{p.name}.py").is_file())
 
 
-def load_app():
-    spec = importlib.util.spec_from_file_location("kpass_spaces_app_board",
-                                                  REPO / "spaces" / "app.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+app: Any = None
+space_controls: Any = None
+space_input: Any = None
+tab: Any = None
+evaluate: Any = None
 
 
-app = load_app()
-space_controls = importlib.import_module(f"{app.__name__}.space_controls")
-space_input = importlib.import_module(f"{app.__name__}.space_input")
-tab = importlib.import_module(f"{app.__name__}.leaderboard_tab")
+@pytest.fixture(scope="module", autouse=True)
+def _space_page(space_app):
+    """The Space's modules as this file's names, bound when its first test runs (the
+    shared loader, tests/conftest.py: gradio is not imported while collecting)."""
+    global app, space_controls, space_input, tab, evaluate
+    import evaluate
+    app = space_app
+    space_controls = app.space_controls
+    space_input = app.space_input
+    tab = app.leaderboard_tab
 
 
 @pytest.fixture(scope="module")

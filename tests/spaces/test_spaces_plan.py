@@ -6,35 +6,32 @@ names; bad input is a message naming the box, never an exception; every metric p
 the tab; the curve's axes are labelled.
 """
 
-import importlib.util
 import math
 import re
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scipy import stats as sps
 
-evaluate = pytest.importorskip("evaluate")
-pytest.importorskip("gradio")
-
-import kpass  # noqa: E402
-from kpass.report.cli import main  # noqa: E402
+import kpass
+from kpass.report.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 
-
-def load_app():
-    spec = importlib.util.spec_from_file_location("kpass_spaces_app_plan",
-                                                  REPO / "spaces" / "app.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+app: Any = None
+tab: Any = None
 
 
-app = load_app()
-tab = importlib.import_module(f"{app.__name__}.plan_tab")
+@pytest.fixture(scope="module", autouse=True)
+def _space_page(space_app):
+    """The Space's modules as this file's names, bound when its first test runs (the
+    shared loader, tests/conftest.py: gradio is not imported while collecting)."""
+    global app, tab
+    app = space_app
+    tab = app.plan_tab
+
+
 DEFAULTS = ("pass@k", 1, 0.6, 0.05, 4, 2.0, 0.5, 0.8, 0.95)
 
 
@@ -112,6 +109,8 @@ def test_bad_input_is_a_message(change, needle):
 
 
 def test_every_metric_page_has_the_plan_tab():
+    import evaluate
+
     module = evaluate.load(str(REPO / "metrics" / "pass_at_k_bayes" / "pass_at_k_bayes.py"))
     ids = {block.elem_id for block in app.build_demo(module=module).blocks.values()}
     assert {"kpass-tab-plan", "kpass-plan-run", "kpass-plan-table", "kpass-plan-plot",

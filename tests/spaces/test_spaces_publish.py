@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+# Every test uses `dist`, which builds two Spaces (a kpass wheel): outside `make check`.
+pytestmark = pytest.mark.install
 
 
 def load(name):

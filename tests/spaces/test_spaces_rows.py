@@ -10,32 +10,30 @@ both lines), N being the line the CLI names.
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-evaluate = pytest.importorskip("evaluate")
-pytest.importorskip("gradio")
-
-from kpass.report.cli import main as kpass_main  # noqa: E402
+from kpass.report.cli import main as kpass_main
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def load_app():
-    spec = importlib.util.spec_from_file_location("kpass_spaces_app_rows",
-                                                  REPO / "spaces" / "app.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+app: Any = None
+space_controls: Any = None
+evaluate: Any = None
 
 
-app = load_app()
-space_controls = importlib.import_module(f"{app.__name__}.space_controls")
+@pytest.fixture(scope="module", autouse=True)
+def _space_page(space_app):
+    """The Space's modules as this file's names, bound when its first test runs (the
+    shared loader, tests/conftest.py: gradio is not imported while collecting)."""
+    global app, space_controls, evaluate
+    import evaluate
+    app = space_app
+    space_controls = app.space_controls
 
 
 @pytest.fixture(scope="module")

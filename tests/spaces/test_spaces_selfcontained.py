@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+# A fresh venv and pip installs from the index: minutes, outside `make check`.
+pytestmark = [pytest.mark.slow, pytest.mark.install]
 NAME = "pass_at_k_bayes"
 
 

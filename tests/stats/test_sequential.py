@@ -321,22 +321,16 @@ def test_monitor_refuses_bad_options():
 
 
 @pytest.fixture(scope="module")
-def space():
+def space(space_app):
     """The Space's app module and its Pass@k page: (app, module, controls, default values)."""
-    evaluate = pytest.importorskip("evaluate")
-    pytest.importorskip("gradio")
-    import importlib.util
-    import sys
     from pathlib import Path
 
+    import evaluate
+
+    app = space_app
     repo = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("kpass_spaces_app_seq",
-                                                  repo / "spaces" / "app.py")
-    app = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = app
-    spec.loader.exec_module(app)
     module = evaluate.load(str(repo / "metrics" / "pass_at_k_bayes" / "pass_at_k_bayes.py"))
-    space_controls = importlib.import_module(f"{app.__name__}.space_controls")
+    space_controls = app.space_controls
     controls = space_controls.module_controls(module)
     return app, module, controls, [space_controls.control_value(c) for c in controls]
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.install]
 
 REPO = Path(__file__).resolve().parents[2]
 EXTRAS = ("evaluate", "report", "frames", "spaces", "inspect", "test")

@@ -114,28 +114,10 @@ def test_every_module_has_its_folder_and_card_naming_its_keys():
     assert on_disk == {m.name for m in registry.MODULES if not m.comparison}
 
 
-def load_space():
-    """The Space's page module, loaded from its path as the Space loads it."""
-    import importlib.util
-    import sys
 
-    pytest.importorskip("gradio")
-    pytest.importorskip("evaluate")
-    name = "kpass_spaces_app"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, REPO / "spaces" / "app.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-def test_the_space_offers_what_the_registry_declares():
-    import importlib
-
-    app = load_space()
-    space_controls = importlib.import_module(f"{app.__name__}.space_controls")
-    space_output = importlib.import_module(f"{app.__name__}.space_output")
+def test_the_space_offers_what_the_registry_declares(space_app):
+    space_controls = space_app.space_controls
+    space_output = space_app.space_output
 
     assert space_controls.COMPARED == {
         m.name: tuple((f.key, f.function) for f in registry.FAMILIES if f.module == m.name

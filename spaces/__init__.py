@@ -1,1 +1,0 @@
-"""Build and publish the kpass metric modules as Hugging Face Spaces."""
