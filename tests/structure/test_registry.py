@@ -323,7 +323,7 @@ def result_families(results):
     """The registry keys behind a module's result keys (budgets, labels and suffixes out)."""
     found = set()
     for key in results:
-        key = re.sub(r"_(mu|sigma|lo|hi|se|per_question)$", "", key)
+        key = re.sub(r"_(mean|sd|cred_lo|cred_hi|se|per_question)$", "", key)
         key = re.sub(r"([@^])\d+", r"\1k", key)
         key = re.sub(r"_tau[\d.]+$", "_tau", re.sub(r"_t[\d.]+$", "_t", key))
         found.add(re.sub(r"_p[\d.]+$", "_p", re.sub(r"_lam[\d.]+$", "", key)))
