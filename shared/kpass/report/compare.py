@@ -21,7 +21,6 @@ from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
 from ..io.harness.inspect_files import expand_inspect_logs
 from ..io.harness.inspect_log import check_same_task
-from ..io.labels import read_labels
 from ..stats.align import align_runs
 from .compare_render import (
     RENDERERS,
@@ -32,16 +31,6 @@ from .compare_rows import compare_lines
 from .inputs import load_outcomes
 from .output import _check_answers_options, _write, cli_words
 from .table import PRIOR_NOTE, default_ks, input_labels, named_sources, parse_metrics
-
-
-def _with_labels(loaded: LoadedFile, column: str | None, what: str) -> list[Any] | None:
-    if column is None:
-        return None
-    labels = read_labels(loaded.source, column)
-    if len(labels) != loaded.counts.n_questions:
-        raise ReportError(loaded.source, f"`{column}` has {len(labels)} values for "
-                                         f"{loaded.counts.n_questions} questions ({what})")
-    return labels
 
 
 def run_compare(args: argparse.Namespace) -> int:
