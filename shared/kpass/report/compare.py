@@ -68,6 +68,19 @@ def run_compare(args: argparse.Namespace) -> int:
               "rows that `kpass report FILE --skip-bad` lists, then compare (see kpass "
               "compare --help)", file=sys.stderr)
         return 2
+    if getattr(args, "sequential", False) and (getattr(args, "primary", None) is not None
+                                               or getattr(args, "adjust", None) is not None):
+        # Refused, not ignored: each row's confidence sequence holds at --confidence on its
+        # own; a primary row and a joint max-T or Holm adjustment are fixed-sample
+        # procedures with no anytime-valid counterpart here.
+        given_options = [option for option, value in (("--primary", args.primary),
+                                                       ("--adjust", args.adjust))
+                         if value is not None]
+        print(f"kpass compare: error: {' and '.join(given_options)} cannot be combined with "
+              "--sequential: each row's confidence sequence holds at --confidence on its own, "
+              "with no joint adjustment; drop them, or compare without --sequential",
+              file=sys.stderr)
+        return 2
     answers_mode = bool(getattr(args, "answers", False))
     try:
         families = [fam for fam in parse_metrics(args.metrics, answers=answers_mode)
@@ -131,8 +144,10 @@ def run_compare(args: argparse.Namespace) -> int:
         if getattr(args, "sequential", False):
             from .sequential import sequential_text
 
+            request = CompareRequest.from_args(args, matched_by=matched_by, notes=[
+                cli_words(note) for note in notes])
             return _write(sequential_text(first, second, families, ks, args, clusters,
-                                          input_labels(list(args.files), given)))
+                                          input_labels(list(args.files), given), request, m))
         try:
             lines = compare_lines(first, second, families, ks, args.tau, args.confidence,
                                   args.short, clusters, notes=notes, shared=shared,
