@@ -526,3 +526,38 @@ def test_cli_next_takes_the_empirical_prior_and_every_tau(monkeypatch, capsys):
     assert main(["next", sample, "--budget", "40", "--k", "2", "--metrics", "g-pass@k",
                  "--tau", "0.5,1.0"]) == 0
     assert seen == [[(2, 0.5), (2, 1.0)]]
+
+
+def test_cli_next_with_a_question_short_of_k_says_which(tmp_path, capsys):
+    """Issue 38 item 10: with several metrics a question short of k is topped up first (the
+    split is the brute-force optimum of the relative criterion), and a budget too small names
+    the short questions and their count (never 'every question has fewer than k')."""
+    import json
+
+    from kpass.report.cli import main
+
+    n, c = [4, 2, 4, 4], [3, 1, 2, 1]
+    path = tmp_path / "short.jsonl"
+    path.write_text("".join(json.dumps({"id": f"q{i}", "outcomes": [1] * ci + [0] * (ni - ci)})
+                            + "\n" for i, (ni, ci) in enumerate(zip(n, c, strict=True))))
+    assert main(["next", str(path), "--id", "id", "--k", "4", "--budget", "8",
+                 "--metrics", "pass@k,pass^k"]) == 0
+    out, err = capsys.readouterr()
+    split = [int(line.split(",")[1]) for line in out.splitlines()[1:]]
+    topped = [max(4 - ni, 0) for ni in n]
+    base = [objective(name, n, c, 4, topped) for name in ESTIMATORS]
+
+    def relative(extra):
+        return sum(objective(name, n, c, 4, extra) / b
+                   for name, b in zip(ESTIMATORS, base, strict=True))
+
+    best = min(relative(s) for s in itertools.product(range(9), repeat=4)
+               if sum(s) == 8 and all(m >= t for m, t in zip(s, topped, strict=True)))
+    assert sum(split) == 8 and split[1] >= 2
+    assert relative(split) == pytest.approx(best, rel=1e-9)
+    assert main(["next", str(path), "--id", "id", "--k", "4", "--budget", "1",
+                 "--metrics", "pass@k,pass^k"]) == 1
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1, err
+    assert "1 of 4 questions ('q1': n=2) short, 2 samples needed" in err, err
+    assert "every question has" not in err

@@ -380,7 +380,8 @@ def test_cli_compare_sequential_prints_the_running_verdict(tmp_path, capsys):
     rows_a = [json.loads(line)["outcomes"] for line in a.read_text().splitlines()]
     rows_b = [json.loads(line)["outcomes"] for line in b.read_text().splitlines()]
     cs = kpass.confidence_sequence(kpass.pass_at_k, rows_a, rows_b, 1)
-    assert out[0].startswith("A = a.jsonl, B = b.jsonl: anytime-valid 95% confidence sequence")
+    assert out[0].startswith("A = a.jsonl, B = b.jsonl: 120 questions paired by id (id); "
+                             "anytime-valid 95% confidence sequence")
     assert out[1] == f"Pass@1  {cs.summary()}"
     assert cs.decided and "decided after" in out[1]
     assert main(["compare", str(a), str(b), "--id", "id", "--sequential", "--k", "1",
@@ -502,3 +503,38 @@ def test_a_new_set_missing_the_running_interval_is_reported():
         shuffled = kpass.confidence_sequence(kpass.pass_at_k, A, None, 1,
                                              order=rng.permutation(100).tolist())
     assert shuffled.missed_at is None
+
+
+def test_cli_compare_sequential_says_how_it_paired_and_refuses_joint_options(tmp_path, capsys):
+    """Issue 38 item 10: --sequential begins with plain compare's pairing line (row order
+    gets its note too), and --primary / --adjust, which it cannot honour (each sequence
+    holds on its own), are refused in one line with exit 2 instead of ignored."""
+    import json
+
+    from kpass.report.cli import main
+
+    a, b = write_runs(tmp_path, 0.0, questions=40)
+    plain_a, plain_b = tmp_path / "pa.jsonl", tmp_path / "pb.jsonl"
+    for source, target in ((a, plain_a), (b, plain_b)):
+        target.write_text("".join(json.dumps({"outcomes": json.loads(line)["outcomes"]}) + "\n"
+                                  for line in source.read_text().splitlines()))
+    args = ["--k", "1", "--metrics", "pass@k"]
+    assert main(["compare", str(plain_a), str(plain_b), *args]) == 0
+    plain = capsys.readouterr().out.splitlines()
+    assert main(["compare", str(plain_a), str(plain_b), "--sequential", *args]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert plain[0] == "A = pa.jsonl, B = pb.jsonl: 40 questions paired by row order"
+    assert out[0].startswith(plain[0] + "; anytime-valid 95% confidence sequence")
+    row_order = [line for line in plain if line.startswith("note: rows were paired by order")]
+    assert len(row_order) == 1 and out[-1] == row_order[0]
+    assert main(["compare", str(plain_a), str(plain_b), "--sequential", "--format", "json",
+                 *args]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["matched_by"] == "row order"
+    for extra, named in ((["--primary", "Pass@1"], "--primary"), (["--adjust", "holm"],
+                                                                  "--adjust"),
+                         (["--adjust", "max-t"], "--adjust")):
+        assert main(["compare", str(a), str(b), "--id", "id", "--sequential", *extra,
+                     *args]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and len(captured.err.splitlines()) == 1, captured.err
+        assert f"{named} cannot be combined with --sequential" in captured.err

@@ -34,7 +34,7 @@ from .progress import Progress
 from .shards import shard_parts
 
 __all__ = ["RUN_COLUMNS", "InputOptions", "check_name", "check_one_folder_run", "check_one_run",
-           "load_file", "load_input", "load_inputs"]
+           "check_threshold", "load_file", "load_input", "load_inputs"]
 
 #: Columns that name the model or run of a row: a long file holding several is several runs.
 RUN_COLUMNS = ("model", "model_name", "model_id", "run", "run_id", "checkpoint")
@@ -200,7 +200,36 @@ def load_inputs(sources: list[str], options: InputOptions, *, clusters: str = "a
         item.notes[:0] = notes[index]
         loaded.append(item)
         answers.append(coded)
+    if options.threshold is not None:
+        check_threshold(options.threshold, loaded)
     return loaded, answers
+
+
+def check_threshold(threshold: float, loaded: list[LoadedFile]) -> None:
+    """Refuse a ``--threshold`` that leaves every sample of every input right or every wrong.
+
+    A sample is correct iff its score > T, so a T below the smallest score read makes every
+    sample correct and a T at or above the largest every sample wrong (``--threshold 50`` on
+    scores in [0, 1]: Pass@1 = 0). The range is pooled over the inputs, so one model wrong
+    everywhere beside another is still compared.
+
+    Raises:
+        ReportError: ``threshold`` outside [smallest, largest) of the scores read, naming
+            the range.
+    """
+    ranges = [(soft.low, soft.high) for item in loaded
+              if (soft := getattr(item, "soft", None)) is not None]
+    if not ranges:
+        return
+    low, high = min(r[0] for r in ranges), max(r[1] for r in ranges)
+    if low <= threshold < high:
+        return
+    what = "correct" if threshold < low else "wrong"
+    where = loaded[0].source if len(loaded) == 1 else ", ".join(i.source for i in loaded)
+    raise ReportError(where, f"--threshold {threshold:g} is outside the scores read, "
+                             f"[{low:g}, {high:g}]: a sample is correct iff its score > T, so "
+                             f"every sample would be {what}; choose T with {low:g} <= T < "
+                             f"{high:g}")
 
 
 def _replace_filter(options: InputOptions, filter: str | None) -> InputOptions:  # noqa: A002

@@ -113,19 +113,17 @@ def _load(sources: list[str], args: argparse.Namespace, warnings: list[str]
 def _report_clusters(loaded: list[Any], args: argparse.Namespace) -> list[Any]:
     """Cluster codes of each input from ``--clusters COLUMN`` (None each without it).
 
-    Read as ``kpass compare --clusters`` reads them: one label per question row of the file.
+    The labels are those the one loader read (:func:`kpass.io.inputs.load_input`), as for
+    ``kpass compare --clusters``: beside the rows of a wide file, per question id of a long
+    file (``--id``), or from a Hive partition key (``topic=...`` folders).
     """
     if args.clusters is None:
         return [None] * len(loaded)
     from ..stats._common import _labels
-    from .compare import _with_labels
 
-    if args.answers:
-        raise ReportError(loaded[0].source, "--clusters is not available with --answers")
     codes = []
     for item in loaded:
-        labels = _with_labels(item, args.clusters, "--clusters")
-        code = _labels(labels, item.counts.n_questions)
+        code = _labels(item.clusters, item.counts.n_questions)
         if code is None or int(code.max()) < 1:
             raise ReportError(item.source, f"--clusters {args.clusters}: the column names one "
                                            "cluster; a clustered standard error needs at "

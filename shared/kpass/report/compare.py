@@ -21,7 +21,6 @@ from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
 from ..io.harness.inspect_files import expand_inspect_logs
 from ..io.harness.inspect_log import check_same_task
-from ..io.labels import read_labels
 from ..stats.align import align_runs
 from .compare_render import (
     RENDERERS,
@@ -32,16 +31,6 @@ from .compare_rows import compare_lines
 from .inputs import load_outcomes
 from .output import _check_answers_options, _write, cli_words
 from .table import PRIOR_NOTE, default_ks, input_labels, named_sources, parse_metrics
-
-
-def _with_labels(loaded: LoadedFile, column: str | None, what: str) -> list[Any] | None:
-    if column is None:
-        return None
-    labels = read_labels(loaded.source, column)
-    if len(labels) != loaded.counts.n_questions:
-        raise ReportError(loaded.source, f"`{column}` has {len(labels)} values for "
-                                         f"{loaded.counts.n_questions} questions ({what})")
-    return labels
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -78,6 +67,19 @@ def run_compare(args: argparse.Namespace) -> int:
               "another one; nor with --id or --clusters, whose labels it would shift; fix the "
               "rows that `kpass report FILE --skip-bad` lists, then compare (see kpass "
               "compare --help)", file=sys.stderr)
+        return 2
+    if getattr(args, "sequential", False) and (getattr(args, "primary", None) is not None
+                                               or getattr(args, "adjust", None) is not None):
+        # Refused, not ignored: each row's confidence sequence holds at --confidence on its
+        # own; a primary row and a joint max-T or Holm adjustment are fixed-sample
+        # procedures with no anytime-valid counterpart here.
+        given_options = [option for option, value in (("--primary", args.primary),
+                                                       ("--adjust", args.adjust))
+                         if value is not None]
+        print(f"kpass compare: error: {' and '.join(given_options)} cannot be combined with "
+              "--sequential: each row's confidence sequence holds at --confidence on its own, "
+              "with no joint adjustment; drop them, or compare without --sequential",
+              file=sys.stderr)
         return 2
     answers_mode = bool(getattr(args, "answers", False))
     try:
@@ -142,8 +144,10 @@ def run_compare(args: argparse.Namespace) -> int:
         if getattr(args, "sequential", False):
             from .sequential import sequential_text
 
+            request = CompareRequest.from_args(args, matched_by=matched_by, notes=[
+                cli_words(note) for note in notes])
             return _write(sequential_text(first, second, families, ks, args, clusters,
-                                          input_labels(list(args.files), given)))
+                                          input_labels(list(args.files), given), request, m))
         try:
             lines = compare_lines(first, second, families, ks, args.tau, args.confidence,
                                   args.short, clusters, notes=notes, shared=shared,

@@ -315,11 +315,20 @@ def _head_lines(lines: list[Line], m: int, request: CompareRequest,
     found = verdicts(lines, request.confidence, " points" if request.percent else "",
                      request.digits, terse=not request.explain)
     if not request.explain:
-        clustered = f", clustered by {request.clusters}" if request.clusters else ""
-        a, b = labels if labels else request.files
-        return [f"A = {a}, B = {b}: {m} questions paired by {matched}{clustered}", *found]
+        return [pairing_head(m, request, labels), *found]
     return [f"A: {request.files[0]}", f"B: {request.files[1]}",
             f"{m} questions matched by {matched}", "", *found]
+
+
+def pairing_head(m: int, request: CompareRequest, labels: list[str] | None = None) -> str:
+    """The head line saying what was paired: ``A = a, B = b: 40 questions paired by id (id)``.
+
+    ``kpass compare`` prints it first, and ``--sequential`` begins its head line with it.
+    """
+    matched = "id (" + request.matched_by + ")" if request.matched_by else "row order"
+    clustered = f", clustered by {request.clusters}" if request.clusters else ""
+    a, b = labels if labels else request.files
+    return f"A = {a}, B = {b}: {m} questions paired by {matched}{clustered}"
 
 
 def _has_primary(lines: list[Line]) -> bool:

@@ -331,7 +331,7 @@ def _add_compare(commands: Any) -> None:
                               "METRIC:K (pass@k:1); default: the table's first row (Pass@1); "
                               "none: no primary, every row adjusted jointly (the whole table "
                               "then holds alpha)")
-    compare.add_argument("--adjust", choices=("max-t", "holm"), default="max-t",
+    compare.add_argument("--adjust", choices=("max-t", "holm"), default=None,
                          help="joint adjustment of the other (secondary) rows: max-t, the "
                               "studentised max-T stepdown over the same sign flips of the "
                               "per-question differences (default), or holm")

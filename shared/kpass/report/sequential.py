@@ -18,6 +18,8 @@ from typing import Any
 
 from .._core.counting.counts import BinaryCounts
 from ..io.errors import ReportError
+from .compare_render import CompareRequest, pairing_head
+from .output import brief_notes
 
 __all__ = ["sequential_rows", "sequential_text"]
 
@@ -64,8 +66,13 @@ def sequential_rows(first: BinaryCounts, second: BinaryCounts, families: list[An
 
 def sequential_text(first: BinaryCounts, second: BinaryCounts, families: list[Any],
                     ks: list[int], args: argparse.Namespace, clusters: list[Any] | None,
-                    labels: list[str]) -> str:
-    """The ``--sequential`` output in ``args.format`` (table/markdown lines, csv, json)."""
+                    labels: list[str], request: CompareRequest, m: int) -> str:
+    """The ``--sequential`` output in ``args.format`` (table/markdown lines, csv, json).
+
+    The head line begins with plain compare's pairing line (:func:`pairing_head`: the
+    questions paired and by what), and the notes follow the rows as in plain compare: one
+    short line each, in full with ``--explain``. JSON and CSV records carry ``matched_by``.
+    """
     try:
         rows = sequential_rows(first, second, families, ks, args.tau, args.confidence,
                                args.short, clusters, bool(getattr(args, "shared", False)))
@@ -79,7 +86,8 @@ def sequential_text(first: BinaryCounts, second: BinaryCounts, families: list[An
                 "estimate": float(cs.estimate[-1]) if cs.steps else None,
                 "lo": float(cs.lo[-1]) if cs.steps else None,
                 "hi": float(cs.hi[-1]) if cs.steps else None, "confidence": cs.confidence,
-                "decided": cs.decided, "stop_at": cs.stop_at, "verdict": cs.verdict}
+                "decided": cs.decided, "stop_at": cs.stop_at, "verdict": cs.verdict,
+                "matched_by": request.matched_by or "row order"}
                for label, cs in rows]
     if args.format == "json":
         return json.dumps(records, indent=2) + "\n"
@@ -90,9 +98,13 @@ def sequential_text(first: BinaryCounts, second: BinaryCounts, families: list[An
         writer.writerows(records)
         return buffer.getvalue()
     width = max(len(label) for label, _ in rows)
-    head = (f"A = {labels[0]}, B = {labels[1]}: anytime-valid {rows[0][1].confidence:.0%} "
-            f"confidence sequence of A - B, questions in the order of A's file")
+    head = (f"{pairing_head(m, request, labels)}; anytime-valid "
+            f"{rows[0][1].confidence:.0%} confidence sequence of A - B, questions in the order "
+            "of A's file")
     lines = [f"{label:<{width}}  {cs.summary()}" for label, cs in rows]
+    notes = ([f"note: {note}" for note in request.notes] if request.explain
+             else [f"note: {line}" for line in brief_notes(request.notes)])
+    tail = "\n\n" + "\n".join(notes) if notes else ""
     if args.format == "markdown":
-        return head + "\n\n" + "\n".join(f"- {line}" for line in lines) + "\n"
-    return head + "\n" + "\n".join(lines) + "\n"
+        return head + "\n\n" + "\n".join(f"- {line}" for line in lines) + tail + "\n"
+    return head + "\n" + "\n".join(lines) + tail + "\n"

@@ -249,7 +249,7 @@ def _greedy(objectives: list[tuple[Metric, tuple[Any, ...], dict[str, Any]]],
     needed = int(extra.sum())
     if needed > budget:
         raise InputError(f"`budget`={budget} cannot bring every question to k={k} samples: "
-                         f"{int((extra > 0).sum())} questions need {needed} more")
+                         f"{_short_of(counts, n, k)} short, {needed} samples needed")
     remaining = budget - needed
     start = (n + extra).astype(np.int64)
     alphas = a0 + c.astype(float)
@@ -261,6 +261,23 @@ def _greedy(objectives: list[tuple[Metric, tuple[Any, ...], dict[str, Any]]],
             part = part / max(float(_within(k, part, start).sum()), 1e-300)
         zetas += part
     return (extra + _take(k, zetas, start, remaining)).astype(np.int64)
+
+
+def _short_of(counts: BinaryCounts, n: np.ndarray, k: int, shown: int = 3) -> str:
+    """The questions with fewer than k samples, counted and named (the first ``shown``).
+
+    Example:
+        >>> import numpy as np
+        >>> counts = BinaryCounts([4, 2, 4, 1], [1, 1, 0, 0], ids=["a", "b", "c", "d"])
+        >>> _short_of(counts, counts.n_samples, 4)
+        "2 of 4 questions ('b': n=2, 'd': n=1)"
+    """
+    short = np.flatnonzero(n < k)
+    ids = counts.ids
+    named = ", ".join(f"{ids[q]!r}: n={int(n[q])}" if ids is not None else
+                      f"question {int(q)}: n={int(n[q])}" for q in short[:shown])
+    more = f", {short.size - shown} more" if short.size > shown else ""
+    return f"{short.size} of {n.size} questions ({named}{more})"
 
 
 def _count_above(k: int, zetas: np.ndarray, start: np.ndarray, level: float,
@@ -364,7 +381,7 @@ def expected_within_variance(metric: Metric, counts: Any, k: int, extra: Any, *a
     totals = counts.n_samples + m
     if (totals < k).any():
         raise InputError(f"every question needs at least k={k} samples after `extra`; "
-                         f"{int((totals < k).sum())} would have fewer")
+                         f"{_short_of(counts, totals, k)} would have fewer")
     alphas = a0 + counts.n_correct.astype(float)
     betas = b0 + (counts.n_samples - counts.n_correct).astype(float)
     zetas = _Kernel(metric, (k, *args), kwargs, k).zetas(alphas, betas)

@@ -62,11 +62,15 @@ class InspectSoft:
         mean: mean over questions of each question's mean score.
         se: its standard error over questions (sample SD / sqrt(M); 0 for M = 1).
         threshold: an epoch is correct iff its score > threshold.
+        low: the smallest score read.
+        high: the largest score read.
     """
 
     mean: float
     se: float
     threshold: float
+    low: float = 0.0
+    high: float = 1.0
 
 
 @dataclass
@@ -391,7 +395,8 @@ def _count(source: str, label: str, where: list[str], ids: list[Any], epochs: li
     if threshold is not None:
         means = np.array(total) / sizes
         se = float(means.std(ddof=1) / math.sqrt(means.size)) if means.size > 1 else 0.0
-        soft = InspectSoft(float(means.mean()), se, float(threshold))
+        read = [value for value in values if 0.0 <= value <= 1.0]
+        soft = InspectSoft(float(means.mean()), se, float(threshold), min(read), max(read))
     return InspectFile(source, Path(source), label, counts, first[int(np.argmin(sizes))], bad,
                        soft)
 

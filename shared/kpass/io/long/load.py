@@ -56,11 +56,15 @@ class SoftScores:
         mean: mean over questions of each question's mean score.
         se: standard error of that mean over questions (sample SD / sqrt(M); 0 for M=1).
         threshold: the threshold T the hard outcomes use (correct iff score > T).
+        low: the smallest score read.
+        high: the largest score read.
     """
 
     mean: float
     se: float
     threshold: float
+    low: float = 0.0
+    high: float = 1.0
 
 
 @dataclass
@@ -138,7 +142,8 @@ def _load_long(source: str, id: str | None, sample: str | None,  # noqa: A002
                                       "samples its epochs: drop --id and --sample")
         loaded = load_inspect(source, column=column, threshold=threshold)
         soft = (None if loaded.soft is None else
-                SoftScores(loaded.soft.mean, loaded.soft.se, loaded.soft.threshold))
+                SoftScores(loaded.soft.mean, loaded.soft.se, loaded.soft.threshold,
+                           loaded.soft.low, loaded.soft.high))
         return LongFile(loaded.source, loaded.path, loaded.column, loaded.counts, loaded.shortest,
                         loaded.bad_rows, soft)
     parts = shard_parts(source)
@@ -307,6 +312,7 @@ class _Tally:
         self.n: list[int] = []
         self.c: list[int] = []
         self.soft: list[float] = []
+        self.low, self.high = math.inf, -math.inf  # the range of the scores read
         self.first: list[str] = []
         self.pairs: dict[tuple[Any, Any], str] | None = {} if keep_pairs else None
         self.shape: str | None = None  # "long" or "wide", fixed by the first row
@@ -343,6 +349,9 @@ class _Tally:
             if ((scores < 0.0) | (scores > 1.0)).any():
                 return False  # the row loop refuses a score outside [0, 1] with its line
             hard = (scores > self.threshold).astype(np.int64)
+            if scores.size:
+                self.low = min(self.low, float(scores.min()))
+                self.high = max(self.high, float(scores.max()))
         local: dict[Any, int] = {}
         codes = np.fromiter((local.setdefault(i, len(local)) for i in ids), dtype=np.intp,
                             count=len(ids))
@@ -428,6 +437,8 @@ class _Tally:
             self.n[slot] += len(scores)
             self.c[slot] += sum(self._hard(s) for s in scores)
             self.soft[slot] += math.fsum(scores)
+            if scores and self.threshold is not None:
+                self.low, self.high = min(self.low, *scores), max(self.high, *scores)
 
     def _score(self, value: Any, where: str) -> float:
         number = _number(value)
@@ -462,7 +473,8 @@ class _Tally:
         if self.threshold is not None:
             means = np.array(self.soft) / n
             se = float(means.std(ddof=1) / math.sqrt(means.size)) if means.size > 1 else 0.0
-            soft = SoftScores(float(means.mean()), se, float(self.threshold))
+            soft = SoftScores(float(means.mean()), se, float(self.threshold), self.low,
+                              self.high)
         return LongFile(self.source, path, column, counts, shortest, [], soft=soft)
 
 
