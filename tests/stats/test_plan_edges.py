@@ -151,7 +151,19 @@ def test_pilot_spread_is_the_chi_square_interval_of_a_variance():
         low, high = plan.pilot_spread
         assert low == pytest.approx((m - 1) / sps.chi2.ppf(0.9, m - 1), rel=1e-10)
         assert high == pytest.approx((m - 1) / sps.chi2.ppf(0.1, m - 1), rel=1e-10)
-    assert "pilot_spread=" in repr(plan) and "_within_at" not in repr(plan)
+    text = repr(plan)
+    assert text == str(plan) and "_within_at" not in text
+    lines = text.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith(f"Plan for pass_at_k at k=1: pilot of {m} questions x 8 samples")
+    sd = math.sqrt(plan.between + plan.within)  # the per-question sd the line reports
+    assert f"has sd {sd:.3f}" in lines[0]
+    assert f"factor {low:.2f}-{high:.2f} (80%)" in lines[1]
+    ca, cb = pilot_pair(rng, 30)
+    paired = quiet(kpass.plan, kpass.pass_at_k, BinaryCounts(np.full(30, 8), ca), 1,
+                   R_b=BinaryCounts(np.full(30, 8), cb))
+    assert repr(paired).startswith("Plan for pass_at_k at k=1 (paired): pilot of 30 questions")
+    assert "a question's difference has sd" in repr(paired)
 
 
 @pytest.mark.slow

@@ -168,6 +168,7 @@ def _tau_bench():
 def test_str_and_dict():
     design = scratch()
     lines = str(design).splitlines()
+    assert repr(design) == str(design)
     assert len(lines) == 2
     assert lines[0].startswith(f"Questions needed: {design.questions:,} (Pass@1 0.600 vs 0.650")
     assert "4 samples per question" in lines[1]

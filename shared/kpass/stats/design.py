@@ -148,6 +148,8 @@ class Design:
                 f"{self.spread:g} (sd of question logits), correlation {self.correlation:g} "
                 f"(the models' question logits); sd of a question's difference {self.sd:.3f}")
 
+    __repr__ = __str__
+
     def _checked(self, difference: Any) -> float:
         delta = check_real(difference, "difference")
         target = self.baseline + delta

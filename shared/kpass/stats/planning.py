@@ -102,6 +102,20 @@ class Plan:
     fit_p_values: tuple[float | None, ...] = ()
     pilot_spread: tuple[float, float] = (math.nan, math.nan)
 
+    def __str__(self) -> str:
+        """Two lines: what the pilot measured, then how far to trust it."""
+        what = "difference" if self.paired else "value"
+        sd = math.sqrt(self.between + self.within)
+        low, high = self.pilot_spread
+        return (f"Plan for {self.metric} at k={self.k}{' (paired)' if self.paired else ''}: "
+                f"pilot of {self.questions:,} questions x {self.samples:g} samples; a "
+                f"question's {what} has sd {sd:.3f} (between {self.between:.4g} + within "
+                f"{self.within:.4g})\nFrom a pilot this size the questions needed may be off "
+                f"by a factor {low:.2f}-{high:.2f} (80%); questions_for(difference) and "
+                "samples_for(difference, questions) give the plan")
+
+    __repr__ = __str__
+
     def within_at(self, samples: int) -> float:
         """Within-question variance of the per-question estimate at ``samples`` per question."""
         n = _check_samples(samples, self.k)
