@@ -71,7 +71,7 @@ SPECS: dict[str, tuple[str, Any, tuple[str, ...]]] = {
     "confidence": ("number", 0.95, ()),
     "alpha0": ("number", 1.0, ()),
     "beta0": ("number", 1.0, ()),
-    "prior": ("number", 1.0, ()),
+    "concentration": ("number", 1.0, ()),
     "pass_power": ("number", 0.5, ()),
     "unanimous_power": ("number", 0.5, ()),
     "w": ("numbers", [0, 1], ()),

@@ -173,12 +173,12 @@ FORMULAS = {
                        r"average rubric score of $k$ attempts; discovery $P(B>0)$ "
                        r"(Pass@k), stability $P(B=1)$ (Pass^k). Point: $k$ of $n$ attempts "
                        r"without replacement.",
-                       r"Posterior: Dirichlet(prior + counts + $\eta$ R0 counts) over the "
+                       r"Posterior: Dirichlet(concentration + counts + $\eta$ R0 counts) over the "
                        r"reward levels; exact Dirichlet-multinomial moments, interval "
                        r"$\mu \pm z\sigma$ in [0, 1]."],
     "vote_at_k_bayes": [r"$\mathrm{Vote@}k = \frac1M\sum_q P(\text{plurality of }k\text{ "
                         r"draws} = \text{gold})$, ties split fractionally; posterior: "
-                        r"Dirichlet(prior) over answer frequencies."],
+                        r"Dirichlet(concentration) over answer frequencies."],
 }
 SE_NOTE = (r"**se**: standard error over questions (the spread if the questions were "
            r"re-drawn); **sd**: posterior sd with the questions fixed. $z = "

@@ -30,7 +30,7 @@ at a threshold t is P(B >= t), averaged over questions: the profile over t runs 
 discovery (some attempt earns credit; t -> 0+, Pass@k for binary data) down to stability
 (every attempt earns full credit; t = 1, Pass^k). The point estimate draws k of a
 question's n observed attempts without replacement (multivariate hypergeometric; unbiased);
-the posterior is Dirichlet(prior + counts + eta * R0 counts) over the reward levels, with
+the posterior is Dirichlet(concentration + counts + eta * R0 counts) over the reward levels, with
 the profile's exact posterior mean and sd (Dirichlet-multinomial sums), and of the moment
 utility E[B^p] (p = 1 is Bayes@N's expected reward).
 """
@@ -47,7 +47,7 @@ Args:
         as 'tailpass@{k}_t{t}' (default [0.5]).
     moment_power (float or list of float): exponents p > 0 of the moment utility E[B^p],
         reported as 'tailpass_moment@{k}_p{p}' (default: none).
-    prior (float): Dirichlet prior concentration of every category (default 1).
+    concentration (float): Dirichlet prior concentration of every category (default 1).
     eta (float): weight in [0, 1] of the prior outcomes R0 (default 1).
     confidence (float): credibility level of the interval (default 0.95).
     short (str): "error" (default) or "skip" questions with fewer than k samples (point

@@ -41,7 +41,7 @@ most frequent answer wins (ties split fractionally by default, `ties="fractional
 computed exactly over all k-subsets (self-consistency / cons@k over answers, Wang et al.
 2023). Unlike Maj@k, which needs a strict majority of *correct* samples, a plurality
 vote is right whenever the gold answer out-polls each wrong answer. The posterior
-puts a Dirichlet(prior) distribution on each question's answer frequencies and reports
+puts a Dirichlet(concentration) distribution on each question's answer frequencies and reports
 the posterior mean, sd and a normal credible interval.
 """
 
@@ -52,7 +52,7 @@ Args:
     references (list of str): one gold answer per question.
     k (int or list of int): sample budgets, 1 <= k <= n (default 1).
     ties (str): tie rule (default "fractional").
-    prior (float): Dirichlet prior of the posterior (default 1).
+    concentration (float): Dirichlet prior concentration of every category (default 1).
     confidence (float): credibility level of the interval (default 0.95).
     bounds (tuple or None): (lo, hi) clipping bounds (default (0, 1)).
     short (str): "error" (default) or "skip" questions with fewer than k answers.

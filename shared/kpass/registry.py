@@ -223,7 +223,7 @@ MODULES: tuple[Module, ...] = (
     Module("avg_at_n_bayes", "categorical"),
     Module("vote_at_k_bayes", "answers"),
     Module("tailpass_bayes", "categorical", prior_outcomes=True,
-           options=("thresholds", "moment_power", "prior", "eta"), unused=("bounds",)),
+           options=("thresholds", "moment_power", "concentration", "eta"), unused=("bounds",)),
     Module("kpass_compare", "binary_pair"),
 )
 
@@ -231,7 +231,7 @@ MODULES: tuple[Module, ...] = (
 KIND_OPTIONS: dict[str, tuple[str, ...]] = {
     "binary": ("confidence", "alpha0", "beta0", "bounds", "short"),
     "categorical": ("w", "confidence", "bounds", "short"),
-    "answers": ("confidence", "prior", "ties", "bounds", "short"),
+    "answers": ("confidence", "concentration", "ties", "bounds", "short"),
 }
 
 #: The families of ``kpass report``, ``compare`` and ``leaderboard`` (``--metrics``).

@@ -231,13 +231,14 @@ def test_vote_prior_in_range_is_exact_and_beyond_is_refused():
     for prior in (1e-300, 1.0, 1e6, 1e12):
         p = Fraction(prior)
         exact = (Fraction(2) + p) / (4 + 4 * p) / 2 + (1 + p) / (3 + 3 * p) / 2
-        mu, sigma, lo, hi = kpass.vote_at_k_ci(answers, references, 1, prior=prior)
+        mu, sigma, lo, hi = kpass.vote_at_k_ci(answers, references, 1, concentration=prior)
         assert mu == pytest.approx(float(exact), rel=1e-12)
         assert all(math.isfinite(x) for x in (sigma, lo, hi))
     for prior in (1e20, 1e-320):
         with pytest.raises(ValueError,
-                           match=r"`prior` must be a finite number in \[1e-300, 1e\+12\]"):
-            kpass.vote_at_k_ci(answers, references, 2, prior=prior)
+                           match=r"`concentration` must be a finite number in "
+                                 r"\[1e-300, 1e\+12\]"):
+            kpass.vote_at_k_ci(answers, references, 2, concentration=prior)
 
 
 # ----------------------------------------------------------------------------- 3. no -0.0

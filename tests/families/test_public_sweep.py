@@ -80,7 +80,7 @@ CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
     "uniform_weights": ((4,), {}),
     "vote_at_k": ((ANSWERS, REFERENCES, 2), {"ties": "fractional", "short": "error"}),
     "vote_at_k_ci": ((ANSWERS, REFERENCES, 2),
-                     {"ties": "fractional", "confidence": 0.95, "prior": 1.0, "draws": 16,
+                     {"ties": "fractional", "confidence": 0.95, "concentration": 1.0, "draws": 16,
                       "seed": 0, "short": "error"}),
 }
 for _name in ("pass_at_k", "pass_hat_k", "unanimous_at_k", "g_pass_at_k", "mg_pass_at_k",
@@ -156,9 +156,9 @@ OWN: dict[tuple[str, str], list[Any]] = {
     **{(name, "prior"): ["bogus", 1, None, True] for name in
        ("compare", "leaderboard", *[n for n in CALLS if n.endswith("_ci")
                                     and "prior" in inspect.signature(getattr(kpass, n))
-                                    .parameters and n != "vote_at_k_ci"])},
+                                    .parameters])},
     ("allocate", "prior"): ["bogus", (0.0, 1.0), (NAN, 1.0), True],
-    ("vote_at_k_ci", "prior"): [0.0, -1.0, NAN, INF, "1", True],
+    ("vote_at_k_ci", "concentration"): [0.0, -1.0, NAN, INF, "1", True],
     ("tailpass", "prior"): [0.0, -1.0, NAN, INF, "1", True],
     ("threshold_weights", "threshold"): [-1, 5, 2.5, True, "2", NAN],
     ("binarize", "threshold"): [NAN, INF, "0.5", True, None],

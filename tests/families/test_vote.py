@@ -212,7 +212,8 @@ def test_vote_ci_matches_monte_carlo_of_dirichlet_then_multinomial_votes(answers
 
 def test_vote_ci_at_k1_is_the_dirichlet_marginal_of_the_reference():
     answers = [["A", "A", "B", None], ["B", "C", "C"], ["A"] * 5]
-    mu, sigma, _, _ = vote_at_k_ci(answers, ["A", "A", "A"], 1, prior=0.5, draws=20_000)
+    mu, sigma, _, _ = vote_at_k_ci(answers, ["A", "A", "A"], 1, concentration=0.5,
+                                   draws=20_000)
     means, variances = [], []
     for row in answers:
         counts = Counter(row)
@@ -270,9 +271,9 @@ def test_vote_rejects_bad_answers(answers, references, error, pattern):
 @pytest.mark.parametrize(("kwargs", "error", "pattern"), [
     ({"confidence": 1.0}, ValueError, r"`confidence` must be a finite number in \(0, 1\)"),
     ({"confidence": 0.0}, ValueError, r"`confidence`"),
-    ({"prior": 0.0}, ValueError,
-     r"`prior` must be a finite number in \[1e-300, 1e\+12\]; got prior=0"),
-    ({"prior": -1}, ValueError, r"`prior`"),
+    ({"concentration": 0.0}, ValueError,
+     r"`concentration` must be a finite number in \[1e-300, 1e\+12\]; got concentration=0"),
+    ({"concentration": -1}, ValueError, r"`concentration`"),
     ({"ties": "half"}, ValueError, r"`ties`"),
     ({"draws": 1}, ValueError, r"`draws` must be an int >= 2"),
     ({"k": 0}, ValueError, r"`k` must be an int >= 1"),

@@ -130,7 +130,8 @@ def test_vote_at_k_ci_mean_inside_unit_interval_and_exact(ties, prior):
     outside = []
     for row in states(5):
         ks = list(range(1, min(len(row), 4) + 1))
-        results = kpass.vote_at_k_ci([row], ["r"], ks, ties=ties, prior=float(prior))
+        results = kpass.vote_at_k_ci([row], ["r"], ks, ties=ties,
+                                        concentration=float(prior))
         for k, (mu, sigma, lo, hi) in zip(ks, results, strict=True):
             if not 0.0 <= lo <= mu <= hi <= 1.0 or not sigma >= 0.0:
                 outside.append((row, k, mu, lo, hi))
@@ -144,5 +145,5 @@ def test_vote_at_k_ci_mean_of_a_certain_vote_is_at_most_one():
     for n in range(2, 40):
         row = ["r"] * n
         for mu, _, lo, hi in kpass.vote_at_k_ci([row], ["r"], list(range(1, min(n, 12) + 1)),
-                                                prior=1e-300):
+                                                concentration=1e-300):
             assert 0.0 <= lo <= mu <= hi <= 1.0

@@ -111,7 +111,7 @@ def test_vote_ci_sd_is_exact_against_rational_enumeration_of_two_vote_groups(k, 
         means.append(first)
         variances.append(second - first * first)
     mu, sigma, _, _ = vote_at_k_ci(QUESTIONS, ["A"] * len(QUESTIONS), k, ties=ties,
-                                   prior=float(prior))
+                                   concentration=float(prior))
     assert mu == pytest.approx(float(sum(means) / len(means)), rel=1e-12)
     expected = math.sqrt(float(sum(variances))) / len(QUESTIONS)
     assert sigma == pytest.approx(expected, rel=1e-11)

@@ -458,7 +458,7 @@ def test_tailpass_module_options_reach_the_core():
     w = [0.0, 0.5, 1.0]
     module = load("tailpass_bayes", w=w)
     results = module.compute(predictions=R, R0=R0, k=[2, 3], thresholds=[0.25, 0.75],
-                             moment_power=[1, 2.5], prior=0.5, eta=0.25, confidence=0.8)
+                             moment_power=[1, 2.5], concentration=0.5, eta=0.25, confidence=0.8)
     z = 1.2815515655446004  # Phi^-1(0.9)
     for k in (2, 3):
         profile = kpass.tailpass(R, k, w, R0, prior=0.5, eta=0.25, thresholds=[0.25, 0.75])

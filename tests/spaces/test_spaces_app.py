@@ -161,7 +161,7 @@ def test_every_option_is_a_control_that_reaches_the_module(modules):
     names = {m: [c.name for c in space_controls.module_controls(modules[m])] for m in MODULES}
     assert names["geo_spectrum_bayes"] == ["confidence", "alpha0", "beta0", "bounds", "short",
                                            "lam", "weights", "pass_power", "unanimous_power"]
-    assert names["vote_at_k_bayes"] == ["confidence", "prior", "ties", "bounds", "short"]
+    assert names["vote_at_k_bayes"] == ["confidence", "concentration", "ties", "bounds", "short"]
     assert names["bayes_at_n"] == ["w", "confidence", "bounds"]
 
 

@@ -94,7 +94,10 @@ VOCABULARY = {
     "alpha0": "Beta prior alpha (prior='uniform' uses it)",
     "beta0": "Beta prior beta",
     "prior": "the prior of a posterior: 'uniform', 'empirical' or an (a, b) Beta pair; "
-             "TailPass/vote@k: their Dirichlet concentration",
+             "kpass.tailpass alone: its Dirichlet concentration (scorio's signature, kept "
+             "so code written for scorio runs unchanged)",
+    "concentration": "Dirichlet prior concentration added to every category (vote_at_k_ci; "
+                     "the vote_at_k_bayes and tailpass_bayes modules)",
     "draws": "posterior draws (vote@k's Monte Carlo)",
     "seed": "random seed",
     "rng": "random generator or seed",
@@ -409,6 +412,24 @@ def test_cred_lo_cred_hi_are_the_posterior_and_lo_hi_the_interval_over_questions
 
 
 # ----------------------------------------------------------------------------- the docs table
+
+
+def test_prior_is_the_beta_prior_everywhere_but_the_reference_librarys_tailpass():
+    """prior= defaults to "uniform" wherever kpass chose the name; kpass.tailpass keeps scorio's
+    Dirichlet-concentration `prior` (tests/families/test_contract.py freezes its signature)."""
+    takers = {}
+    for public in kpass.__all__:
+        obj = getattr(kpass, public)
+        members = [m for m in vars(obj) if not m.startswith("_")] if isinstance(obj, type) else []
+        for m in [None, *members]:
+            if "prior" in _parameters(public, m):
+                target = getattr(obj, m) if m else obj
+                label = f"{public}.{m}" if m else public
+                takers[label] = inspect.signature(target).parameters["prior"].default
+    odd = {label: default for label, default in takers.items() if default != "uniform"}
+    assert odd == {"tailpass": 1.0}
+    assert len(takers) > 10 and "vote_at_k_ci" not in takers
+    assert "concentration" in inspect.signature(kpass.vote_at_k_ci).parameters
 
 
 def test_the_docs_table_lists_exactly_the_declared_vocabulary():

@@ -79,10 +79,10 @@ IntArray = npt.NDArray[np.int64]
 Interval = tuple[float, float, float, float]
 
 TIE_RULES = ("fractional", "wrong")
-#: Largest Dirichlet concentration ``prior`` accepted by :func:`vote_at_k_ci`.
-MAX_PRIOR = 1e12
+#: Largest Dirichlet ``concentration`` accepted by :func:`vote_at_k_ci`.
+MAX_CONCENTRATION = 1e12
 #: Smallest (subnormal floats lose the precision the weights need).
-MIN_PRIOR = 1e-300
+MIN_CONCENTRATION = 1e-300
 
 #: Largest k whose posterior variance is exact: its cost grows like k^6, and at k = 12 it
 #: is about the time of the sampled estimate (~1 s for 200 questions of 64 answers).
@@ -261,7 +261,7 @@ def vote_at_k(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashab
 @ci_doc
 def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Hashable],
                  k: Any, *, ties: str = "fractional", confidence: float = 0.95,
-                 bounds: tuple[float, float] | None = (0.0, 1.0), prior: float = 1.0,
+                 bounds: tuple[float, float] | None = (0.0, 1.0), concentration: float = 1.0,
                  short: str = "error", draws: int = 16, seed: int = 0,
                  normalize: Callable[[Any], Any] | None = None) -> Any:
     r"""Posterior mean, sd and credible interval of the plurality-vote accuracy at k.
@@ -269,8 +269,8 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
     Model: each question q has an unknown answer distribution pi_q over categories:
     the reference, each distinct wrong answer observed, and one pooled category for
     None answers and every answer not observed. The posterior is
-    pi_q ~ Dirichlet(counts + prior), with ``prior`` added to every category (the
-    reference's included, observed or not; the pooled category gets one ``prior``,
+    pi_q ~ Dirichlet(counts + concentration), with ``concentration`` added to every
+    category (the reference's included, observed or not; the pooled category gets one,
     not one per unseen answer). The latent target is
     g_k(pi_q) = P(a plurality vote of k i.i.d. draws from pi_q is correct), with the
     tie rule ``ties``. The pooled category never wins a vote (like None): it stands
@@ -314,7 +314,9 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         ties: ``"fractional"`` (default) or ``"wrong"``, as in :func:`vote_at_k`.
         confidence: %(confidence)s
         bounds: %(bounds)s
-        prior: Dirichlet concentration added to every category, in [1e-300, 1e12].
+        concentration: the Dirichlet prior's concentration added to every category, in
+            [1e-300, 1e12] (1 is the flat prior). Not ``prior=``, which names a Beta
+            prior everywhere else in kpass.
         short: ``"error"`` (default) refuses questions with fewer than k answers,
             ``"skip"`` leaves them out (the same questions as :func:`vote_at_k`).
         draws: posterior samples per question for the variance when k > 12, >= 2
@@ -328,7 +330,7 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         %(returns)s
 
     Raises:
-        ValueError: as :func:`vote_at_k`, or confidence outside (0, 1), prior <= 0,
+        ValueError: as :func:`vote_at_k`, or confidence outside (0, 1), concentration <= 0,
             draws < 2, bad bounds.
         TypeError: as :func:`vote_at_k`.
 
@@ -345,8 +347,10 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
     # Above ~1e15 the negative-binomial weights of the exact mean lose all accuracy (scipy
-    # returns NaN from 1e16); 1e12 leaves a margin, and such a prior means "ignore the data".
-    prior = check_real(prior, "prior", low=MIN_PRIOR, high=MAX_PRIOR)
+    # returns NaN from 1e16); 1e12 leaves a margin, and such a concentration means "ignore the
+    # data".
+    concentration = check_real(concentration, "concentration", low=MIN_CONCENTRATION,
+                               high=MAX_CONCENTRATION)
     if check_int(draws, "draws") < 2:
         raise InputError(f"`draws` must be an int >= 2; got draws={draws}")
     if check_int(seed, "seed") < 0:
@@ -373,17 +377,18 @@ def vote_at_k_ci(answers: Sequence[Sequence[Hashable]], references: Sequence[Has
         key = live.tobytes()
         if key not in mean_tables:  # one DP for every k within a factor 2
             wanted = sorted(set(every[key]))
-            table = _posterior_means(sub, wanted, ties, prior)
+            table = _posterior_means(sub, wanted, ties, concentration)
             mean_tables[key] = {k: table[:, i] for i, k in enumerate(wanted)}
         means = mean_tables[key][budget]
         if budget == 1:
-            variances = _single_draw_variance(sub, prior)
+            variances = _single_draw_variance(sub, concentration)
         elif budget <= _EXACT_LARGEST_K:
-            variances = _exact_variance(sub, budget, ties, prior, means)
+            variances = _exact_variance(sub, budget, ties, concentration, means)
         else:
             if key not in samples:  # one pass over the samples for every sampled k
-                samples[key] = _samples(sub, sampled[key], ties, prior, int(draws), int(seed))
-            variances = _posterior_variance(sub, budget, ties, prior, means, int(draws),
+                samples[key] = _samples(sub, sampled[key], ties, concentration, int(draws),
+                                        int(seed))
+            variances = _posterior_variance(sub, budget, ties, concentration, means, int(draws),
                                             int(seed), samples[key])
         weight = used[live].astype(float)
         total = weight.sum()

@@ -57,8 +57,8 @@ KEYWORDS: dict[str, str] = {
     "confidence": "float in (0, 1): credibility level of the interval (default 0.95)",
     "alpha0": "float > 0: Beta prior alpha of the binary modules (default 1)",
     "beta0": "float > 0: Beta prior beta of the binary modules (default 1)",
-    "prior": "float > 0: Dirichlet prior concentration of vote_at_k_bayes and tailpass_bayes "
-             "(default 1)",
+    "concentration": "float > 0: Dirichlet prior concentration of vote_at_k_bayes and "
+                     "tailpass_bayes (default 1; kpass.tailpass's `prior`)",
     "bounds": "(lo, hi) or None: clipping bounds of the interval (default: the core's)",
     "short": '"error" or "skip": questions with fewer than k samples (default "error")',
     "ties": 'tie rule of vote_at_k_bayes (default "fractional")',
@@ -157,7 +157,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "confidence": check_confidence,
     "alpha0": lambda v: check_prior(v, 1.0)[0],
     "beta0": lambda v: check_prior(1.0, v)[1],
-    "prior": lambda v: _check_positive(v, "prior"),
+    "concentration": lambda v: _check_positive(v, "concentration"),
     "thresholds": lambda v: _check_thresholds(v),
     "moment_power": lambda v: _floats(v, "moment_power", _check_positive),
     "eta": lambda v: _unit(v, "eta"),

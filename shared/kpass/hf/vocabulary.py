@@ -249,7 +249,7 @@ def tailpass_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     ``tailpass@{k}_t{t}`` for each threshold (default 0.5), point estimate
     :func:`kpass.tailpass_empirical`; ``tailpass_moment@{k}_p{p}`` for each
     ``moment_power``, whose point is its posterior mean. Posterior: :func:`kpass.tailpass`
-    (Dirichlet(prior + counts + eta R0 counts)), exact moments, interval mu -/+ z sigma
+    (Dirichlet(concentration + counts + eta R0 counts)), exact moments, interval mu -/+ z sigma
     clipped into [0, 1]; with ``short="skip"`` it covers, at each k, the questions with
     n >= k that the estimate uses.
     """
@@ -276,7 +276,7 @@ def tailpass_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
         source = state if short != "skip" or kept.all() else CategoricalCounts(
             counts.counts[kept], counts.prior_counts[kept])
         return kp.tailpass(source, budget, w, eta=options.get("eta", 1.0),
-                           prior=options.get("prior", 1.0), thresholds=thresholds)
+                           prior=options.get("concentration", 1.0), thresholds=thresholds)
 
     profiles = [posterior(budget) for budget in ks]
     ends = {"tailpass_discovery@{k}": (kp.pass_at_k, "discovery", weights > 0.0),
@@ -359,7 +359,7 @@ def vote_at_k_bayes(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     common = _pick(options, "ties", "short")
     points = vote.vote_at_k(answers, references, ks, **common)
     intervals = vote.vote_at_k_ci(answers, references, ks, **common,
-                                  **_pick(options, "confidence", "bounds", "prior"))
+                                  **_pick(options, "confidence", "bounds", "concentration"))
     ses = standard_errors_by_k(vote.vote_at_k, answers, ks, before_k=(references,), **common)
     per_question = options.get("per_question", False)
     results: dict[str, Any] = {}

@@ -47,9 +47,9 @@ def _negative_binomial_table(alpha: FloatArray, top: int, q: FloatArray) -> Floa
     return np.where((alpha > 0)[..., None], table, (y == 0).astype(float))
 
 
-def _posterior_mean(states: _Clusters, k: int, ties: str, prior: float) -> FloatArray:
-    """Exact E[g(pi)] under Dir(counts + prior): the vote of k Polya-urn draws, (S,)."""
-    return _posterior_means(states, [k], ties, prior)[:, 0]
+def _posterior_mean(states: _Clusters, k: int, ties: str, concentration: float) -> FloatArray:
+    """Exact E[g(pi)] under Dir(counts + concentration): the vote of k Polya-urn draws, (S,)."""
+    return _posterior_means(states, [k], ties, concentration)[:, 0]
 
 
 def _k_groups(ks: list[int]) -> list[list[int]]:
@@ -63,7 +63,7 @@ def _k_groups(ks: list[int]) -> list[list[int]]:
     return [sorted(group) for group in groups]
 
 
-def _posterior_means(states: _Clusters, ks: list[int], ties: str, prior: float
+def _posterior_means(states: _Clusters, ks: list[int], ties: str, concentration: float
                      ) -> FloatArray:
     """Exact E[g_k(pi)] for every k in ``ks``, (S, len(ks)).
 
@@ -72,9 +72,9 @@ def _posterior_means(states: _Clusters, ks: list[int], ties: str, prior: float
     q = m / (A + m), m their largest (the smaller k read lower coefficients), each
     divided by the probability of its own total.
     """
-    alpha_ref = _floats(states.ref + prior)
-    alpha_other = np.where(states.sizes > 0, states.sizes + prior, 0.0)
-    alpha_pool = _floats(states.none + prior)
+    alpha_ref = _floats(states.ref + concentration)
+    alpha_other = np.where(states.sizes > 0, states.sizes + concentration, 0.0)
+    alpha_pool = _floats(states.none + concentration)
     total = alpha_ref + alpha_other.sum(axis=1) + alpha_pool
     width = (states.sizes > 0).sum(axis=1)
     out = np.empty((states.n.size, len(ks)))
@@ -171,25 +171,25 @@ def _draw_votes(pi_ref: FloatArray, pi_other: FloatArray, pi_pool: FloatArray, k
     return out
 
 
-def _single_draw_variance(states: _Clusters, prior: float) -> FloatArray:
+def _single_draw_variance(states: _Clusters, concentration: float) -> FloatArray:
     """Exact Var[g_1(pi)]: one draw votes for itself, so g_1(pi) = pi_ref ~ Beta(a, A - a).
 
-    Var = a (A - a) / (A^2 (A + 1)), a = ref + prior, A = the sum of all concentrations.
+    Var = a (A - a) / (A^2 (A + 1)), a = ref + concentration, A = the sum of all concentrations.
     """
-    a = states.ref + prior
-    total = a + np.where(states.sizes > 0, states.sizes + prior, 0.0).sum(axis=1) + (
-        states.none + prior)
+    a = states.ref + concentration
+    total = a + np.where(states.sizes > 0, states.sizes + concentration, 0.0).sum(axis=1) + (
+        states.none + concentration)
     return a * (total - a) / (total * total * (total + 1.0))
 
 
 def _cross_moment(states: _Clusters, k: int, other_k: int, ties: str,
-                  prior: float) -> FloatArray:
+                  concentration: float) -> FloatArray:
     """Exact E[g_k(pi) g_l(pi)], l = ``other_k`` (see :mod:`kpass._core.vote.pairs`)."""
     from scipy.stats import binom
 
-    alpha_ref = _floats(states.ref + prior)
-    alpha_other = np.where(states.sizes > 0, states.sizes + prior, 0.0)
-    alpha_pool = _floats(states.none + prior)
+    alpha_ref = _floats(states.ref + concentration)
+    alpha_other = np.where(states.sizes > 0, states.sizes + concentration, 0.0)
+    alpha_pool = _floats(states.none + concentration)
     total = alpha_ref + alpha_other.sum(axis=1) + alpha_pool
     size = k + other_k
     q = size / (total + size)
@@ -201,10 +201,10 @@ def _cross_moment(states: _Clusters, k: int, other_k: int, ties: str,
         (states.sizes > 0).sum(axis=1), norm, k, ties, other_k)
 
 
-def _exact_variance(states: _Clusters, k: int, ties: str, prior: float,
+def _exact_variance(states: _Clusters, k: int, ties: str, concentration: float,
                     means: FloatArray) -> FloatArray:
     """Exact Var[g_k(pi)] = E[g_k(pi)^2] - E[g_k(pi)]^2."""
-    return np.maximum(_cross_moment(states, k, k, ties, prior) - means * means, 0.0)
+    return np.maximum(_cross_moment(states, k, k, ties, concentration) - means * means, 0.0)
 
 
 def _control_rate(k: int) -> int:
@@ -216,7 +216,7 @@ def _control_rate(k: int) -> int:
     return 1 << max(0, round(math.log2(k)))
 
 
-def _control_moments(states: _Clusters, rate: int, prior: float
+def _control_moments(states: _Clusters, rate: int, concentration: float
                      ) -> tuple[FloatArray, FloatArray]:
     """Exact means (S, 3) and covariances (S, 3, 3) of the controls (G_ref, c_strict, c_weak).
 
@@ -225,9 +225,9 @@ def _control_moments(states: _Clusters, rate: int, prior: float
     (:mod:`kpass._core.vote.poisson`): E[G_ref] = Var[G_ref] = a, and
     E[G_ref c] = a E[c | a + 1] (size bias of a Gamma variate).
     """
-    alpha_ref = _floats(states.ref + prior)
-    alpha_other = np.where(states.sizes > 0, states.sizes + prior, 0.0)
-    total = alpha_ref + alpha_other.sum(axis=1) + states.none + prior
+    alpha_ref = _floats(states.ref + concentration)
+    alpha_other = np.where(states.sizes > 0, states.sizes + concentration, 0.0)
+    total = alpha_ref + alpha_other.sum(axis=1) + states.none + concentration
     tau = rate / total
     means = control_means(alpha_ref, alpha_other, tau)
     biased = control_means(alpha_ref + 1.0, alpha_other, tau)
@@ -255,7 +255,7 @@ class _Samples:
     covariance: dict[int, FloatArray]
 
 
-def _samples(states: _Clusters, ks: list[int], ties: str, prior: float, draws: int,
+def _samples(states: _Clusters, ks: list[int], ties: str, concentration: float, draws: int,
              seed: int) -> _Samples:
     """Seeded Dirichlet samples per state with g_k on them for every k in ``ks``.
 
@@ -266,9 +266,9 @@ def _samples(states: _Clusters, ks: list[int], ties: str, prior: float, draws: i
     rng = np.random.default_rng(seed)
     width = states.sizes.shape[1]
     alpha = np.concatenate([
-        (states.ref + prior)[:, None],
-        np.where(states.sizes > 0, states.sizes + prior, 0.0),
-        (states.none + prior)[:, None],
+        (states.ref + concentration)[:, None],
+        np.where(states.sizes > 0, states.sizes + concentration, 0.0),
+        (states.none + concentration)[:, None],
     ], axis=1)
     # Gamma variates normalised per row are Dirichlet samples; padding columns stay 0.
     shape = np.repeat(alpha, draws, axis=0)
@@ -279,14 +279,14 @@ def _samples(states: _Clusters, ks: list[int], ties: str, prior: float, draws: i
     votes = {k: values[:, i].reshape(-1, draws) for i, k in enumerate(wanted)}
     controls, correlations = {}, {}
     for rate in sorted({_control_rate(k) for k in wanted}):
-        means, covariance = _control_moments(states, rate, prior)
+        means, covariance = _control_moments(states, rate, concentration)
         tau = np.repeat(rate / alpha.sum(axis=1), draws)
         columns = np.concatenate([
             gammas[:, :1],
             control_values(tau * gammas[:, 0], tau[:, None] * gammas[:, 1 : 1 + width]),
         ], axis=1).reshape(-1, draws, 3) - means[:, None, :]
         # Scaled by the exact sd (1 where a control is constant): the least squares of
-        # :func:`_posterior_variance` then see numbers of one size at any prior.
+        # :func:`_posterior_variance` then see numbers of one size at any concentration.
         sd = np.sqrt(np.maximum(np.diagonal(covariance, axis1=1, axis2=2), 0.0))
         sd = np.where(sd > 0, sd, 1.0)
         controls[rate] = columns / sd[:, None, :]
@@ -294,8 +294,9 @@ def _samples(states: _Clusters, ks: list[int], ties: str, prior: float, draws: i
     return _Samples(votes, controls, correlations)
 
 
-def _posterior_variance(states: _Clusters, k: int, ties: str, prior: float, means: FloatArray,
-                        draws: int, seed: int, samples: _Samples | None = None) -> FloatArray:
+def _posterior_variance(states: _Clusters, k: int, ties: str, concentration: float,
+                        means: FloatArray, draws: int, seed: int,
+                        samples: _Samples | None = None) -> FloatArray:
     """Var[g_k(pi)] per state from ``draws`` seeded Dirichlet samples, with control variates.
 
     Each sample pi_i = G_i / sum(G_i) gives y_i = g_k(pi_i) - E[g_k] (exact g_k, exact
@@ -309,7 +310,7 @@ def _posterior_variance(states: _Clusters, k: int, ties: str, prior: float, mean
     ``samples``: the result of :func:`_samples` for the same states, draws and seed,
     with k among its votes (shared by every sampled k of one call).
     """
-    samples = samples or _samples(states, [k], ties, prior, draws, seed)
+    samples = samples or _samples(states, [k], ties, concentration, draws, seed)
     rate = _control_rate(k)
     controls, covariance = samples.controls[rate], samples.covariance[rate]
     deviations = samples.votes[k] - means[:, None]
