@@ -321,7 +321,7 @@ def comparison_table(module: evaluate.EvaluationModule, a: list[list[int]], b: l
         key = template.format(k=k, tau="")
         rows.append({"metric": metric, "k": k, "A": results[f"{key}_a"],
                      "B": results[f"{key}_b"], "A - B": results[f"{key}_difference"],
-                     "se": results[f"{key}_difference_se"], "lo": results[f"{key}_lo"],
+                     "se": results[f"{key}_se"], "lo": results[f"{key}_lo"],
                      "hi": results[f"{key}_hi"], "p-value": results[f"{key}_p_value"],
                      "P(A better)": results[f"{key}_prob_a_better"],
                      "questions": int(results[f"{key}_questions"])})

@@ -35,8 +35,8 @@ For each question q both models are scored with the metric's unbiased per-questi
 (for Pass@k, 1 - C(n - c, k) / C(n, k)); the comparison works on the differences
 d_q = s_q(A) - s_q(B):
 
-    difference = mean(d),  difference_se = sd(d) / sqrt(M),
-    interval = difference -/+ t_{M-1} difference_se,  p_value = 2 T_{M-1}(-|difference| / se),
+    difference = mean(d),  se = sd(d) / sqrt(M),
+    interval = difference -/+ t_{M-1} se,  p_value = 2 T_{M-1}(-|difference| / se),
     mde = (t_{M-1, 1-alpha/2} + t_{M-1, 0.8}) se,  p_exact = sign-flip permutation p-value
 
 (Miller 2024, arXiv:2411.00640), with Student's t on M - 1 degrees of freedom (G - 1 with
@@ -67,13 +67,14 @@ Args:
     Other kpass keywords are accepted and ignored; an unknown keyword raises ValueError.
 Returns:
     For every k: '<key>_a', '<key>_b' (the metric of each model), '<key>_difference',
-    '<key>_difference_se' (paired SE of the difference over questions), '<key>_a_se' and
-    '<key>_b_se' (each model's own SE over the same questions), '<key>_lo', '<key>_hi',
+    '<key>_se' (paired SE of the difference over questions), '<key>_se_a' and
+    '<key>_se_b' (each model's own SE over the same questions), '<key>_lo', '<key>_hi',
     '<key>_df' (degrees of freedom of the t reference), '<key>_p_value', '<key>_p_exact'
     (sign-flip test), '<key>_se_unpaired', '<key>_correlation' (when defined),
     '<key>_prob_a_better', '<key>_mde' and '<key>_questions', with <key> as in the metric
-    modules ('pass@8'). No key ends in a bare '_se': a metric module's 'pass@8_se' is the SE
-    of one model's estimate, and both can be logged side by side.
+    modules ('pass@8'); the names are Comparison's fields, so '<key>_se' is the SE of the
+    difference (a metric module's 'pass@8_se' is one model's: log them under different
+    prefixes).
 Examples:
     >>> import evaluate
     >>> compare = evaluate.load("kpass_compare", module_type="comparison")
@@ -82,7 +83,7 @@ Examples:
     >>> results = compare.compute(predictions1=A, predictions2=B, k=1)
     >>> {key: round(value, 4) for key, value in results.items()}
     {'pass@1_a': 0.625, 'pass@1_b': 0.4375, 'pass@1_difference': 0.1875,
-    'pass@1_difference_se': 0.0625, 'pass@1_a_se': 0.1614, 'pass@1_b_se': 0.2135,
+    'pass@1_se': 0.0625, 'pass@1_se_a': 0.1614, 'pass@1_se_b': 0.2135,
     'pass@1_lo': -0.0114, 'pass@1_hi': 0.3864, 'pass@1_df': 3.0, 'pass@1_p_value': 0.0577,
     'pass@1_p_exact': 0.25, 'pass@1_se_unpaired': 0.2676, 'pass@1_correlation': 0.9827,
     'pass@1_prob_a_better': 0.8534, 'pass@1_mde': 0.2601, 'pass@1_questions': 4.0}

@@ -19,11 +19,10 @@ from kpass.hf.evaluate_module import KPassComparison
 
 COMPARISONS = Path(__file__).resolve().parents[2] / "comparisons"
 NAME = "kpass_compare"
-# result key suffix -> Comparison field, written out here (not imported from the module)
-FIELDS = {"a": "a", "b": "b", "difference": "difference", "difference_se": "se", "a_se": "se_a",
-          "b_se": "se_b", "lo": "lo", "hi": "hi", "df": "df", "p_value": "p_value",
-          "p_exact": "p_exact", "se_unpaired": "se_unpaired", "correlation": "correlation",
-          "prob_a_better": "prob_a_better", "mde": "mde", "questions": "questions"}
+# result key suffixes, written out here (not imported from the module): each is the Comparison
+# field of the same name
+FIELDS = ("a", "b", "difference", "se", "se_a", "se_b", "lo", "hi", "df", "p_value", "p_exact",
+          "se_unpaired", "correlation", "prob_a_better", "mde", "questions")
 RNG = np.random.default_rng(99)
 A = [RNG.integers(0, 2, size=int(n)).tolist() for n in RNG.integers(4, 9, size=30)]
 B = [RNG.integers(0, 2, size=len(row)).tolist() for row in A]
@@ -37,9 +36,9 @@ def load(**kwargs):
 def expected(point, ks, *args, key="pass@{k}", **kwargs):
     out = {}
     for k, c in zip(ks, kpass.compare(point, A, B, ks, *args, **kwargs), strict=True):
-        for suffix, field in FIELDS.items():
+        for field in FIELDS:
             if getattr(c, field) is not None:
-                out[f"{key.format(k=k)}_{suffix}"] = float(getattr(c, field))
+                out[f"{key.format(k=k)}_{field}"] = float(getattr(c, field))
     return out
 
 
@@ -85,8 +84,11 @@ def test_g_pass_tau_and_short_skip_and_safe_keys():
     assert_same(results, expected(kpass.g_pass_at_k_tau, [4, 6], 0.5, key="g-pass@{k}_tau0.5",
                                   short="skip"))
     safe = load().compute(predictions1=A, predictions2=B, k=2, key_style="safe")
-    assert safe["pass_at_2/difference"] == pytest.approx(kpass.compare(
-        kpass.pass_at_k, A, B, 2).difference)
+    comparison = kpass.compare(kpass.pass_at_k, A, B, 2)
+    assert safe["pass_at_2/difference"] == pytest.approx(comparison.difference)
+    assert [safe["pass_at_2/se"], safe["pass_at_2/se_a"], safe["pass_at_2/se_b"]] == (
+        pytest.approx([comparison.se, comparison.se_a, comparison.se_b]))
+    assert not [key for key in safe if key.endswith(("difference_se", "a_se", "b_se"))]
 
 
 _WORKER = """

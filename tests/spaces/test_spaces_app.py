@@ -336,7 +336,7 @@ def test_compare_tab_equals_the_comparison_module(modules):
         for _, row in table[table["metric"] == metric].iterrows():
             key = metric.replace("k", "") + row["k"]
             assert [row["A - B"], row["se"], row["p-value"], row["P(A better)"]] == \
-                pytest.approx([results[f"{key}_difference"], results[f"{key}_difference_se"],
+                pytest.approx([results[f"{key}_difference"], results[f"{key}_se"],
                                results[f"{key}_p_value"], results[f"{key}_prob_a_better"]],
                               abs=6e-5)
 

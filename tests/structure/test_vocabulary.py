@@ -209,10 +209,6 @@ VOCABULARY = {
     "pool": "read several models' files or a model column as one run, on purpose",
     "any-task": "pair Inspect logs of different tasks (eval.task) anyway",
     # --- keys of the evaluate modules (after a metric's key)
-    "difference_se": "kpass_compare's key for a comparison's se (the module keeps <key>_se "
-                     "for one model's SE)",
-    "a_se": "kpass_compare's key for se_a",
-    "b_se": "kpass_compare's key for se_b",
     "cs_lo": "SequentialMonitor: the sequence's lower bound",
     "cs_hi": "SequentialMonitor: the sequence's upper bound",
     "cs_estimate": "SequentialMonitor: the running mean",
@@ -231,7 +227,8 @@ SPACE_LABELS = {"A - B": "difference", "p-value": "p_value", "P(A better)": "pro
 #: Names retired for one of the above; none may come back anywhere.
 RETIRED = {"lower": "lo / cred_lo", "upper": "hi / cred_hi",
            "mu": "mean", "sigma": "sd", "lambda_": "lam", "maxt": "max-t", "se_lo": "lo",
-           "se_hi": "hi", "posterior mean": "mean", "SE": "se"}
+           "se_hi": "hi", "posterior mean": "mean", "SE": "se",
+           "difference_se": "se", "a_se": "se_a", "b_se": "se_b"}
 
 
 def _signature_names():

@@ -209,7 +209,7 @@ def unknown_keyword_message(module: str, name: str, when: str) -> str:
 # Trailing parts of a result key that name a statistic of the value before them.
 _STATISTICS = re.compile(r"_(mean|sd|cred_lo|cred_hi|lo|hi|se|per_question|a|b|difference"
                          r"|p_value|se_unpaired"
-                         r"|correlation|prob_a_better|mde|questions|difference_se|a_se|b_se"
+                         r"|correlation|prob_a_better|mde|questions|se_a|se_b"
                          r"|df|p_exact)$")
 _OPERATORS = {"@": "_at_", "^": "_hat_"}
 

@@ -386,24 +386,18 @@ class PairedCounts:
 
 
 #: The fields of a paired comparison reported per k (``correlation`` only when defined).
-COMPARISON_KEYS = {"a": "a", "b": "b", "difference": "difference", "difference_se": "se",
-                   "a_se": "se_a", "b_se": "se_b", "lo": "lo", "hi": "hi", "df": "df",
-                   "p_value": "p_value", "p_exact": "p_exact", "se_unpaired": "se_unpaired",
-                   "correlation": "correlation", "prob_a_better": "prob_a_better",
-                   "mde": "mde", "questions": "questions"}
-"""Result key suffix -> :class:`kpass.stats.comparison.Comparison` field. The SE of the
-difference is ``_difference_se`` and each model's own SE ``_a_se`` / ``_b_se``, so no
-comparison key means what a metric module's ``<key>_se`` (the SE of one model's estimate)
-means."""
-
-COMPARISON_FIELDS = tuple(COMPARISON_KEYS)
+COMPARISON_KEYS = ("a", "b", "difference", "se", "se_a", "se_b", "lo", "hi", "df", "p_value",
+                   "p_exact", "se_unpaired", "correlation", "prob_a_better", "mde", "questions")
+"""Result key suffixes: each is the :class:`kpass.stats.comparison.Comparison` field of that
+name (and the CLI's JSON/CSV field), so ``<key>_se`` is the SE of the difference, as
+``Comparison.se`` is, and ``<key>_se_a`` / ``<key>_se_b`` each model's own SE."""
 
 
 def kpass_compare(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     """Paired comparison of two models (``predictions1`` = A, ``predictions2`` = B).
 
     Keys ``<metric key>_<suffix>`` for every k (and tau), e.g. ``pass@8_difference``,
-    ``pass@8_difference_se``, ``pass@8_a_se``, ``pass@8_lo``, ``pass@8_hi``,
+    ``pass@8_se``, ``pass@8_se_a``, ``pass@8_lo``, ``pass@8_hi``,
     ``pass@8_p_value``, ``pass@8_p_exact``, ``pass@8_prob_a_better`` (suffixes:
     :data:`COMPARISON_KEYS`).
     """
@@ -425,8 +419,8 @@ def kpass_compare(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
         found = compared if isinstance(compared, list) else [compared]
         for budget, comparison in zip(ks, found, strict=True):
             key = template.format(k=budget, tau=None if tau is None else number_label(tau))
-            for suffix, field in COMPARISON_KEYS.items():
-                value = getattr(comparison, field)
+            for suffix in COMPARISON_KEYS:
+                value = getattr(comparison, suffix)
                 if value is not None:
                     results[f"{key}_{suffix}"] = float(value)
     return results
