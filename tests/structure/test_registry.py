@@ -81,9 +81,9 @@ def test_the_report_table_is_the_registrys():
     assert [f.key for f in table.FAMILIES] == [f.report for f in reported]
     for view, fam in zip(table.FAMILIES, reported, strict=True):
         assert (view.function, view.title, view.aliases, view.per_k, view.uses_tau,
-                view.default, view.answers, view.constant_at) == (
+                view.default, view.answers, view.constant_at, view.registry_key) == (
             fam.function, fam.title, fam.aliases, fam.per_k, "tau" in fam.parameters,
-            fam.default, fam.data == "answers", fam.constant_at)
+            fam.default, fam.data == "answers", fam.constant_at, fam.key)
     assert table.PLOTTED == tuple(f.report for f in reported if f.plotted)
     from kpass.report.plot import PANELS
 
@@ -371,7 +371,7 @@ def test_every_report_name_and_alias_selects_its_family(tmp_path, capsys):
     for fam in registry.REPORTED:
         if fam.answers:
             continue
-        for name in (fam.report, *fam.aliases):
+        for name in (fam.report, fam.key, *fam.aliases):
             assert main(["report", str(data), "--metrics", name, "--format", "json",
                          "--k", "2"]) == 0
             out = capsys.readouterr().out

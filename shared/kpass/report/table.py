@@ -52,6 +52,9 @@ class Family:
         answers: computed from sampled answers and references (``--answers``).
         constant_at: the k at which the metric is constant by definition (mG-Pass@1 is 0:
             its thresholds above 1/2 are empty at k = 1); comparing it there tests nothing.
+        registry_key: the registry's key (:attr:`kpass.registry.Family.key`), also accepted
+            by ``--metrics`` where it differs from ``key`` (``g-pass@k_tau``,
+            ``geo_spectrum_star@k``).
     """
 
     key: str
@@ -63,6 +66,7 @@ class Family:
     default: bool = True
     answers: bool = False
     constant_at: tuple[int, ...] = ()
+    registry_key: str = ""
 
     def label(self, k: int | None, tau: float | None, n: str) -> str:
         """The row label, e.g. ``Pass^3``, ``G-Pass@4_0.5``, ``Avg@4``."""
@@ -70,7 +74,7 @@ class Family:
 
 
 FAMILIES = tuple(Family(str(f.report), f.function, f.title, f.aliases, f.per_k, f.uses_tau,
-                        f.default, f.answers, f.constant_at) for f in registry.REPORTED)
+                        f.default, f.answers, f.constant_at, f.key) for f in registry.REPORTED)
 """The families of ``--metrics``, in the order rows are shown, from :mod:`kpass.registry`."""
 
 PLOTTED = tuple(str(f.report) for f in registry.REPORTED if f.plotted)
@@ -78,10 +82,13 @@ PLOTTED = tuple(str(f.report) for f in registry.REPORTED if f.plotted)
 
 
 def family(name: str) -> Family:
-    """Look a family up by key or alias (case-insensitive).
+    """Look a family up by its ``--metrics`` name, an alias or its registry key (case-insensitive).
+
+    The one resolver of every metric name the CLI takes (``--metrics`` of ``report``,
+    ``compare``, ``leaderboard``, ``next``; ``plan --metric``).
 
     Args:
-        name: e.g. ``pass^k``, ``pass_hat_k``, ``Maj@k``.
+        name: e.g. ``pass^k``, ``pass_hat_k``, ``Maj@k``, ``g-pass@k_tau``.
 
     Returns:
         The family.
@@ -91,7 +98,7 @@ def family(name: str) -> Family:
     """
     wanted = name.strip().lower()
     for candidate in FAMILIES:
-        if wanted == candidate.key or wanted in candidate.aliases:
+        if wanted in (candidate.key, candidate.registry_key) or wanted in candidate.aliases:
             return candidate
     names = ", ".join(f.key for f in FAMILIES)
     raise InputError(f"unknown metric {name!r}; choose from {names}, or all")
