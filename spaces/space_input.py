@@ -20,7 +20,7 @@ from typing import Any
 ALIASES = {"predictions": ("outcomes", "outcome", "correct", "is_correct", "answers",
                            "samples", "scores", "score", "rewards", "reward", "prediction"),
            "references": ("reference", "ground_truth", "gold", "answer", "target"),
-           "R0": ("prior", "prior_outcomes")}
+           "R0": ("prior_outcomes",)}
 # A column naming the question: rows sharing it are one question's samples (long format).
 ID_FIELDS = ("id", "question_id", "task_id", "problem_id", "qid", "example_id", "instance_id",
              "question", "task", "problem")
