@@ -44,13 +44,16 @@ settings.load_profile("kpass")
 
 
 def load_space_script(name: str) -> ModuleType:
-    """``spaces/<name>.py`` loaded by path, once per process (``kpass_space_<name>``).
+    """``spaces/<name>.py`` loaded by path, once per process (``kpass_tests_space_<name>``).
 
     ``spaces/`` is a folder of scripts, not a package (``spaces`` is Hugging Face's ZeroGPU
     package): the app loads its page modules beside it as its own submodules
     (``app.space_input``, ... ``app.leaderboard_tab``), as it does in a built Space.
     """
-    module_name = f"kpass_space_{name}"
+    # Not ``kpass_space_app``: each metric's app.py (run by tests/hf/test_metric_modules.py)
+    # loads the Space under that name and replaces it in sys.modules, which would hand the
+    # tests a second copy of the page whose submodules belong to the first.
+    module_name = f"kpass_tests_space_{name}"
     if module_name not in sys.modules:
         spec = importlib.util.spec_from_file_location(module_name, REPO / "spaces" / f"{name}.py")
         assert spec is not None and spec.loader is not None

@@ -137,6 +137,7 @@ def mp_raw_moments(a, b, credit):
 
 @pytest.mark.parametrize(("n", "c", "k"), [(100000, 50000, 100), (100000, 70000, 300),
                                           (2000, 1200, 300), (5000, 4900, 150)])
+@pytest.mark.slow
 def test_general_credit_posteriors_exact(n, c, k):
     a, b = mpmath.mpf(1 + c), mpmath.mpf(1 + n - c)
     j0 = tau_threshold(0.7, k)
@@ -151,6 +152,7 @@ def test_general_credit_posteriors_exact(n, c, k):
     assert np.allclose(mg_credit(k).values, [float(x) for x in mg])
 
 
+@pytest.mark.slow
 def test_posterior_at_k_2000_against_quadrature():
     # G-Pass@k_tau at k = 2000, N = 4000: the target is the regularized incomplete beta
     # function g(p) = I_p(j0, k - j0 + 1); integrate g and g^2 against the posterior.

@@ -36,13 +36,13 @@ def test_a_spread_run_fits_without_a_warning():
 def test_report_names_the_prior_in_its_legend_and_warns_once(tmp_path, capsys):
     path = tmp_path / "one.jsonl"
     path.write_text(json.dumps({"outcomes": [1, 1, 1, 1]}) + "\n")
-    assert main(["report", str(path), "--prior", "empirical"]) == 0
+    assert main(["report", str(path), "--prior", "empirical", "--explain"]) == 0
     out, err = capsys.readouterr()
     text = " ".join((out + err).split())
     assert text.count("is degenerate (one question)") == 1
     assert "posterior under the Beta prior fitted to each run" in text
     assert "posterior under a uniform Beta(1,1) prior" not in text
     assert "UserWarning" not in err
-    assert main(["report", str(path)]) == 0
+    assert main(["report", str(path), "--explain"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "posterior under a uniform Beta(1,1) prior" in text

@@ -662,6 +662,7 @@ def long_reference(ids, values, samples, id_kind, outcome_kind, mode, threshold)
 @pytest.mark.parametrize("mode", ["binary", "threshold", "categorical"])
 @settings(FRAMES_FUZZ)
 @given(data=st.data())
+@pytest.mark.slow
 def test_fuzz_from_long_on_every_engine(mode, data):
     """from_long == a plain group-by, or the same kpass error on every engine."""
     pytest.importorskip("narwhals")

@@ -106,6 +106,7 @@ if rank == 0:
 """
 
 
+@pytest.mark.slow
 def test_distributed_add_batch_in_two_processes(tmp_path):
     script = _WORKER.format(path=str(COMPARISONS / NAME))
     workers = [subprocess.Popen([sys.executable, "-c", script, str(rank), str(tmp_path / "cache"),
@@ -156,6 +157,7 @@ def test_script_examples_run(monkeypatch):
         assert runner.failures == 0
 
 
+@pytest.mark.slow
 def test_bare_name_loads_offline_after_install(tmp_path):
     env = {**__import__("os").environ, "HF_MODULES_CACHE": str(tmp_path / "modules"),
            "HF_HUB_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1"}

@@ -191,6 +191,7 @@ if rank == 0:
 """
 
 
+@pytest.mark.slow
 def test_two_processes_drop_every_process_inline_batch_of_a_failed_call(tmp_path):
     added = [[[1, 0, 1]], [[0, 0, 1], [1, 1, 0]]]
     bad = [[[0, 0]], [[0, 0], [0, 0]]]  # rank 1's rows too: only rank 0 computes and fails

@@ -156,6 +156,7 @@ def test_load_by_path_gives_the_modules_own_class(name):
     assert module.name == name
 
 
+@pytest.mark.slow
 def test_bare_names_load_offline_from_any_directory_after_install(tmp_path):
     cache = tmp_path / "modules"
     env = {**os.environ, "HF_MODULES_CACHE": str(cache), "HF_HUB_OFFLINE": "1",
@@ -247,6 +248,7 @@ if rank == 0:
 """
 
 
+@pytest.mark.slow
 def test_distributed_two_processes_match_the_core(tmp_path):
     R = ragged_binary(4)
     script = _WORKER.format(names=EIGHT, metrics=METRICS)
@@ -443,6 +445,7 @@ def test_results_are_json_safe():
     assert not any(math.isnan(value) for value in results.values())
 
 
+@pytest.mark.slow
 def test_every_app_builds_a_gradio_demo_that_computes():
     pytest.importorskip("gradio")
     import runpy

@@ -383,6 +383,7 @@ json.dump(results, open(out + str(rank), "w"))
 
 
 @pytest.mark.parametrize("empty", [1, 0])
+@pytest.mark.slow
 def test_distributed_run_with_an_empty_process_merges_the_others(tmp_path, empty):
     pytest.importorskip("evaluate")
     rng = np.random.default_rng(empty)

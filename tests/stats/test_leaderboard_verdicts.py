@@ -306,14 +306,15 @@ def simulate(models, design, abilities, replications, seed):
                           + rng.normal(0, 1.5 * math.sqrt(0.19), size=codes.size))
         values = rng.binomial(4, expit(abilities[:, None] + difficulty[None, :])) / 4
         estimates = values.mean(axis=1)
-        sigma, df = _covariance(values, codes)
+        sigma, df, count = _covariance(values, codes)
         rows, cols = np.triu_indices(models, 1)
         difference = estimates[rows] - estimates[cols]
         truth = np.sign(abilities[rows] - abilities[cols])
         _, _, told, _ = _pair_verdicts(estimates, sigma, df, 0.95,
-                                       _unit_totals(values, codes), rows, cols, difference)
+                                       _unit_totals(values, codes), rows, cols, difference,
+                                       count)
         _, _, holm, _ = _pair_verdicts(estimates, sigma, df, 0.95, None, rows, cols,
-                                       difference)
+                                       difference, count)
         errors += bool(np.any(told & (np.sign(difference) != truth)))
         if np.any(truth != 0):
             right = np.sign(difference) == truth
