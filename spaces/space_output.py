@@ -20,8 +20,10 @@ from matplotlib.ticker import MaxNLocator
 SUFFIXES = {"_se": "se", "_mean": "mean", "_sd": "sd", "_cred_lo": "cred_lo",
             "_cred_hi": "cred_hi"}
 # The decisive columns come first, so a phone (420 px) shows them before the table scrolls
-# sideways: the estimate with the credible interval and sd; A - B with p and P(A better).
-COLUMNS = ["metric", "k", "estimate", "cred_lo", "cred_hi", "sd", "se", "mean", "questions"]
+# sideways, and each interval stands beside its own centre: the estimate and its se over
+# questions, then the posterior mean with its credible interval and sd (the credible
+# interval is about the mean, and may leave the estimate out); A - B with p and P(A better).
+COLUMNS = ["metric", "k", "estimate", "se", "mean", "cred_lo", "cred_hi", "sd", "questions"]
 NUMERIC = COLUMNS[2:8]
 COMPARE_COLUMNS = ["metric", "k", "A - B", "p-value", "P(A better)", "lo", "hi", "se",
                    "A", "B", "questions"]

@@ -222,7 +222,8 @@ def test_tables_put_the_decisive_columns_first(app, modules):
     controls, values = defaults(app, modules["pass_at_k_bayes"])
     _, table, _ = app.run(modules["pass_at_k_bayes"], controls, app.example_text(), None, "1",
                           *values)
-    assert list(table.columns)[:6] == ["metric", "k", "estimate", "cred_lo", "cred_hi", "sd"]
+    assert list(table.columns)[:8] == ["metric", "k", "estimate", "se", "mean", "cred_lo",
+                                       "cred_hi", "sd"]
     _, compared, _ = compare_tab(app, modules["pass_at_k_bayes"], *app.example_pair(), "1")
     assert list(compared.columns)[:5] == ["metric", "k", "A - B", "p-value", "P(A better)"]
 
