@@ -30,11 +30,10 @@ class Posterior(NamedTuple):
     A tuple: it unpacks as ``mean, sd, cred_lo, cred_hi = pass_at_k_ci(R, 2)`` and compares
     equal to the 4-tuple the reference library (scorio) returns; the fields name it.
 
-    Attributes:
-        mean: posterior mean of the metric.
-        sd: posterior standard deviation.
-        cred_lo: lower end of the central credible interval (mean - z sd, clipped).
-        cred_hi: upper end of the central credible interval (mean + z sd, clipped).
+    Its fields, in order: ``mean``, the posterior mean of the metric; ``sd``, its posterior
+    standard deviation; ``cred_lo`` and ``cred_hi``, the ends of the central credible
+    interval (mean -/+ z sd, clipped). (Not an ``Attributes:`` section: the docs site lists
+    a NamedTuple's fields itself, and would list them twice.)
     """
 
     mean: float
