@@ -78,6 +78,7 @@ def test_g_pass_at_k_tau_tails_exact(n, tau):
             assert _relative(value, exact) < 1e-12, (c, float(_relative(value, exact)))
 
 
+@pytest.mark.slow
 def test_scaled_cumprod_survives_a_tiny_prefix():
     """A running product that dips below 1e-308 and comes back is still exact to ~n eps."""
     factors = np.concatenate((np.full(600, 1 / 3), np.full(600, 3.0 - 1e-9), [7.0]))

@@ -1,6 +1,7 @@
 """Property tests (hypothesis): invariances, ranges, monotonicity, ragged = union of blocks."""
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -31,6 +32,7 @@ INTERVAL = [kpass.pass_at_k_ci, kpass.pass_hat_k_ci, kpass.mg_pass_at_k_ci, kpas
             lambda R, k: kpass.g_pass_at_k_tau_ci(R, k, 0.6)]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(binary_matrices(), st.randoms(use_true_random=False))
 def test_invariant_to_question_and_sample_order(R, rnd):

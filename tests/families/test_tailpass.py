@@ -492,6 +492,7 @@ def test_a_single_reward_level_matches_scorio(w):
     close(kpass.tailpass_empirical(R, 2, w), se.tailpass_empirical(R, 2, w))
 
 
+@pytest.mark.slow
 def test_a_large_k_binary_moment_matches_scorio():
     R = np.random.default_rng(0).integers(0, 2, size=(50, 40))
     mine, ref = kpass.tailpass(R, 1200), se.tailpass(R, 1200)

@@ -162,6 +162,7 @@ RUBRICS = [[0.0, 0.5, 1.0], [0.2, 1.0], [0.0, 0.3, 0.7, 1.0]]
 
 @pytest.mark.parametrize("w", RUBRICS, ids=str)
 @pytest.mark.parametrize("lam", [2, 4, 1])
+@pytest.mark.slow
 def test_polynomial_moments_rubric_near_each_vertex(w, lam):
     levels = len(w)
     priors = [1.0, [1e-6] * (levels - 1) + [1000.0], [1000.0] + [1e-6] * (levels - 1),

@@ -94,6 +94,7 @@ def test_vote_on_aime_sample_plurality_of_all_80_is_wrong():
     assert vote_at_k(answers, reference, 2) == pytest.approx(32 / 80, rel=1e-13)
 
 
+@pytest.mark.slow
 def test_vote_at_large_n_matches_hypergeometric_tail_with_two_answers():
     # Only the reference and one wrong answer: the vote is right when x > k - x.
     n, correct = 2000, 1030

@@ -103,6 +103,7 @@ def test_bad_key_style_is_named(bad):
 
 
 @pytest.mark.parametrize("store", ["file", "sqlite"])
+@pytest.mark.slow
 def test_combined_result_logs_into_a_real_mlflow_store(tmp_path, monkeypatch, store):
     mlflow = pytest.importorskip("mlflow")
     if store == "sqlite":  # what MLflow 3 recommends; needs SQLAlchemy (full mlflow, not skinny)

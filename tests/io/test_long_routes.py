@@ -325,6 +325,7 @@ PARQUET_OUTCOMES = [0, 1, 0.0, 1.0, 0.5, 2, float("nan"), -0.0, None, True, Fals
                       min_size=1, max_size=40),
        int_ids=st.booleans(), outcome_kind=st.sampled_from(["int", "float", "bool", "as is"]),
        categorical=st.booleans(), parts=st.integers(1, 3), clean=st.booleans())
+@pytest.mark.slow
 def test_duckdb_route_equals_the_line_reader_and_the_pyarrow_route(
         tmp_path_factory, cells, int_ids, outcome_kind, categorical, parts, clean):
     """On generated Parquet inputs (one file or parts; text or integer ids, categorical or
@@ -432,6 +433,7 @@ def test_duckdb_route_leaves_what_it_doubts_to_the_other_routes(tmp_path, monkey
                       min_size=1, max_size=60),
        fmt=st.sampled_from(["csv", "tsv", "jsonl", "jsonl.gz"]), parts=st.integers(1, 3),
        clean=st.booleans(), int_ids=st.booleans())
+@pytest.mark.slow
 def test_duckdb_grouping_pyarrows_batches_equals_the_line_reader(
         tmp_path_factory, cells, fmt, parts, clean, int_ids):
     """Text inputs parsed by pyarrow and grouped by DuckDB (tiny blocks, so many batches):

@@ -430,6 +430,7 @@ def _brute_depth(text: str, limit: int = 100):
 
 
 @pytest.mark.parametrize("block", [1, 2, 3, 64, 1 << 20])
+@pytest.mark.slow
 def test_nesting_depth_matches_a_character_walk_across_block_edges(monkeypatch, block):
     import random
 

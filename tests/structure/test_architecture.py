@@ -416,6 +416,7 @@ def kpass_imports_outside() -> list[tuple[str, str, str]]:
     return found
 
 
+@pytest.mark.slow
 def test_callers_import_each_name_from_its_home():
     """Tests, benchmarks, the Space, the evaluate modules and the docs import a kpass name from
     the module that defines it (a function's or class's __module__; another value assigned
