@@ -45,7 +45,26 @@ def line_reader_size(path: Path) -> bool:
     return path.suffix.lower() != ".gz" and path.stat().st_size < LINE_READER_BYTES
 
 
-__all__ = ["LINE_READER_BYTES", "LoadedFile", "line_reader_size", "load_counts"]
+__all__ = ["LINE_READER_BYTES", "LoadedFile", "SoftScores", "line_reader_size", "load_counts"]
+
+
+@dataclass
+class SoftScores:
+    """The mean soft score of a file read with a threshold ("accuracy (n runs average)").
+
+    Attributes:
+        mean: mean over questions of each question's mean score.
+        se: standard error of that mean over questions (sample SD / sqrt(M); 0 for M=1).
+        threshold: the threshold T the hard outcomes use (correct iff score > T).
+        low: the smallest score read.
+        high: the largest score read.
+    """
+
+    mean: float
+    se: float
+    threshold: float
+    low: float = 0.0
+    high: float = 1.0
 
 
 @dataclass

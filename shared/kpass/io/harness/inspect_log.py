@@ -49,38 +49,19 @@ import numpy as np
 from ..._core.counting.checks import InputError
 from ..._core.counting.counts import BinaryCounts
 from ..errors import ReportError, show
-from ..formats.readers import LoadedFile
+from ..formats.readers import LoadedFile, SoftScores
 from ..rows import canonical_id
 from .inspect_files import check_members, is_inspect_log
-
-
-@dataclass
-class InspectSoft:
-    """The mean soft score of a log read with a threshold (as ``kpass.io.long.load.SoftScores``).
-
-    Attributes:
-        mean: mean over questions of each question's mean score.
-        se: its standard error over questions (sample SD / sqrt(M); 0 for M = 1).
-        threshold: an epoch is correct iff its score > threshold.
-        low: the smallest score read.
-        high: the largest score read.
-    """
-
-    mean: float
-    se: float
-    threshold: float
-    low: float = 0.0
-    high: float = 1.0
 
 
 @dataclass
 class InspectFile(LoadedFile):
     """A :class:`LoadedFile` of an Inspect log; ``soft`` is set when a threshold was given."""
 
-    soft: InspectSoft | None = None
+    soft: SoftScores | None = None
 
 
-__all__ = ["InspectFile", "InspectSoft", "check_same_task", "inspect_install_hint",
+__all__ = ["InspectFile", "check_same_task", "inspect_install_hint",
            "inspect_labels", "load_inspect", "read_inspect"]
 
 def inspect_install_hint() -> str:
@@ -396,7 +377,7 @@ def _count(source: str, label: str, where: list[str], ids: list[Any], epochs: li
         means = np.array(total) / sizes
         se = float(means.std(ddof=1) / math.sqrt(means.size)) if means.size > 1 else 0.0
         read = [value for value in values if 0.0 <= value <= 1.0]
-        soft = InspectSoft(float(means.mean()), se, float(threshold), min(read), max(read))
+        soft = SoftScores(float(means.mean()), se, float(threshold), min(read), max(read))
     return InspectFile(source, Path(source), label, counts, first[int(np.argmin(sizes))], bad,
                        soft)
 

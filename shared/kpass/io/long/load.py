@@ -38,7 +38,7 @@ from ..._core.counting.counts import BinaryCounts
 from ..errors import ReportError, describe_read_error, read_errors, show
 from ..formats.base import detect_format
 from ..formats.parsers import _open_bytes
-from ..formats.readers import LoadedFile, line_reader_size
+from ..formats.readers import LoadedFile, SoftScores, line_reader_size
 from ..harness.inspect_files import is_inspect_log
 from ..rows import LONG_HINT, canonical_id
 from ..shards import Parts, shard_parts
@@ -46,25 +46,6 @@ from .long_fast import fast_long_counts
 from .long_rows import (
     _CHUNKS,
 )
-
-
-@dataclass
-class SoftScores:
-    """The mean soft score of a file read with a threshold ("accuracy (n runs average)").
-
-    Attributes:
-        mean: mean over questions of each question's mean score.
-        se: standard error of that mean over questions (sample SD / sqrt(M); 0 for M=1).
-        threshold: the threshold T the hard outcomes use (correct iff score > T).
-        low: the smallest score read.
-        high: the largest score read.
-    """
-
-    mean: float
-    se: float
-    threshold: float
-    low: float = 0.0
-    high: float = 1.0
 
 
 @dataclass
@@ -141,11 +122,8 @@ def _load_long(source: str, id: str | None, sample: str | None,  # noqa: A002
             raise ReportError(source, "an Inspect log's questions are its sample ids and its "
                                       "samples its epochs: drop --id and --sample")
         loaded = load_inspect(source, column=column, threshold=threshold)
-        soft = (None if loaded.soft is None else
-                SoftScores(loaded.soft.mean, loaded.soft.se, loaded.soft.threshold,
-                           loaded.soft.low, loaded.soft.high))
         return LongFile(loaded.source, loaded.path, loaded.column, loaded.counts, loaded.shortest,
-                        loaded.bad_rows, soft)
+                        loaded.bad_rows, loaded.soft)
     parts = shard_parts(source)
     if parts is not None:
         return _load_parts(source, parts, id, sample, column, threshold, chunk_size, tool,
