@@ -53,8 +53,11 @@ _KWARGS_DESCRIPTION = r"""
 Args:
     predictions1 (list of lists of int): model A's 0/1 outcomes, one list per question (lists
         may differ in length).
-    predictions2 (list of lists of int): model B's outcomes on the same questions, in the
-        same order (paired by position; align runs with ids first: kpass.stats.align).
+    predictions2 (list of lists of int): model B's outcomes: without ids, on the same
+        questions in the same order (paired by position).
+    ids1, ids2 (list of str or int, optional): the question id of each row of predictions1
+        and of predictions2; with them questions are matched by id, in any order (a question
+        one run lacks is refused unless shared=True).
     metric (str): "pass@k" (default), "pass^k", "g-pass@k", "g-pass@k_tau" (give tau),
         "mg-pass@k", "maj@k" or "auc@k".
     k (int or list of int): sample budgets (default 1).
@@ -63,6 +66,7 @@ Args:
         confidence and 80% power.
     short (str): "error" (default) or "skip" (questions with fewer than k samples in either
         run are left out of both).
+    shared (bool): with ids, compare on the questions both runs have (default False).
     key_style (str): "kpass" (default) or "safe" (names every logger takes).
     Other kpass keywords are accepted and ignored; an unknown keyword raises ValueError.
 Returns:
@@ -72,9 +76,9 @@ Returns:
     '<key>_df' (degrees of freedom of the t reference), '<key>_p_value', '<key>_p_exact'
     (sign-flip test), '<key>_se_unpaired', '<key>_correlation' (when defined),
     '<key>_prob_a_better', '<key>_mde' and '<key>_questions', with <key> as in the metric
-    modules ('pass@8'); the names are Comparison's fields, so '<key>_se' is the SE of the
-    difference (a metric module's 'pass@8_se' is one model's: log them under different
-    prefixes).
+    modules ('pass@8'), and 'matched_by_id' (1.0 matched by ids1/ids2, 0.0 by position).
+    The names are Comparison's fields, so '<key>_se' is the SE of the difference (a metric
+    module's 'pass@8_se' is one model's: log them under different prefixes).
 Examples:
     >>> import evaluate
     >>> compare = evaluate.load("kpass_compare", module_type="comparison")
@@ -86,7 +90,8 @@ Examples:
     'pass@1_se': 0.0625, 'pass@1_se_a': 0.1614, 'pass@1_se_b': 0.2135,
     'pass@1_lo': -0.0114, 'pass@1_hi': 0.3864, 'pass@1_df': 3.0, 'pass@1_p_value': 0.0577,
     'pass@1_p_exact': 0.25, 'pass@1_se_unpaired': 0.2676, 'pass@1_correlation': 0.9827,
-    'pass@1_prob_a_better': 0.8534, 'pass@1_mde': 0.2601, 'pass@1_questions': 4.0}
+    'pass@1_prob_a_better': 0.8534, 'pass@1_mde': 0.2601, 'pass@1_questions': 4.0,
+    'matched_by_id': 0.0}
 """
 
 

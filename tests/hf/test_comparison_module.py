@@ -33,12 +33,13 @@ def load(**kwargs):
                          **kwargs)
 
 
-def expected(point, ks, *args, key="pass@{k}", **kwargs):
+def expected(point, ks, *args, key="pass@{k}", by_id=False, **kwargs):
     out = {}
     for k, c in zip(ks, kpass.compare(point, A, B, ks, *args, **kwargs), strict=True):
         for field in FIELDS:
             if getattr(c, field) is not None:
                 out[f"{key.format(k=k)}_{field}"] = float(getattr(c, field))
+    out["matched_by_id"] = float(by_id)  # how the questions were paired, said in the result
     return out
 
 
@@ -53,7 +54,7 @@ def test_loads_by_path_as_a_comparison():
     module = load()
     assert isinstance(module, KPassComparison) and type(module) is not KPassComparison
     assert module.module_type == "comparison" and module.name == NAME
-    assert set(module.features) == {"predictions1", "predictions2"}
+    assert set(module.features) == {"predictions1", "predictions2"}  # ids1/ids2: keywords
 
 
 def test_compute_in_one_call_and_in_batches_equals_kpass_compare():
@@ -89,6 +90,61 @@ def test_g_pass_tau_and_short_skip_and_safe_keys():
     assert [safe["pass_at_2/se"], safe["pass_at_2/se_a"], safe["pass_at_2/se_b"]] == (
         pytest.approx([comparison.se, comparison.se_a, comparison.se_b]))
     assert not [key for key in safe if key.endswith(("difference_se", "a_se", "b_se"))]
+
+
+# Question ids for A's rows; B's rows are listed in another order, under the same ids (ints and
+# strings mixed: 7 and "7" are different ids, as in kpass.BinaryCounts).
+IDS = [f"q{i}" if i % 3 else i for i in range(len(A))]
+ORDER = RNG.permutation(len(A))
+
+
+def test_ids_match_questions_in_any_order_and_across_batches():
+    reference = expected(kpass.pass_at_k, [1, 4], by_id=True)
+    b_rows, b_ids = [B[i] for i in ORDER], [IDS[i] for i in ORDER]
+    results = load().compute(predictions1=A, predictions2=b_rows, ids1=IDS, ids2=b_ids,
+                             k=[1, 4])
+    assert_same(results, reference)
+    # batches that split A and B differently (uneven lengths within a batch), and add()
+    module = load(k=[1, 4])
+    module.add_batch(predictions1=A[:20], predictions2=b_rows[:7], ids1=IDS[:20],
+                     ids2=b_ids[:7])
+    module.add_batch(predictions1=A[20:29], predictions2=b_rows[7:29], ids1=IDS[20:29],
+                     ids2=b_ids[7:29])
+    module.add(prediction1=A[29], prediction2=b_rows[29], id1=IDS[29], id2=b_ids[29])
+    assert_same(module.compute(), reference)
+    # by position, the reordered B is another comparison: the result says which was done
+    shuffled = load().compute(predictions1=A, predictions2=b_rows, k=1)
+    assert shuffled["matched_by_id"] == 0.0
+    assert shuffled["pass@1_difference"] == pytest.approx(
+        kpass.compare(kpass.pass_at_k, A, b_rows, 1).difference)
+
+
+def test_ids_refuse_what_cannot_be_matched_and_keep_what_was_added():
+    module = load()
+    module.add_batch(predictions1=A[:5], predictions2=B[:5], ids1=IDS[:5], ids2=IDS[:5])
+    with pytest.raises(ValueError, match="`ids2` is missing"):
+        module.add_batch(predictions1=A[5:6], predictions2=B[5:6], ids1=IDS[5:6])
+    with pytest.raises(ValueError, match="`ids1`: question ids must be unique; 'q1'"):
+        module.add_batch(predictions1=A[:2], predictions2=B[:2], ids1=["q1", "q1"],
+                         ids2=["a", "b"])
+    with pytest.raises(ValueError, match=r"`ids2`: question ids must be str or int; got ids\[0\]"):
+        module.add_batch(predictions1=A[:1], predictions2=B[:1], ids1=["x"], ids2=[1.5])
+    with pytest.raises(ValueError, match="`ids1`: `ids` must have one id per question"):
+        module.add_batch(predictions1=A[:2], predictions2=B[:2], ids1=["x"], ids2=["x", "y"])
+    with pytest.raises(ValueError, match="lacks `ids1`/`ids2`.*5 questions added before are kept"):
+        module.add_batch(predictions1=A[5:6], predictions2=B[5:6])
+    with pytest.raises(ValueError, match="pass them with their predictions"):
+        module.compute(ids1=IDS[:5])
+    # B has a question A lacks: refused by the one id rule, unless shared=True
+    module.add_batch(predictions1=A[5:7], predictions2=B[5:8], ids1=IDS[5:7], ids2=IDS[5:8])
+    with pytest.raises(ValueError, match=r"ids of B are not in A \(e\.g\. \['q7'\]\)"):
+        module.compute(k=1)
+    results = module.compute(k=1, shared=True)  # the questions survived the failure
+    assert results["pass@1_questions"] == 7.0 and results["matched_by_id"] == 1.0
+    assert results["pass@1_difference"] == pytest.approx(
+        kpass.compare(kpass.pass_at_k, A[:7], B[:7], 1).difference)
+    # once computed, the next batch may choose position again
+    assert module.compute(predictions1=A[:3], predictions2=B[:3])["matched_by_id"] == 0.0
 
 
 _WORKER = """

@@ -57,6 +57,10 @@ VOCABULARY = {
     "predictions1": "R_a under evaluate's Comparison feature name (kpass_compare, "
                     "SequentialMonitor.update)",
     "predictions2": "R_b under evaluate's Comparison feature name",
+    "ids1": "kpass_compare: the question id of each row of predictions1 (match by id)",
+    "ids2": "kpass_compare: the question id of each row of predictions2",
+    "matched_by_id": "kpass_compare: 1.0 when questions were matched by ids1/ids2, 0.0 when "
+                     "by position",
     "answers": "sampled answers per question (vote@k)",
     "references": "the reference answer of each question (vote@k)",
     "counts": "pre-counted outcomes (BinaryCounts or CategoricalCounts)",

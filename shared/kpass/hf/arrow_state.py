@@ -40,6 +40,10 @@ INPUT_FEATURES = {
                                       "predictions2": datasets.List(_INT)}),
 }
 
+#: A question id as stored: the id's text and whether it was an int (``7`` and ``"7"`` are
+#: different ids to :class:`~kpass.BinaryCounts`, so the type is kept, not guessed back).
+_ID = datasets.Value("string")
+
 #: What is written to Arrow: per-question counts (answers stay strings, validated first),
 #: and whether the question came with the ``compute`` call (:data:`_INLINE`).
 STORED_FEATURES = {
@@ -48,7 +52,9 @@ STORED_FEATURES = {
                                       "prior_counts": datasets.List(_INT)}),
     "answers": datasets.Features(dict(INPUT_FEATURES["answers"])),
     "binary_pair": datasets.Features({"n_samples1": _INT, "n_correct1": _INT,
-                                      "n_samples2": _INT, "n_correct2": _INT}),
+                                      "n_samples2": _INT, "n_correct2": _INT,
+                                      "id1": _ID, "id_int1": datasets.Value("bool"),
+                                      "id2": _ID, "id_int2": datasets.Value("bool")}),
 }
 for _features in STORED_FEATURES.values():
     _features[_INLINE] = datasets.Value("bool")
@@ -85,28 +91,67 @@ def _matrix(column: pa.ChunkedArray) -> np.ndarray:
 
 
 def _pair_table(pair: Any) -> pa.Table:
-    """Both models' counts of one batch, question by question."""
+    """Both models' counts of one batch, stored side by side.
+
+    Without ids, row q of both runs is question q (paired by position). With ``ids1`` and
+    ``ids2``, each run's rows are its own questions, named: the runs may list them in any
+    order and in different numbers, row r holds A's r-th and B's r-th question (an absent
+    side has a null id) and :func:`_state_from_table` matches them by id.
+    """
     if not isinstance(pair, _Paired):
         raise ArgumentTypeError("a comparison takes `predictions1` and `predictions2`, one list "
                                 "of outcomes per question for each model")
     first = binary_counts(pair.first, name="predictions1")
     second = binary_counts(pair.second, name="predictions2")
-    if first.n_questions != second.n_questions:
-        raise InputError("`predictions1` and `predictions2` must hold the same questions, row q "
-                         f"of both being question q; got {first.n_questions} and "
-                         f"{second.n_questions} questions")
-    return pa.table({"n_samples1": first.n_samples, "n_correct1": first.n_correct,
-                     "n_samples2": second.n_samples, "n_correct2": second.n_correct})
+    if pair.ids1 is None and pair.ids2 is None:
+        if first.n_questions != second.n_questions:
+            raise InputError("`predictions1` and `predictions2` must hold the same questions, "
+                             f"row q of both being question q; got {first.n_questions} and "
+                             f"{second.n_questions} questions (or give `ids1` and `ids2` to "
+                             "match them by question id)")
+        m = first.n_questions
+        no_ids = pa.nulls(m, pa.string())
+        return pa.table({"n_samples1": first.n_samples, "n_correct1": first.n_correct,
+                         "n_samples2": second.n_samples, "n_correct2": second.n_correct,
+                         "id1": no_ids, "id_int1": pa.nulls(m, pa.bool_()),
+                         "id2": no_ids, "id_int2": pa.nulls(m, pa.bool_())})
+    if pair.ids1 is None or pair.ids2 is None:
+        missing = "ids1" if pair.ids1 is None else "ids2"
+        raise InputError(f"`{missing}` is missing: give question ids for both models "
+                         "(`ids1` and `ids2`) or for neither (then row q of both is question q)")
+    ids1 = _named(first, pair.ids1, "ids1")
+    ids2 = _named(second, pair.ids2, "ids2")
+    rows = max(first.n_questions, second.n_questions)
+    columns: dict[str, Any] = {}
+    for side, counts, ids in (("1", first, ids1), ("2", second, ids2)):
+        pad = rows - counts.n_questions
+        columns[f"n_samples{side}"] = np.concatenate([counts.n_samples, np.zeros(pad, np.int64)])
+        columns[f"n_correct{side}"] = np.concatenate([counts.n_correct, np.zeros(pad, np.int64)])
+        columns[f"id{side}"] = pa.array([str(i) for i in ids] + [None] * pad, pa.string())
+        columns[f"id_int{side}"] = pa.array([isinstance(i, int) for i in ids] + [None] * pad,
+                                            pa.bool_())
+    return pa.table(columns)
+
+
+def _named(counts: BinaryCounts, ids: Any, name: str) -> tuple[Any, ...]:
+    """``ids1``/``ids2`` checked against their run's rows, the argument named on a bad value."""
+    try:
+        named = BinaryCounts(counts.n_samples, counts.n_correct, ids=ids).ids
+        assert named is not None  # ids were given
+        return named
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"`{name}`: {error}") from None
 
 
 class _Paired:
-    """One batch of a comparison: model A's and model B's outcome lists."""
+    """One batch of a comparison: model A's and model B's outcome lists (and their ids)."""
 
-    def __init__(self, first: Any, second: Any) -> None:
+    def __init__(self, first: Any, second: Any, ids1: Any = None, ids2: Any = None) -> None:
         if first is None or second is None:
             raise InputError("a comparison needs both `predictions1` (model A) and "
                              "`predictions2` (model B)")
         self.first, self.second = first, second
+        self.ids1, self.ids2 = ids1, ids2
 
     def __len__(self) -> int:
         return max(_length(self.first), _length(self.second))
@@ -119,15 +164,31 @@ def _length(value: Any) -> int:
         return 1
 
 
+def _side(table: pa.Table, side: str) -> BinaryCounts:
+    """One model's questions of a stored comparison (with their ids when it has them)."""
+    ids = table.column(f"id{side}")
+    n = np.array(table.column(f"n_samples{side}").to_numpy(), dtype=np.int64)
+    c = np.array(table.column(f"n_correct{side}").to_numpy(), dtype=np.int64)
+    if ids.null_count == table.num_rows:
+        return BinaryCounts(n, c)
+    present = ids.is_valid().to_numpy(zero_copy_only=False)
+    texts = ids.to_pylist()
+    ints = table.column(f"id_int{side}").to_pylist()
+    named = [int(text) if as_int else text for text, as_int, there
+             in zip(texts, ints, present, strict=True) if there]
+    return BinaryCounts(n[present], c[present], ids=named)
+
+
 def _state_from_table(kind: str, table: pa.Table) -> Any:
     if table.num_rows == 0:
         raise InputError("no questions to compute on")
     if kind == "binary_pair":
-        def column(name: str) -> np.ndarray:
-            return np.array(table.column(name).to_numpy(), dtype=np.int64)
-
-        return PairedCounts(BinaryCounts(column("n_samples1"), column("n_correct1")),
-                            BinaryCounts(column("n_samples2"), column("n_correct2")))
+        id1, id2 = table.column("id1"), table.column("id2")
+        named = id1.null_count < table.num_rows
+        if named and pc.any(pc.and_(id1.is_null(), id2.is_null())).as_py():
+            raise InputError("some batches gave `ids1`/`ids2` and others did not: questions "
+                             "are matched by id or by position, not both")
+        return PairedCounts(_side(table, "1"), _side(table, "2"))
     if kind == "binary":
         return BinaryCounts(np.array(table.column("n_samples").to_numpy(), dtype=np.int64),
                             np.array(table.column("n_correct").to_numpy(), dtype=np.int64))

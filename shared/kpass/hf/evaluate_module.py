@@ -426,43 +426,76 @@ class KPassComparison(KPassMetric, abc.ABC):
         )
 
     def add_batch(self, *, predictions1: Any = None, predictions2: Any = None,
-                  predictions: Any = None, **kwargs: Any) -> None:
+                  predictions: Any = None, ids1: Any = None, ids2: Any = None,
+                  **kwargs: Any) -> None:
         """Add a batch of questions answered by both models.
 
         Args:
             predictions1: model A's outcome lists, one per question.
-            predictions2: model B's outcome lists on the same questions, in the same order.
+            predictions2: model B's outcome lists: without ids, on the same questions in
+                the same order (row q of both is question q).
             predictions: internal (an already paired batch).
+            ids1: optional question ids of ``predictions1``'s rows (str or int, unique).
+            ids2: the question ids of ``predictions2``'s rows. With ids, questions are
+                matched by id (the one rule of :func:`kpass.stats.align.align_runs`), in any
+                order and across batches; the result's ``matched_by_id`` is 1.0.
             **kwargs: refused (a comparison takes no other input).
 
         Raises:
-            ValueError: a bad outcome (named), or different numbers of questions.
+            ValueError: a bad outcome or id (named), ids for one model only, or different
+                numbers of questions without ids.
         """
         if predictions is None:
             if _is_empty(predictions1) and _is_empty(predictions2):
                 return
-            predictions = _Paired(predictions1, predictions2)
+            predictions = _Paired(predictions1, predictions2, ids1, ids2)
+        self._check_pairing(predictions)
         super().add_batch(predictions=predictions, **kwargs)
+        self._by_id = predictions.ids1 is not None
 
-    def add(self, *, prediction1: Any = None, prediction2: Any = None, **kwargs: Any) -> None:
+    #: Whether the questions stored so far came with ids (None: nothing stored yet).
+    _by_id: bool | None = None
+
+    def _check_pairing(self, batch: _Paired) -> None:
+        """Refuse a batch with ids after batches without (or the reverse), keeping those."""
+        stored = self._stored_questions()
+        if stored == 0 or self._by_id is None:
+            return
+        by_id = batch.ids1 is not None or batch.ids2 is not None
+        if by_id != self._by_id:
+            given, before = ("gives", "did not") if by_id else ("lacks", "did")
+            raise InputError(
+                f"{self.family}: this batch {given} `ids1`/`ids2` and the batches added before "
+                f"{before}: questions are matched by id or by position, not both. The batch was "
+                f"rejected; the {stored} questions added before are kept.")
+
+    def add(self, *, prediction1: Any = None, prediction2: Any = None, id1: Any = None,
+            id2: Any = None, **kwargs: Any) -> None:
         """Add one question: model A's outcomes and model B's.
 
         Args:
             prediction1: model A's outcomes on the question.
             prediction2: model B's outcomes on it.
+            id1: optional: the question's id in A's run (give ``id2`` too).
+            id2: optional: its id in B's run.
             **kwargs: refused.
         """
         refuse_batch_keywords("add", kwargs,
-                              {"predictions1": "prediction1", "predictions2": "prediction2"})
-        self.add_batch(predictions1=[prediction1], predictions2=[prediction2], **kwargs)
+                              {"predictions1": "prediction1", "predictions2": "prediction2",
+                               "ids1": "id1", "ids2": "id2"})
+        self.add_batch(predictions1=[prediction1], predictions2=[prediction2],
+                       ids1=None if id1 is None else [id1], ids2=None if id2 is None else [id2],
+                       **kwargs)
 
     def compute(self, *, predictions1: Any = None, predictions2: Any = None,
-                **kwargs: Any) -> dict[str, Any] | None:
+                ids1: Any = None, ids2: Any = None, **kwargs: Any) -> dict[str, Any] | None:
         """The paired comparison over every question added (and any passed here).
 
         Args:
             predictions1: optional last batch of model A.
             predictions2: the same questions for model B.
+            ids1: optional question ids of ``predictions1`` (see :meth:`add_batch`).
+            ids2: optional question ids of ``predictions2``.
             **kwargs: keyword options (``metric``, ``k``, ``tau``, ``confidence``,
                 ``short``, ``key_style``; the family's other keywords are ignored).
 
@@ -471,8 +504,15 @@ class KPassComparison(KPassMetric, abc.ABC):
         """
         paired = None
         if predictions1 is not None or predictions2 is not None:
-            paired = _Paired(predictions1, predictions2)
-        return super().compute(predictions=paired, **kwargs)
+            paired = _Paired(predictions1, predictions2, ids1, ids2)
+            self._check_pairing(paired)
+        elif ids1 is not None or ids2 is not None:
+            raise InputError(f"{self.family}: `ids1`/`ids2` name the rows of "
+                             "`predictions1`/`predictions2`: pass them with their predictions")
+        results = super().compute(predictions=paired, **kwargs)
+        if self._retained is None:
+            self._by_id = None  # everything stored was consumed: the next batch chooses again
+        return results
 
     def _compute(self, *, predictions1: Any = None, predictions2: Any = None,
                  **kwargs: Any) -> dict[str, Any]:

@@ -61,6 +61,8 @@ KEYWORDS: dict[str, str] = {
                      "tailpass_bayes (default 1; kpass.tailpass's `prior`)",
     "bounds": "(lo, hi) or None: clipping bounds of the interval (default: the core's)",
     "short": '"error" or "skip": questions with fewer than k samples (default "error")',
+    "shared": "bool: kpass_compare with ids1/ids2: compare on the questions both runs have "
+              "(default False: runs of different questions are refused)",
     "ties": 'tie rule of vote_at_k_bayes (default "fractional")',
     "per_question": "bool: also return per-question point estimates (default False)",
     "key_style": '"kpass" (default: pass@8, pass^4_sd) or "safe": names every logger '
@@ -71,7 +73,7 @@ KEYWORDS: dict[str, str] = {
 }
 
 #: Inputs (Arrow columns), not options: they travel with their questions.
-INPUTS = ("predictions", "references", "R0", "predictions1", "predictions2")
+INPUTS = ("predictions", "references", "R0", "predictions1", "predictions2", "ids1", "ids2")
 
 #: The posterior's keys after a metric's key: mean, sd and the credible interval (the
 #: fields of :class:`kpass.Posterior`); ``_lo``/``_hi`` are the interval over questions.
@@ -163,6 +165,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "eta": lambda v: _unit(v, "eta"),
     "bounds": check_bounds,
     "short": check_short,
+    "shared": lambda v: check_flag(v, "shared"),
     "ties": _check_ties,
     "per_question": lambda v: check_flag(v, "per_question"),
     "key_style": _check_key_style,

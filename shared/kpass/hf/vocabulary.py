@@ -399,7 +399,8 @@ def kpass_compare(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     Keys ``<metric key>_<suffix>`` for every k (and tau), e.g. ``pass@8_difference``,
     ``pass@8_se``, ``pass@8_se_a``, ``pass@8_lo``, ``pass@8_hi``,
     ``pass@8_p_value``, ``pass@8_p_exact``, ``pass@8_prob_a_better`` (suffixes:
-    :data:`COMPARISON_KEYS`).
+    :data:`COMPARISON_KEYS`), and ``matched_by_id``: 1.0 when the questions were matched by
+    the ids given (``ids1``/``ids2``), 0.0 when by position.
     """
     kp = _kpass()
     name = options.get("metric", "pass@k")
@@ -411,7 +412,7 @@ def kpass_compare(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
             raise InputError('`tau` is required with metric="g-pass@k_tau"')
         taus = list(_floats(options["tau"], "tau", lambda x, n: check_tau(x))[0])
     ks = _ks(options)
-    kw = {**_pick(options, "short", "confidence")}
+    kw = {**_pick(options, "short", "confidence", "shared")}
     results: dict[str, Any] = {}
     for tau in taus:
         args = () if tau is None else (tau,)
@@ -423,6 +424,9 @@ def kpass_compare(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
                 value = getattr(comparison, suffix)
                 if value is not None:
                     results[f"{key}_{suffix}"] = float(value)
+    # How the questions were paired, said in the result itself: by id (``ids1``/``ids2``)
+    # or by position (row q of both runs).
+    results["matched_by_id"] = float(state.a.ids is not None)
     return results
 
 
