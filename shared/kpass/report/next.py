@@ -71,9 +71,10 @@ def add_next_parser(commands: Any, _count: Callable[..., Any],
                               "several, each one's variance counts relative to its current one")
     command.add_argument("--tau", type=_taus, default=[0.5], metavar="TAU",
                          help="G-Pass@k threshold (default: 0.5)")
-    command.add_argument("--prior", type=_prior, default="uniform", metavar="A,B",
-                         help="Beta prior of every question's success rate: uniform (default), "
-                              "empirical (fitted to the run's questions) or A,B")
+    command.add_argument("--prior", type=_prior, default="empirical", metavar="A,B",
+                         help="Beta prior of every question's success rate: empirical "
+                              "(default: fitted to the run's questions; the uniform prior when "
+                              "the fit is degenerate), uniform or A,B")
     command.add_argument("--out", type=_out_path, metavar="FILE",
                          help="write to FILE (.csv, .jsonl or .json) instead of CSV on stdout")
     command.add_argument("--column", metavar="NAME", help="the outcome column")
@@ -94,7 +95,7 @@ def run_next(args: argparse.Namespace) -> int:
     from ..io.inputs import load_file
     from ..io.progress import Progress
     from ..registry import names
-    from ..stats.allocation import _check_inputs, _greedy
+    from ..stats.allocation import _check_inputs, _greedy, allocation_outlook
     from ..stats.allocation import _prior as check_prior
     from .output import _write
     from .table import FAMILIES, parse_metrics
@@ -131,11 +132,13 @@ def run_next(args: argparse.Namespace) -> int:
                                progress=Progress(f"reading {source}"))
         counts = loaded.counts
         objectives: list[tuple[Any, tuple[Any, ...], dict[str, Any]]] = []
+        labels: list[str] = []
         for fam in families:
             point = function(fam.function)
             for tau in (args.tau if fam.uses_tau else [None]):  # every tau asked for
                 extra = (tau,) if tau is not None else ()
                 objectives.append((point, (args.k, *extra), {}))
+                labels.append(fam.key + ("" if tau is None else f" tau={tau:g}"))
         try:
             _, counts, k, budget = _check_inputs([o[0] for o in objectives], counts, args.k,
                                                  args.budget)
@@ -154,8 +157,15 @@ def run_next(args: argparse.Namespace) -> int:
         print(f"kpass next: {sum(extra for _, extra in rows)} extra samples over {given} of "
               f"{len(rows)} questions, for {', '.join(fam.key for fam in families)} at k={k}: "
               "greedy, each sample where it most lowers the within-question variance the "
-              f"questions' Beta{(a0, b0)} posteriors expect (questions with fewer than k "
+              f"questions' Beta({a0:.3g}, {b0:.3g}) posteriors expect (questions with fewer than k "
               "samples first brought up to k; docs/adaptive.md)", file=sys.stderr)
+        for label, (point, extra_args, _) in zip(labels, objectives, strict=True):
+            ratio, share = allocation_outlook(point, counts, k, split, *extra_args[1:],
+                                              prior=(a0, b0))
+            print(f"kpass next: {label}: expected within-question "
+                  f"variance {ratio:.3f}x an even spread's; that part is {share:.0%} of the "
+                  "estimate's variance (the rest is between questions: more questions lower "
+                  "it, more samples do not)", file=sys.stderr)
     text = _render(rows, args.out)
     if args.out is None:
         return _write(text)

@@ -29,13 +29,31 @@ def fit_beta_prior(counts: BinaryCounts) -> tuple[float, float]:
     """Maximum-likelihood Beta(a, b) population of success rates (beta-binomial fit).
 
     Maximises sum_q log BetaBinom(c_q; n_q, a, b) over (log a, log b) in [-7, 9]^2 by
-    L-BFGS-B, from the method-of-moments-like start (2 mean, 2 (1 - mean)).
+    L-BFGS-B, from the method-of-moments-like start (2 mean, 2 (1 - mean)). A degenerate
+    fit (:func:`beta_prior_fit`'s reason) warns.
 
     Args:
         counts: the run's per-question (n, c).
 
     Returns:
         (a, b).
+    """
+    a, b, reason = beta_prior_fit(counts)
+    if reason:
+        import warnings
+
+        warnings.warn(f'prior="empirical": the fitted Beta({a:.3g}, {b:.3g}) is degenerate '
+                      f"({reason}); its credible intervals are near 0 wide and say little: "
+                      "prefer the uniform prior here", UserWarning, stacklevel=3)
+    return a, b
+
+
+def beta_prior_fit(counts: BinaryCounts) -> tuple[float, float, str]:
+    """The beta-binomial fit of :func:`fit_beta_prior`, silent, with why it is degenerate.
+
+    Returns:
+        (a, b, reason): ``reason`` is "" for a fit to trust, else why not (one question,
+        every question with the same share correct, a parameter at the fit's bound).
     """
     from scipy.optimize import minimize
     from scipy.stats import betabinom
@@ -52,14 +70,7 @@ def fit_beta_prior(counts: BinaryCounts) -> tuple[float, float]:
     fit = minimize(loss, np.log([2 * mean, 2 * (1 - mean)]), method="L-BFGS-B",
                    bounds=[LOG_BOUNDS] * 2)
     a, b = np.exp(fit.x)
-    reason = _degenerate(counts, fit.x)
-    if reason:
-        import warnings
-
-        warnings.warn(f'prior="empirical": the fitted Beta({a:.3g}, {b:.3g}) is degenerate '
-                      f"({reason}); its credible intervals are near 0 wide and say little: "
-                      "prefer the uniform prior here", UserWarning, stacklevel=3)
-    return float(a), float(b)
+    return float(a), float(b), _degenerate(counts, fit.x)
 
 
 def _degenerate(counts: BinaryCounts, log_ab: np.ndarray) -> str:
