@@ -25,7 +25,7 @@ from ..io.harness.inspect_files import expand_inspect_logs
 from ..io.harness.inspect_log import check_same_task, inspect_labels
 from ..io.inputs import file_stem
 from ..registry import PRIMARY
-from .inputs import load_outcomes
+from .inputs import load_models, load_outcomes
 from .output import (
     _check_answers_options,
     _write,
@@ -317,8 +317,10 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     Returns:
         The exit status: 0 on success, 1 when an input cannot be used, 2 for a bad argument.
     """
-    args.files = expand_inspect_logs(args.files)  # a folder of Inspect logs: one per model
-    if len(args.files) < 2:
+    by = getattr(args, "by", None)
+    if by is None:
+        args.files = expand_inspect_logs(args.files)  # a folder of Inspect logs: one per model
+    if by is None and len(args.files) < 2:
         print("kpass leaderboard: error: give at least two files, one per model (see kpass "
               "leaderboard --help)", file=sys.stderr)
         return 2
@@ -340,8 +342,13 @@ def run_leaderboard(args: argparse.Namespace) -> int:
               "against their reference (pass@k, pass^k, ...)", file=sys.stderr)
         return 2
     try:
-        names, paths = split_names(list(args.files))
-        counts, clusters = _load(args, paths)
+        if by is not None:  # one input, every model in it (kpass.io.inputs.load_split)
+            names, loaded = load_models(list(args.files), args, "leaderboard")
+            counts, clusters = [item.counts for item in loaded], None
+            paths = [f"{args.files[0]} ({by} = {name})" for name in names]
+        else:
+            names, paths = split_names(list(args.files))
+            counts, clusters = _load(args, paths)
         if counts[0].ids is None:
             sizes = [f"{path}: {c.n_questions}" for path, c in zip(paths, counts, strict=True)]
             if len({c.n_questions for c in counts}) != 1:
