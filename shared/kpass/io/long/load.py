@@ -229,15 +229,36 @@ def _load_parts(source: str, parts: Parts, id: str | None,  # noqa: A002
     Every part is tallied into one set of per-question counts, so a question's samples
     may lie in several parts, and a repeated (id, sample) pair is found across parts;
     messages name the part (by its path relative to the folder, or as the pattern matched
-    it) and its line.
+    it) and its line. With ``--by`` a Hive partition key (``model=m1/part-0.parquet``) of
+    every part names the parts' model.
     """
     if tool is not None or filter is not None:
         raise ReportError(source, "harness files are read one file at a time; give each as "
                                   "its own input (--from and --filter do not apply to a "
                                   "folder or pattern of parts)")
-    loaded = _read_parts(source, parts, id, sample, column, threshold, chunk_size, by)
+    keys = [dict(component.split("=", 1) for component in Path(label).parts[:-1]
+                 if "=" in component) for label in parts.labels]
+    if by is not None and all(by in key for key in keys):
+        # Hive partitions by the model (runs/model=m1/part-0.parquet): each part is one
+        # model's rows, named by its folder; every part is still read once
+        grouped: dict[str, tuple[list[str], list[str]]] = {}
+        for path, label, key in zip(parts.paths, parts.labels, keys, strict=True):
+            model = by_label(key[by], by, source, label)
+            grouped.setdefault(model, ([], []))[0].append(path)
+            grouped[model][1].append(label)
+        loaded: LongFile | dict[str, LongFile] = {
+            model: _one(_read_parts(source, Parts(*grouped[model]), id, sample, column,
+                                    threshold, chunk_size, None))
+            for model in sorted(grouped)}
+    else:
+        loaded = _read_parts(source, parts, id, sample, column, threshold, chunk_size, by)
     for item in loaded.values() if isinstance(loaded, dict) else [loaded]:
         item.notes.extend(parts.notes)
+    return loaded
+
+
+def _one(loaded: LongFile | dict[str, LongFile]) -> LongFile:
+    assert isinstance(loaded, LongFile)
     return loaded
 
 
