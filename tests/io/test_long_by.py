@@ -217,3 +217,36 @@ def test_bad_input_of_frames_and_options(runs, tmp_path):
         load_split(str(path), InputOptions(by="model"))
     with pytest.raises(ReportError, match="one file"):
         load_split(str(path), InputOptions(id="question", by="file"))
+
+
+def test_duckdb_groups_parquet_by_model_and_id(runs, tmp_path, monkeypatch):
+    """DuckDB's route (large Parquet inputs) groups by (model, id) in one query."""
+    pytest.importorskip("duckdb")
+    from kpass.io.long import long_duckdb, long_fast
+
+    monkeypatch.setattr(long_duckdb, "DUCKDB_ROWS", 0)
+    taken = []
+
+    def spy(*args, **kwargs):
+        found = long_duckdb.duckdb_long_counts(*args, **kwargs)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(long_fast, "duckdb_long_counts", spy)
+    path = write(runs, tmp_path / "runs.parquet")
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    for part, rows in enumerate(np.array_split(np.arange(len(runs)), 3)):
+        write(runs.iloc[rows], folder / f"part-{part}.parquet")
+    for source in (path, folder):
+        split = load_long_by(str(source), by="model", id="question")
+        assert as_dicts(split) == reference(runs)
+        for model in MODELS:  # first-seen order, as the model's rows alone
+            alone = write(runs[runs["model"] == model], tmp_path / f"{model}.parquet")
+            assert split[model].counts.ids == load_long(str(alone), id="question").counts.ids
+    assert len(taken) == 8 and all(taken)  # 2 inputs by model, 6 models read alone
+    missing = runs.copy()
+    missing.loc[missing.index[3], "model"] = None
+    write(missing, path)
+    with pytest.raises(ReportError, match=r"row 4: the `model` cell \(--by\) is empty"):
+        load_long_by(str(path), by="model", id="question")

@@ -307,7 +307,7 @@ class _Checked:
         self.text, self.chunk_size, self.types = text, chunk_size, types
         self.doubted = False
 
-    def counts(self) -> tuple[BinaryCounts, str] | None:
+    def counts(self) -> tuple[BinaryCounts | dict[str, BinaryCounts], str] | None:
         """The counts grouped by DuckDB, or None (a doubt, or a DuckDB failure)."""
         rows = self._rows()
         first = next(rows, None)
@@ -432,8 +432,8 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
         wanted = list(dict.fromkeys(roles.values()))
         text = list(dict.fromkeys(roles[role] for role in ("id", "sample", "by")
                                   if role in roles))
-        # large, no --sample, DuckDB installed; --by stays on this route (one pair code a row)
-        if "by" not in roles and use_duckdb(paths, fmt, roles):
+        # large, no --sample, DuckDB installed (text with --by stays here: one pair code a row)
+        if (fmt == "parquet" or "by" not in roles) and use_duckdb(paths, fmt, roles):
             if fmt == "parquet":
                 grouped = duckdb_long_counts(paths, roles)
             else:
