@@ -133,3 +133,28 @@ def test_errors_are_one_line(files, capsys, args, needle):
     status, out, err = run(capsys, *args)
     assert status != 0 and out == ""
     assert err.count("\n") == 1 and needle in err, err
+
+
+def test_report_table_by_renders_as_the_cli(files, capsys):
+    import kpass
+
+    frame = pd.read_parquet(files / "runs.parquet")
+    split = kpass.BinaryCounts.from_long(frame, id="question", outcome="correct", by="model")
+    table = kpass.report_table(split, k=[1, 4], by="model")
+    _, out, _ = run(capsys, "report", files / "runs.parquet", "--id", "question", "--by",
+                    "model", "--k", "1,4", "--format", "json")
+    cli, python = json.loads(out), json.loads(table.render("json"))
+    assert python["by"] == "model"
+    assert len(python["results"]) == len(cli["results"]) > 0
+    for mine, theirs in zip(python["results"], cli["results"], strict=True):
+        assert mine.keys() == theirs.keys() and mine["model"] == theirs["model"]
+        for key, value in theirs.items():
+            assert mine[key] == (pytest.approx(value, abs=1e-12)
+                                 if isinstance(value, float) else value), key
+    _, text, _ = run(capsys, "report", files / "runs.parquet", "--id", "question", "--by",
+                     "model", "--k", "1,4")
+    sections = table.render("table")
+    assert [line for line in sections.splitlines() if line.startswith(("model = ", "Pass@"))] \
+        == [line for line in text.splitlines() if line.startswith(("model = ", "Pass@"))]
+    with pytest.raises(ValueError, match="`by` needs `counts` as a mapping of at least 2"):
+        kpass.report_table(split["m1"], by="model")

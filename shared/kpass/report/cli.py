@@ -20,7 +20,6 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
 from ..io.errors import ReportError
@@ -31,7 +30,7 @@ from .output import _check_answers_options, _write, capped_k_note, cli_words, co
 from .parser import (
     build_parser,
 )
-from .render import RENDERERS, render_markdown, render_table
+from .render import RENDERERS, render_markdown, render_sections, render_table
 from .rows import Report
 from .table import (
     DEFAULT_K_MAX,
@@ -133,22 +132,6 @@ def _report_clusters(loaded: list[Any], args: argparse.Namespace) -> list[Any]:
     return codes
 
 
-def _sections(report: Report, args: argparse.Namespace) -> str:
-    """``--by``'s table or Markdown: one section per model, the notes once, under the last."""
-    render = render_table if args.format == "table" else render_markdown
-    last = len(report.inputs) - 1
-    sections = []
-    for index, (label, item, rows) in enumerate(zip(report.labels, report.inputs, report.rows,
-                                                    strict=True)):
-        one = replace(report, inputs=[item], labels=[label], rows=[rows],
-                      notes=report.notes if index == last else [],
-                      warnings=report.warnings if index == last else [],
-                      clusters=None if report.clusters is None else [report.clusters[index]])
-        heading = f"{args.by} = {label}" if args.format == "table" else f"### {args.by} = {label}"
-        sections.append(f"{heading}\n\n{render(one, args.digits)}")
-    return "\n".join(sections)
-
-
 def run_report(args: argparse.Namespace) -> int:
     """Run ``kpass report`` with parsed arguments.
 
@@ -224,7 +207,7 @@ def run_report(args: argparse.Namespace) -> int:
                         explain=args.explain, posterior=True if args.posterior else None,
                         by=args.by)
         if args.format in ("table", "markdown") and args.by is not None:
-            text = _sections(report, args)
+            text = render_sections(report, args.format, args.digits)
         elif args.format in ("table", "markdown"):
             text = (render_table if args.format == "table" else render_markdown)(report,
                                                                                  args.digits)

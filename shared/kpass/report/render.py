@@ -325,6 +325,31 @@ def render_markdown(report: Report, digits: int = 3) -> str:
     return "\n".join(lines) + "\n" + "".join(f"\n{note}\n" for note in notes)
 
 
+def render_sections(report: Report, format: str, digits: int) -> str:  # noqa: A002
+    """``--by``'s table or Markdown: one section per model, the notes once, under the last.
+
+    Args:
+        report: the numbers, ``report.by`` naming the column the models are values of.
+        format: ``table`` or ``markdown``.
+        digits: decimals shown.
+    """
+    from dataclasses import replace
+
+    render = render_table if format == "table" else render_markdown
+    last = len(report.inputs) - 1
+    sections = []
+    for index, (label, item, rows) in enumerate(zip(report.labels, report.inputs, report.rows,
+                                                    strict=True)):
+        one = replace(report, inputs=[item], labels=[label], rows=[rows],
+                      notes=report.notes if index == last else [],
+                      warnings=report.warnings if index == last else [],
+                      clusters=None if report.clusters is None else [report.clusters[index]])
+        heading = f"{report.by} = {label}"
+        heading = heading if format == "table" else f"### {heading}"
+        sections.append(f"{heading}\n\n{render(one, digits)}")
+    return "\n".join(sections)
+
+
 CSV_FIELDS = ("file", "metric", "label", "k", "tau", "questions", "estimate", "se", "lo",
               "hi", "se_method", "mean", "sd", "cred_lo", "cred_hi", "confidence")
 
