@@ -133,7 +133,7 @@ def load_split(source: str, options: InputOptions, *,
             raise ReportError(source, "--by file reads a folder or a pattern of files, one "
                                       "model per file; this is one file (give --by COLUMN "
                                       "for a column naming each row's model)")
-        own = replace(options, by=None, pool=True)
+        own = replace(options, by=None)  # each file still one run (check_one_run)
         split: dict[str, LoadedFile] = {}
         where: dict[str, str] = {}
         for part, shown in zip(parts.paths, parts.labels, strict=True):
@@ -427,9 +427,9 @@ def check_one_folder_run(source: str) -> None:
     raise ReportError(source, f"the folder's {len(parts.paths)} files are named like separate "
                               f"runs ({names[0]}, {names[1]}{', ...' if len(names) > 2 else ''}"
                               "), not parts of one table (part-0, part-1, ...): kpass would "
-                              "pool them as one model; give each file as its own input "
-                              f"({Path(source) / names[0]} ...), or pass --pool to read them "
-                              "as one run")
+                              "pool them as one model; pass --by file to read one model per "
+                              f"file, give each file as its own input ({Path(source) / names[0]}"
+                              " ...), or pass --pool to read them as one run")
 
 
 def check_one_run(item: LoadedFile, options: InputOptions) -> None:
@@ -463,9 +463,8 @@ def check_one_run(item: LoadedFile, options: InputOptions) -> None:
             raise ReportError(item.source, f"column `{name}` holds several values ({shown}"
                                            f"{', ...' if len(values) > 2 else ''}): read "
                                            f"with --id, their rows would be pooled as one "
-                                           f"run; split the file by `{name}` (one file per "
-                                           "model) and give each, or pass --pool to pool "
-                                           "them on purpose")
+                                           f"run; pass --by {name} to read one model per "
+                                           "value, or --pool to pool them on purpose")
 
 
 def _has_column(source: str, name: str, options: InputOptions) -> bool:
