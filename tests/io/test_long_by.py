@@ -250,3 +250,21 @@ def test_duckdb_groups_parquet_by_model_and_id(runs, tmp_path, monkeypatch):
     write(missing, path)
     with pytest.raises(ReportError, match=r"row 4: the `model` cell \(--by\) is empty"):
         load_long_by(str(path), by="model", id="question")
+
+
+@pytest.mark.parametrize("engine", ["pandas", "polars"])
+def test_categorical_counts_by_model_equal_each_models_rows(runs, engine):
+    answers = runs.assign(answer=(runs["sample"] + runs["correct"] * 2) % 4)
+    answers.loc[answers["model"] == "m1", "answer"] %= 2  # m1 answers 0 or 1 only
+    frame = answers
+    if engine == "polars":
+        frame = pytest.importorskip("polars").from_pandas(answers)
+    split = kpass.CategoricalCounts.from_long(frame, id="question", outcome="answer",
+                                              by="model", sample="sample")
+    assert list(split) == MODELS
+    for model, counts in split.items():
+        mine = answers[answers["model"] == model]
+        table = pd.crosstab(mine["question"], mine["answer"]).reindex(columns=range(4),
+                                                                      fill_value=0)
+        assert counts.ids == tuple(table.index)
+        assert counts.counts.tolist() == table.to_numpy().tolist()  # 4 categories each

@@ -176,9 +176,21 @@ def binary_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002 - the c
     return BinaryCounts(n, c, ids=[ids[i] for i in order])
 
 
+@overload
+def categorical_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002
+                          sample: str | None = None, by: None = None) -> CategoricalCounts: ...
+
+
+@overload
+def categorical_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002
+                          sample: str | None = None, by: str
+                          ) -> dict[str, CategoricalCounts]: ...
+
+
 @_engine_version_named
 def categorical_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002
-                          sample: str | None = None) -> CategoricalCounts:
+                          sample: str | None = None, by: str | None = None
+                          ) -> CategoricalCounts | dict[str, CategoricalCounts]:
     """Per-question category counts of a long frame, grouped by (id, category) in its engine.
 
     The group-by by (id, category) also validates (a missing or invalid category is
@@ -191,9 +203,13 @@ def categorical_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002
         outcome: the category column: integers 0, 1, ..., C with C < 65536 (integral
             floats and bools too), as :func:`kpass.categorical_counts` takes them.
         sample: optional sample-id column; a repeated (id, sample) pair is an error.
+        by: a column naming each row's model: grouped by (model, id, category), one
+            CategoricalCounts per model (as :func:`binary_from_long`'s ``by``), every model
+            with the same number of categories.
 
     Returns:
-        CategoricalCounts with ``ids`` (sorted) and no prior outcomes.
+        CategoricalCounts with ``ids`` (sorted) and no prior outcomes; with ``by``, a dict
+        label -> CategoricalCounts, labels sorted.
 
     Raises:
         ValueError: a missing, negative, fractional or too large category, a missing
@@ -203,25 +219,40 @@ def categorical_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002
         TypeError: as :func:`binary_from_long`.
     """
     nw, df = _frame(frame)
-    _check_columns(df, [id, outcome] + ([sample] if sample else []))
+    _check_columns(df, [id, outcome] + ([sample] if sample else []) + ([by] if by else []))
+    if by is not None:
+        _check_by(nw, df, by, [id, outcome, sample])
     kind, dtype = _outcome_kind(nw, df, outcome)
     value = nw.col(outcome)
     bad = _outside(nw, value, kind, dtype, 0, MAX_CATEGORIES - 1)
     expected = (f"an integer category in [0, {MAX_CATEGORIES - 1}] (at most "
                 f"{MAX_CATEGORIES} categories)")
-    check = _Checks(nw, df, id, outcome, kind, bad, expected)
+    check = _Checks(nw, df, id, outcome, kind, bad, expected, by)
     # A valid category is grouped as it is (no cast: 2.0, True, Decimal 2 are read as
     # ints below); a missing or invalid one as null, so that bad rows add one group
     # per question, not one per distinct bad value.
     category = nw.when(~check.missing & ~check.flagged).then(value)
-    table = check.grouped([id, _KEY], {_KEY: category})
+    table = check.grouped([*check.keys, _KEY], {_KEY: category})
     check.refuse(table)
     if sample:
-        check.refuse_repeats(check.samples(df.group_by(id), sample), sample)
+        check.refuse_repeats(check.samples(df.group_by(*check.keys), sample), sample)
+    categories = [int(_plain(category)) for category in table[_KEY]]
+    width = max(categories) + 1
+    if by is not None:
+        labels = _labels_of(table, by)
+        return {label: _category_table(
+            {key: [item for item, mine in zip(values, labels, strict=True) if mine == label]
+             for key, values in table.items()}, id, outcome, width)
+            for label in sorted(set(labels))}
+    return _category_table(table, id, outcome, width)
+
+
+def _category_table(table: dict[str, list[Any]], id: str, outcome: str,  # noqa: A002
+                    width: int) -> CategoricalCounts:
+    """The (id, category) groups of one model as its table of category counts."""
     raw_ids = [_question_id(raw, id) for raw in table[id]]
     categories = [int(_plain(category)) for category in table[_KEY]]
     ids = sorted(set(raw_ids), key=_sort_key)
-    width = max(categories) + 1
     if len(ids) * width > MAX_CATEGORY_TABLE:
         raise InputError(
             f"`{outcome}` needs a table of {len(ids)} questions x {width} categories, more "
@@ -247,26 +278,39 @@ def _check_by(nw: Any, df: Any, by: str, roles: list[str | None]) -> None:
                                 f"has dtype {kind}")
 
 
-def _split(table: dict[str, list[Any]], id: str, by: str  # noqa: A002
-           ) -> dict[str, BinaryCounts]:
-    """The (model, id) group-by as one BinaryCounts per model (labels sorted, ids sorted)."""
+def _labels_of(table: dict[str, list[Any]], by: str) -> list[str]:
+    """Each group's model label (its ``by`` value as text), checked.
+
+    Raises:
+        ValueError: a missing model, two values with one label, one model only.
+    """
     missing = sum(_count(rows) for raw, rows in zip(table[by], table[_ROWS], strict=True)
                   if _is_null(raw))
     if missing:
         raise InputError(f"`{by}` is missing in {missing} rows; every sample needs its model "
                          "(by=)")
-    per: dict[str, dict[Any, tuple[int, int]]] = {}
+    labels = []
     raw_of: dict[str, Any] = {}
-    for raw, qid, n, c in zip(table[by], table[id], table[_ROWS], table[_HARD], strict=True):
+    for raw in table[by]:
         value = _question_id(raw, by)
         label = str(value)
         if raw_of.setdefault(label, value) != value:
             raise InputError(f"`{by}` holds {_show(raw_of[label])} and {_show(value)}, one "
                              f"label {label!r}; make the model names distinct")
+        labels.append(label)
+    if len(raw_of) < 2:
+        raise InputError(f"`{by}` holds one value ({next(iter(raw_of))!r}), so one model; "
+                         "drop by= to count it as one run")
+    return labels
+
+
+def _split(table: dict[str, list[Any]], id: str, by: str  # noqa: A002
+           ) -> dict[str, BinaryCounts]:
+    """The (model, id) group-by as one BinaryCounts per model (labels sorted, ids sorted)."""
+    per: dict[str, dict[Any, tuple[int, int]]] = {}
+    for label, qid, n, c in zip(_labels_of(table, by), table[id], table[_ROWS], table[_HARD],
+                                strict=True):
         per.setdefault(label, {})[_question_id(qid, id)] = (_count(n), _count(c))
-    if len(per) < 2:
-        raise InputError(f"`{by}` holds one value ({next(iter(per))!r}), so one model; drop "
-                         "by= to count it as one run")
     split = {}
     for label in sorted(per):
         ids = sorted(per[label], key=_sort_key)

@@ -288,15 +288,28 @@ class CategoricalCounts:
         ids = None if self.ids is None else tuple(np.asarray(self.ids, dtype=object)[mask])
         return CategoricalCounts(self.counts[mask], self.prior_counts[mask], ids=ids)
 
+    @overload
     @classmethod
     def from_long(cls, frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
-                  sample: str | None = None) -> CategoricalCounts:
+                  sample: str | None = None, by: None = None) -> CategoricalCounts: ...
+
+    @overload
+    @classmethod
+    def from_long(cls, frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
+                  sample: str | None = None, by: str) -> dict[str, CategoricalCounts]: ...
+
+    @classmethod
+    def from_long(cls, frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
+                  sample: str | None = None, by: str | None = None
+                  ) -> CategoricalCounts | dict[str, CategoricalCounts]:
         """Category counts of a long dataframe, grouped by (id, category) in its engine.
 
         As :meth:`BinaryCounts.from_long`, with integer categories 0, 1, ... in
-        ``outcome``; see :func:`kpass.io.frames.categorical_from_long`.
+        ``outcome`` (and ``by=COLUMN``: a dict label -> counts, one per model, every model
+        with the same categories); see :func:`kpass.io.frames.categorical_from_long`.
         """
-        return _frame_reader("categorical")(frame, id=id, outcome=outcome, sample=sample)
+        return _frame_reader("categorical")(frame, id=id, outcome=outcome, sample=sample,
+                                            by=by)
 
     def with_categories(self, n_categories: int) -> CategoricalCounts:
         """The same counts widened to ``n_categories`` columns.
