@@ -94,7 +94,7 @@ def file_stem(path: str) -> str:
         ('phi-4', 'a')
     """
     name = Path(path).name or path
-    for suffix in (".gz", ".jsonl", ".json", ".csv", ".tsv", ".parquet", ".npy"):
+    for suffix in (".gz", ".jsonl", ".json", ".csv", ".tsv", ".parquet", ".npy", ".eval"):
         if name.lower().endswith(suffix) and len(name) > len(suffix):
             name = name[: -len(suffix)]
     return name
