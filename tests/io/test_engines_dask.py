@@ -88,3 +88,18 @@ def test_threshold_categories_and_repeats_on_a_distributed_cluster(client, parqu
     with pytest.raises(ValueError, match=rf"^\(id, sample\) = \('{first.qid}', "
                                          rf"{first['sample']}\) is repeated \(2 rows\)"):
         kpass.BinaryCounts.from_long(repeated, id="qid", outcome="correct", sample="sample")
+
+
+def test_by_model_on_a_distributed_cluster_equals_each_models_rows(client, log, client_rows):
+    """by=: one group-by by (model, id) on the workers; each model's counts are those of
+    its rows alone (pandas' group-by), one row per (model, question) reaching the client."""
+    runs = log.assign(model=[f"m{i % 3}" for i in range(len(log))])
+    frame = dd.from_pandas(runs, npartitions=4)
+    split = kpass.BinaryCounts.from_long(frame, id="qid", outcome="correct", by="model",
+                                         sample="sample")
+    assert list(split) == ["m0", "m1", "m2"]
+    for model, counts in split.items():
+        own = runs[runs["model"] == model].groupby("qid")["correct"].agg(["size", "sum"])
+        assert (counts.ids, counts.n_samples.tolist(), counts.n_correct.tolist()) == (
+            tuple(own.index), own["size"].tolist(), own["sum"].tolist())
+    assert sum(client_rows) == runs.groupby(["model", "qid"]).ngroups, client_rows

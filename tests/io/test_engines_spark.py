@@ -134,3 +134,18 @@ def test_pyspark_older_than_narwhals_supports_is_named(spark, parquet, monkeypat
         "from_long reads frames through) supports pyspark 3.5 or later; upgrade pyspark to "
         "3.5 or later, or group the frame in pyspark yourself and build the counts from its "
         "per-question rows (BinaryCounts(n, c, ids=...))")
+
+
+def test_by_model_from_spark_equals_each_models_rows(spark, log, driver_rows):
+    """by=: one group-by by (model, id) in Spark; each model's counts are those of its
+    rows alone (pandas' group-by), one row per (model, question) reaching the driver."""
+    runs = log.assign(model=[f"m{i % 3}" for i in range(len(log))])
+    frame = spark.createDataFrame(runs).repartition(4)
+    split = kpass.BinaryCounts.from_long(frame, id="qid", outcome="correct", by="model",
+                                         sample="sample")
+    assert list(split) == ["m0", "m1", "m2"]
+    for model, counts in split.items():
+        own = runs[runs["model"] == model].groupby("qid")["correct"].agg(["size", "sum"])
+        assert (counts.ids, counts.n_samples.tolist(), counts.n_correct.tolist()) == (
+            tuple(own.index), own["size"].tolist(), own["sum"].tolist())
+    assert driver_rows == [runs.groupby(["model", "qid"]).ngroups], driver_rows

@@ -126,8 +126,8 @@ VOCABULARY = {
     "primary": "the comparison tested alone at the level, stated first",
     "adjust": "joint adjustment of the secondary rows: max-t or holm",
     "adjustment": "the joint adjustment a leaderboard used",
-    "a": "model A's estimate",
-    "b": "model B's estimate",
+    "a": "model A: its estimate; --a, its label among the --by models",
+    "b": "model B: its estimate; --b, its label among the --by models",
     "difference": "A - B, the paired difference",
     "se_a": "model A's own SE over the same questions",
     "se_b": "model B's own SE over the same questions",
@@ -158,7 +158,8 @@ VOCABULARY = {
     "samples": "samples per question",
     "between": "between-question variance",
     "within": "within-question variance at the pilot's samples",
-    "model": "the fitted model of a plan (beta-binomial)",
+    "model": "a model: its label under --by (report JSON/CSV); a plan's fitted model "
+             "(beta-binomial)",
     "fit_p_values": "goodness-of-fit p-value of the plan's model",
     "populations": "the pilot's populations (one or two runs)",
     "pilot_spread": "the pilot's spread between questions",
@@ -211,6 +212,7 @@ VOCABULARY = {
     "skip-bad": "--skip-bad: skip unreadable rows",
     "version": "--version",
     "pool": "read several models' files or a model column as one run, on purpose",
+    "by": "--by COLUMN / by=: one model per value of a long table's column (file: per file)",
     "any-task": "pair Inspect logs of different tasks (eval.task) anyway",
     # --- keys of the evaluate modules (after a metric's key)
     "cs_lo": "SequentialMonitor: the sequence's lower bound",

@@ -40,7 +40,7 @@ import math
 import re
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar, cast, overload
 
 import numpy as np
 
@@ -101,9 +101,22 @@ def _engine_version_named(function: _F) -> _F:
     return cast(_F, named)
 
 
+@overload
+def binary_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
+                     sample: str | None = None, threshold: float | None = None,
+                     by: None = None) -> BinaryCounts: ...
+
+
+@overload
+def binary_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
+                     sample: str | None = None, threshold: float | None = None,
+                     by: str) -> dict[str, BinaryCounts]: ...
+
+
 @_engine_version_named
 def binary_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
-                     sample: str | None = None, threshold: float | None = None) -> BinaryCounts:
+                     sample: str | None = None, threshold: float | None = None,
+                     by: str | None = None) -> BinaryCounts | dict[str, BinaryCounts]:
     """Per-question ``(n, c)`` of a long frame (one row per sample), grouped in its engine.
 
     One group-by by ``id`` counts and validates at once, so a lazy source is scanned
@@ -117,22 +130,29 @@ def binary_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002 - the c
         sample: optional sample-id column; a repeated (id, sample) pair is an error.
             Found in the same group-by (distinct samples per question against its rows).
         threshold: soft scores: a sample is correct iff its score > threshold.
+        by: a column naming each row's model (or run): one group-by by (model, id), the
+            frame still scanned once, and one BinaryCounts per model.
 
     Returns:
-        BinaryCounts with ``ids``, questions sorted by id (engines do not keep an order).
+        BinaryCounts with ``ids``, questions sorted by id (engines do not keep an order);
+        with ``by``, a dict label -> BinaryCounts, labels (the values as text) sorted,
+        the mapping :func:`kpass.leaderboard` and :func:`kpass.report_table` take.
 
     Raises:
         ValueError: a missing outcome (null or NaN), a value other than 0/1 (or a
             non-finite score), a missing id, a repeated (id, sample) pair, an empty
             frame, an engine older than narwhals supports; the message shows the
-            offending row with the smallest id.
+            offending row with the smallest id; with ``by``: a missing model, one model
+            only, two values with one label (``1`` and ``"1"``).
         TypeError: an outcome column that is not numeric or boolean, an id column
-            (or an id) that is not str or int.
+            (or an id) that is not str or int; a ``by`` column that is not str or int.
     """
     if threshold is not None:
         threshold = check_real(threshold, "threshold")
     nw, df = _frame(frame)
-    _check_columns(df, [id, outcome] + ([sample] if sample else []))
+    _check_columns(df, [id, outcome] + ([sample] if sample else []) + ([by] if by else []))
+    if by is not None:
+        _check_by(nw, df, by, [id, outcome, sample])
     kind, dtype = _outcome_kind(nw, df, outcome)
     value = nw.col(outcome)
     if threshold is None:
@@ -141,11 +161,14 @@ def binary_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002 - the c
     else:
         bad = ~value.is_finite() if kind == "float" else None
         expected = "a finite score"
-    check = _Checks(nw, df, id, outcome, kind, bad, expected)
-    table = check.grouped([id], {_HARD: _hard(nw, value, kind, dtype, threshold)}, sample)
+    check = _Checks(nw, df, id, outcome, kind, bad, expected, by)
+    table = check.grouped(check.keys, {_HARD: _hard(nw, value, kind, dtype, threshold)},
+                          sample)
     check.refuse(table)
     if sample:
         check.refuse_repeats(table, sample)
+    if by is not None:
+        return _split(table, id, by)
     ids = [_question_id(raw, id) for raw in table[id]]
     order = sorted(range(len(ids)), key=lambda i: _sort_key(ids[i]))
     n = np.array([_count(table[_ROWS][i]) for i in order], dtype=np.int64)
@@ -153,9 +176,21 @@ def binary_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002 - the c
     return BinaryCounts(n, c, ids=[ids[i] for i in order])
 
 
+@overload
+def categorical_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002
+                          sample: str | None = None, by: None = None) -> CategoricalCounts: ...
+
+
+@overload
+def categorical_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002
+                          sample: str | None = None, by: str
+                          ) -> dict[str, CategoricalCounts]: ...
+
+
 @_engine_version_named
 def categorical_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002
-                          sample: str | None = None) -> CategoricalCounts:
+                          sample: str | None = None, by: str | None = None
+                          ) -> CategoricalCounts | dict[str, CategoricalCounts]:
     """Per-question category counts of a long frame, grouped by (id, category) in its engine.
 
     The group-by by (id, category) also validates (a missing or invalid category is
@@ -168,9 +203,13 @@ def categorical_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002
         outcome: the category column: integers 0, 1, ..., C with C < 65536 (integral
             floats and bools too), as :func:`kpass.categorical_counts` takes them.
         sample: optional sample-id column; a repeated (id, sample) pair is an error.
+        by: a column naming each row's model: grouped by (model, id, category), one
+            CategoricalCounts per model (as :func:`binary_from_long`'s ``by``), every model
+            with the same number of categories.
 
     Returns:
-        CategoricalCounts with ``ids`` (sorted) and no prior outcomes.
+        CategoricalCounts with ``ids`` (sorted) and no prior outcomes; with ``by``, a dict
+        label -> CategoricalCounts, labels sorted.
 
     Raises:
         ValueError: a missing, negative, fractional or too large category, a missing
@@ -180,25 +219,40 @@ def categorical_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002
         TypeError: as :func:`binary_from_long`.
     """
     nw, df = _frame(frame)
-    _check_columns(df, [id, outcome] + ([sample] if sample else []))
+    _check_columns(df, [id, outcome] + ([sample] if sample else []) + ([by] if by else []))
+    if by is not None:
+        _check_by(nw, df, by, [id, outcome, sample])
     kind, dtype = _outcome_kind(nw, df, outcome)
     value = nw.col(outcome)
     bad = _outside(nw, value, kind, dtype, 0, MAX_CATEGORIES - 1)
     expected = (f"an integer category in [0, {MAX_CATEGORIES - 1}] (at most "
                 f"{MAX_CATEGORIES} categories)")
-    check = _Checks(nw, df, id, outcome, kind, bad, expected)
+    check = _Checks(nw, df, id, outcome, kind, bad, expected, by)
     # A valid category is grouped as it is (no cast: 2.0, True, Decimal 2 are read as
     # ints below); a missing or invalid one as null, so that bad rows add one group
     # per question, not one per distinct bad value.
     category = nw.when(~check.missing & ~check.flagged).then(value)
-    table = check.grouped([id, _KEY], {_KEY: category})
+    table = check.grouped([*check.keys, _KEY], {_KEY: category})
     check.refuse(table)
     if sample:
-        check.refuse_repeats(check.samples(df.group_by(id), sample), sample)
+        check.refuse_repeats(check.samples(df.group_by(*check.keys), sample), sample)
+    categories = [int(_plain(category)) for category in table[_KEY]]
+    width = max(categories) + 1
+    if by is not None:
+        labels = _labels_of(table, by)
+        return {label: _category_table(
+            {key: [item for item, mine in zip(values, labels, strict=True) if mine == label]
+             for key, values in table.items()}, id, outcome, width)
+            for label in sorted(set(labels))}
+    return _category_table(table, id, outcome, width)
+
+
+def _category_table(table: dict[str, list[Any]], id: str, outcome: str,  # noqa: A002
+                    width: int) -> CategoricalCounts:
+    """The (id, category) groups of one model as its table of category counts."""
     raw_ids = [_question_id(raw, id) for raw in table[id]]
     categories = [int(_plain(category)) for category in table[_KEY]]
     ids = sorted(set(raw_ids), key=_sort_key)
-    width = max(categories) + 1
     if len(ids) * width > MAX_CATEGORY_TABLE:
         raise InputError(
             f"`{outcome}` needs a table of {len(ids)} questions x {width} categories, more "
@@ -212,6 +266,59 @@ def categorical_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002
 
 
 # ----------------------------------------------------------------------------- helpers
+
+def _check_by(nw: Any, df: Any, by: str, roles: list[str | None]) -> None:
+    """A ``by`` column: not one of the other roles, of str or int values."""
+    if by in roles:
+        raise InputError(f"`by`={by!r} is already read as the question id, sample or outcome; "
+                         "name the model column")
+    kind = df.collect_schema()[by]
+    if not _id_type_ok(nw, kind):
+        raise ArgumentTypeError(f"`by` must name a column of str or int model names; `{by}` "
+                                f"has dtype {kind}")
+
+
+def _labels_of(table: dict[str, list[Any]], by: str) -> list[str]:
+    """Each group's model label (its ``by`` value as text), checked.
+
+    Raises:
+        ValueError: a missing model, two values with one label, one model only.
+    """
+    missing = sum(_count(rows) for raw, rows in zip(table[by], table[_ROWS], strict=True)
+                  if _is_null(raw))
+    if missing:
+        raise InputError(f"`{by}` is missing in {missing} rows; every sample needs its model "
+                         "(by=)")
+    labels = []
+    raw_of: dict[str, Any] = {}
+    for raw in table[by]:
+        value = _question_id(raw, by)
+        label = str(value)
+        if raw_of.setdefault(label, value) != value:
+            raise InputError(f"`{by}` holds {_show(raw_of[label])} and {_show(value)}, one "
+                             f"label {label!r}; make the model names distinct")
+        labels.append(label)
+    if len(raw_of) < 2:
+        raise InputError(f"`{by}` holds one value ({next(iter(raw_of))!r}), so one model; "
+                         "drop by= to count it as one run")
+    return labels
+
+
+def _split(table: dict[str, list[Any]], id: str, by: str  # noqa: A002
+           ) -> dict[str, BinaryCounts]:
+    """The (model, id) group-by as one BinaryCounts per model (labels sorted, ids sorted)."""
+    per: dict[str, dict[Any, tuple[int, int]]] = {}
+    for label, qid, n, c in zip(_labels_of(table, by), table[id], table[_ROWS], table[_HARD],
+                                strict=True):
+        per.setdefault(label, {})[_question_id(qid, id)] = (_count(n), _count(c))
+    split = {}
+    for label in sorted(per):
+        ids = sorted(per[label], key=_sort_key)
+        split[label] = BinaryCounts(np.array([per[label][q][0] for q in ids], dtype=np.int64),
+                                    np.array([per[label][q][1] for q in ids], dtype=np.int64),
+                                    ids=ids)
+    return split
+
 
 def _frame(frame: Any) -> tuple[Any, Any]:
     try:
@@ -341,8 +448,9 @@ class _Checks:
     """
 
     def __init__(self, nw: Any, df: Any, id: str, outcome: str,  # noqa: A002
-                 kind: str, bad: Any, expected: str) -> None:
+                 kind: str, bad: Any, expected: str, by: str | None = None) -> None:
         self.nw, self.df, self.id, self.outcome = nw, df, id, outcome
+        self.keys = [id] if by is None else [by, id]  # a question: its id (and model)
         self.bad, self.expected = bad, expected
         self.missing = _missing(nw, nw.col(outcome), kind)
         self.flagged = nw.lit(False) if bad is None else (~self.missing & bad).fill_null(False)
@@ -352,7 +460,8 @@ class _Checks:
         """One group-by by ``keys``: rows, missing ids and outcomes, flagged values.
 
         Also the sums of ``columns`` (a key among them is grouped by, not summed) and,
-        with ``sample`` (``keys == [id]`` only), the distinct samples of each question.
+        with ``sample`` (``keys`` the question's: ``self.keys``), the distinct samples of
+        each question.
         """
         nw, df, id = self.nw, self.df, self.id  # noqa: A001
         id_type = df.collect_schema()[id]
@@ -377,7 +486,7 @@ class _Checks:
                                   in {**flags, **columns}.items()))
         if sample is None:
             return _table(frame.group_by(*keys).agg(nw.len().alias(_ROWS), *sums))
-        return self.samples(frame.group_by(id), sample, sums)
+        return self.samples(frame.group_by(*self.keys), sample, sums)
 
     def samples(self, by_id: Any, sample: str, sums: list[Any] | None = None
                 ) -> dict[str, list[Any]]:
@@ -391,13 +500,15 @@ class _Checks:
         partitions; there the distinct (id, sample) pairs are counted per id and joined
         in, in the same task graph (the source is still read once).
         """
-        nw, df, id = self.nw, self.df, self.id  # noqa: A001
+        nw, df = self.nw, self.df
         if not df.implementation.is_dask():
             return _table(by_id.agg(nw.len().alias(_ROWS), *(sums or []),
                                     nw.col(sample).n_unique().alias(_SAMPLES)))
-        distinct = df.select(id, sample).unique().group_by(id).agg(nw.len().alias(_SAMPLES))
+        keys = self.keys
+        distinct = df.select(*keys, sample).unique().group_by(*keys).agg(
+            nw.len().alias(_SAMPLES))
         return _table(by_id.agg(nw.len().alias(_ROWS), *(sums or [])).join(
-            distinct, on=id, how="left"))
+            distinct, on=keys, how="left"))
 
     def _refuse_empty(self, rows: int, no_id: int) -> None:
         if not rows:
@@ -441,9 +552,10 @@ class _Checks:
             return
         if len(offending) <= _LOCATE_AMONG:
             df = df.filter(nw.col(id).is_in(offending))
-        pairs = df.group_by(id, sample).agg(nw.len().alias(_ROWS))
-        row = _first(nw, pairs.filter(nw.col(_ROWS) > 1), [id, sample, _ROWS])
-        raise InputError(f"(id, sample) = ({row[id]!r}, {row[sample]!r}) is repeated "
+        pairs = df.group_by(*self.keys, sample).agg(nw.len().alias(_ROWS))
+        row = _first(nw, pairs.filter(nw.col(_ROWS) > 1), [*self.keys, sample, _ROWS])
+        model = "" if len(self.keys) == 1 else f" of {self.keys[0]} {row[self.keys[0]]!r}"
+        raise InputError(f"(id, sample) = ({row[id]!r}, {row[sample]!r}){model} is repeated "
                          f"({row[_ROWS]} rows); each sample of a question must appear once")
 
 

@@ -33,8 +33,9 @@ from .harness.load import detect_harness, load_harness
 from .progress import Progress
 from .shards import shard_parts
 
-__all__ = ["RUN_COLUMNS", "InputOptions", "check_name", "check_one_folder_run", "check_one_run",
-           "check_threshold", "load_file", "load_input", "load_inputs"]
+__all__ = ["BY_FILE", "RUN_COLUMNS", "InputOptions", "check_name", "check_one_folder_run",
+           "check_one_run", "check_threshold", "file_stem", "load_file", "load_input",
+           "load_inputs", "load_split"]
 
 #: Columns that name the model or run of a row: a long file holding several is several runs.
 RUN_COLUMNS = ("model", "model_name", "model_id", "run", "run_id", "checkpoint")
@@ -59,6 +60,8 @@ class InputOptions:
         normalize: the ``--normalize`` function (with ``answers``), or None.
         pool: ``--pool``: read several models' rows as one run on purpose (refused by
             default: :func:`check_one_run`).
+        by: ``--by``: one model per value of this column, or per file (:data:`BY_FILE`);
+            read by :func:`load_split`.
     """
 
     id: str | None = None
@@ -74,6 +77,88 @@ class InputOptions:
     reference: str | None = None
     normalize: Callable[[Any], Any] | None = None
     pool: bool = False
+    by: str | None = None
+
+
+#: ``--by file``: one model per file of a folder or pattern (not a column named ``file``).
+BY_FILE = "file"
+
+
+def file_stem(path: str) -> str:
+    """The file name without its format suffixes: ``runs/phi-4.jsonl.gz`` -> ``phi-4``.
+
+    The default label of ``--by file`` and of a leaderboard's model.
+
+    Example:
+        >>> file_stem("runs/phi-4.jsonl.gz"), file_stem("logs/a.parquet")
+        ('phi-4', 'a')
+    """
+    name = Path(path).name or path
+    for suffix in (".gz", ".jsonl", ".json", ".csv", ".tsv", ".parquet", ".npy", ".eval"):
+        if name.lower().endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def load_split(source: str, options: InputOptions, *,
+               labeller: Callable[[str], str] = file_stem) -> dict[str, LoadedFile]:
+    """One input holding several models, read as one model per label (``--by``).
+
+    ``options.by`` names a column of a long table (one model per value, in one scan:
+    :func:`kpass.io.long.load.load_long_by`), or is :data:`BY_FILE`: a folder or pattern
+    whose files are one model each, every file read as :func:`load_input` reads a file and
+    labelled by ``labeller(path)`` (by default :func:`file_stem`; a harness reader may give
+    the model a log names).
+
+    Returns:
+        Each model's loaded input, keyed by label: labels sorted for a column, in the
+        files' (sorted) order for ``--by file``.
+
+    Raises:
+        ReportError: a missing column or a missing value (naming it and the row), one
+            model only, two files with one label (naming both), ``--by`` with options that
+            do not go with it.
+    """
+    from dataclasses import replace
+
+    by = options.by
+    assert by is not None
+    check_name(source)
+    if options.answers or options.clusters is not None:
+        raise ReportError(source, f"--by {by} is not available with "
+                                  f"{'--answers' if options.answers else '--clusters'}")
+    if by == BY_FILE:
+        parts = shard_parts(source, formats=False)
+        if parts is None:
+            raise ReportError(source, "--by file reads a folder or a pattern of files, one "
+                                      "model per file; this is one file (give --by COLUMN "
+                                      "for a column naming each row's model)")
+        own = replace(options, by=None)  # each file still one run (check_one_run)
+        split: dict[str, LoadedFile] = {}
+        where: dict[str, str] = {}
+        for part, shown in zip(parts.paths, parts.labels, strict=True):
+            label = labeller(part)
+            if label in split:
+                raise ReportError(source, f"--by file: {where[label]} and {shown} are both "
+                                          f"labelled {label!r}; rename one")
+            split[label], _ = load_input(part, own, clusters=False)
+            where[label] = shown
+        models = split
+    else:
+        if options.id is None:
+            raise ReportError(source, f"--by {by} needs --id COLUMN (each model's questions "
+                                      "are matched by id)")
+        from .long.load import load_long_by
+
+        models = dict(load_long_by(source, by=by, id=options.id, sample=options.sample,
+                                   column=options.column, threshold=options.threshold,
+                                   chunk_size=options.chunk_size))
+    if len(models) < 2:
+        (label,) = models
+        what = "file" if by == BY_FILE else f"value of `{by}`"
+        raise ReportError(source, f"--by {by}: one {what} ({label!r}), so one model; drop "
+                                  "--by to read it as one run")
+    return models
 
 
 def check_name(source: str) -> None:
@@ -342,9 +427,9 @@ def check_one_folder_run(source: str) -> None:
     raise ReportError(source, f"the folder's {len(parts.paths)} files are named like separate "
                               f"runs ({names[0]}, {names[1]}{', ...' if len(names) > 2 else ''}"
                               "), not parts of one table (part-0, part-1, ...): kpass would "
-                              "pool them as one model; give each file as its own input "
-                              f"({Path(source) / names[0]} ...), or pass --pool to read them "
-                              "as one run")
+                              "pool them as one model; pass --by file to read one model per "
+                              f"file, give each file as its own input ({Path(source) / names[0]}"
+                              " ...), or pass --pool to read them as one run")
 
 
 def check_one_run(item: LoadedFile, options: InputOptions) -> None:
@@ -378,9 +463,8 @@ def check_one_run(item: LoadedFile, options: InputOptions) -> None:
             raise ReportError(item.source, f"column `{name}` holds several values ({shown}"
                                            f"{', ...' if len(values) > 2 else ''}): read "
                                            f"with --id, their rows would be pooled as one "
-                                           f"run; split the file by `{name}` (one file per "
-                                           "model) and give each, or pass --pool to pool "
-                                           "them on purpose")
+                                           f"run; pass --by {name} to read one model per "
+                                           "value, or --pool to pool them on purpose")
 
 
 def _has_column(source: str, name: str, options: InputOptions) -> bool:

@@ -25,12 +25,12 @@ from typing import Any
 from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
 from ..io.harness.inspect_files import expand_inspect_logs
-from .inputs import load_outcomes
+from .inputs import load_models, load_outcomes
 from .output import _check_answers_options, _write, capped_k_note, cli_words, collect_notes
 from .parser import (
     build_parser,
 )
-from .render import RENDERERS, render_markdown, render_table
+from .render import RENDERERS, render_markdown, render_sections, render_table
 from .rows import Report
 from .table import (
     DEFAULT_K_MAX,
@@ -167,7 +167,14 @@ def run_report(args: argparse.Namespace) -> int:
             print(f"kpass report: error: {cli_words(str(error))}", file=sys.stderr)
             return 2
         warnings: list[str] = []
-        loaded, answers = _load(sources, args, warnings)
+        if args.by is not None:  # one input, one model per value (or per file)
+            if not args.files:
+                raise ReportError("--by", "--by splits an input into its models; give the "
+                                          "file, folder or pattern")
+            by_labels, loaded = load_models(sources, args, "report")
+            answers: list[list[Any] | None] = [None] * len(loaded)
+        else:
+            loaded, answers = _load(sources, args, warnings)
         n_min = min(item.n_min for item in loaded)
         ks = sorted({k for group in args.k for k in group}) if args.k else default_ks(n_min)
         if not args.k:
@@ -179,7 +186,7 @@ def run_report(args: argparse.Namespace) -> int:
                          "O(k^2) time, seconds for k in the thousands.")
         for item in loaded:
             check_ks(item, ks, args.short)
-        labels = input_labels(sources, given or None)
+        labels = by_labels if args.by is not None else input_labels(sources, given or None)
         prior = getattr(args, "prior", "uniform")
         if prior == "empirical":
             notes.append(PRIOR_NOTE)
@@ -197,8 +204,11 @@ def run_report(args: argparse.Namespace) -> int:
                         clusters=None if args.clusters is None else [
                             clusters_summary(item.counts, code)
                             for item, code in zip(loaded, codes, strict=True)],
-                        explain=args.explain, posterior=True if args.posterior else None)
-        if args.format in ("table", "markdown"):
+                        explain=args.explain, posterior=True if args.posterior else None,
+                        by=args.by)
+        if args.format in ("table", "markdown") and args.by is not None:
+            text = render_sections(report, args.format, args.digits)
+        elif args.format in ("table", "markdown"):
             text = (render_table if args.format == "table" else render_markdown)(report,
                                                                                  args.digits)
         else:

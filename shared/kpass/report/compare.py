@@ -28,7 +28,7 @@ from .compare_render import (
     _in_percent,
 )
 from .compare_rows import compare_lines
-from .inputs import load_outcomes
+from .inputs import load_models, load_outcomes
 from .output import _check_answers_options, _write, cli_words
 from .table import PRIOR_NOTE, default_ks, input_labels, named_sources, parse_metrics
 
@@ -53,7 +53,18 @@ def run_compare(args: argparse.Namespace) -> int:
         expanded = [path] if name is not None else expand_inspect_logs([path])
         args.files.extend(expanded)
         given.extend([name] * len(expanded))
-    if len(args.files) != 2:
+    by = getattr(args, "by", None)
+    picked = [getattr(args, "a", None), getattr(args, "b", None)]
+    if by is None and any(model is not None for model in picked):
+        print("kpass compare: error: --a and --b name models of one input split by --by "
+              "COLUMN; without --by give two files", file=sys.stderr)
+        return 2
+    if by is not None and (len(args.files) != 1 or None in picked or picked[0] == picked[1]):
+        print(f"kpass compare: error: --by {by} compares two models of one input: give one "
+              "file, folder or pattern and two different models with --a MODEL --b MODEL",
+              file=sys.stderr)
+        return 2
+    if by is None and len(args.files) != 2:
         print("kpass compare: error: give exactly two files, model A and model B (see kpass "
               "compare --help)", file=sys.stderr)
         return 2
@@ -105,9 +116,14 @@ def run_compare(args: argparse.Namespace) -> int:
             raise ReportError(args.files[0], "--clusters is not available with --answers")
         # One loader for every command (kpass.io.inputs): long files grouped by --id (with
         # their --clusters labels), soft scores by --threshold, harness files per file.
-        if not getattr(args, "any_task", False):
-            check_same_task(list(args.files))
-        loaded, answers = load_outcomes(list(args.files), args, "compare", clusters="first")
+        if by is not None:
+            loaded, given = _by_models(args, by, picked), list(picked)
+            answers: list[list[Any] | None] = [None, None]
+        else:
+            if not getattr(args, "any_task", False):
+                check_same_task(list(args.files))
+            loaded, answers = load_outcomes(list(args.files), args, "compare",
+                                            clusters="first")
         first, second = (item.counts for item in loaded)
         if answers_mode:
             coded = (answers[0] or [], answers[1] or [])
@@ -181,6 +197,27 @@ def run_compare(args: argparse.Namespace) -> int:
         print(f"kpass compare: error: {error}", file=sys.stderr)
         return 1
     return _write(text)
+
+
+def _by_models(args: argparse.Namespace, by: str, picked: list[str | None]
+               ) -> list[LoadedFile]:
+    """Models A and B (``--a``, ``--b``) of the one input split by ``--by``.
+
+    ``args.files`` becomes the two models' names in messages (``runs.parquet (model = m1)``).
+
+    Raises:
+        ReportError: a model that is not among the input's, naming it and those present.
+    """
+    source = args.files[0]
+    names, items = load_models([source], args, "compare")
+    models = dict(zip(names, items, strict=True))
+    for option, model in zip(("--a", "--b"), picked, strict=True):
+        if model not in models:
+            shown = ", ".join(names[:20]) + (", ..." if len(names) > 20 else "")
+            raise ReportError(source, f"{option} {model}: no such value of `{by}`; the "
+                                      f"values are {shown}")
+    args.files = [f"{source} ({by} = {model})" for model in picked]
+    return [models[str(model)] for model in picked]
 
 
 def _references(source: str, args: argparse.Namespace, normalize: Any

@@ -30,7 +30,14 @@ from .._core.counting.counts import BinaryCounts
 from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
 from ..stats._common import metric_names
-from .render import RENDERERS, render_csv, render_json, render_markdown, render_table
+from .render import (
+    RENDERERS,
+    render_csv,
+    render_json,
+    render_markdown,
+    render_sections,
+    render_table,
+)
 from .rows import Report
 from .table import (
     DEFAULT_K_MAX,
@@ -77,6 +84,8 @@ class ReportTable:
         if not isinstance(explain, bool):
             raise ArgumentTypeError(f"`explain` must be a bool; got {_show(explain)}")
         report = replace(self.report, explain=explain)
+        if format in ("table", "markdown") and report.by is not None:
+            return render_sections(report, format, digits)
         if format == "table":
             return render_table(report, digits)
         if format == "markdown":
@@ -142,7 +151,7 @@ def check_options(metrics: Any, k: Any, tau: Any, confidence: Any, short: Any
 def report_table(counts: Any, *, metrics: Any = None,
                  k: int | Sequence[int] | None = None, tau: float | Sequence[float] = 0.5,
                  confidence: float = 0.95, short: str = "error",
-                 clusters: Any = None) -> ReportTable:
+                 clusters: Any = None, by: str | None = None) -> ReportTable:
     """The ``kpass report`` table from counts: the same rows, rendered the same way.
 
     Args:
@@ -163,6 +172,9 @@ def report_table(counts: Any, *, metrics: Any = None,
             Standard errors are then CR2 over clusters with Bell-McCaffrey degrees of
             freedom (Bell and McCaffrey 2002), and a note says when the effective number
             of clusters is under 10.
+        by: the column a mapping of models was split by (``BinaryCounts.from_long(frame,
+            ..., by="model")``): rendered as ``kpass report --by`` renders it, a section per
+            model, JSON and CSV keyed by ``"model"``. Needs a mapping of at least 2 models.
 
     Returns:
         A :class:`ReportTable`; ``str()`` of it is the terminal table, ``.render(format)``
@@ -189,6 +201,13 @@ def report_table(counts: Any, *, metrics: Any = None,
     if not families:
         raise InputError("`metrics` names only answer-scored metrics (vote@k), which need the "
                          "answers: use kpass.vote_at_k")
+    if by is not None:
+        if not isinstance(by, str) or not by:
+            raise ArgumentTypeError(f"`by` must be the name of the column the models were "
+                                    f"split by; got {_show(by)}")
+        if not isinstance(counts, Mapping) or len(counts) < 2:
+            raise InputError("`by` needs `counts` as a mapping of at least 2 models (label -> "
+                             "counts, as BinaryCounts.from_long(..., by=...) returns)")
     named = _inputs(counts)
     loaded = [LoadedFile(name, Path(name), None, value, "question 1")
               for name, value in named.items()]
@@ -215,7 +234,7 @@ def report_table(counts: Any, *, metrics: Any = None,
                                                                            strict=True)
                 if code is not None])
     return ReportTable(Report(loaded, list(named), rows, confidence, short, notes, [],
-                              clusters=summary))
+                              clusters=summary, by=by))
 
 
 def _cluster_codes(clusters: Any, named: dict[str, BinaryCounts]) -> list[Any]:

@@ -13,11 +13,12 @@ import argparse
 import sys
 from typing import Any
 
+from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
-from ..io.inputs import InputOptions, load_inputs
+from ..io.inputs import InputOptions, load_inputs, load_split
 from ..io.progress import Progress
 
-__all__ = ["input_options", "left_out", "load_outcomes"]
+__all__ = ["input_options", "left_out", "load_models", "load_outcomes"]
 
 
 def input_options(args: argparse.Namespace) -> InputOptions:
@@ -37,7 +38,8 @@ def input_options(args: argparse.Namespace) -> InputOptions:
                         filter=args.filter, chunk_size=args.chunk_size,
                         skip_bad=bool(getattr(args, "skip_bad", False)), answers=answers,
                         reference=getattr(args, "reference", None), normalize=normalize,
-                        pool=bool(getattr(args, "pool", False)))
+                        pool=bool(getattr(args, "pool", False)),
+                        by=getattr(args, "by", None))
 
 
 def load_outcomes(sources: list[str], args: argparse.Namespace, command: str, *,
@@ -66,6 +68,35 @@ def load_outcomes(sources: list[str], args: argparse.Namespace, command: str, *,
         if command != "report" and item.bad_rows:  # report lists them one by one
             print(f"kpass {command}: warning: {left_out(item)}", file=sys.stderr)
     return loaded, answers
+
+
+def load_models(sources: list[str], args: argparse.Namespace, command: str
+                ) -> tuple[list[str], list[LoadedFile]]:
+    """The models of one input split by ``--by`` (:func:`kpass.io.inputs.load_split`).
+
+    Args:
+        sources: the inputs given; ``--by`` takes exactly one.
+        args: the parsed command line (``args.by`` set).
+        command: the command, for messages.
+
+    Returns:
+        The model labels and each model's loaded counts, in the same order.
+
+    Raises:
+        ReportError: not one input, and everything :func:`load_split` refuses.
+    """
+    if len(sources) != 1:
+        raise ReportError(" ".join(sources) or "(no input)",
+                          f"--by {args.by} splits one input into its models; give one "
+                          f"file, folder or pattern (got {len(sources)})")
+    split = load_split(sources[0], input_options(args))
+    # the notes of one walk (a folder's links, sub-folders) are every model's: said once
+    for note in dict.fromkeys(note for item in split.values() for note in item.notes):
+        print(f"kpass {command}: note: {note}", file=sys.stderr)
+    for item in split.values():
+        if item.bad_rows:
+            print(f"kpass {command}: warning: {left_out(item)}", file=sys.stderr)
+    return list(split), list(split.values())
 
 
 def left_out(item: LoadedFile) -> str:

@@ -14,7 +14,6 @@ import re
 import sys
 import textwrap
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,8 +23,9 @@ from .._core.counting.counts import BinaryCounts
 from ..io.errors import ReportError
 from ..io.harness.inspect_files import expand_inspect_logs
 from ..io.harness.inspect_log import check_same_task, inspect_labels
+from ..io.inputs import file_stem
 from ..registry import PRIMARY
-from .inputs import load_outcomes
+from .inputs import load_models, load_outcomes
 from .output import (
     _check_answers_options,
     _write,
@@ -61,7 +61,7 @@ def split_names(items: list[str]) -> tuple[list[str], list[str]]:
     """
     names, paths = named_sources(items)
     models = inspect_labels(paths)  # an Inspect log is named by its model (and task)
-    stems = [model or _stem(path) for model, path in zip(models, paths, strict=True)]
+    stems = [model or file_stem(path) for model, path in zip(models, paths, strict=True)]
     defaults = (stems if len(set(stems)) == len(stems) else input_labels(paths))
     chosen = [name if name is not None else default for name, default in zip(names, defaults,
                                                                               strict=True)]
@@ -70,15 +70,6 @@ def split_names(items: list[str]) -> tuple[list[str], list[str]]:
             raise ReportError(items[index], f"two models are named {name!r}; give each a name "
                                             "with NAME=PATH")
     return chosen, paths
-
-
-def _stem(path: str) -> str:
-    """The file name without its format suffixes: ``runs/phi-4.jsonl.gz`` -> ``phi-4``."""
-    name = Path(path).name or path
-    for suffix in (".gz", ".jsonl", ".json", ".csv", ".tsv", ".parquet", ".npy"):
-        if name.lower().endswith(suffix) and len(name) > len(suffix):
-            name = name[: -len(suffix)]
-    return name
 
 
 def _load(args: argparse.Namespace, paths: list[str]) -> tuple[list[BinaryCounts], Any]:
@@ -326,8 +317,10 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     Returns:
         The exit status: 0 on success, 1 when an input cannot be used, 2 for a bad argument.
     """
-    args.files = expand_inspect_logs(args.files)  # a folder of Inspect logs: one per model
-    if len(args.files) < 2:
+    by = getattr(args, "by", None)
+    if by is None:
+        args.files = expand_inspect_logs(args.files)  # a folder of Inspect logs: one per model
+    if by is None and len(args.files) < 2:
         print("kpass leaderboard: error: give at least two files, one per model (see kpass "
               "leaderboard --help)", file=sys.stderr)
         return 2
@@ -349,8 +342,13 @@ def run_leaderboard(args: argparse.Namespace) -> int:
               "against their reference (pass@k, pass^k, ...)", file=sys.stderr)
         return 2
     try:
-        names, paths = split_names(list(args.files))
-        counts, clusters = _load(args, paths)
+        if by is not None:  # one input, every model in it (kpass.io.inputs.load_split)
+            names, loaded = load_models(list(args.files), args, "leaderboard")
+            counts, clusters = [item.counts for item in loaded], None
+            paths = [f"{args.files[0]} ({by} = {name})" for name in names]
+        else:
+            names, paths = split_names(list(args.files))
+            counts, clusters = _load(args, paths)
         if counts[0].ids is None:
             sizes = [f"{path}: {c.n_questions}" for path, c in zip(paths, counts, strict=True)]
             if len({c.n_questions for c in counts}) != 1:

@@ -81,6 +81,10 @@ def add_next_parser(commands: Any, _count: Callable[..., Any],
     _harness_options(command)
     command.add_argument("--id", metavar="COLUMN", help="the question-id column (long files: "
                                                         "one row per sample)")
+    command.add_argument("--by", metavar="COLUMN",
+                         help="one model per value of this column (with --id), or per file "
+                              "of a folder (`file`): each model gets --budget extra samples, "
+                              "written as COLUMN,id,extra_samples")
     command.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
                          help="rows read and counted at a time (default: 65536)")
     command.add_argument("--explain", action="store_true",
@@ -91,13 +95,9 @@ def add_next_parser(commands: Any, _count: Callable[..., Any],
 
 def run_next(args: argparse.Namespace) -> int:
     """Run ``kpass next`` with parsed arguments; the exit status."""
-    from ..families import function
     from ..io.inputs import load_file
     from ..io.progress import Progress
     from ..registry import names
-    from ..stats.allocation import _check_inputs, _greedy, allocation_outlook
-    from ..stats.allocation import _prior as check_prior
-    from .output import _write
     from .table import FAMILIES, parse_metrics
 
     if len(args.files) != 1:
@@ -119,6 +119,8 @@ def run_next(args: argparse.Namespace) -> int:
               f"{', '.join(allocatable)} (means of per-question U-statistics)", file=sys.stderr)
         return 2
     source = args.files[0]
+    if getattr(args, "by", None) is not None:
+        return _run_next_by(args, families, source)
     try:
         loaded: Any
         if args.id is not None:
@@ -130,43 +132,26 @@ def run_next(args: argparse.Namespace) -> int:
             loaded = load_file(source, tool=args.from_, filter=args.filter, column=args.column,
                                chunk_size=args.chunk_size, skip_bad=False,
                                progress=Progress(f"reading {source}"))
-        counts = loaded.counts
-        objectives: list[tuple[Any, tuple[Any, ...], dict[str, Any]]] = []
-        labels: list[str] = []
-        for fam in families:
-            point = function(fam.function)
-            for tau in (args.tau if fam.uses_tau else [None]):  # every tau asked for
-                extra = (tau,) if tau is not None else ()
-                objectives.append((point, (args.k, *extra), {}))
-                labels.append(fam.key + ("" if tau is None else f" tau={tau:g}"))
-        try:
-            _, counts, k, budget = _check_inputs([o[0] for o in objectives], counts, args.k,
-                                                 args.budget)
-            a0, b0 = check_prior(args.prior, counts)
-            split = _greedy(objectives, counts, k, budget, a0, b0)
-        except (TypeError, ValueError) as error:
-            message = str(error).replace("`budget`", "--budget").replace("`k`", "--k")
-            raise ReportError(source, message) from None
+        rows, k, (a0, b0), outlook = _allocated(loaded.counts, families, args, source)
     except ReportError as error:
         print(f"kpass next: error: {error}", file=sys.stderr)
         return 1
-    ids = list(counts.ids) if counts.ids is not None else list(range(counts.n_questions))
-    rows = [(question, int(extra)) for question, extra in zip(ids, split, strict=True)]
     if args.explain:
         given = sum(1 for _, extra in rows if extra > 0)
         print(f"kpass next: {sum(extra for _, extra in rows)} extra samples over {given} of "
               f"{len(rows)} questions, for {', '.join(fam.key for fam in families)} at k={k}: "
               "greedy, each sample where it most lowers the within-question variance the "
-              f"questions' Beta({a0:.3g}, {b0:.3g}) posteriors expect (questions with fewer than k "
-              "samples first brought up to k; docs/adaptive.md)", file=sys.stderr)
-        for label, (point, extra_args, _) in zip(labels, objectives, strict=True):
-            ratio, share = allocation_outlook(point, counts, k, split, *extra_args[1:],
-                                              prior=(a0, b0))
-            print(f"kpass next: {label}: expected within-question "
-                  f"variance {ratio:.3f}x an even spread's; that part is {share:.0%} of the "
-                  "estimate's variance (the rest is between questions: more questions lower "
-                  "it, more samples do not)", file=sys.stderr)
-    text = _render(rows, args.out)
+              f"questions' Beta({a0:.3g}, {b0:.3g}) posteriors expect (questions with fewer "
+              "than k samples first brought up to k; docs/adaptive.md)", file=sys.stderr)
+        for line in outlook:
+            print(f"kpass next: {line}", file=sys.stderr)
+    return _output(_render(rows, args.out), args)
+
+
+def _output(text: str, args: argparse.Namespace) -> int:
+    """``text`` on stdout, or in ``--out``; the exit status."""
+    from .output import _write
+
     if args.out is None:
         return _write(text)
     try:
@@ -176,6 +161,95 @@ def run_next(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     return 0
+
+
+def _allocated(counts: Any, families: list[Any], args: argparse.Namespace, source: str
+               ) -> tuple[list[tuple[Any, int]], int, tuple[float, float], list[str]]:
+    """One run's split: its (question, extra samples) rows, k, the prior and the outlook.
+
+    The outlook (``--explain`` only) is one line per metric on what the split is expected
+    to buy against an even spread, and the share of the variance allocation can move.
+    """
+    from ..families import function
+    from ..stats.allocation import _check_inputs, _greedy, allocation_outlook
+    from ..stats.allocation import _prior as check_prior
+
+    objectives: list[tuple[Any, tuple[Any, ...], dict[str, Any]]] = []
+    labels: list[str] = []
+    for fam in families:
+        point = function(fam.function)
+        for tau in (args.tau if fam.uses_tau else [None]):  # every tau asked for
+            extra = (tau,) if tau is not None else ()
+            objectives.append((point, (args.k, *extra), {}))
+            labels.append(fam.key + ("" if tau is None else f" tau={tau:g}"))
+    try:
+        _, counts, k, budget = _check_inputs([o[0] for o in objectives], counts, args.k,
+                                             args.budget)
+        a0, b0 = check_prior(args.prior, counts)
+        split = _greedy(objectives, counts, k, budget, a0, b0)
+    except (TypeError, ValueError) as error:
+        message = str(error).replace("`budget`", "--budget").replace("`k`", "--k")
+        raise ReportError(source, message) from None
+    outlook = []
+    for label, (point, extra_args, _) in zip(labels, objectives, strict=True):
+        if not args.explain:
+            break
+        ratio, share = allocation_outlook(point, counts, k, split, *extra_args[1:],
+                                          prior=(a0, b0))
+        outlook.append(f"{label}: expected within-question variance {ratio:.3f}x an even "
+                       f"spread's; that part is {share:.0%} of the estimate's variance (the "
+                       "rest is between questions: more questions lower it, more samples do "
+                       "not)")
+    ids = list(counts.ids) if counts.ids is not None else list(range(counts.n_questions))
+    return [(question, int(extra)) for question, extra in zip(ids, split, strict=True)], k, (
+        a0, b0), outlook
+
+
+def _run_next_by(args: argparse.Namespace, families: list[Any], source: str) -> int:
+    """``kpass next --by COLUMN``: each model of the input gets ``--budget`` extra samples.
+
+    The models are planned one by one (each its own posterior and prior fit); the rows
+    are ``COLUMN,id,extra_samples`` (``model`` for ``--by file``), models in label order.
+    """
+    from ..io.inputs import BY_FILE, InputOptions, load_split
+
+    options = InputOptions(id=args.id, column=args.column, tool=args.from_, filter=args.filter,
+                           chunk_size=args.chunk_size, by=args.by, pool=True)
+    try:
+        split = load_split(source, options)
+        planned = {label: _allocated(item.counts, families, args, f"{source} ({args.by} = "
+                                                                  f"{label})")
+                   for label, item in split.items()}
+    except ReportError as error:
+        print(f"kpass next: error: {error}", file=sys.stderr)
+        return 1
+    column = "model" if args.by == BY_FILE else args.by
+    if args.explain:
+        for label, (rows, k, (a0, b0), outlook) in planned.items():
+            given = sum(1 for _, extra in rows if extra > 0)
+            print(f"kpass next: {column} = {label}: {sum(extra for _, extra in rows)} extra "
+                  f"samples over {given} of {len(rows)} questions at k={k}, Beta({a0:.3g}, "
+                  f"{b0:.3g}) prior", file=sys.stderr)
+            for line in outlook:
+                print(f"kpass next: {column} = {label}: {line}", file=sys.stderr)
+    rows_by = [(label, question, extra) for label, (plan, _, _, _) in planned.items()
+               for question, extra in plan]
+    return _output(_render_by(rows_by, column, args.out), args)
+
+
+def _render_by(rows: list[tuple[str, Any, int]], column: str, out: str | None) -> str:
+    """``--by``'s rows: the model's label, then ``id`` and ``extra_samples``."""
+    suffix = "" if out is None else Path(out).suffix.lower()
+    records = [{column: label, "id": _plain(q), "extra_samples": m} for label, q, m in rows]
+    if suffix == ".jsonl":
+        return "".join(json.dumps(record) + "\n" for record in records)
+    if suffix == ".json":
+        return json.dumps(records) + "\n"
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([column, "id", "extra_samples"])
+    writer.writerows(rows)
+    return buffer.getvalue()
 
 
 def _render(rows: list[tuple[Any, int]], out: str | None) -> str:

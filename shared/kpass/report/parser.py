@@ -158,6 +158,15 @@ def _harness_options(command: argparse.ArgumentParser) -> None:
                               "it)")
 
 
+BY_HELP = ("one model per value of this column of a long table (with --id), read in one "
+           "scan; `file`: one model per file of a folder or pattern, labelled by its stem")
+
+
+def _by_option(command: argparse.ArgumentParser, extra: str = "") -> None:
+    """``--by COLUMN``: one input split into its models (report, compare, leaderboard, next)."""
+    command.add_argument("--by", metavar="COLUMN", help=BY_HELP + extra)
+
+
 def _threshold_option(command: argparse.ArgumentParser, extra: str = "") -> None:
     """``--threshold``, shared by report, compare and leaderboard."""
     command.add_argument("--threshold", type=_finite, metavar="T",
@@ -246,6 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="cluster label column of each file (questions about one passage, "
                              "say): CR2 standard errors over clusters with Bell-McCaffrey "
                              "degrees of freedom")
+    _by_option(report, "; one section per model")
     _threshold_option(report, "; the report adds the mean soft score, accuracy (n runs "
                               "average)")
     report.add_argument("--plot", metavar="FILE.png", type=_plot_path,
@@ -318,6 +328,10 @@ def _add_compare(commands: Any) -> None:
     compare.add_argument("--clusters", metavar="COLUMN",
                          help="cluster label column of A's file (questions about one passage, "
                               "say): clustered standard errors")
+    _by_option(compare, "; --a and --b name the two models")
+    compare.add_argument("--a", metavar="MODEL", help="with --by, model A: a value of the "
+                                                      "--by column (or a file's stem)")
+    compare.add_argument("--b", metavar="MODEL", help="with --by, model B")
     _selection_options(compare, k_help="the k to compare (default: as kpass report)",
                        metrics_help="comma-separated metrics, or all (default: as kpass "
                                     "report)",
@@ -443,6 +457,7 @@ def _add_leaderboard(commands: Any) -> None:
     board.add_argument("--clusters", metavar="COLUMN",
                        help="a column of the first file labelling question clusters (clustered "
                             "standard errors)")
+    _by_option(board, "; every model of the input ranked")
     _selection_options(board, k_help="the k to rank at (default: 1)",
                        metrics_help="comma-separated metrics (default: pass@k)",
                        confidence_help="level of the intervals and of the joint rank sets "

@@ -325,12 +325,39 @@ def render_markdown(report: Report, digits: int = 3) -> str:
     return "\n".join(lines) + "\n" + "".join(f"\n{note}\n" for note in notes)
 
 
+def render_sections(report: Report, format: str, digits: int) -> str:  # noqa: A002
+    """``--by``'s table or Markdown: one section per model, the notes once, under the last.
+
+    Args:
+        report: the numbers, ``report.by`` naming the column the models are values of.
+        format: ``table`` or ``markdown``.
+        digits: decimals shown.
+    """
+    from dataclasses import replace
+
+    render = render_table if format == "table" else render_markdown
+    last = len(report.inputs) - 1
+    sections = []
+    for index, (label, item, rows) in enumerate(zip(report.labels, report.inputs, report.rows,
+                                                    strict=True)):
+        one = replace(report, inputs=[item], labels=[label], rows=[rows],
+                      notes=report.notes if index == last else [],
+                      warnings=report.warnings if index == last else [],
+                      clusters=None if report.clusters is None else [report.clusters[index]])
+        heading = f"{report.by} = {label}"
+        heading = heading if format == "table" else f"### {heading}"
+        sections.append(f"{heading}\n\n{render(one, digits)}")
+    return "\n".join(sections)
+
+
 CSV_FIELDS = ("file", "metric", "label", "k", "tau", "questions", "estimate", "se", "lo",
               "hi", "se_method", "mean", "sd", "cred_lo", "cred_hi", "confidence")
 
 
 def render_csv(report: Report) -> str:
     """One CSV line per input, metric, k and tau, at full precision.
+
+    The first column names the file, or with ``--by`` the model (``model``).
 
     Args:
         report: the numbers.
@@ -341,19 +368,23 @@ def render_csv(report: Report) -> str:
     import csv
     import io
 
+    key = "file" if report.by is None else "model"  # --by: each line names its model
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=(key, *CSV_FIELDS[1:]), lineterminator="\n")
     writer.writeheader()
     for label, rows in zip(report.labels, report.rows, strict=True):
         for row in rows:
             fields = row.as_dict()
-            fields.update(file=label, confidence=report.confidence)
+            fields.update({key: label, "confidence": report.confidence})
             writer.writerow({key: "" if value is None else value for key, value in fields.items()})
     return buffer.getvalue()
 
 
 def render_json(report: Report) -> str:
     """The report as JSON: the inputs described, then one object per result row.
+
+    Each input and row names its file (``"file"``), or with ``--by`` its model (``"model"``,
+    and ``"by"`` names the column).
 
     Args:
         report: the numbers.
@@ -363,13 +394,15 @@ def render_json(report: Report) -> str:
     """
     import json
 
+    key = "file" if report.by is None else "model"  # --by: keyed by the model's label
     document = {
+        **({} if report.by is None else {"by": report.by}),
         "confidence": report.confidence,
         "prior": {"alpha0": 1.0, "beta0": 1.0},
         "short": report.short,
         "inputs": [
             {
-                "file": label, "path": loaded.source, "column": loaded.column,
+                key: label, "path": loaded.source, "column": loaded.column,
                 "questions": loaded.counts.n_questions, "n_min": loaded.n_min,
                 "n_max": loaded.n_max,
                 "bad_rows": [{"where": where, "problem": problem}
@@ -378,7 +411,7 @@ def render_json(report: Report) -> str:
             for label, loaded in zip(report.labels, report.inputs, strict=True)
         ],
         "results": [
-            {"file": label, **row.as_dict()}
+            {key: label, **row.as_dict()}
             for label, rows in zip(report.labels, report.rows, strict=True) for row in rows
         ],
         "clusters": report.clusters,

@@ -110,6 +110,7 @@ class Report:
             one short line per condition that needs attention.
         posterior: show the posterior columns (``--posterior``: True); None shows them
             unless every input has one sample per question.
+        by: ``--by COLUMN``: the inputs are the models of one input (labels: its values).
     """
 
     inputs: list[LoadedFile]
@@ -122,6 +123,7 @@ class Report:
     clusters: list[dict[str, float]] | None = None
     explain: bool = False
     posterior: bool | None = None
+    by: str | None = None
 
     @property
     def shows_posterior(self) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -153,15 +153,30 @@ class BinaryCounts:
         merged_c = np.bincount(index, weights=c, minlength=len(order)).astype(np.int64)
         return cls(merged_n, merged_c, ids=tuple(order))
 
+    @overload
     @classmethod
     def from_long(cls, frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
-                  sample: str | None = None, threshold: float | None = None) -> BinaryCounts:
+                  sample: str | None = None, threshold: float | None = None,
+                  by: None = None) -> BinaryCounts: ...
+
+    @overload
+    @classmethod
+    def from_long(cls, frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
+                  sample: str | None = None, threshold: float | None = None,
+                  by: str) -> dict[str, BinaryCounts]: ...
+
+    @classmethod
+    def from_long(cls, frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
+                  sample: str | None = None, threshold: float | None = None,
+                  by: str | None = None) -> BinaryCounts | dict[str, BinaryCounts]:
         """Counts of a long dataframe (one row per sample), grouped by ``id`` in its engine.
 
         pandas, polars, pyarrow, DuckDB, Dask, PySpark frames and ``datasets.Dataset``
         (through narwhals, ``pip install 'kpass[frames]'``); only one row per question
-        comes back from the engine. Questions are sorted by id. See
-        :func:`kpass.io.frames.binary_from_long`.
+        comes back from the engine. Questions are sorted by id. With ``by=COLUMN`` (a
+        column naming each row's model), one group-by by (model, id) and a dict label ->
+        BinaryCounts, labels sorted: the mapping :func:`kpass.leaderboard` and
+        :func:`kpass.report_table` take. See :func:`kpass.io.frames.binary_from_long`.
 
         Example:
             >>> import pandas as pd
@@ -171,7 +186,7 @@ class BinaryCounts:
             (('a', 'b'), [1, 2], [0, 1])
         """
         return _frame_reader("binary")(frame, id=id, outcome=outcome, sample=sample,
-                                       threshold=threshold)
+                                       threshold=threshold, by=by)
 
     def select(self, mask: npt.NDArray[np.bool_]) -> BinaryCounts:
         """The counts of the questions where ``mask`` is true (or at these indices)."""
@@ -273,15 +288,28 @@ class CategoricalCounts:
         ids = None if self.ids is None else tuple(np.asarray(self.ids, dtype=object)[mask])
         return CategoricalCounts(self.counts[mask], self.prior_counts[mask], ids=ids)
 
+    @overload
     @classmethod
     def from_long(cls, frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
-                  sample: str | None = None) -> CategoricalCounts:
+                  sample: str | None = None, by: None = None) -> CategoricalCounts: ...
+
+    @overload
+    @classmethod
+    def from_long(cls, frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
+                  sample: str | None = None, by: str) -> dict[str, CategoricalCounts]: ...
+
+    @classmethod
+    def from_long(cls, frame: Any, *, id: str, outcome: str,  # noqa: A002 - the column role
+                  sample: str | None = None, by: str | None = None
+                  ) -> CategoricalCounts | dict[str, CategoricalCounts]:
         """Category counts of a long dataframe, grouped by (id, category) in its engine.
 
         As :meth:`BinaryCounts.from_long`, with integer categories 0, 1, ... in
-        ``outcome``; see :func:`kpass.io.frames.categorical_from_long`.
+        ``outcome`` (and ``by=COLUMN``: a dict label -> counts, one per model, every model
+        with the same categories); see :func:`kpass.io.frames.categorical_from_long`.
         """
-        return _frame_reader("categorical")(frame, id=id, outcome=outcome, sample=sample)
+        return _frame_reader("categorical")(frame, id=id, outcome=outcome, sample=sample,
+                                            by=by)
 
     def with_categories(self, n_categories: int) -> CategoricalCounts:
         """The same counts widened to ``n_categories`` columns.

@@ -103,6 +103,7 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
                                   "are grouped by question id)")
     loaded = _load_long(source, id, sample, column, threshold, max(1, chunk_size), tool, filter,
                         clusters is not None)
+    assert isinstance(loaded, LongFile)
     if clusters is not None:
         assert id is not None and loaded.counts.ids is not None
         from .long_labels import cluster_labels
@@ -112,9 +113,63 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
     return loaded
 
 
+def load_long_by(source: str, *, by: str, id: str,  # noqa: A002
+                 sample: str | None = None, column: str | None = None,
+                 threshold: float | None = None, chunk_size: int = 65536
+                 ) -> dict[str, LongFile]:
+    r"""A long table holding several models, split by the column ``by``: one model per value.
+
+    One scan, on every route :func:`load_long` reads a long table by (the row tally, pyarrow's
+    grouping, a folder, a pattern or Hive partitions of parts, a saved ``datasets`` folder):
+    each row is counted under the pair (its ``by`` value, its question id), so the cost per
+    row is that of the single-model route plus the ``by`` cell. Values are labels under the
+    id rule (:func:`kpass.io.rows.canonical_id`, as text: ``7``, ``"7"`` and ``" 7"`` are one
+    model, ``"7"``); question ids are matched across models by the same rule.
+
+    Args:
+        source: a long CSV, TSV, JSONL, JSON or Parquet file, a saved ``datasets`` folder,
+            or a folder or pattern of parts of one table.
+        by: the column naming each row's model (or run).
+        id: the question-id column.
+        sample: an optional sample-id column; a repeated (model, id, sample) is an error.
+        column: the outcome column (default: as :func:`load_long`).
+        threshold: soft scores: correct iff score > threshold.
+        chunk_size: rows read at a time.
+
+    Returns:
+        One :class:`LongFile` per model, keyed by label, labels in sorted order; each
+        model's questions in first-seen order.
+
+    Raises:
+        ReportError: a missing ``by`` column, a missing (null or empty) ``by`` cell (with its
+            line), a harness file or an Inspect log (their models are one per file: use
+            ``--by file``), and everything :func:`load_long` refuses.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.csv"
+        >>> _ = path.write_text("model,id,correct\nb,q1,1\na,q1,0\nb,q2,0\na,q1,1\n")
+        >>> split = load_long_by(str(path), by="model", id="id")
+        >>> {label: item.counts.n_samples.tolist() for label, item in split.items()}
+        {'a': [2], 'b': [1, 1]}
+    """
+    if by in (id, sample, column):
+        raise ReportError(source, f"--by {by}: the column is already read as the question id, "
+                                  "sample or outcome; name the model column")
+    loaded = _load_long(source, id, sample, column, threshold, max(1, chunk_size), None, None,
+                        False, by)
+    assert isinstance(loaded, dict)
+    return loaded
+
+
 def _load_long(source: str, id: str | None, sample: str | None,  # noqa: A002
                column: str | None, threshold: float | None, chunk_size: int,
-               tool: str | None, filter: str | None, clustered: bool) -> LongFile:  # noqa: A002
+               tool: str | None, filter: str | None, clustered: bool,  # noqa: A002
+               by: str | None = None) -> LongFile | dict[str, LongFile]:
+    if by is not None and (is_inspect_log(source) or tool is not None):
+        raise ReportError(source, f"--by {by} reads a column of a long table; this is a "
+                                  "harness log, one model per file: give a folder of logs "
+                                  "with --by file")
     if tool is None and filter is None and is_inspect_log(source):
         from ..harness.inspect_log import load_inspect
 
@@ -127,7 +182,7 @@ def _load_long(source: str, id: str | None, sample: str | None,  # noqa: A002
     parts = shard_parts(source)
     if parts is not None:
         return _load_parts(source, parts, id, sample, column, threshold, chunk_size, tool,
-                           filter)
+                           filter, by)
     path = Path(source)
     if not path.exists():
         raise ReportError(source, "no such file or directory")
@@ -138,6 +193,10 @@ def _load_long(source: str, id: str | None, sample: str | None,  # noqa: A002
         from ..harness.load import detect_harness
 
         tool = detect_harness(source)
+        if tool is not None and by is not None:
+            raise ReportError(source, f"--by {by} reads a column of a long table; this is a "
+                                      f"{tool} file, one model per file: give a folder of "
+                                      "such files with --by file")
     if tool is not None or filter is not None:
         if clustered and tool is not None:
             raise ReportError(source, f"--clusters reads a column of a plain table; this is "
@@ -145,54 +204,77 @@ def _load_long(source: str, id: str | None, sample: str | None,  # noqa: A002
                                       "question id and cluster instead")
         return _load_harness(source, path, tool, filter, id, sample, column, threshold,
                              chunk_size)
-    names = {"id": id, "sample": sample, "column": column}
+    names = {"id": id, "sample": sample, "column": column, "by": by}
     small = fmt in ("csv", "tsv", "jsonl") and line_reader_size(path)
     fast = None if small else fast_long_counts(path, fmt, names, threshold, chunk_size)
     if fast is not None:  # pyarrow grouped it; any doubt went to the line-by-line reader
         counts, used = fast
         return _fast_result(source, path, counts, used)
-    tally = _Tally(source, sample is not None, threshold)
+    tally = _Tally(source, sample is not None, threshold, by)
     try:
         for where, ids, samples, values in _CHUNKS[fmt](source, path, names, chunk_size):
             tally.add(where, ids, samples, values)
     except read_errors() as error:
         raise ReportError(source, describe_read_error(error)) from None
-    return tally.result(path, names["column"])
+    return tally.result(path, names["column"]) if by is None else tally.result_by(
+        path, names["column"])
 
 
 def _load_parts(source: str, parts: Parts, id: str | None,  # noqa: A002
                 sample: str | None, column: str | None, threshold: float | None,
                 chunk_size: int, tool: str | None, filter: str | None,  # noqa: A002
-                ) -> LongFile:
+                by: str | None = None) -> LongFile | dict[str, LongFile]:
     """The part files of a sharded input (:func:`kpass.io.shards.shard_paths`) as one table.
 
     Every part is tallied into one set of per-question counts, so a question's samples
     may lie in several parts, and a repeated (id, sample) pair is found across parts;
     messages name the part (by its path relative to the folder, or as the pattern matched
-    it) and its line.
+    it) and its line. With ``--by`` a Hive partition key (``model=m1/part-0.parquet``) of
+    every part names the parts' model.
     """
     if tool is not None or filter is not None:
         raise ReportError(source, "harness files are read one file at a time; give each as "
                                   "its own input (--from and --filter do not apply to a "
                                   "folder or pattern of parts)")
-    loaded = _read_parts(source, parts, id, sample, column, threshold, chunk_size)
-    loaded.notes.extend(parts.notes)
+    keys = [dict(component.split("=", 1) for component in Path(label).parts[:-1]
+                 if "=" in component) for label in parts.labels]
+    if by is not None and all(by in key for key in keys):
+        # Hive partitions by the model (runs/model=m1/part-0.parquet): each part is one
+        # model's rows, named by its folder; every part is still read once
+        grouped: dict[str, tuple[list[str], list[str]]] = {}
+        for path, label, key in zip(parts.paths, parts.labels, keys, strict=True):
+            model = by_label(key[by], by, source, label)
+            grouped.setdefault(model, ([], []))[0].append(path)
+            grouped[model][1].append(label)
+        loaded: LongFile | dict[str, LongFile] = {
+            model: _one(_read_parts(source, Parts(*grouped[model]), id, sample, column,
+                                    threshold, chunk_size, None))
+            for model in sorted(grouped)}
+    else:
+        loaded = _read_parts(source, parts, id, sample, column, threshold, chunk_size, by)
+    for item in loaded.values() if isinstance(loaded, dict) else [loaded]:
+        item.notes.extend(parts.notes)
+    return loaded
+
+
+def _one(loaded: LongFile | dict[str, LongFile]) -> LongFile:
+    assert isinstance(loaded, LongFile)
     return loaded
 
 
 def _read_parts(source: str, parts: Parts, id: str | None,  # noqa: A002
                 sample: str | None, column: str | None, threshold: float | None,
-                chunk_size: int) -> LongFile:
+                chunk_size: int, by: str | None) -> LongFile | dict[str, LongFile]:
     fmt = detect_format(Path(parts.paths[0]))
     if fmt in ("npy", "datasets"):
         raise ReportError(source, f"parts of format {fmt} are not read as one table; give "
                                   "JSONL, JSON, CSV, TSV or Parquet parts")
-    names = {"id": id, "sample": sample, "column": column}
+    names = {"id": id, "sample": sample, "column": column, "by": by}
     fast = fast_long_counts([Path(part) for part in parts.paths], fmt, names, threshold,
                             chunk_size)
     if fast is not None:  # pooled by pyarrow; any doubt goes to the line-by-line reader
         return _fast_result(source, Path(parts.paths[0]), *fast)
-    tally = _Tally(source, sample is not None, threshold)
+    tally = _Tally(source, sample is not None, threshold, by)
     for part, label in zip(parts.paths, parts.labels, strict=True):
         try:
             for where, ids, samples, values in _CHUNKS[fmt](part, Path(part), names,
@@ -200,12 +282,19 @@ def _read_parts(source: str, parts: Parts, id: str | None,  # noqa: A002
                 tally.add([f"{label}, {w}" for w in where], ids, samples, values)
         except read_errors() as error:
             raise ReportError(source, f"{label}: {describe_read_error(error)}") from None
-    return tally.result(Path(parts.paths[0]), names["column"])
+    return tally.result(Path(parts.paths[0]), names["column"]) if by is None else (
+        tally.result_by(Path(parts.paths[0]), names["column"]))
 
 
-def _fast_result(source: str, path: Path, counts: BinaryCounts, column: str | None
-                 ) -> LongFile:
-    """A :class:`LongFile` of counts grouped on the fast path (questions named by id)."""
+def _fast_result(source: str, path: Path, counts: BinaryCounts | dict[str, BinaryCounts],
+                 column: str | None) -> LongFile | dict[str, LongFile]:
+    """A :class:`LongFile` of counts grouped on the fast path (questions named by id).
+
+    With ``--by``, one per label.
+    """
+    if isinstance(counts, dict):
+        return {label: LongFile(source, path, column, part, _shortest(part), [], soft=None)
+                for label, part in counts.items()}
     return LongFile(source, path, column, counts, _shortest(counts), [], soft=None)
 
 
@@ -283,8 +372,10 @@ def _load_harness(source: str, path: Path, tool: str | None, filter: str | None,
 class _Tally:
     """Per-id counts, accumulated chunk by chunk."""
 
-    def __init__(self, source: str, keep_pairs: bool, threshold: float | None) -> None:
+    def __init__(self, source: str, keep_pairs: bool, threshold: float | None,
+                 by: str | None = None) -> None:
         self.source = source
+        self.by = by  # ``--by COLUMN``: ids are (by value, question id) pairs, keys (label, id)
         self.threshold = threshold
         self.slot: dict[Any, int] = {}
         self.n: list[int] = []
@@ -311,7 +402,9 @@ class _Tally:
         The row loop is the reference (it locates every problem); this path only
         takes chunks it can count exactly and leaves anything unusual to it.
         """
-        if not set(map(type, ids)) <= {str, int}:  # exact types: bool is not an id
+        kinds = (set(map(type, ids)) if self.by is None else
+                 {type(part) for pair in ids for part in pair})
+        if not kinds <= {str, int}:  # exact types: bool is not an id
             return False  # lists, floats, booleans, None: the row loop refuses them by line
         try:
             scores = np.asarray(values, dtype=np.float64)
@@ -337,7 +430,7 @@ class _Tally:
                      reversed(list(zip(range(len(ids)), codes.tolist(), strict=True)))}
         slots = np.empty(len(local), dtype=np.intp)
         for raw, code in local.items():
-            qid = _canonical_id(raw, self.source, where[first_row[code]])
+            qid = self._key(raw, where[first_row[code]])
             slot = self.slot.get(qid)
             if slot is None:
                 slot = self.slot[qid] = len(self.n)
@@ -378,7 +471,7 @@ class _Tally:
                                                    f"list. {LONG_HINT}", where[i])
                 qid: Any = len(self.n)
             else:
-                qid = _canonical_id(ids[i], self.source, where[i])
+                qid = self._key(ids[i], where[i])
             if self.shape is None:
                 self.shape = shape
             elif shape != self.shape:
@@ -418,6 +511,14 @@ class _Tally:
             if scores and self.threshold is not None:
                 self.low, self.high = min(self.low, *scores), max(self.high, *scores)
 
+    def _key(self, raw: Any, where: str) -> Any:
+        """A row's key: its canonical question id, or ``(label, id)`` with ``--by``."""
+        if self.by is None:
+            return _canonical_id(raw, self.source, where)
+        label, qid = raw
+        return by_label(label, self.by, self.source, where), _canonical_id(qid, self.source,
+                                                                           where)
+
     def _score(self, value: Any, where: str) -> float:
         number = _number(value)
         if number is None or not math.isfinite(number):
@@ -437,6 +538,27 @@ class _Tally:
     def _hard(self, score: float) -> int:
         return int(score > self.threshold) if self.threshold is not None else int(score)
 
+    def result_by(self, path: Path, column: str | None) -> dict[str, LongFile]:
+        """One :class:`LongFile` per label of ``--by`` (labels sorted, ids first-seen)."""
+        if not self.n:
+            raise ReportError(self.source, "the file holds no questions")
+        keys = list(self.slot)
+        rows: dict[str, list[int]] = {}
+        for slot, (label, _qid) in enumerate(keys):
+            rows.setdefault(label, []).append(slot)
+        split = {}
+        for label in sorted(rows):
+            part = _Tally(self.source, False, self.threshold)
+            slots = rows[label]
+            part.slot = {keys[slot][1]: index for index, slot in enumerate(slots)}
+            part.n = [self.n[slot] for slot in slots]
+            part.c = [self.c[slot] for slot in slots]
+            part.soft = [self.soft[slot] for slot in slots]
+            part.first = [self.first[slot] for slot in slots]
+            part.low, part.high = self.low, self.high
+            split[label] = part.result(path, column)
+        return split
+
     def result(self, path: Path, column: str | None) -> LongFile:
         if not self.n:
             raise ReportError(self.source, "the file holds no questions")
@@ -454,6 +576,21 @@ class _Tally:
             soft = SoftScores(float(means.mean()), se, float(self.threshold), self.low,
                               self.high)
         return LongFile(self.source, path, column, counts, shortest, [], soft=soft)
+
+
+def by_label(value: Any, column: str, source: str, where: str | None) -> str:
+    """The label of a ``--by`` value: the id rule (:func:`canonical_id`) applied, as text.
+
+    ``7``, ``"7"`` and ``" 7"`` are one model, ``"7"``; a missing (null, empty) value is an
+    error naming the column and the row.
+
+    Raises:
+        ReportError: a null or empty value, or one that is not a string or an integer.
+    """
+    if value is None:
+        raise ReportError(source, f"the `{column}` cell (--by) is empty; every row needs "
+                                  "the model it belongs to", where)
+    return str(canonical_id(value, source, where, f"`{column}` value (--by)"))
 
 
 def _number(value: Any) -> float | None:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..._core.counting.checks import InputError
+from ..._core.counting.counts import BinaryCounts
 from ..arrow_numpy import filled, index_array, to_numpy
 from ..rows import canonical_id
 
@@ -87,6 +88,40 @@ def repeated_pairs(keys: list[np.ndarray], id_map: np.ndarray, sample_map: np.nd
     keys.clear()
     merged.sort()
     return bool(np.any(merged[1:] == merged[:-1]))
+
+
+def split_pairs(model: np.ndarray, question: np.ndarray, n: np.ndarray, c: np.ndarray,
+                labels: list[str], question_ids: np.ndarray
+                ) -> tuple[dict[str, BinaryCounts], np.ndarray]:
+    """Counts of (model, question) pairs split into one :class:`BinaryCounts` per model.
+
+    ``model`` and ``question`` give each raw pair's model (an index into ``labels``) and
+    canonical question (an index into ``question_ids``); raw pairs the id rule merges are
+    added up. Each model's questions come in the first-seen order of their pairs.
+
+    Returns:
+        The counts per label (in the order of ``labels``, models without rows left out),
+        and each raw pair's index among the merged pairs (for the ``--sample`` check).
+    """
+    key = model.astype(np.int64) * max(len(question_ids), 1) + question
+    unique, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # merged pairs in first-seen order
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    pair_map = rank[inverse.reshape(-1)]
+    sizes = order.size
+    n_pair = np.bincount(pair_map, weights=n[: pair_map.size], minlength=sizes).astype(np.int64)
+    c_pair = np.bincount(pair_map, weights=c[: pair_map.size], minlength=sizes).astype(np.int64)
+    merged = unique[order]
+    owner = merged // max(len(question_ids), 1)
+    split = {}
+    for index, label in enumerate(labels):
+        rows = np.flatnonzero(owner == index)
+        if rows.size:
+            split[label] = BinaryCounts(n_pair[rows], c_pair[rows],
+                                        ids=question_ids[merged[rows] % max(len(question_ids),
+                                                                            1)])
+    return split, pair_map
 
 
 class Codes:
@@ -189,4 +224,4 @@ class Codes:
 
 
 __all__ = ["GRID_CELLS_PER_ROW", "INTEGER_TEXT", "PLAIN_ID", "Codes", "canonical_codes", "grown",
-           "repeated_pairs"]
+           "repeated_pairs", "split_pairs"]

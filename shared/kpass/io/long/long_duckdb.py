@@ -9,7 +9,9 @@ batch); DuckDB groups on every core. Two routes, both ending in one group-by::
     FROM rows GROUP BY id ORDER BY 4
 
 (then, on the distinct ids only, whether each matches ``PLAIN_ID`` and not ``INTEGER_TEXT``),
-so the questions come in first-seen order, as on every other route:
+so the questions come in first-seen order, as on every other route; with ``--by`` the
+Parquet route groups by (model, id) in the same one query and the groups are split per model
+(:func:`kpass.io.long.long_codes.split_pairs`):
 
 * Parquet (one file or the parts of a sharded input, at least :data:`DUCKDB_ROWS` rows):
   DuckDB reads the files itself; ``row`` is ``part << 40 | file_row_number``, and the outcome
@@ -47,7 +49,8 @@ import numpy as np
 
 from ..._core.counting.counts import BinaryCounts
 from ..errors import ReportError
-from .long_codes import INTEGER_TEXT, PLAIN_ID, canonical_codes
+from ..rows import canonical_id
+from .long_codes import INTEGER_TEXT, PLAIN_ID, canonical_codes, split_pairs
 
 __all__ = ["DUCKDB_BYTES", "DUCKDB_ROWS", "DUCKDB_VERSION", "duckdb_long_counts",
            "duckdb_stream_counts", "use_duckdb"]
@@ -90,12 +93,13 @@ def _value_type(kind: Any, pa: Any) -> Any:
 
 
 def duckdb_long_counts(paths: list[Path], roles: dict[str, str]
-                       ) -> tuple[BinaryCounts, str] | None:
+                       ) -> tuple[BinaryCounts | dict[str, BinaryCounts], str] | None:
     """Counts of long Parquet parts read and grouped by DuckDB, or None (pyarrow's route).
 
     Args:
         paths: the Parquet file, or the parts of one sharded input, in order.
-        roles: the columns of ``id`` and ``column`` (``sample`` is the pyarrow route's).
+        roles: the columns of ``id`` and ``column`` (``sample`` is the pyarrow route's), and
+            ``by`` (``--by``: grouped by (model, id), one count per model label, sorted).
 
     Returns:
         The counts with question ids in first-seen order, and the outcome column; None when
@@ -112,32 +116,42 @@ def duckdb_long_counts(paths: list[Path], roles: dict[str, str]
         schema = footer.schema_arrow
         rows += footer.metadata.num_rows
         kinds.add((_value_type(schema.field(roles["id"]).type, pa),
-                   _value_type(schema.field(roles["column"]).type, pa)))
+                   _value_type(schema.field(roles["column"]).type, pa),
+                   _value_type(schema.field(roles["by"]).type, pa) if "by" in roles else None))
     if rows < DUCKDB_ROWS:
         return None  # small: importing DuckDB costs more than it saves
     if len(kinds) != 1:
         return None  # parts of other types (the pyarrow route refuses them)
-    ((id_kind, outcome_kind),) = kinds
+    ((id_kind, outcome_kind, by_kind),) = kinds
     texts = pa.types.is_string(id_kind) or pa.types.is_large_string(id_kind)
+    if by_kind is not None and not (pa.types.is_string(by_kind) or pa.types.is_integer(by_kind)
+                                    or pa.types.is_large_string(by_kind)):
+        return None  # models of another type: the pyarrow route and the line reader say
     if not (texts or pa.types.is_integer(id_kind)) or not (
             pa.types.is_boolean(outcome_kind) or pa.types.is_integer(outcome_kind)
             or pa.types.is_floating(outcome_kind)):
         return None  # ids or outcomes of a type the pyarrow route leaves to the line reader
     key, outcome = _quoted(roles["id"]), _quoted(roles["column"])
     value = f"{outcome}::DOUBLE"
+    model = _quoted(roles["by"]) if "by" in roles else None
+    # --by: grouped by (model, id); a null model is a bad row (the line reader names it)
+    select, group, null_model = ((f"{model}::VARCHAR AS model, ", f"{model}, ",
+                                  f" OR {model} IS NULL") if model else ("", "", ""))
     grouped = f"""
-            SELECT {key} AS id, count(*) AS n, count(*) FILTER (WHERE {value} = 1) AS c,
+            SELECT {select}{key} AS id, count(*) AS n,
+                   count(*) FILTER (WHERE {value} = 1) AS c,
                    min(((list_position($paths, filename) - 1)::BIGINT << 40)
                        | file_row_number) AS first,
-                   count(*) FILTER (WHERE {outcome} IS NULL OR {value} NOT IN (0, 1)) AS bad
+                   count(*) FILTER (WHERE {outcome} IS NULL OR {value} NOT IN (0, 1)
+                                    {null_model}) AS bad
             FROM read_parquet($paths, file_row_number = true, filename = true)
-            GROUP BY {key}"""
+            GROUP BY {group}{key}"""
     return _counted(grouped, {"paths": [str(part) for part in paths]}, texts,
-                    str(paths[0]), roles["column"], None)
+                    str(paths[0]), roles["column"], None, model is not None)
 
 
 def duckdb_stream_counts(first: Any, batches: Iterator[Any], source: str, column: str
-                         ) -> tuple[BinaryCounts, str] | None:
+                         ) -> tuple[BinaryCounts | dict[str, BinaryCounts], str] | None:
     """Counts of record batches that pyarrow parsed, grouped by DuckDB as they come.
 
     Args:
@@ -172,12 +186,15 @@ def _quoted(name: str) -> str:
 
 
 def _counted(grouped: str, params: dict[str, Any], texts: bool, source: str, column: str,
-             rows: Any) -> tuple[BinaryCounts, str] | None:
-    """Run ``grouped`` (id, n, c, first, bad) and build the counts, or None."""
-    found = _grouped(grouped, params, texts, rows)
+             rows: Any, by: bool = False
+             ) -> tuple[BinaryCounts | dict[str, BinaryCounts], str] | None:
+    """Run ``grouped`` (id, n, c, first, bad; ``model`` first with ``by``), build the counts."""
+    found = _grouped(grouped, params, texts, rows, by)
     if found is None:
         return None
-    ids, n, c, plain = found
+    ids, n, c, plain, models = found
+    if models is not None:
+        return _split(ids, n, c, plain, models, source, column)
     try:
         question_ids, id_map = canonical_codes(ids, plain, source, "question id")
     except (ReportError, UnicodeDecodeError):
@@ -188,8 +205,26 @@ def _counted(grouped: str, params: dict[str, Any], texts: bool, source: str, col
                         ids=question_ids), column
 
 
-def _grouped(grouped: str, params: dict[str, Any], texts: bool, rows: Any
-             ) -> tuple[list[Any], np.ndarray, np.ndarray, bool] | None:
+def _split(ids: list[Any], n: np.ndarray, c: np.ndarray, plain: bool, models: list[Any],
+           source: str, column: str) -> tuple[dict[str, BinaryCounts], str] | None:
+    """The (model, id) groups, in first-seen order, as one count per model label (sorted)."""
+    distinct = list(dict.fromkeys(ids))
+    try:
+        question_ids, id_map = canonical_codes(distinct, plain, source, "question id")
+        label_of = [str(canonical_id(model, source, None, "model")) for model in models]
+    except (ReportError, UnicodeDecodeError):
+        return None  # a blank id or model, ...: the line reader names its line
+    slot = {raw: index for index, raw in enumerate(distinct)}
+    labels = sorted(set(label_of))
+    number = {label: index for index, label in enumerate(labels)}
+    split, _ = split_pairs(np.asarray([number[label] for label in label_of], dtype=np.int64),
+                           id_map[np.asarray([slot[raw] for raw in ids], dtype=np.int64)],
+                           n, c, labels, question_ids)
+    return split, column
+
+
+def _grouped(grouped: str, params: dict[str, Any], texts: bool, rows: Any, by: bool = False
+             ) -> tuple[list[Any], np.ndarray, np.ndarray, bool, list[Any] | None] | None:
     """The distinct ids in first-seen order, their rows and successes, and whether they are plain.
 
     Plain: every id is its own canonical id. None on a null id, an outcome other than 0 or 1,
@@ -203,7 +238,8 @@ def _grouped(grouped: str, params: dict[str, Any], texts: bool, rows: Any
     if texts:
         params = {**params, "plain": PLAIN_ID, "number": INTEGER_TEXT}
     query = (f"WITH grouped AS ({grouped})\n"
-             f"SELECT id, n, c, first, bad, {plain} AS plain FROM grouped ORDER BY first")
+             f"SELECT {'model, ' if by else ''}id, n, c, first, bad, {plain} AS plain "
+             "FROM grouped ORDER BY first")
     try:
         # No progress bar of DuckDB's on the terminal (kpass draws its own on stderr), and any
         # spill to disk in the system's temporary folder, not ``.tmp`` in the user's folder.
@@ -223,5 +259,11 @@ def _grouped(grouped: str, params: dict[str, Any], texts: bool, rows: Any
     first = result["first"]
     if (np.ma.isMaskedArray(first) and first.mask.any()) or np.any(np.asarray(first) < 0):
         return None  # a file DuckDB names otherwise than it was given
+    models = None
+    if by:
+        found = result["model"]
+        if np.ma.isMaskedArray(found) and found.mask.any():
+            return None  # a null model: the line reader names its row
+        models = np.asarray(found).tolist()
     return (np.asarray(ids).tolist(), np.asarray(result["n"], dtype=np.int64),
-            np.asarray(result["c"], dtype=np.int64), bool(np.all(result["plain"])))
+            np.asarray(result["c"], dtype=np.int64), bool(np.all(result["plain"])), models)

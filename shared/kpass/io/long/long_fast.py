@@ -50,8 +50,8 @@ from ..._core.counting.counts import BinaryCounts
 from ..arrow_numpy import index_array, to_numpy
 from ..errors import ReportError
 from ..formats.fast import NestingScan
-from ..rows import MAX_NESTING, OUTCOME_COLUMNS
-from .long_codes import Codes, canonical_codes, grown, repeated_pairs
+from ..rows import MAX_NESTING, OUTCOME_COLUMNS, canonical_id
+from .long_codes import Codes, canonical_codes, grown, repeated_pairs, split_pairs
 from .long_duckdb import duckdb_long_counts, duckdb_stream_counts, use_duckdb
 
 __all__ = ["fast_long_counts"]
@@ -138,7 +138,8 @@ def _columns(names: dict[str, Any], present: list[str]) -> dict[str, str] | None
     column = names["column"]
     if column is None:
         column = next((name for name in OUTCOME_COLUMNS if name in present), None)
-    wanted = {"id": names["id"], "sample": names["sample"], "column": column}
+    wanted = {"id": names["id"], "sample": names["sample"], "column": column,
+              "by": names.get("by")}
     if column is None or any(value is not None and value not in present
                              for value in wanted.values()):
         return None
@@ -306,7 +307,7 @@ class _Checked:
         self.text, self.chunk_size, self.types = text, chunk_size, types
         self.doubted = False
 
-    def counts(self) -> tuple[BinaryCounts, str] | None:
+    def counts(self) -> tuple[BinaryCounts | dict[str, BinaryCounts], str] | None:
         """The counts grouped by DuckDB, or None (a doubt, or a DuckDB failure)."""
         rows = self._rows()
         first = next(rows, None)
@@ -387,7 +388,7 @@ def _layout(path: Path, fmt: str, names: dict[str, Any], pa: Any
     if roles is None:
         return None
     if first is not None:  # JSON Lines
-        keys = {roles[role] for role in ("id", "sample") if role in roles}
+        keys = {roles[role] for role in ("id", "sample", "by") if role in roles}
         for name in roles.values():
             kind = _json_type(first[name], pa, name not in keys)
             if kind is None:
@@ -398,7 +399,7 @@ def _layout(path: Path, fmt: str, names: dict[str, Any], pa: Any
 
 def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
                      threshold: float | None, chunk_size: int
-                     ) -> tuple[BinaryCounts, str] | None:
+                     ) -> tuple[BinaryCounts | dict[str, BinaryCounts], str] | None:
     """Counts of a long CSV/TSV/JSONL/Parquet file grouped by pyarrow, or None (the slow path).
 
     Args:
@@ -410,7 +411,9 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
         chunk_size: rows per Parquet batch, and the fewest rows gathered per batch.
 
     Returns:
-        The counts with question ids in first-seen order, and the outcome column used.
+        The counts with question ids in first-seen order, and the outcome column used; with
+        ``names["by"]`` (``--by``) one count per model label instead (labels sorted): each
+        row is numbered by the pair (model code, id code), one more hash lookup a row.
     """
     if (threshold is not None or names["id"] is None
             or fmt not in ("csv", "tsv", "parquet", "jsonl")
@@ -427,8 +430,10 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
             return None  # a part without the columns, or of other types: the slow path says
         roles, types = first
         wanted = list(dict.fromkeys(roles.values()))
-        text = [roles[role] for role in ("id", "sample") if role in roles]
-        if use_duckdb(paths, fmt, roles):  # large, no --sample, DuckDB installed
+        text = list(dict.fromkeys(roles[role] for role in ("id", "sample", "by")
+                                  if role in roles))
+        # large, no --sample, DuckDB installed (text with --by stays here: one pair code a row)
+        if (fmt == "parquet" or "by" not in roles) and use_duckdb(paths, fmt, roles):
             if fmt == "parquet":
                 grouped = duckdb_long_counts(paths, roles)
             else:
@@ -440,6 +445,8 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
                 return grouped
         ids = Codes(pa, pc)
         samples = Codes(pa, pc) if "sample" in roles else None
+        models = Codes(pa, pc) if "by" in roles else None
+        pairs = Codes(pa, pc)  # with --by: (model code << 32 | id code), numbered
         n = np.zeros(0, dtype=np.int64)
         c = np.zeros(0, dtype=np.int64)
         keys: list[np.ndarray] = []
@@ -457,16 +464,23 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
                 return None
             id_values, outcomes = checked
             codes = ids.encode(id_values)
+            if models is not None:
+                model_values = _id_values(table.column(roles["by"]), pa)
+                if model_values is None:
+                    return None  # a null or odd model: the line reader names its line
+                paired = (models.encode(model_values) << 32) | codes
+                codes = pairs.encode(pa.array(paired, type=pa.int64()))
             if samples is not None:
                 sample_values = _id_values(table.column(roles["sample"]), pa)
                 if sample_values is None:
                     return None
                 keys.append((codes << 32) | samples.encode(sample_values))
-            n = grown(n, ids.size)
-            c = grown(c, ids.size)
-            n += np.bincount(codes, minlength=ids.size)
+            size = ids.size if models is None else pairs.size
+            n = grown(n, size)
+            c = grown(c, size)
+            n += np.bincount(codes, minlength=size)
             ok = to_numpy(outcomes).astype(bool)
-            c += np.bincount(codes[ok], minlength=ids.size)
+            c += np.bincount(codes[ok], minlength=size)
     except (pa.ArrowException, OSError, EOFError, ValueError, KeyError):
         return None  # a parse error, a type that changed between blocks, a too deep line, ...
     if ids.size == 0:
@@ -477,8 +491,22 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
         if samples is not None:
             _, sample_map = canonical_codes(samples.values(), samples.canonical(),
                                            str(paths[0]), "sample id")
+        if models is not None:
+            label_of = [str(canonical_id(value, str(paths[0]), None, "model"))
+                        for value in models.values()]
     except (ReportError, UnicodeDecodeError):
         return None  # a blank id, ...: the slow path names its line
+    if models is not None:
+        labels = sorted(set(label_of))
+        number = {label: index for index, label in enumerate(labels)}
+        model_map = np.asarray([number[label] for label in label_of], dtype=np.int64)
+        raw = np.asarray(pairs.values(), dtype=np.int64)
+        split, pair_map = split_pairs(model_map[raw >> 32], id_map[raw & 0xFFFFFFFF], n, c,
+                                      labels, question_ids)
+        if samples is not None and repeated_pairs(keys, pair_map, sample_map,
+                                                  int(pair_map.max()) + 1):
+            return None
+        return split, roles["column"]
     if samples is not None and repeated_pairs(keys, id_map, sample_map, len(question_ids)):
         return None  # a repeated (id, sample): the slow path names both lines
     size = len(question_ids)

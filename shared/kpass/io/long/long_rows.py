@@ -5,9 +5,10 @@ chunk; the readers here turn each format -- CSV, TSV, JSONL, JSON, Parquet, a sa
 ``datasets`` directory -- into those chunks. A chunk is ``(where, ids, samples,
 values)``: the place of each row (``line 12``, ``record 3``, ``row 7``), its question
 id and sample id as read (``None`` when no such column was named), and its outcome
-value or list. Nothing is checked or counted here beyond the columns being present
-(:func:`_need` picks the outcome column); the tally refuses bad values with their
-place.
+value or list. With ``names["by"]`` (``--by COLUMN``) each id is a pair ``(by value,
+question id)``, so one tally groups on both. Nothing is checked or counted here beyond
+the columns being present (:func:`_need` picks the outcome column); the tally refuses
+bad values with their place.
 
 Example:
     >>> import pathlib, tempfile
@@ -44,8 +45,8 @@ Chunk = tuple[list[str], list[Any] | None, list[Any] | None, list[Any]]
 
 def _need(names: dict[str, Any], present: list[str], source: str, where: str | None) -> None:
     found = ", ".join(f"`{n}`" for n in present) or "none"
-    for option in ("id", "sample"):
-        if names[option] is not None and names[option] not in present:
+    for option in ("id", "sample", "by"):
+        if names.get(option) is not None and names[option] not in present:
             raise ReportError(source, f"no column `{names[option]}` (--{option}); the columns "
                                       f"are {found}", where)
     names["column"] = pick_column(present, names["column"], source, where)
@@ -68,7 +69,8 @@ def _csv_chunks(source: str, path: Path, names: dict[str, Any], size: int,
         cols = [header.index(names[key]) if names[key] else None
                 for key in ("id", "sample", "column")]
         value_col = header.index(names["column"])  # set by _need
-        width = max(c for c in cols if c is not None)
+        by_col = header.index(names["by"]) if names.get("by") else None
+        width = max(c for c in [*cols, by_col] if c is not None)
         where: list[str] = []
         ids: list[Any] = []
         samples: list[Any] = []
@@ -81,11 +83,12 @@ def _csv_chunks(source: str, path: Path, names: dict[str, Any], size: int,
             if width >= len(record):
                 raise ReportError(source, f"the row has {len(record)} fields; expected at least "
                                           f"{width + 1}", line)
-            for key, col in zip(("id", "sample", "column"), cols, strict=True):
+            for key, col in zip(("id", "sample", "column", "by"), [*cols, by_col], strict=True):
                 if col is not None and _SURROGATE.search(record[col]):
                     raise ReportError(source, not_utf8(names[key]), line)
             where.append(line)
-            ids.append(record[cols[0]] if cols[0] is not None else None)
+            qid = record[cols[0]] if cols[0] is not None else None
+            ids.append(qid if by_col is None else (record[by_col], qid))
             samples.append(record[cols[1]] if cols[1] is not None else None)
             values.append(_text_cell(record[value_col], source, line))
             if len(where) >= size:
@@ -154,14 +157,15 @@ def _record_chunks(records: Iterator[tuple[str, Any]], source: str, names: dict[
         if not checked:
             checked = True
             _need(names, list(record), source, line)
-        for key in ("id", "sample", "column"):
-            if names[key] is not None and names[key] not in record:
+        for key in ("id", "sample", "column", "by"):
+            if names.get(key) is not None and names[key] not in record:
                 raise ReportError(source, f"the record has no `{names[key]}` field", line)
-        for key in ("id", "sample", "column"):
-            if names[key] is not None and _has_bad_bytes(record[names[key]]):
+        for key in ("id", "sample", "column", "by"):
+            if names.get(key) is not None and _has_bad_bytes(record[names[key]]):
                 raise ReportError(source, not_utf8(names[key]), line)
         where.append(line)
-        ids.append(record[names["id"]] if names["id"] else None)
+        qid = record[names["id"]] if names["id"] else None
+        ids.append((record[names["by"]], qid) if names.get("by") else qid)
         samples.append(record[names["sample"]] if names["sample"] else None)
         values.append(record[names["column"]])
         if len(where) >= size:
@@ -223,6 +227,8 @@ def _arrow_chunks(batches: Iterator[Any], names: dict[str, Any]) -> Iterator[Chu
         first += batch.num_rows
         samples = batch.column(names["sample"]).to_pylist() if names["sample"] else None
         ids = batch.column(names["id"]).to_pylist() if names["id"] else None
+        if names.get("by") and ids is not None:
+            ids = list(zip(batch.column(names["by"]).to_pylist(), ids, strict=True))
         yield where, ids, samples, batch.column(names["column"]).to_pylist()
 
 
@@ -236,7 +242,8 @@ def _parquet_chunks(source: str, path: Path, names: dict[str, Any], size: int
         raise ReportError(source, f"not a readable Parquet file ({error})") from None
     present = handle.schema_arrow.names
     _need(names, present, source, None)
-    wanted = [n for n in (names["id"], names["sample"], names["column"]) if n]
+    wanted = list(dict.fromkeys(n for n in (names["id"], names["sample"], names["column"],
+                                            names.get("by")) if n))
     return _arrow_chunks(handle.iter_batches(batch_size=size, columns=wanted), names)
 
 
