@@ -418,8 +418,11 @@ def test_cred_lo_cred_hi_are_the_posterior_and_lo_hi_the_interval_over_questions
 
 
 def test_prior_is_the_beta_prior_everywhere_but_the_reference_librarys_tailpass():
-    """prior= defaults to "uniform" wherever kpass chose the name; kpass.tailpass keeps scorio's
-    Dirichlet-concentration `prior` (tests/families/test_contract.py freezes its signature)."""
+    """prior= means one thing and defaults to "uniform" wherever kpass chose the name, except
+    kpass.allocate, whose default is the fitted prior ("empirical": the uniform one makes
+    allocation worse than an even spread on rare successes, issue 38 item 16); kpass.tailpass
+    keeps scorio's Dirichlet-concentration `prior` (tests/families/test_contract.py freezes
+    its signature)."""
     takers = {}
     for public in kpass.__all__:
         obj = getattr(kpass, public)
@@ -430,7 +433,7 @@ def test_prior_is_the_beta_prior_everywhere_but_the_reference_librarys_tailpass(
                 label = f"{public}.{m}" if m else public
                 takers[label] = inspect.signature(target).parameters["prior"].default
     odd = {label: default for label, default in takers.items() if default != "uniform"}
-    assert odd == {"tailpass": 1.0}
+    assert odd == {"tailpass": 1.0, "allocate": "empirical"}
     assert len(takers) > 10 and "vote_at_k_ci" not in takers
     assert "concentration" in inspect.signature(kpass.vote_at_k_ci).parameters
 
