@@ -186,7 +186,8 @@ def test_compare_mde_is_never_zero_when_every_question_agrees():
 
 
 def test_cli_compare_json_stays_strict_when_no_difference_is_detectable(tmp_path, capsys):
-    """5 questions all alike: MDE inf in the table, null in JSON (no Infinity token)."""
+    """5 questions all alike: no MDE (null in JSON, no Infinity token; the verdict says in
+    words that no difference was detectable, not "MDE inf")."""
     for name in ("a.jsonl", "b.jsonl"):
         (tmp_path / name).write_text('{"outcomes": [1, 1]}\n' * 5)
     assert main(["compare", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "--metrics",
@@ -198,6 +199,10 @@ def test_cli_compare_json_stays_strict_when_no_difference_is_detectable(tmp_path
     document = json.loads(capsys.readouterr().out, parse_constant=refuse)
     row, = document["results"]
     assert row["mde"] is None and row["se"] == 0.0
+    assert main(["compare", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "--metrics",
+                 "pass@k", "--k", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "no difference is detectable at 5 questions" in text and "inf" not in text
 
 
 # ----------------------------------------------------------------------------- CR2

@@ -172,8 +172,11 @@ def verdicts(lines: list[Line], confidence: float, unit: str = "", digits: int =
             return True, (f"B is better than A on {line.title} by {number(-r.difference)} "
                           f"({level} CI {_number(-r.hi, digits)} to {number(-r.lo)}, "
                           f"{p_words(name, p)})")
+        # an infinite MDE (se = 0 under 6 questions): no difference could have been shown
+        mde = (f"MDE {number(r.mde)}" if math.isfinite(r.mde) else
+               f"no difference is detectable at {r.questions} questions")
         return False, (f"no detectable difference on {line.title}: difference A - B "
-                       f"{number(r.difference)}, MDE {number(r.mde)} ({p_words(name, p)})")
+                       f"{number(r.difference)}, {mde} ({p_words(name, p)})")
 
     if len(lines) == 1:
         return [one(lines[0], "p")[1]]
