@@ -1,0 +1,315 @@
+r"""A profile-likelihood interval for Pass@k and Pass^k near 0 or 1, from a beta-binomial fit.
+
+Near 0 or 1 the interval of :mod:`kpass.stats.intervals` sees only the estimate and its SE;
+a rare Pass^k is the mean of a few large per-question values, and a 20-200 question
+sample mostly misses them, so its SE is too small when the estimate is low (the lower
+tail of the audit: 5.4% below the value at 200 questions) and too large where the
+Wilson end and the pull towards M widen it (over-coverage 0.97-0.999 at 20-60
+questions). Here every question's count is used, not only the mean and SE.
+
+Model (the population of questions, as the interval over questions assumes):
+question q's success probability p_q ~ Beta(a, b), its correct count
+c_q | p_q ~ Binomial(n_q, p_q). The estimand is the population mean of the metric,
+
+    Pass^k:  theta = E[p^k]           = prod_{j<k} (a + j) / (a + b + j),
+    Pass@k:  theta = 1 - E[(1 - p)^k] = 1 - prod_{j<k} (b + j) / (a + b + j),
+
+the value the unbiased per-question estimator's mean estimates (the same estimand as the
+interval over questions of :mod:`kpass.stats.intervals`; the estimate printed stays the
+unbiased mean over questions). Accuracy is Pass@1 (theta = a / (a + b)).
+
+Interval: the profile likelihood ratio (Wilks; Venzon and Moolgavkar 1988),
+
+    { theta : 2 (l_max - max_{(a, b): theta(a, b) = theta} l(a, b)) <= q^2 },
+
+with l(a, b) = sum_q log BetaBinom(c_q; n_q, a, b) and q the t quantile with M - 1
+degrees of freedom (the reference every interval over questions in kpass uses; q^2 is
+chi2_1's quantile as M grows). The profile is over the precision S = a + b: for each S on
+a grid of log S in [-6, 12] (step 0.25, refined by a parabola through the best three) the
+mean a / S with theta(a, b) = theta is solved by Newton's method in log a (the product is
+convex and increasing in log a: Newton from a = S converges monotonically). As S -> 0 the
+Beta tends to a two-point population (p in {0, 1}), as S -> inf to one p for all
+questions, so the profile covers both a benchmark of easy and impossible questions and
+one of equal questions. The ends are found by bisection on logit theta, the maximum by
+golden-section search; the interval then is widened to hold the unbiased estimate
+(under a misspecified population the model's theta-hat can differ from it).
+
+With one sample per question (n = 1) a and b are not separately identified; the
+likelihood depends on a / (a + b) only and the interval is the binomial likelihood-ratio
+interval of accuracy.
+
+When :func:`kpass.stats.intervals`' callers use it (:data:`RULE`, fixed before its
+validation): the ``auto`` choice takes this interval for Pass@k and Pass^k (accuracy is
+Pass@1) with no clusters and se > 0 where the estimate x over the M questions used is near
+a bound, min(x, 1 - x) <= :data:`NEAR_SHARE` and M min(x, 1 - x) <= :data:`NEAR_EVENTS`
+(fewer than 25 questions' worth of the estimate from the nearer bound). Elsewhere, and
+for every other metric, paired differences and clustered SEs, the interval of
+:mod:`kpass.stats.intervals` (t, score, exact). Coverage, per tail, and width on designs
+split into tuning and held-out sets: ``benchmarks/bench_coverage_betabin.py`` and
+docs/explanation/statistics.md.
+
+References:
+    Skellam (1948), "A probability distribution derived from the binomial distribution
+    by regarding the probability of success as variable between the sets of trials",
+    JRSS B 10(2) (the beta-binomial).
+    Venzon and Moolgavkar (1988), "A method for computing profile-likelihood-based
+    confidence intervals", Applied Statistics 37(1).
+    Wilks (1938), Annals of Mathematical Statistics 9(1) (the likelihood-ratio chi2).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.special import stdtrit
+
+from .._core.counting.checks import InputError
+
+__all__ = ["beta_binomial_interval", "profile_ends", "uses_beta_binomial", "INTERVAL_CHOICES",
+           "NEAR_SHARE", "NEAR_EVENTS", "RULE"]
+
+NEAR_SHARE = 0.2
+"""The rule's first condition: min(x, 1 - x) <= 0.2."""
+
+NEAR_EVENTS = 25.0
+"""The rule's second condition: M min(x, 1 - x) <= 25 questions' worth."""
+
+RULE = ("beta-binomial for Pass@k and Pass^k without clusters, se > 0, "
+        "min(x, 1 - x) <= 0.2 and M min(x, 1 - x) <= 25")
+"""The ``auto`` rule in words (fixed before the validation of the held-out designs)."""
+
+INTERVAL_CHOICES = ("auto", "se-based", "beta-binomial")
+"""``interval=``: ``auto`` (:data:`RULE`), ``se-based`` (always :mod:`kpass.stats.intervals`'
+interval from the estimate and se), ``beta-binomial`` (this interval wherever it applies:
+Pass@k and Pass^k without clusters, se > 0)."""
+
+METRICS = ("pass@k", "pass^k")
+"""The metrics (registry keys) this interval applies to."""
+
+_LOG_S = np.arange(-6.0, 12.0 + 1e-9, 0.5)
+_FINE = np.linspace(-0.5, 0.5, 9)  # the second grid of log S, around the first's best
+_EDGE = 1e-12  # theta is searched in [_EDGE, 1 - _EDGE]
+
+
+def uses_beta_binomial(choice: str, metric: str, estimate: float, se: float | None,
+                       questions: int, clustered: bool) -> bool:
+    """Whether ``choice`` (:data:`INTERVAL_CHOICES`) gives this row the beta-binomial interval.
+
+    Args:
+        choice: ``"auto"``, ``"se-based"`` or ``"beta-binomial"``.
+        metric: the registry key (``"pass@k"``, ``"pass^k"``; others never).
+        estimate: the unbiased estimate x.
+        se: its standard error over questions (None or 0: never).
+        questions: M, the questions used.
+        clustered: clustered SE (never: the model has independent questions).
+    """
+    if choice == "se-based" or metric not in METRICS or clustered or not se or questions < 2:
+        return False
+    if choice == "beta-binomial":
+        return True
+    near = min(estimate, 1.0 - estimate)
+    return near <= NEAR_SHARE and questions * near <= NEAR_EVENTS
+
+
+def _tails(cells_n: np.ndarray, cells_c: np.ndarray, weights: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """T_a[r, j] = sum of weights with c > j; T_b with n - c > j; T_n with n > j."""
+    top = int(cells_n.max())
+    j = np.arange(top)
+    above_c = (cells_c[:, None] > j[None, :]).astype(float)
+    above_f = ((cells_n - cells_c)[:, None] > j[None, :]).astype(float)
+    above_n = (cells_n[:, None] > j[None, :]).astype(float)
+    return weights @ above_c, weights @ above_f, weights @ above_n, top
+
+
+class _Profile:
+    """The profile log-likelihood of theta = E[p^k] for R data sets on common cells."""
+
+    def __init__(self, cells_n: np.ndarray, cells_c: np.ndarray, weights: np.ndarray, k: int):
+        self.ta, self.tb, self.tn, top = _tails(cells_n, cells_c, weights)
+        self.j = np.arange(top, dtype=float)
+        self.jk = np.arange(k, dtype=float)
+
+    def loglik(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """l(a, b) up to a constant, for a, b of shape (R, T, G)."""
+        j = self.j
+        la = np.log(np.maximum(a, 1e-300)[..., None] + j)
+        lb = np.log(np.maximum(b, 1e-300)[..., None] + j)
+        ln = np.log((a + b)[..., None] + j)
+        return (np.einsum("rtgj,rj->rtg", la, self.ta) + np.einsum("rtgj,rj->rtg", lb, self.tb)
+                - np.einsum("rtgj,rj->rtg", ln, self.tn))
+
+    def at(self, theta: np.ndarray, log_s: np.ndarray) -> np.ndarray:
+        """l at theta (R, T) and log S (R, T, G), a solved from prod_{j<k} (a + j) / (S + j)
+        = theta by Newton's method in log a. The left side is convex and increasing in
+        log a, so Newton from the right of the root converges monotonically; the start
+        a = theta^(1/k) S is right of it (E[p^k] >= E[p]^k, Jensen)."""
+        s = np.exp(log_s)
+        log_theta = np.log(theta)[..., None]
+        target = log_theta + np.log(s[..., None] + self.jk).sum(axis=-1)
+        u = log_s + log_theta / self.jk.size
+        for _ in range(200):
+            ea = np.exp(u)[..., None]
+            terms = ea + self.jk
+            step = (np.log(terms).sum(axis=-1) - target) / (ea / terms).sum(axis=-1)
+            u = np.minimum(u - step, log_s)
+            if np.all(np.abs(step) < 1e-9):
+                break
+        a = np.exp(u)
+        return self.loglik(a, s - a)
+
+    def __call__(self, theta: np.ndarray) -> np.ndarray:
+        """max over S of l at theta (R, T): a grid of log S of step 1/2, then one of step
+        1/8 over the best point's neighbours, and a parabola through its best three."""
+        grid = np.broadcast_to(_LOG_S, (*theta.shape, _LOG_S.size))
+        values = self.at(theta, grid)
+        best = np.clip(np.argmax(values, axis=-1), 1, _LOG_S.size - 2)
+        fine = _LOG_S[best][..., None] + _FINE
+        values = self.at(theta, fine)
+        top = np.clip(np.argmax(values, axis=-1), 1, _FINE.size - 2)[..., None]
+        left, mid, right = (np.take_along_axis(values, top + shift, axis=-1)[..., 0]
+                            for shift in (-1, 0, 1))
+        curve = left - 2.0 * mid + right
+        with np.errstate(divide="ignore", invalid="ignore"):
+            peak = mid - 0.125 * (right - left) ** 2 / curve
+        peak = np.where((curve < 0) & np.isfinite(peak), np.minimum(peak, mid + 0.5 *
+                                                                    np.abs(right - left)), mid)
+        return np.maximum(peak, values.max(axis=-1))
+
+
+def _logit(x: np.ndarray) -> np.ndarray:
+    return np.log(x) - np.log1p(-x)
+
+
+def _expit(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def profile_ends(cells_n: Any, cells_c: Any, weights: Any, k: int, metric: str = "pass^k",
+                 confidence: float = 0.95, df: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    r"""The profile-likelihood interval (module docstring) for R data sets at once.
+
+    The data sets share their cells (n, c) and differ in how many questions fall in each.
+    The search is on z = logit theta in [-27.6, 27.6]: the profile on a grid of step 1,
+    then three rounds of 17 points over the bracket of the maximum (steps 1/8, 1/64,
+    1/512), then three over the bracket of each crossing of l_max - q^2 / 2 (steps 1/16,
+    1/256, 1/4096), the ends interpolated linearly in the last bracket.
+
+    Args:
+        cells_n: samples n of each cell, shape (C,), every n >= k.
+        cells_c: correct count c of each cell (0 <= c <= n), shape (C,).
+        weights: questions per cell, shape (R, C) (or (C,) for one data set).
+        k: the metric's k (>= 1).
+        metric: ``"pass^k"`` or ``"pass@k"`` (Pass@k of p is 1 - Pass^k of 1 - p).
+        confidence: the level.
+        df: degrees of freedom of the t quantile, per data set or one; None: questions - 1.
+
+    Returns:
+        (lo, hi), arrays of shape (R,), of the model's theta (not yet widened to the
+        estimate).
+    """
+    n = np.asarray(cells_n, dtype=int)
+    c = np.asarray(cells_c, dtype=int)
+    w = np.atleast_2d(np.asarray(weights, dtype=float))
+    if metric == "pass@k":
+        c = n - c
+    questions = w.sum(axis=1)
+    df = np.maximum(questions - 1.0, 1.0) if df is None else np.broadcast_to(
+        np.asarray(df, dtype=float), questions.shape)
+    q = stdtrit(df, 0.5 + 0.5 * confidence)
+    drop = 0.5 * q * q
+    profile = _Profile(n, c, w, int(k))
+    r = w.shape[0]
+    rows = np.arange(r)
+    edge = float(_logit(np.array(_EDGE)))
+    z = np.broadcast_to(np.linspace(edge, -edge, 56), (r, 56))
+    values = profile(_expit(z))
+    zoom = np.linspace(0.0, 1.0, 17)[None, :]
+    # the maximum: three rounds of 17 points over the best point's neighbours
+    top = np.clip(np.argmax(values, axis=1), 1, 54)
+    start, span = z[rows, top - 1], z[rows, top + 1] - z[rows, top - 1]
+    best = values.max(axis=1)
+    for _ in range(3):
+        grid = start[:, None] + span[:, None] * zoom
+        found = profile(_expit(grid))
+        best = np.maximum(best, found.max(axis=1))
+        top = np.clip(np.argmax(found, axis=1), 1, 15)
+        start, span = grid[rows, top - 1], grid[rows, top + 1] - grid[rows, top - 1]
+    level = best - drop
+    # the crossings: the bracket on the first grid, then three rounds of 17 points
+    inside = values >= level[:, None]
+    first = np.argmax(inside, axis=1)
+    final = 55 - np.argmax(inside[:, ::-1], axis=1)
+    open_low, open_high = first == 0, final == 55
+    ends = []
+    for left in (np.maximum(first - 1, 0), np.minimum(final, 54)):
+        a_z, b_z = z[rows, left], z[rows, left + 1]
+        a_v, b_v = values[rows, left], values[rows, left + 1]
+        for _ in range(3):
+            grid = a_z[:, None] + (b_z - a_z)[:, None] * zoom
+            found = profile(_expit(grid))
+            found[:, 0], found[:, -1] = a_v, b_v
+            side = (found >= level[:, None]) != (a_v >= level)[:, None]
+            cross = np.clip(np.argmax(side, axis=1), 1, 16)  # first point on b's side
+            a_z, b_z = grid[rows, cross - 1], grid[rows, cross]
+            a_v, b_v = found[rows, cross - 1], found[rows, cross]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.clip((level - a_v) / (b_v - a_v), 0.0, 1.0)
+        ends.append(_expit(a_z + np.where(np.isfinite(share), share, 0.5) * (b_z - a_z)))
+    lo = np.where(open_low, 0.0, ends[0])
+    hi = np.where(open_high, 1.0, ends[1])
+    if metric == "pass@k":
+        lo, hi = 1.0 - hi, 1.0 - lo
+    return lo, hi
+
+
+def beta_binomial_interval(n_samples: Any, n_correct: Any, k: int, metric: str = "pass^k",
+                           estimate: float | None = None, confidence: float = 0.95
+                           ) -> tuple[float, float]:
+    r"""The beta-binomial profile-likelihood interval of Pass^k or Pass@k over questions.
+
+    See the module docstring for the model, the estimand (the population mean of the
+    metric) and the construction.
+
+    Args:
+        n_samples: samples per question (each >= k).
+        n_correct: correct samples per question.
+        k: the metric's k.
+        metric: ``"pass^k"`` or ``"pass@k"`` (accuracy: ``"pass@k"`` with k = 1).
+        estimate: the unbiased estimate; the interval is widened to hold it (None: not).
+        confidence: the level in (0, 1).
+
+    Returns:
+        (lo, hi) in [0, 1].
+
+    Raises:
+        ValueError: a question with fewer than k samples, fewer than 2 questions, a
+            count outside [0, n], a metric other than the two, or a bad level.
+
+    Example:
+        >>> lo, hi = beta_binomial_interval([8] * 30, [0] * 26 + [3, 5, 8, 2], 4)
+        >>> round(lo, 3), round(hi, 3)
+        (0.014, 0.126)
+    """
+    n = np.asarray(n_samples, dtype=int).ravel()
+    c = np.asarray(n_correct, dtype=int).ravel()
+    if metric not in METRICS:
+        raise InputError(f"`metric` must be one of {', '.join(METRICS)}; got {metric!r}")
+    if not 0.0 < confidence < 1.0:
+        raise InputError(f"`confidence` must be in (0, 1); got {confidence!r}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise InputError(f"`k` must be an integer >= 1; got {k!r}")
+    if n.shape != c.shape or n.size < 2:
+        raise InputError(f"`n_samples` and `n_correct` need one entry per question, at least "
+                         f"2; got {n.size} and {c.size}")
+    if np.any(n < k) or np.any(c < 0) or np.any(c > n):
+        raise InputError(f"every question needs k <= n and 0 <= c <= n; got k={k}, "
+                         f"n in [{n.min()}, {n.max()}], c in [{c.min()}, {c.max()}]")
+    keys, weight = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
+    lo, hi = profile_ends(keys[:, 0], keys[:, 1], weight[None, :].astype(float), int(k), metric,
+                          confidence)
+    low, high = float(lo[0]), float(hi[0])
+    if estimate is not None:
+        low, high = min(low, float(estimate)), max(high, float(estimate))
+    return low + 0.0, high + 0.0
