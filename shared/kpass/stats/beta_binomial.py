@@ -227,31 +227,40 @@ def profile_ends(cells_n: Any, cells_c: Any, weights: Any, k: int, metric: str =
     values = profile(_expit(z))
     zoom = np.linspace(0.0, 1.0, 17)[None, :]
     # the maximum: three rounds of 17 points over the best point's neighbours
-    top = np.clip(np.argmax(values, axis=1), 1, 54)
-    start, span = z[rows, top - 1], z[rows, top + 1] - z[rows, top - 1]
-    best = values.max(axis=1)
+    top = np.argmax(values, axis=1)
+    best, z_hat = values[rows, top], z[rows, top]
+    middle = np.clip(top, 1, 54)
+    start, span = z[rows, middle - 1], z[rows, middle + 1] - z[rows, middle - 1]
     for _ in range(3):
         grid = start[:, None] + span[:, None] * zoom
         found = profile(_expit(grid))
-        best = np.maximum(best, found.max(axis=1))
-        top = np.clip(np.argmax(found, axis=1), 1, 15)
-        start, span = grid[rows, top - 1], grid[rows, top + 1] - grid[rows, top - 1]
+        peak = np.argmax(found, axis=1)
+        better = found[rows, peak] > best
+        best = np.where(better, found[rows, peak], best)
+        z_hat = np.where(better, grid[rows, peak], z_hat)
+        middle = np.clip(peak, 1, 15)
+        start, span = grid[rows, middle - 1], grid[rows, middle + 1] - grid[rows, middle - 1]
     level = best - drop
-    # the crossings: the bracket on the first grid, then three rounds of 17 points
-    inside = values >= level[:, None]
-    first = np.argmax(inside, axis=1)
-    final = 55 - np.argmax(inside[:, ::-1], axis=1)
-    open_low, open_high = first == 0, final == 55
+    # the crossings: on each side of the maximum z_hat, the first-grid point nearest to it
+    # with a profile below the level and the next point towards z_hat (or z_hat itself)
+    # bracket the end; then three rounds of 17 points
+    outside = values < level[:, None]
+    left_side, right_side = z < z_hat[:, None], z > z_hat[:, None]
+    below = np.where(outside & left_side, np.arange(56)[None, :], -1).max(axis=1)
+    above = np.where(outside & right_side, np.arange(56)[None, :], 56).min(axis=1)
+    open_low, open_high = below < 0, above > 55
     ends = []
-    for left in (np.maximum(first - 1, 0), np.minimum(final, 54)):
-        a_z, b_z = z[rows, left], z[rows, left + 1]
-        a_v, b_v = values[rows, left], values[rows, left + 1]
+    for far, step in ((np.clip(below, 0, 55), 1), (np.clip(above, 0, 55), -1)):
+        near = np.clip(far + step, 0, 55)
+        past = (z[rows, near] - z_hat) * step > 0  # the next point lies beyond z_hat
+        a_z, a_v = z[rows, far], values[rows, far]
+        b_z = np.where(past, z_hat, z[rows, near])
+        b_v = np.where(past, best, values[rows, near])
         for _ in range(3):
             grid = a_z[:, None] + (b_z - a_z)[:, None] * zoom
             found = profile(_expit(grid))
             found[:, 0], found[:, -1] = a_v, b_v
-            side = (found >= level[:, None]) != (a_v >= level)[:, None]
-            cross = np.clip(np.argmax(side, axis=1), 1, 16)  # first point on b's side
+            cross = np.clip(np.argmax(found >= level[:, None], axis=1), 1, 16)
             a_z, b_z = grid[rows, cross - 1], grid[rows, cross]
             a_v, b_v = found[rows, cross - 1], found[rows, cross]
         with np.errstate(divide="ignore", invalid="ignore"):
