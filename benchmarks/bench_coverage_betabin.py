@@ -11,8 +11,8 @@ Compares, per design, three intervals over questions for Pass@k and Pass^k:
               beta-binomial (widened to hold the unbiased estimate) wherever se > 0; the
               se-based interval where se = 0.
     auto      what kpass prints now: betabin where ``kpass.stats.beta_binomial.RULE``
-              holds for that replication (min(x, 1 - x) <= 0.2 and M min(x, 1 - x) <= 25,
-              se > 0), se-based elsewhere.
+              holds for that replication (min(x, 1 - x) <= 0.2, M min(x, 1 - x) <= 25,
+              M >= 10, se > 0), se-based elsewhere.
 
 ``cov`` is the share of replications whose 95% interval holds the population value,
 ``low`` the share lying wholly below it (hi < truth), ``high`` wholly above (lo > truth);
@@ -49,7 +49,7 @@ from scipy.special import expit
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_coverage import beta_draw, beta_truth, per_question  # noqa: E402
 
-from kpass.stats.beta_binomial import NEAR_EVENTS, NEAR_SHARE, profile_ends  # noqa: E402
+from kpass.stats.beta_binomial import MIN_QUESTIONS, NEAR_EVENTS, NEAR_SHARE, profile_ends  # noqa: E402
 from kpass.stats.intervals import intervals  # noqa: E402
 
 CONFIDENCE = 0.95
@@ -198,7 +198,7 @@ def simulate(design: Design, reps: int, seed: int) -> dict[str, tuple[float, ...
         lo_b[positive], hi_b[positive] = betabin_ends(counts[positive], n, design.metric,
                                                       design.k, x[positive])
     near = np.minimum(x, 1.0 - x)
-    rule = positive & (near <= NEAR_SHARE) & (m * near <= NEAR_EVENTS)
+    rule = positive & (near <= NEAR_SHARE) & (m * near <= NEAR_EVENTS) & (m >= MIN_QUESTIONS)
     lo_a, hi_a = np.where(rule, lo_b, lo_s), np.where(rule, hi_b, hi_s)
     truth = design.truth
     out: dict[str, tuple[float, ...]] = {}

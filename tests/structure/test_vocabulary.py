@@ -38,15 +38,18 @@ VOCABULARY = {
     # --- the two intervals and the posterior (never sharing a name)
     "estimate": "the point estimate of a metric (finite-sample unbiased where one exists)",
     "se": "standard error over questions (the questions as a sample; CR2 over clusters)",
-    "lo": "lower end of the interval over questions (estimate -/+ t se; score or exact "
-          "bound near 0 or 1); for a comparison, of the difference",
+    "lo": "lower end of the interval over questions (estimate -/+ t se; score, "
+          "beta-binomial or exact bound near 0 or 1); for a comparison, of the difference",
     "hi": "upper end of the interval over questions",
     "mean": "posterior mean (questions fixed, samples uncertain): Posterior.mean",
     "sd": "posterior standard deviation: Posterior.sd",
     "cred_lo": "lower end of the posterior credible interval (mean - z sd, clipped)",
     "cred_hi": "upper end of the posterior credible interval (mean + z sd, clipped)",
     "confidence": "level of every interval, credible interval, test and sequence (0.95)",
-    "se_method": "how lo/hi were computed: t, score (near 0 or 1) or exact (se = 0)",
+    "se_method": "how lo/hi were computed: t, score or beta-binomial (near 0 or 1) or exact "
+                 "(se = 0)",
+    "interval_method": "which interval over questions Pass@k and Pass^k get: auto (the "
+                       "beta-binomial one near 0 or 1), se-based or beta-binomial",
     "method": "how a number was computed (a comparison's reference test; a TailPass "
               "interval's route, mc or normal)",
     # --- inputs

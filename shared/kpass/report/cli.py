@@ -194,7 +194,7 @@ def run_report(args: argparse.Namespace) -> int:
         with collect_notes(notes) if prior == "empirical" else contextlib.nullcontext():
             # a degenerate empirical fit warns once, as a note
             rows = [compute_rows(item, families, ks, args.tau, args.confidence, args.short,
-                                 coded, args.ties, code, prior)
+                                 coded, args.ties, code, prior, args.interval_method)
                     + soft_rows(item, args.confidence)
                     for item, coded, code in zip(loaded, answers, codes, strict=True)]
         if args.percent and args.format in ("table", "markdown"):
@@ -218,8 +218,8 @@ def run_report(args: argparse.Namespace) -> int:
 
             plotted = [family(key) for key in PLOTTED]
             curves = [compute_rows(item, plotted, ks, args.tau[:1], args.confidence, args.short,
-                                   clusters=code) for item, code in zip(loaded, codes,
-                                                                        strict=True)]
+                                   clusters=code, interval_method=args.interval_method)
+                      for item, code in zip(loaded, codes, strict=True)]
             plot_curves(args.plot, labels, curves, args.confidence, band=args.band)
             print(f"kpass report: wrote {args.plot}", file=sys.stderr)
     except ReportError as error:

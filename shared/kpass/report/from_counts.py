@@ -151,7 +151,8 @@ def check_options(metrics: Any, k: Any, tau: Any, confidence: Any, short: Any
 def report_table(counts: Any, *, metrics: Any = None,
                  k: int | Sequence[int] | None = None, tau: float | Sequence[float] = 0.5,
                  confidence: float = 0.95, short: str = "error",
-                 clusters: Any = None, by: str | None = None) -> ReportTable:
+                 clusters: Any = None, by: str | None = None,
+                 interval_method: str = "auto") -> ReportTable:
     """The ``kpass report`` table from counts: the same rows, rendered the same way.
 
     Args:
@@ -175,6 +176,12 @@ def report_table(counts: Any, *, metrics: Any = None,
         by: the column a mapping of models was split by (``BinaryCounts.from_long(frame,
             ..., by="model")``): rendered as ``kpass report --by`` renders it, a section per
             model, JSON and CSV keyed by ``"model"``. Needs a mapping of at least 2 models.
+        interval_method: the interval over questions of Pass@k and Pass^k, as
+            ``--interval-method``: ``"auto"`` (default: the beta-binomial profile-likelihood
+            interval of :mod:`kpass.stats.beta_binomial` near 0 or 1, by its ``RULE``; the
+            se-based interval of :mod:`kpass.stats.intervals` elsewhere), ``"se-based"``
+            (always the latter) or ``"beta-binomial"`` (wherever se > 0 without clusters).
+            The row's ``se_method`` names the one used.
 
     Returns:
         A :class:`ReportTable`; ``str()`` of it is the terminal table, ``.render(format)``
@@ -193,6 +200,11 @@ def report_table(counts: Any, *, metrics: Any = None,
         [('Pass@1', 0.4167), ('Pass@4', 0.6667)]
     """
     text, chosen, taus, confidence, short = check_options(metrics, k, tau, confidence, short)
+    from ..stats.beta_binomial import INTERVAL_CHOICES
+
+    if interval_method not in INTERVAL_CHOICES:
+        raise InputError(f"`interval_method` must be one of {', '.join(INTERVAL_CHOICES)}; "
+                         f"got {interval_method!r}")
     try:
         families = [fam for fam in parse_metrics(text) if not fam.answers]
     except ValueError as error:  # the CLI's parser speaks of --metrics
@@ -225,7 +237,8 @@ def report_table(counts: Any, *, metrics: Any = None,
         raise InputError(f"`k`: {text}") from None
     codes = _cluster_codes(clusters, named)
     try:
-        rows = [compute_rows(item, families, ks, taus, confidence, short, clusters=code)
+        rows = [compute_rows(item, families, ks, taus, confidence, short, clusters=code,
+                             interval_method=interval_method)
                 for item, code in zip(loaded, codes, strict=True)]
     except ReportError as error:
         raise InputError(f"`counts`: {error}") from None

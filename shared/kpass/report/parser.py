@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 from ..io.formats.base import FORMATS
 from ..io.harness.load import HARNESSES
 from ..io.rows import OUTCOME_COLUMNS
+from ..stats.beta_binomial import INTERVAL_CHOICES
 from .render import RENDERERS
 from .table import DEFAULT_K_MAX, FAMILIES, parse_metrics
 
@@ -270,6 +271,13 @@ def build_parser() -> argparse.ArgumentParser:
                              "stopping at the first")
     report.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
                         help="rows read and counted at a time (default: 65536)")
+    report.add_argument("--interval-method", choices=INTERVAL_CHOICES, default="auto",
+                        help="the interval over questions of Pass@k and Pass^k: auto (a "
+                             "beta-binomial profile-likelihood interval near 0 or 1, where the "
+                             "estimate is within 20%% and 25 questions' worth of the bound, "
+                             "from 10 questions; default), se-based (from the estimate and se: "
+                             "t, score or exact) or beta-binomial (wherever se > 0, without "
+                             "--clusters)")
     report.add_argument("--posterior", action="store_true",
                         help="show the posterior columns (mean, sd, credible interval) also "
                              "with one sample per question, where they are hidden: they "

@@ -164,7 +164,9 @@ def _legend(report: Report) -> list[str]:
         f"estimate: the unbiased estimator from the samples. se and {interval}: {over} and a "
         "confidence interval for questions like these (the questions a sample; Miller 2024): "
         f"estimate -/+ t se with t from Student's t with {df} (method t); near 0 or 1 widened "
-        "to a Wilson score interval on the effective number of questions (score); when se = "
+        "to a Wilson score interval on the effective number of questions (score); for "
+        "Pass@k and Pass^k near 0 or 1 a profile-likelihood interval of a beta-binomial fitted "
+        "to the per-question counts (beta-binomial; --interval-method); when se = "
         "0, an exact bound for that many questions all alike (exact). Never of width 0; the "
         "rows not of method t are named below. mean, sd "
         f"and {_credible_title(report.confidence)}: posterior under "
@@ -209,7 +211,8 @@ def method_notes(report: Report) -> list[str]:
     several = len(report.rows) > 1
     for label, rows in zip(report.labels, report.rows, strict=True):
         where = f" ({label})" if several else ""
-        for method, words in (("score", "score interval (near 0 or 1)"),
+        for method, words in (("beta-binomial", "beta-binomial profile likelihood (near 0 or 1)"),
+                              ("score", "score interval (near 0 or 1)"),
                               ("exact", "exact bound (se = 0)")):
             named = [row.label for row in rows if row.se_method == method
                      and not (row.k is not None and row.k in CONSTANT_AT.get(row.metric, ()))]

@@ -187,7 +187,7 @@ def check_ks(loaded: LoadedFile, ks: list[int], short: str) -> None:
 def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus: list[float],
                  confidence: float, short: str = "error", answers: list[Any] | None = None,
                  ties: str = "fractional", clusters: np.ndarray | None = None,
-                 prior: str = "uniform") -> list[Row]:
+                 prior: str = "uniform", interval_method: str = "auto") -> list[Row]:
     """Every selected metric at every k (and tau) for one input.
 
     Args:
@@ -203,6 +203,10 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
             for CR2 standard errors with Bell-McCaffrey degrees of freedom; None for the
             plain standard error over questions.
         prior: the posterior's Beta prior, ``"uniform"`` or ``"empirical"`` (``--prior``).
+        interval_method: which interval over questions Pass@k and Pass^k get
+            (``--interval-method``): ``"auto"`` (the beta-binomial interval near 0 or 1 by
+            :data:`kpass.stats.beta_binomial.RULE`, else the se-based one), ``"se-based"``
+            or ``"beta-binomial"`` (wherever it applies).
 
     Returns:
         The rows, family by family, tau by tau, k by k.
@@ -262,11 +266,32 @@ def compute_rows(loaded: LoadedFile, families: list[Family], ks: list[int], taus
                               *_floats(estimate, mean, sd, lo, hi))
                     if k in fam.constant_at:  # 0 by definition: no interval (as compare)
                         row.se_method = "constant"
-                    rows.append(row if k in fam.constant_at
-                                else row.with_se(se, confidence, *design[k]))
+                    else:
+                        row.with_se(se, confidence, *design[k])
+                        _beta_binomial(row, fam.key, counts, interval_method,
+                                       clusters is not None, confidence)
+                    rows.append(row)
         except (TypeError, ValueError) as error:
             raise ReportError(loaded.source, f"{fam.key}: {error}") from None
     return rows
+
+
+def _beta_binomial(row: Row, metric: str, counts: Any, choice: str, clustered: bool,
+                   confidence: float) -> None:
+    """Give a Pass@k or Pass^k row the beta-binomial interval where ``choice`` says so.
+
+    :func:`kpass.stats.beta_binomial.uses_beta_binomial` decides (the ``auto`` rule: near
+    0 or 1, no clusters, se > 0); the fit uses the questions with at least k samples.
+    """
+    from ..stats.beta_binomial import beta_binomial_interval, uses_beta_binomial
+
+    if row.k is None or not uses_beta_binomial(choice, metric, row.estimate, row.se,
+                                               row.questions, clustered):
+        return
+    keep = counts.n_samples >= row.k
+    row.lo, row.hi = beta_binomial_interval(counts.n_samples[keep], counts.n_correct[keep],
+                                            row.k, metric, row.estimate, confidence)
+    row.se_method = "beta-binomial"
 
 
 def _design(counts: Any, ks: list[int], clusters: np.ndarray | None

@@ -1,0 +1,251 @@
+"""The beta-binomial profile-likelihood interval (kpass.stats.beta_binomial) and its use.
+
+The fit is checked against independent references: scipy.stats.betabinom's likelihood
+maximised by scipy.optimize (the maximum and the profile at each end: the drop is
+q^2 / 2), the binomial likelihood-ratio interval for one sample per question (root-finding
+on the binomial log-likelihood), and mpmath's quadrature of E[p^k] under a Beta density
+(the estimand's closed form). Coverage is checked by seeded simulation in the slow tests
+(benchmarks/bench_coverage_betabin.py's held-out designs).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq, minimize, minimize_scalar
+from scipy.special import stdtrit
+from scipy.stats import betabinom
+
+import kpass
+from kpass.report.from_counts import report_table
+from kpass.stats.beta_binomial import (
+    INTERVAL_CHOICES,
+    beta_binomial_interval,
+    profile_ends,
+    uses_beta_binomial,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _scipy_profile(n, c, k, metric):
+    """(l_max, profile(theta)) from scipy.stats.betabinom, by scipy.optimize."""
+    n, c = np.asarray(n), np.asarray(c)
+
+    def loglik(a, b):
+        return float(betabinom.logpmf(c, n, a, b).sum())
+
+    fits = [minimize(lambda t: -loglik(*np.exp(t)), start, method="Nelder-Mead",
+                     options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 20000})
+            for start in ([0.0, 0.0], [-2.0, 1.0], [1.0, -2.0], [3.0, 3.0])]
+    l_max = max(-fit.fun for fit in fits)
+
+    def profile(theta):
+        def negative(log_s):
+            s = math.exp(log_s)
+            if metric == "pass^k":  # prod (a + j) / (s + j) = theta, solved for a
+                def gap(a):
+                    return sum(math.log((a + j) / (s + j)) for j in range(k)) - math.log(theta)
+                a = brentq(gap, 1e-300, s * (1 - 1e-15), xtol=1e-300, rtol=1e-14)
+                return -loglik(a, s - a)
+
+            def gap_b(b):  # 1 - prod (b + j) / (s + j) = theta, solved for b
+                return (sum(math.log((b + j) / (s + j)) for j in range(k))
+                        - math.log(1.0 - theta))
+            b = brentq(gap_b, 1e-300, s * (1 - 1e-15), xtol=1e-300, rtol=1e-14)
+            return -loglik(s - b, b)
+
+        grid = np.arange(-6.0, 12.01, 0.25)
+        values = [negative(x) for x in grid]
+        best = int(np.argmin(values))
+        low, high = grid[max(best - 1, 0)], grid[min(best + 1, grid.size - 1)]
+        return -minimize_scalar(negative, bounds=(low, high), method="bounded",
+                                options={"xatol": 1e-10}).fun
+
+    return l_max, profile
+
+
+@pytest.mark.parametrize("n, c, k, metric", [
+    ([8] * 12, [0] * 9 + [3, 5, 8], 4, "pass^k"),
+    ([4] * 10, [0, 0, 1, 0, 2, 0, 0, 4, 1, 0], 2, "pass^k"),
+    ([4] * 10, [4, 4, 3, 4, 4, 0, 4, 2, 4, 4], 4, "pass@k"),
+    ([6, 6, 4, 4, 4, 5, 6, 4], [6, 5, 4, 4, 3, 5, 0, 4], 1, "pass@k"),
+])
+def test_the_ends_are_where_scipys_profile_likelihood_drops_by_q_squared_over_two(n, c, k,
+                                                                                metric):
+    lo, hi = beta_binomial_interval(n, c, k, metric)
+    q = stdtrit(len(n) - 1, 0.975)
+    l_max, profile = _scipy_profile(n, c, k, metric)
+    for end in (lo, hi):
+        assert 0.0 < end < 1.0
+        assert l_max - profile(end) == pytest.approx(q * q / 2, abs=5e-3)
+    # and just inside / outside the ends the profile is above / below the level
+    level = l_max - q * q / 2
+    assert profile(lo * 1.02) > level > profile(lo * 0.98)
+    assert profile(hi * 0.99) > level > profile(min(hi * 1.01, 1 - 1e-9))
+
+
+@pytest.mark.parametrize("successes, m", [(2, 20), (28, 30), (197, 200), (5, 12)])
+def test_one_sample_per_question_gives_the_binomial_likelihood_ratio_interval(successes, m):
+    """n = 1: a and b are not identified; the profile over a + b is flat and the interval is
+    {p : 2 (l(p_hat) - l(p)) <= q^2} of Binomial(m, p), found here by root-finding."""
+    lo, hi = beta_binomial_interval([1] * m, [1] * successes + [0] * (m - successes), 1,
+                                    "pass@k")
+    q = stdtrit(m - 1, 0.975)
+    p_hat = successes / m
+
+    def loglik(p):
+        return successes * math.log(p) + (m - successes) * math.log1p(-p)
+
+    def gap(p):
+        return loglik(p_hat) - loglik(p) - q * q / 2
+
+    assert lo == pytest.approx(brentq(gap, 1e-12, p_hat), rel=2e-3)
+    assert hi == pytest.approx(brentq(gap, p_hat, 1 - 1e-12), rel=2e-3)
+
+
+@pytest.mark.parametrize("a, b, k", [(0.5, 1.6, 4), (2.0, 0.3, 8), (1.0, 1.0, 1)])
+def test_the_estimand_closed_form_is_the_beta_mean_of_p_to_the_k(a, b, k):
+    """E[p^k] = prod_{j<k} (a + j) / (a + b + j) (the profile's constraint), by mpmath."""
+    mpmath = pytest.importorskip("mpmath")
+    with mpmath.workdps(40):
+        exact = mpmath.quad(lambda p: p ** (a - 1 + k) * (1 - p) ** (b - 1),
+                            [0, 0.5, 0.9, 0.99, 1]) / mpmath.beta(a, b)
+    closed = math.prod((a + j) / (a + b + j) for j in range(k))
+    assert closed == pytest.approx(float(exact), rel=1e-10)
+
+
+def test_many_data_sets_at_once_give_each_ones_interval():
+    cells_n, cells_c = np.full(5, 4), np.arange(5)
+    weights = np.array([[10, 3, 1, 0, 1], [5, 2, 2, 2, 4], [0, 1, 2, 5, 12]], dtype=float)
+    lo, hi = profile_ends(cells_n, cells_c, weights, 2, "pass^k")
+    for row, (low, high) in zip(weights, zip(lo, hi, strict=True), strict=True):
+        c = np.repeat(cells_c, row.astype(int))
+        alone = beta_binomial_interval(np.full(c.size, 4), c, 2, "pass^k")
+        assert (low, high) == pytest.approx(alone, rel=1e-12)
+
+
+def test_the_interval_holds_the_unbiased_estimate_when_asked():
+    n, c = [8] * 30, [0] * 26 + [3, 5, 8, 2]
+    estimate = float(np.mean([math.comb(x, 4) / math.comb(8, 4) for x in c]))
+    lo, hi = beta_binomial_interval(n, c, 4, "pass^k", estimate=estimate)
+    assert lo <= estimate <= hi
+    assert hi - lo < 0.2
+
+
+def test_the_auto_rule_is_the_written_one():
+    assert INTERVAL_CHOICES == ("auto", "se-based", "beta-binomial")
+    # near a bound: share <= 0.2 and questions' worth <= 25
+    assert uses_beta_binomial("auto", "pass^k", 0.05, 0.01, 200, False)      # 10 worth
+    assert uses_beta_binomial("auto", "pass@k", 0.97, 0.01, 200, False)      # 6 worth
+    assert not uses_beta_binomial("auto", "pass^k", 0.15, 0.01, 200, False)  # 30 worth
+    assert not uses_beta_binomial("auto", "pass^k", 0.3, 0.05, 20, False)    # share 0.3
+    assert uses_beta_binomial("auto", "pass^k", 0.2, 0.05, 50, False)        # both limits
+    # never: another metric, clusters, se = 0 or None, se-based
+    assert not uses_beta_binomial("auto", "maj@k", 0.05, 0.01, 200, False)
+    assert not uses_beta_binomial("auto", "pass^k", 0.05, 0.01, 200, True)
+    assert not uses_beta_binomial("auto", "pass^k", 0.05, 0.0, 200, False)
+    assert not uses_beta_binomial("auto", "pass^k", 0.05, None, 200, False)
+    assert not uses_beta_binomial("se-based", "pass^k", 0.05, 0.01, 200, False)
+    # beta-binomial: wherever it applies, mid-range too
+    assert uses_beta_binomial("beta-binomial", "pass@k", 0.5, 0.05, 50, False)
+    # fewer than 10 questions: never under auto
+    assert not uses_beta_binomial("auto", "pass^k", 0.1, 0.05, 9, False)
+    assert uses_beta_binomial("auto", "pass^k", 0.1, 0.05, 10, False)
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: beta_binomial_interval([4, 4], [1, 2], 2, "maj@k"), "`metric`"),
+    (lambda: beta_binomial_interval([4, 4], [1, 2], 2, confidence=1.5), "`confidence`"),
+    (lambda: beta_binomial_interval([4, 4], [1, 2], 0), "`k`"),
+    (lambda: beta_binomial_interval([4], [1], 2), "at least 2"),
+    (lambda: beta_binomial_interval([4, 1], [1, 1], 2), "k <= n"),
+    (lambda: beta_binomial_interval([4, 4], [1, 5], 2), "0 <= c <= n"),
+])
+def test_bad_input_is_refused_naming_it(call, words):
+    with pytest.raises(ValueError, match=words):
+        call()
+
+
+# ----------------------------------------------------------------------------- its use
+
+
+def _table(counts, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", kpass.SmallSampleWarning)
+        return report_table(counts, metrics="pass@k,pass^k", **options)
+
+
+def test_the_report_gives_rare_pass_hat_k_the_beta_binomial_interval_and_says_so():
+    rng = np.random.default_rng(7)
+    counts = kpass.BinaryCounts([8] * 60, rng.binomial(8, rng.beta(0.5, 2.4, 60)))
+    auto = {row["label"]: row for row in _table(counts, k=[1, 4]).rows}
+    plain = {row["label"]: row for row in _table(counts, k=[1, 4],
+                                                 interval_method="se-based").rows}
+    row = auto["Pass^4"]
+    assert row["se_method"] == "beta-binomial"
+    expected = beta_binomial_interval(counts.n_samples, counts.n_correct, 4, "pass^k",
+                                      row["estimate"])
+    assert (row["lo"], row["hi"]) == pytest.approx(expected, rel=1e-12)
+    assert plain["Pass^4"]["se_method"] in ("t", "score")
+    assert row["estimate"] == plain["Pass^4"]["estimate"] and row["se"] == plain["Pass^4"]["se"]
+    # mid-range rows keep the se-based interval under auto
+    assert auto["Pass@4"]["se_method"] == plain["Pass@4"]["se_method"]
+    assert "beta-binomial profile likelihood" in _table(counts, k=[4]).render("markdown") or \
+        "beta-binomial" in _table(counts, k=[4]).render("json")
+
+
+def test_interval_method_beta_binomial_applies_mid_range_and_never_with_clusters():
+    rng = np.random.default_rng(3)
+    counts = kpass.BinaryCounts([4] * 40, rng.binomial(4, rng.beta(2, 2, 40)))
+    rows = _table(counts, k=[2], interval_method="beta-binomial").rows
+    assert {row["se_method"] for row in rows} == {"beta-binomial"}
+    clustered = _table(counts, k=[2], interval_method="beta-binomial",
+                       clusters=[q // 4 for q in range(40)]).rows
+    assert "beta-binomial" not in {row["se_method"] for row in clustered}
+
+
+def test_a_bad_interval_method_is_refused_naming_it():
+    counts = kpass.BinaryCounts([4, 4, 4], [1, 2, 3])
+    with pytest.raises(ValueError, match="`interval_method`.*'wilson'"):
+        report_table(counts, interval_method="wilson")
+
+
+def test_the_cli_option_chooses_and_json_names_the_method(tmp_path, capsys):
+    from kpass.report.cli import main
+
+    path = tmp_path / "run.jsonl"
+    rng = np.random.default_rng(11)
+    c = rng.binomial(8, rng.beta(0.5, 2.4, 60))
+    path.write_text("".join(f'{{"outcomes": {[1] * int(x) + [0] * (8 - int(x))}}}\n'
+                            for x in c))
+    import json
+
+    methods = {}
+    for choice in ("auto", "se-based"):
+        assert main(["report", str(path), "--metrics", "pass^k", "--k", "4", "--format", "json",
+                     "--interval-method", choice]) == 0
+        methods[choice] = json.loads(capsys.readouterr().out)
+    found = json.dumps(methods["auto"])
+    assert '"se_method": "beta-binomial"' in found
+    assert '"se_method": "beta-binomial"' not in json.dumps(methods["se-based"])
+    assert main(["report", str(path), "--interval-method", "wilson"]) == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- coverage
+
+
+def _bench():
+    path = ROOT / "benchmarks" / "bench_coverage_betabin.py"
+    sys.path.insert(0, str(path.parent))
+    spec = importlib.util.spec_from_file_location("bench_coverage_betabin", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
