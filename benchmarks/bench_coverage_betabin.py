@@ -178,8 +178,8 @@ def betabin_ends(counts: np.ndarray, n: int, metric: str, k: int, estimate: np.n
     lo, hi = np.empty(len(counts)), np.empty(len(counts))
     for start in range(0, len(counts), CHUNK):
         part = slice(start, start + CHUNK)
-        lo[part], hi[part] = profile_ends(np.full(n + 1, n), cells, weights[part], k, metric,
-                                          CONFIDENCE)
+        lo[part], hi[part] = profile_ends(np.full(n + 1, n), cells, weights[part], k,
+                                          metric == "pass@k", CONFIDENCE)
     return np.minimum(lo, estimate), np.maximum(hi, estimate)
 
 

@@ -68,6 +68,10 @@ class Family:
         comparable: a ``metric=`` value of the ``kpass_compare`` module.
         binarize: for a view of a categorical family, which rewards count as 1
             (``"positive"``: w > 0, ``"full"``: w = 1) before ``function`` is applied.
+        moment: for a metric whose population value is a moment of the per-question
+            success probability p, which one: ``"p^k"`` (Pass^k = E[p^k]) or
+            ``"1-(1-p)^k"`` (Pass@k = 1 - E[(1 - p)^k]); these get the beta-binomial
+            interval of :mod:`kpass.stats.beta_binomial`. None for the others.
     """
 
     key: str
@@ -89,6 +93,7 @@ class Family:
     plotted: bool = False
     comparable: bool = False
     binarize: str | None = None
+    moment: str | None = None
 
     @property
     def template(self) -> str:
@@ -120,10 +125,10 @@ _GEO = "geo_spectrum_bayes"
 FAMILIES: tuple[Family, ...] = (
     Family("pass@k", "pass_at_k", _PASS, credit=True, title="Pass@{k}", report="pass@k",
            aliases=("pass_at_k", "pass"), default=True, plotted=True,
-           comparable=True),
+           comparable=True, moment="1-(1-p)^k"),
     Family("pass^k", "pass_hat_k", _PASS, credit=True, title="Pass^{k}", report="pass^k",
            aliases=("pass_hat_k", "pass-hat", "unanimous@k"), default=True, plotted=True,
-           comparable=True),
+           comparable=True, moment="p^k"),
     Family("unanimous@k", "unanimous_at_k", None, credit=True, title="Unanimous@{k}"),
     Family("g-pass@k", "g_pass_at_k", _G, credit=True, title="G-Pass@{k}", comparable=True),
     Family("g-pass@k_tau", "g_pass_at_k_tau", _G, credit=True, parameters=("tau",),

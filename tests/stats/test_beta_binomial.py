@@ -124,7 +124,7 @@ def test_the_estimand_closed_form_is_the_beta_mean_of_p_to_the_k(a, b, k):
 def test_many_data_sets_at_once_give_each_ones_interval():
     cells_n, cells_c = np.full(5, 4), np.arange(5)
     weights = np.array([[10, 3, 1, 0, 1], [5, 2, 2, 2, 4], [0, 1, 2, 5, 12]], dtype=float)
-    lo, hi = profile_ends(cells_n, cells_c, weights, 2, "pass^k")
+    lo, hi = profile_ends(cells_n, cells_c, weights, 2, False)
     for row, (low, high) in zip(weights, zip(lo, hi, strict=True), strict=True):
         c = np.repeat(cells_c, row.astype(int))
         alone = beta_binomial_interval(np.full(c.size, 4), c, 2, "pass^k")
@@ -134,7 +134,7 @@ def test_many_data_sets_at_once_give_each_ones_interval():
 def test_the_interval_holds_the_unbiased_estimate_when_asked():
     n, c = [8] * 30, [0] * 26 + [3, 5, 8, 2]
     estimate = float(np.mean([math.comb(x, 4) / math.comb(8, 4) for x in c]))
-    lo, hi = beta_binomial_interval(n, c, 4, "pass^k", estimate=estimate)
+    lo, hi = beta_binomial_interval(n, c, 4, "pass_hat_k", estimate=estimate)
     assert lo <= estimate <= hi
     assert hi - lo < 0.2
 
@@ -162,11 +162,12 @@ def test_the_auto_rule_is_the_written_one():
 
 @pytest.mark.parametrize("call, words", [
     (lambda: beta_binomial_interval([4, 4], [1, 2], 2, "maj@k"), "`metric`"),
-    (lambda: beta_binomial_interval([4, 4], [1, 2], 2, confidence=1.5), "`confidence`"),
-    (lambda: beta_binomial_interval([4, 4], [1, 2], 0), "`k`"),
-    (lambda: beta_binomial_interval([4], [1], 2), "at least 2"),
-    (lambda: beta_binomial_interval([4, 1], [1, 1], 2), "k <= n"),
-    (lambda: beta_binomial_interval([4, 4], [1, 5], 2), "0 <= c <= n"),
+    (lambda: beta_binomial_interval([4, 4], [1, 2], 2, "pass@k", confidence=1.5),
+     "`confidence`"),
+    (lambda: beta_binomial_interval([4, 4], [1, 2], 0, "pass@k"), "`k`"),
+    (lambda: beta_binomial_interval([4], [1], 2, "pass@k"), "at least 2"),
+    (lambda: beta_binomial_interval([4, 1], [1, 1], 2, "pass@k"), "k <= n"),
+    (lambda: beta_binomial_interval([4, 4], [1, 5], 2, "pass@k"), "0 <= c <= n"),
 ])
 def test_bad_input_is_refused_naming_it(call, words):
     with pytest.raises(ValueError, match=words):

@@ -272,6 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
                         help="rows read and counted at a time (default: 65536)")
     report.add_argument("--interval-method", choices=INTERVAL_CHOICES, default="auto",
+                        metavar="METHOD",
                         help="the interval over questions of Pass@k and Pass^k: auto (a "
                              "beta-binomial profile-likelihood interval near 0 or 1, where the "
                              "estimate is within 20%% and 25 questions' worth of the bound, "

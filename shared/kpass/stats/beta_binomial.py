@@ -92,8 +92,24 @@ INTERVAL_CHOICES = ("auto", "se-based", "beta-binomial")
 interval from the estimate and se), ``beta-binomial`` (this interval wherever it applies:
 Pass@k and Pass^k without clusters, se > 0)."""
 
-METRICS = ("pass@k", "pass^k")
-"""The metrics (registry keys) this interval applies to."""
+MOMENTS = ("p^k", "1-(1-p)^k")
+"""The registry's ``moment`` values this interval applies to (Pass^k, Pass@k)."""
+
+
+def _complement(metric: str) -> bool | None:
+    """Which moment ``metric`` (a registry key or point function name) is.
+
+    True: 1 - E[(1 - p)^k] (Pass@k); False: E[p^k] (Pass^k); None: neither.
+    """
+    from ..registry import family, of_function
+
+    for lookup in (family, of_function):
+        try:
+            moment = lookup(metric).moment
+        except LookupError:
+            continue
+        return None if moment not in MOMENTS else moment == MOMENTS[1]
+    return None
 
 _LOG_S = np.arange(-6.0, 12.0 + 1e-9, 0.5)
 _FINE = np.linspace(-0.5, 0.5, 9)  # the second grid of log S, around the first's best
@@ -106,13 +122,15 @@ def uses_beta_binomial(choice: str, metric: str, estimate: float, se: float | No
 
     Args:
         choice: ``"auto"``, ``"se-based"`` or ``"beta-binomial"``.
-        metric: the registry key (``"pass@k"``, ``"pass^k"``; others never).
+        metric: the registry key or point function (Pass@k and Pass^k, the families
+            with a ``moment``; others never).
         estimate: the unbiased estimate x.
         se: its standard error over questions (None or 0: never).
         questions: M, the questions used.
         clustered: clustered SE (never: the model has independent questions).
     """
-    if choice == "se-based" or metric not in METRICS or clustered or not se or questions < 2:
+    if choice == "se-based" or _complement(metric) is None or clustered or not se or \
+            questions < 2:
         return False
     if choice == "beta-binomial":
         return True
@@ -201,7 +219,7 @@ def _expit(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-z))
 
 
-def profile_ends(cells_n: Any, cells_c: Any, weights: Any, k: int, metric: str = "pass^k",
+def profile_ends(cells_n: Any, cells_c: Any, weights: Any, k: int, complement: bool = False,
                  confidence: float = 0.95, df: Any = None) -> tuple[np.ndarray, np.ndarray]:
     r"""The profile-likelihood interval (module docstring) for R data sets at once.
 
@@ -216,7 +234,8 @@ def profile_ends(cells_n: Any, cells_c: Any, weights: Any, k: int, metric: str =
         cells_c: correct count c of each cell (0 <= c <= n), shape (C,).
         weights: questions per cell, shape (R, C) (or (C,) for one data set).
         k: the metric's k (>= 1).
-        metric: ``"pass^k"`` or ``"pass@k"`` (Pass@k of p is 1 - Pass^k of 1 - p).
+        complement: False for Pass^k = E[p^k], True for Pass@k = 1 - E[(1 - p)^k]
+            (Pass@k of p is 1 - Pass^k of 1 - p).
         confidence: the level.
         df: degrees of freedom of the t quantile, per data set or one; None: questions - 1.
 
@@ -227,7 +246,7 @@ def profile_ends(cells_n: Any, cells_c: Any, weights: Any, k: int, metric: str =
     n = np.asarray(cells_n, dtype=int)
     c = np.asarray(cells_c, dtype=int)
     w = np.atleast_2d(np.asarray(weights, dtype=float))
-    if metric == "pass@k":
+    if complement:
         c = n - c
     questions = w.sum(axis=1)
     df = np.maximum(questions - 1.0, 1.0) if df is None else np.broadcast_to(
@@ -283,12 +302,12 @@ def profile_ends(cells_n: Any, cells_c: Any, weights: Any, k: int, metric: str =
         ends.append(_expit(a_z + np.where(np.isfinite(share), share, 0.5) * (b_z - a_z)))
     lo = np.where(open_low, 0.0, ends[0])
     hi = np.where(open_high, 1.0, ends[1])
-    if metric == "pass@k":
+    if complement:
         lo, hi = 1.0 - hi, 1.0 - lo
     return lo, hi
 
 
-def beta_binomial_interval(n_samples: Any, n_correct: Any, k: int, metric: str = "pass^k",
+def beta_binomial_interval(n_samples: Any, n_correct: Any, k: int, metric: str,
                            estimate: float | None = None, confidence: float = 0.95
                            ) -> tuple[float, float]:
     r"""The beta-binomial profile-likelihood interval of Pass^k or Pass@k over questions.
@@ -300,7 +319,8 @@ def beta_binomial_interval(n_samples: Any, n_correct: Any, k: int, metric: str =
         n_samples: samples per question (each >= k).
         n_correct: correct samples per question.
         k: the metric's k.
-        metric: ``"pass^k"`` or ``"pass@k"`` (accuracy: ``"pass@k"`` with k = 1).
+        metric: Pass^k or Pass@k, by registry key or point function (``"pass^k"``,
+            ``"pass_at_k"``; accuracy: Pass@k with k = 1).
         estimate: the unbiased estimate; the interval is widened to hold it (None: not).
         confidence: the level in (0, 1).
 
@@ -312,14 +332,16 @@ def beta_binomial_interval(n_samples: Any, n_correct: Any, k: int, metric: str =
             count outside [0, n], a metric other than the two, or a bad level.
 
     Example:
-        >>> lo, hi = beta_binomial_interval([8] * 30, [0] * 26 + [3, 5, 8, 2], 4)
+        >>> lo, hi = beta_binomial_interval([8] * 30, [0] * 26 + [3, 5, 8, 2], 4, "pass^k")
         >>> round(lo, 3), round(hi, 3)
         (0.014, 0.126)
     """
     n = np.asarray(n_samples, dtype=int).ravel()
     c = np.asarray(n_correct, dtype=int).ravel()
-    if metric not in METRICS:
-        raise InputError(f"`metric` must be one of {', '.join(METRICS)}; got {metric!r}")
+    complement = _complement(metric) if isinstance(metric, str) else None
+    if complement is None:
+        raise InputError(f"`metric` must be Pass@k or Pass^k (a registry key or point "
+                         f"function); got {metric!r}")
     if not 0.0 < confidence < 1.0:
         raise InputError(f"`confidence` must be in (0, 1); got {confidence!r}")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
@@ -331,8 +353,8 @@ def beta_binomial_interval(n_samples: Any, n_correct: Any, k: int, metric: str =
         raise InputError(f"every question needs k <= n and 0 <= c <= n; got k={k}, "
                          f"n in [{n.min()}, {n.max()}], c in [{c.min()}, {c.max()}]")
     keys, weight = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
-    lo, hi = profile_ends(keys[:, 0], keys[:, 1], weight[None, :].astype(float), int(k), metric,
-                          confidence)
+    lo, hi = profile_ends(keys[:, 0], keys[:, 1], weight[None, :].astype(float), int(k),
+                          complement, confidence)
     low, high = float(lo[0]), float(hi[0])
     if estimate is not None:
         low, high = min(low, float(estimate)), max(high, float(estimate))
