@@ -273,12 +273,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="rows read and counted at a time (default: 65536)")
     report.add_argument("--interval-method", choices=INTERVAL_CHOICES, default="auto",
                         metavar="METHOD",
-                        help="the interval over questions of Pass@k and Pass^k: auto (a "
-                             "beta-binomial profile-likelihood interval near 0 or 1, where the "
-                             "estimate is within 20%% and 25 questions' worth of the bound, "
-                             "from 10 questions; default), se-based (from the estimate and se: "
-                             "t, score or exact) or beta-binomial (wherever se > 0, without "
-                             "--clusters)")
+                        help="the interval over questions of Pass@k and Pass^k: auto (for "
+                             "Pass^k and Pass@1 near 0 or 1, within 20%% and 25 questions' "
+                             "worth of the bound, from 10 questions: a beta-binomial "
+                             "profile-likelihood interval; default), se-based (from the "
+                             "estimate and se: t, score or exact) or beta-binomial (wherever "
+                             "se > 0, without --clusters)")
     report.add_argument("--posterior", action="store_true",
                         help="show the posterior columns (mean, sd, credible interval) also "
                              "with one sample per question, where they are hidden: they "

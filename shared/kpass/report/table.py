@@ -285,7 +285,7 @@ def _beta_binomial(row: Row, metric: str, counts: Any, choice: str, clustered: b
     """
     from ..stats.beta_binomial import beta_binomial_interval, uses_beta_binomial
 
-    if row.k is None or not uses_beta_binomial(choice, metric, row.estimate, row.se,
+    if row.k is None or not uses_beta_binomial(choice, metric, row.k, row.estimate, row.se,
                                                row.questions, clustered):
         return
     keep = counts.n_samples >= row.k
