@@ -24,29 +24,30 @@ Interval: the profile likelihood ratio (Wilks; Venzon and Moolgavkar 1988),
 
 with l(a, b) = sum_q log BetaBinom(c_q; n_q, a, b) and q the t quantile with M - 1
 degrees of freedom (the reference every interval over questions in kpass uses; q^2 is
-chi2_1's quantile as M grows). The profile is over the precision S = a + b: for each S on
-a grid of log S in [-6, 12] (step 0.25, refined by a parabola through the best three) the
-mean a / S with theta(a, b) = theta is solved by Newton's method in log a (the product is
-convex and increasing in log a: Newton from a = S converges monotonically). As S -> 0 the
-Beta tends to a two-point population (p in {0, 1}), as S -> inf to one p for all
-questions, so the profile covers both a benchmark of easy and impossible questions and
-one of equal questions. The ends are found by bisection on logit theta, the maximum by
-golden-section search; the interval then is widened to hold the unbiased estimate
+chi2_1's quantile as M grows). The profile is over the precision S = a + b: on a grid of
+log S in [-6, 12] (step 1/2, then step 1/8 around the best point, and a parabola through
+the best three) the mean a / S with theta(a, b) = theta is solved by Newton's method in
+log a (the product is convex and increasing in log a: Newton from the right of the root
+converges monotonically). As S -> 0 the Beta tends to a two-point population (p in
+{0, 1}), as S -> inf to one p for all questions, so the profile covers both a benchmark
+of easy and impossible questions and one of equal questions. The maximum and the two
+crossings of l_max - q^2 / 2 are found on grids of logit theta refined three times
+(:func:`profile_ends`); the interval then is widened to hold the unbiased estimate
 (under a misspecified population the model's theta-hat can differ from it).
 
 With one sample per question (n = 1) a and b are not separately identified; the
 likelihood depends on a / (a + b) only and the interval is the binomial likelihood-ratio
 interval of accuracy.
 
-When :func:`kpass.stats.intervals`' callers use it (:data:`RULE`): the ``auto`` choice
+When kpass uses it (:data:`RULE`; ``kpass report``): the ``auto`` choice
 takes this interval for Pass^k (any k) and Pass@1 (accuracy; Pass@k with k >= 2 was taken
 out after the held-out designs, where its coverage near 1 fell to 0.81-0.86 when the
 questions' rates are not Beta) with no clusters and se > 0 where the estimate x over the
-M >= :data:`MIN_QUESTIONS` questions used is near a bound, min(x, 1 - x) <= :data:`NEAR_SHARE` and
-M min(x, 1 - x) <= :data:`NEAR_EVENTS` (at most 25 questions' worth of the estimate from
-the nearer bound). Elsewhere, and
-for every other metric, paired differences and clustered SEs, the interval of
-:mod:`kpass.stats.intervals` (t, score, exact). Coverage, per tail, and width on designs
+M >= :data:`MIN_QUESTIONS` questions used is near a bound, min(x, 1 - x) <=
+:data:`NEAR_SHARE` and M min(x, 1 - x) <= :data:`NEAR_EVENTS` (at most 25 questions'
+worth of the estimate from the nearer bound). Elsewhere, and for every other metric,
+paired differences and clustered SEs, the interval of :mod:`kpass.stats.intervals` (t,
+score, exact). Coverage, per tail, and width on designs
 split into tuning and held-out sets: ``benchmarks/bench_coverage_betabin.py`` and
 docs/explanation/statistics.md.
 
