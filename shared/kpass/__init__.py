@@ -77,7 +77,7 @@ from .stats.design import Design
 from .stats.errors import standard_error
 from .stats.monitor import SequentialMonitor
 from .stats.planning import Plan, plan
-from .stats.ranking import Leaderboard, RankedPair, Standing, leaderboard
+from .stats.ranking import Leaderboard, RankedPair, Standing, Winner, leaderboard
 from .stats.sequential import ConfidenceSequence, confidence_sequence
 from .stats.small_sample import SmallSampleWarning
 
@@ -135,6 +135,7 @@ __all__ = [
     "Posterior",
     "RankedPair",
     "Standing",
+    "Winner",
     "TailPassDraws",
     "TailPassProfile",
     "allocate",

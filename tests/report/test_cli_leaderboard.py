@@ -92,7 +92,10 @@ def test_table_lists_models_best_first_with_rank_sets_and_legend(tmp_path, capsy
     board = kpass.leaderboard(kpass.pass_at_k, RUNS, 1)
     lines = out.splitlines()
     assert lines[0] == f"Pass@1 on {M} questions"
-    for line, row in zip(lines[2:5], board.rows, strict=True):
+    # the confidence set for the best model and the winner come first, in the core's words
+    assert lines[1] == kpass.stats.ranking.best_line(board.best, 0.95)
+    assert lines[2] == kpass.stats.ranking.winner_line(board.winner, 0.95)
+    for line, row in zip(lines[4:7], board.rows, strict=True):
         cells = line.split()
         assert cells[1] == row.name and float(cells[2]) == pytest.approx(row.estimate, abs=5e-4)
         expected_set = (str(row.rank_lo) if row.rank_lo == row.rank_hi

@@ -301,7 +301,7 @@ def test_python_results_print_the_short_form(capsys):
     assert repr(c) == str(c) and len(str(c).splitlines()) == 2
     assert str(c).startswith("pass_at_k at k=1 on 40 questions: A ")
     board = kpass.leaderboard(kpass.pass_at_k, runs, 1)
-    assert repr(board) == str(board) and len(str(board).splitlines()) == 3 + 3
+    assert repr(board) == str(board) and len(str(board).splitlines()) == 5 + 3  # best, winner
     assert str(board).splitlines()[-1].startswith("told apart: ")
     sequence = kpass.confidence_sequence(kpass.pass_at_k, runs["a"], runs["b"], 1)
     assert repr(sequence) == str(sequence) and "\n" not in str(sequence)

@@ -157,6 +157,11 @@ VOCABULARY = {
     "rank_hi": "worst rank in the model's joint rank set",
     "prob_best": "posterior probability of being best",
     "prob_top": "posterior probability of each rank",
+    "best": "a leaderboard's confidence set for the best model (every tied best held "
+            "jointly at the confidence level)",
+    "winner": "a leaderboard's model ranked first, corrected for having won (Winner)",
+    "corrected": "the winner's hybrid median-unbiased estimate given that it won",
+    "conditional": "the winner's conditional median-unbiased estimate given that it won",
     "power": "power of the planned test",
     "samples": "samples per question",
     "between": "between-question variance",

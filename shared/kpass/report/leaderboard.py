@@ -25,6 +25,7 @@ from ..io.harness.inspect_files import expand_inspect_logs
 from ..io.harness.inspect_log import check_same_task, inspect_labels
 from ..io.inputs import file_stem
 from ..registry import PRIMARY
+from ..stats.ranking import best_line, winner_line
 from .inputs import load_models, load_outcomes
 from .output import (
     _check_answers_options,
@@ -160,6 +161,12 @@ def _method(boards: list[Board], clustered: bool) -> str:
 def _legend(confidence: float, clustered: bool, boards: list[Board]) -> list[str]:
     level = f"{confidence * 100:g}%"
     paragraphs = [
+        f"best: the models not shown worse than the best; together they hold the true best "
+        f"with probability >= {level} (one-sided max-T stepdown, Mogstad, Romano, Shaikh and "
+        "Wilhelm 2024). "
+        "winner: the model ranked first; its estimate is the largest of several and biased "
+        "upward, \"corrected for winning\" and its interval condition on it having won (hybrid "
+        "inference on winners, Andrews, Kitagawa and McCloskey 2024).",
         f"se: standard error over questions{' (clustered)' if clustered else ''}; {level} "
         f"interval: estimate -/+ t se ({_degrees(boards)}); near 0 or 1 a score interval, "
         "and an exact bound when se = 0 (kpass.stats.intervals).",
@@ -219,6 +226,14 @@ class LeaderboardRequest:
                    explain=bool(getattr(args, "explain", False)))
 
 
+def _winner_lines(result: Any, digits: int) -> list[str]:
+    """The confidence set for the best model, then the winner corrected for winning."""
+    lines = [best_line(result.best, result.confidence)]
+    if result.winner is not None:
+        lines.append(winner_line(result.winner, result.confidence, digits))
+    return lines
+
+
 def _note_lines(request: LeaderboardRequest) -> list[str]:
     if not request.explain:
         return [f"note: {line}" for line in brief_notes(request.notes)]
@@ -237,6 +252,7 @@ def render_table(boards: list[Board], request: LeaderboardRequest) -> str:
         body = [_cells(row, request.digits) for row in result.rows]
         widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
         out.append(f"{board.label} on {result.questions} questions")
+        out.extend(_winner_lines(result, request.digits))
         for line in [header, *body]:
             out.append("  ".join(cell.ljust(widths[i]) if i in (1, 4) else cell.rjust(widths[i])
                                  for i, cell in enumerate(line)).rstrip())
@@ -255,6 +271,7 @@ def render_markdown(boards: list[Board], request: LeaderboardRequest) -> str:
     out = []
     for board in boards:
         out.append(f"**{board.label}** on {board.result.questions} questions\n")
+        out.extend(f"{line}\n" for line in _winner_lines(board.result, request.digits))
         out.append("| " + " | ".join(_header(request.confidence)) + " |")
         out.append("| ---: | :--- | ---: | ---: | :--- | :---: | ---: |")
         out.extend("| " + " | ".join(markdown_cell(cell) for cell in _cells(row, request.digits))

@@ -93,6 +93,7 @@ from .rank_sets import (
     pair_se,
 )
 from .small_sample import warn_small
+from .winners import best_set, winner_inference
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,38 @@ class RankedPair:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
+@dataclass(frozen=True)
+class Winner:
+    """The model ranked first of a :class:`Leaderboard`, corrected for having won.
+
+    Its estimate is the largest of the models' estimates and so biased upward (the
+    winner's curse); ``corrected`` and [``lo``, ``hi``] condition on the model having won
+    (hybrid inference on winners, Andrews, Kitagawa and McCloskey 2024;
+    :mod:`kpass.stats.winners`).
+
+    Attributes:
+        name: the model ranked first.
+        estimate: its estimate (as in its :class:`Standing`; biased upward as a winner).
+        corrected: the hybrid median-unbiased estimate given that it won (median bias at
+            most beta / 2, beta = (1 - confidence) / 10), clipped to [0, 1].
+        conditional: the conditional median-unbiased estimate given that it won (exactly
+            median-unbiased; unstable when the winner barely wins).
+        lo: lower end of the hybrid ``confidence`` interval for its true value.
+        hi: upper end.
+    """
+
+    name: str
+    estimate: float
+    corrected: float
+    conditional: float
+    lo: float
+    hi: float
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a plain dict (JSON-safe)."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
 @dataclass(frozen=True, repr=False)
 class Leaderboard:
     """Models ranked on the same questions, best first; see :func:`leaderboard`.
@@ -182,6 +215,12 @@ class Leaderboard:
         pairs: one :class:`RankedPair` per pair of models, in the order of the rows.
         adjustment: ``"max-t"`` (studentised sign-flip max-|T| stepdown) or ``"holm"``
             (with fewer than 8 questions or clusters, or a dataset-level metric).
+        best: the ``confidence`` set for the best model, in the order of the rows: every
+            model not shown worse than the best by the stepdown over one-sided max-T
+            comparisons (:func:`kpass.stats.winners.best_set`); it holds every model tied
+            for the true best with probability >= ``confidence``.
+        winner: the model ranked first with its estimate and interval corrected for having
+            won (:class:`Winner`).
     """
 
     metric: str
@@ -193,12 +232,15 @@ class Leaderboard:
     rows: tuple[Standing, ...]
     pairs: tuple[RankedPair, ...]
     adjustment: str = "max-t"
+    best: tuple[str, ...] = ()
+    winner: Winner | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The leaderboard as plain dicts and lists (JSON-safe)."""
         return {"metric": self.metric, "k": self.k, "confidence": self.confidence,
                 "questions": self.questions, "df": self.df, "units": self.units,
-                "adjustment": self.adjustment,
+                "adjustment": self.adjustment, "best": list(self.best),
+                "winner": None if self.winner is None else self.winner.as_dict(),
                 "rows": [row.as_dict() for row in self.rows],
                 "pairs": [pair.as_dict() for pair in self.pairs]}
 
@@ -234,7 +276,9 @@ class Leaderboard:
                   else f"{row.rank_lo}-{row.rank_hi}", f"{row.prob_best:.3f}"]
                  for row in self.rows]
         widths = [max(len(line[i]) for line in [header, *lines]) for i in range(len(header))]
-        text = [title]
+        text = [title, best_line(self.best, self.confidence)]
+        if self.winner is not None:
+            text.append(winner_line(self.winner, self.confidence))
         for line in [header, *lines]:
             cells = [cell.ljust(width) if i == 1 else cell.rjust(width)
                      for i, (cell, width) in enumerate(zip(line, widths, strict=True))]
@@ -245,6 +289,21 @@ class Leaderboard:
         return "\n".join(text)
 
     __repr__ = __str__
+
+
+def best_line(best: tuple[str, ...], confidence: float) -> str:
+    """``best: A (or B, C) at 95%`` (the confidence set for the best model, in words)."""
+    if not best:
+        return "best: no model"
+    rest = f" (or {', '.join(best[1:])})" if len(best) > 1 else ""
+    return f"best: {best[0]}{rest} at {confidence:.0%}"
+
+
+def winner_line(winner: Winner, confidence: float, digits: int = 3) -> str:
+    """``winner A: 0.812 as ranked, 0.795 corrected for winning, 95% interval [..]``."""
+    return (f"winner {winner.name}: {winner.estimate:.{digits}f} as ranked, "
+            f"{winner.corrected:.{digits}f} corrected for winning, {confidence:.0%} "
+            f"interval [{winner.lo:.{digits}f}, {winner.hi:.{digits}f}]")
 
 
 def _check_runs(runs: Any) -> dict[str, Any]:
@@ -298,8 +357,14 @@ def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
                              p_value=float(pv), p_adjusted=float(pa), better=bool(t))
                   for a, b, d, s, pv, pa, t in zip(a_index, b_index, difference, pair_ses, p,
                                                    adjusted, told, strict=True))
+    inside = best_set(tied, sigma, float(df), confidence, count)
+    first = order[0]
+    corrected, conditional, lo, hi = winner_inference(tied, sigma, first, confidence)
+    winner = Winner(name=names[first], estimate=float(estimates[first]) + 0.0, corrected=corrected,
+                    conditional=conditional, lo=lo, hi=hi)
     return Leaderboard(metric=name, k=k, confidence=confidence, questions=questions, df=df,
-                       units=count, rows=rows, pairs=pairs, adjustment=method)
+                       units=count, rows=rows, pairs=pairs, adjustment=method,
+                       best=tuple(names[j] for j in order if inside[j]), winner=winner)
 
 
 def leaderboard(metric: MetricLike, runs: Mapping[str, Any], *args: Any, clusters: Any = None,
@@ -440,4 +505,4 @@ def leaderboard(metric: MetricLike, runs: Mapping[str, Any], *args: Any, cluster
     return boards if many else boards[0]
 
 
-__all__ = ["Leaderboard", "RankedPair", "Standing", "leaderboard"]
+__all__ = ["Leaderboard", "RankedPair", "Standing", "Winner", "leaderboard"]
