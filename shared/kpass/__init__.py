@@ -76,7 +76,7 @@ from .stats.comparison import Comparison, compare
 from .stats.design import Design
 from .stats.errors import standard_error
 from .stats.monitor import SequentialMonitor
-from .stats.planning import Plan, plan
+from .stats.planning import Plan, Split, plan
 from .stats.ranking import Leaderboard, RankedPair, Standing, Winner, leaderboard
 from .stats.sequential import ConfidenceSequence, confidence_sequence
 from .stats.small_sample import SmallSampleWarning
@@ -132,6 +132,7 @@ __all__ = [
     "SmallSampleWarning",
     "Leaderboard",
     "Plan",
+    "Split",
     "Posterior",
     "RankedPair",
     "Standing",

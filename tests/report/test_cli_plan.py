@@ -86,6 +86,22 @@ def test_a_pilot_plans_as_kpass_plan(capsys):
     assert fields["pilot"] == [SAMPLE] and fields["paired"] is False
 
 
+def test_budget_prints_the_split_of_kpass_plan_split(capsys):
+    R = np.array(tau_bench_outcomes())
+    split = kpass.plan(kpass.pass_at_k, R, 4).split(3000, cost_question=5.0)
+    code, out, err = run(capsys, SAMPLE, "--k", 4, "--budget", 3000, "--cost-question", 5)
+    assert code == 0, err
+    assert out.splitlines()[0] == (
+        f"Best split of a budget of 3,000: {split.questions:,} questions x {split.samples} "
+        f"samples (cost {split.cost:,g}); SE of the Pass@4 value {split.se:.4f}")
+    code, out, _ = run(capsys, SAMPLE, "--k", 4, "--budget", 3000, "--cost-question", 5,
+                       "--format", "json")
+    fields = json.loads(out)
+    assert (fields["questions"], fields["samples"], fields["se"]) == (
+        split.questions, split.samples, split.se)
+    assert fields["cost_question"] == 5.0 and fields["cost_sample"] == 1.0
+
+
 def test_two_pilots_are_paired(tmp_path, capsys):
     rng = np.random.default_rng(3)
     rates = rng.beta(2, 2, 60)
@@ -124,6 +140,12 @@ def test_two_pilots_are_paired(tmp_path, capsys):
     ([SAMPLE, "--baseline", 0.6, "--difference", 0.1], "--baseline", 2),
     ([SAMPLE, "--difference", 0.1, "--confidence", 1.5], "--confidence", 2),
     ([SAMPLE, SAMPLE, SAMPLE, "--difference", 0.1], "at most two", 2),
+    (["--baseline", 0.6, "--samples", 4, "--budget", 100], "needs a pilot", 2),
+    ([SAMPLE, "--budget", 100, "--difference", 0.1], "--difference and --budget", 2),
+    ([SAMPLE, "--difference", 0.1, "--cost-question", 3], "give --budget too", 2),
+    ([SAMPLE, "--budget", 100, "--samples", 4], "--samples", 2),
+    ([SAMPLE, "--budget", 7, "--k", 4], "--budget", 2),
+    ([SAMPLE, "--budget", 100, "--cost-sample", 0], "--cost-sample", 2),
     (["missing.jsonl", "--difference", 0.1], "missing.jsonl", 1),
 ])
 def test_bad_input_is_one_line(capsys, args, needle, status):

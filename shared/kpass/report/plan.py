@@ -10,6 +10,11 @@ With one pilot file (or two: a paired pilot of models A and B) it plans from the
 variance (:func:`kpass.plan` with a pilot, a :class:`kpass.Plan`)::
 
     $ kpass plan pilot.jsonl --difference 0.05 --k 1
+
+and, from a pilot, how to spend a budget (:meth:`kpass.Plan.split`: the questions x samples
+per question with the smallest SE)::
+
+    $ kpass plan pilot.jsonl --k 4 --budget 4000 --cost-question 5
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ _FLAGS = {"`baseline`": "--baseline", "`difference`": "--difference",
           "`questions`": "--questions", "`samples`": "--samples", "`spread`": "--spread",
           "`correlation`": "--correlation", "`power`": "--power",
           "`confidence`": "--confidence", "`k`": "--k", "`R`": "the pilot",
-          "`R_b`": "the second pilot"}
+          "`R_b`": "the second pilot", "`budget`": "--budget",
+          "`cost_question`": "--cost-question", "`cost_sample`": "--cost-sample"}
 
 
 def add_plan_parser(commands: Any, count: Callable[..., Any],
@@ -76,6 +82,17 @@ def add_plan_parser(commands: Any, count: Callable[..., Any],
     command.add_argument("--questions", type=count(2), metavar="M",
                          help="instead of --difference: the questions you have; prints the "
                               "smallest difference they detect")
+    command.add_argument("--budget", type=finite, metavar="B",
+                         help="instead of --difference: with a pilot, what the evaluation may "
+                              "spend (samples, or money with --cost-question and "
+                              "--cost-sample); prints the questions and samples per question "
+                              "with the smallest SE")
+    command.add_argument("--cost-question", type=finite, default=0.0, metavar="C",
+                         help="with --budget: the cost of each question, e.g. writing or "
+                              "checking it (default: 0)")
+    command.add_argument("--cost-sample", type=finite, default=1.0, metavar="C",
+                         help="with --budget: the cost of one sample of one model (default: "
+                              "1, so that --budget counts samples)")
     command.add_argument("--samples", type=count(1), metavar="N",
                          help="samples per question and model (required without a pilot; "
                               "with one, default the pilot's)")
@@ -116,9 +133,21 @@ def run_plan(args: argparse.Namespace) -> int:
         if len(args.files) > 2:
             raise InputError(f"give at most two pilot files (models A and B); got "
                              f"{len(args.files)}")
-        if (args.difference is None) == (args.questions is None):
-            raise InputError("give one of --difference (prints the questions needed) and "
-                             "--questions (prints the detectable difference)")
+        asked = [flag for flag, value in (("--difference", args.difference),
+                                          ("--questions", args.questions),
+                                          ("--budget", args.budget)) if value is not None]
+        if len(asked) != 1:
+            raise InputError("give one of --difference (prints the questions needed), "
+                             "--questions (prints the detectable difference) and --budget "
+                             "(with a pilot: prints the questions and samples with the "
+                             "smallest SE)" + (f"; got {' and '.join(asked)}" if asked else ""))
+        if args.budget is None and (args.cost_question, args.cost_sample) != (0.0, 1.0):
+            raise InputError("--cost-question and --cost-sample price a --budget; give "
+                             "--budget too")
+        if args.budget is not None and not args.files:
+            raise InputError("--budget needs a pilot file: the split rests on the pilot's "
+                             "between- and within-question variance (plan from a pilot of a "
+                             "few dozen questions first)")
     except ValueError as error:
         return _refuse(str(error))
     family = families[0]
@@ -181,6 +210,13 @@ def _run_pilot(args: argparse.Namespace, point: Any, family: Any,
                                R_b=pilots[1] if len(pilots) > 1 else None, **options)
         assert isinstance(pilot, kpass.Plan)  # a pilot: a Plan (for mypy)
         notes = [str(w.message) for w in caught]
+        if args.budget is not None:
+            if args.samples is not None:
+                raise InputError("--samples: with --budget the samples per question are "
+                                 "what the plan chooses; leave --samples out")
+            split = pilot.split(args.budget, cost_question=args.cost_question,
+                                cost_sample=args.cost_sample)
+            return _write_split(args, pilot, family, options, split, notes)
         power = _unit(args.power, "power")
         confidence = _unit(args.confidence, "confidence")
         alpha = 1.0 - confidence
@@ -222,6 +258,39 @@ def _run_pilot(args: argparse.Namespace, point: Any, family: Any,
              f"{n:g} samples per question a question's {'difference' if pilot.paired else 'value'}"
              f" has sd {sd:.3f}; from a pilot this size the questions needed may be off by a "
              f"factor {low:.2f}-{high:.2f} (80%)"]
+    lines += [f"note: {note}" for note in notes]
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _write_split(args: argparse.Namespace, pilot: Any, family: Any, options: dict[str, Any],
+                 split: Any, notes: list[str]) -> int:
+    """``kpass plan PILOT --budget B``: the split, beside what the pilot's own n would give."""
+    label = family.title.format(k=args.k, tau=options.get("tau", ""))
+    runs = 2 if pilot.paired else 1
+    n0 = max(args.k, int(round(pilot.samples)))
+    m0 = int(math.floor(args.budget / (args.cost_question + runs * n0 * args.cost_sample)
+                        + 1e-9))
+    same = pilot.se(m0, n0) if m0 >= 2 else math.nan
+    if args.format == "json":
+        fields = {"pilot": list(args.files), "metric": pilot.metric, "label": label,
+                  "k": args.k, "paired": pilot.paired, **split.as_dict(),
+                  "cost_question": args.cost_question, "cost_sample": args.cost_sample,
+                  "between": pilot.between, "within": pilot.within_at(split.samples),
+                  "pilot_questions": pilot.questions, "notes": notes}
+        sys.stdout.write(json.dumps(fields, indent=2) + "\n")
+        return 0
+    what = "difference" if pilot.paired else "value"
+    unit = " samples" if (args.cost_question, args.cost_sample) == (0.0, 1.0) else ""
+    plural = "s" if split.samples != 1 else ""
+    lines = [f"Best split of a budget of {args.budget:,g}{unit}: {split.questions:,} questions "
+             f"x {split.samples} sample{plural}{' per model' if pilot.paired else ''} (cost "
+             f"{split.cost:,g}); SE of the {label} {what} {split.se:.4f}",
+             f"From the pilot: {pilot.questions} questions x {pilot.samples:g} samples; "
+             f"between-question variance {pilot.between:.4g}, within "
+             f"{pilot.within_at(split.samples):.4g} at {split.samples} sample{plural}"
+             + (f"; the pilot's {n0} samples would buy {m0:,} questions, SE {same:.4f}"
+                if m0 >= 2 and n0 != split.samples else "")]
     lines += [f"note: {note}" for note in notes]
     sys.stdout.write("\n".join(lines) + "\n")
     return 0

@@ -46,6 +46,31 @@ from .small_sample import (
 
 
 @dataclass(frozen=True)
+class Split:
+    r"""How to spend a budget: questions x samples per question with the smallest SE.
+
+    Attributes:
+        questions: questions to run (M).
+        samples: samples per question and model (n >= k).
+        se: the SE promised: sqrt((between + within(n)) / M) from the pilot's split
+            (for a paired plan, of the difference).
+        cost: what the split costs, M (cost_question + runs n cost_sample), runs = 2
+            for a paired plan (both models sample each question), else 1.
+        budget: the budget given.
+    """
+
+    questions: int
+    samples: int
+    se: float
+    cost: float
+    budget: float
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a plain dict (JSON-safe)."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
 class Plan:
     r"""A pilot run's variance of a metric, split into what more questions and more samples shrink.
 
@@ -129,6 +154,58 @@ class Plan:
         m = self.questions if questions is None else _check_questions(questions)
         within = self.within if samples is None else self.within_at(samples)
         return math.sqrt((self.between + within) / m)
+
+    def split(self, budget: float, *, cost_question: float = 0.0, cost_sample: float = 1.0,
+              largest: int | None = None) -> Split:
+        r"""The questions and samples per question that a ``budget`` buys with the smallest SE.
+
+        The evaluation run with the budget has M questions of n samples each (per model;
+        a paired plan samples both models), costing M (``cost_question`` + runs n
+        ``cost_sample``): with the defaults (0, 1) the budget counts samples. For each n
+        from k the most questions the budget buys is M(n) = floor(budget / (cost_question
+        + runs n cost_sample)), and the split minimises
+
+            SE(M, n)^2 = (between + within(n)) / M(n)
+
+        over the integers n >= k with M(n) >= 2 (every n up to 256, then n growing by 2%
+        to the largest the budget allows, at most ``largest``, default
+        :data:`MAX_SAMPLES`). within(n) is the variance
+        of the metric's unbiased per-question estimator at n samples (the beta-binomial
+        model of the pilot; for Pass@k not p(1-p)/n but the U-statistic's own variance).
+        Without a cost per question more samples never pay (for Pass@1, SE^2 =
+        (between n + within(1)) / budget grows with n): the answer is n = k; with one,
+        n* ~ sqrt(cost_question within(1) / (cost_sample between)) for Pass@1.
+        The pilot's own questions are not counted: the split plans the whole run.
+
+        Raises:
+            ValueError: a budget, cost or ``largest`` that is not a finite number in range,
+                or a budget too small for 2 questions of k samples.
+        """
+        money = check_real(budget, "budget", low=0.0, low_open=True)
+        per_question = check_real(cost_question, "cost_question", low=0.0)
+        per_sample = check_real(cost_sample, "cost_sample", low=0.0, low_open=True)
+        top = _check_samples(MAX_SAMPLES if largest is None else largest, self.k, "largest")
+        runs = 2 if self.paired else 1
+        most = int(math.floor((money / 2.0 - per_question) / (runs * per_sample) + 1e-9))
+        if most < self.k:
+            raise InputError(
+                f"`budget` must buy at least 2 questions of k={self.k} samples (cost "
+                f"{2 * (per_question + runs * self.k * per_sample):g}); got budget={money:g}")
+        stop = min(most, top)
+        candidates = list(range(self.k, min(stop, 256) + 1))
+        while candidates[-1] < stop:
+            candidates.append(min(stop, max(candidates[-1] + 1,
+                                            int(candidates[-1] * 1.02))))
+        best: tuple[float, int, int] | None = None
+        for n in candidates:
+            m = int(math.floor(money / (per_question + runs * n * per_sample) + 1e-9))
+            variance = (self.between + self.within_at(n)) / m
+            if best is None or variance < best[0] * (1.0 - 1e-12):
+                best = (variance, m, n)
+        assert best is not None
+        variance, m, n = best
+        return Split(questions=m, samples=n, se=math.sqrt(variance),
+                     cost=m * (per_question + runs * n * per_sample), budget=money)
 
     def questions_for(self, difference: float, samples: int | None = None, *,
                       power: float = 0.8, confidence: float = 0.95) -> int:
