@@ -162,3 +162,26 @@ def test_corrected_interval_covers_the_winner_where_the_naive_one_does_not():
     assert 0.93 <= corrected <= 0.97
     assert covered >= 0.93  # every one of 5 tied models at once (each >= 95%)
     assert size > 3
+
+
+def test_winner_with_no_spread_keeps_its_exact_interval():
+    """A winner right on every question (se = 0): its row's exact bound, never zero width."""
+    runs = {"a": [[1, 1]] * 40, "b": [[0, 1]] * 20 + [[1, 1]] * 20}
+    board = kpass.leaderboard(kpass.pass_at_k, runs, 1)
+    row = board.rows[0]
+    assert board.best == ("a",)
+    assert (board.winner.lo, board.winner.hi) == (row.lo, row.hi) and row.lo < row.hi
+
+
+@pytest.mark.parametrize("metric, extra", [(kpass.geom_ds_at_k, {}),
+                                           (kpass.pass_at_k, {"clusters": "yes"})])
+def test_clusters_and_dataset_level_metrics_give_a_winner(metric, extra):
+    rng = np.random.default_rng(5)
+    p = rng.beta(2, 2, size=60)
+    runs = {name: (rng.random((60, 4)) < np.clip(p + shift, 0, 1)[:, None]).astype(int)
+            for name, shift in (("a", 0.1), ("b", 0.08), ("c", -0.2))}
+    if extra:
+        extra = {"clusters": np.repeat(np.arange(20), 3)}
+    board = kpass.leaderboard(metric, runs, 2, **extra)
+    assert board.best[0] == board.rows[0].name and "c" not in board.best
+    assert board.winner.lo <= board.winner.corrected <= board.winner.hi

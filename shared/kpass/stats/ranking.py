@@ -360,6 +360,8 @@ def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
     inside = best_set(tied, sigma, float(df), confidence, count)
     first = order[0]
     corrected, conditional, lo, hi = winner_inference(tied, sigma, first, confidence)
+    if se[first] == 0:  # no spread to condition on: the row's own (exact) interval
+        lo, hi = float(ends[0][first]), float(ends[1][first])
     winner = Winner(name=names[first], estimate=float(estimates[first]) + 0.0, corrected=corrected,
                     conditional=conditional, lo=lo, hi=hi)
     return Leaderboard(metric=name, k=k, confidence=confidence, questions=questions, df=df,
