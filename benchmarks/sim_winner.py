@@ -15,7 +15,7 @@ and winner), called on the per-question values directly so that the sign-flip ra
 (not measured here) do not dominate the run time.
 
 Usage: python benchmarks/sim_winner.py [--quick]   (default: 1000 replications per design,
-about 3 minutes on one core; --quick: 200)
+about 5 minutes of CPU; --quick: 200)
 """
 
 from __future__ import annotations

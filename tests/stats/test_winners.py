@@ -154,12 +154,14 @@ def _truth(logits, correlation):
 @pytest.mark.slow
 def test_corrected_interval_covers_the_winner_where_the_naive_one_does_not():
     """Five models tied at the top, 60 questions: the naive interval of the winner under-covers
-    (about 0.80), the hybrid interval covers 93-97%, the best set holds every tied best."""
+    (0.88 here), the hybrid interval covers 93-98% (measured 0.973: the hybrid's coverage is
+    >= 95% by construction and conservative, as Andrews, Kitagawa and McCloskey report; the
+    Monte Carlo sd at 300 runs is 1.2 points), the best set holds every tied best."""
     rng = np.random.default_rng(2024)
     theta = np.full(5, 0.6)
     naive, corrected, covered, size = _simulate((theta, 0.8, 60, 2), 300, rng)
     assert naive < 0.90
-    assert 0.93 <= corrected <= 0.97
+    assert 0.93 <= corrected <= 0.98
     assert covered >= 0.93  # every one of 5 tied models at once (each >= 95%)
     assert size > 3
 
