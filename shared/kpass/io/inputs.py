@@ -62,6 +62,8 @@ class InputOptions:
             default: :func:`check_one_run`).
         by: ``--by``: one model per value of this column, or per file (:data:`BY_FILE`);
             read by :func:`load_split`.
+        partial: ``--partial``: read an Inspect log that did not finish (a run in
+            progress) as far as it goes.
     """
 
     id: str | None = None
@@ -78,6 +80,7 @@ class InputOptions:
     normalize: Callable[[Any], Any] | None = None
     pool: bool = False
     by: str | None = None
+    partial: bool = False
 
 
 #: ``--by file``: one model per file of a folder or pattern (not a column named ``file``).
@@ -223,13 +226,14 @@ def load_input(source: str, options: InputOptions, *, clusters: bool = True,
                                       "COLUMN (the labels are grouped by question id)")
         item = load_long(source, id=options.id, sample=options.sample, column=options.column,
                          threshold=options.threshold, chunk_size=options.chunk_size,
-                         tool=options.tool, filter=options.filter, clusters=column)
+                         tool=options.tool, filter=options.filter, clusters=column,
+                         partial=options.partial)
         if options.id is not None and not options.pool:
             check_one_run(item, options)
         return item, None
     item = load_file(source, tool=options.tool, filter=options.filter, column=options.column,
                      chunk_size=options.chunk_size, skip_bad=options.skip_bad,
-                     progress=progress)
+                     progress=progress, partial=options.partial)
     if column is not None:
         from .labels import read_labels
 
@@ -332,7 +336,7 @@ def _harness_of(source: str) -> str | None:
 
 def load_file(source: str, *, tool: str | None = None, filter: str | None = None,
               column: str | None = None, chunk_size: int = 65536, skip_bad: bool = False,
-              progress: Progress | None = None) -> LoadedFile:
+              progress: Progress | None = None, partial: bool = False) -> LoadedFile:
     """A plain outcome file (:func:`~kpass.io.formats.readers.load_counts`) or a harness file.
 
     The harness path is taken with ``tool`` or ``filter``, with a nested ``column``,
@@ -342,10 +346,12 @@ def load_file(source: str, *, tool: str | None = None, filter: str | None = None
 
     A folder of part files or a glob pattern (:func:`kpass.io.shards.shard_paths`) is
     read part by part, in sorted order, and pooled: the questions of all parts, as one
-    file holding every row in that order would give.
+    file holding every row in that order would give. ``partial``: an Inspect log of a run
+    that did not finish is read as far as it goes (:func:`load_inspect`).
     """
     if tool is None and filter is None and is_inspect_log(source):
-        return load_inspect(source, column=column)  # Inspect AI logs: kpass.io.harness.inspect_log
+        # Inspect AI logs: kpass.io.harness.inspect_log
+        return load_inspect(source, column=column, partial=partial)
     parts = shard_parts(source)
     if parts is not None:
         if tool is not None or filter is not None or is_path(column):

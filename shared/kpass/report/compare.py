@@ -108,9 +108,8 @@ def run_compare(args: argparse.Namespace) -> int:
     try:
         sample = getattr(args, "sample", None)
         shared = bool(getattr(args, "shared", False))
-        if (sample is not None or shared) and args.id is None:
-            option = "--sample" if sample is not None else "--shared"
-            raise ReportError(args.files[0], f"{option} needs --id (the question-id column)")
+        if sample is not None and args.id is None:
+            raise ReportError(args.files[0], "--sample needs --id (the question-id column)")
         coded: tuple[list[Any], list[Any]] | None = None
         if answers_mode and args.clusters is not None:
             raise ReportError(args.files[0], "--clusters is not available with --answers")
@@ -125,6 +124,8 @@ def run_compare(args: argparse.Namespace) -> int:
             loaded, answers = load_outcomes(list(args.files), args, "compare",
                                             clusters="first")
         first, second = (item.counts for item in loaded)
+        if shared and (first.ids is None or second.ids is None):  # a harness log has its own
+            raise ReportError(args.files[0], "--shared needs --id (the question-id column)")
         if answers_mode:
             coded = (answers[0] or [], answers[1] or [])
             from ..io.answers_match import import_normalizer
