@@ -200,12 +200,15 @@ def run_report(args: argparse.Namespace) -> int:
         if args.percent and args.format in ("table", "markdown"):
             rows = [[row.in_percent() for row in per_input] for per_input in rows]
             notes.append("values in percent (x 100): estimates, se, intervals, mean and sd.")
+        from ..io.harness.metadata import run_info
+
+        runs = [run_info(item.source, item) for item in loaded]
         report = Report(loaded, labels, rows, args.confidence, args.short, notes, warnings,
                         clusters=None if args.clusters is None else [
                             clusters_summary(item.counts, code)
                             for item, code in zip(loaded, codes, strict=True)],
                         explain=args.explain, posterior=True if args.posterior else None,
-                        by=args.by)
+                        by=args.by, runs=runs if any(runs) else None)
         if args.format in ("table", "markdown") and args.by is not None:
             text = render_sections(report, args.format, args.digits)
         elif args.format in ("table", "markdown"):

@@ -124,6 +124,9 @@ def run_compare(args: argparse.Namespace) -> int:
             loaded, answers = load_outcomes(list(args.files), args, "compare",
                                             clusters="first")
         first, second = (item.counts for item in loaded)
+        from ..io.harness.metadata import run_info
+
+        runs = tuple(run_info(item.source, item) for item in loaded)
         if shared and (first.ids is None or second.ids is None):  # a harness log has its own
             raise ReportError(args.files[0], "--shared needs --id (the question-id column)")
         if answers_mode:
@@ -162,7 +165,7 @@ def run_compare(args: argparse.Namespace) -> int:
             from .sequential import sequential_text
 
             request = CompareRequest.from_args(args, matched_by=matched_by, notes=[
-                cli_words(note) for note in notes])
+                cli_words(note) for note in notes], runs=runs)
             return _write(sequential_text(first, second, families, ks, args, clusters,
                                           input_labels(list(args.files), given), request, m))
         try:
@@ -187,7 +190,7 @@ def run_compare(args: argparse.Namespace) -> int:
             shown = [replace(line, result=_in_percent(line.result)) for line in lines]
             notes.append("values in percent (x 100): A, B, differences, se, intervals and MDE; "
                          "p-values and P(A>B) are probabilities as before.")
-        request = CompareRequest.from_args(args, matched_by=matched_by, notes=notes)
+        request = CompareRequest.from_args(args, matched_by=matched_by, notes=notes, runs=runs)
         text = RENDERERS[args.format](shown, labels, m, request)
         if args.plot:
             from .plot import plot_differences

@@ -23,6 +23,7 @@ from .._core.counting.counts import BinaryCounts
 from ..io.errors import ReportError
 from ..io.harness.inspect_files import expand_inspect_logs
 from ..io.harness.inspect_log import check_same_task, inspect_labels
+from ..io.harness.metadata import RunInfo, run_info, runs_line
 from ..io.inputs import file_stem
 from ..registry import PRIMARY
 from .inputs import load_models, load_outcomes
@@ -72,10 +73,12 @@ def split_names(items: list[str]) -> tuple[list[str], list[str]]:
     return chosen, paths
 
 
-def _load(args: argparse.Namespace, paths: list[str]) -> tuple[list[BinaryCounts], Any]:
-    """Each model's counts (with ids under --id) and the clusters of the first file.
+def _load(args: argparse.Namespace, paths: list[str]
+          ) -> tuple[list[BinaryCounts], Any, list[RunInfo | None]]:
+    """Each model's counts (with ids under --id), the clusters of the first file, the runs.
 
-    Read by the loader every command shares (:func:`kpass.report.inputs.load_outcomes`).
+    Read by the loader every command shares (:func:`kpass.report.inputs.load_outcomes`);
+    the runs are what each file's harness recorded (:func:`run_info`).
     """
     if args.sample is not None and args.id is None:
         raise ReportError(paths[0], "--sample needs --id: the sample ids count within a "
@@ -83,7 +86,8 @@ def _load(args: argparse.Namespace, paths: list[str]) -> tuple[list[BinaryCounts
     if not getattr(args, "any_task", False):
         check_same_task(paths)
     loaded, _ = load_outcomes(paths, args, "leaderboard", clusters="first")
-    return [item.counts for item in loaded], loaded[0].clusters
+    return ([item.counts for item in loaded], loaded[0].clusters,
+            [run_info(item.source, item) for item in loaded])
 
 
 def leaderboard_boards(runs: dict[str, BinaryCounts], families: list[Family], ks: list[int],
@@ -123,15 +127,16 @@ def _rank_set(row: Any) -> str:
     return str(row.rank_lo) if row.rank_lo == row.rank_hi else f"{row.rank_lo}-{row.rank_hi}"
 
 
-def _cells(row: Any, digits: int) -> list[str]:
+def _cells(row: Any, digits: int, tokens: dict[str, str] | None = None) -> list[str]:
     return [str(row.rank), row.name, f"{row.estimate:.{digits}f}", f"{row.se:.{digits}f}",
             f"[{row.lo:.{digits}f}, {row.hi:.{digits}f}]", _rank_set(row),
-            f"{row.prob_best:.3f}"]
+            f"{row.prob_best:.3f}"] + ([tokens.get(row.name, "-")] if tokens else [])
 
 
-def _header(confidence: float) -> list[str]:
+def _header(confidence: float, tokens: bool = False) -> list[str]:
     level = f"{confidence * 100:g}%"
-    return ["rank", "model", "estimate", "se", f"{level} interval", "rank set", "P(best)"]
+    return (["rank", "model", "estimate", "se", f"{level} interval", "rank set", "P(best)"]
+            + (["tokens"] if tokens else []))
 
 
 def _degrees(boards: list[Board]) -> str:
@@ -196,6 +201,8 @@ class LeaderboardRequest:
         notes: the notes printed under the tables.
         explain: print the notes in full and the legend (``--explain``); without, one
             short line per note.
+        runs: each model's run as its harness recorded it (None where none is): one line
+            of what they share above the tables, a ``tokens`` column, ``run`` in JSON.
     """
 
     names: tuple[str, ...]
@@ -208,15 +215,26 @@ class LeaderboardRequest:
     short: str = "error"
     notes: tuple[str, ...] = ()
     explain: bool = False
+    runs: tuple[RunInfo | None, ...] = ()
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, names: list[str], paths: list[str],
-                  notes: list[str]) -> LeaderboardRequest:
+                  notes: list[str], runs: list[RunInfo | None] | None = None
+                  ) -> LeaderboardRequest:
         """The request of the parsed command line (read, never written)."""
         return cls(names=tuple(names), paths=tuple(paths), confidence=args.confidence,
                    digits=args.digits, matched_by=args.id, clusters=args.clusters,
                    shared=bool(args.shared), short=args.short, notes=tuple(notes),
-                   explain=bool(getattr(args, "explain", False)))
+                   explain=bool(getattr(args, "explain", False)), runs=tuple(runs or ()))
+
+    def tokens(self) -> dict[str, str] | None:
+        """Each model's total tokens as the ``tokens`` column shows it; None if none known."""
+        from ..io.harness.metadata import short_count
+
+        shown = {name: "-" if run is None or run.total_tokens is None
+                 else short_count(run.total_tokens)
+                 for name, run in zip(self.names, self.runs, strict=False)}
+        return shown if any(text != "-" for text in shown.values()) else None
 
 
 def _note_lines(request: LeaderboardRequest) -> list[str]:
@@ -230,11 +248,13 @@ def _note_lines(request: LeaderboardRequest) -> list[str]:
 
 def render_table(boards: list[Board], request: LeaderboardRequest) -> str:
     """One ranked table per metric and k, with a legend."""
-    out = []
+    tokens = request.tokens()
+    shared = runs_line(list(request.runs))
+    out = [shared, ""] if shared else []
     for board in boards:
         result = board.result
-        header = _header(request.confidence)
-        body = [_cells(row, request.digits) for row in result.rows]
+        header = _header(request.confidence, tokens is not None)
+        body = [_cells(row, request.digits, tokens) for row in result.rows]
         widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
         out.append(f"{board.label} on {result.questions} questions")
         for line in [header, *body]:
@@ -252,13 +272,16 @@ def render_table(boards: list[Board], request: LeaderboardRequest) -> str:
 
 def render_markdown(boards: list[Board], request: LeaderboardRequest) -> str:
     """One Markdown table per metric and k, with the legend."""
-    out = []
+    tokens = request.tokens()
+    shared = runs_line(list(request.runs))
+    out = [f"{shared}\n"] if shared else []
     for board in boards:
         out.append(f"**{board.label}** on {board.result.questions} questions\n")
-        out.append("| " + " | ".join(_header(request.confidence)) + " |")
-        out.append("| ---: | :--- | ---: | ---: | :--- | :---: | ---: |")
-        out.extend("| " + " | ".join(markdown_cell(cell) for cell in _cells(row, request.digits))
-                   + " |" for row in board.result.rows)
+        out.append("| " + " | ".join(_header(request.confidence, tokens is not None)) + " |")
+        out.append("| ---: | :--- | ---: | ---: | :--- | :---: | ---: |"
+                   + (" ---: |" if tokens else ""))
+        out.extend("| " + " | ".join(markdown_cell(cell) for cell in _cells(
+            row, request.digits, tokens)) + " |" for row in board.result.rows)
         better = [f"{p.a} > {p.b}" for p in board.result.pairs if p.better]
         out.append("\ntold apart: " + (", ".join(better) if better else "no pair") + "\n")
     if not request.explain:
@@ -301,6 +324,9 @@ def render_json(boards: list[Board], request: LeaderboardRequest) -> str:
                 "shared": request.shared, "confidence": request.confidence,
                 "short": request.short,
                 "notes": list(request.notes),
+                "run": ({name: None if run is None else run.as_dict()
+                          for name, run in zip(request.names, request.runs, strict=True)}
+                         if any(request.runs) else None),
                 "results": [{**board.result.as_dict(), "metric": board.metric,
                              "function": board.result.metric, "label": board.label,
                              "tau": board.tau} for board in boards]}
@@ -345,10 +371,11 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         if by is not None:  # one input, every model in it (kpass.io.inputs.load_split)
             names, loaded = load_models(list(args.files), args, "leaderboard")
             counts, clusters = [item.counts for item in loaded], None
+            run_records = [run_info(item.source, item) for item in loaded]
             paths = [f"{args.files[0]} ({by} = {name})" for name in names]
         else:
             names, paths = split_names(list(args.files))
-            counts, clusters = _load(args, paths)
+            counts, clusters, run_records = _load(args, paths)
         if counts[0].ids is None:
             sizes = [f"{path}: {c.n_questions}" for path, c in zip(paths, counts, strict=True)]
             if len({c.n_questions for c in counts}) != 1:
@@ -372,7 +399,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             raise ReportError(" vs ".join(paths), str(error)) from None
         # The notes speak the CLI: no Python call names.
         notes = [re.sub(r"^kpass\.leaderboard\(\w+\): ", "", note) for note in notes]
-        request = LeaderboardRequest.from_args(args, names, paths, notes)
+        request = LeaderboardRequest.from_args(args, names, paths, notes, run_records)
         text = RENDERERS[args.format](boards, request)
         if getattr(args, "prior", "uniform") == "empirical" and args.format in ("table",
                                                                               "markdown"):

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..io.formats.readers import LoadedFile
+from ..io.harness.metadata import RunInfo
 
 LEGEND_WIDTH = 96
 
@@ -111,6 +112,9 @@ class Report:
         posterior: show the posterior columns (``--posterior``: True); None shows them
             unless every input has one sample per question.
         by: ``--by COLUMN``: the inputs are the models of one input (labels: its values).
+        runs: per input, the run its harness recorded (:func:`kpass.io.harness.metadata.
+            run_info`: model, harness, date, samples, tokens), None where none is; None
+            for none at all.
     """
 
     inputs: list[LoadedFile]
@@ -124,6 +128,7 @@ class Report:
     explain: bool = False
     posterior: bool | None = None
     by: str | None = None
+    runs: list[RunInfo | None] | None = None
 
     @property
     def shows_posterior(self) -> bool:

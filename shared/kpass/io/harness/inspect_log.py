@@ -60,9 +60,17 @@ from .inspect_files import check_members, is_inspect_log
 
 @dataclass
 class InspectFile(LoadedFile):
-    """A :class:`LoadedFile` of an Inspect log; ``soft`` is set when a threshold was given."""
+    """A :class:`LoadedFile` of an Inspect log.
+
+    Attributes:
+        soft: the mean soft score, set when a threshold was given.
+        usage: per question (in the order of ``counts``), its counted epochs' tokens
+            summed over the models of each epoch's ``model_usage``: columns input, output,
+            total (shape questions x 3); None when no epoch recorded usage.
+    """
 
     soft: SoftScores | None = None
+    usage: np.ndarray | None = None
 
 
 __all__ = ["InspectFile", "check_same_task", "inspect_install_hint",
@@ -277,13 +285,33 @@ def _complete(source: str, header: Any, summaries: list[Any], notes: list[str] |
     return sorted(kept, key=lambda summary: finished[summary.id])  # stable: epochs in order
 
 
+def _usage(summary: Any) -> tuple[int, int, int] | None:
+    """An epoch's (input, output, total) tokens over its models, or None if not recorded.
+
+    A total the log does not give is input + output.
+    """
+    usage = getattr(summary, "model_usage", None) or {}
+    if not usage:
+        return None
+    sums = [0, 0, 0]
+    for item in usage.values():
+        given = int(getattr(item, "input_tokens", 0) or 0), int(getattr(item, "output_tokens",
+                                                                        0) or 0)
+        total = getattr(item, "total_tokens", None)
+        sums[0] += given[0]
+        sums[1] += given[1]
+        sums[2] += int(total) if total is not None else given[0] + given[1]
+    return sums[0], sums[1], sums[2]
+
+
 def _read(source: str, column: str | None, bad: list[tuple[str, str]], raws: list[Any],
-          partial: bool = False, notes: list[str] | None = None
+          partial: bool = False, notes: list[str] | None = None,
+          usages: list[tuple[int, int, int] | None] | None = None
           ) -> tuple[str, list[str], list[Any], list[int], list[float]]:
     """The scorer and (where, sample id, epoch, value) of each scored epoch, as columns.
 
     ``raws`` receives each value as the log holds it (messages quote it exactly);
-    ``notes`` the note of a partial read.
+    ``notes`` the note of a partial read; ``usages`` each scored epoch's tokens.
 
     Epochs that errored or have no score are listed in ``bad`` and left out.
     """
@@ -348,6 +376,8 @@ def _read(source: str, column: str | None, bad: list[tuple[str, str]], raws: lis
         epochs.append(summary.epoch)
         values.append(number)
         raws.append(value)
+        if usages is not None:
+            usages.append(_usage(summary))
     label = scorer if key is None else f"{scorer}.{key}"
     return label, where, ids, epochs, values
 
@@ -379,14 +409,35 @@ def load_inspect(source: str, *, column: str | None = None, threshold: float | N
     bad: list[tuple[str, str]] = []
     raws: list[Any] = []
     notes: list[str] = []
-    label, where, ids, epochs, values = _read(source, column, bad, raws, partial, notes)
+    usages: list[tuple[int, int, int] | None] = []
+    label, where, ids, epochs, values = _read(source, column, bad, raws, partial, notes,
+                                              usages)
     if not where:
         first = f" (first: {bad[0][0]}: {bad[0][1]})" if bad else ""
         so_far = " yet" if notes else ""
         raise ReportError(source, f"the log holds no scored sample{so_far}{first}")
     loaded = _count(source, label, where, ids, epochs, values, threshold, bad, raws)
     loaded.notes.extend(notes)
+    loaded.usage = _question_usage(loaded, ids, usages)
     return loaded
+
+
+def _question_usage(loaded: InspectFile, ids: list[Any],
+                    usages: list[tuple[int, int, int] | None]) -> np.ndarray | None:
+    """Per question of ``loaded.counts`` its counted epochs' tokens (input, output, total).
+
+    None when no epoch recorded usage; an epoch without usage among others that have it
+    counts 0 tokens (Inspect records usage only for model calls).
+    """
+    if all(usage is None for usage in usages):
+        return None
+    assert loaded.counts.ids is not None
+    slot = {qid: index for index, qid in enumerate(loaded.counts.ids)}
+    sums = np.zeros((len(slot), 3), dtype=np.int64)
+    for raw, usage in zip(ids, usages, strict=True):
+        if usage is not None:
+            sums[slot[canonical_id(raw, loaded.source, "")]] += usage
+    return sums
 
 
 def _quoted(score: Any, value: float) -> str:
