@@ -51,7 +51,7 @@ def test_small_case_by_hand(k):
     assert got.cost_se == pytest.approx(want["cost_se"], rel=1e-12)
     assert got.cost_lo == pytest.approx(max(0.0, want["cost"] - want["t"] * want["cost_se"]))
     assert got.cost_hi == pytest.approx(want["cost"] + want["t"] * want["cost_se"])
-    assert got.solved == pytest.approx(want["solved"], rel=1e-12)
+    assert got.solved_rate == pytest.approx(want["solved"], rel=1e-12)
     assert got.per_solved == pytest.approx(want["per_solved"], rel=1e-12)
     assert got.per_solved_se == pytest.approx(want["per_solved_se"], rel=1e-12)
     assert want["bounded"]
@@ -63,7 +63,7 @@ def test_small_case_by_hand(k):
 def test_values_of_the_hand_case():
     # k = 1: mean cost 160/6, solved 14/24 = 7/12, per solved (80/3) / (7/12) = 320/7
     got = cost_summary(N, C, X)
-    assert got.cost == pytest.approx(80 / 3) and got.solved == pytest.approx(7 / 12)
+    assert got.cost == pytest.approx(80 / 3) and got.solved_rate == pytest.approx(7 / 12)
     assert got.per_solved == pytest.approx(320 / 7)
 
 
@@ -121,3 +121,87 @@ def test_coverage_by_seeded_simulation(m, a, b, k):
     cost, ratio = _coverage(m, a, b, k, reps=600, seed=20261128 + m)
     assert 0.93 <= cost <= 0.97, cost
     assert 0.93 <= ratio <= 0.97, ratio
+
+
+# ---- the estimate-vs-cost front
+
+VALUES = {"a": [1.0, 1.0, 0.75, 1.0, 0.5, 1.0, 0.75, 1.0],
+          "b": [0.25, 0.5, 0.0, 0.25, 0.0, 0.5, 0.25, 0.0],
+          "c": [1.0, 0.75, 1.0, 1.0, 0.75, 1.0, 1.0, 0.75]}
+COSTS = {"a": [2.0, 3.0, 2.5, 2.0, 3.5, 2.0, 2.5, 3.0],
+         "b": [6.0, 7.0, 6.5, 8.0, 7.5, 6.0, 7.0, 6.5],
+         "c": [9.0, 8.0, 9.5, 8.5, 9.0, 9.5, 8.0, 9.0]}
+
+
+def test_front_by_hand_with_scipy_and_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    from kpass.stats.cost import cost_front
+
+    names = list(VALUES)
+    pairs, raw = [], []
+    for i in names:
+        for j in names:
+            if i != j:
+                better = stats.ttest_1samp(np.subtract(VALUES[i], VALUES[j]), 0.0,
+                                           alternative="greater").pvalue
+                cheaper = stats.ttest_1samp(np.subtract(COSTS[j], COSTS[i]), 0.0,
+                                            alternative="greater").pvalue
+                pairs.append((i, j))
+                raw.append(max(better, cheaper))
+    adjusted = multipletests(raw, alpha=0.05, method="holm")[1]
+    dominated = {j: sorted(i for (i, jj), p in zip(pairs, adjusted, strict=True)
+                           if jj == j and p <= 0.05) for j in names}
+    want_front = [name for name in names if not dominated[name]]
+    got = cost_front(VALUES, COSTS, 0.95)
+    assert list(got.front) == want_front == ["a", "c"]
+    assert {name: sorted(by) for name, by in got.dominated_by.items()} == {"b": ["a"]}
+    for (i, j), p in zip(pairs, adjusted, strict=True):
+        assert got.p_adjusted[names.index(i), names.index(j)] == pytest.approx(p, rel=1e-9)
+
+
+def test_front_keeps_models_not_told_apart():
+    from kpass.stats.cost import cost_front
+
+    same = {"a": [1.0, 0.0, 1.0, 0.0], "b": [1.0, 0.0, 1.0, 0.0]}
+    got = cost_front(same, {"a": [1.0, 1.0, 1.0, 1.0], "b": [5.0, 5.0, 5.0, 5.0]})
+    assert got.front == ("a", "b") and got.dominated_by == {}
+
+
+def test_front_refuses_bad_input():
+    from kpass.stats.cost import cost_front
+
+    with pytest.raises(ValueError, match="at least 2 models"):
+        cost_front({"a": [1, 0]}, {"a": [1, 1]})
+    with pytest.raises(ValueError, match="same models"):
+        cost_front({"a": [1, 0], "b": [0, 1]}, {"a": [1, 1], "c": [1, 1]})
+    with pytest.raises(ValueError, match="same questions"):
+        cost_front({"a": [1, 0], "b": [0, 1, 1]}, {"a": [1, 1], "b": [1, 1, 1]})
+
+
+def _front_errors(dominating: bool, reps: int, seed: int) -> float:
+    """Share of replications with a model put off the front (wrongly when not dominating)."""
+    from kpass.stats.cost import cost_front
+
+    rng = np.random.default_rng(seed)
+    m, n = 60, 4
+    off = 0
+    for _ in range(reps):
+        difficulty = rng.beta(2, 2, m)
+        values, costs = {}, {}
+        for index, name in enumerate(("a", "b", "c")):
+            lift = 0.15 if dominating and name == "a" else 0.0
+            p = np.clip(difficulty + lift, 0, 1)
+            values[name] = rng.binomial(n, p) / n
+            # a is the cheapest in both settings; b and c cost more
+            costs[name] = rng.gamma(4.0, 1.0 + 0.5 * index, m)
+        off += bool(cost_front(values, costs, 0.95).dominated_by)
+    return off / reps
+
+
+@pytest.mark.slow
+def test_front_family_wise_error_and_power_by_simulation():
+    # equal metrics, a cheaper: no model is truly dominated; removing one is an error
+    assert _front_errors(False, reps=400, seed=11) <= 0.05
+    # a better by 0.15 and cheaper: the front should lose b and c most of the time
+    assert _front_errors(True, reps=200, seed=12) >= 0.8

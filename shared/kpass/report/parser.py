@@ -288,6 +288,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "with one sample per question, where they are hidden: they "
                              "describe these questions with unlimited samples, not the score")
     _explain_option(report)
+    from .cost import add_cost_options
+
+    add_cost_options(report)
     report.set_defaults(command_parser=report)
     _add_compare(commands)
     _add_leaderboard(commands)
@@ -484,4 +487,7 @@ def _add_leaderboard(commands: Any) -> None:
     board.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
                        help="rows read and counted at a time (default: 65536)")
     _explain_option(board)
+    from .cost import add_cost_options
+
+    add_cost_options(board)
     board.set_defaults(command_parser=board)

@@ -133,6 +133,9 @@ def render_table(report: Report, digits: int = 3) -> str:
         out.append("".join(titles).rstrip())
     out.append(line(header))
     out.extend(line(cells) for cells in body)
+    if report.cost_lines:
+        out.append("")
+        out.extend(report.cost_lines)
     below = _legend(report) if report.explain else _attention(report)
     if below:
         out.append("")
@@ -331,7 +334,9 @@ def render_markdown(report: Report, digits: int = 3) -> str:
     runs = [f"{label}: {run.line()}" for label, run in zip(
         report.labels, report.runs or [None] * len(report.labels), strict=True) if run]
     head = "".join(f"{line}\n\n" for line in runs)
-    return head + "\n".join(lines) + "\n" + "".join(f"\n{note}\n" for note in notes)
+    costs = "".join(f"\n{line.strip()}\n" for line in report.cost_lines)
+    return (head + "\n".join(lines) + "\n" + costs
+            + "".join(f"\n{note}\n" for note in notes))
 
 
 def render_sections(report: Report, format: str, digits: int) -> str:  # noqa: A002
@@ -417,10 +422,12 @@ def render_json(report: Report) -> str:
                 "bad_rows": [{"where": where, "problem": problem}
                              for where, problem in loaded.bad_rows],
                 "run": None if run is None else run.as_dict(),
+                **({} if report.costs is None else {"cost": [
+                    row.as_dict() for row in report.costs[index]]}),
             }
-            for label, loaded, run in zip(report.labels, report.inputs,
-                                          report.runs or [None] * len(report.inputs),
-                                          strict=True)
+            for index, (label, loaded, run) in enumerate(zip(
+                report.labels, report.inputs, report.runs or [None] * len(report.inputs),
+                strict=True))
         ],
         "results": [
             {key: label, **row.as_dict()}

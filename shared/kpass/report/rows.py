@@ -11,6 +11,7 @@ from typing import Any
 
 from ..io.formats.readers import LoadedFile
 from ..io.harness.metadata import RunInfo
+from ..stats.cost import CostSummary
 
 LEGEND_WIDTH = 96
 
@@ -115,6 +116,9 @@ class Report:
         runs: per input, the run its harness recorded (:func:`kpass.io.harness.metadata.
             run_info`: model, harness, date, samples, tokens), None where none is; None
             for none at all.
+        costs: with ``--cost`` or ``--cost-per-1k-tokens``, per input its
+            :class:`~kpass.stats.cost.CostSummary` at k = 1 and the largest k; None without.
+        cost_lines: the lines that show them under the table.
     """
 
     inputs: list[LoadedFile]
@@ -129,6 +133,8 @@ class Report:
     posterior: bool | None = None
     by: str | None = None
     runs: list[RunInfo | None] | None = None
+    costs: list[list[CostSummary]] | None = None
+    cost_lines: list[str] = field(default_factory=list)
 
     @property
     def shows_posterior(self) -> bool:

@@ -56,7 +56,7 @@ class CostSummary:
         cost_se: its standard error over questions.
         cost_lo: the t interval's lower end.
         cost_hi: its upper end.
-        solved: the mean per-question Pass@k (the solved rate the ratio divides by).
+        solved_rate: the mean per-question Pass@k (the solved rate the ratio divides by).
         per_solved: k mean(x) / mean(Pass@k): cost per solved question (inf if none solved).
         per_solved_se: the delta method's se over questions (None: none solved).
         per_solved_lo: Fieller's interval's lower end (0 when unbounded).
@@ -70,7 +70,7 @@ class CostSummary:
     cost_se: float
     cost_lo: float
     cost_hi: float
-    solved: float
+    solved_rate: float
     per_solved: float
     per_solved_se: float | None
     per_solved_lo: float
@@ -109,7 +109,7 @@ def cost_summary(n_samples: Any, n_correct: Any, cost: Any, k: int = 1,
 
     Example:
         >>> s = cost_summary([2, 2, 2, 2], [2, 1, 0, 1], [10.0, 20.0, 30.0, 20.0])
-        >>> s.cost, s.solved, s.per_solved
+        >>> s.cost, s.solved_rate, s.per_solved
         (20.0, 0.5, 40.0)
     """
     n = np.asarray(n_samples, dtype=float)
@@ -149,7 +149,7 @@ def cost_summary(n_samples: Any, n_correct: Any, cost: Any, k: int = 1,
     lo, hi = _fieller(mean_x, mean_s, v_xx, v_ss, v_xs, t)
     return CostSummary(k=int(k), questions=m, cost=mean_x, cost_se=cost_se,
                        cost_lo=max(0.0, mean_x - t * cost_se), cost_hi=mean_x + t * cost_se,
-                       solved=mean_s, per_solved=ratio, per_solved_se=ratio_se,
+                       solved_rate=mean_s, per_solved=ratio, per_solved_se=ratio_se,
                        per_solved_lo=lo, per_solved_hi=hi, confidence=float(confidence))
 
 

@@ -51,6 +51,11 @@ def question_costs(source: str, id: str, column: str, ids: Any,  # noqa: A002
                     place = prefix + at
                     if isinstance(value, (list, tuple)) and len(value) == 1:
                         value = value[0]
+                    if isinstance(value, str):  # a CSV/TSV cell
+                        try:
+                            value = float(value.strip())
+                        except ValueError:
+                            pass
                     if isinstance(value, bool) or not isinstance(value, (int, float)) or \
                             not math.isfinite(value) or value < 0:
                         raise ReportError(source, f"--cost {column}: {show(value)} is not a "
