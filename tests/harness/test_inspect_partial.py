@@ -94,3 +94,20 @@ def test_questions_count_once_all_epochs_are_done_in_the_order_they_finished():
 def test_no_question_done_yet_is_one_clear_error():
     with pytest.raises(ReportError, match="no question has all its 2 epochs done yet"):
         _complete("x.eval", _header(2), [_summary(1, 1)], [])
+
+
+@pytest.mark.parametrize("argv", [["next", "--budget", "4", "--k", "1"],
+                                  ["plan", "--questions", "100"]])
+def test_next_and_plan_read_a_started_log_with_partial(argv, capsys):
+    assert main([argv[0], STARTED, *argv[1:]]) == 1
+    assert "add --partial" in capsys.readouterr().err
+    assert main([argv[0], STARTED, *argv[1:], "--partial"]) == 0
+
+
+def test_leaderboard_partial_ranks_the_questions_done(capsys):
+    assert main(["leaderboard", STARTED, FINISHED_B, "--partial", "--shared",
+                 "--format", "json"]) == 0
+    import json
+
+    document = json.loads(capsys.readouterr().out)
+    assert document["results"][0]["questions"] == 6
