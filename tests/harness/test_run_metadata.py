@@ -158,3 +158,11 @@ def test_files_without_records_change_nothing(tmp_path, capsys):
     assert main(["leaderboard", str(a), str(b)]) == 0
     out = capsys.readouterr().out
     assert "runs:" not in out and "tokens" not in out
+
+
+def test_run_model_names_each_log_of_an_eval_set():
+    from kpass.io.harness.metadata import run_model
+
+    models = sorted(run_model(str(log)) for log in EVAL_SET.glob("*_kp-hard_*.eval"))
+    assert models == ["mockllm/model-a", "mockllm/model-b", "mockllm/model-c"]
+    assert run_model(str(next(GROUPED.glob("samples_kp_sub_a_*.jsonl")))) == "dummy"

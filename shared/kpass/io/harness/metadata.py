@@ -40,7 +40,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RunInfo", "run_info", "runs_line", "short_count"]
+__all__ = ["RunInfo", "run_info", "run_model", "runs_line", "short_count"]
 
 
 @dataclass(frozen=True)
@@ -180,6 +180,21 @@ def run_info(source: str, loaded: Any = None) -> RunInfo | None:
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return None
+
+
+def run_model(source: str) -> str | None:
+    """The model a harness file records (Inspect ``eval.model``, lm-eval's, lighteval's).
+
+    The label of a file read as one model of several (``--by model`` on a folder of
+    harness logs); None where the file records none (a plain table, an lm-eval samples
+    file without its results file).
+
+    Example:
+        >>> run_model("README.md") is None
+        True
+    """
+    run = run_info(source)
+    return None if run is None else run.model
 
 
 def _settings(config: Any) -> dict[str, Any]:
