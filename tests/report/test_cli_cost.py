@@ -44,6 +44,17 @@ def test_report_prices_inspect_token_usage(capsys):
         assert one["per_solved_lo"] < one["per_solved"] < one["per_solved_hi"]
 
 
+def test_input_and_output_prices_apart(capsys):
+    pytest.importorskip("inspect_ai")
+    document = _json(capsys, "report", str(WATCH), "--k", "1", "--metrics", "pass@k",
+                     "--cost-per-1k-tokens", "3,15")
+    # model-a: 10 + q input and 5 q output tokens a sample; model-b: 15 q output
+    for entry, out in zip(document["inputs"], (5, 15), strict=True):
+        per_sample = [Fraction(3 * (10 + q) + 15 * out * q, 1000) for q in range(1, 13)]
+        assert entry["cost"][0]["cost"] == pytest.approx(float(sum(per_sample) / 12),
+                                                         rel=1e-12)
+
+
 def test_report_cost_lines_under_the_table(capsys):
     pytest.importorskip("inspect_ai")
     assert main(["report", str(WATCH), "--k", "1", "--metrics", "pass@k",
@@ -101,7 +112,10 @@ def test_errors_are_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no token usage recorded" in err[0]
     assert main(["report", str(plain), "--cost-per-1k-tokens", "-1"]) == 2
-    assert "a finite number > 0" in capsys.readouterr().err
+    assert "X or IN,OUT (finite numbers > 0)" in capsys.readouterr().err
+    assert main(["report", str(path), "--id", "question", "--column", "correct",
+                 "--cost", "usd", "--cost-per-1k-tokens", "1,2"]) == 1
+    assert "give one price" in capsys.readouterr().err
 
 
 def test_a_negative_cost_names_its_line(tmp_path, capsys):

@@ -3,7 +3,8 @@
 Each question's mean cost of one sample, x_i, comes from a long file's cost column
 (``--cost COLUMN``, read with ``--id``; times the price per 1k tokens when one is given, the
 column then counting tokens) or from an Inspect log's per-sample token usage times
-``--cost-per-1k-tokens`` (all tokens, input and output, at one price). The numbers are
+``--cost-per-1k-tokens``: ``X`` prices every token the log counts (its total), ``IN,OUT``
+its input and output tokens apart, as providers bill them. The numbers are
 :func:`kpass.stats.cost.cost_summary`'s (cost per question and per solved question, with
 intervals over questions) and, on the leaderboard, :func:`kpass.stats.cost.cost_front`'s.
 """
@@ -23,16 +24,22 @@ __all__ = ["add_cost_options", "board_costs", "cost_lines", "cost_summaries",
            "question_costs", "wants_cost"]
 
 
-def _price(text: str) -> float:
+def _price(text: str) -> tuple[float, float]:
+    """``X`` (one price for every token) or ``IN,OUT`` (input and output tokens apart)."""
+    parts = text.split(",")
     try:
-        value = float(text)
+        values = [float(part) for part in parts]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a price per 1k tokens (a number > 0); "
-                                         f"got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a price per 1k tokens (a finite number "
-                                         f"> 0); got {text!r}")
-    return value
+        values = []
+    if len(parts) not in (1, 2) or len(values) != len(parts) or not all(
+            0 < value < float("inf") for value in values):
+        raise argparse.ArgumentTypeError(f"expected a price per 1k tokens, X or IN,OUT (finite "
+                                         f"numbers > 0); got {text!r}")
+    return (values[0], values[-1])
+
+
+def _shown(price: tuple[float, float]) -> str:
+    return f"{price[0]:g}" if price[0] == price[1] else f"{price[0]:g} in, {price[1]:g} out"
 
 
 def add_cost_options(command: argparse.ArgumentParser) -> None:
@@ -41,10 +48,10 @@ def add_cost_options(command: argparse.ArgumentParser) -> None:
                          help="a long file's cost of each sample (with --id; tokens when "
                               "--cost-per-1k-tokens is given too): adds the cost per "
                               "question and per solved question, with intervals")
-    command.add_argument("--cost-per-1k-tokens", type=_price, metavar="X",
-                         help="price of 1,000 tokens (input and output alike): the cost of "
-                              "an Inspect log's samples from their token usage, or of "
-                              "--cost's token counts")
+    command.add_argument("--cost-per-1k-tokens", type=_price, metavar="X|IN,OUT",
+                         help="price of 1,000 tokens (X for every token, or IN,OUT for input "
+                              "and output tokens apart): the cost of an Inspect log's "
+                              "samples from their token usage, or of --cost's token counts")
 
 
 def wants_cost(args: argparse.Namespace) -> bool:
@@ -61,23 +68,31 @@ def question_costs(item: LoadedFile, args: argparse.Namespace) -> np.ndarray:
             with no cost (no ``--cost`` column and no token usage recorded).
     """
     price = getattr(args, "cost_per_1k_tokens", None)
-    scale = 1.0 if price is None else price / 1000.0
     column = getattr(args, "cost", None)
     if column is not None:
         if args.id is None or item.counts.ids is None:
             raise ReportError(item.source, f"--cost {column} needs --id COLUMN (the costs "
                                            "are averaged over each question's rows)")
+        if price is not None and price[0] != price[1]:
+            raise ReportError(item.source, f"--cost {column} counts tokens of one kind: give "
+                                           "one price (--cost-per-1k-tokens X), not IN,OUT")
         from ..io.long.long_costs import question_costs as read_costs
 
+        scale = 1.0 if price is None else price[0] / 1000.0
         return scale * read_costs(item.source, args.id, column, list(item.counts.ids),
                                   args.chunk_size)
     usage = getattr(item, "usage", None)
-    if usage is None:
+    if usage is None or price is None:
         raise ReportError(item.source, "no token usage recorded for its samples: "
                                        "--cost-per-1k-tokens prices an Inspect log's "
                                        "per-sample usage; give a long file's cost column "
                                        "with --cost COLUMN")
-    return scale * np.asarray(usage[:, 2], dtype=float) / item.counts.n_samples
+    tokens = np.asarray(usage, dtype=float)
+    if price[0] == price[1]:  # one price: every token the log counts (its total)
+        spent = price[0] * tokens[:, 2]
+    else:
+        spent = price[0] * tokens[:, 0] + price[1] * tokens[:, 1]
+    return spent / 1000.0 / item.counts.n_samples
 
 
 def cost_summaries(item: LoadedFile, costs: np.ndarray, ks: list[int], confidence: float
@@ -100,8 +115,8 @@ def cost_lines(labels: list[str], summaries: list[list[CostSummary]],
                args: argparse.Namespace) -> list[str]:
     """One line per input and k: cost per question and per solved question, intervals."""
     price = getattr(args, "cost_per_1k_tokens", None)
-    unit = (f"at {price:g} per 1k tokens" if price is not None and args.cost is None else
-            f"`{args.cost}` x {price:g} / 1k" if price is not None else f"`{args.cost}`")
+    unit = (f"at {_shown(price)} per 1k tokens" if price is not None and args.cost is None else
+            f"`{args.cost}` x {_shown(price)} / 1k" if price is not None else f"`{args.cost}`")
     level = f"{summaries[0][0].confidence * 100:g}%" if summaries and summaries[0] else ""
     out = [f"cost ({unit}; {level} intervals over questions):"]
     for label, rows in zip(labels, summaries, strict=True):
