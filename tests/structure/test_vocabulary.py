@@ -213,6 +213,7 @@ VOCABULARY = {
     "tokens": "the leaderboard's column of each model's total tokens",
     "cost": "cost per question of k samples (--cost: a long file's cost column)",
     "cost-per-1k-tokens": "--cost-per-1k-tokens: the price of 1,000 tokens (X, or IN,OUT)",
+    "costs": "each model's per-question costs (cost_front)",
     "cost_se": "se over questions of the cost per question",
     "cost_lo": "lower end of the cost per question's interval",
     "cost_hi": "upper end of the cost per question's interval",
