@@ -166,3 +166,29 @@ def test_run_model_names_each_log_of_an_eval_set():
     models = sorted(run_model(str(log)) for log in EVAL_SET.glob("*_kp-hard_*.eval"))
     assert models == ["mockllm/model-a", "mockllm/model-b", "mockllm/model-c"]
     assert run_model(str(next(GROUPED.glob("samples_kp_sub_a_*.jsonl")))) == "dummy"
+
+
+# ---- --by model on a folder of harness logs: each log named by the model it records
+
+def test_by_model_on_a_folder_of_logs_ranks_each_recorded_model(capsys):
+    assert main(["leaderboard", str(WATCH / "finished"), "--by", "model",
+                 "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    names = {row["name"] for row in document["results"][0]["rows"]}
+    assert names == {"mockllm/model-a", "mockllm/model-b"}
+    assert main(["compare", str(WATCH / "finished"), "--by", "model", "--a", "mockllm/model-b",
+                 "--b", "mockllm/model-a", "--k", "1", "--metrics", "pass@k"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("A = mockllm/model-b, B = mockllm/model-a: 12 questions")
+
+
+def test_by_model_on_an_eval_set_of_two_tasks_is_refused_naming_both(capsys):
+    assert main(["leaderboard", str(EVAL_SET), "--by", "model"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "are both runs of 'mockllm/model-a'" in err[0]
+    # one task's logs, by a pattern: the three models
+    assert main(["leaderboard", str(EVAL_SET / "*_kp-hard_*.eval"), "--by", "model",
+                 "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["results"][0]["rows"]
+    assert sorted(row["name"] for row in rows) == [
+        "mockllm/model-a", "mockllm/model-b", "mockllm/model-c"]

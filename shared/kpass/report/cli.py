@@ -150,7 +150,8 @@ def run_report(args: argparse.Namespace) -> int:
             named, paths = named_sources(list(args.files))
             sources, notes = [], []
             for name, path in zip(named, paths, strict=True):  # NAME=PATH: one input, named
-                expanded = [path] if name is not None else expand_inspect_logs([path])
+                expanded = ([path] if name is not None or getattr(args, "by", None) is not None
+                            else expand_inspect_logs([path]))
                 sources.extend(expanded)
                 given.extend([name] * len(expanded))
         elif args.answers:

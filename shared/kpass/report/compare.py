@@ -50,7 +50,8 @@ def run_compare(args: argparse.Namespace) -> int:
     given: list[str | None] = []
     args.files = []
     for name, path in zip(named, paths, strict=True):
-        expanded = [path] if name is not None else expand_inspect_logs([path])
+        expanded = ([path] if name is not None or getattr(args, "by", None) is not None
+                    else expand_inspect_logs([path]))
         args.files.extend(expanded)
         given.extend([name] * len(expanded))
     by = getattr(args, "by", None)
