@@ -96,7 +96,7 @@ def test_no_question_done_yet_is_one_clear_error():
         _complete("x.eval", _header(2), [_summary(1, 1)], [])
 
 
-@pytest.mark.parametrize("argv", [["next", "--budget", "4", "--k", "1"],
+@pytest.mark.parametrize("argv", [["next", "--budget", "4", "--k", "1", "--prior", "uniform"],
                                   ["plan", "--questions", "100"]])
 def test_next_and_plan_read_a_started_log_with_partial(argv, capsys):
     assert main([argv[0], STARTED, *argv[1:]]) == 1
