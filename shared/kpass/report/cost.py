@@ -73,6 +73,11 @@ def question_costs(item: LoadedFile, args: argparse.Namespace) -> np.ndarray:
         if args.id is None or item.counts.ids is None:
             raise ReportError(item.source, f"--cost {column} needs --id COLUMN (the costs "
                                            "are averaged over each question's rows)")
+        by = getattr(args, "by", None)
+        if by is not None and by != "file":
+            raise ReportError(item.source, f"--cost {column} with --by {by} is not available "
+                                           "yet (the cost column would be read over every "
+                                           "model's rows); split the table by model first")
         if price is not None and price[0] != price[1]:
             raise ReportError(item.source, f"--cost {column} counts tokens of one kind: give "
                                            "one price (--cost-per-1k-tokens X), not IN,OUT")
