@@ -73,6 +73,7 @@ from .families.tailpass.weights import (
 from .families.vote import vote_at_k, vote_at_k_ci
 from .stats.allocation import allocate
 from .stats.comparison import Comparison, compare
+from .stats.cost import CostFront, CostSummary, cost_front, cost_summary
 from .stats.design import Design
 from .stats.errors import standard_error
 from .stats.monitor import SequentialMonitor
@@ -126,6 +127,8 @@ __all__ = [
     "CategoricalCounts",
     "Comparison",
     "ConfidenceSequence",
+    "CostFront",
+    "CostSummary",
     "Design",
     "SequentialMonitor",
     "InputError",
@@ -153,6 +156,8 @@ __all__ = [
     "compare",
     "compare_table",
     "confidence_sequence",
+    "cost_front",
+    "cost_summary",
     "cons_at_k",
     "cons_at_k_ci",
     "discovery_weights",

@@ -155,7 +155,7 @@ def test_ragged_file_matches_exact_references_at_every_k(tmp_path, capsys, confi
                             "--confidence", confidence, "--metrics", "all")
     assert document["inputs"][0] | {"bad_rows": []} == {
         "file": "ragged.jsonl", "path": str(path), "column": "outcomes", "questions": 5,
-        "n_min": 4, "n_max": 7, "bad_rows": []}
+        "n_min": 4, "n_max": 7, "bad_rows": [], "run": None}
     credits = dict(CREDITS, **{"cons@k": credit_majority})
     checked = 0
     for row in document["results"]:

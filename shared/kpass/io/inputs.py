@@ -62,6 +62,8 @@ class InputOptions:
             default: :func:`check_one_run`).
         by: ``--by``: one model per value of this column, or per file (:data:`BY_FILE`);
             read by :func:`load_split`.
+        partial: ``--partial``: read an Inspect log that did not finish (a run in
+            progress) as far as it goes.
     """
 
     id: str | None = None
@@ -78,6 +80,7 @@ class InputOptions:
     normalize: Callable[[Any], Any] | None = None
     pool: bool = False
     by: str | None = None
+    partial: bool = False
 
 
 #: ``--by file``: one model per file of a folder or pattern (not a column named ``file``).
@@ -100,6 +103,66 @@ def file_stem(path: str) -> str:
     return name
 
 
+def harness_logs(source: str) -> list[str] | None:
+    """The harness logs of a folder or pattern that holds nothing else, or None.
+
+    Inspect logs (``inspect eval-set``'s bookkeeping passed over), and lm-eval samples or
+    lighteval details files whose run records its model
+    (:func:`kpass.io.harness.metadata.run_model`; their ``results_*.json`` passed over).
+    """
+    from .harness.inspect_files import BOOKKEEPING, is_inspect_log
+    from .harness.metadata import run_model
+
+    if not Path(source).is_dir() and shard_parts(source, formats=False) is None:
+        return None
+    parts = shard_parts(source, formats=False)
+    if parts is None:
+        return None
+    files = [path for path in parts.paths
+             if Path(path).name not in BOOKKEEPING and Path(path).suffix.lower() not in _NOTES
+             and not (Path(path).name.startswith("results_") and path.endswith(".json"))]
+    if files and (all(is_inspect_log(path) for path in files)
+                  or all(run_model(path) is not None for path in files)):
+        return files
+    return None
+
+
+_NOTES = frozenset({".txt", ".md", ".yaml", ".yml", ".py", ".sh", ".log"})
+"""Files beside harness logs that are not data (a task's source, a README, its config)."""
+
+
+def _split_logs(source: str, logs: list[str], options: InputOptions
+                ) -> dict[str, LoadedFile]:
+    """``--by model`` on a folder of harness logs: one model per log, named as it records.
+
+    Raises:
+        ReportError: two logs of one model, or logs of two tasks (naming both).
+    """
+    from .harness.metadata import run_info
+
+    split: dict[str, LoadedFile] = {}
+    where: dict[str, tuple[str, str | None]] = {}
+    for log in logs:
+        item, _ = load_input(log, options, clusters=False)
+        run = run_info(log, item)
+        assert run is not None and run.model is not None
+        if run.model in split:
+            other, task = where[run.model]
+            raise ReportError(source, f"--by model: {other} (task {task}) and {log} (task "
+                                      f"{run.task}) are both runs of {run.model!r}; give the "
+                                      "logs of one task (a pattern such as 'logs/*_gsm8k_*')")
+        tasks = {task for _, task in where.values()}
+        if tasks and run.task not in tasks:
+            other, task = next(iter(where.values()))
+            raise ReportError(source, f"--by model: {other} is of task {task!r} and {log} of "
+                                      f"task {run.task!r}: their sample ids would pair "
+                                      "questions that are not the same; give the logs of one "
+                                      "task")
+        split[run.model] = item
+        where[run.model] = (log, run.task)
+    return split
+
+
 def load_split(source: str, options: InputOptions, *,
                labeller: Callable[[str], str] = file_stem) -> dict[str, LoadedFile]:
     """One input holding several models, read as one model per label (``--by``).
@@ -107,8 +170,8 @@ def load_split(source: str, options: InputOptions, *,
     ``options.by`` names a column of a long table (one model per value, in one scan:
     :func:`kpass.io.long.load.load_long_by`), or is :data:`BY_FILE`: a folder or pattern
     whose files are one model each, every file read as :func:`load_input` reads a file and
-    labelled by ``labeller(path)`` (by default :func:`file_stem`; a harness reader may give
-    the model a log names).
+    labelled by ``labeller(path)`` (by default :func:`file_stem`). ``--by model`` on a
+    folder of harness logs (:func:`harness_logs`) labels each log by the model it records.
 
     Returns:
         Each model's loaded input, keyed by label: labels sorted for a column, in the
@@ -127,7 +190,10 @@ def load_split(source: str, options: InputOptions, *,
     if options.answers or options.clusters is not None:
         raise ReportError(source, f"--by {by} is not available with "
                                   f"{'--answers' if options.answers else '--clusters'}")
-    if by == BY_FILE:
+    logs = harness_logs(source) if by == "model" and options.id is None else None
+    if logs is not None:  # a folder of harness logs: each names its model
+        models = _split_logs(source, logs, replace(options, by=None))
+    elif by == BY_FILE:
         parts = shard_parts(source, formats=False)
         if parts is None:
             raise ReportError(source, "--by file reads a folder or a pattern of files, one "
@@ -223,13 +289,14 @@ def load_input(source: str, options: InputOptions, *, clusters: bool = True,
                                       "COLUMN (the labels are grouped by question id)")
         item = load_long(source, id=options.id, sample=options.sample, column=options.column,
                          threshold=options.threshold, chunk_size=options.chunk_size,
-                         tool=options.tool, filter=options.filter, clusters=column)
+                         tool=options.tool, filter=options.filter, clusters=column,
+                         partial=options.partial)
         if options.id is not None and not options.pool:
             check_one_run(item, options)
         return item, None
     item = load_file(source, tool=options.tool, filter=options.filter, column=options.column,
                      chunk_size=options.chunk_size, skip_bad=options.skip_bad,
-                     progress=progress)
+                     progress=progress, partial=options.partial)
     if column is not None:
         from .labels import read_labels
 
@@ -332,7 +399,7 @@ def _harness_of(source: str) -> str | None:
 
 def load_file(source: str, *, tool: str | None = None, filter: str | None = None,
               column: str | None = None, chunk_size: int = 65536, skip_bad: bool = False,
-              progress: Progress | None = None) -> LoadedFile:
+              progress: Progress | None = None, partial: bool = False) -> LoadedFile:
     """A plain outcome file (:func:`~kpass.io.formats.readers.load_counts`) or a harness file.
 
     The harness path is taken with ``tool`` or ``filter``, with a nested ``column``,
@@ -342,10 +409,12 @@ def load_file(source: str, *, tool: str | None = None, filter: str | None = None
 
     A folder of part files or a glob pattern (:func:`kpass.io.shards.shard_paths`) is
     read part by part, in sorted order, and pooled: the questions of all parts, as one
-    file holding every row in that order would give.
+    file holding every row in that order would give. ``partial``: an Inspect log of a run
+    that did not finish is read as far as it goes (:func:`load_inspect`).
     """
     if tool is None and filter is None and is_inspect_log(source):
-        return load_inspect(source, column=column)  # Inspect AI logs: kpass.io.harness.inspect_log
+        # Inspect AI logs: kpass.io.harness.inspect_log
+        return load_inspect(source, column=column, partial=partial)
     parts = shard_parts(source)
     if parts is not None:
         if tool is not None or filter is not None or is_path(column):

@@ -25,6 +25,7 @@ from typing import Any
 from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
 from ..io.harness.inspect_files import expand_inspect_logs
+from .cost import cost_lines, cost_summaries, question_costs, wants_cost
 from .inputs import load_models, load_outcomes
 from .output import _check_answers_options, _write, capped_k_note, cli_words, collect_notes
 from .parser import (
@@ -149,7 +150,8 @@ def run_report(args: argparse.Namespace) -> int:
             named, paths = named_sources(list(args.files))
             sources, notes = [], []
             for name, path in zip(named, paths, strict=True):  # NAME=PATH: one input, named
-                expanded = [path] if name is not None else expand_inspect_logs([path])
+                expanded = ([path] if name is not None or getattr(args, "by", None) is not None
+                            else expand_inspect_logs([path]))
                 sources.extend(expanded)
                 given.extend([name] * len(expanded))
         elif args.answers:
@@ -200,12 +202,21 @@ def run_report(args: argparse.Namespace) -> int:
         if args.percent and args.format in ("table", "markdown"):
             rows = [[row.in_percent() for row in per_input] for per_input in rows]
             notes.append("values in percent (x 100): estimates, se, intervals, mean and sd.")
+        from ..io.harness.metadata import run_info
+
+        runs = [run_info(item.source, item) for item in loaded]
+        costs = cost_lines_of = None
+        if wants_cost(args):
+            costs = [cost_summaries(item, question_costs(item, args), ks, args.confidence)
+                     for item in loaded]
+            cost_lines_of = cost_lines(labels, costs, args)
         report = Report(loaded, labels, rows, args.confidence, args.short, notes, warnings,
                         clusters=None if args.clusters is None else [
                             clusters_summary(item.counts, code)
                             for item, code in zip(loaded, codes, strict=True)],
                         explain=args.explain, posterior=True if args.posterior else None,
-                        by=args.by)
+                        by=args.by, runs=runs if any(runs) else None, costs=costs,
+                        cost_lines=cost_lines_of or [])
         if args.format in ("table", "markdown") and args.by is not None:
             text = render_sections(report, args.format, args.digits)
         elif args.format in ("table", "markdown"):

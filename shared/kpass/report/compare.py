@@ -50,7 +50,8 @@ def run_compare(args: argparse.Namespace) -> int:
     given: list[str | None] = []
     args.files = []
     for name, path in zip(named, paths, strict=True):
-        expanded = [path] if name is not None else expand_inspect_logs([path])
+        expanded = ([path] if name is not None or getattr(args, "by", None) is not None
+                    else expand_inspect_logs([path]))
         args.files.extend(expanded)
         given.extend([name] * len(expanded))
     by = getattr(args, "by", None)
@@ -108,9 +109,8 @@ def run_compare(args: argparse.Namespace) -> int:
     try:
         sample = getattr(args, "sample", None)
         shared = bool(getattr(args, "shared", False))
-        if (sample is not None or shared) and args.id is None:
-            option = "--sample" if sample is not None else "--shared"
-            raise ReportError(args.files[0], f"{option} needs --id (the question-id column)")
+        if sample is not None and args.id is None:
+            raise ReportError(args.files[0], "--sample needs --id (the question-id column)")
         coded: tuple[list[Any], list[Any]] | None = None
         if answers_mode and args.clusters is not None:
             raise ReportError(args.files[0], "--clusters is not available with --answers")
@@ -125,6 +125,11 @@ def run_compare(args: argparse.Namespace) -> int:
             loaded, answers = load_outcomes(list(args.files), args, "compare",
                                             clusters="first")
         first, second = (item.counts for item in loaded)
+        from ..io.harness.metadata import run_info
+
+        runs = tuple(run_info(item.source, item) for item in loaded)
+        if shared and (first.ids is None or second.ids is None):  # a harness log has its own
+            raise ReportError(args.files[0], "--shared needs --id (the question-id column)")
         if answers_mode:
             coded = (answers[0] or [], answers[1] or [])
             from ..io.answers_match import import_normalizer
@@ -161,7 +166,7 @@ def run_compare(args: argparse.Namespace) -> int:
             from .sequential import sequential_text
 
             request = CompareRequest.from_args(args, matched_by=matched_by, notes=[
-                cli_words(note) for note in notes])
+                cli_words(note) for note in notes], runs=runs)
             return _write(sequential_text(first, second, families, ks, args, clusters,
                                           input_labels(list(args.files), given), request, m))
         try:
@@ -186,7 +191,7 @@ def run_compare(args: argparse.Namespace) -> int:
             shown = [replace(line, result=_in_percent(line.result)) for line in lines]
             notes.append("values in percent (x 100): A, B, differences, se, intervals and MDE; "
                          "p-values and P(A>B) are probabilities as before.")
-        request = CompareRequest.from_args(args, matched_by=matched_by, notes=notes)
+        request = CompareRequest.from_args(args, matched_by=matched_by, notes=notes, runs=runs)
         text = RENDERERS[args.format](shown, labels, m, request)
         if args.plot:
             from .plot import plot_differences

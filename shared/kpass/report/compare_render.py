@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..io.harness.metadata import RunInfo
 from .output import brief_notes
 from .rows import LEGEND_WIDTH, markdown_cell
 
@@ -47,6 +48,9 @@ class CompareRequest:
         notes: the notes printed under the table.
         explain: print the legend, the full notes and what pairing bought
             (``--explain``); without, one short line per note.
+        runs: A's and B's runs as their harnesses recorded them
+            (:func:`kpass.io.harness.metadata.run_info`; None each where none is): one
+            line per side under the head line, ``run`` in JSON.
     """
 
     files: tuple[str, ...]
@@ -60,10 +64,11 @@ class CompareRequest:
     percent: bool = False
     notes: tuple[str, ...] = ()
     explain: bool = False
+    runs: tuple[RunInfo | None, ...] = ()
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, *, matched_by: str | None,
-                  notes: list[str]) -> CompareRequest:
+                  notes: list[str], runs: tuple[RunInfo | None, ...] = ()) -> CompareRequest:
         """The request of ``kpass compare``'s parsed command line.
 
         Args:
@@ -71,13 +76,19 @@ class CompareRequest:
             matched_by: the id column questions were matched by (``args.id``, or
                 ``"question id"`` for a harness file's own ids; None: row order).
             notes: the notes gathered while comparing.
+            runs: A's and B's recorded runs (:func:`kpass.io.harness.metadata.run_info`).
         """
         return cls(files=tuple(args.files), confidence=args.confidence, digits=args.digits,
                    matched_by=matched_by, clusters=args.clusters, short=args.short,
                    shared=bool(getattr(args, "shared", False)),
                    adjust=str(getattr(args, "adjust", None) or "max-t"),
                    percent=bool(getattr(args, "percent", False)), notes=tuple(notes),
-                   explain=bool(getattr(args, "explain", False)))
+                   explain=bool(getattr(args, "explain", False)), runs=runs)
+
+    def run_lines(self) -> list[str]:
+        """One line per side whose harness recorded its run: ``A: model ...; inspect ...``."""
+        return [f"{side}: {run.line()}" for side, run in zip("AB", self.runs, strict=False)
+                if run is not None]
 
 
 VERDICTS_IN_FULL = 8
@@ -317,10 +328,11 @@ def _head_lines(lines: list[Line], m: int, request: CompareRequest,
     matched = "id (" + request.matched_by + ")" if request.matched_by else "row order"
     found = verdicts(lines, request.confidence, " points" if request.percent else "",
                      request.digits, terse=not request.explain)
+    runs = [f"  {line}" for line in request.run_lines()]
     if not request.explain:
-        return [pairing_head(m, request, labels), *found]
+        return [pairing_head(m, request, labels), *runs, *found]
     return [f"A: {request.files[0]}", f"B: {request.files[1]}",
-            f"{m} questions matched by {matched}", "", *found]
+            f"{m} questions matched by {matched}", *runs, "", *found]
 
 
 def pairing_head(m: int, request: CompareRequest, labels: list[str] | None = None) -> str:
@@ -405,8 +417,8 @@ def render_markdown(lines: list[Line], labels: list[str], m: int,
     header = _header(request.confidence, several, exact, request.explain)
     align = [":---"] + ["---:"] * 4 + [":---"] + ["---:"] * (len(header) - 6)
     head = _head_lines(lines, m, request, labels)
-    top = 3 if request.explain else 1
-    text = [f"{item}  " for item in head[:top]] + [""]
+    top = (3 if request.explain else 1) + len(request.run_lines())
+    text = [f"{item.strip()}  " for item in head[:top]] + [""]
     text += [f"  - {item.strip()}" if item.startswith("  ") else f"- {item}"
              for item in head[top + (1 if request.explain else 0):]] + [""]
     text += ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
@@ -458,6 +470,8 @@ def render_json(lines: list[Line], labels: list[str], m: int, request: CompareRe
                 "verdicts": [text.strip() for text in verdicts(lines, request.confidence,
                                                                 digits=request.digits)],
                 "notes": list(request.notes),
+                "run": {side: None if run is None else run.as_dict()
+                         for side, run in zip("ab", request.runs, strict=False)} or None,
                 # strict JSON: an infinite MDE (se = 0 at under 6 questions) is null
                 "results": [{key: None if isinstance(value, float) and not math.isfinite(value)
                              else value for key, value in record.items()}

@@ -4,7 +4,7 @@
 and reads every input with :func:`kpass.io.inputs.load_inputs`, printing what the reader
 noted on stderr; the three commands call it, so they accept the same input options
 (``--id``, ``--sample``, ``--threshold``, ``--clusters``, ``--answers``, ``--from``,
-``--filter``) with the same meaning.
+``--filter``, ``--partial``) with the same meaning.
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ def input_options(args: argparse.Namespace) -> InputOptions:
                         skip_bad=bool(getattr(args, "skip_bad", False)), answers=answers,
                         reference=getattr(args, "reference", None), normalize=normalize,
                         pool=bool(getattr(args, "pool", False)),
-                        by=getattr(args, "by", None))
+                        by=getattr(args, "by", None),
+                        partial=bool(getattr(args, "partial", False)))
 
 
 def load_outcomes(sources: list[str], args: argparse.Namespace, command: str, *,

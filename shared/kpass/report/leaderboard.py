@@ -23,9 +23,11 @@ from .._core.counting.counts import BinaryCounts
 from ..io.errors import ReportError
 from ..io.harness.inspect_files import expand_inspect_logs
 from ..io.harness.inspect_log import check_same_task, inspect_labels
+from ..io.harness.metadata import RunInfo, run_info, runs_line
 from ..io.inputs import file_stem
 from ..registry import PRIMARY
 from ..stats.ranking import best_line, winner_line
+from .cost import board_costs, question_costs, wants_cost
 from .inputs import load_models, load_outcomes
 from .output import (
     _check_answers_options,
@@ -41,13 +43,18 @@ from .table import PRIOR_NOTE, Family, input_labels, named_sources, parse_metric
 
 @dataclass
 class Board:
-    """One metric at one k (and tau): the leaderboard of the models."""
+    """One metric at one k (and tau): the leaderboard of the models.
+
+    ``costs`` (with ``--cost`` / ``--cost-per-1k-tokens``): each model's cost summary and
+    the cost front (:func:`kpass.report.cost.board_costs`).
+    """
 
     metric: str
     label: str
     k: int | None
     tau: float | None
     result: Any  # kpass.Leaderboard
+    costs: dict[str, Any] | None = None
 
 
 def split_names(items: list[str]) -> tuple[list[str], list[str]]:
@@ -73,10 +80,13 @@ def split_names(items: list[str]) -> tuple[list[str], list[str]]:
     return chosen, paths
 
 
-def _load(args: argparse.Namespace, paths: list[str]) -> tuple[list[BinaryCounts], Any]:
-    """Each model's counts (with ids under --id) and the clusters of the first file.
+def _load(args: argparse.Namespace, paths: list[str]
+          ) -> tuple[list[BinaryCounts], Any, list[RunInfo | None], list[Any] | None]:
+    """Each model's counts (with ids under --id), the clusters of the first file, the runs.
 
-    Read by the loader every command shares (:func:`kpass.report.inputs.load_outcomes`).
+    Read by the loader every command shares (:func:`kpass.report.inputs.load_outcomes`);
+    the runs are what each file's harness recorded (:func:`run_info`), and the last item
+    each model's per-question cost of one sample (with ``--cost...``; else None).
     """
     if args.sample is not None and args.id is None:
         raise ReportError(paths[0], "--sample needs --id: the sample ids count within a "
@@ -84,7 +94,14 @@ def _load(args: argparse.Namespace, paths: list[str]) -> tuple[list[BinaryCounts
     if not getattr(args, "any_task", False):
         check_same_task(paths)
     loaded, _ = load_outcomes(paths, args, "leaderboard", clusters="first")
-    return [item.counts for item in loaded], loaded[0].clusters
+    costs = [question_costs(item, args) for item in loaded] if wants_cost(args) else None
+    return ([item.counts for item in loaded], loaded[0].clusters,
+            [run_info(item.source, item) for item in loaded], costs)
+
+
+def _function_of(families: list[Family], key: str) -> str:
+    """The function name of the family whose key is ``key``."""
+    return next(str(fam.function) for fam in families if fam.key == key)
 
 
 def leaderboard_boards(runs: dict[str, BinaryCounts], families: list[Family], ks: list[int],
@@ -124,15 +141,34 @@ def _rank_set(row: Any) -> str:
     return str(row.rank_lo) if row.rank_lo == row.rank_hi else f"{row.rank_lo}-{row.rank_hi}"
 
 
-def _cells(row: Any, digits: int) -> list[str]:
+def _cells(row: Any, digits: int, tokens: dict[str, str] | None = None,
+           costs: dict[str, Any] | None = None) -> list[str]:
+    cost = []
+    if costs is not None:
+        summary = costs["cost"][row.name]
+        cost = [f"{summary.cost:.4g}", "yes" if row.name in costs["front"].front else "no"]
     return [str(row.rank), row.name, f"{row.estimate:.{digits}f}", f"{row.se:.{digits}f}",
             f"[{row.lo:.{digits}f}, {row.hi:.{digits}f}]", _rank_set(row),
-            f"{row.prob_best:.3f}"]
+            f"{row.prob_best:.3f}"] + ([tokens.get(row.name, "-")] if tokens else []) + cost
 
 
-def _header(confidence: float) -> list[str]:
+def _header(confidence: float, tokens: bool = False, costs: bool = False) -> list[str]:
     level = f"{confidence * 100:g}%"
-    return ["rank", "model", "estimate", "se", f"{level} interval", "rank set", "P(best)"]
+    return (["rank", "model", "estimate", "se", f"{level} interval", "rank set", "P(best)"]
+            + (["tokens"] if tokens else []) + (["cost", "front"] if costs else []))
+
+
+def _front_line(board: Board) -> list[str]:
+    """``cost front: a, c; off it: b (a better and cheaper)``, wrapped; [] without costs."""
+    if board.costs is None:
+        return []
+    front = board.costs["front"]
+    ranked = [row.name for row in board.result.rows]
+    off = [f"{name} ({', '.join(front.dominated_by[name])} better and cheaper)"
+           for name in ranked if name in front.dominated_by]
+    text = "cost front: " + ", ".join(name for name in ranked if name in front.front) + (
+        "; off it: " + ", ".join(off) if off else "; no model off it")
+    return textwrap.wrap(text, LEGEND_WIDTH, subsequent_indent="  ")
 
 
 def _degrees(boards: list[Board]) -> str:
@@ -203,6 +239,8 @@ class LeaderboardRequest:
         notes: the notes printed under the tables.
         explain: print the notes in full and the legend (``--explain``); without, one
             short line per note.
+        runs: each model's run as its harness recorded it (None where none is): one line
+            of what they share above the tables, a ``tokens`` column, ``run`` in JSON.
     """
 
     names: tuple[str, ...]
@@ -215,15 +253,26 @@ class LeaderboardRequest:
     short: str = "error"
     notes: tuple[str, ...] = ()
     explain: bool = False
+    runs: tuple[RunInfo | None, ...] = ()
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, names: list[str], paths: list[str],
-                  notes: list[str]) -> LeaderboardRequest:
+                  notes: list[str], runs: list[RunInfo | None] | None = None
+                  ) -> LeaderboardRequest:
         """The request of the parsed command line (read, never written)."""
         return cls(names=tuple(names), paths=tuple(paths), confidence=args.confidence,
                    digits=args.digits, matched_by=args.id, clusters=args.clusters,
                    shared=bool(args.shared), short=args.short, notes=tuple(notes),
-                   explain=bool(getattr(args, "explain", False)))
+                   explain=bool(getattr(args, "explain", False)), runs=tuple(runs or ()))
+
+    def tokens(self) -> dict[str, str] | None:
+        """Each model's total tokens as the ``tokens`` column shows it; None if none known."""
+        from ..io.harness.metadata import short_count
+
+        shown = {name: "-" if run is None or run.total_tokens is None
+                 else short_count(run.total_tokens)
+                 for name, run in zip(self.names, self.runs, strict=False)}
+        return shown if any(text != "-" for text in shown.values()) else None
 
 
 def _winner_lines(result: Any, digits: int) -> list[str]:
@@ -245,11 +294,13 @@ def _note_lines(request: LeaderboardRequest) -> list[str]:
 
 def render_table(boards: list[Board], request: LeaderboardRequest) -> str:
     """One ranked table per metric and k, with a legend."""
-    out = []
+    tokens = request.tokens()
+    shared = runs_line(list(request.runs))
+    out = [shared, ""] if shared else []
     for board in boards:
         result = board.result
-        header = _header(request.confidence)
-        body = [_cells(row, request.digits) for row in result.rows]
+        header = _header(request.confidence, tokens is not None, board.costs is not None)
+        body = [_cells(row, request.digits, tokens, board.costs) for row in result.rows]
         widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
         out.append(f"{board.label} on {result.questions} questions")
         out.extend(_winner_lines(result, request.digits))
@@ -259,6 +310,7 @@ def render_table(boards: list[Board], request: LeaderboardRequest) -> str:
         better = [f"{p.a} > {p.b}" for p in result.pairs if p.better]
         out.extend(textwrap.wrap("told apart: " + (", ".join(better) if better else "no pair"),
                                  LEGEND_WIDTH, subsequent_indent="  "))
+        out.extend(_front_line(board))
         out.append("")
     out.extend(_note_lines(request))
     if request.explain:
@@ -268,16 +320,23 @@ def render_table(boards: list[Board], request: LeaderboardRequest) -> str:
 
 def render_markdown(boards: list[Board], request: LeaderboardRequest) -> str:
     """One Markdown table per metric and k, with the legend."""
-    out = []
+    tokens = request.tokens()
+    shared = runs_line(list(request.runs))
+    out = [f"{shared}\n"] if shared else []
     for board in boards:
         out.append(f"**{board.label}** on {board.result.questions} questions\n")
         out.extend(f"{line}\n" for line in _winner_lines(board.result, request.digits))
-        out.append("| " + " | ".join(_header(request.confidence)) + " |")
-        out.append("| ---: | :--- | ---: | ---: | :--- | :---: | ---: |")
-        out.extend("| " + " | ".join(markdown_cell(cell) for cell in _cells(row, request.digits))
-                   + " |" for row in board.result.rows)
+        out.append("| " + " | ".join(_header(request.confidence, tokens is not None,
+                                             board.costs is not None)) + " |")
+        out.append("| ---: | :--- | ---: | ---: | :--- | :---: | ---: |"
+                   + (" ---: |" if tokens else "") + (" ---: | :---: |" if board.costs else ""))
+        out.extend("| " + " | ".join(markdown_cell(cell) for cell in _cells(
+            row, request.digits, tokens, board.costs)) + " |" for row in board.result.rows)
         better = [f"{p.a} > {p.b}" for p in board.result.pairs if p.better]
         out.append("\ntold apart: " + (", ".join(better) if better else "no pair") + "\n")
+        front = _front_line(board)
+        if front:
+            out.append(" ".join(line.strip() for line in front) + "\n")
     if not request.explain:
         out.extend(f"> note: {line}\n" for line in brief_notes(request.notes))
         return "\n".join(out).rstrip("\n") + "\n"
@@ -318,10 +377,23 @@ def render_json(boards: list[Board], request: LeaderboardRequest) -> str:
                 "shared": request.shared, "confidence": request.confidence,
                 "short": request.short,
                 "notes": list(request.notes),
+                "run": ({name: None if run is None else run.as_dict()
+                          for name, run in zip(request.names, request.runs, strict=True)}
+                         if any(request.runs) else None),
                 "results": [{**board.result.as_dict(), "metric": board.metric,
                              "function": board.result.metric, "label": board.label,
-                             "tau": board.tau} for board in boards]}
+                             "tau": board.tau, **_cost_fields(board)} for board in boards]}
     return json.dumps(document, indent=2, default=lambda value: float(np.asarray(value))) + "\n"
+
+
+def _cost_fields(board: Board) -> dict[str, Any]:
+    """A board's cost view in JSON: each model's costs, the front and who is off it."""
+    if board.costs is None:
+        return {}
+    front = board.costs["front"]
+    return {"cost": {name: summary.as_dict() for name, summary in board.costs["cost"].items()},
+            "front": list(front.front),
+            "dominated_by": {name: list(by) for name, by in front.dominated_by.items()}}
 
 
 RENDERERS = {"table": render_table, "markdown": render_markdown, "csv": render_csv,
@@ -362,10 +434,13 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         if by is not None:  # one input, every model in it (kpass.io.inputs.load_split)
             names, loaded = load_models(list(args.files), args, "leaderboard")
             counts, clusters = [item.counts for item in loaded], None
+            run_records = [run_info(item.source, item) for item in loaded]
+            costs = ([question_costs(item, args) for item in loaded] if wants_cost(args)
+                     else None)
             paths = [f"{args.files[0]} ({by} = {name})" for name in names]
         else:
             names, paths = split_names(list(args.files))
-            counts, clusters = _load(args, paths)
+            counts, clusters, run_records, costs = _load(args, paths)
         if counts[0].ids is None:
             sizes = [f"{path}: {c.n_questions}" for path, c in zip(paths, counts, strict=True)]
             if len({c.n_questions for c in counts}) != 1:
@@ -384,12 +459,17 @@ def run_leaderboard(args: argparse.Namespace) -> int:
                 boards = leaderboard_boards(runs, families, ks, args.tau, args.confidence,
                                             args.short, clusters, args.shared,
                                             getattr(args, "prior", "uniform"))
+            if costs is not None:
+                for board in boards:
+                    board.costs = board_costs(names, counts, costs,
+                                              _function_of(families, board.metric), board.k,
+                                              args.confidence, bool(args.shared))
         except (TypeError, ValueError) as error:
             # The core names its keyword; the error is printed in the CLI's words (cli_words).
             raise ReportError(" vs ".join(paths), str(error)) from None
         # The notes speak the CLI: no Python call names.
         notes = [re.sub(r"^kpass\.leaderboard\(\w+\): ", "", note) for note in notes]
-        request = LeaderboardRequest.from_args(args, names, paths, notes)
+        request = LeaderboardRequest.from_args(args, names, paths, notes, run_records)
         text = RENDERERS[args.format](boards, request)
         if getattr(args, "prior", "uniform") == "empirical" and args.format in ("table",
                                                                               "markdown"):

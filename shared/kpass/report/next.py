@@ -127,11 +127,12 @@ def run_next(args: argparse.Namespace) -> int:
             from ..io.long.load import load_long
 
             loaded = load_long(source, id=args.id, column=args.column,
-                               chunk_size=args.chunk_size, tool=args.from_, filter=args.filter)
+                               chunk_size=args.chunk_size, tool=args.from_, filter=args.filter,
+                               partial=args.partial)
         else:
             loaded = load_file(source, tool=args.from_, filter=args.filter, column=args.column,
                                chunk_size=args.chunk_size, skip_bad=False,
-                               progress=Progress(f"reading {source}"))
+                               progress=Progress(f"reading {source}"), partial=args.partial)
         rows, k, (a0, b0), outlook = _allocated(loaded.counts, families, args, source)
     except ReportError as error:
         print(f"kpass next: error: {error}", file=sys.stderr)
@@ -214,7 +215,8 @@ def _run_next_by(args: argparse.Namespace, families: list[Any], source: str) -> 
     from ..io.inputs import BY_FILE, InputOptions, load_split
 
     options = InputOptions(id=args.id, column=args.column, tool=args.from_, filter=args.filter,
-                           chunk_size=args.chunk_size, by=args.by, pool=True)
+                           chunk_size=args.chunk_size, by=args.by, pool=True,
+                           partial=args.partial)
     try:
         split = load_split(source, options)
         planned = {label: _allocated(item.counts, families, args, f"{source} ({args.by} = "

@@ -143,7 +143,7 @@ def _count(low: int, high: int | None = None) -> Callable[[str], int]:
 
 
 def _harness_options(command: argparse.ArgumentParser) -> None:
-    """``--from``, ``--filter`` and ``--pool``, shared by report, compare and leaderboard."""
+    """``--from``, ``--filter``, ``--pool`` and ``--partial``, shared by the commands that read."""
     command.add_argument("--pool", action="store_true",
                          help="read several models' rows as one run on purpose: a folder "
                               "of files named like separate runs, a long file whose "
@@ -157,6 +157,10 @@ def _harness_options(command: argparse.ArgumentParser) -> None:
                          help="with lm-eval files scored under several filters, the filter "
                               "whose scores count (other harnesses' files are read without "
                               "it)")
+    command.add_argument("--partial", action="store_true",
+                         help="read an Inspect log that has not finished (status started: a "
+                              "run in progress; or cancelled, error) as far as it goes: the "
+                              "samples scored so far (refused by default)")
 
 
 BY_HELP = ("one model per value of this column of a long table (with --id), read in one "
@@ -284,6 +288,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "with one sample per question, where they are hidden: they "
                              "describe these questions with unlimited samples, not the score")
     _explain_option(report)
+    from .cost import add_cost_options
+
+    add_cost_options(report)
     report.set_defaults(command_parser=report)
     _add_compare(commands)
     _add_leaderboard(commands)
@@ -480,4 +487,7 @@ def _add_leaderboard(commands: Any) -> None:
     board.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
                        help="rows read and counted at a time (default: 65536)")
     _explain_option(board)
+    from .cost import add_cost_options
+
+    add_cost_options(board)
     board.set_defaults(command_parser=board)

@@ -310,6 +310,7 @@ def _load(source: str, args: argparse.Namespace) -> Any:
         from ..io.long.load import load_long
 
         return load_long(source, id=args.id, column=args.column, tool=args.from_,
-                         filter=args.filter)
+                         filter=args.filter, partial=args.partial)
     return load_file(source, tool=args.from_, filter=args.filter, column=args.column,
-                     skip_bad=False, progress=Progress(f"reading {source}"))
+                     skip_bad=False, progress=Progress(f"reading {source}"),
+                     partial=args.partial)

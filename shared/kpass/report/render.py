@@ -119,8 +119,11 @@ def render_table(report: Report, digits: int = 3) -> str:
         return "".join(parts).rstrip()
 
     out = []
-    for label, loaded in zip(report.labels, report.inputs, strict=True):
+    for index, (label, loaded) in enumerate(zip(report.labels, report.inputs, strict=True)):
         out.append(f"{label}: {_describe(loaded)}")
+        run = report.runs[index] if report.runs else None
+        if run is not None:
+            out.append(f"  {run.line()}")
     out.append("")
     if len(report.inputs) > 1:
         titles = [widths[0] * " "]
@@ -130,6 +133,9 @@ def render_table(report: Report, digits: int = 3) -> str:
         out.append("".join(titles).rstrip())
     out.append(line(header))
     out.extend(line(cells) for cells in body)
+    if report.cost_lines:
+        out.append("")
+        out.extend(report.cost_lines)
     below = _legend(report) if report.explain else _attention(report)
     if below:
         out.append("")
@@ -325,7 +331,12 @@ def render_markdown(report: Report, digits: int = 3) -> str:
         lines.append("| " + " | ".join(map(markdown_cell, cells)) + " |")
     notes = (report.notes + small_sample_notes(report) + method_notes(report)
              if report.explain else _attention(report, wrap=False))
-    return "\n".join(lines) + "\n" + "".join(f"\n{note}\n" for note in notes)
+    runs = [f"{label}: {run.line()}" for label, run in zip(
+        report.labels, report.runs or [None] * len(report.labels), strict=True) if run]
+    head = "".join(f"{line}\n\n" for line in runs)
+    costs = "".join(f"\n{line.strip()}\n" for line in report.cost_lines)
+    return (head + "\n".join(lines) + "\n" + costs
+            + "".join(f"\n{note}\n" for note in notes))
 
 
 def render_sections(report: Report, format: str, digits: int) -> str:  # noqa: A002
@@ -410,8 +421,13 @@ def render_json(report: Report) -> str:
                 "n_max": loaded.n_max,
                 "bad_rows": [{"where": where, "problem": problem}
                              for where, problem in loaded.bad_rows],
+                "run": None if run is None else run.as_dict(),
+                **({} if report.costs is None else {"cost": [
+                    row.as_dict() for row in report.costs[index]]}),
             }
-            for label, loaded in zip(report.labels, report.inputs, strict=True)
+            for index, (label, loaded, run) in enumerate(zip(
+                report.labels, report.inputs, report.runs or [None] * len(report.inputs),
+                strict=True))
         ],
         "results": [
             {key: label, **row.as_dict()}

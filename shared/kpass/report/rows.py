@@ -10,6 +10,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..io.formats.readers import LoadedFile
+from ..io.harness.metadata import RunInfo
+from ..stats.cost import CostSummary
 
 LEGEND_WIDTH = 96
 
@@ -111,6 +113,12 @@ class Report:
         posterior: show the posterior columns (``--posterior``: True); None shows them
             unless every input has one sample per question.
         by: ``--by COLUMN``: the inputs are the models of one input (labels: its values).
+        runs: per input, the run its harness recorded (:func:`kpass.io.harness.metadata.
+            run_info`: model, harness, date, samples, tokens), None where none is; None
+            for none at all.
+        costs: with ``--cost`` or ``--cost-per-1k-tokens``, per input its
+            :class:`~kpass.stats.cost.CostSummary` at k = 1 and the largest k; None without.
+        cost_lines: the lines that show them under the table.
     """
 
     inputs: list[LoadedFile]
@@ -124,6 +132,9 @@ class Report:
     explain: bool = False
     posterior: bool | None = None
     by: str | None = None
+    runs: list[RunInfo | None] | None = None
+    costs: list[list[CostSummary]] | None = None
+    cost_lines: list[str] = field(default_factory=list)
 
     @property
     def shows_posterior(self) -> bool:

@@ -101,6 +101,7 @@ def sequential_text(first: BinaryCounts, second: BinaryCounts, families: list[An
     head = (f"{pairing_head(m, request, labels)}; anytime-valid "
             f"{rows[0][1].confidence:.0%} confidence sequence of A - B, questions in the order "
             "of A's file")
+    head = "\n".join([head, *(f"  {line}" for line in request.run_lines())])
     lines = [f"{label:<{width}}  {cs.summary()}" for label, cs in rows]
     notes = ([f"note: {note}" for note in request.notes] if request.explain
              else [f"note: {line}" for line in brief_notes(request.notes)])

@@ -25,7 +25,11 @@ Scorer:
 
 Status and errors:
     A log whose status is not ``success`` (``started``, ``error``, ``cancelled``) or that
-    is invalidated is refused, naming its status: its samples are incomplete. Samples that
+    is invalidated is refused, naming its status: its samples are incomplete. With
+    ``partial`` (``--partial``) a log of a run still going (``started``: Inspect writes each
+    sample as it is scored), stopped (``cancelled``) or failed (``error``) is read as far as
+    it goes: the samples already scored, with a note naming the status (a run to watch:
+    docs/how-to/adaptive.md). An invalidated log is refused even then. Samples that
     errored (Inspect's ``fail_on_error`` let the run finish) or have no score are left
     out: their question has fewer samples, handled by the ``--short`` policy, and each is
     listed in ``LoadedFile.bad_rows`` (``kpass report`` prints them as warnings).
@@ -56,9 +60,17 @@ from .inspect_files import check_members, is_inspect_log
 
 @dataclass
 class InspectFile(LoadedFile):
-    """A :class:`LoadedFile` of an Inspect log; ``soft`` is set when a threshold was given."""
+    """A :class:`LoadedFile` of an Inspect log.
+
+    Attributes:
+        soft: the mean soft score, set when a threshold was given.
+        usage: per question (in the order of ``counts``), its counted epochs' tokens
+            summed over the models of each epoch's ``model_usage``: columns input, output,
+            total (shape questions x 3); None when no epoch recorded usage.
+    """
 
     soft: SoftScores | None = None
+    usage: np.ndarray | None = None
 
 
 __all__ = ["InspectFile", "check_same_task", "inspect_install_hint",
@@ -214,11 +226,92 @@ def _first_line(error: Any) -> str:
     return lines[0] if lines else "no message"
 
 
-def _read(source: str, column: str | None, bad: list[tuple[str, str]], raws: list[Any]
+def _check_status(source: str, header: Any, partial: bool) -> str | None:
+    """Refuse a log that did not succeed (unless ``partial``); the note said when partial.
+
+    Returns:
+        None for a finished log, else the note of a partial read (its status named).
+    """
+    invalidated = bool(getattr(header, "invalidated", False))
+    if header.status == "success" and not invalidated:
+        return None
+    status = "invalidated" if header.status == "success" else header.status
+    message = getattr(header.error, "message", None) if header.error else None
+    detail = f" ({str(message).strip().splitlines()[0]})" if message else ""
+    if partial and not invalidated:
+        return (f"{source}: the log's status is {status!r}{detail}: read with --partial, "
+                "the samples scored so far")
+    if status == "started":
+        raise ReportError(source, "the log's status is 'started' (a run in progress, or one "
+                                  "killed before it finished): add --partial to read the "
+                                  "samples scored so far")
+    hint = ("" if invalidated else
+            "; or add --partial to read the samples scored before it stopped")
+    raise ReportError(source, f"the log's status is {status!r}, not 'success'{detail}: its "
+                              "samples are incomplete; finish the run (inspect eval-retry) "
+                              f"and read the finished log{hint}")
+
+
+def _complete(source: str, header: Any, summaries: list[Any], notes: list[str] | None
+              ) -> list[Any]:
+    """The epochs of the questions whose every epoch is done, in the order they got done.
+
+    A log read with ``--partial`` holds each epoch as it finished (scored or errored); a
+    question counts once all its epochs (``eval.config.epochs``) are there, and the
+    questions are ordered by when their last epoch finished. So a question's outcomes never
+    change between two looks at a growing log, and the questions of an earlier look come
+    first in a later one (what a confidence sequence over questions needs).
+
+    Raises:
+        ReportError: no question has all its epochs yet.
+    """
+    expected = int(getattr(header.eval.config, "epochs", None) or 1)
+    done: dict[Any, int] = {}
+    finished: dict[Any, int] = {}
+    for position, summary in enumerate(summaries):
+        done[summary.id] = done.get(summary.id, 0) + 1
+        if done[summary.id] == expected:
+            finished[summary.id] = position
+    if not finished:
+        raise ReportError(source, f"the log's status is {header.status!r} and no question has "
+                                  f"all its {expected} epoch{'s' * (expected != 1)} done yet: "
+                                  "read it again once some have")
+    waiting = len(done) - len(finished)
+    if waiting and notes is not None:
+        notes.append(f"{source}: {waiting} question{'s' * (waiting != 1)} with epochs still "
+                     f"running left out (each question counts once all its {expected} "
+                     "epochs are done)")
+    kept = [summary for summary in summaries if summary.id in finished]
+    return sorted(kept, key=lambda summary: finished[summary.id])  # stable: epochs in order
+
+
+def _usage(summary: Any) -> tuple[int, int, int] | None:
+    """An epoch's (input, output, total) tokens over its models, or None if not recorded.
+
+    A total the log does not give is input + output.
+    """
+    usage = getattr(summary, "model_usage", None) or {}
+    if not usage:
+        return None
+    sums = [0, 0, 0]
+    for item in usage.values():
+        given = int(getattr(item, "input_tokens", 0) or 0), int(getattr(item, "output_tokens",
+                                                                        0) or 0)
+        total = getattr(item, "total_tokens", None)
+        sums[0] += given[0]
+        sums[1] += given[1]
+        sums[2] += int(total) if total is not None else given[0] + given[1]
+    return sums[0], sums[1], sums[2]
+
+
+def _read(source: str, column: str | None, bad: list[tuple[str, str]], raws: list[Any],
+          partial: bool = False, notes: list[str] | None = None,
+          usages: list[tuple[int, int, int] | None] | None = None
           ) -> tuple[str, list[str], list[Any], list[int], list[float]]:
     """The scorer and (where, sample id, epoch, value) of each scored epoch, as columns.
 
-    ``raws`` receives each value as the log holds it (messages quote it exactly).
+    ``raws`` receives each value as the log holds it (messages quote it exactly);
+    ``notes`` the note of a partial read; ``usages`` each scored epoch's tokens.
 
     Epochs that errored or have no score are listed in ``bad`` and left out.
     """
@@ -226,14 +319,12 @@ def _read(source: str, column: str | None, bad: list[tuple[str, str]], raws: lis
     from inspect_ai.scorer import CORRECT, INCORRECT, NOANSWER, PARTIAL, value_to_float
 
     header = _header(source)
-    if header.status != "success" or getattr(header, "invalidated", False):
-        status = "invalidated" if header.status == "success" else header.status
-        message = getattr(header.error, "message", None) if header.error else None
-        detail = f" ({str(message).strip().splitlines()[0]})" if message else ""
-        raise ReportError(source, f"the log's status is {status!r}, not 'success'{detail}: its "
-                                  "samples are incomplete; finish the run (inspect eval-retry) "
-                                  "and read the finished log")
+    note = _check_status(source, header, partial)
+    if note is not None and notes is not None:
+        notes.append(note)
     summaries = _summaries(source, header)
+    if note is not None:
+        summaries = _complete(source, header, summaries, notes)
     names: list[str] = []
     if header.results is not None:
         names.extend(str(score.scorer) for score in header.results.scores)
@@ -285,12 +376,14 @@ def _read(source: str, column: str | None, bad: list[tuple[str, str]], raws: lis
         epochs.append(summary.epoch)
         values.append(number)
         raws.append(value)
+        if usages is not None:
+            usages.append(_usage(summary))
     label = scorer if key is None else f"{scorer}.{key}"
     return label, where, ids, epochs, values
 
 
-def load_inspect(source: str, *, column: str | None = None, threshold: float | None = None
-                 ) -> InspectFile:
+def load_inspect(source: str, *, column: str | None = None, threshold: float | None = None,
+                 partial: bool = False) -> InspectFile:
     """An Inspect log as per-question counts (questions are sample ids, samples epochs).
 
     Args:
@@ -298,13 +391,16 @@ def load_inspect(source: str, *, column: str | None = None, threshold: float | N
         column: the scorer (``SCORER`` or ``SCORER.KEY``); default the only one.
         threshold: soft scores: an epoch is correct iff its score > threshold (the mean
             soft score is kept in ``soft``).
+        partial: read a log that did not finish (``started``, ``cancelled``, ``error``):
+            the samples scored so far, with a note in ``notes``.
 
     Returns:
         The counts keyed by sample id (first-seen order), the scorer as the column, and the
         epochs left out (errored, unscored) in ``bad_rows``.
 
     Raises:
-        ReportError: inspect-ai missing, an unreadable log, a status other than success,
+        ReportError: inspect-ai missing, an unreadable log, a status other than success
+            (without ``partial``; an invalidated log even with it),
             an unknown or ambiguous scorer, a value that is not an outcome (a partial or
             graded score without ``threshold``).
     """
@@ -312,11 +408,36 @@ def load_inspect(source: str, *, column: str | None = None, threshold: float | N
         raise ReportError(source, "no such file or directory")
     bad: list[tuple[str, str]] = []
     raws: list[Any] = []
-    label, where, ids, epochs, values = _read(source, column, bad, raws)
+    notes: list[str] = []
+    usages: list[tuple[int, int, int] | None] = []
+    label, where, ids, epochs, values = _read(source, column, bad, raws, partial, notes,
+                                              usages)
     if not where:
         first = f" (first: {bad[0][0]}: {bad[0][1]})" if bad else ""
-        raise ReportError(source, f"the log holds no scored sample{first}")
-    return _count(source, label, where, ids, epochs, values, threshold, bad, raws)
+        so_far = " yet" if notes else ""
+        raise ReportError(source, f"the log holds no scored sample{so_far}{first}")
+    loaded = _count(source, label, where, ids, epochs, values, threshold, bad, raws)
+    loaded.notes.extend(notes)
+    loaded.usage = _question_usage(loaded, ids, usages)
+    return loaded
+
+
+def _question_usage(loaded: InspectFile, ids: list[Any],
+                    usages: list[tuple[int, int, int] | None]) -> np.ndarray | None:
+    """Per question of ``loaded.counts`` its counted epochs' tokens (input, output, total).
+
+    None when no epoch recorded usage; an epoch without usage among others that have it
+    counts 0 tokens (Inspect records usage only for model calls).
+    """
+    if all(usage is None for usage in usages):
+        return None
+    assert loaded.counts.ids is not None
+    slot = {qid: index for index, qid in enumerate(loaded.counts.ids)}
+    sums = np.zeros((len(slot), 3), dtype=np.int64)
+    for raw, usage in zip(ids, usages, strict=True):
+        if usage is not None:
+            sums[slot[canonical_id(raw, loaded.source, "")]] += usage
+    return sums
 
 
 def _quoted(score: Any, value: float) -> str:

@@ -58,7 +58,8 @@ class LongFile(LoadedFile):
 def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa: A002
               column: str | None = None, threshold: float | None = None,
               chunk_size: int = 65536, tool: str | None = None,
-              filter: str | None = None, clusters: str | None = None) -> LongFile:  # noqa: A002
+              filter: str | None = None, clusters: str | None = None,  # noqa: A002
+              partial: bool = False) -> LongFile:
     """Read a long (or id-keyed wide) outcome file into counts keyed by question id.
 
     Question and sample ids are compared by :func:`kpass.io.rows.canonical_id`:
@@ -85,6 +86,8 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
         clusters: a cluster-label column (``--clusters``): every row of a question must
             carry the same label; the labels are returned in ``clusters``, one per
             question in the order of the counts. Needs ``id``; not for harness files.
+        partial: an Inspect log of a run that has not finished is read as far as it goes
+            (``--partial``).
 
     Returns:
         The counts with ``ids`` in first-seen order, plus the mean soft score when
@@ -102,7 +105,7 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
         raise ReportError(source, "--clusters on a long file needs --id COLUMN (the labels "
                                   "are grouped by question id)")
     loaded = _load_long(source, id, sample, column, threshold, max(1, chunk_size), tool, filter,
-                        clusters is not None)
+                        clusters is not None, partial=partial)
     assert isinstance(loaded, LongFile)
     if clusters is not None:
         assert id is not None and loaded.counts.ids is not None
@@ -165,7 +168,8 @@ def load_long_by(source: str, *, by: str, id: str,  # noqa: A002
 def _load_long(source: str, id: str | None, sample: str | None,  # noqa: A002
                column: str | None, threshold: float | None, chunk_size: int,
                tool: str | None, filter: str | None, clustered: bool,  # noqa: A002
-               by: str | None = None) -> LongFile | dict[str, LongFile]:
+               by: str | None = None, partial: bool = False
+               ) -> LongFile | dict[str, LongFile]:
     if by is not None and (is_inspect_log(source) or tool is not None):
         raise ReportError(source, f"--by {by} reads a column of a long table; this is a "
                                   "harness log, one model per file: give a folder of logs "
@@ -176,9 +180,9 @@ def _load_long(source: str, id: str | None, sample: str | None,  # noqa: A002
         if id is not None or sample is not None:
             raise ReportError(source, "an Inspect log's questions are its sample ids and its "
                                       "samples its epochs: drop --id and --sample")
-        loaded = load_inspect(source, column=column, threshold=threshold)
+        loaded = load_inspect(source, column=column, threshold=threshold, partial=partial)
         return LongFile(loaded.source, loaded.path, loaded.column, loaded.counts, loaded.shortest,
-                        loaded.bad_rows, loaded.soft)
+                        loaded.bad_rows, loaded.soft, notes=loaded.notes)
     parts = shard_parts(source)
     if parts is not None:
         return _load_parts(source, parts, id, sample, column, threshold, chunk_size, tool,

@@ -1,0 +1,165 @@
+"""``--cost COLUMN`` and ``--cost-per-1k-tokens X``: what a model costs, beside what it scores.
+
+Each question's mean cost of one sample, x_i, comes from a long file's cost column
+(``--cost COLUMN``, read with ``--id``; times the price per 1k tokens when one is given, the
+column then counting tokens) or from an Inspect log's per-sample token usage times
+``--cost-per-1k-tokens``: ``X`` prices every token the log counts (its total), ``IN,OUT``
+its input and output tokens apart, as providers bill them. The numbers are
+:func:`kpass.stats.cost.cost_summary`'s (cost per question and per solved question, with
+intervals over questions) and, on the leaderboard, :func:`kpass.stats.cost.cost_front`'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+
+from ..io.errors import ReportError
+from ..io.formats.readers import LoadedFile
+from ..stats.cost import CostSummary, cost_summary
+
+__all__ = ["add_cost_options", "board_costs", "cost_lines", "cost_summaries",
+           "question_costs", "wants_cost"]
+
+
+def _price(text: str) -> tuple[float, float]:
+    """``X`` (one price for every token) or ``IN,OUT`` (input and output tokens apart)."""
+    parts = text.split(",")
+    try:
+        values = [float(part) for part in parts]
+    except ValueError:
+        values = []
+    if len(parts) not in (1, 2) or len(values) != len(parts) or not all(
+            0 < value < float("inf") for value in values):
+        raise argparse.ArgumentTypeError(f"expected a price per 1k tokens, X or IN,OUT (finite "
+                                         f"numbers > 0); got {text!r}")
+    return (values[0], values[-1])
+
+
+def _shown(price: tuple[float, float]) -> str:
+    return f"{price[0]:g}" if price[0] == price[1] else f"{price[0]:g} in, {price[1]:g} out"
+
+
+def add_cost_options(command: argparse.ArgumentParser) -> None:
+    """``--cost COLUMN`` and ``--cost-per-1k-tokens X`` (report and leaderboard)."""
+    command.add_argument("--cost", metavar="COLUMN",
+                         help="a long file's cost of each sample (with --id; tokens when "
+                              "--cost-per-1k-tokens is given too): adds the cost per "
+                              "question and per solved question, with intervals")
+    command.add_argument("--cost-per-1k-tokens", type=_price, metavar="X|IN,OUT",
+                         help="price of 1,000 tokens (X for every token, or IN,OUT for input "
+                              "and output tokens apart): the cost of an Inspect log's "
+                              "samples from their token usage, or of --cost's token counts")
+
+
+def wants_cost(args: argparse.Namespace) -> bool:
+    """Whether the command line asks for costs."""
+    return getattr(args, "cost", None) is not None or getattr(
+        args, "cost_per_1k_tokens", None) is not None
+
+
+def question_costs(item: LoadedFile, args: argparse.Namespace) -> np.ndarray:
+    """Each question's mean cost of one sample (in the order of ``item.counts``).
+
+    Raises:
+        ReportError: ``--cost`` without ``--id``, an unreadable cost column, or an input
+            with no cost (no ``--cost`` column and no token usage recorded).
+    """
+    price = getattr(args, "cost_per_1k_tokens", None)
+    column = getattr(args, "cost", None)
+    if column is not None:
+        if args.id is None or item.counts.ids is None:
+            raise ReportError(item.source, f"--cost {column} needs --id COLUMN (the costs "
+                                           "are averaged over each question's rows)")
+        by = getattr(args, "by", None)
+        if by is not None and by != "file":
+            raise ReportError(item.source, f"--cost {column} with --by {by} is not available "
+                                           "yet (the cost column would be read over every "
+                                           "model's rows); split the table by model first")
+        if price is not None and price[0] != price[1]:
+            raise ReportError(item.source, f"--cost {column} counts tokens of one kind: give "
+                                           "one price (--cost-per-1k-tokens X), not IN,OUT")
+        from ..io.long.long_costs import question_costs as read_costs
+
+        scale = 1.0 if price is None else price[0] / 1000.0
+        return scale * read_costs(item.source, args.id, column, list(item.counts.ids),
+                                  args.chunk_size)
+    usage = getattr(item, "usage", None)
+    if usage is None or price is None:
+        raise ReportError(item.source, "no token usage recorded for its samples: "
+                                       "--cost-per-1k-tokens prices an Inspect log's "
+                                       "per-sample usage; give a long file's cost column "
+                                       "with --cost COLUMN")
+    tokens = np.asarray(usage, dtype=float)
+    if price[0] == price[1]:  # one price: every token the log counts (its total)
+        spent = price[0] * tokens[:, 2]
+    else:
+        spent = price[0] * tokens[:, 0] + price[1] * tokens[:, 1]
+    return spent / 1000.0 / item.counts.n_samples
+
+
+def cost_summaries(item: LoadedFile, costs: np.ndarray, ks: list[int], confidence: float
+                   ) -> list[CostSummary]:
+    """The cost summary at k = 1 and at the largest k (when above 1) the questions allow."""
+    n_min = int(item.counts.n_samples.min())
+    chosen = sorted({1, *[k for k in ks if k <= n_min][-1:]})
+    try:
+        return [cost_summary(item.counts.n_samples, item.counts.n_correct, costs, k,
+                             confidence) for k in chosen]
+    except ValueError as error:
+        raise ReportError(item.source, f"cost: {error}") from None
+
+
+def _number(value: float) -> str:
+    return "inf" if value == float("inf") else f"{value:.4g}"
+
+
+def cost_lines(labels: list[str], summaries: list[list[CostSummary]],
+               args: argparse.Namespace) -> list[str]:
+    """One line per input and k: cost per question and per solved question, intervals."""
+    price = getattr(args, "cost_per_1k_tokens", None)
+    unit = (f"at {_shown(price)} per 1k tokens" if price is not None and args.cost is None else
+            f"`{args.cost}` x {_shown(price)} / 1k" if price is not None else f"`{args.cost}`")
+    level = f"{summaries[0][0].confidence * 100:g}%" if summaries and summaries[0] else ""
+    out = [f"cost ({unit}; {level} intervals over questions):"]
+    for label, rows in zip(labels, summaries, strict=True):
+        for row in rows:
+            samples = f"{row.k} sample{'s' * (row.k != 1)}"
+            out.append(f"  {label}: per question ({samples}) {_number(row.cost)} "
+                       f"[{_number(row.cost_lo)}, {_number(row.cost_hi)}]; per solved "
+                       f"question (Pass@{row.k}) {_number(row.per_solved)} "
+                       f"[{_number(row.per_solved_lo)}, {_number(row.per_solved_hi)}]")
+    return out
+
+
+def board_costs(names: list[str], counts: list[Any], costs: list[np.ndarray], function: str,
+                k: int | None, confidence: float, shared: bool) -> dict[str, Any]:
+    """One leaderboard's cost view: each model's cost summary and the cost front.
+
+    The questions are aligned as the leaderboard aligns them (by id, ``--shared`` keeping
+    those every model has); the metric's per-question values and each question's cost of
+    k samples (k x the mean cost of one) feed :func:`kpass.stats.cost.cost_front`.
+
+    Returns:
+        ``{"cost": {name: CostSummary}, "front": CostFront}``.
+    """
+    from ..families import function as metric_function
+    from ..stats.align import align_runs
+    from ..stats.cost import cost_front
+
+    aligned = align_runs(counts, [f"'{name}'" for name in names], shared=shared, verb="rank")
+    point = metric_function(function)
+    size = 1 if k is None else k
+    values: dict[str, Any] = {}
+    per_question: dict[str, Any] = {}
+    summaries: dict[str, CostSummary] = {}
+    for index, name in enumerate(names):
+        run = aligned.runs[index]
+        cost = np.asarray(aligned.take(index, list(costs[index])), dtype=float)
+        values[name] = (point(run, per_question=True) if k is None
+                        else point(run, k, per_question=True))
+        per_question[name] = size * cost
+        summaries[name] = cost_summary(run.n_samples, run.n_correct, cost, size, confidence)
+    return {"cost": summaries, "front": cost_front(values, per_question, confidence)}
