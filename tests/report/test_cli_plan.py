@@ -93,7 +93,7 @@ def test_budget_prints_the_split_of_kpass_plan_split(capsys):
     assert code == 0, err
     assert out.splitlines()[0] == (
         f"Best split of a budget of 3,000: {split.questions:,} questions x {split.samples} "
-        f"samples (cost {split.cost:,g}); SE of the Pass@4 value {split.se:.4f}")
+        f"samples (cost {split.spent:,g}); SE of the Pass@4 value {split.se:.4f}")
     code, out, _ = run(capsys, SAMPLE, "--k", 4, "--budget", 3000, "--cost-question", 5,
                        "--format", "json")
     fields = json.loads(out)

@@ -33,7 +33,7 @@ def test_pass_at_1_split_is_the_brute_force_optimum(budget, cost_question):
     found = plan.split(budget, cost_question=cost_question)
     assert (found.questions, found.samples) == (best[1], best[2])
     assert found.se == pytest.approx(math.sqrt(best[0]), rel=1e-9)
-    assert found.cost <= budget and found.budget == budget
+    assert found.spent <= budget and found.budget == budget
 
 
 def test_without_a_cost_per_question_pass_at_1_takes_one_sample():
@@ -48,7 +48,7 @@ def test_paired_split_pays_for_both_models():
     b = (rng.random((80, 4)) < np.clip(rates + 0.05, 0, 1)[:, None]).astype(int)
     plan = kpass.plan(kpass.pass_at_k, a, 1, R_b=b)
     found = plan.split(1000, cost_question=2.0)
-    assert found.cost == found.questions * (2.0 + 2 * found.samples) <= 1000
+    assert found.spent == found.questions * (2.0 + 2 * found.samples) <= 1000
 
 
 @pytest.mark.parametrize("kwargs, needle", [

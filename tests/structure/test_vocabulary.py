@@ -176,7 +176,7 @@ VOCABULARY = {
               "plan splits between questions and samples (plan --budget, Plan.split)",
     "cost_question": "Plan.split: the cost of one question (default 0)",
     "cost_sample": "Plan.split: the cost of one sample of one model (default 1)",
-    "cost": "what a Split costs: questions x (cost_question + runs x samples x cost_sample)",
+    "spent": "what a Split costs: questions x (cost_question + runs x samples x cost_sample)",
     "cost-question": "--cost-question: kpass plan --budget's cost of one question",
     "cost-sample": "--cost-sample: kpass plan --budget's cost of one sample of one model",
     "paired": "a sequence of A - B, not one model",

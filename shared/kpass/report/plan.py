@@ -285,7 +285,7 @@ def _write_split(args: argparse.Namespace, pilot: Any, family: Any, options: dic
     plural = "s" if split.samples != 1 else ""
     lines = [f"Best split of a budget of {args.budget:,g}{unit}: {split.questions:,} questions "
              f"x {split.samples} sample{plural}{' per model' if pilot.paired else ''} (cost "
-             f"{split.cost:,g}); SE of the {label} {what} {split.se:.4f}",
+             f"{split.spent:,g}); SE of the {label} {what} {split.se:.4f}",
              f"From the pilot: {pilot.questions} questions x {pilot.samples:g} samples; "
              f"between-question variance {pilot.between:.4g}, within "
              f"{pilot.within_at(split.samples):.4g} at {split.samples} sample{plural}"

@@ -54,7 +54,7 @@ class Split:
         samples: samples per question and model (n >= k).
         se: the SE promised: sqrt((between + within(n)) / M) from the pilot's split
             (for a paired plan, of the difference).
-        cost: what the split costs, M (cost_question + runs n cost_sample), runs = 2
+        spent: what the split costs, M (cost_question + runs n cost_sample), runs = 2
             for a paired plan (both models sample each question), else 1.
         budget: the budget given.
     """
@@ -62,7 +62,7 @@ class Split:
     questions: int
     samples: int
     se: float
-    cost: float
+    spent: float
     budget: float
 
     def as_dict(self) -> dict[str, Any]:
@@ -205,7 +205,7 @@ class Plan:
         assert best is not None
         variance, m, n = best
         return Split(questions=m, samples=n, se=math.sqrt(variance),
-                     cost=m * (per_question + runs * n * per_sample), budget=money)
+                     spent=m * (per_question + runs * n * per_sample), budget=money)
 
     def questions_for(self, difference: float, samples: int | None = None, *,
                       power: float = 0.8, confidence: float = 0.95) -> int:

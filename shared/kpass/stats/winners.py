@@ -80,9 +80,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.special import log_ndtr
-from scipy.stats import t as student_t
+from scipy.special import log_ndtr, stdtrit
 
 from .rank_sets import noise_free_se
 
@@ -126,14 +124,14 @@ def best_set(estimates: np.ndarray, sigma: np.ndarray, df: float, confidence: fl
     pairs = size * (size - 1)
     if 0.5 ** units <= alpha / pairs:  # se = 0 pairs: the exact sign test, Bonferroni share
         inside &= ~np.any((se == 0) & (gap > 0), axis=0)
-    single = float(student_t.ppf(confidence, df))
+    single = float(stdtrit(df, confidence))
     draws: np.ndarray | None = None
     while inside.any():
         candidates = np.flatnonzero(inside)
         worst = statistic[:, candidates].max(axis=0)  # max_i T_ij for each candidate j
         if worst.max() <= single:
             break
-        bound = float(student_t.ppf(1.0 - alpha / (candidates.size * (size - 1)), df))
+        bound = float(stdtrit(df, 1.0 - alpha / (candidates.size * (size - 1))))
         sure = worst > bound
         if sure.any():
             inside[candidates[sure]] = False
@@ -194,6 +192,8 @@ def _solve(function: Callable[[float], float], target: float, start: float, step
         return low
     if g_high >= 0.0:
         return high
+    from scipy.optimize import brentq  # not at import: kpass imports no optimiser
+
     return float(brentq(gap, low, high, xtol=1e-12 * max(1.0, abs(start)), rtol=1e-12))
 
 
