@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr
 
-from .._core.counting.checks import InputError
+from .._core.counting.checks import ArgumentTypeError, InputError, _show, check_real
 from .._core.moments.prior import fit_beta_prior
 from ..families import function
 from ..registry import of_function
@@ -190,6 +190,45 @@ def _prob_greater(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> f
     if spread == 0.0:
         return 1.0 if mu_a > mu_b else 0.0 if mu_a < mu_b else 0.5
     return float(ndtr((mu_a - mu_b) / spread))
+
+
+def check_margin(margin: Any, equivalence: Any = False) -> float | None:
+    """A non-inferiority or equivalence margin: a finite float in (0, 1), or None.
+
+    Args:
+        margin: the margin on the metric's 0-1 scale (0.02: two points), or None.
+        equivalence: True for an equivalence margin (needs ``margin``).
+
+    Returns:
+        The margin as a float, or None.
+
+    Raises:
+        ValueError: ``margin`` is not in (0, 1) or not finite, or ``equivalence`` without
+            a margin.
+        TypeError: ``margin`` is not a real number, ``equivalence`` not a bool.
+    """
+    if not isinstance(equivalence, (bool, np.bool_)):
+        raise ArgumentTypeError(f"`equivalence` must be True or False; got "
+                                f"equivalence={_show(equivalence)}")
+    if margin is None:
+        if equivalence:
+            raise InputError("`equivalence` needs a `margin` (the largest |A - B| that counts "
+                             "as equivalent, e.g. margin=0.02)")
+        return None
+    return check_real(margin, "margin", low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def margin_claim(margin: float, equivalence: bool, shown: bool = True) -> str:
+    """The claim a margin tests, in words (B is the new model, A the reference).
+
+    ``shown`` False gives the opposite claim a sequence can also reach: "B is worse than A
+    by more than 0.02", "A and B differ by more than 0.02".
+    """
+    if equivalence:
+        return (f"A and B are within +-{margin:g} of each other" if shown
+                else f"A and B differ by more than {margin:g}")
+    return (f"B is not worse than A by more than {margin:g}" if shown
+            else f"B is worse than A by more than {margin:g}")
 
 
 def _budgets(args: tuple[Any, ...], count: int, name: str) -> list[int | None]:
