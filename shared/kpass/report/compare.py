@@ -179,7 +179,9 @@ def run_compare(args: argparse.Namespace) -> int:
                                   answers=coded, ties=getattr(args, "ties", "fractional"),
                                   primary=getattr(args, "primary", None),
                                   adjust=getattr(args, "adjust", None) or "max-t",
-                                  prior=getattr(args, "prior", "uniform"))
+                                  prior=getattr(args, "prior", "uniform"),
+                                  margin=getattr(args, "margin", None),
+                                  equivalence=bool(getattr(args, "equivalence", False)))
             if getattr(args, "prior", "uniform") == "empirical":
                 notes.append(PRIOR_NOTE)
         except (TypeError, ValueError) as error:
