@@ -188,6 +188,8 @@ VOCABULARY = {
     "equivalence": "with a margin: test abs(A - B) < margin (two one-sided tests) instead of "
                    "non-inferiority",
     "null": "what a confidence sequence assumes: exchangeable or bounded",
+    "p_margin": "p-value of the margin's claim (one-sided t test of A - B >= margin, or the "
+                "larger of the two one-sided p-values for equivalence)",
     "decided": "whether the sequence reached its verdict",
     "stop_at": "units after which it first did",
     "steps": "units seen",

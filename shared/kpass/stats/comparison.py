@@ -164,27 +164,13 @@ class Comparison:
                 f"{self.b:.3f}, A - B {self.difference:.3f}, {self.confidence * 100:g}% "
                 f"[{self.lo:.3f}, {self.hi:.3f}]\n{second}{third}")
 
-    def margin_verdict(self, p: float | None = None, margin: float | None = None,
-                       where: str = "", unit: str = "") -> str:
+    def margin_verdict(self) -> str:
         """What the margin test showed, in words; "" without a margin.
 
         ``B is not worse than A by more than 0.02 (one-sided, 95%, p = 0.012)``, or ``not
-        shown: ...`` (p_margin >= alpha). ``p``: the p the verdict uses in its place (a
-        table's adjusted p); ``margin``: the margin as shown (x 100 in percent tables),
-        ``unit`` after it; ``where``: inserted after the claim (`` on Pass@1``).
+        shown: ...`` when p_margin >= 1 - confidence.
         """
-        if self.margin is None or self.p_margin is None:
-            return ""
-        p = self.p_margin if p is None else p
-        shown = p < 1.0 - self.confidence
-        how = "two one-sided tests" if self.equivalence else "one-sided"
-        words = "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
-        claim = margin_claim(self.margin if margin is None else margin, self.equivalence,
-                             unit=unit)
-        return (f"{'' if shown else 'not shown: '}{claim}{where} ({how}, "
-                f"{self.confidence * 100:g}%, {words})")
-
-    __repr__ = __str__
+        return margin_words(self)
 
 
 def _posterior_pair(metric: Metric, name: str, R: Any, used: np.ndarray, args: tuple[Any, ...],
@@ -310,6 +296,25 @@ def margin_p(difference: float, se: float, df: int | float | None, units: int,
     else:
         lower = below(-(difference + margin) / se)
     return max(upper, lower)
+
+
+def margin_words(result: Comparison, p: float | None = None, margin: float | None = None,
+                 where: str = "", unit: str = "", p_name: str = "p") -> str:
+    """The words of :meth:`Comparison.margin_verdict`, as a table says them.
+
+    With a table's adjusted ``p`` (named ``p_name``), the margin as the table shows it
+    (``unit``: `` points`` in percent) and ``where`` after the claim (`` on Pass@1``).
+    """
+    if result.margin is None or result.p_margin is None:
+        return ""
+    p = result.p_margin if p is None else p
+    shown = p < 1.0 - result.confidence
+    how = "two one-sided tests" if result.equivalence else "one-sided"
+    words = f"{p_name} < 0.001" if p < 0.001 else f"{p_name} = {p:.3f}"
+    claim = margin_claim(result.margin if margin is None else margin, result.equivalence,
+                         unit=unit)
+    return (f"{'' if shown else 'not shown: '}{claim}{where} ({how}, "
+            f"{result.confidence * 100:g}%, {words})")
 
 
 def _with_margin(result: Comparison, margin: float | None, equivalence: bool) -> Comparison:
