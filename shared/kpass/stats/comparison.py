@@ -172,6 +172,8 @@ class Comparison:
         """
         return margin_words(self)
 
+    __repr__ = __str__
+
 
 def _posterior_pair(metric: Metric, name: str, R: Any, used: np.ndarray, args: tuple[Any, ...],
                     kwargs: dict[str, Any], prior: str = "uniform"
