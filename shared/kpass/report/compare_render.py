@@ -166,10 +166,10 @@ def verdicts(lines: list[Line], confidence: float, unit: str = "", digits: int =
         p = line.p_adjusted if line.p_adjusted is not None else r.p_value
         if line.verdict in ("shown", "not shown"):  # a margin's claim (B the new model)
             shown = r.margin * (100.0 if unit else 1.0)
+            from ..stats.comparison import margin_words
+
             return line.verdict == "shown", (
-                r.margin_verdict(p=p, margin=round(shown, 12), where=f" on {line.title}",
-                                 unit=unit).replace(", p =", f", {name} =")
-                .replace(", p <", f", {name} <")
+                margin_words(r, p, round(shown, 12), f" on {line.title}", unit, name)
                 + f"; difference A - B {number(r.difference)}")
         if line.verdict == "A better":
             return True, (f"A is better than B on {line.title} by {number(r.difference)} "
