@@ -242,7 +242,7 @@ def margin_claim(margin: float, equivalence: bool, shown: bool = True, unit: str
 
     ``shown`` False gives the opposite claim a sequence can also reach: "B is worse than A
     by more than 0.02", "A and B differ by more than 0.02". ``unit`` follows the number
-    (`` points`` in percent tables).
+    (``" points"`` in percent tables).
     """
     size = f"{margin:g}{unit}"
     if equivalence:
@@ -305,7 +305,7 @@ def margin_words(result: Comparison, p: float | None = None, margin: float | Non
     """The words of :meth:`Comparison.margin_verdict`, as a table says them.
 
     With a table's adjusted ``p`` (named ``p_name``), the margin as the table shows it
-    (``unit``: `` points`` in percent) and ``where`` after the claim (`` on Pass@1``).
+    (``unit``: ``" points"`` in percent) and ``where`` after the claim (``" on Pass@1"``).
     """
     if result.margin is None or result.p_margin is None:
         return ""
