@@ -81,7 +81,7 @@ def test_log_capital_is_the_plain_product():
 def test_paired_sequence_maps_differences_and_decides():
     A = [[1, 1, 1, 1]] * 30 + [[0, 1, 1, 1]] * 30
     B = [[0, 0, 0, 1]] * 30 + [[0, 0, 1, 0]] * 30
-    cs = kpass.confidence_sequence(kpass.pass_at_k, A, B, 1)
+    cs = kpass.confidence_sequence(kpass.pass_at_k, A, B, 1, null="bounded")
     d = np.array([0.75] * 30 + [0.5] * 30)
     lo, hi = betting_bounds((d + 1) / 2, 0.05)
     assert cs.lo.tolist() == pytest.approx((2 * lo - 1).tolist())
@@ -90,7 +90,7 @@ def test_paired_sequence_maps_differences_and_decides():
     first = int(np.flatnonzero(cs.lo > 0)[0]) + 1
     assert (cs.decided, cs.stop_at, cs.verdict) == (True, first, "A better")
     assert cs.summary().startswith(f"decided after {first} questions: A better")
-    flipped = kpass.confidence_sequence(kpass.pass_at_k, B, A, 1)
+    flipped = kpass.confidence_sequence(kpass.pass_at_k, B, A, 1, null="bounded")
     assert flipped.verdict == "B better" and flipped.stop_at == first
 
 
@@ -98,7 +98,8 @@ def test_pairs_by_id_and_follows_order():
     n = np.array([4, 4, 4, 4, 4, 4])
     a = kpass.BinaryCounts(n, np.array([4, 3, 1, 0, 2, 4]), ids=["a", "b", "c", "d", "e", "f"])
     b = kpass.BinaryCounts(n, np.array([1, 0, 2, 2, 4, 1]), ids=["f", "e", "d", "c", "b", "a"])
-    cs = kpass.confidence_sequence(kpass.pass_at_k, a, b, 1, order=["c", "a", "f", "b", "e", "d"])
+    cs = kpass.confidence_sequence(kpass.pass_at_k, a, b, 1, order=["c", "a", "f", "b", "e", "d"],
+                                    null="bounded")
     by_id = {"a": (1 - 0.25), "b": 0.75 - 1, "c": 0.25 - 0.5, "d": 0 - 0.5, "e": 0.5 - 0,
              "f": 1 - 0.25}
     d = np.array([by_id[q] for q in ["c", "a", "f", "b", "e", "d"]])
@@ -131,7 +132,7 @@ def test_clusters_become_units_of_their_mean():
 def test_one_model_stops_at_its_margin():
     rng = np.random.default_rng(3)
     R = (rng.random((3000, 4)) < 0.6).astype(int)
-    cs = kpass.confidence_sequence(kpass.pass_at_k, R, None, 1, margin=0.05)
+    cs = kpass.confidence_sequence(kpass.pass_at_k, R, None, 1, half_width=0.05)
     half = (cs.hi - cs.lo) / 2
     assert cs.decided and cs.verdict == "known to +-0.05"
     assert half[cs.stop_at - 1] <= 0.05 < half[cs.stop_at - 2]
@@ -144,7 +145,7 @@ def test_one_model_stops_at_its_margin():
     (lambda: kpass.confidence_sequence(kpass.pass_at_k, [[1, 0], [0, 1]], None, 1,
                                        order=[0, 0]), "permutation"),
     (lambda: kpass.confidence_sequence(kpass.pass_at_k, [[1, 0], [0, 1]], None, 1,
-                                       margin=-1), "margin"),
+                                       half_width=-1), "half_width"),
     (lambda: kpass.confidence_sequence(kpass.pass_at_k, [[1, 0], [0, 1]], [[1, 0]], 1),
      "same questions"),
     (lambda: kpass.confidence_sequence(kpass.geom_ds_at_k, [[1, 0], [0, 1]], None, 1),

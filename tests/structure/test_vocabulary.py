@@ -182,7 +182,14 @@ VOCABULARY = {
     "paired": "a sequence of A - B, not one model",
     "units": "what each step adds: questions or clusters",
     "order": "the order the questions are taken in",
-    "margin": "half-width that ends a sequence",
+    "half_width": "half-width that ends a sequence",
+    "margin": "non-inferiority or equivalence margin on the metric's 0-1 scale (B the new "
+              "model, A the reference)",
+    "equivalence": "with a margin: test abs(A - B) < margin (two one-sided tests) instead of "
+                   "non-inferiority",
+    "null": "what a confidence sequence assumes: exchangeable or bounded",
+    "p_margin": "p-value of the margin's claim (one-sided t test of A - B >= margin, or the "
+                "larger of the two one-sided p-values for equivalence)",
     "decided": "whether the sequence reached its verdict",
     "stop_at": "units after which it first did",
     "steps": "units seen",
@@ -249,6 +256,7 @@ VOCABULARY = {
     "posterior": "--posterior: the posterior columns also with one sample per question",
     "plot": "--plot: draw the curves",
     "sequential": "--sequential: the anytime-valid verdict",
+    "sequential-null": "--sequential-null: what the sequence assumes (exchangeable, bounded)",
     "skip-bad": "--skip-bad: skip unreadable rows",
     "version": "--version",
     "pool": "read several models' files or a model column as one run, on purpose",

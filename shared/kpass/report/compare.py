@@ -93,6 +93,15 @@ def run_compare(args: argparse.Namespace) -> int:
               "with no joint adjustment; drop them, or compare without --sequential",
               file=sys.stderr)
         return 2
+    if getattr(args, "equivalence", False) and getattr(args, "margin", None) is None:
+        print("kpass compare: error: --equivalence needs --margin M (the largest |A - B| that "
+              "counts as equivalent, e.g. --margin 0.02)", file=sys.stderr)
+        return 2
+    if getattr(args, "sequential_null", None) is not None and not getattr(args, "sequential",
+                                                                          False):
+        print("kpass compare: error: --sequential-null applies to --sequential only (the "
+              "fixed-sample table's tests are sign-flip and t tests)", file=sys.stderr)
+        return 2
     answers_mode = bool(getattr(args, "answers", False))
     try:
         families = [fam for fam in parse_metrics(args.metrics, answers=answers_mode)
@@ -175,7 +184,9 @@ def run_compare(args: argparse.Namespace) -> int:
                                   answers=coded, ties=getattr(args, "ties", "fractional"),
                                   primary=getattr(args, "primary", None),
                                   adjust=getattr(args, "adjust", None) or "max-t",
-                                  prior=getattr(args, "prior", "uniform"))
+                                  prior=getattr(args, "prior", "uniform"),
+                                  margin=getattr(args, "margin", None),
+                                  equivalence=bool(getattr(args, "equivalence", False)))
             if getattr(args, "prior", "uniform") == "empirical":
                 notes.append(PRIOR_NOTE)
         except (TypeError, ValueError) as error:

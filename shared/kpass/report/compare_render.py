@@ -22,7 +22,7 @@ from .rows import LEGEND_WIDTH, markdown_cell
 FIELDS = ("metric", "label", "k", "tau", "questions", "a", "b", "difference", "se", "lo", "hi",
           "p_value", "prob_a_better", "mde", "se_unpaired", "correlation", "confidence",
           "se_a", "se_b", "df", "p_exact", "a_only", "b_only", "role", "adjust", "p_adjusted",
-          "verdict",
+          "verdict", "margin", "equivalence", "p_margin",
           "same_as", "reference")
 
 
@@ -175,6 +175,13 @@ def verdicts(lines: list[Line], confidence: float, unit: str = "", digits: int =
     def one(line: Line, name: str) -> tuple[bool, str]:
         r = line.result
         p = line.p_adjusted if line.p_adjusted is not None else r.p_value
+        if line.verdict in ("shown", "not shown"):  # a margin's claim (B the new model)
+            shown = r.margin * (100.0 if unit else 1.0)
+            from ..stats.comparison import margin_words
+
+            return line.verdict == "shown", (
+                margin_words(r, p, round(shown, 12), f" on {line.title}", unit, name)
+                + f"; difference A - B {number(r.difference)}")
         if line.verdict == "A better":
             return True, (f"A is better than B on {line.title} by {number(r.difference)} "
                           f"({level} CI {_number(r.lo, digits)} to {number(r.hi)}, "
@@ -302,7 +309,8 @@ def _table_cells(line: Line, digits: int, several: bool, exact: bool,
     r = line.result
     cells = [line.title, _number(r.a, digits), _number(r.b, digits),
              _number(r.difference, digits), _number(r.se, digits),
-             f"[{_number(r.lo, digits)}, {_number(r.hi, digits)}]", _p_value(r.p_value)]
+             f"[{_number(r.lo, digits)}, {_number(r.hi, digits)}]",
+             _p_value(r.p_value if r.p_margin is None else r.p_margin)]
     if several:
         cells.append(_p_value(line.p_adjusted) if line.p_adjusted is not None else "")
     if exact:
@@ -312,13 +320,15 @@ def _table_cells(line: Line, digits: int, several: bool, exact: bool,
     return cells + [f"{r.prob_a_better:.3f}", _number(r.mde, digits), str(r.questions)]
 
 
-def _header(confidence: float, several: bool, exact: bool, full: bool = True) -> list[str]:
+def _header(confidence: float, several: bool, exact: bool, full: bool = True,
+            margin: bool = False) -> list[str]:
     """The table's columns.
 
     Without ``full`` (the default table) P(A>B), MDE and questions are left out: the
     verdicts give the MDE, the head line the questions, ``--explain`` all three.
     """
-    return (["metric", "A", "B", "difference", "se", f"{confidence * 100:g}% interval", "p"]
+    return (["metric", "A", "B", "difference", "se", f"{confidence * 100:g}% interval",
+             "p margin" if margin else "p"]
             + (["p adj"] if several else []) + (["p exact"] if exact else [])
             + (["P(A>B)", "MDE", "questions"] if full else []))
 
@@ -346,6 +356,10 @@ def pairing_head(m: int, request: CompareRequest, labels: list[str] | None = Non
     return f"A = {a}, B = {b}: {m} questions paired by {matched}{clustered}"
 
 
+def _has_margin(lines: list[Line]) -> bool:
+    return any(getattr(line.result, "margin", None) is not None for line in lines)
+
+
 def _has_primary(lines: list[Line]) -> bool:
     return any(line.role == "primary" for line in lines)
 
@@ -362,7 +376,7 @@ def render_table(lines: list[Line], labels: list[str], m: int, request: CompareR
     """
     several, exact = _columns(lines)
     full = request.explain
-    header = _header(request.confidence, several, exact, full)
+    header = _header(request.confidence, several, exact, full, _has_margin(lines))
     body = [_table_cells(line, request.digits, several, exact, full) for line in lines]
     widths = [max(len(row[i]) for row in [header] + body) for i in range(len(header))]
     left = {0, 5}
@@ -414,7 +428,7 @@ def render_markdown(lines: list[Line], labels: list[str], m: int,
                     request: CompareRequest) -> str:
     """The verdicts, the paired table as GitHub-flavoured Markdown, notes and the legend."""
     several, exact = _columns(lines)
-    header = _header(request.confidence, several, exact, request.explain)
+    header = _header(request.confidence, several, exact, request.explain, _has_margin(lines))
     align = [":---"] + ["---:"] * 4 + [":---"] + ["---:"] * (len(header) - 6)
     head = _head_lines(lines, m, request, labels)
     top = (3 if request.explain else 1) + len(request.run_lines())

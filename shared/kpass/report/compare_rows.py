@@ -40,6 +40,12 @@ class _Values:
     a: np.ndarray
     b: np.ndarray
     units: np.ndarray  # per question, or summed per cluster (pseudo-values: per cluster)
+    sizes: np.ndarray | None = None  # questions summed into each unit (a margin shifts by it)
+
+    def shifted(self, margin: float) -> np.ndarray:
+        """Margin - d per unit (summed over its questions): > 0 favours "B not worse"."""
+        sizes = np.ones(self.units.size) if self.sizes is None else self.sizes
+        return margin * sizes - self.units
 
 
 def _row_values(point: Any, name: str, first: Any, second: Any, args: tuple[Any, ...],
@@ -80,16 +86,19 @@ def _row_values(point: Any, name: str, first: Any, second: Any, args: tuple[Any,
                               for g in range(int(codes.max()) + 1)])  # (G, 2, K)
             groups = leave.shape[0]
         pseudo = groups * full[None] - (groups - 1) * leave
-        return [_Values(pseudo[:, 0, j], pseudo[:, 1, j], pseudo[:, 0, j] - pseudo[:, 1, j])
-                for j in range(full.shape[1])]
+        return [_Values(pseudo[:, 0, j], pseudo[:, 1, j], pseudo[:, 0, j] - pseudo[:, 1, j],
+                        np.ones(groups)) for j in range(full.shape[1])]
     per_a, _ = _per_question(point, name, R_a, args, kwargs)
     per_b, _ = _per_question(point, name, R_b, args, kwargs)
     codes = _labels(labels, per_a[0].size)
     out = []
     for values_a, values_b in zip(per_a, per_b, strict=True):
-        d = np.where(np.isfinite(values_a) & np.isfinite(values_b), values_a - values_b, 0.0)
+        used = np.isfinite(values_a) & np.isfinite(values_b)
+        d = np.where(used, values_a - values_b, 0.0)
         units = d if codes is None else np.bincount(codes, weights=d)
-        out.append(_Values(values_a, values_b, units))
+        sizes = (used.astype(float) if codes is None
+                 else np.bincount(codes, weights=used.astype(float)))
+        out.append(_Values(values_a, values_b, units, sizes))
     return out
 
 
@@ -98,7 +107,8 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
                   clusters: list[Any] | None, *, notes: list[str] | None = None,
                   shared: bool = False, answers: tuple[list[Any], list[Any]] | None = None,
                   ties: str = "fractional", primary: str | None = None,
-                  adjust: str = "max-t", prior: str = "uniform") -> list[Line]:
+                  adjust: str = "max-t", prior: str = "uniform",
+                  margin: float | None = None, equivalence: bool = False) -> list[Line]:
     """Every selected metric at every k (and tau): ``kpass.compare`` of the two runs, judged.
 
     Rows constant by definition (``Family.constant_at``, :data:`CONSTANT_AT`) are left out
@@ -128,6 +138,9 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
         adjust: ``"max-t"`` or ``"holm"``, the joint adjustment of the secondary rows.
         prior: ``"uniform"`` or ``"empirical"`` (``--prior``): the Beta prior behind
             P(A>B), for the metrics whose posterior has one.
+        margin: a non-inferiority margin (``--margin``; B the new model): every row tests
+            "B is not worse than A by more than margin" (:func:`judge`).
+        equivalence: with ``margin``, every row tests |A - B| < margin.
 
     Returns:
         The lines, family by family, tau by tau, k by k (merged rows at the first's place).
@@ -145,6 +158,8 @@ def compare_lines(first: BinaryCounts, second: BinaryCounts, families: list[Fami
     for fam in families:
         point = function(fam.function)
         options = family_options(fam.function, clusters, confidence, shared, prior)
+        if margin is not None:
+            options.update(margin=margin, equivalence=equivalence)
         if fam.answers:
             if answers is None:
                 raise InputError(f"{fam.key} needs the sampled answers (--answers)")
@@ -307,6 +322,15 @@ def judge(lines: list[Line], confidence: float, primary: str | None, adjust: str
           *, flips: int | None = None) -> list[Line]:
     r"""The primary row alone at alpha; the secondary rows adjusted jointly; verdicts.
 
+    With a margin (the rows' ``result.margin``): the same roles, each row testing its
+    margin's claim (B the new model). The primary's p_adjusted is its ``p_margin`` (the
+    one-sided t test, or TOST); the secondaries' are the one-sided max-T stepdown
+    (``alternative="greater"``) of the shifted unit differences margin * size_u - x_ru,
+    under the shifted null "each unit's difference is symmetric about the margin" (for
+    equivalence the 2R one-sided hypotheses, margin - d and d + margin, adjusted jointly,
+    each row taking the larger of its two: the intersection-union test), or Holm over
+    their ``p_margin``. The verdict is "shown" or "not shown".
+
     Formula:
         alpha = 1 - confidence. The primary row's p_adjusted is its own p (the t test):
         it is the one comparison planned in advance, tested at alpha (``primary="none"``:
@@ -342,30 +366,52 @@ def judge(lines: list[Line], confidence: float, primary: str | None, adjust: str
         raise InputError(f"--adjust must be one of {', '.join(ADJUSTMENTS)}; got {adjust!r}")
     if not lines:
         return lines
+    margin = lines[0].result.margin if lines else None
+    equivalence = bool(getattr(lines[0].result, "equivalence", False)) if lines else False
+
+    def own_p(line: Line) -> float:
+        return float(line.result.p_value if margin is None else line.result.p_margin)
+
     if primary is not None and primary.strip().lower() == "none":
         ordered, secondary = list(lines), list(lines)  # every row adjusted jointly
     else:
         chosen = lines[0] if primary is None else find_row(lines, primary)
         ordered = [chosen] + [line for line in lines if line is not chosen]
-        chosen.role, chosen.p_adjusted, chosen.adjust = "primary", chosen.result.p_value, None
+        chosen.role, chosen.p_adjusted, chosen.adjust = "primary", own_p(chosen), None
         secondary = ordered[1:]
     if len(ordered) == 1 and secondary:  # one row: nothing to adjust for
         line = ordered[0]
-        line.role, line.p_adjusted, line.adjust = "secondary", line.result.p_value, None
+        line.role, line.p_adjusted, line.adjust = "secondary", own_p(line), None
         secondary = []
     if secondary:
+        options: dict[str, Any] = {} if flips is None else {"flips": flips}
         if adjust == "holm":
-            adjusted = holm([line.result.p_value for line in secondary])
-        else:
+            adjusted = holm([own_p(line) for line in secondary])
+        elif margin is None:
             matrix = np.array([line.values.units for line in secondary])
-            adjusted = [float(p) for p in (maxt_stepdown(matrix) if flips is None
-                                           else maxt_stepdown(matrix, flips=flips))]
+            adjusted = [float(p) for p in maxt_stepdown(matrix, **options)]
+        else:
+            upper = [line.values.shifted(margin) for line in secondary]
+            if equivalence:  # d + margin > 0 is the other side's evidence
+                lower = [2.0 * margin * (line.values.sizes if line.values.sizes is not None
+                                         else 1.0) - up for line, up in zip(secondary, upper,
+                                                                            strict=True)]
+                both = maxt_stepdown(np.array(upper + lower), alternative="greater",
+                                     **options)
+                adjusted = [float(p) for p in np.maximum(both[:len(upper)],
+                                                         both[len(upper):])]
+            else:
+                adjusted = [float(p) for p in maxt_stepdown(np.array(upper),
+                                                            alternative="greater", **options)]
         for line, p in zip(secondary, adjusted, strict=True):
             line.role, line.p_adjusted, line.adjust = "secondary", float(p), adjust
     alpha = 1.0 - confidence
     for line in ordered:
         r = line.result
         assert line.p_adjusted is not None
+        if margin is not None:
+            line.verdict = "shown" if line.p_adjusted < alpha else "not shown"
+            continue
         line.verdict = ("A better" if line.p_adjusted < alpha and r.difference > 0 else
                         "B better" if line.p_adjusted < alpha and r.difference < 0 else
                         "no detectable difference")

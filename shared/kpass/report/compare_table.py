@@ -24,6 +24,7 @@ from .._core.counting.checks import (
 )
 from .._core.counting.counts import BinaryCounts
 from ..stats._common import check_options, metric_names
+from ..stats.comparison import check_margin
 from .compare_render import RENDERERS, CompareRequest, Line
 from .compare_rows import compare_lines
 from .output import cli_words
@@ -132,7 +133,8 @@ def compare_table(a: Any, b: Any, *, metrics: Any = None,
                   k: int | Sequence[int] | None = None, tau: float | Sequence[float] = 0.5,
                   confidence: float = 0.95, clusters: Sequence[Any] | None = None,
                   shared: bool = False, primary: str | None = None, adjust: str = "max-t",
-                  short: str = "error") -> CompareTable:
+                  short: str = "error", margin: float | None = None,
+                  equivalence: bool = False) -> CompareTable:
     r"""The ``kpass compare`` table from counts: the same rows and verdicts, rendered the same.
 
     Rows equal on every question for both runs are one row carrying all their names; rows
@@ -161,6 +163,10 @@ def compare_table(a: Any, b: Any, *, metrics: Any = None,
             jointly (the whole table then holds alpha).
         adjust: ``"max-t"`` (default) or ``"holm"`` for the secondary rows.
         short: ``"error"`` or ``"skip"`` (questions with fewer than k samples).
+        margin: a non-inferiority margin in (0, 1) (``--margin``): every row tests "b (the
+            new model) is not worse than a by more than ``margin``"; verdicts ``"shown"``
+            / ``"not shown"`` (:func:`kpass.report.compare_rows.judge`).
+        equivalence: with ``margin``, every row tests |a - b| < margin (``--equivalence``).
 
     Returns:
         A :class:`CompareTable`: ``.rows`` the rows as dicts (primary first), ``str()``
@@ -188,6 +194,7 @@ def compare_table(a: Any, b: Any, *, metrics: Any = None,
         raise ArgumentTypeError(f"`primary` must be a row name (str) or None; got "
                                 f"{_show(primary)}")
     short = check_short(short)
+    margin = check_margin(margin, equivalence)
     text = check_names(metric_names(metrics))
     try:
         families = [fam for fam in parse_metrics(text) if not fam.answers]
@@ -211,7 +218,8 @@ def compare_table(a: Any, b: Any, *, metrics: Any = None,
     try:
         lines = compare_lines(first, second, families, ks, taus, confidence, short,
                               None if clusters is None else list(clusters), notes=notes,
-                              shared=bool(shared), primary=primary, adjust=adjust)
+                              shared=bool(shared), primary=primary, adjust=adjust,
+                              margin=margin, equivalence=bool(equivalence))
     except ValueError as error:  # speak the argument's name, not the flag's
         raise InputError(str(error).replace("--primary ", "`primary` ")) from None
     options = {"confidence": confidence, "clusters": None if clusters is None else "clusters",

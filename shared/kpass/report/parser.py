@@ -102,6 +102,17 @@ def _confidence(text: str) -> float:
     return value
 
 
+def _margin(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1); got {text!r}") from None
+    if not 0.0 < value < 1.0:  # NaN fails too
+        raise argparse.ArgumentTypeError("the margin must be in (0, 1) on the metric's 0-1 "
+                                         f"scale, e.g. 0.02 for two points; got {text}")
+    return value
+
+
 def _metrics(text: str) -> str:
     try:
         parse_metrics(text, answers=True)  # names only; vote@k is checked against --answers later
@@ -376,9 +387,18 @@ def _add_compare(commands: Any) -> None:
                               "wrongly; fix the rows kpass report --skip-bad lists")
     compare.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",
                          help="rows read and counted at a time (default: 65536)")
-    from .sequential import SEQUENTIAL_HELP
+    compare.add_argument("--margin", type=_margin, metavar="M",
+                         help="non-inferiority: show that B (the second file, the new model) is "
+                              "not worse than A (the reference) by more than M on each row "
+                              "(one-sided test of mean(B - A) <= -M at alpha = 1 - C; with "
+                              "--sequential, at the first question the sequence shows it)")
+    compare.add_argument("--equivalence", action="store_true",
+                         help="with --margin: show |A - B| < M instead (two one-sided tests)")
+    from .sequential import SEQUENTIAL_HELP, SEQUENTIAL_NULL_HELP
 
     compare.add_argument("--sequential", action="store_true", help=SEQUENTIAL_HELP)
+    compare.add_argument("--sequential-null", choices=("exchangeable", "bounded"),
+                         default=None, help=SEQUENTIAL_NULL_HELP)
     _explain_option(compare)
     compare.set_defaults(command_parser=compare)
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from .._core.counting.counts import BinaryCounts
 from ..io.errors import ReportError
+from ..stats.comparison import margin_claim
 from .compare_render import CompareRequest, pairing_head
 from .output import brief_notes
 
@@ -27,10 +28,17 @@ SEQUENTIAL_HELP = ("print the running anytime-valid verdict instead of the fixed
                    "a betting confidence sequence of A - B over the questions in the order of "
                    "A's file (at --confidence), valid however often you look")
 
+SEQUENTIAL_NULL_HELP = ("with --sequential, what the sequence assumes: exchangeable (default: "
+                        "A and B interchangeable on each question, the null of the "
+                        "fixed-sample sign-flip tests; decides in fewer questions) or bounded "
+                        "(any differences in [-1, 1] with the given mean)")
+
 
 def sequential_rows(first: BinaryCounts, second: BinaryCounts, families: list[Any],
                     ks: list[int], taus: list[float], confidence: float, short: str,
-                    clusters: list[Any] | None, shared: bool = False) -> list[tuple[str, Any]]:
+                    clusters: list[Any] | None, shared: bool = False, null: str | None = None,
+                    margin: float | None = None, equivalence: bool = False
+                    ) -> list[tuple[str, Any]]:
     """(label, ConfidenceSequence) for every metric with per-question values, k and tau."""
     from ..families import function
     from ..registry import names
@@ -42,7 +50,8 @@ def sequential_rows(first: BinaryCounts, second: BinaryCounts, families: list[An
         first, second = alignment.runs
         clusters = subset_labels(clusters, alignment)
     dataset_level = set(names(values="dataset"))
-    options: dict[str, Any] = {"confidence": confidence, "clusters": clusters}
+    options: dict[str, Any] = {"confidence": confidence, "clusters": clusters, "null": null,
+                               "margin": margin, "equivalence": equivalence}
     if short != "error":
         options["short"] = short
     rows: list[tuple[str, Any]] = []
@@ -75,7 +84,10 @@ def sequential_text(first: BinaryCounts, second: BinaryCounts, families: list[An
     """
     try:
         rows = sequential_rows(first, second, families, ks, args.tau, args.confidence,
-                               args.short, clusters, bool(getattr(args, "shared", False)))
+                               args.short, clusters, bool(getattr(args, "shared", False)),
+                               getattr(args, "sequential_null", None),
+                               getattr(args, "margin", None),
+                               bool(getattr(args, "equivalence", False)))
     except (TypeError, ValueError) as error:
         message = str(error).replace("pass shared=True", "pass --shared")
         raise ReportError(f"{args.files[0]} vs {args.files[1]}", message) from None
@@ -87,6 +99,7 @@ def sequential_text(first: BinaryCounts, second: BinaryCounts, families: list[An
                 "lo": float(cs.lo[-1]) if cs.steps else None,
                 "hi": float(cs.hi[-1]) if cs.steps else None, "confidence": cs.confidence,
                 "decided": cs.decided, "stop_at": cs.stop_at, "verdict": cs.verdict,
+                "null": cs.null, "margin": cs.margin, "equivalence": cs.equivalence,
                 "matched_by": request.matched_by or "row order"}
                for label, cs in rows]
     if args.format == "json":
@@ -98,9 +111,15 @@ def sequential_text(first: BinaryCounts, second: BinaryCounts, families: list[An
         writer.writerows(records)
         return buffer.getvalue()
     width = max(len(label) for label, _ in rows)
+    first_cs = rows[0][1]
+    assumed = ("A and B exchangeable on each question" if first_cs.null == "exchangeable"
+               else "differences bounded in [-1, 1]")
     head = (f"{pairing_head(m, request, labels)}; anytime-valid "
-            f"{rows[0][1].confidence:.0%} confidence sequence of A - B, questions in the order "
-            "of A's file")
+            f"{first_cs.confidence:.0%} confidence sequence of A - B ({assumed}), questions "
+            "in the order of A's file")
+    if first_cs.margin is not None:
+        head += (f"; deciding whether {margin_claim(first_cs.margin, first_cs.equivalence)}"
+                 " (B the new model)")
     head = "\n".join([head, *(f"  {line}" for line in request.run_lines())])
     lines = [f"{label:<{width}}  {cs.summary()}" for label, cs in rows]
     notes = ([f"note: {note}" for note in request.notes] if request.explain

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr
 
-from .._core.counting.checks import InputError
+from .._core.counting.checks import ArgumentTypeError, InputError, _show, check_real
 from .._core.moments.prior import fit_beta_prior
 from ..families import function
 from ..registry import of_function
@@ -101,6 +101,13 @@ class Comparison:
         b_only: the questions B got right and A wrong.
         method: which interval ``lo``, ``hi`` are: ``"t"``, ``"score"`` or ``"exact"``
             (:mod:`kpass.stats.intervals`).
+        margin: the non-inferiority (or equivalence) margin tested, or None. B is the new
+            model, A the reference.
+        equivalence: True when the margin was tested on both sides (|A - B| < margin).
+        p_margin: with a margin, the p-value of its claim (:func:`margin_p`): one-sided
+            t test of H0: A - B >= margin (non-inferiority: B worse by at least the
+            margin), or the larger of the two one-sided p-values (equivalence, TOST); the
+            claim is shown when p_margin < 1 - confidence. None without a margin.
     """
 
     metric: str
@@ -126,6 +133,9 @@ class Comparison:
     method: str = "t"
     a_only: int | None = None
     b_only: int | None = None
+    margin: float | None = None
+    equivalence: bool = False
+    p_margin: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a plain dict (JSON-safe)."""
@@ -149,9 +159,18 @@ class Comparison:
         second = f"se {self.se:.3f} ({self.se_unpaired:.3f} unpaired, r {r}), {p}"
         if self.a_only is not None:
             second += f"; A only right {self.a_only}, B only right {self.b_only}"
+        third = "" if self.margin is None else "\n" + self.margin_verdict()
         return (f"{self.metric}{at} on {self.questions} questions: A {self.a:.3f}, B "
                 f"{self.b:.3f}, A - B {self.difference:.3f}, {self.confidence * 100:g}% "
-                f"[{self.lo:.3f}, {self.hi:.3f}]\n{second}")
+                f"[{self.lo:.3f}, {self.hi:.3f}]\n{second}{third}")
+
+    def margin_verdict(self) -> str:
+        """What the margin test showed, in words; "" without a margin.
+
+        ``B is not worse than A by more than 0.02 (one-sided, 95%, p = 0.012)``, or ``not
+        shown: ...`` when p_margin >= 1 - confidence.
+        """
+        return margin_words(self)
 
     __repr__ = __str__
 
@@ -192,6 +211,124 @@ def _prob_greater(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> f
     return float(ndtr((mu_a - mu_b) / spread))
 
 
+def check_margin(margin: Any, equivalence: Any = False) -> float | None:
+    """A non-inferiority or equivalence margin: a finite float in (0, 1), or None.
+
+    Args:
+        margin: the margin on the metric's 0-1 scale (0.02: two points), or None.
+        equivalence: True for an equivalence margin (needs ``margin``).
+
+    Returns:
+        The margin as a float, or None.
+
+    Raises:
+        ValueError: ``margin`` is not in (0, 1) or not finite, or ``equivalence`` without
+            a margin.
+        TypeError: ``margin`` is not a real number, ``equivalence`` not a bool.
+    """
+    if not isinstance(equivalence, (bool, np.bool_)):
+        raise ArgumentTypeError(f"`equivalence` must be True or False; got "
+                                f"equivalence={_show(equivalence)}")
+    if margin is None:
+        if equivalence:
+            raise InputError("`equivalence` needs a `margin` (the largest |A - B| that counts "
+                             "as equivalent, e.g. margin=0.02)")
+        return None
+    return check_real(margin, "margin", low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def margin_claim(margin: float, equivalence: bool, shown: bool = True, unit: str = "") -> str:
+    """The claim a margin tests, in words (B is the new model, A the reference).
+
+    ``shown`` False gives the opposite claim a sequence can also reach: "B is worse than A
+    by more than 0.02", "A and B differ by more than 0.02". ``unit`` follows the number
+    (``" points"`` in percent tables).
+    """
+    size = f"{margin:g}{unit}"
+    if equivalence:
+        return (f"A and B are within +-{size} of each other" if shown
+                else f"A and B differ by more than {size}")
+    return (f"B is not worse than A by more than {size}" if shown
+            else f"B is worse than A by more than {size}")
+
+
+def margin_p(difference: float, se: float, df: int | float | None, units: int,
+             margin: float, equivalence: bool = False) -> float:
+    r"""The p-value of a margin's claim from the difference A - B and its se.
+
+    Formula:
+        Non-inferiority (B the new model is not worse than A by ``margin`` or more):
+        H0: mean(A - B) >= margin, p = T_df((difference - margin) / se) (Phi for
+        ``df`` None). Equivalence (two one-sided tests, Schuirmann 1987): the larger of
+        that p and T_df(-(difference + margin) / se) (H0: mean(A - B) <= -margin). With
+        se = 0 (every unit the same difference) the exact one-sided sign test: 2^-units
+        when the difference lies strictly inside the claim, else 1.
+
+    Args:
+        difference: A - B.
+        se: its standard error.
+        df: the t reference's degrees of freedom, None for the normal.
+        units: questions (or clusters): for the se = 0 case.
+        margin: the margin, in (0, 1).
+        equivalence: test both sides.
+
+    Returns:
+        The p-value in (0, 1].
+
+    References:
+        Schuirmann, D. J. (1987). A comparison of the two one-sided tests procedure and the
+        power approach for assessing the equivalence of average bioavailability. Journal
+        of Pharmacokinetics and Biopharmaceutics 15(6), 657-680.
+    """
+    from scipy.stats import t as student
+
+    def below(z: float) -> float:  # P(T <= z)
+        return float(ndtr(z)) if df is None else float(student.cdf(z, df))
+
+    def one(shift: float) -> float:  # H0: mean >= shift, evidence: difference well below
+        if se == 0.0:
+            return 0.5 ** units if difference < shift else 1.0
+        return below((difference - shift) / se)
+
+    upper = one(margin)
+    if not equivalence:
+        return upper
+    if se == 0.0:
+        lower = 0.5 ** units if difference > -margin else 1.0
+    else:
+        lower = below(-(difference + margin) / se)
+    return max(upper, lower)
+
+
+def margin_words(result: Comparison, p: float | None = None, margin: float | None = None,
+                 where: str = "", unit: str = "", p_name: str = "p") -> str:
+    """The words of :meth:`Comparison.margin_verdict`, as a table says them.
+
+    With a table's adjusted ``p`` (named ``p_name``), the margin as the table shows it
+    (``unit``: ``" points"`` in percent) and ``where`` after the claim (``" on Pass@1"``).
+    """
+    if result.margin is None or result.p_margin is None:
+        return ""
+    p = result.p_margin if p is None else p
+    shown = p < 1.0 - result.confidence
+    how = "two one-sided tests" if result.equivalence else "one-sided"
+    words = f"{p_name} < 0.001" if p < 0.001 else f"{p_name} = {p:.3f}"
+    claim = margin_claim(result.margin if margin is None else margin, result.equivalence,
+                         unit=unit)
+    return (f"{'' if shown else 'not shown: '}{claim}{where} ({how}, "
+            f"{result.confidence * 100:g}%, {words})")
+
+
+def _with_margin(result: Comparison, margin: float | None, equivalence: bool) -> Comparison:
+    """The comparison with its margin test (nothing changes without a margin)."""
+    if margin is None:
+        return result
+    units = int(result.df) + 1 if result.df is not None else result.questions
+    return replace(result, margin=margin, equivalence=equivalence,
+                   p_margin=margin_p(result.difference, result.se, result.df, units, margin,
+                                     equivalence))
+
+
 def _budgets(args: tuple[Any, ...], count: int, name: str) -> list[int | None]:
     """The k of each of ``count`` results: the registry says where k stands in ``args``."""
     position = of_function(name).k_position
@@ -204,7 +341,8 @@ def _budgets(args: tuple[Any, ...], count: int, name: str) -> list[int | None]:
 
 def compare(metric: MetricLike, R_a: Any, R_b: Any, *args: Any, clusters: Any = None,
             confidence: float = 0.95, reference: str = "t", shared: bool = False,
-            prior: str = "uniform", **kwargs: Any) -> Comparison | list[Comparison]:
+            prior: str = "uniform", margin: float | None = None, equivalence: bool = False,
+            **kwargs: Any) -> Comparison | list[Comparison]:
     r"""Is model A better than model B on the same questions? A paired comparison.
 
     Row q of ``R_a`` and of ``R_b`` is question q; when both are counts carrying
@@ -244,6 +382,10 @@ def compare(metric: MetricLike, R_a: Any, R_b: Any, *args: Any, clusters: Any = 
             ``"empirical"`` (a Beta fitted to each run's questions by maximum likelihood,
             as :func:`kpass.plan` fits one). Either way P(A>B) is a statement about these
             questions with unlimited samples, not about the population of questions.
+        margin: a non-inferiority margin in (0, 1) on the metric's scale: B is the new
+            model, A the reference, and ``p_margin`` tests "B is not worse than A by more
+            than ``margin``" (H0: A - B >= margin; :func:`margin_p`). None: no margin.
+        equivalence: with ``margin``, test |A - B| < margin instead (two one-sided tests).
         **kwargs: ``metric``'s keyword arguments (``short``, ...).
 
     Returns:
@@ -255,7 +397,8 @@ def compare(metric: MetricLike, R_a: Any, R_b: Any, *args: Any, clusters: Any = 
 
     Raises:
         ValueError: different numbers of questions without ids, different id sets, fewer
-            than 2 questions, ``clusters`` of the wrong length, a bad ``confidence``.
+            than 2 questions, ``clusters`` of the wrong length, a bad ``confidence``, a
+            ``margin`` outside (0, 1) or not finite, ``equivalence`` without a margin.
         TypeError: ``metric`` is not a point function of the family; ``shared`` is not a
             bool.
 
@@ -279,12 +422,16 @@ def compare(metric: MetricLike, R_a: Any, R_b: Any, *args: Any, clusters: Any = 
     options = check_options(confidence=confidence, reference=reference, shared=shared,
                             prior=prior, clusters=clusters)
     confidence, prior = options["confidence"], options["prior"]
+    margin = check_margin(margin, equivalence)
     aligned = align_runs([R_a, R_b], ["A", "B"], shared=shared, verb="compare")
     R_a, R_b = aligned.runs
     clusters = subset_labels(clusters, aligned)
     if name in _DATASET_LEVEL:
-        return _compare_dataset(metric, name, R_a, R_b, args, kwargs, clusters, confidence,
-                                reference, prior)
+        blended = _compare_dataset(metric, name, R_a, R_b, args, kwargs, clusters, confidence,
+                                   reference, prior)
+        if isinstance(blended, list):
+            return [_with_margin(item, margin, bool(equivalence)) for item in blended]
+        return _with_margin(blended, margin, bool(equivalence))
     per_a, many = _per_question(metric, name, R_a, args, kwargs)
     per_b, _ = _per_question(metric, name, R_b, args, kwargs)
     if per_a[0].size != per_b[0].size:
@@ -316,7 +463,8 @@ def compare(metric: MetricLike, R_a: Any, R_b: Any, *args: Any, clusters: Any = 
             posteriors=_posteriors(metric, name, (R_a, R_b), used,
                                    _one_k(args, budgets[index], name), kwargs, prior))
         a_only, b_only = _discordant(R_a, R_b, used)
-        result = replace(result, a_only=a_only, b_only=b_only)
+        result = _with_margin(replace(result, a_only=a_only, b_only=b_only), margin,
+                              bool(equivalence))
         problems += small_sample_problems(units, codes is not None, [result.se],
                                           [result.a, result.b] if name in _CREDIT_METRICS
                                           else [])

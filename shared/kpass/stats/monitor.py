@@ -18,7 +18,7 @@ Example:
     (False, 6.0)
     >>> out = monitor.update(A[6:], B[6:])
     >>> monitor.decided, monitor.sequence.stop_at, out["pass@1_cs_verdict"]
-    (True, 11, 'A better')
+    (True, 8, 'A better')
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from .._core.counting.inputs import binary_counts
 from ..families import function as family_function
 from ..registry import PRIMARY, compared, number_label, of_function
 from ._common import _check_metric
-from .sequential import confidence_sequence
+from .comparison import check_margin
+from .sequential import NULLS, confidence_sequence
 
 
 class SequentialMonitor:
@@ -44,15 +45,20 @@ class SequentialMonitor:
         k: the budget (one int).
         tau: the threshold of ``"g-pass@k_tau"``.
         confidence: the level over the whole sequence, however often it is checked.
-        margin: stop once the interval's half-width is at most this (default: a pair
+        half_width: stop once the interval's half-width is at most this (default: a pair
             decides the sign only; one model stops at +-0.02).
+        null: ``"exchangeable"`` (a pair's default) or ``"bounded"``: what the sequence
+            assumes (:func:`kpass.confidence_sequence`).
+        margin: a pair's non-inferiority margin (B, ``predictions2``, the new model).
+        equivalence: with ``margin``, decide |A - B| < margin.
         **kwargs: passed to :func:`kpass.confidence_sequence` (``short``, ``clusters``
             are not: batches carry no cluster labels).
     """
 
     def __init__(self, metric: Any = PRIMARY.key, k: int = 1, *, tau: float | None = None,
-                 confidence: float = 0.95, margin: float | None = None,
-                 **kwargs: Any) -> None:
+                 confidence: float = 0.95, half_width: float | None = None,
+                 null: str | None = None, margin: float | None = None,
+                 equivalence: bool = False, **kwargs: Any) -> None:
         families = {family.key: family for family in compared()}
         if callable(metric) or (isinstance(metric, str) and metric not in families):
             try:  # a point function or its name: its registry key, by the one resolver
@@ -66,7 +72,11 @@ class SequentialMonitor:
         if ("{tau}" in template) != (tau is not None):
             raise InputError(f"`tau` is needed with metric={name!r} and only with it; got "
                              f"tau={_show(tau)}")
-        self.metric, self.k, self.tau, self.margin = name, k, tau, margin
+        self.metric, self.k, self.tau, self.half_width = name, k, tau, half_width
+        if null is not None:
+            check_choice(null, "null", NULLS)
+        check_margin(margin, equivalence)
+        self.null, self.margin, self.equivalence = null, margin, equivalence
         self.confidence = confidence
         self.key = template.format(k=k, tau=None if tau is None else number_label(tau))
         self._function = function
@@ -110,7 +120,8 @@ class SequentialMonitor:
         args = (self.k,) if self.tau is None else (self.k, self.tau)
         cs: Any = confidence_sequence(
             point, run_a, run_b if paired else None, *args, confidence=self.confidence,
-            margin=self.margin, **self._options)
+            half_width=self.half_width, null=self.null, margin=self.margin,
+            equivalence=self.equivalence, **self._options)
         self._a, self._b, self._paired, self.sequence = run_a, run_b, paired, cs
         out: dict[str, Any] = {
             f"{self.key}_cs_lo": float(cs.lo[-1]), f"{self.key}_cs_hi": float(cs.hi[-1]),

@@ -41,6 +41,13 @@ Formula:
     :func:`kpass.stats.small_sample.sign_flip_p` when enumerated), since the maximum over
     rows is at least the row itself.
 
+    One-sided (``alternative="greater"``, the margin tests of ``kpass compare --margin``):
+    T_r(e) = sum_u e_u x_ru / sqrt(sum_u x_ru^2) without the absolute value, every pattern
+    e and -e counted, so large positive sums are evidence; rows whose units all differ by
+    the same positive amount reach sqrt(U) with p = D / 2^U (D their distinct sign
+    patterns). The rows are then shifted differences (x_ru = margin - d_ru for
+    non-inferiority) and the null is "symmetric about the margin".
+
 References:
     Westfall and Young (1993), Resampling-Based Multiple Testing, Wiley, section 2.6 and
     algorithm 4.1 (max-T stepdown).
@@ -110,6 +117,13 @@ def _constant_rows(x: np.ndarray) -> int:
     return int(np.argmin(same)) if not same.all() else int(same.size)
 
 
+def _top_p_greater(x: np.ndarray) -> float:
+    """P_e(max_r T_r(e) >= sqrt(U)) of the one-sided statistic exactly: D / 2^U."""
+    signs = np.sign(x[_equal_sizes(x)])
+    classes = np.unique(signs, axis=0).shape[0]
+    return min(1.0, classes * 0.5 ** x.shape[1])
+
+
 def _top_p(x: np.ndarray) -> float:
     """P_e(max_r T_r(e) >= sqrt(U)) exactly: 2 D / 2^U.
 
@@ -124,7 +138,8 @@ def _top_p(x: np.ndarray) -> float:
 
 
 def maxt_stepdown(values: np.ndarray | Sequence[Sequence[float]], *, flips: int = FLIPS,
-                  seed: int = FLIP_SEED, exact_up_to: int = EXACT_UP_TO) -> np.ndarray:
+                  seed: int = FLIP_SEED, exact_up_to: int = EXACT_UP_TO,
+                  alternative: str = "two-sided") -> np.ndarray:
     r"""Max-T stepdown adjusted p-values of R rows of paired differences over U units.
 
     See the module docstring for the formula.
@@ -136,6 +151,7 @@ def maxt_stepdown(values: np.ndarray | Sequence[Sequence[float]], *, flips: int 
         seed: seed of the random patterns (reproducible p-values).
         exact_up_to: enumerate all patterns up to this many units (and
             :data:`EXACT_ENTRIES` sums).
+        alternative: ``"two-sided"`` (|sum|) or ``"greater"`` (large positive sums only).
 
     Returns:
         The R adjusted p-values in (0, 1], in the order of the rows.
@@ -155,6 +171,9 @@ def maxt_stepdown(values: np.ndarray | Sequence[Sequence[float]], *, flips: int 
         raise InputError(f"`values` must be a finite (rows, units) array; got shape {x.shape}")
     if isinstance(flips, bool) or not isinstance(flips, (int, np.integer)) or flips < 1:
         raise InputError(f"`flips` must be a positive int; got {flips!r}")
+    if alternative not in ("two-sided", "greater"):
+        raise InputError(f"`alternative` must be 'two-sided' or 'greater'; got {alternative!r}")
+    one_sided = alternative == "greater"
     rows, units = x.shape
     adjusted = np.ones(rows)
     scale = np.sqrt(np.square(x).sum(axis=1))
@@ -162,7 +181,7 @@ def maxt_stepdown(values: np.ndarray | Sequence[Sequence[float]], *, flips: int 
     if live.size == 0:
         return adjusted
     x, scale = x[live], scale[live]
-    observed = np.abs(x.sum(axis=1))
+    observed = x.sum(axis=1) if one_sided else np.abs(x.sum(axis=1))
     tolerance = 1e-9 * np.abs(x).sum(axis=1)  # sums equal up to rounding count as ties
     threshold = (observed - tolerance) / scale
     order = np.argsort(-observed / scale, kind="stable")
@@ -170,14 +189,22 @@ def maxt_stepdown(values: np.ndarray | Sequence[Sequence[float]], *, flips: int 
     hits = np.zeros(live.size)
     seen = 0
     exact = units <= exact_up_to and (1 << (units - 1)) * live.size <= EXACT_ENTRIES
-    for signs in _patterns(units, flips, seed, exact_up_to if exact else 0):
-        statistic = np.abs(signs @ x.T) / scale  # (patterns, rows), rows in observed order
-        tail_max = np.maximum.accumulate(statistic[:, ::-1], axis=1)[:, ::-1]
-        hits += np.count_nonzero(tail_max >= threshold, axis=0)
-        seen += signs.shape[0]
+    for block in _patterns(units, flips, seed, exact_up_to if exact else 0):
+        # one-sided and enumerated: e and -e are different patterns, both counted
+        for signs in ((block, -block) if one_sided and exact else (block,)):
+            sums = signs @ x.T
+            statistic = (sums if one_sided else np.abs(sums)) / scale  # (patterns, rows)
+            tail_max = np.maximum.accumulate(statistic[:, ::-1], axis=1)[:, ::-1]
+            hits += np.count_nonzero(tail_max >= threshold, axis=0)
+            seen += signs.shape[0]
     raw = hits / seen if exact else (1.0 + hits) / (1.0 + seen)
-    if not exact:
-        raw[:_constant_rows(x)] = _top_p(x)  # se = 0 rows: exact, not the Monte Carlo floor
+    if not exact:  # se = 0 rows: exact, not the Monte Carlo floor
+        if one_sided:
+            top = (_equal_sizes(x) & np.all(x > 0.0, axis=1))
+            leading = int(np.argmin(top)) if not top.all() else int(top.size)
+            raw[:leading] = _top_p_greater(x)
+        else:
+            raw[:_constant_rows(x)] = _top_p(x)
     stepped = np.minimum(np.maximum.accumulate(raw), 1.0)
     result = np.empty(live.size)
     result[order] = stepped

@@ -7,15 +7,32 @@ leaves its interval is at most 1 - ``confidence`` (Ville's inequality). Repeated
 tests do not have this property: looking after every question and stopping at the first
 p < 0.05 rejects a true null far more often than 5% of the time (see ``docs/how-to/adaptive.md``).
 
-The construction is the hedged capital process of Waudby-Smith & Ramdas (2024) for means
-of bounded random variables, with aGRAPA bets (their approximate growth-rate adaptive to
-the particular alternative), truncated at ``c = 3/4``.
+Two nulls, two constructions (``null=``):
+
+- ``"exchangeable"`` (the default for a pair): the null of kpass's fixed-sample sign-flip
+  tests. Under "A and B are exchangeable" each question's difference d_q is symmetric about
+  0 given its size |d_q| and the past, so any bet on its *sign* is fair. Shifting the centre
+  (d_q symmetric about delta) and keeping the deltas not rejected gives an interval. The
+  bet is the Gaussian likelihood-ratio form 1 + c tanh(theta_t (d_t - delta)) with theta_t
+  from past questions only (:func:`_symmetric_log_factors`): a test martingale whatever the
+  distribution of |d_q| (bounded or not), with no truncation forced by the range of d.
+- ``"bounded"``: the hedged capital process of Waudby-Smith & Ramdas (2024) for means of
+  bounded random variables, with aGRAPA bets (their approximate growth-rate adaptive to the
+  particular alternative), truncated at ``c = 3/4``. Valid for any distribution of the
+  differences on [-1, 1] with the given mean (asymmetric ones too): the weaker assumption,
+  paid for in questions (``docs/how-to/adaptive.md``, "Which null").
 
 References:
     Waudby-Smith, I. and Ramdas, A. (2024). Estimating means of bounded random variables
     by betting. Journal of the Royal Statistical Society, Series B, 86(1), 1-27
     (arXiv:2010.09686): the hedged capital process (section 4), aGRAPA bets (section
     5.1), the running intersection and Ville's inequality (Appendix).
+    Ramdas, A., Grunwald, P., Vovk, V. and Shafer, G. (2023). Game-theoretic statistics and
+    safe anytime-valid inference. Statistical Science 38(4), 576-601 (test martingales,
+    Ville's inequality; section 5, testing symmetry by betting on signs).
+    Shaer, S., Maman, G. and Romano, Y. (2023). Model-X sequential testing for conditional
+    independence via testing by betting. AISTATS (betting on exchangeable pairs, whose
+    signs are fair coins under the null).
 """
 
 from __future__ import annotations
@@ -32,12 +49,13 @@ from .._core.counting.checks import (
     ArgumentTypeError,
     InputError,
     _show,
+    check_choice,
     check_confidence,
     check_real,
 )
 from ._common import _DATASET_LEVEL, MetricLike, _check_metric, _labels, _per_question
 from .align import align_runs, question_ids
-from .comparison import _budgets
+from .comparison import _budgets, check_margin, margin_claim
 
 #: Bets are truncated at c / m (upward) and c / (1 - m) (downward) on the [0, 1] scale,
 #: so every factor 1 + lambda (x - m) stays >= 1 - c > 0 (Waudby-Smith & Ramdas: c in
@@ -46,6 +64,18 @@ from .comparison import _budgets
 #: valid bet reaches a normal-theory test there (docs/how-to/adaptive.md, "What it costs";
 #: benchmarks/sim_sequential_stopping.py).
 TRUNCATION = 0.75
+
+#: The exchangeable null's cap: each factor is 1 + c tanh(.), so c < 1 keeps it >= 1 - c.
+#: 0.9 decides a 0.5-logit shift in the fewest questions at 1, 4 and 16 samples among
+#: 1/2, 3/4, 0.9 and 1 (benchmarks/sim_sequential_null.py, docs/how-to/adaptive.md).
+SYMMETRIC_TRUNCATION = 0.9
+
+#: The exchangeable bet's variance prior on the [0, 1] scale (one pseudo-question with
+#: squared distance 0.0625 from the centre, i.e. 0.25 on the [-1, 1] scale of differences).
+SYMMETRIC_PRIOR = 0.0625
+
+#: The two nulls a sequence can be valid under (``null=``, ``--sequential-null``).
+NULLS = ("exchangeable", "bounded")
 
 #: Candidate means on the [0, 1] scale: 1 / GRID_STEPS apart (a difference resolution of
 #: 0.001 on the [-1, 1] scale of paired differences). Bounds are rounded outwards.
@@ -70,11 +100,16 @@ class ConfidenceSequence:
         estimate: the running mean after each unit.
         lo: lower bound after each unit (running intersection, so never decreasing).
         hi: upper bound after each unit (never increasing).
-        margin: the half-width that ends the sequence (None: for a pair, only the sign).
+        half_width: the half-width that ends the sequence (None: for a pair, only the
+            sign or the margin).
         decided: whether the sequence reached a verdict by its last unit.
         stop_at: the number of units after which it first did (1-based), or None.
         verdict: ``"A better"`` / ``"B better"`` (the interval left 0), ``"known to
-            +-margin"`` (it became narrow enough), or None.
+            +-half_width"`` (it became narrow enough), with a margin the sentence of what
+            was shown (:func:`kpass.stats.comparison.margin_verdict`), or None.
+        null: ``"exchangeable"`` or ``"bounded"``: what the guarantee assumes.
+        margin: the non-inferiority or equivalence margin (None: none).
+        equivalence: True when the margin is two-sided (|A - B| < margin).
         missed_at: the first unit (1-based) at which the newest set of plausible means
             did not meet the running interval (the interval is kept, and a warning
             says so), or None. Under the guarantee this has probability <= 1 - confidence; it
@@ -91,11 +126,14 @@ class ConfidenceSequence:
     estimate: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
-    margin: float | None
+    half_width: float | None
     decided: bool
     stop_at: int | None
     verdict: str | None
     missed_at: int | None = None
+    null: str = "bounded"
+    margin: float | None = None
+    equivalence: bool = False
 
     def __str__(self) -> str:
         """The metric and :meth:`summary`: one line, as ``kpass compare --sequential`` ends."""
@@ -160,38 +198,81 @@ def _log_factors(x: np.ndarray, m: Any, mean_before: np.ndarray, var_before: np.
     return up, down
 
 
-def log_capital(x: np.ndarray, m: float, *, truncation: float = TRUNCATION) -> np.ndarray:
-    r"""Log K_t(m) of the hedged capital process along the last axis of ``x``.
+def _symmetric_log_factors(x: np.ndarray, m: Any, position: np.ndarray,
+                           sums_before: np.ndarray, squares_before: np.ndarray,
+                           cap: float) -> np.ndarray:
+    r"""log(1 + c tanh(theta_t (x_t - m))): the exchangeable null's bet on x_t's side of m.
 
-    The process :func:`betting_bounds` tests each candidate mean with, for one candidate
-    ``m`` and any number of independent paths at once (rows of ``x``): the sequence
-    rejects m at the first t with log K_t(m) >= log(1 / alpha). Useful to simulate the
-    error rate of many sequences quickly.
+    theta_t = mu_{t-1}(m) / v_{t-1}(m), with mu_{t-1}(m) = sum_{i<t} (x_i - m) / t (shrunk
+    towards the null by one pseudo-question at m) and v_{t-1}(m) = (v0 + sum_{i<t}
+    (x_i - m)^2) / t, v0 = :data:`SYMMETRIC_PRIOR`: the aGRAPA growth-rate bet mean /
+    second moment, put through tanh, the form of the likelihood ratio of N(mu, s^2) against
+    its reflection (2 phi(y - mu) / (phi(y - mu) + phi(y + mu)) = 1 + tanh(mu y / s^2)).
+    """
+    past = position - 1.0
+    gap = (sums_before - past * m) / position
+    second = (SYMMETRIC_PRIOR + squares_before - 2.0 * m * sums_before
+              + past * m * m) / position
+    return np.log1p(cap * np.tanh(gap / second * (x - m)))
+
+
+def _moments_before(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Position t (1-based), sum_{i<t} x_i and sum_{i<t} x_i^2 along the last axis."""
+    position = np.arange(1, x.shape[-1] + 1, dtype=float)
+    sums = np.cumsum(x, axis=-1) - x
+    squares = np.cumsum(x * x, axis=-1) - x * x
+    return position, sums, squares
+
+
+def log_capital(x: np.ndarray, m: float, *, truncation: float | None = None,
+                null: str = "bounded") -> np.ndarray:
+    r"""Log K_t(m) of the capital process along the last axis of ``x``.
+
+    The process :func:`betting_bounds` tests each candidate mean (``"bounded"``) or centre
+    of symmetry (``"exchangeable"``) with, for one candidate ``m`` and any number of
+    independent paths at once (rows of ``x``): the sequence rejects m at the first t with
+    log K_t(m) >= log(1 / alpha). Useful to simulate the error rate of many sequences
+    quickly.
+
+    Formula:
+        bounded: K_t(m) = 1/2 prod (1 + lambda+_i (x_i - m)) + 1/2 prod (1 - lambda-_i
+        (x_i - m)), truncated aGRAPA bets (see :func:`_bounds`). exchangeable:
+        K_t(m) = prod_{i<=t} (1 + c tanh(theta_i (x_i - m))) with theta_i predictable
+        (:func:`_symmetric_log_factors`): a non-negative martingale whenever each x_t is
+        symmetric about m given |x_t - m| and the past, because tanh is odd.
 
     Args:
         x: values in [0, 1], shape (..., T).
-        m: the candidate mean, in (0, 1).
-        truncation: c in (0, 1).
+        m: the candidate mean (centre), in (0, 1).
+        truncation: c in (0, 1); default :data:`TRUNCATION` (bounded) or
+            :data:`SYMMETRIC_TRUNCATION` (exchangeable).
+        null: ``"bounded"`` or ``"exchangeable"``.
 
     Returns:
         log K_t(m), the shape of ``x``.
     """
     x = np.asarray(x, dtype=float)
+    if null == "exchangeable":
+        cap = SYMMETRIC_TRUNCATION if truncation is None else truncation
+        factors = _symmetric_log_factors(x, m, *_moments_before(x), cap)
+        return np.cumsum(factors, axis=-1)
+    cap = TRUNCATION if truncation is None else truncation
     mean_before, var_before = _running_estimates(x)
-    up, down = _log_factors(x, m, mean_before, var_before, truncation / m,
-                            truncation / (1.0 - m))
+    up, down = _log_factors(x, m, mean_before, var_before, cap / m, cap / (1.0 - m))
     return np.logaddexp(np.cumsum(up, axis=-1), np.cumsum(down, axis=-1)) - math.log(2.0)
 
 
-def betting_bounds(x: np.ndarray, alpha: float, *, truncation: float = TRUNCATION,
-                   steps: int = GRID_STEPS) -> tuple[np.ndarray, np.ndarray]:
-    r"""Running bounds of the hedged-capital confidence sequence (see :func:`_bounds`)."""
-    lo, hi, _ = _bounds(x, alpha, truncation=truncation, steps=steps)
+def betting_bounds(x: np.ndarray, alpha: float, *, truncation: float | None = None,
+                   steps: int = GRID_STEPS, null: str = "bounded"
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    r"""Running bounds of the betting confidence sequence (see :func:`_bounds`)."""
+    lo, hi, _ = _bounds(x, alpha, truncation=truncation, steps=steps, null=null)
     return lo, hi
 
 
-def _bounds(x: np.ndarray, alpha: float, *, truncation: float = TRUNCATION,
-            steps: int = GRID_STEPS) -> tuple[np.ndarray, np.ndarray, int | None]:
+def _bounds(x: np.ndarray, alpha: float, *, truncation: float | None = None,
+            steps: int = GRID_STEPS, null: str = "bounded"
+            ) -> tuple[np.ndarray, np.ndarray, int | None]:
     r"""Running bounds of the hedged-capital confidence sequence for a mean in [0, 1].
 
     Formula:
@@ -205,11 +286,19 @@ def _bounds(x: np.ndarray, alpha: float, *, truncation: float = TRUNCATION,
         {m : K_t(m) < 1/alpha} on the grid m = j / steps, widened to the neighbouring grid
         points, and intersected over time, gives [lo_t, hi_t].
 
+        exchangeable: the same with K_t(m) = prod_{i<=t} (1 + c tanh(theta_i(m)
+        (x_i - m))) (:func:`_symmetric_log_factors`), a test martingale when the x_i are
+        symmetric about m given their distances |x_i - m| and the past; [lo_t, hi_t] then
+        covers the centre of symmetry (for a pair: the shift delta such that A - B - delta
+        is sign-symmetric, which is then the mean difference). The hull of the kept set
+        is reported (a wider set: still valid).
+
     Args:
         x: the values in [0, 1], in the order they arrive.
         alpha: the error rate over the whole sequence, in (0, 1).
-        truncation: c in (0, 1).
+        truncation: c in (0, 1) (default by ``null``, as :func:`log_capital`).
         steps: grid resolution (candidate means j / steps).
+        null: ``"bounded"`` or ``"exchangeable"``.
 
     Returns:
         ``(lo, hi, missed_at)``: arrays of ``x.size`` bounds, and the first step (1-based)
@@ -222,7 +311,11 @@ def _bounds(x: np.ndarray, alpha: float, *, truncation: float = TRUNCATION,
     t_total = x.size
     grid = np.arange(1, steps) / steps  # interior candidates; 0 and 1 are never tested
     threshold = math.log(1.0 / alpha)
+    symmetric = null == "exchangeable"
+    if truncation is None:
+        truncation = SYMMETRIC_TRUNCATION if symmetric else TRUNCATION
     mean_before, var_before = _running_estimates(x)
+    position, sums_before, squares_before = _moments_before(x)
     up_cap, down_cap = truncation / grid, truncation / (1.0 - grid)
     log_up = np.zeros(grid.size)
     log_down = np.zeros(grid.size)
@@ -240,15 +333,25 @@ def _bounds(x: np.ndarray, alpha: float, *, truncation: float = TRUNCATION,
         last = min(int(np.searchsorted(grid, high, side="right")) + 1, grid.size)
         cols = slice(first, last)
         m = grid[cols]
-        up, down = _log_factors(x[start:stop, None], m[None, :], mean_before[start:stop, None],
-                                var_before[start:stop, None], up_cap[cols], down_cap[cols])
-        up = np.cumsum(up, axis=0)
-        down = np.cumsum(down, axis=0)
-        up += log_up[cols]
-        down += log_down[cols]
-        log_up[cols], log_down[cols] = up[-1], down[-1]
-        kept = np.logaddexp(up, down) - math.log(2.0) < threshold
-        alive = kept.any(axis=1)
+        if symmetric:
+            up = np.cumsum(_symmetric_log_factors(
+                x[start:stop, None], m[None, :], position[start:stop, None],
+                sums_before[start:stop, None], squares_before[start:stop, None],
+                truncation), axis=0)
+            up += log_up[cols]
+            log_up[cols] = up[-1]
+            kept: np.ndarray = up < threshold
+        else:
+            up, down = _log_factors(x[start:stop, None], m[None, :],
+                                    mean_before[start:stop, None],
+                                    var_before[start:stop, None], up_cap[cols], down_cap[cols])
+            up = np.cumsum(up, axis=0)
+            down = np.cumsum(down, axis=0)
+            up += log_up[cols]
+            down += log_down[cols]
+            log_up[cols], log_down[cols] = up[-1], down[-1]
+            kept = np.logaddexp(up, down) - math.log(2.0) < threshold
+        alive = np.asarray(kept.any(axis=1))
         low_index = first + kept.argmax(axis=1)
         high_index = first + (last - first - 1) - kept[:, ::-1].argmax(axis=1)
         for row in range(stop - start):
@@ -269,8 +372,9 @@ def _bounds(x: np.ndarray, alpha: float, *, truncation: float = TRUNCATION,
 
 def confidence_sequence(metric: MetricLike, R_a: Any, R_b: Any = None, *args: Any,
                         confidence: float = 0.95, clusters: Any = None, order: Any = None,
-                        margin: float | None = None, **kwargs: Any
-                        ) -> ConfidenceSequence | list[ConfidenceSequence]:
+                        half_width: float | None = None, null: str | None = None,
+                        margin: float | None = None, equivalence: bool = False,
+                        **kwargs: Any) -> ConfidenceSequence | list[ConfidenceSequence]:
     r"""Anytime-valid confidence sequence of a metric, or of a paired difference A - B.
 
     Questions are taken one at a time (in the order of ``R_a``, or ``order``) and after
@@ -282,17 +386,31 @@ def confidence_sequence(metric: MetricLike, R_a: Any, R_b: Any = None, *args: An
     Formula:
         Paired: d_q = s_q(A) - s_q(B) in [-1, 1], rescaled x_q = (d_q + 1) / 2 in [0, 1];
         one model: x_q = s_q in [0, 1]. The bounds are :func:`betting_bounds` of the x_q
-        mapped back. The sequence is *decided* at the first t where 0 is outside
-        [lo_t, hi_t] (paired: the sign of A - B is known) or (hi_t - lo_t) / 2 <=
-        ``margin``.
+        mapped back, under ``null``. The sequence is *decided* at the first t where 0 is
+        outside [lo_t, hi_t] (paired: the sign of A - B is known) or (hi_t - lo_t) / 2 <=
+        ``half_width``. With a ``margin`` (B the new model, A the reference): at the first
+        t with hi_t < margin ("B is not worse than A by more than margin") or lo_t >=
+        margin ("B is worse than A by more than margin"); with ``equivalence``, at the
+        first t with -margin < lo_t and hi_t < margin ("A and B are within +-margin")
+        or [lo_t, hi_t] outside (-margin, margin) ("A and B differ by more than margin").
+        Each is a statement about the same running interval, so it errs with
+        probability at most 1 - confidence (for the one-sided claim: conservatively, the
+        interval spends its error on both sides).
 
     What the guarantee covers:
-        The questions are treated as drawn independently from a population of questions
-        (the setting of Waudby-Smith & Ramdas: i.i.d. with a common mean, or more generally
-        a constant conditional mean given the past); the interval is for that population
-        mean. A finite benchmark sampled *without* replacement in a random order satisfies
-        this for its super-population; in a fixed, non-random order (easy questions
-        first, say) the guarantee does not hold for the benchmark's mean: shuffle
+        ``null="bounded"``: the questions are treated as drawn independently from a
+        population of questions (the setting of Waudby-Smith & Ramdas: i.i.d. with a
+        common mean, or more generally a constant conditional mean given the past); the
+        interval is for that population mean. ``null="exchangeable"`` (a pair only, the
+        default there): each difference is assumed symmetric about the interval's centre
+        given its size and the past questions: the null of kpass's fixed-sample sign-flip
+        tests (A and B exchangeable on each question), shifted. It holds for any
+        distribution of |d_q|; where the differences are skewed it is a statement about
+        the centre of symmetry, which then need not be the mean (equal means with skewed
+        differences can be "decided", as the fixed-sample sign-flip and t tests do at
+        10-20 questions). A finite benchmark sampled *without* replacement in a random
+        order satisfies either for its super-population; in a fixed, non-random order
+        (easy questions first, say) the guarantee does not hold for the benchmark's mean: shuffle
         (``order=``) before you start. The per-question values include their own
         sampling noise (n samples each), so no separate within-question term is needed.
 
@@ -311,8 +429,16 @@ def confidence_sequence(metric: MetricLike, R_a: Any, R_b: Any = None, *args: An
             size), and the guarantee assumes clusters drawn independently.
         order: the order the questions are taken in: a permutation of the ids when ``R_a``
             carries ids (int ids too), else of the row positions 0..M-1.
-        margin: stop once the half-width is at most this. Default None: for a pair, decide
-            only the sign; for one model, 0.02.
+        half_width: stop once the half-width is at most this. Default None: for a pair,
+            decide only the sign (or the margin); for one model, 0.02.
+        null: ``"exchangeable"`` (the default for a pair: the sign-flip null of
+            :func:`kpass.compare`, decided in fewer questions) or ``"bounded"`` (any
+            distribution of the differences with the given mean; the only choice, and the
+            default, for one model).
+        margin: a pair's non-inferiority margin in (0, 1): decide whether B (the new
+            model) is worse than A (the reference) by less than ``margin``, or by more
+            (:func:`kpass.stats.comparison.check_margin`). None: decide the sign.
+        equivalence: with ``margin``, decide |A - B| < margin (both sides).
         **kwargs: the metric's keyword arguments (``short="skip"``: skipped questions are
             left out of the sequence).
 
@@ -321,21 +447,25 @@ def confidence_sequence(metric: MetricLike, R_a: Any, R_b: Any = None, *args: An
 
     Raises:
         TypeError: not a point function, or a dataset-level blend (no per-question values).
-        ValueError: per-question values outside [0, 1], a bad ``confidence``, ``margin``,
-            ``order`` or ``clusters``, runs on different questions.
+        ValueError: per-question values outside [0, 1], a bad ``confidence``,
+            ``half_width``, ``null``, ``margin`` (or ``equivalence`` without one, or either
+            for one model), ``order`` or ``clusters``, runs on different questions.
 
     References:
         Waudby-Smith & Ramdas (2024), JRSS-B 86(1), 1-27 (arXiv:2010.09686).
 
     Example:
         >>> import kpass
-        >>> A = [[1, 1, 1, 1]] * 30 + [[0, 1, 1, 1]] * 30
-        >>> B = [[0, 0, 0, 1]] * 30 + [[0, 0, 1, 0]] * 30
+        >>> A = [[1, 1, 1, 1], [0, 1, 1, 1]] * 30
+        >>> B = [[0, 0, 0, 1], [0, 0, 1, 0]] * 30
         >>> cs = kpass.confidence_sequence(kpass.pass_at_k, A, B, 1)
-        >>> cs.decided, cs.stop_at, cs.verdict
-        (True, 10, 'A better')
+        >>> cs.decided, cs.stop_at, cs.verdict, cs.null
+        (True, 8, 'A better', 'exchangeable')
         >>> round(float(cs.lo[-1]), 3), round(float(cs.hi[-1]), 3)
-        (0.481, 0.687)
+        (0.573, 0.679)
+        >>> bounded = kpass.confidence_sequence(kpass.pass_at_k, A, B, 1, null="bounded")
+        >>> bounded.stop_at, round(float(bounded.lo[-1]), 3), round(float(bounded.hi[-1]), 3)
+        (11, 0.481, 0.687)
     """
     name, metric = _check_metric(metric, "confidence_sequence", args, kwargs)
     if name in _DATASET_LEVEL:
@@ -344,10 +474,18 @@ def confidence_sequence(metric: MetricLike, R_a: Any, R_b: Any = None, *args: An
                                 "update question by question")
     confidence = check_confidence(confidence)
     paired = R_b is not None
-    if margin is not None:
-        margin = check_real(margin, "margin", low=0.0, low_open=True)
+    if half_width is not None:
+        half_width = check_real(half_width, "half_width", low=0.0, low_open=True)
     elif not paired:
-        margin = 0.02
+        half_width = 0.02
+    null = check_choice("exchangeable" if null is None and paired else
+                        "bounded" if null is None else null, "null", NULLS)
+    if not paired and (null != "bounded" or margin is not None or equivalence is not False):
+        raise InputError("one model's sequence takes only null='bounded' (a mean of values in "
+                         "[0, 1] has no centre of symmetry to assume) and no margin or "
+                         f"equivalence (they compare two models); got null={null!r}, "
+                         f"margin={_show(margin)}, equivalence={_show(equivalence)}")
+    margin = check_margin(margin, equivalence)
     ids = question_ids(R_a)
     if paired:
         R_a, R_b = align_runs([R_a, R_b], ["`R_a`", "`R_b`"], verb="compare").runs
@@ -383,7 +521,7 @@ def confidence_sequence(metric: MetricLike, R_a: Any, R_b: Any = None, *args: An
         x = (ordered + 1.0) / 2.0 if paired else ordered
         missed_at = None
         if x.size:
-            lo, hi, missed_at = _bounds(x, 1.0 - confidence)
+            lo, hi, missed_at = _bounds(x, 1.0 - confidence, null=null)
         else:
             lo, hi = np.empty(0), np.empty(0)
         if missed_at is not None:
@@ -396,28 +534,38 @@ def confidence_sequence(metric: MetricLike, R_a: Any, R_b: Any = None, *args: An
         if paired:  # rounded: the grid's j / steps mapped back exactly, without 1e-16 noise
             lo, hi = np.round(2.0 * lo - 1.0, 12), np.round(2.0 * hi - 1.0, 12)
         estimate = np.cumsum(ordered) / np.arange(1, ordered.size + 1)
-        stop_at, verdict = _decision(lo, hi, paired, margin)
+        stop_at, verdict = _decision(lo, hi, paired, half_width, margin, equivalence)
         results.append(ConfidenceSequence(
             metric=name, k=budgets[index], paired=paired, confidence=confidence,
             units=units,
-            ids=unit_ids, estimate=estimate, lo=lo, hi=hi, margin=margin,
+            ids=unit_ids, estimate=estimate, lo=lo, hi=hi, half_width=half_width,
             decided=stop_at is not None, stop_at=stop_at, verdict=verdict,
-            missed_at=missed_at))
+            missed_at=missed_at, null=null, margin=margin, equivalence=equivalence))
     return results if many else results[0]
 
 
-def _decision(lo: np.ndarray, hi: np.ndarray, paired: bool, margin: float | None
+def _decision(lo: np.ndarray, hi: np.ndarray, paired: bool, half_width: float | None,
+              margin: float | None = None, equivalence: bool = False
               ) -> tuple[int | None, str | None]:
     """The first unit (1-based) at which the sequence decided, and its verdict."""
-    signs = (lo > 0.0) | (hi < 0.0) if paired else np.zeros(lo.size, dtype=bool)
-    narrow = ((hi - lo) / 2.0 <= margin) if margin is not None else np.zeros(lo.size, bool)
+    nothing = np.zeros(lo.size, dtype=bool)
+    if margin is not None:  # the claim shown, or its opposite shown
+        shown = (lo > -margin) & (hi < margin) if equivalence else hi < margin
+        against = (lo > margin) | (hi < -margin) if equivalence else lo > margin
+        signs = shown | against
+    else:
+        shown = against = nothing
+        signs = (lo > 0.0) | (hi < 0.0) if paired else nothing
+    narrow = (hi - lo) / 2.0 <= half_width if half_width is not None else nothing
     hits = np.flatnonzero(signs | narrow)
     if not hits.size:
         return None, None
     at = int(hits[0])
+    if margin is not None and signs[at]:
+        return at + 1, margin_claim(margin, equivalence, bool(shown[at]))
     if signs[at]:
         return at + 1, "A better" if lo[at] > 0.0 else "B better"
-    return at + 1, f"known to +-{margin:g}"
+    return at + 1, f"known to +-{half_width:g}"
 
 
 def _order(order: Any, m: int, ids: list[Any] | None) -> np.ndarray:
