@@ -124,6 +124,9 @@ VOCABULARY = {
     "values": "draws of a utility",
     # --- comparisons, rankings, plans, sequences
     "clusters": "a cluster label per question (SEs and tests over clusters)",
+    "group": "a group (subtask) label per question: one row per group and the aggregate",
+    "groups": "the groups of a breakdown (--group), each with its number of questions",
+    "weights": "the aggregate's weighting over groups: questions (micro) or groups (macro)",
     "reference": "a comparison's reference distribution: t or normal",
     "shared": "compare only the questions both runs have (by id)",
     "primary": "the comparison tested alone at the level, stated first",

@@ -31,7 +31,7 @@ from .parser import (
     build_parser,
 )
 from .render import RENDERERS, render_markdown, render_sections, render_table
-from .rows import Report
+from .rows import Breakdown, Report, Row
 from .table import (
     DEFAULT_K_MAX,
     PLOTTED,
@@ -132,6 +132,32 @@ def _report_clusters(loaded: list[Any], args: argparse.Namespace) -> list[Any]:
     return codes
 
 
+def _grouped_rows(loaded: list[Any], families: list[Any], ks: list[int],
+                  args: argparse.Namespace, prior: str) -> tuple[list[list[Row]],
+                                                                 list[Breakdown]]:
+    """``--group``: each input's aggregate rows and its :class:`Breakdown` by group.
+
+    Every metric row is computed on each group's questions alone
+    (:func:`kpass.report.groups.split_groups`) and aggregated by
+    :func:`kpass.report.groups.aggregate_rows` with ``--weights``.
+    """
+    from .groups import aggregate_rows, split_groups
+
+    if args.clusters is not None:
+        raise ReportError(loaded[0].source, "--group and --clusters do not go together: the "
+                                            "groups are strata of the aggregate's SE")
+    rows, breakdowns = [], []
+    for item in loaded:
+        parts = split_groups(item)
+        per_group = [compute_rows(part, families, ks, args.tau, args.confidence, args.short,
+                                  ties=args.ties, prior=prior) for _, part in parts]
+        rows.append(aggregate_rows(per_group, args.weights, args.confidence))
+        breakdowns.append(Breakdown(args.weights, [name for name, _ in parts], per_group,
+                                    [part.counts.n_questions for _, part in parts],
+                                    args.group))
+    return rows, breakdowns
+
+
 def run_report(args: argparse.Namespace) -> int:
     """Run ``kpass report`` with parsed arguments.
 
@@ -191,21 +217,27 @@ def run_report(args: argparse.Namespace) -> int:
         if prior == "empirical":
             notes.append(PRIOR_NOTE)
         codes = _report_clusters(loaded, args)
+        breakdowns = None
         with collect_notes(notes) if prior == "empirical" else contextlib.nullcontext():
             # a degenerate empirical fit warns once, as a note
-            rows = [compute_rows(item, families, ks, args.tau, args.confidence, args.short,
-                                 coded, args.ties, code, prior, args.interval_method)
-                    + soft_rows(item, args.confidence)
-                    for item, coded, code in zip(loaded, answers, codes, strict=True)]
+            if getattr(args, "group", None) is not None:
+                rows, breakdowns = _grouped_rows(loaded, families, ks, args, prior)
+            else:
+                rows = [compute_rows(item, families, ks, args.tau, args.confidence, args.short,
+                                     coded, args.ties, code, prior, args.interval_method)
+                        + soft_rows(item, args.confidence)
+                        for item, coded, code in zip(loaded, answers, codes, strict=True)]
         if args.percent and args.format in ("table", "markdown"):
             rows = [[row.in_percent() for row in per_input] for per_input in rows]
+            for breakdown in breakdowns or []:
+                breakdown.rows = [[row.in_percent() for row in group] for group in breakdown.rows]
             notes.append("values in percent (x 100): estimates, se, intervals, mean and sd.")
         report = Report(loaded, labels, rows, args.confidence, args.short, notes, warnings,
                         clusters=None if args.clusters is None else [
                             clusters_summary(item.counts, code)
                             for item, code in zip(loaded, codes, strict=True)],
                         explain=args.explain, posterior=True if args.posterior else None,
-                        by=args.by)
+                        by=args.by, breakdowns=breakdowns)
         if args.format in ("table", "markdown") and args.by is not None:
             text = render_sections(report, args.format, args.digits)
         elif args.format in ("table", "markdown"):

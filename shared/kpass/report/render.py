@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import Any
 
 from .. import registry
 from ..io.formats.readers import LoadedFile
@@ -121,6 +122,8 @@ def render_table(report: Report, digits: int = 3) -> str:
     out = []
     for label, loaded in zip(report.labels, report.inputs, strict=True):
         out.append(f"{label}: {_describe(loaded)}")
+    if report.breakdowns:
+        out.append(_aggregate_title(report))
     out.append("")
     if len(report.inputs) > 1:
         titles = [widths[0] * " "]
@@ -130,11 +133,67 @@ def render_table(report: Report, digits: int = 3) -> str:
         out.append("".join(titles).rstrip())
     out.append(line(header))
     out.extend(line(cells) for cells in body)
+    if report.breakdowns:
+        out.append("")
+        out.extend(breakdown_lines(report, digits))
     below = _legend(report) if report.explain else _attention(report)
     if below:
         out.append("")
         out.extend(below)
     return "\n".join(out) + "\n"
+
+
+def _aggregate_title(report: Report) -> str:
+    """The line naming the aggregate's groups and weighting (``--group``)."""
+    from .groups import weights_phrase
+
+    assert report.breakdowns
+    first = report.breakdowns[0]
+    counts = sorted({len(breakdown.groups) for breakdown in report.breakdowns})
+    groups = " to ".join(map(str, counts))
+    return (f"aggregate of {groups} groups by `{first.column}`, stratified: "
+            f"{weights_phrase(first.weights)}")
+
+
+def breakdown_lines(report: Report, digits: int, markdown: bool = False) -> list[str]:
+    """One line per group of the first metric row: questions, estimate, se and interval.
+
+    Inputs sit side by side as in the main table; a group an input lacks shows ``-``.
+    Every row of every group is in ``--format json`` and ``csv``.
+    """
+    assert report.breakdowns
+    first_row = report.rows[0][0]
+    names = list(dict.fromkeys(name for breakdown in report.breakdowns
+                               for name in breakdown.groups))
+    sub = ["questions", "estimate", "se", _interval_title(report.confidence)]
+    several = len(report.inputs) > 1
+    header = ["group"] + [f"{label} {name}" if several else name
+                          for label in report.labels for name in sub]
+    body = []
+    for name in names:
+        cells = [str(name)]
+        for breakdown in report.breakdowns:
+            if name not in breakdown.groups:
+                cells += ["-"] * len(sub)
+                continue
+            row = breakdown.rows[breakdown.groups.index(name)][0]
+            cells += _cells(row, digits, True, posterior=False)
+        body.append(cells)
+    title = (f"by {report.breakdowns[0].column}, {first_row.label} (every metric per group: "
+             "--format json or csv):")
+    if markdown:
+        align = [":---"] + [":---" if name.endswith("interval") else "---:"
+                            for _ in report.labels for name in sub]
+        return [title, "", "| " + " | ".join(map(markdown_cell, header)) + " |",
+                "| " + " | ".join(align) + " |",
+                *("| " + " | ".join(map(markdown_cell, cells)) + " |" for cells in body)]
+    widths = [max(len(cells[i]) for cells in [header] + body) for i in range(len(header))]
+    left = [i == 0 or name.endswith("interval") for i, name in enumerate(header)]
+    lines = [title]
+    for cells in [header] + body:
+        lines.append("  ".join(cell.ljust(widths[i]) if left[i] else cell.rjust(widths[i])
+                               for i, cell in enumerate(cells)).rstrip())
+    return lines
 
 
 def _attention(report: Report, wrap: bool = True) -> list[str]:
@@ -323,6 +382,9 @@ def render_markdown(report: Report, digits: int = 3) -> str:
                            for cell in _cells(rows[index], digits, with_questions,
                                               report.shows_posterior)]
         lines.append("| " + " | ".join(map(markdown_cell, cells)) + " |")
+    if report.breakdowns:
+        lines[:0] = [_aggregate_title(report), ""]
+        lines += [""] + breakdown_lines(report, digits, markdown=True)
     notes = (report.notes + small_sample_notes(report) + method_notes(report)
              if report.explain else _attention(report, wrap=False))
     return "\n".join(lines) + "\n" + "".join(f"\n{note}\n" for note in notes)
@@ -373,14 +435,33 @@ def render_csv(report: Report) -> str:
 
     key = "file" if report.by is None else "model"  # --by: each line names its model
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=(key, *CSV_FIELDS[1:]), lineterminator="\n")
+    grouped = ("group", "weights") if report.breakdowns else ()
+    writer = csv.DictWriter(buffer, fieldnames=(key, *CSV_FIELDS[1:], *grouped),
+                            lineterminator="\n")
     writer.writeheader()
-    for label, rows in zip(report.labels, report.rows, strict=True):
-        for row in rows:
-            fields = row.as_dict()
-            fields.update({key: label, "confidence": report.confidence})
-            writer.writerow({key: "" if value is None else value for key, value in fields.items()})
+    for fields in _result_dicts(report, key):
+        fields.update(confidence=report.confidence)
+        writer.writerow({key: "" if value is None else value for key, value in fields.items()})
     return buffer.getvalue()
+
+
+def _result_dicts(report: Report, key: str = "file") -> list[dict[str, Any]]:
+    """The result rows as dicts, input by input.
+
+    With ``--group``, an input's aggregate rows (``group`` None, ``weights`` named) come
+    first, then each group's (``group`` its label).
+    """
+    out = []
+    for index, (label, rows) in enumerate(zip(report.labels, report.rows, strict=True)):
+        breakdown = report.breakdowns[index] if report.breakdowns else None
+        extra = {} if breakdown is None else {"group": None, "weights": breakdown.weights}
+        out += [{key: label, **row.as_dict(), **extra} for row in rows]
+        if breakdown is not None:
+            out += [{key: label, **row.as_dict(), "group": name,
+                     "weights": breakdown.weights}
+                    for name, group in zip(breakdown.groups, breakdown.rows, strict=True)
+                    for row in group]
+    return out
 
 
 def render_json(report: Report) -> str:
@@ -413,11 +494,13 @@ def render_json(report: Report) -> str:
             }
             for label, loaded in zip(report.labels, report.inputs, strict=True)
         ],
-        "results": [
-            {key: label, **row.as_dict()}
-            for label, rows in zip(report.labels, report.rows, strict=True) for row in rows
-        ],
+        "results": _result_dicts(report, key),
         "clusters": report.clusters,
+        **({} if not report.breakdowns else {"groups": [
+            {"file": label, "column": breakdown.column, "weights": breakdown.weights,
+             "groups": [{"group": name, "questions": size} for name, size in
+                        zip(breakdown.groups, breakdown.sizes, strict=True)]}
+            for label, breakdown in zip(report.labels, report.breakdowns, strict=True)]}),
         "notes": report.notes + small_sample_notes(report) + method_notes(report),
         "warnings": report.warnings,
     }

@@ -92,6 +92,25 @@ class Row:
 
 
 @dataclass
+class Breakdown:
+    """One input's breakdown by group.
+
+    Attributes:
+        weights: ``"questions"`` or ``"groups"``.
+        groups: the group labels, in display order.
+        rows: per group, its rows (aligned with the aggregate's).
+        sizes: per group, its number of questions.
+        column: the ``--group`` column (or the harness's grouping, e.g. ``task``).
+    """
+
+    weights: str
+    groups: list[Any]
+    rows: list[list[Row]]
+    sizes: list[int]
+    column: str = ""
+
+
+@dataclass
 class Report:
     """The numbers for every input, row-aligned across inputs.
 
@@ -111,6 +130,8 @@ class Report:
         posterior: show the posterior columns (``--posterior``: True); None shows them
             unless every input has one sample per question.
         by: ``--by COLUMN``: the inputs are the models of one input (labels: its values).
+        breakdowns: with ``--group``, per input its :class:`Breakdown` (``rows`` then
+            hold each input's aggregate); None without.
     """
 
     inputs: list[LoadedFile]
@@ -124,6 +145,7 @@ class Report:
     explain: bool = False
     posterior: bool | None = None
     by: str | None = None
+    breakdowns: list[Breakdown] | None = None
 
     @property
     def shows_posterior(self) -> bool:

@@ -1,0 +1,161 @@
+"""``kpass report --group COLUMN``: one row per group and the stratified aggregate.
+
+The group rows are checked against kpass run on each group's rows alone, the aggregate
+against exact Fraction arithmetic by hand (Pass@1 is the mean of c_q / n per question).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from fractions import Fraction
+
+import pytest
+import scipy.stats as sps
+
+from kpass.report.cli import main
+
+PLAN = {  # group -> per question, its 4 outcomes
+    "algebra": [[1, 1, 0, 1], [1, 1, 1, 1], [0, 1, 0, 0], [1, 0, 1, 1], [1, 1, 1, 0]],
+    "biology": [[0, 0, 1, 0], [1, 0, 0, 0], [0, 1, 1, 0], [0, 0, 0, 0]],
+    "chemistry": [[1, 0, 1, 1], [0, 0, 1, 0], [1, 1, 1, 0]],
+}
+
+
+def _write(path, plan, rename=None):
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["question", "subject", "correct"])
+        for group, questions in plan.items():
+            for index, outcomes in enumerate(questions):
+                for outcome in outcomes:
+                    writer.writerow([f"{group[:3]}{index}", (rename or {}).get(
+                        (group, index), group), outcome])
+    return str(path)
+
+
+def _json(capsys, *argv):
+    assert main(["report", *argv, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _by_hand(weights):
+    values = {g: [Fraction(sum(o), len(o)) for o in qs] for g, qs in PLAN.items()}
+    total = sum(len(v) for v in values.values())
+    w = {g: Fraction(len(v), total) if weights == "questions" else Fraction(1, len(values))
+         for g, v in values.items()}
+    means = {g: sum(v) / len(v) for g, v in values.items()}
+    var = {g: sum((x - means[g]) ** 2 for x in v) / (len(v) - 1) / len(v)
+           for g, v in values.items()}
+    terms = {g: w[g] ** 2 * var[g] for g in values}
+    variance = sum(terms.values())
+    df = variance ** 2 / sum(terms[g] ** 2 / (len(values[g]) - 1) for g in values)
+    return sum(w[g] * means[g] for g in values), variance, df, means, var
+
+
+@pytest.mark.parametrize("weights", ["questions", "groups"])
+def test_aggregate_matches_fractions_by_hand(tmp_path, capsys, weights):
+    path = _write(tmp_path / "long.csv", PLAN)
+    doc = _json(capsys, path, "--id", "question", "--group", "subject", "--weights", weights,
+                "--metrics", "pass_at_k", "--k", "1")
+    estimate, variance, df, means, var = _by_hand(weights)
+    aggregate = [r for r in doc["results"] if r["group"] is None and r["label"] == "Pass@1"]
+    assert len(aggregate) == 1 and aggregate[0]["weights"] == weights
+    assert aggregate[0]["estimate"] == pytest.approx(float(estimate), abs=1e-12)
+    assert aggregate[0]["se"] == pytest.approx(math.sqrt(float(variance)), rel=1e-9)
+    assert aggregate[0]["questions"] == 12
+    if aggregate[0]["se_method"] == "t":
+        half = sps.t.ppf(0.975, float(df)) * math.sqrt(float(variance))
+        assert aggregate[0]["lo"] == pytest.approx(float(estimate) - half, rel=1e-9)
+    groups = {r["group"]: r for r in doc["results"] if r["group"] is not None}
+    assert sorted(groups) == ["algebra", "biology", "chemistry"]
+    for name, row in groups.items():
+        assert row["estimate"] == pytest.approx(float(means[name]), abs=1e-12)
+        assert row["se"] == pytest.approx(math.sqrt(float(var[name])), rel=1e-9)
+    assert doc["groups"][0]["column"] == "subject"
+    assert [g["questions"] for g in doc["groups"][0]["groups"]] == [5, 4, 3]
+
+
+def test_micro_aggregate_is_the_ungrouped_estimate_and_groups_match_separate_runs(
+        tmp_path, capsys):
+    path = _write(tmp_path / "long.csv", PLAN)
+    grouped = _json(capsys, path, "--id", "question", "--group", "subject", "--k", "1,2")
+    whole = _json(capsys, path, "--id", "question", "--k", "1,2")
+    aggregate = [r for r in grouped["results"] if r["group"] is None]
+    assert [r["label"] for r in aggregate] == [r["label"] for r in whole["results"]]
+    for mine, theirs in zip(aggregate, whole["results"], strict=True):
+        assert mine["estimate"] == pytest.approx(theirs["estimate"], abs=1e-12), mine["label"]
+    for name in PLAN:
+        alone = _json(capsys, _write(tmp_path / f"{name}.csv", {name: PLAN[name]}),
+                      "--id", "question", "--k", "1,2")
+        rows = [r for r in grouped["results"] if r["group"] == name]
+        for mine, theirs in zip(rows, alone["results"], strict=True):
+            for key in ("estimate", "se", "lo", "hi", "mean", "sd", "cred_lo", "cred_hi"):
+                assert mine[key] == pytest.approx(theirs[key], abs=1e-12), (name, key)
+
+
+def test_table_lists_the_aggregate_first_then_one_line_per_group(tmp_path, capsys):
+    path = _write(tmp_path / "long.csv", PLAN)
+    assert main(["report", path, "--id", "question", "--group", "subject", "--metrics",
+                 "pass_at_k", "--k", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "aggregate of 3 groups by `subject`, stratified: each question counts once (micro)" \
+        in out
+    lines = out.splitlines()
+    at = lines.index("by subject, Pass@1 (every metric per group: --format json or csv):")
+    assert lines[at + 1].split()[:3] == ["group", "questions", "estimate"]
+    assert [line.split()[:2] for line in lines[at + 2:at + 5]] == [
+        ["algebra", "5"], ["biology", "4"], ["chemistry", "3"]]
+    assert out.index("Pass@1 ") < out.index("by subject")
+
+
+def test_csv_carries_group_and_weights(tmp_path, capsys):
+    path = _write(tmp_path / "long.csv", PLAN)
+    assert main(["report", path, "--id", "question", "--group", "subject", "--metrics",
+                 "pass_at_k", "--k", "1", "--format", "csv", "--weights", "groups"]) == 0
+    rows = list(csv.DictReader(capsys.readouterr().out.splitlines()))
+    assert [r["group"] for r in rows] == ["", "algebra", "biology", "chemistry"]
+    assert {r["weights"] for r in rows} == {"groups"}
+
+
+def test_a_question_with_two_group_labels_is_named(tmp_path, capsys):
+    path = _write(tmp_path / "long.csv", PLAN, rename={("biology", 2): "chemistry"})
+    # bio2's rows all say chemistry: a consistent relabel is fine
+    assert main(["report", path, "--id", "question", "--group", "subject", "--k", "1"]) == 0
+    capsys.readouterr()
+    lines = open(path).read().splitlines()
+    lines[2] = lines[2].replace("algebra", "biology")  # one row of alg0 says biology
+    (tmp_path / "bad.csv").write_text("\n".join(lines) + "\n")
+    assert main(["report", str(tmp_path / "bad.csv"), "--id", "question", "--group",
+                 "subject"]) == 1
+    err = capsys.readouterr().err
+    assert "question 'alg0' has two --group labels" in err
+    assert "'algebra' at line 2" in err and "'biology' at line 3" in err
+    assert err.count("\n") == 1
+
+
+def test_one_group_and_clusters_are_refused(tmp_path, capsys):
+    path = _write(tmp_path / "one.csv", {"algebra": PLAN["algebra"]})
+    assert main(["report", path, "--id", "question", "--group", "subject"]) == 1
+    assert "a breakdown needs at least 2 groups" in capsys.readouterr().err
+    path = _write(tmp_path / "long.csv", PLAN)
+    assert main(["report", path, "--id", "question", "--group", "subject", "--clusters",
+                 "subject"]) == 1
+    assert "--group and --clusters do not go together" in capsys.readouterr().err
+    assert main(["report", path, "--id", "question", "--group", "nope"]) == 1
+    assert "nope" in capsys.readouterr().err
+
+
+def test_wide_file_with_a_group_column(tmp_path, capsys):
+    path = tmp_path / "wide.jsonl"
+    with open(path, "w") as handle:
+        for group, questions in PLAN.items():
+            for outcomes in questions:
+                handle.write(json.dumps({"outcomes": outcomes, "subject": group}) + "\n")
+    doc = _json(capsys, str(path), "--group", "subject", "--metrics", "pass_at_k", "--k", "1")
+    estimate, variance, *_ = _by_hand("questions")
+    aggregate = doc["results"][0]
+    assert aggregate["group"] is None
+    assert aggregate["estimate"] == pytest.approx(float(estimate))
+    assert aggregate["se"] == pytest.approx(math.sqrt(float(variance)))
