@@ -159,3 +159,71 @@ def test_wide_file_with_a_group_column(tmp_path, capsys):
     assert aggregate["group"] is None
     assert aggregate["estimate"] == pytest.approx(float(estimate))
     assert aggregate["se"] == pytest.approx(math.sqrt(float(variance)))
+
+
+# ------------------------------------------------- the harness's own grouping: --group task
+
+FIXTURES = __import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures"
+EVAL_SET = FIXTURES / "inspect" / "eval-set-2x3"
+GROUPED = FIXTURES / "lm-eval" / "grouped"
+
+
+def test_lm_eval_subtasks_match_lm_evals_own_numbers(capsys):
+    """The samples files of a group's subtasks: per subtask and the group aggregate as
+    lm-eval 0.4.13 printed them (results_*.json, an independent computation)."""
+    results = json.loads(next(GROUPED.glob("results_*.json")).read_text())["results"]
+    files = sorted(str(path) for path in GROUPED.glob("samples_*.jsonl"))
+    doc = _json(capsys, *files, "--group", "task", "--metrics", "pass_at_k")
+    assert [item["file"] for item in doc["inputs"]] == ["kp_group"]
+    aggregate, *groups = doc["results"]
+    assert aggregate["group"] is None and aggregate["questions"] == 13
+    assert aggregate["estimate"] == pytest.approx(results["kp_group"]["exact_match,none"])
+    assert [row["group"] for row in groups] == ["kp_sub_a", "kp_sub_b", "kp_sub_c"]
+    for row in groups:
+        theirs = results[row["group"]]
+        assert row["estimate"] == pytest.approx(theirs["exact_match,none"])
+        assert row["se"] == pytest.approx(theirs["exact_match_stderr,none"])
+        assert row["questions"] == theirs["sample_len"]
+    macro = _json(capsys, *files, "--group", "task", "--weights", "groups",
+                  "--metrics", "pass_at_k")["results"][0]
+    assert macro["estimate"] == pytest.approx((0.75 + 1 / 3 + 2 / 3) / 3)
+
+
+@pytest.mark.slow
+def test_inspect_eval_set_gives_one_aggregate_per_model_and_a_row_per_task(capsys):
+    doc = _json(capsys, str(EVAL_SET), "--group", "task", "--metrics", "pass_at_k", "--k", "1")
+    # the scorer's plan (tests/fixtures/inspect/README.md): correct out of 15 per task
+    plan = {"mockllm/model-a": (5, 3), "mockllm/model-b": (8, 6), "mockllm/model-c": (9, 7)}
+    assert [item["file"] for item in doc["inputs"]] == list(plan)
+    for model, (easy, hard) in plan.items():
+        rows = {row["group"]: row for row in doc["results"] if row["file"] == model}
+        assert rows[None]["estimate"] == pytest.approx((easy + hard) / 30)
+        assert rows["kp_easy"]["estimate"] == pytest.approx(easy / 15)
+        assert rows["kp_hard"]["estimate"] == pytest.approx(hard / 15)
+        assert rows[None]["questions"] == 10
+    # each group's row equals kpass on that log alone (one input per log, named
+    # "model (task)")
+    logs = sorted(str(log) for log in EVAL_SET.glob("*.eval"))
+    alone = _json(capsys, *logs, "--metrics", "pass_at_k", "--k", "1")
+    assert len(alone["results"]) == 6
+    for theirs in alone["results"]:
+        model, task = theirs["file"].rstrip(")").split(" (")
+        mine = next(row for row in doc["results"] if row["file"] == model
+                    and row["group"] == task)
+        for key in ("estimate", "se", "lo", "hi", "mean", "sd"):
+            assert mine[key] == pytest.approx(theirs[key], abs=1e-12)
+
+
+@pytest.mark.slow
+def test_eval_set_table_is_a_matrix_of_tasks_by_model(capsys):
+    assert main(["report", str(EVAL_SET), "--group", "task", "--metrics", "pass_at_k",
+                 "--k", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "by task, Pass@1, estimate [95% interval]" in out
+    assert "kp_easy          5  0.333 [" in out
+
+
+def test_harness_files_group_by_task_only(capsys):
+    assert main(["report", str(EVAL_SET), "--group", "subject"]) == 1
+    err = capsys.readouterr().err
+    assert "harness files are grouped by their task (--group task)" in err

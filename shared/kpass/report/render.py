@@ -165,25 +165,37 @@ def breakdown_lines(report: Report, digits: int, markdown: bool = False) -> list
     first_row = report.rows[0][0]
     names = list(dict.fromkeys(name for breakdown in report.breakdowns
                                for name in breakdown.groups))
-    sub = ["questions", "estimate", "se", _interval_title(report.confidence)]
     several = len(report.inputs) > 1
-    header = ["group"] + [f"{label} {name}" if several else name
-                          for label in report.labels for name in sub]
+    if several:  # a matrix: one cell per input, estimate [interval]
+        sub = ["questions"]
+        header = ["group", "questions"] + list(report.labels)
+    else:
+        sub = ["questions", "estimate", "se", _interval_title(report.confidence)]
+        header = ["group"] + sub
     body = []
     for name in names:
         cells = [str(name)]
-        for breakdown in report.breakdowns:
-            if name not in breakdown.groups:
-                cells += ["-"] * len(sub)
-                continue
-            row = breakdown.rows[breakdown.groups.index(name)][0]
-            cells += _cells(row, digits, True, posterior=False)
+        found = [breakdown.rows[breakdown.groups.index(name)][0]
+                 if name in breakdown.groups else None for breakdown in report.breakdowns]
+        if several:
+            sizes = {row.questions for row in found if row is not None}
+            cells.append(str(sizes.pop()) if len(sizes) == 1 else "varies")
+            for row in found:
+                if row is None:
+                    cells.append("-")
+                    continue
+                estimate, *interval = _cells(row, digits, False, posterior=False)
+                cells.append(f"{estimate} {interval[1]}" if interval[0] not in ("n/a", "-")
+                             else estimate)
+        else:
+            cells += _cells(found[0], digits, True, posterior=False) if found[0] else ["-"] * 4
         body.append(cells)
-    title = (f"by {report.breakdowns[0].column}, {first_row.label} (every metric per group: "
-             "--format json or csv):")
+    shown = (f", estimate [{_interval_title(report.confidence)}]" if several else "")
+    title = (f"by {report.breakdowns[0].column}, {first_row.label}{shown} (every metric per "
+             "group: --format json or csv):")
     if markdown:
-        align = [":---"] + [":---" if name.endswith("interval") else "---:"
-                            for _ in report.labels for name in sub]
+        align = [":---" if index == 0 or name.endswith("interval") or several and index > 1
+                 else "---:" for index, name in enumerate(header)]
         return [title, "", "| " + " | ".join(map(markdown_cell, header)) + " |",
                 "| " + " | ".join(align) + " |",
                 *("| " + " | ".join(map(markdown_cell, cells)) + " |" for cells in body)]
