@@ -272,6 +272,16 @@ def _legend(report: Report) -> list[str]:
     if _show_questions(report):
         paragraphs.append("questions: those with at least k samples (--short skip leaves the "
                           "others out at that k).")
+    if report.breakdowns:
+        paragraphs.append("aggregate (--group): each metric is computed on each group's "
+                          "questions alone, and the aggregate is sum_g w_g x_g with w_g = n_g / "
+                          "N (--weights questions: the metric over all questions) or 1 / G "
+                          "(--weights groups). The groups are strata, not clusters: its se is "
+                          "sqrt(sum_g w_g^2 se_g^2) from each group's own se, with "
+                          "Satterthwaite's degrees of freedom; a group of one question takes "
+                          "the pooled within-group variance. Its mean, sd and credible "
+                          "interval are the weighted sum of the groups' posteriors (normal "
+                          "approximation).")
     return [line for paragraph in paragraphs + report.notes + small_sample_notes(report)
             + method_notes(report) for line in _wrapped(paragraph)]
 
