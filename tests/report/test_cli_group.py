@@ -227,3 +227,41 @@ def test_harness_files_group_by_task_only(capsys):
     assert main(["report", str(EVAL_SET), "--group", "subject"]) == 1
     err = capsys.readouterr().err
     assert "harness files are grouped by their task (--group task)" in err
+
+
+# ------------------------------------------------------- Python: report_table(group=, weights=)
+
+def test_report_table_group_matches_the_command_line(tmp_path, capsys):
+    import kpass
+    from kpass.report.from_counts import report_table
+
+    questions = [(g, o) for g, qs in PLAN.items() for o in qs]
+    counts = kpass.BinaryCounts([len(o) for _, o in questions], [sum(o) for _, o in questions])
+    labels = [g for g, _ in questions]
+    for weights in ("questions", "groups"):
+        table = report_table(counts, metrics="pass@k", k=[1, 2], group=labels, weights=weights)
+        path = _write(tmp_path / "long.csv", PLAN)
+        doc = _json(capsys, path, "--id", "question", "--group", "subject", "--metrics",
+                    "pass_at_k", "--k", "1,2", "--weights", weights)
+        assert len(table.rows) == len(doc["results"]) == 8
+        for mine, theirs in zip(table.rows, doc["results"], strict=True):
+            assert mine["group"] == theirs["group"] and mine["weights"] == weights
+            for key in ("estimate", "se", "lo", "hi", "mean", "sd", "questions"):
+                assert mine[key] == pytest.approx(theirs[key], abs=1e-12)
+    assert "aggregate of 3 groups by `group`" in str(table)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"group": ["a", "b"]}, ValueError, "`group` has 2 labels for 3 questions"),
+    ({"group": ["a", "b", 1.5]}, TypeError, r"`group\[2\]` must be a str or int label"),
+    ({"group": "abc"}, TypeError, "`group` must be a sequence of labels"),
+    ({"group": ["a", "a", "a"]}, ValueError, "a breakdown needs at least 2 groups"),
+    ({"group": ["a", "b", "b"], "weights": "micro"}, ValueError, "weights"),
+    ({"group": ["a", "b", "b"], "clusters": [0, 1, 1]}, ValueError, "do not go together"),
+])
+def test_report_table_group_bad_input(kwargs, error, match):
+    import kpass
+    from kpass.report.from_counts import report_table
+
+    with pytest.raises(error, match=match):
+        report_table(kpass.BinaryCounts([4, 4, 4], [1, 2, 3]), metrics="pass@k", k=1, **kwargs)

@@ -32,7 +32,7 @@ from .parser import (
     build_parser,
 )
 from .render import RENDERERS, render_markdown, render_sections, render_table
-from .rows import Breakdown, Report, Row
+from .rows import Report
 from .table import (
     DEFAULT_K_MAX,
     PLOTTED,
@@ -200,32 +200,6 @@ def _merge_tasks(sources: list[str], loaded: list[LoadedFile], tools: list[str]
     return merged, names
 
 
-def _grouped_rows(loaded: list[Any], families: list[Any], ks: list[int],
-                  args: argparse.Namespace, prior: str) -> tuple[list[list[Row]],
-                                                                 list[Breakdown]]:
-    """``--group``: each input's aggregate rows and its :class:`Breakdown` by group.
-
-    Every metric row is computed on each group's questions alone
-    (:func:`kpass.report.groups.split_groups`) and aggregated by
-    :func:`kpass.report.groups.aggregate_rows` with ``--weights``.
-    """
-    from .groups import aggregate_rows, split_groups
-
-    if args.clusters is not None:
-        raise ReportError(loaded[0].source, "--group and --clusters do not go together: the "
-                                            "groups are strata of the aggregate's SE")
-    rows, breakdowns = [], []
-    for item in loaded:
-        parts = split_groups(item)
-        per_group = [compute_rows(part, families, ks, args.tau, args.confidence, args.short,
-                                  ties=args.ties, prior=prior) for _, part in parts]
-        rows.append(aggregate_rows(per_group, args.weights, args.confidence))
-        breakdowns.append(Breakdown(args.weights, [name for name, _ in parts], per_group,
-                                    [part.counts.n_questions for _, part in parts],
-                                    str(args.group)))
-    return rows, breakdowns
-
-
 def run_report(args: argparse.Namespace) -> int:
     """Run ``kpass report`` with parsed arguments.
 
@@ -295,7 +269,16 @@ def run_report(args: argparse.Namespace) -> int:
         with collect_notes(notes) if prior == "empirical" else contextlib.nullcontext():
             # a degenerate empirical fit warns once, as a note
             if getattr(args, "group", None) is not None:
-                rows, breakdowns = _grouped_rows(loaded, families, ks, args, prior)
+                from .groups import grouped_rows
+
+                if args.clusters is not None:
+                    raise ReportError(loaded[0].source, "--group and --clusters do not go "
+                                                        "together: the groups are strata of "
+                                                        "the aggregate's SE")
+                rows, breakdowns = grouped_rows(loaded, families, ks, args.tau,
+                                                args.confidence, args.short, args.weights,
+                                                str(args.group), args.ties, prior,
+                                                args.interval_method)
             else:
                 rows = [compute_rows(item, families, ks, args.tau, args.confidence, args.short,
                                      coded, args.ties, code, prior, args.interval_method)

@@ -23,9 +23,9 @@ import numpy as np
 
 from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
-from .rows import Row
+from .rows import Breakdown, Row
 
-__all__ = ["DEFAULT_WEIGHTS", "aggregate_rows", "split_groups", "weights_phrase"]
+__all__ = ["DEFAULT_WEIGHTS", "aggregate_rows", "grouped_rows", "split_groups", "weights_phrase"]
 
 #: The default aggregate weighting: each question counts once (micro).
 DEFAULT_WEIGHTS = "questions"
@@ -97,3 +97,26 @@ def aggregate_rows(per_group: list[list[Row]], weights: str, confidence: float) 
                   mean, sd, max(0.0, mean - z * sd), min(1.0, mean + z * sd))
         out.append(row.with_se(result.se, confidence, max(1, round(result.units)), result.df))
     return out
+
+
+def grouped_rows(loaded: list[LoadedFile], families: list[Any], ks: list[int],
+                 taus: list[float], confidence: float, short: str, weights: str, column: str,
+                 ties: str = "fractional", prior: str = "uniform",
+                 interval_method: str = "auto") -> tuple[list[list[Row]], list[Breakdown]]:
+    """Each input's aggregate rows and its :class:`~kpass.report.rows.Breakdown` by group.
+
+    Every metric row is computed on each group's questions alone (:func:`split_groups`,
+    :func:`kpass.report.table.compute_rows`) and aggregated by :func:`aggregate_rows`.
+    """
+    from .table import compute_rows
+
+    rows, breakdowns = [], []
+    for item in loaded:
+        parts = split_groups(item)
+        per_group = [compute_rows(part, families, ks, taus, confidence, short, ties=ties,
+                                  prior=prior, interval_method=interval_method)
+                     for _, part in parts]
+        rows.append(aggregate_rows(per_group, weights, confidence))
+        breakdowns.append(Breakdown(weights, [name for name, _ in parts], per_group,
+                                    [part.counts.n_questions for _, part in parts], column))
+    return rows, breakdowns

@@ -461,13 +461,13 @@ def render_csv(report: Report) -> str:
     writer = csv.DictWriter(buffer, fieldnames=(key, *CSV_FIELDS[1:], *grouped),
                             lineterminator="\n")
     writer.writeheader()
-    for fields in _result_dicts(report, key):
+    for fields in result_dicts(report, key):
         fields.update(confidence=report.confidence)
         writer.writerow({key: "" if value is None else value for key, value in fields.items()})
     return buffer.getvalue()
 
 
-def _result_dicts(report: Report, key: str = "file") -> list[dict[str, Any]]:
+def result_dicts(report: Report, key: str = "file") -> list[dict[str, Any]]:
     """The result rows as dicts, input by input.
 
     With ``--group``, an input's aggregate rows (``group`` None, ``weights`` named) come
@@ -516,7 +516,7 @@ def render_json(report: Report) -> str:
             }
             for label, loaded in zip(report.labels, report.inputs, strict=True)
         ],
-        "results": _result_dicts(report, key),
+        "results": result_dicts(report, key),
         "clusters": report.clusters,
         **({} if not report.breakdowns else {"groups": [
             {"file": label, "column": breakdown.column, "weights": breakdown.weights,
