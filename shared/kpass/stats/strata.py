@@ -49,10 +49,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from .._core.counting.checks import InputError
 
-__all__ = ["WEIGHTS", "Stratified", "stratified_mean"]
+__all__ = ["WEIGHTS", "GroupDifference", "Stratified", "group_differences", "stratified_mean"]
 
 #: The aggregate's weightings: each question equal (micro) or each group equal (macro).
 WEIGHTS = ("questions", "groups")
@@ -145,3 +148,105 @@ def stratified_mean(estimates: Sequence[float], ses: Sequence[float | None],
     else:
         df = float(total - groups) if total > groups else 1.0
     return Stratified(estimate, math.sqrt(variance), df, units, tuple(w), len(single))
+
+
+@dataclass(frozen=True)
+class GroupDifference:
+    """A paired difference of two models, broken down by group (:func:`group_differences`).
+
+    Attributes:
+        group: the group's label (None for the aggregate).
+        questions: its questions.
+        difference: mean of A - B over its questions (the aggregate: sum_g w_g d_g).
+        se: its standard error (the aggregate's: stratified; None below 2 questions).
+        df: degrees of freedom of its t quantile (the aggregate's: Satterthwaite).
+        lo: lower end of its interval (None without se).
+        hi: upper end of its interval (None without se).
+        p_value: the aggregate's two-sided sign-flip p-value (tested alone at the level:
+            the primary row); a group's max-T stepdown p adjusted jointly over the groups.
+    """
+
+    group: object
+    questions: int
+    difference: float
+    se: float | None
+    df: float | None
+    lo: float | None
+    hi: float | None
+    p_value: float
+
+
+def group_differences(differences: Sequence[float], groups: Sequence[object],
+                      weights: str = "questions", confidence: float = 0.95
+                      ) -> list[GroupDifference]:
+    r"""The aggregate difference first (the primary row), then each group's, jointly adjusted.
+
+    With d_q = (A's value - B's value) on question q (paired, the same questions), group g's
+    difference is the mean of its d_q, and the aggregate sum_g w_g d_g with its stratified
+    SE and Satterthwaite df (:func:`stratified_mean`); its p-value is the sign-flip test of
+    the aggregate alone (question q carries w_g / n_g d_q; exact under symmetric
+    differences, where the t test with Satterthwaite df rejected 6.8% at 5% with 4 groups
+    of 6-15 questions), stated first: the one verdict tested at the level. The groups'
+    verdicts are adjusted jointly by the studentised max-T stepdown
+    (:func:`kpass.stats.multiplicity.maxt_stepdown`): row g carries d_q on its own
+    questions and 0 elsewhere, every row flipped with the same question signs, so the
+    family-wise error over the groups is controlled whatever their number.
+
+    Args:
+        differences: d_q per question.
+        groups: a label per question (str or int).
+        weights: the aggregate's weighting, ``"questions"`` or ``"groups"``.
+        confidence: the level of the intervals.
+
+    Returns:
+        The aggregate (``group`` None), then one :class:`GroupDifference` per group,
+        groups sorted by label.
+
+    Raises:
+        InputError: lengths that differ, non-finite differences, fewer than 2 groups.
+    """
+    from .intervals import interval
+    from .multiplicity import maxt_stepdown
+
+    d = np.asarray(differences, dtype=float)
+    labels: list[Any] = list(groups)
+    if d.ndim != 1 or d.size != len(labels) or d.size == 0 or not np.isfinite(d).all():
+        raise InputError(f"differences and groups: expected one finite difference and one "
+                         f"label per question; got {d.size} and {len(labels)}")
+    names = sorted(set(labels), key=lambda label: (str(type(label)), label))
+    if len(names) < 2:
+        raise InputError(f"groups: every question is in group {names[0]!r}; a breakdown needs "
+                         "at least 2 groups")
+    index = {name: i for i, name in enumerate(names)}
+    codes = np.asarray([index[label] for label in labels])
+    rows: list[GroupDifference] = []
+    means, ses, sizes = [], [], []
+    for g in range(len(names)):
+        x = d[codes == g]
+        se = float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else None
+        means.append(float(x.mean()))
+        ses.append(se)
+        sizes.append(int(x.size))
+    total = stratified_mean(means, ses, sizes, weights)
+    lo = hi = None
+    if total.se is not None and total.df is not None:
+        bounds = interval(total.estimate, total.se, total.df, max(1, round(total.units)),
+                          confidence, bounds=(-1.0, 1.0), cap=False)
+        lo, hi = bounds.lo, bounds.hi
+    # the aggregate alone: question q carries w_g / n_g d_q (the row sums to the estimate)
+    share = np.asarray(total.weights)[codes] / np.asarray(sizes)[codes]
+    p_total = float(maxt_stepdown((share * d)[None, :])[0])
+    rows.append(GroupDifference(None, int(d.size), total.estimate, total.se, total.df, lo, hi,
+                                p_total))
+    matrix = np.zeros((len(names), d.size))
+    matrix[codes, np.arange(d.size)] = d
+    adjusted = maxt_stepdown(matrix)
+    for g, name in enumerate(names):
+        se, n = ses[g], sizes[g]
+        lo = hi = None
+        if se is not None:
+            bounds = interval(means[g], se, n - 1, n, confidence, bounds=(-1.0, 1.0), cap=False)
+            lo, hi = bounds.lo, bounds.hi
+        rows.append(GroupDifference(name, n, means[g], se, None if se is None else n - 1.0,
+                                    lo, hi, float(adjusted[g])))
+    return rows
