@@ -265,3 +265,40 @@ def test_report_table_group_bad_input(kwargs, error, match):
 
     with pytest.raises(error, match=match):
         report_table(kpass.BinaryCounts([4, 4, 4], [1, 2, 3]), metrics="pass@k", k=1, **kwargs)
+
+
+# ------------------------------------------------------------- --by model --group task together
+
+def test_by_model_and_group_task_equal_each_model_and_task_alone(tmp_path, capsys):
+    import random
+
+    rng = random.Random(5)
+    rows = [(m, t, f"{t}-q{q}", s, int(rng.random() < skill + bonus))
+            for m, skill in [("m1", 0.3), ("m2", 0.5), ("m3", 0.7)]
+            for t, bonus in [("t1", 0.1), ("t2", -0.1), ("t3", 0.0)]
+            for q in range(4 + len(t)) for s in range(3)]
+    path = tmp_path / "runs.csv"
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "task", "question", "sample", "correct"])
+        writer.writerows(rows)
+    doc = _json(capsys, str(path), "--id", "question", "--by", "model", "--group", "task",
+                "--metrics", "pass_at_k,pass^k", "--k", "1,2")
+    for model in ("m1", "m2", "m3"):
+        whole = tmp_path / f"{model}.csv"
+        with open(whole, "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["task", "question", "sample", "correct"])
+            writer.writerows(row[1:] for row in rows if row[0] == model)
+        alone = _json(capsys, str(whole), "--id", "question", "--group", "task",
+                      "--metrics", "pass_at_k,pass^k", "--k", "1,2")["results"]
+        mine = [row for row in doc["results"] if row["model"] == model]
+        assert len(mine) == len(alone) == 16  # 4 rows x (aggregate + 3 tasks)
+        for a, b in zip(mine, alone, strict=True):
+            assert a["group"] == b["group"]
+            for key in ("estimate", "se", "lo", "hi", "questions"):
+                assert a[key] == pytest.approx(b[key], abs=1e-12), (model, a["group"], key)
+    assert main(["report", str(path), "--id", "question", "--by", "model", "--group",
+                 "task", "--metrics", "pass_at_k", "--k", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("aggregate of 3 groups by `task`") == 3

@@ -155,6 +155,18 @@ def load_split(source: str, options: InputOptions, *,
         models = dict(load_long_by(source, by=by, id=options.id, sample=options.sample,
                                    column=options.column, threshold=options.threshold,
                                    chunk_size=options.chunk_size))
+        if options.group is not None:  # one more scan: every question's group, all models
+            from .long.long_labels import question_labels
+
+            every = list(dict.fromkeys(question for item in models.values()
+                                       for question in item.counts.ids or ()))
+            first = next(iter(models.values()))
+            label_of = dict(zip(every, question_labels(source, options.id, options.group,
+                                                       every, options.chunk_size,
+                                                       first.column, option="--group"),
+                                strict=True))
+            for item in models.values():
+                item.groups = [label_of[question] for question in item.counts.ids or ()]
     if len(models) < 2:
         (label,) = models
         what = "file" if by == BY_FILE else f"value of `{by}`"

@@ -430,7 +430,9 @@ def render_sections(report: Report, format: str, digits: int) -> str:  # noqa: A
         one = replace(report, inputs=[item], labels=[label], rows=[rows],
                       notes=report.notes if index == last else [],
                       warnings=report.warnings if index == last else [],
-                      clusters=None if report.clusters is None else [report.clusters[index]])
+                      clusters=None if report.clusters is None else [report.clusters[index]],
+                      breakdowns=None if report.breakdowns is None
+                      else [report.breakdowns[index]])
         heading = f"{report.by} = {label}"
         heading = heading if format == "table" else f"### {heading}"
         sections.append(f"{heading}\n\n{render(one, digits)}")
