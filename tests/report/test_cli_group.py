@@ -302,3 +302,26 @@ def test_by_model_and_group_task_equal_each_model_and_task_alone(tmp_path, capsy
                  "task", "--metrics", "pass_at_k", "--k", "1"]) == 0
     out = capsys.readouterr().out
     assert out.count("aggregate of 3 groups by `task`") == 3
+
+
+def test_a_group_of_one_question_is_said_and_pooled(tmp_path, capsys):
+    plan = {**PLAN, "law": [[1, 0, 0, 1]]}
+    path = _write(tmp_path / "long.csv", plan)
+    assert main(["report", path, "--id", "question", "--group", "subject", "--metrics",
+                 "pass_at_k", "--k", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "1 group of one question: the aggregate gives it the pooled within-group " \
+           "variance (--explain)" in out
+    law = next(line for line in out.splitlines() if line.startswith("law"))
+    assert law.split()[1:] == ["1", "0.500", "n/a", "n/a"]
+    doc = _json(capsys, path, "--id", "question", "--group", "subject", "--metrics",
+                "pass_at_k", "--k", "1")
+    values = {g: [Fraction(sum(o), len(o)) for o in qs] for g, qs in PLAN.items()}
+    s2 = {g: sum((x - sum(v) / len(v)) ** 2 for x in v) / (len(v) - 1)
+          for g, v in values.items()}
+    pooled = sum((len(values[g]) - 1) * s2[g] for g in PLAN) / sum(
+        len(v) - 1 for v in values.values())
+    w = {g: Fraction(len(v), 13) for g, v in values.items()}
+    variance = sum(w[g] ** 2 * s2[g] / len(values[g]) for g in PLAN) + Fraction(1, 13) ** 2 \
+        * pooled
+    assert doc["results"][0]["se"] == pytest.approx(math.sqrt(float(variance)), rel=1e-9)

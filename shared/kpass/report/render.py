@@ -222,6 +222,12 @@ def _attention(report: Report, wrap: bool = True) -> list[str]:
     if not report.shows_posterior:
         lines.append("one sample per question: the posterior columns are hidden (--posterior "
                      "shows them; --explain)")
+    single = max((sum(size == 1 for size in breakdown.sizes)
+                  for breakdown in report.breakdowns or []), default=0)
+    if single:
+        lines.append(f"{single} group{'s' if single > 1 else ''} of one question: the aggregate "
+                     f"gives {'them' if single > 1 else 'it'} the pooled within-group variance "
+                     "(--explain)")
     return lines
 
 
