@@ -90,7 +90,8 @@ VOCABULARY = {
     "k": "samples drawn per question (budget); a sequence for several k",
     "tau": "G-Pass@k threshold in (0, 1]",
     "w": "reward of each category",
-    "weights": "spectrum or threshold weights",
+    "weights": ("spectrum or threshold weights; with --group, the aggregate's weighting over "
+                "groups: questions (micro) or groups (macro)"),
     "lam": "GeoSpectrum's coupling lambda in [0, 1]",
     "pass_power": "Geom@k's power on Pass@k",
     "unanimous_power": "Geom@k's power on Pass^k",
@@ -124,6 +125,8 @@ VOCABULARY = {
     "values": "draws of a utility",
     # --- comparisons, rankings, plans, sequences
     "clusters": "a cluster label per question (SEs and tests over clusters)",
+    "group": "a group (subtask) label per question: one row per group and the aggregate",
+    "groups": "the groups of a breakdown (--group), each with its number of questions",
     "reference": "a comparison's reference distribution: t or normal",
     "shared": "compare only the questions both runs have (by id)",
     "primary": "the comparison tested alone at the level, stated first",

@@ -51,6 +51,7 @@ class InputOptions:
         column: ``--column``, the outcome (or answers) column.
         threshold: ``--threshold``: soft scores, correct iff score > T.
         clusters: ``--clusters``, a cluster-label column.
+        group: ``--group``, a group (subtask) label column: one label per question.
         tool: ``--from``, the harness that wrote every input.
         filter: ``--filter``, the lm-eval filter that counts.
         chunk_size: ``--chunk-size``, rows read at a time.
@@ -71,6 +72,7 @@ class InputOptions:
     column: str | None = None
     threshold: float | None = None
     clusters: str | None = None
+    group: str | None = None
     tool: str | None = None
     filter: str | None = None
     chunk_size: int = 65536
@@ -219,6 +221,18 @@ def load_split(source: str, options: InputOptions, *,
         models = dict(load_long_by(source, by=by, id=options.id, sample=options.sample,
                                    column=options.column, threshold=options.threshold,
                                    chunk_size=options.chunk_size))
+        if options.group is not None:  # one more scan: every question's group, all models
+            from .long.long_labels import question_labels
+
+            every = list(dict.fromkeys(question for item in models.values()
+                                       for question in item.counts.ids or ()))
+            first = next(iter(models.values()))
+            label_of = dict(zip(every, question_labels(source, options.id, options.group,
+                                                       every, options.chunk_size,
+                                                       first.column, option="--group"),
+                                strict=True))
+            for item in models.values():
+                item.groups = [label_of[question] for question in item.counts.ids or ()]
     if len(models) < 2:
         (label,) = models
         what = "file" if by == BY_FILE else f"value of `{by}`"
@@ -262,6 +276,8 @@ def load_input(source: str, options: InputOptions, *, clusters: bool = True,
     if not options.pool:
         check_one_folder_run(source)
     column = options.clusters if clusters else None
+    if options.group is not None and options.answers:
+        raise ReportError(source, "--group is not available with --answers")
     plain = not options.answers and options.id is None and options.threshold is None and (
         options.sample is None)
     if progress is not None and not plain:
@@ -293,6 +309,8 @@ def load_input(source: str, options: InputOptions, *, clusters: bool = True,
                          partial=options.partial)
         if options.id is not None and not options.pool:
             check_one_run(item, options)
+        if options.group is not None:
+            item.groups = _group_labels(item, options)
         return item, None
     item = load_file(source, tool=options.tool, filter=options.filter, column=options.column,
                      chunk_size=options.chunk_size, skip_bad=options.skip_bad,
@@ -305,7 +323,36 @@ def load_input(source: str, options: InputOptions, *, clusters: bool = True,
             raise ReportError(source, f"`{column}` has {len(labels)} values for "
                                       f"{item.counts.n_questions} questions (--clusters)")
         item.clusters = labels
+    if options.group is not None:
+        item.groups = _group_labels(item, options)
     return item, None
+
+
+def _group_labels(item: LoadedFile, options: InputOptions) -> list[Any]:
+    """The ``--group`` label of each question of ``item``, by the one per-question reader.
+
+    A long file (``--id``) is read by :func:`kpass.io.long.long_labels.question_labels`
+    (every row of a question must carry the same label; two are an error naming the
+    question and both lines); a wide file by :func:`kpass.io.labels.read_labels`, one
+    label per row.
+    """
+    assert options.group is not None
+    if options.id is not None:
+        from .long.long_labels import question_labels
+
+        assert item.counts.ids is not None
+        return question_labels(item.source, options.id, options.group, item.counts.ids,
+                               options.chunk_size, item.column, option="--group")
+    if options.threshold is not None or options.sample is not None:
+        raise ReportError(item.source, "--group with --threshold or --sample needs --id "
+                                       "COLUMN (the labels are grouped by question id)")
+    from .labels import read_labels
+
+    labels = read_labels(item.source, options.group)
+    if len(labels) != item.counts.n_questions:
+        raise ReportError(item.source, f"`{options.group}` has {len(labels)} values for "
+                                       f"{item.counts.n_questions} questions (--group)")
+    return labels
 
 
 def load_inputs(sources: list[str], options: InputOptions, *, clusters: str = "all",
@@ -513,15 +560,16 @@ def check_one_run(item: LoadedFile, options: InputOptions) -> None:
         ReportError: a run column with several values (naming it, two values and what to
             do).
     """
-    from .long.long_labels import cluster_labels
+    from .long.long_labels import question_labels
 
     assert options.id is not None
-    used = {options.id, options.sample, options.column, options.clusters, item.column}
+    used = {options.id, options.sample, options.column, options.clusters, options.group,
+            item.column}
     for name in RUN_COLUMNS:
         if name in used or not _has_column(item.source, name, options):
             continue
         try:
-            labels = cluster_labels(item.source, options.id, name, item.counts.ids,
+            labels = question_labels(item.source, options.id, name, item.counts.ids,
                                     options.chunk_size)
             values = [repr(value) for value in dict.fromkeys(labels)]
         except ReportError as error:  # one question's rows disagree: named in the message

@@ -22,6 +22,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .._core.counting.counts import BinaryCounts
 from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
 from ..io.harness.inspect_files import expand_inspect_logs
@@ -133,6 +134,73 @@ def _report_clusters(loaded: list[Any], args: argparse.Namespace) -> list[Any]:
     return codes
 
 
+def _harness_grouping(sources: list[str], args: argparse.Namespace) -> list[str] | None:
+    """With ``--group``: each source's harness when every source is a harness file, else None.
+
+    Harness files are grouped by their task (``--group task``): an Inspect log's
+    ``eval.task``, an lm-eval or lighteval file's task
+    (:func:`kpass.io.harness.harness_tasks.harness_task`).
+    """
+    if getattr(args, "group", None) is None or args.id is not None:
+        return None
+    from ..io.harness.inspect_files import is_inspect_log
+    from ..io.harness.load import detect_harness
+
+    tools = [args.from_ or ("inspect" if is_inspect_log(source) else detect_harness(source))
+             for source in sources]
+    if any(tool is None for tool in tools):
+        return None
+    if args.group != "task":
+        raise ReportError(sources[0], f"--group {args.group}: harness files are grouped by "
+                                      "their task (--group task); a column of your own "
+                                      "needs a table (--id)")
+    return [str(tool) for tool in tools]
+
+
+def _merge_tasks(sources: list[str], loaded: list[LoadedFile], tools: list[str]
+                 ) -> tuple[list[LoadedFile], list[str | None]]:
+    """Harness files, one task each, merged into one input per model with a group per task.
+
+    Files of one model (an Inspect log's ``eval.model``; lm-eval's ``model_name`` from the
+    run's results) become one input whose questions are every file's, each labelled by its
+    file's task; the input is named by the model, or by the lm-eval group the tasks belong
+    to. Two files of one model and task are an error naming both.
+    """
+    from ..io.harness.harness_tasks import harness_task
+
+    found = [harness_task(source, tool) for source, tool in zip(sources, tools, strict=True)]
+    buckets: dict[str | None, list[int]] = {}
+    for index, about in enumerate(found):
+        buckets.setdefault(about.model, []).append(index)
+    merged, names = [], []
+    for model, members in sorted(buckets.items(), key=lambda item: str(item[0])):
+        seen: dict[str, str] = {}
+        for index in members:
+            task = found[index].task
+            if task in seen:
+                raise ReportError(sources[index], f"--group task: task {task!r} of model "
+                                                  f"{model or '(unnamed)'} is also in "
+                                                  f"{seen[task]}; give one file per task "
+                                                  "and model")
+            seen[task] = sources[index]
+        parents = {found[index].parent for index in members}
+        name = (model if model is not None and len(buckets) > 1 or not parents - {None}
+                else next(iter(parents)) if len(parents) == 1 else model)
+        counts = BinaryCounts.concat([BinaryCounts(loaded[index].counts.n_samples,
+                                                   loaded[index].counts.n_correct)
+                                      for index in members])
+        first = loaded[members[0]]
+        item = LoadedFile(str(name or first.source), first.path, first.column, counts,
+                          first.shortest, [row for index in members
+                                           for row in loaded[index].bad_rows],
+                          notes=[note for index in members for note in loaded[index].notes],
+                          groups=[found[index].task for index in members
+                                  for _ in range(loaded[index].counts.n_questions)])
+        merged.append(item)
+        names.append(name)
+    return merged, names
+
+
 def run_report(args: argparse.Namespace) -> int:
     """Run ``kpass report`` with parsed arguments.
 
@@ -169,12 +237,18 @@ def run_report(args: argparse.Namespace) -> int:
             print(f"kpass report: error: {cli_words(str(error))}", file=sys.stderr)
             return 2
         warnings: list[str] = []
+        tools = None if args.by is not None else _harness_grouping(sources, args)
         if args.by is not None:  # one input, one model per value (or per file)
             if not args.files:
                 raise ReportError("--by", "--by splits an input into its models; give the "
                                           "file, folder or pattern")
             by_labels, loaded = load_models(sources, args, "report")
             answers: list[list[Any] | None] = [None] * len(loaded)
+        elif tools is not None:  # --group task on harness files: the files are the groups
+            loaded, answers = _load(sources, argparse.Namespace(**{**vars(args),
+                                                                    "group": None}), warnings)
+            loaded, given = _merge_tasks(sources, loaded, tools)
+            sources = [item.source for item in loaded]
         else:
             loaded, answers = _load(sources, args, warnings)
         n_min = min(item.n_min for item in loaded)
@@ -193,14 +267,29 @@ def run_report(args: argparse.Namespace) -> int:
         if prior == "empirical":
             notes.append(PRIOR_NOTE)
         codes = _report_clusters(loaded, args)
+        breakdowns = None
         with collect_notes(notes) if prior == "empirical" else contextlib.nullcontext():
             # a degenerate empirical fit warns once, as a note
-            rows = [compute_rows(item, families, ks, args.tau, args.confidence, args.short,
-                                 coded, args.ties, code, prior, args.interval_method)
-                    + soft_rows(item, args.confidence)
-                    for item, coded, code in zip(loaded, answers, codes, strict=True)]
+            if getattr(args, "group", None) is not None:
+                from .groups import grouped_rows
+
+                if args.clusters is not None:
+                    raise ReportError(loaded[0].source, "--group and --clusters do not go "
+                                                        "together: the groups are strata of "
+                                                        "the aggregate's SE")
+                rows, breakdowns = grouped_rows(loaded, families, ks, args.tau,
+                                                args.confidence, args.short, args.weights,
+                                                str(args.group), args.ties, prior,
+                                                args.interval_method)
+            else:
+                rows = [compute_rows(item, families, ks, args.tau, args.confidence, args.short,
+                                     coded, args.ties, code, prior, args.interval_method)
+                        + soft_rows(item, args.confidence)
+                        for item, coded, code in zip(loaded, answers, codes, strict=True)]
         if args.percent and args.format in ("table", "markdown"):
             rows = [[row.in_percent() for row in per_input] for per_input in rows]
+            for breakdown in breakdowns or []:
+                breakdown.rows = [[row.in_percent() for row in group] for group in breakdown.rows]
             notes.append("values in percent (x 100): estimates, se, intervals, mean and sd.")
         from ..io.harness.metadata import run_info
 
@@ -216,7 +305,7 @@ def run_report(args: argparse.Namespace) -> int:
                             for item, code in zip(loaded, codes, strict=True)],
                         explain=args.explain, posterior=True if args.posterior else None,
                         by=args.by, runs=runs if any(runs) else None, costs=costs,
-                        cost_lines=cost_lines_of or [])
+                        cost_lines=cost_lines_of or [], breakdowns=breakdowns)
         if args.format in ("table", "markdown") and args.by is not None:
             text = render_sections(report, args.format, args.digits)
         elif args.format in ("table", "markdown"):

@@ -61,7 +61,16 @@ class ReportTable:
 
     @property
     def rows(self) -> list[dict[str, Any]]:
-        """One plain dict per input, metric, k and tau (the fields of the CSV output)."""
+        """One plain dict per input, metric, k and tau (the fields of the CSV output).
+
+        With ``group``: each input's aggregate rows (``group`` None, ``weights`` named),
+        then every group's rows (``group`` its label).
+        """
+        if self.report.breakdowns:
+            from .render import result_dicts
+
+            return [{"input": fields.pop("file"), **fields}
+                    for fields in result_dicts(self.report)]
         return [{"input": label, **row.as_dict()}
                 for label, rows in zip(self.report.labels, self.report.rows, strict=True)
                 for row in rows]
@@ -152,7 +161,8 @@ def report_table(counts: Any, *, metrics: Any = None,
                  k: int | Sequence[int] | None = None, tau: float | Sequence[float] = 0.5,
                  confidence: float = 0.95, short: str = "error",
                  clusters: Any = None, by: str | None = None,
-                 interval_method: str = "auto") -> ReportTable:
+                 interval_method: str = "auto", group: Any = None,
+                 weights: str = "questions") -> ReportTable:
     """The ``kpass report`` table from counts: the same rows, rendered the same way.
 
     Args:
@@ -182,6 +192,15 @@ def report_table(counts: Any, *, metrics: Any = None,
             se-based interval of :mod:`kpass.stats.intervals` elsewhere), ``"se-based"``
             (always the latter) or ``"beta-binomial"`` (wherever se > 0 without clusters).
             The row's ``se_method`` names the one used.
+        group: a group (subtask) label (str or int) per question, in question order, as
+            ``kpass report --group COLUMN`` reads them (with a mapping of inputs: a
+            mapping name -> labels, or one sequence for inputs of the same questions).
+            Each input's rows are then the aggregate over its groups (stratified SE,
+            Satterthwaite df: :func:`kpass.stats.strata.stratified_mean`) and ``.rows``
+            adds every group's rows, each with its ``group``.
+        weights: with ``group``, the aggregate's weighting: ``"questions"`` (each question
+            counts once, micro: the metric over all questions) or ``"groups"`` (each group
+            once, macro).
 
     Returns:
         A :class:`ReportTable`; ``str()`` of it is the terminal table, ``.render(format)``
@@ -236,18 +255,60 @@ def report_table(counts: Any, *, metrics: Any = None,
             "pass --short skip", 'pass short="skip"')
         raise InputError(f"`k`: {text}") from None
     codes = _cluster_codes(clusters, named)
+    breakdowns = None
+    if group is not None:
+        if clusters is not None:
+            raise InputError("`group` and `clusters` do not go together: the groups are "
+                             "strata of the aggregate's SE")
+        check_choice(weights, "weights", ("questions", "groups"))
+        for item, labels in zip(loaded, _group_labels(group, named), strict=True):
+            item.groups = labels
     try:
-        rows = [compute_rows(item, families, ks, taus, confidence, short, clusters=code,
-                             interval_method=interval_method)
-                for item, code in zip(loaded, codes, strict=True)]
+        if group is not None:
+            from .groups import grouped_rows
+
+            rows, breakdowns = grouped_rows(loaded, families, ks, taus, confidence, short,
+                                            weights, "group", interval_method=interval_method)
+        else:
+            rows = [compute_rows(item, families, ks, taus, confidence, short, clusters=code,
+                                 interval_method=interval_method)
+                    for item, code in zip(loaded, codes, strict=True)]
     except ReportError as error:
-        raise InputError(f"`counts`: {error}") from None
+        raise InputError(f"`{'group' if group is not None else 'counts'}`: "
+                         f"{str(error).replace('--group', '`group`')}") from None
     summary = (None if clusters is None else
                [clusters_summary(item.counts, code) for item, code in zip(loaded, codes,
                                                                            strict=True)
                 if code is not None])
     return ReportTable(Report(loaded, list(named), rows, confidence, short, notes, [],
-                              clusters=summary, by=by))
+                              clusters=summary, by=by, breakdowns=breakdowns))
+
+
+def _group_labels(group: Any, named: dict[str, BinaryCounts]) -> list[list[Any]]:
+    """The ``group`` labels per input: one str or int per question, checked."""
+    per_input = (dict(group) if isinstance(group, Mapping) else dict.fromkeys(named, group))
+    unknown = sorted(set(per_input) - set(named), key=str)
+    missing = [name for name in named if name not in per_input]
+    if unknown or missing:
+        raise InputError(f"`group` must give labels for every input ({', '.join(named)}); "
+                         + (f"unknown {unknown}" if unknown else f"missing {missing}"))
+    out = []
+    for name, value in named.items():
+        labels = per_input[name]
+        if isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__"):
+            raise ArgumentTypeError(f"`group` must be a sequence of labels, one per question; "
+                                    f"got {_show(labels)}")
+        labels = [label.item() if hasattr(label, "item") else label for label in labels]
+        where = f" of input {name!r}" if len(named) > 1 else ""
+        if len(labels) != value.n_questions:
+            raise InputError(f"`group` has {len(labels)} labels for {value.n_questions} "
+                             f"questions{where}")
+        for index, label in enumerate(labels):
+            if isinstance(label, bool) or not isinstance(label, (str, int)):
+                raise ArgumentTypeError(f"`group[{index}]` must be a str or int label; got "
+                                        f"{_show(label)}{where}")
+        out.append(labels)
+    return out
 
 
 def _cluster_codes(clusters: Any, named: dict[str, BinaryCounts]) -> list[Any]:

@@ -34,7 +34,8 @@ def input_options(args: argparse.Namespace) -> InputOptions:
         normalize = import_normalizer(args.normalize)
     return InputOptions(id=args.id, sample=getattr(args, "sample", None), column=args.column,
                         threshold=getattr(args, "threshold", None),
-                        clusters=getattr(args, "clusters", None), tool=args.from_,
+                        clusters=getattr(args, "clusters", None),
+                        group=getattr(args, "group", None), tool=args.from_,
                         filter=args.filter, chunk_size=args.chunk_size,
                         skip_bad=bool(getattr(args, "skip_bad", False)), answers=answers,
                         reference=getattr(args, "reference", None), normalize=normalize,

@@ -272,6 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "say): CR2 standard errors over clusters with Bell-McCaffrey "
                              "degrees of freedom")
     _by_option(report, "; one section per model")
+    _group_options(report)
     _threshold_option(report, "; the report adds the mean soft score, accuracy (n runs "
                               "average)")
     report.add_argument("--plot", metavar="FILE.png", type=_plot_path,
@@ -511,3 +512,14 @@ def _add_leaderboard(commands: Any) -> None:
 
     add_cost_options(board)
     board.set_defaults(command_parser=board)
+
+
+def _group_options(parser: argparse.ArgumentParser) -> None:
+    """``--group COLUMN`` and ``--weights``: a breakdown by group (subtask) and its aggregate."""
+    parser.add_argument("--group", metavar="COLUMN",
+                        help="a group (subtask) label column, one group per question: one row "
+                             "per group and the aggregate, its SE stratified by group")
+    parser.add_argument("--weights", choices=("questions", "groups"), default="questions",
+                        help="with --group, the aggregate's weighting: each question counts "
+                             "once (questions, micro: the metric over all questions, the "
+                             "default) or each group once (groups, macro)")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import Any
 
 from .. import registry
 from ..io.formats.readers import LoadedFile
@@ -124,6 +125,8 @@ def render_table(report: Report, digits: int = 3) -> str:
         run = report.runs[index] if report.runs else None
         if run is not None:
             out.append(f"  {run.line()}")
+    if report.breakdowns:
+        out.append(_aggregate_title(report))
     out.append("")
     if len(report.inputs) > 1:
         titles = [widths[0] * " "]
@@ -136,11 +139,79 @@ def render_table(report: Report, digits: int = 3) -> str:
     if report.cost_lines:
         out.append("")
         out.extend(report.cost_lines)
+    if report.breakdowns:
+        out.append("")
+        out.extend(breakdown_lines(report, digits))
     below = _legend(report) if report.explain else _attention(report)
     if below:
         out.append("")
         out.extend(below)
     return "\n".join(out) + "\n"
+
+
+def _aggregate_title(report: Report) -> str:
+    """The line naming the aggregate's groups and weighting (``--group``)."""
+    from .groups import weights_phrase
+
+    assert report.breakdowns
+    first = report.breakdowns[0]
+    counts = sorted({len(breakdown.groups) for breakdown in report.breakdowns})
+    groups = " to ".join(map(str, counts))
+    return (f"aggregate of {groups} groups by `{first.column}`, stratified: "
+            f"{weights_phrase(first.weights)}")
+
+
+def breakdown_lines(report: Report, digits: int, markdown: bool = False) -> list[str]:
+    """One line per group of the first metric row: questions, estimate, se and interval.
+
+    Inputs sit side by side as in the main table; a group an input lacks shows ``-``.
+    Every row of every group is in ``--format json`` and ``csv``.
+    """
+    assert report.breakdowns
+    first_row = report.rows[0][0]
+    names = list(dict.fromkeys(name for breakdown in report.breakdowns
+                               for name in breakdown.groups))
+    several = len(report.inputs) > 1
+    if several:  # a matrix: one cell per input, estimate [interval]
+        sub = ["questions"]
+        header = ["group", "questions"] + list(report.labels)
+    else:
+        sub = ["questions", "estimate", "se", _interval_title(report.confidence)]
+        header = ["group"] + sub
+    body = []
+    for name in names:
+        cells = [str(name)]
+        found = [breakdown.rows[breakdown.groups.index(name)][0]
+                 if name in breakdown.groups else None for breakdown in report.breakdowns]
+        if several:
+            sizes = {row.questions for row in found if row is not None}
+            cells.append(str(sizes.pop()) if len(sizes) == 1 else "varies")
+            for row in found:
+                if row is None:
+                    cells.append("-")
+                    continue
+                estimate, *interval = _cells(row, digits, False, posterior=False)
+                cells.append(f"{estimate} {interval[1]}" if interval[0] not in ("n/a", "-")
+                             else estimate)
+        else:
+            cells += _cells(found[0], digits, True, posterior=False) if found[0] else ["-"] * 4
+        body.append(cells)
+    shown = (f", estimate [{_interval_title(report.confidence)}]" if several else "")
+    title = (f"by {report.breakdowns[0].column}, {first_row.label}{shown} (every metric per "
+             "group: --format json or csv):")
+    if markdown:
+        align = [":---" if index == 0 or name.endswith("interval") or several and index > 1
+                 else "---:" for index, name in enumerate(header)]
+        return [title, "", "| " + " | ".join(map(markdown_cell, header)) + " |",
+                "| " + " | ".join(align) + " |",
+                *("| " + " | ".join(map(markdown_cell, cells)) + " |" for cells in body)]
+    widths = [max(len(cells[i]) for cells in [header] + body) for i in range(len(header))]
+    left = [i == 0 or name.endswith("interval") for i, name in enumerate(header)]
+    lines = [title]
+    for cells in [header] + body:
+        lines.append("  ".join(cell.ljust(widths[i]) if left[i] else cell.rjust(widths[i])
+                               for i, cell in enumerate(cells)).rstrip())
+    return lines
 
 
 def _attention(report: Report, wrap: bool = True) -> list[str]:
@@ -157,6 +228,12 @@ def _attention(report: Report, wrap: bool = True) -> list[str]:
     if not report.shows_posterior:
         lines.append("one sample per question: the posterior columns are hidden (--posterior "
                      "shows them; --explain)")
+    single = max((sum(size == 1 for size in breakdown.sizes)
+                  for breakdown in report.breakdowns or []), default=0)
+    if single:
+        lines.append(f"{single} group{'s' if single > 1 else ''} of one question: the aggregate "
+                     f"gives {'them' if single > 1 else 'it'} the pooled within-group variance "
+                     "(--explain)")
     return lines
 
 
@@ -207,6 +284,16 @@ def _legend(report: Report) -> list[str]:
     if _show_questions(report):
         paragraphs.append("questions: those with at least k samples (--short skip leaves the "
                           "others out at that k).")
+    if report.breakdowns:
+        paragraphs.append("aggregate (--group): each metric is computed on each group's "
+                          "questions alone, and the aggregate is sum_g w_g x_g with w_g = n_g / "
+                          "N (--weights questions: the metric over all questions) or 1 / G "
+                          "(--weights groups). The groups are strata, not clusters: its se is "
+                          "sqrt(sum_g w_g^2 se_g^2) from each group's own se, with "
+                          "Satterthwaite's degrees of freedom; a group of one question takes "
+                          "the pooled within-group variance. Its mean, sd and credible "
+                          "interval are the weighted sum of the groups' posteriors (normal "
+                          "approximation).")
     return [line for paragraph in paragraphs + report.notes + small_sample_notes(report)
             + method_notes(report) for line in _wrapped(paragraph)]
 
@@ -329,6 +416,9 @@ def render_markdown(report: Report, digits: int = 3) -> str:
                            for cell in _cells(rows[index], digits, with_questions,
                                               report.shows_posterior)]
         lines.append("| " + " | ".join(map(markdown_cell, cells)) + " |")
+    if report.breakdowns:
+        lines[:0] = [_aggregate_title(report), ""]
+        lines += [""] + breakdown_lines(report, digits, markdown=True)
     notes = (report.notes + small_sample_notes(report) + method_notes(report)
              if report.explain else _attention(report, wrap=False))
     runs = [f"{label}: {run.line()}" for label, run in zip(
@@ -357,7 +447,9 @@ def render_sections(report: Report, format: str, digits: int) -> str:  # noqa: A
         one = replace(report, inputs=[item], labels=[label], rows=[rows],
                       notes=report.notes if index == last else [],
                       warnings=report.warnings if index == last else [],
-                      clusters=None if report.clusters is None else [report.clusters[index]])
+                      clusters=None if report.clusters is None else [report.clusters[index]],
+                      breakdowns=None if report.breakdowns is None
+                      else [report.breakdowns[index]])
         heading = f"{report.by} = {label}"
         heading = heading if format == "table" else f"### {heading}"
         sections.append(f"{heading}\n\n{render(one, digits)}")
@@ -384,14 +476,33 @@ def render_csv(report: Report) -> str:
 
     key = "file" if report.by is None else "model"  # --by: each line names its model
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=(key, *CSV_FIELDS[1:]), lineterminator="\n")
+    grouped = ("group", "weights") if report.breakdowns else ()
+    writer = csv.DictWriter(buffer, fieldnames=(key, *CSV_FIELDS[1:], *grouped),
+                            lineterminator="\n")
     writer.writeheader()
-    for label, rows in zip(report.labels, report.rows, strict=True):
-        for row in rows:
-            fields = row.as_dict()
-            fields.update({key: label, "confidence": report.confidence})
-            writer.writerow({key: "" if value is None else value for key, value in fields.items()})
+    for fields in result_dicts(report, key):
+        fields.update(confidence=report.confidence)
+        writer.writerow({key: "" if value is None else value for key, value in fields.items()})
     return buffer.getvalue()
+
+
+def result_dicts(report: Report, key: str = "file") -> list[dict[str, Any]]:
+    """The result rows as dicts, input by input.
+
+    With ``--group``, an input's aggregate rows (``group`` None, ``weights`` named) come
+    first, then each group's (``group`` its label).
+    """
+    out = []
+    for index, (label, rows) in enumerate(zip(report.labels, report.rows, strict=True)):
+        breakdown = report.breakdowns[index] if report.breakdowns else None
+        extra = {} if breakdown is None else {"group": None, "weights": breakdown.weights}
+        out += [{key: label, **row.as_dict(), **extra} for row in rows]
+        if breakdown is not None:
+            out += [{key: label, **row.as_dict(), "group": name,
+                     "weights": breakdown.weights}
+                    for name, group in zip(breakdown.groups, breakdown.rows, strict=True)
+                    for row in group]
+    return out
 
 
 def render_json(report: Report) -> str:
@@ -429,11 +540,13 @@ def render_json(report: Report) -> str:
                 report.labels, report.inputs, report.runs or [None] * len(report.inputs),
                 strict=True))
         ],
-        "results": [
-            {key: label, **row.as_dict()}
-            for label, rows in zip(report.labels, report.rows, strict=True) for row in rows
-        ],
+        "results": result_dicts(report, key),
         "clusters": report.clusters,
+        **({} if not report.breakdowns else {"groups": [
+            {"file": label, "column": breakdown.column, "weights": breakdown.weights,
+             "groups": [{"group": name, "questions": size} for name, size in
+                        zip(breakdown.groups, breakdown.sizes, strict=True)]}
+            for label, breakdown in zip(report.labels, report.breakdowns, strict=True)]}),
         "notes": report.notes + small_sample_notes(report) + method_notes(report),
         "warnings": report.warnings,
     }

@@ -94,6 +94,25 @@ class Row:
 
 
 @dataclass
+class Breakdown:
+    """One input's breakdown by group.
+
+    Attributes:
+        weights: ``"questions"`` or ``"groups"``.
+        groups: the group labels, in display order.
+        rows: per group, its rows (aligned with the aggregate's).
+        sizes: per group, its number of questions.
+        column: the ``--group`` column (or the harness's grouping, e.g. ``task``).
+    """
+
+    weights: str
+    groups: list[Any]
+    rows: list[list[Row]]
+    sizes: list[int]
+    column: str = ""
+
+
+@dataclass
 class Report:
     """The numbers for every input, row-aligned across inputs.
 
@@ -119,6 +138,8 @@ class Report:
         costs: with ``--cost`` or ``--cost-per-1k-tokens``, per input its
             :class:`~kpass.stats.cost.CostSummary` at k = 1 and the largest k; None without.
         cost_lines: the lines that show them under the table.
+        breakdowns: with ``--group``, per input its :class:`Breakdown` (``rows`` then
+            hold each input's aggregate); None without.
     """
 
     inputs: list[LoadedFile]
@@ -135,6 +156,7 @@ class Report:
     runs: list[RunInfo | None] | None = None
     costs: list[list[CostSummary]] | None = None
     cost_lines: list[str] = field(default_factory=list)
+    breakdowns: list[Breakdown] | None = None
 
     @property
     def shows_posterior(self) -> bool:

@@ -82,6 +82,8 @@ class LoadedFile:
             and read once, sub-folders not read): printed as notes by the commands.
         clusters: a cluster label per question, in the order of ``counts`` (when asked
             for with ``--clusters``), else None.
+        groups: a group (subtask) label per question, in the order of ``counts`` (when
+            asked for with ``--group``), else None.
     """
 
     source: str
@@ -92,6 +94,7 @@ class LoadedFile:
     bad_rows: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list, kw_only=True)
     clusters: list[Any] | None = field(default=None, kw_only=True)
+    groups: list[Any] | None = field(default=None, kw_only=True)
 
     @property
     def n_min(self) -> int:

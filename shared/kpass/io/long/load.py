@@ -109,9 +109,9 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
     assert isinstance(loaded, LongFile)
     if clusters is not None:
         assert id is not None and loaded.counts.ids is not None
-        from .long_labels import cluster_labels
+        from .long_labels import question_labels
 
-        loaded.clusters = cluster_labels(source, id, clusters, loaded.counts.ids,
+        loaded.clusters = question_labels(source, id, clusters, loaded.counts.ids,
                                          max(1, chunk_size), loaded.column)
     return loaded
 

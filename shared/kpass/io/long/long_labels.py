@@ -1,9 +1,10 @@
-"""``--clusters`` labels of a long file (one row per sample), one per question id.
+"""Per-question labels of a long file (one row per sample): ``--clusters``, ``--group``.
 
-A long file read with ``--id`` may carry a cluster label on every row (``id,topic,correct``);
-:func:`cluster_labels` reads that column with the long readers of
+A long file read with ``--id`` may carry a label on every row (``id,topic,correct``): a
+cluster (``--clusters``), a group or subtask (``--group``), a model or run column.
+:func:`question_labels` reads that column with the long readers of
 :mod:`kpass.io.long.long_rows`, the same rows and lines as the counts, and checks that the rows
-of one question agree, naming both lines when they do not.
+of one question agree, naming the question and both lines when they do not.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from ..rows import canonical_id
 from ..shards import shard_parts
 from .long_rows import _CHUNKS
 
-__all__ = ["cluster_labels"]
+__all__ = ["question_labels"]
 
 
-def cluster_labels(source: str, id: str, clusters: str,  # noqa: A002
-                   ids: Any, chunk_size: int, column: str | None = None) -> list[Any]:
+def question_labels(source: str, id: str, clusters: str,  # noqa: A002
+                    ids: Any, chunk_size: int, column: str | None = None,
+                    option: str = "--clusters") -> list[Any]:
     """The ``clusters`` column's label of each question (``ids``), read by the long readers.
 
     Labels are compared as ids are (:func:`kpass.io.rows.canonical_id`: ``7`` and ``"7"``
@@ -38,6 +40,7 @@ def cluster_labels(source: str, id: str, clusters: str,  # noqa: A002
         chunk_size: rows read at a time.
         column: the outcome column the counts used (read beside the ids for a partition
             key, so that the same rows are read).
+        option: the option the labels are for, in messages (``--clusters``, ``--group``).
     """
     parts = shard_parts(source)
     files = ([(source, "")] if parts is None else
@@ -63,13 +66,13 @@ def cluster_labels(source: str, id: str, clusters: str,  # noqa: A002
                     elif isinstance(value, (list, tuple)) and len(value) == 1:
                         value = value[0]  # a CSV cell such as [3] is read as a list
                     question = canonical_id(raw, source, place)
-                    label = canonical_id(value, source, place, "--clusters label")
+                    label = canonical_id(value, source, place, f"{option} label")
                     known = label_of.setdefault(question, (label, place))
                     if known[0] != label:
-                        raise ReportError(source, f"question {question!r} has two --clusters "
+                        raise ReportError(source, f"question {question!r} has two {option} "
                                                   f"labels: {known[0]!r} at {known[1]} and "
                                                   f"{label!r} at {place}; every row of a "
-                                                  "question must carry its cluster")
+                                                  "question must carry the same one")
         except read_errors() as error:
             raise ReportError(source, describe_read_error(error)) from None
     return [label_of[question][0] for question in ids]
