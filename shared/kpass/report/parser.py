@@ -399,7 +399,7 @@ def _add_compare(commands: Any) -> None:
 
     compare.add_argument("--sequential", action="store_true", help=SEQUENTIAL_HELP)
     compare.add_argument("--sequential-null", choices=("exchangeable", "bounded"),
-                         default=None, help=SEQUENTIAL_NULL_HELP)
+                         default=None, metavar="NULL", help=SEQUENTIAL_NULL_HELP)
     _explain_option(compare)
     compare.set_defaults(command_parser=compare)
 
