@@ -1,0 +1,155 @@
+"""The Leaderboard tab fed by uploaded logs (issue 39, item 4), without a browser.
+
+Real logs only: the ``inspect eval-set`` folder of tests/fixtures/inspect (2 mock models) and
+the lm-eval ``samples_*.jsonl`` of tests/fixtures/lm-eval; their outcomes are recomputed here
+from what the fixtures' READMEs say the runs scored (Inspect's scorer: sample q correct in
+epoch e iff (q + e) % 3 != 0) or from the JSON rows read plainly, never by kpass. Uploaded
+files replace the example boxes (a box the visitor edited ranks beside them), a bad file is
+one line naming it, and an Inspect log is named by the model it records.
+"""
+
+import json
+import shutil
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures"
+EVAL_SET = sorted((FIXTURES / "inspect" / "eval-set").glob("*.eval"))
+BROKEN = next((FIXTURES / "inspect").glob("*_kp-broken_*.eval"))
+LM_GEN = next((FIXTURES / "lm-eval").glob("samples_kp_gen_*.jsonl"))
+
+app: Any = None
+tab: Any = None
+space_controls: Any = None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _space_page(space_app):
+    global app, tab, space_controls
+    pytest.importorskip("inspect_ai")
+    app = space_app
+    tab = app.leaderboard_tab
+    space_controls = app.space_controls
+
+
+@pytest.fixture(scope="module")
+def module():
+    import evaluate
+
+    return evaluate.load(str(REPO / "metrics" / "pass_at_k_bayes" / "pass_at_k_bayes.py"))
+
+
+def rank(module, boxes, uploads, k="1", filter=None):  # noqa: A002
+    controls = space_controls.module_controls(module)
+    values = [space_controls.control_value(c) for c in controls]
+    return app.run_leaderboard(module, controls, boxes, [str(p) for p in uploads], "pass@k", k,
+                               0.95, *values, filter=filter)
+
+
+def as_page_opens():
+    """The model boxes as the page opens: the example, then empty boxes."""
+    example = tab.example_models()
+    return example + [("", "")] * (tab.MAX_MODELS - len(example))
+
+
+def planned(epochs=4, questions=6):
+    """Pass@1 of the eval-set's scorer: sample q correct in epoch e iff (q + e) % 3 != 0."""
+    return sum(Fraction(sum((q + e) % 3 != 0 for e in range(1, epochs + 1)), epochs)
+               for q in range(1, questions + 1)) / questions
+
+
+def lm_eval_outcomes(path, filter):  # noqa: A002
+    """doc_id -> the row's first metric under ``filter``, read plainly from the JSONL."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return {r["doc_id"]: int(r[r["metrics"][0]]) for r in rows if r["filter"] == filter}
+
+
+def test_two_inspect_logs_rank_named_by_their_models(module):
+    message, table, figure = rank(module, as_page_opens(), EVAL_SET)
+    assert message.startswith("Ranked at ") and figure is not None, message
+    assert "2 models on 6 question(s) (matched by id)" in message, message
+    assert sorted(table["model"]) == ["mockllm/model-a", "mockllm/model-b"]
+    assert table["estimate"].tolist() == pytest.approx([float(planned())] * 2, abs=5e-5)
+    # the two mock models score alike: neither is told apart, both may be first
+    assert table["rank set"].tolist() == ["1-2", "1-2"]
+    assert "No pair is told apart" in message
+
+
+def test_uploads_replace_the_example_and_say_so_in_one_line(module):
+    message, table, _ = rank(module, as_page_opens(), EVAL_SET)
+    assert len(table) == 2 and "base" not in set(table["model"])
+    note = "The 5 example boxes were left out: uploaded files replace the example"
+    assert note in message and "\n" not in message, message
+    # a box the visitor edited is kept, not ignored: here it cannot pair with the logs'
+    # question ids, and the message names it (nothing typed is dropped unseen)
+    boxes = as_page_opens()
+    boxes[1] = ("mine", boxes[1][1])
+    message, table, _ = rank(module, boxes, EVAL_SET)
+    assert message.startswith("**Input error:** ") and "box 2 (model 'mine')" in message, message
+    # without files the example ranks as before, with no note
+    message, table, _ = rank(module, as_page_opens(), [])
+    assert len(table) == 5 and "left out" not in message, message
+
+
+def test_an_edited_box_with_ids_ranks_with_the_logs(module):
+    boxes = as_page_opens()
+    # model-c solves every epoch of questions 1-3 and none of 4-6 (4 epochs each)
+    boxes[0] = ("model-c", "\n".join(json.dumps({"id": q, "correct": [int(q <= 3)] * 4})
+                                     for q in range(1, 7)))
+    message, table, _ = rank(module, boxes, EVAL_SET)
+    assert message.startswith("Ranked at ") and "3 models on 6 question(s)" in message, message
+    shown = dict(zip(table["model"], table["estimate"], strict=True))
+    assert shown["model-c"] == pytest.approx(0.5, abs=5e-5)
+    assert shown["mockllm/model-a"] == pytest.approx(float(planned()), abs=5e-5)
+    assert "The 4 example boxes were left out" in message
+
+
+def test_lm_eval_samples_and_a_parquet_table_rank_with_the_filter_given(module, tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    gen = lm_eval_outcomes(LM_GEN, "first")
+    # a second model as a long Parquet table (one row per sample, a model column of one value)
+    other = {q: [1, 1, 0, 1] if q % 2 else [0, 0, 1, 0] for q in gen}
+    table = pa.table({"model": ["other"] * 20, "id": [q for q in other for _ in range(4)],
+                      "correct": [x for q in other for x in other[q]]})
+    pq.write_table(table, tmp_path / "other.parquet")
+    uploads = [LM_GEN, tmp_path / "other.parquet"]
+    message, shown, _ = rank(module, as_page_opens(), uploads)
+    assert message.startswith(f"**Input error:** the file {LM_GEN.name}: ") and \
+        "choose one in the box lm-eval filter" in message, message
+    assert "\n" not in message and len(shown) == 0
+    message, shown, _ = rank(module, as_page_opens(), uploads, filter="first")
+    assert message.startswith("Ranked at ") and "2 models on 5 question(s)" in message, message
+    want = {LM_GEN.stem: Fraction(sum(gen.values()), len(gen)),
+            "other": sum(Fraction(sum(r), 4) for r in other.values()) / len(other)}
+    got = dict(zip(shown["model"], shown["estimate"], strict=True))
+    assert got == pytest.approx({m: float(v) for m, v in want.items()}, abs=5e-5)
+
+
+@pytest.mark.parametrize("make,needle", [
+    (lambda tmp: BROKEN, "every epoch errored (12 of 12"),
+    (lambda tmp: tmp / "cut.eval", "cut.eval"),
+    (lambda tmp: tmp / "cut.parquet", "cut.parquet"),
+])
+def test_a_bad_upload_is_one_line_naming_the_file(module, tmp_path, make, needle):
+    (tmp_path / "cut.eval").write_bytes(EVAL_SET[0].read_bytes()[:300])
+    (tmp_path / "cut.parquet").write_bytes(b"PAR1 not a parquet file")
+    bad = make(tmp_path)
+    message, table, figure = rank(module, as_page_opens(), [EVAL_SET[0], bad])
+    assert message.startswith(f"**Input error:** the file {Path(bad).name}"), message
+    assert needle in message and "\n" not in message and "Traceback" not in message, message
+    assert str(tmp_path) not in message.replace(f"the file {Path(bad).name}", "")
+    assert len(table) == 0 and figure is None
+
+
+def test_two_logs_of_one_model_and_task_are_named_by_their_files(module, tmp_path):
+    copy = tmp_path / "again.eval"
+    shutil.copy(EVAL_SET[0], copy)
+    message, table, _ = rank(module, as_page_opens(), [EVAL_SET[0], copy])
+    assert message.startswith("Ranked at "), message
+    assert sorted(table["model"]) == sorted(["again", EVAL_SET[0].stem])
