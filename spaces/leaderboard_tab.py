@@ -9,8 +9,11 @@ The ranking itself is ``kpass.leaderboard`` on the parsed input; nothing here co
 statistic.
 
 Input: up to :data:`MAX_MODELS` models, each a pasted box with a name, or an uploaded file
-(named by its file name). Questions are matched by id when every model names its questions
-(an ``id`` field or column), else by line order. The metric is one of the module's point
+read by kpass's own readers where it is a log or a table they read
+(:func:`space_input.read_upload`; an Inspect log named by its model, another file by its
+file name). Uploaded files replace the example boxes (:func:`collect`). Questions are
+matched by id when every model names its questions (an ``id`` field or column), else by
+line order. The metric is one of the module's point
 functions (those the Compare tab pairs), at one k.
 """
 
@@ -456,6 +459,15 @@ def build_tab(app: ModuleType, demo: gr.Blocks, module: Any, controls: list[Any]
                                            elem_id="kpass-board-confidence")
                 button = gr.Button("Rank", variant="primary", elem_id="kpass-board-run")
                 message = gr.Markdown(elem_id=MESSAGE_ID)
+                # Logs first: a team's runs are files; the boxes hold the example.
+                uploads = gr.File(label="Upload logs or tables, one model a file",
+                                  file_count="multiple",
+                                  file_types=list(UPLOAD_TYPES), elem_id="kpass-board-upload")
+                lm_filter = gr.Textbox(label="lm-eval filter (for files scored under several)",
+                                       placeholder="e.g. strict-match", max_lines=1,
+                                       elem_id="kpass-board-filter")
+                gr.Markdown("...or paste each model's outcomes in a box:",
+                            elem_id="kpass-board-or")
                 groups, names, texts = [], [], []
                 for index in range(MAX_MODELS):
                     name, text = example[index] if index < len(example) else ("", "")
@@ -473,15 +485,6 @@ def build_tab(app: ModuleType, demo: gr.Blocks, module: Any, controls: list[Any]
                 shown = gr.State(OPEN_BOXES)
                 add = gr.Button(f"Add a model box (up to {MAX_MODELS})", size="sm",
                                 elem_id="kpass-board-add")
-                uploads = gr.File(label="...or upload logs or tables, one model each "
-                                  "(they replace the example)", file_count="multiple",
-                                  file_types=list(UPLOAD_TYPES), height=100,
-                                  elem_id="kpass-board-upload")
-                with gr.Row(elem_id="kpass-board-read"):
-                    lm_filter = gr.Textbox(label="lm-eval filter (files scored under "
-                                           "several)", placeholder="e.g. strict-match",
-                                           max_lines=1, min_width=140,
-                                           elem_id="kpass-board-filter")
                 gr.Markdown(f"{HELP}\n\n{limits(app)}", elem_id="kpass-board-help")
             with gr.Column(scale=7, min_width=300):
                 table = gr.Dataframe(value=empty_board(), label="Leaderboard, best first",
@@ -505,6 +508,6 @@ def build_tab(app: ModuleType, demo: gr.Blocks, module: Any, controls: list[Any]
     inputs = [*names, *texts, uploads, lm_filter, metric, ks, confidence, *widgets]
     outputs = [message, table, plot]
     button.click(rank, inputs, outputs).then(None, js=scroll_js(MESSAGE_ID, TABLE_ID))
-    uploads.upload(rank, inputs, outputs)
+    uploads.upload(rank, inputs, outputs).then(None, js=scroll_js(MESSAGE_ID, TABLE_ID))
     uploads.clear(rank, inputs, outputs)
     demo.load(rank, inputs, outputs)
