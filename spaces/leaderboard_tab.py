@@ -67,6 +67,8 @@ BOARD_COLUMNS = ["rank", "model", "rank set", "P(best)", "estimate", "se", "inte
 MESSAGE_ID = "kpass-board-message"
 #: The forest plot's width in inches, as the other plots' (``space_output.PLOT_WIDTH``).
 PLOT_WIDTH = 5.6
+#: The longest model name the forest plot shows whole.
+PLOT_NAME = 26
 TABLE_ID = "kpass-board-table"
 #: What the upload box takes: the page's own CSV / JSONL / text, and what kpass's readers
 #: read (Inspect ``.eval`` / ``.json`` logs, lm-eval samples ``.jsonl``, Parquet tables).
@@ -139,6 +141,29 @@ def upload_names(uploads: list[str]) -> list[str]:
     except Exception:  # noqa: BLE001 - an unreadable log: its reading says why, by file name
         models = [None] * len(uploads)
     return [model or Path(path).stem for model, path in zip(models, uploads, strict=True)]
+
+
+def check_one_task(uploads: list[str]) -> None:
+    """Refuse Inspect logs of different tasks, as ``kpass leaderboard`` does
+    (:func:`kpass.io.harness.inspect_log.check_same_task`): their sample ids (often 1..N)
+    would pair questions that are not the same.
+
+    Raises:
+        ValueError: two logs of different tasks, naming both files.
+    """
+    from kpass.io.errors import ReportError
+    from kpass.io.harness.inspect_log import check_same_task
+
+    try:
+        check_same_task(uploads)
+    except Exception as error:  # noqa: BLE001 - an unreadable log: its reading says why
+        if not isinstance(error, ReportError) or "of task" not in error.problem:
+            return
+        problem = error.problem
+        for path in uploads:
+            problem = problem.replace(path, f"the file {Path(path).name}")
+        problem = problem.replace(", or pass --any-task to pair them by id anyway", "")
+        raise ValueError(f"the file {Path(error.source).name} is {problem}") from None
 
 
 def collect(boxes: list[tuple[str, str]], uploads: list[str] | None,
@@ -297,6 +322,15 @@ def board_table(board: Any, digits: int = 4) -> pd.DataFrame:
     return table.rename(columns={"interval": f"{level} interval"})
 
 
+def shortened(name: str, at_most: int = PLOT_NAME) -> str:
+    """A model's name as the plot shows it: a long one (a log's file name) keeps its start
+    and end around an ellipsis, so the axes keep their width (the table shows it whole)."""
+    if len(name) <= at_most:
+        return name
+    head = (at_most - 1) // 2
+    return f"{name[:head]}\u2026{name[len(name) - (at_most - 1 - head):]}"
+
+
 def board_plot(board: Any, label: str) -> Figure:
     """A forest plot: each model's estimate and interval, best on top, its rank set at right."""
     rows = board.rows
@@ -308,7 +342,7 @@ def board_plot(board: Any, label: str) -> Figure:
                         [max(row.hi - row.estimate, 0.0) for row in rows]],
                   fmt="o", color="tab:blue", ecolor="tab:blue", elinewidth=2, capsize=3,
                   markersize=5)
-    axes.set_yticks(y, [f"{row.rank}. {row.name}" for row in rows])
+    axes.set_yticks(y, [f"{row.rank}. {shortened(row.name)}" for row in rows])
     axes.set_ylim(-0.7, len(rows) - 0.3)
     for position, row in zip(y, rows, strict=True):
         rank_set = (f"rank {row.rank_lo}" if row.rank_lo == row.rank_hi
@@ -366,6 +400,7 @@ def run_board(app: ModuleType, module: Any, controls: list[Any], boxes: list[tup
         if metric not in functions:
             raise ValueError(f"`metric` must be one of {', '.join(functions)}; got {metric!r}")
         models, left_out = collect(boxes, uploads, example_models(kind))
+        check_one_task(list(uploads or []))
         for name, source, path, text in models:
             current, where[name] = name, source
             uploaded = read_upload(path, names, kind, filter=str(filter or "").strip() or None) \

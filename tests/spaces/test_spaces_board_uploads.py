@@ -20,6 +20,8 @@ REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures"
 EVAL_SET = sorted((FIXTURES / "inspect" / "eval-set").glob("*.eval"))
 BROKEN = next((FIXTURES / "inspect").glob("*_kp-broken_*.eval"))
+EASY = sorted((FIXTURES / "inspect" / "eval-set-2x3").glob("*_kp-easy_*.eval"))
+HARD = sorted((FIXTURES / "inspect" / "eval-set-2x3").glob("*_kp-hard_*.eval"))
 LM_GEN = next((FIXTURES / "lm-eval").glob("samples_kp_gen_*.jsonl"))
 
 app: Any = None
@@ -77,6 +79,36 @@ def test_two_inspect_logs_rank_named_by_their_models(module):
     # the two mock models score alike: neither is told apart, both may be first
     assert table["rank set"].tolist() == ["1-2", "1-2"]
     assert "No pair is told apart" in message
+
+
+def grouped(skill, easy, questions=5, epochs=3):
+    """Pass@1 of model skill s in eval-set-2x3 (its README): question q correct in epoch e
+    iff (7 q + 3 e + s) % 6 < s + b, b = 1 on kp_easy and 0 on kp_hard."""
+    b = 1 if easy else 0
+    return Fraction(sum((7 * q + 3 * e + skill) % 6 < skill + b
+                        for q in range(1, questions + 1) for e in range(1, epochs + 1)),
+                    questions * epochs)
+
+
+def test_three_inspect_logs_of_one_task_rank_by_their_scores(module):
+    assert len(EASY) == 3
+    message, table, _ = rank(module, as_page_opens(), EASY)
+    assert message.startswith("Ranked at ") and "3 models on 5 question(s)" in message, message
+    want = {f"mockllm/model-{name}": grouped(skill, True)
+            for name, skill in (("a", 1), ("b", 2), ("c", 3))}
+    assert sorted(want.values()) == [Fraction(5, 15), Fraction(8, 15), Fraction(9, 15)]
+    assert table["model"].tolist() == sorted(want, key=want.get, reverse=True)
+    assert table["estimate"].tolist() == pytest.approx(sorted(map(float, want.values()),
+                                                              reverse=True), abs=5e-5)
+    assert table["rank"].tolist() == [1, 2, 3]
+
+
+def test_logs_of_two_tasks_are_refused_naming_both_files(module):
+    message, table, _ = rank(module, as_page_opens(), [EASY[0], HARD[0]])
+    assert message.startswith(f"**Input error:** the file {HARD[0].name} is an Inspect log of "
+                              "task 'kp_hard', but the file " f"{EASY[0].name} is of task "
+                              "'kp_easy'"), message
+    assert "--any-task" not in message and "\n" not in message and len(table) == 0
 
 
 def test_uploads_replace_the_example_and_say_so_in_one_line(module):
@@ -140,7 +172,9 @@ def test_a_bad_upload_is_one_line_naming_the_file(module, tmp_path, make, needle
     (tmp_path / "cut.eval").write_bytes(EVAL_SET[0].read_bytes()[:300])
     (tmp_path / "cut.parquet").write_bytes(b"PAR1 not a parquet file")
     bad = make(tmp_path)
-    message, table, figure = rank(module, as_page_opens(), [EVAL_SET[0], bad])
+    partner = tmp_path / "partner.eval"  # a readable log of the same task, read after it
+    shutil.copy(EVAL_SET[0] if bad != BROKEN else BROKEN, partner)
+    message, table, figure = rank(module, as_page_opens(), [bad, partner])
     assert message.startswith(f"**Input error:** the file {Path(bad).name}"), message
     assert needle in message and "\n" not in message and "Traceback" not in message, message
     assert str(tmp_path) not in message.replace(f"the file {Path(bad).name}", "")
@@ -153,3 +187,27 @@ def test_two_logs_of_one_model_and_task_are_named_by_their_files(module, tmp_pat
     message, table, _ = rank(module, as_page_opens(), [EVAL_SET[0], copy])
     assert message.startswith("Ranked at "), message
     assert sorted(table["model"]) == sorted(["again", EVAL_SET[0].stem])
+
+
+def test_long_file_names_are_shortened_on_the_plot_only(module, tmp_path):
+    names = ["a-very-long-run-name-from-a-warehouse-export-1",
+             "a-very-long-run-name-from-a-warehouse-export-2"]
+    uploads = []
+    for name, rows in zip(names, ([1, 0, 1], [0, 0, 1]), strict=True):
+        path = tmp_path / f"{name}.csv"
+        path.write_text("id,correct\n" + "".join(f"q{i},{x}\n" for i, x in enumerate(rows)))
+        uploads.append(path)
+    message, table, figure = rank(module, as_page_opens(), uploads)
+    assert message.startswith("Ranked at "), message
+    assert sorted(table["model"]) == names  # the table shows them whole
+    shown = [label.get_text() for label in figure.axes[0].get_yticklabels()]
+    assert all(len(label) <= len("1. ") + tab.PLOT_NAME and "\u2026" in label for label in shown)
+    assert {label[-1] for label in shown} == {"1", "2"}  # the ends that tell them apart
+    import warnings
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # tight_layout found room for the names
+        figure.tight_layout(pad=0.6)
+    FigureCanvasAgg(figure).draw()
