@@ -499,14 +499,14 @@ def test_leaderboard_tab_values_equal_the_core_and_errors_are_located(built, bro
 
 
 def test_leaderboard_tab_ranks_uploaded_logs_at_1280_and_420(built, browser):
-    """Issue 39: two Inspect logs uploaded to the Leaderboard tab replace the example and
-    rank, named by their models, the message saying so in one line; the table fits at 1280
-    px, and at 420 px the ranking comes into view and the page does not scroll sideways.
-    Screenshots:
+    """Issue 39: three Inspect logs (one task, three mock models) uploaded to the
+    Leaderboard tab replace the example and rank, named by their models, the message
+    saying so in one line; the table fits at 1280 px, and at 420 px the ranking comes into
+    view and the page does not scroll sideways. Screenshots:
     ``board_uploads_1280.png``, ``board_uploads_420.png``."""
     pytest.importorskip("inspect_ai")
-    logs = [str(p) for p in sorted((REPO / "tests" / "fixtures" / "inspect" / "eval-set")
-                                   .glob("*.eval"))]
+    logs = [str(p) for p in sorted((REPO / "tests" / "fixtures" / "inspect" / "eval-set-2x3")
+                                   .glob("*_kp-easy_*.eval"))]
     process, url = serve(built["pass_at_k_bayes"])
     try:
         SCREENSHOTS.mkdir(exist_ok=True)
@@ -524,10 +524,11 @@ def test_leaderboard_tab_ranks_uploaded_logs_at_1280_and_420(built, browser):
                 ".includes('uploaded files replace')", timeout=60_000)
             page.wait_for_timeout(800)
             text = page.inner_text("#kpass-board-message")
-            assert text.startswith("Ranked at ") and "2 models on 6 question(s)" in text, text
+            assert text.startswith("Ranked at ") and "3 models on 5 question(s)" in text, text
             header, rows = table(page, "#kpass-board-table")
-            assert sorted(r[header.index("model")] for r in rows) == ["mockllm/model-a",
-                                                                      "mockllm/model-b"]
+            # model-c solves 9 of 15, model-b 8, model-a 5 (the fixture's README)
+            assert [r[header.index("model")] for r in rows] == [
+                "mockllm/model-c", "mockllm/model-b", "mockllm/model-a"]
             page.mouse.move(0, 0)
             assert_plot_clear(page, "#kpass-board-plot")
             if viewport is DESKTOP:
