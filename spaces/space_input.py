@@ -481,6 +481,10 @@ def logged_questions(path: str, kind: str, *,
         counts = load_input(path, options)[0].counts
     except ReportError as error:
         problem = error.problem.replace(path, Path(path).name)
+        # the command line's advice (--pool, files split by hand) in the page's words
+        problem = re.sub(r": read with --id, their rows would be pooled as one run; .*",
+                         ": read as one model, their rows would be pooled; upload one file "
+                         "per model", problem)
         raise ValueError(f"{error.where}: {problem}" if error.where else problem) from None
     if counts.n_questions > MAX_QUESTIONS or int(counts.n_samples.sum()) > MAX_OUTCOMES:
         raise ValueError(f"{counts.n_questions:,} questions and {int(counts.n_samples.sum()):,} "

@@ -211,3 +211,21 @@ def test_long_file_names_are_shortened_on_the_plot_only(module, tmp_path):
         warnings.simplefilter("error")  # tight_layout found room for the names
         figure.tight_layout(pad=0.6)
     FigureCanvasAgg(figure).draw()
+
+
+def test_a_table_holding_several_models_is_refused_not_pooled(module, tmp_path):
+    two = tmp_path / "runs.csv"
+    two.write_text("model,id,correct\na,q1,1\na,q2,0\nb,q1,1\nb,q2,1\n")
+    one = tmp_path / "c.csv"
+    one.write_text("model,id,correct\nc,q1,1\nc,q2,0\n")
+    message, table, _ = rank(module, as_page_opens(), [two, one])
+    assert message == ("**Input error:** the file runs.csv: column `model` holds several "
+                       "values ('a', 'b'): read as one model, their rows would be pooled; "
+                       "upload one file per model"), message
+    assert len(table) == 0
+    # one model per file, named by the file: c.csv beside a second one-model table
+    (tmp_path / "d.csv").write_text("model,id,correct\nd,q2,1\nd,q1,1\nd,q1,0\n")
+    message, table, _ = rank(module, as_page_opens(), [one, tmp_path / "d.csv"])
+    assert message.startswith("Ranked at ") and "matched by id" in message, message
+    got = dict(zip(table["model"], table["estimate"], strict=True))
+    assert got == pytest.approx({"c": 0.5, "d": 0.75}, abs=5e-5)  # d: q1 1/2, q2 1
