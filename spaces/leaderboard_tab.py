@@ -52,9 +52,11 @@ from .space_input import (
     MAX_OUTCOMES,
     MAX_QUESTIONS,
     columns_of,
+    first_keys,
     locate,
     parse_questions,
     read_upload,
+    split_questions,
 )
 from .space_output import scroll_js
 
@@ -86,9 +88,11 @@ HELP = (
     "**Uploads**, one model per file, read as `kpass leaderboard` reads them: Inspect logs "
     "(`.eval`, `.json`; named by the model they record), lm-eval `samples_*.jsonl`, "
     "lighteval details, long tables (CSV, JSONL, Parquet; one row per sample with a "
-    "question `id`); other files by their file name. Uploaded files replace the example "
-    "boxes (a box you edit ranks with them). It opens on a **simulated** example "
-    "(seeded: five checkpoints, 150 questions of shared difficulty, 4 samples each). "
+    "question `id`; a table of many models with **split by column**, e.g. `model`: one "
+    "model per value, as `kpass leaderboard --by model`); other files by their file name. "
+    "Uploaded files replace the example boxes (a box you edit ranks with them). It opens "
+    "on a **simulated** example (seeded: five checkpoints, 150 questions of shared "
+    "difficulty, 4 samples each). "
     "**se**: standard error over questions; **interval**: estimate -/+ t se. **rank set**: "
     "the ranks each model can hold; the sets of all models hold the true ranks *together* "
     "with probability >= the confidence (stepwise joint procedure of Mogstad, Romano, "
@@ -166,8 +170,38 @@ def check_one_task(uploads: list[str]) -> None:
         raise ValueError(f"the file {Path(error.source).name} is {problem}") from None
 
 
+def split_uploads(uploads: list[str], by: str, kind: str
+                  ) -> dict[str, dict[str, list[Any]]]:
+    """The uploaded tables holding a column ``by`` (the box split by column), each read as
+    one model per value of it (:func:`space_input.split_questions`); other files (an
+    Inspect log, a one-model table) stay one model each.
+
+    Returns:
+        ``{path: {model: questions}}`` for each table split.
+
+    Raises:
+        ValueError: ``by`` given and no uploaded file has the column, or a split file
+            refused (naming it).
+    """
+    if not by:
+        return {}
+    split = {}
+    for path in uploads:
+        if by not in first_keys(path):
+            continue
+        try:
+            split[path] = split_questions(path, kind, by)
+        except ValueError as error:
+            raise ValueError(f"the file {Path(path).name}: {error}") from None
+    if not split:
+        raise ValueError(f"split by column: no uploaded table has a column `{by}`"
+                         + ("" if uploads else " (no file is uploaded)"))
+    return split
+
+
 def collect(boxes: list[tuple[str, str]], uploads: list[str] | None,
-            example: list[tuple[str, str]] | None = None
+            example: list[tuple[str, str]] | None = None,
+            split: dict[str, dict[str, list[Any]]] | None = None, by: str = ""
             ) -> tuple[list[tuple[str, str, str | None, str]], int]:
     """The models given: ``(name, where, upload path or None, text)``, boxes then files, and
     how many example boxes were left out.
@@ -193,7 +227,10 @@ def collect(boxes: list[tuple[str, str]], uploads: list[str] | None,
         name = " ".join(str(name or "").split()) or f"model {place}"
         models.append((name, f"box {place} (model {name!r})", None, str(text)))
     for name, path in zip(upload_names(list(uploads or [])), uploads or [], strict=True):
-        models.append((name, f"the file {Path(path).name}", path, ""))
+        for label in (split or {}).get(path, [name]):
+            where = f"the file {Path(path).name}" + (
+                f" ({by} {label!r})" if path in (split or {}) else "")
+            models.append((label, where, path, ""))
     if len(models) > MAX_MODELS:
         raise ValueError(f"{len(models)} models; this tab ranks at most {MAX_MODELS} at once "
                          "(use kpass leaderboard locally for more)")
@@ -374,7 +411,7 @@ def empty_board() -> pd.DataFrame:
 def run_board(app: ModuleType, module: Any, controls: list[Any], boxes: list[tuple[str, str]],
               uploads: list[str] | None, metric: str, ks_text: str, confidence: Any,
               *values: Any, filter: str | None = None,  # noqa: A002 - lm-eval's word
-              ) -> tuple[str, pd.DataFrame, Figure | None]:
+              by: str | None = None) -> tuple[str, pd.DataFrame, Figure | None]:
     """The tab's computation: (message, table, forest plot); bad input becomes a message.
 
     Args:
@@ -389,6 +426,8 @@ def run_board(app: ModuleType, module: Any, controls: list[Any], boxes: list[tup
         *values: the Compute tab's control values.
         filter: the lm-eval filter that counts in uploaded lm-eval samples files (the
             command line's ``--filter``).
+        by: the box split by column: uploaded tables holding this column give one model
+            per value of it (the command line's ``--by COLUMN``).
     """
     names, kind, family = input_names(module), module_kind(module), \
         module_family(module)
@@ -399,10 +438,15 @@ def run_board(app: ModuleType, module: Any, controls: list[Any], boxes: list[tup
         functions = dict(COMPARED[family])
         if metric not in functions:
             raise ValueError(f"`metric` must be one of {', '.join(functions)}; got {metric!r}")
-        models, left_out = collect(boxes, uploads, example_models(kind))
-        check_one_task(list(uploads or []))
+        by_column = " ".join(str(by or "").split())
+        split = split_uploads(list(uploads or []), by_column, kind)
+        models, left_out = collect(boxes, uploads, example_models(kind), split, by_column)
+        check_one_task([path for path in uploads or [] if path not in split])
         for name, source, path, text in models:
             current, where[name] = name, source
+            if path in split:
+                parsed[name] = split[path][name]
+                continue
             uploaded = read_upload(path, names, kind, filter=str(filter or "").strip() or None) \
                 if path else None
             parsed[name] = uploaded if uploaded is not None else \
@@ -498,9 +542,14 @@ def build_tab(app: ModuleType, demo: gr.Blocks, module: Any, controls: list[Any]
                 uploads = gr.File(label="Upload logs or tables, one model a file",
                                   file_count="multiple",
                                   file_types=list(UPLOAD_TYPES), elem_id="kpass-board-upload")
-                lm_filter = gr.Textbox(label="lm-eval filter (for files scored under several)",
-                                       placeholder="e.g. strict-match", max_lines=1,
-                                       elem_id="kpass-board-filter")
+                with gr.Row(equal_height=True, elem_id="kpass-board-read"):
+                    split_by = gr.Textbox(label="split by column (a table of many models)",
+                                          placeholder="e.g. model", max_lines=1,
+                                          min_width=150, elem_id="kpass-board-by")
+                    lm_filter = gr.Textbox(label="lm-eval filter (files scored under "
+                                           "several)", placeholder="e.g. strict-match",
+                                           max_lines=1, min_width=150,
+                                           elem_id="kpass-board-filter")
                 gr.Markdown("...or paste each model's outcomes in a box:",
                             elem_id="kpass-board-or")
                 groups, names, texts = [], [], []
@@ -535,12 +584,13 @@ def build_tab(app: ModuleType, demo: gr.Blocks, module: Any, controls: list[Any]
     def rank(*args: Any):
         given = list(args)
         boxes = list(zip(given[:MAX_MODELS], given[MAX_MODELS:2 * MAX_MODELS], strict=True))
-        files, filter_text, metric_value, k_text, level, *values = given[2 * MAX_MODELS:]
+        files, by_text, filter_text, metric_value, k_text, level, *values = \
+            given[2 * MAX_MODELS:]
         return app.run_leaderboard(module, controls, boxes, files, metric_value, k_text, level,
-                                   *values, filter=filter_text)
+                                   *values, filter=filter_text, by=by_text)
 
     add.click(more, shown, [shown, *groups])
-    inputs = [*names, *texts, uploads, lm_filter, metric, ks, confidence, *widgets]
+    inputs = [*names, *texts, uploads, split_by, lm_filter, metric, ks, confidence, *widgets]
     outputs = [message, table, plot]
     button.click(rank, inputs, outputs).then(None, js=scroll_js(MESSAGE_ID, TABLE_ID))
     uploads.upload(rank, inputs, outputs).then(None, js=scroll_js(MESSAGE_ID, TABLE_ID))

@@ -45,11 +45,11 @@ def module():
     return evaluate.load(str(REPO / "metrics" / "pass_at_k_bayes" / "pass_at_k_bayes.py"))
 
 
-def rank(module, boxes, uploads, k="1", filter=None):  # noqa: A002
+def rank(module, boxes, uploads, k="1", filter=None, by=None):  # noqa: A002
     controls = space_controls.module_controls(module)
     values = [space_controls.control_value(c) for c in controls]
     return app.run_leaderboard(module, controls, boxes, [str(p) for p in uploads], "pass@k", k,
-                               0.95, *values, filter=filter)
+                               0.95, *values, filter=filter, by=by)
 
 
 def as_page_opens():
@@ -221,7 +221,8 @@ def test_a_table_holding_several_models_is_refused_not_pooled(module, tmp_path):
     message, table, _ = rank(module, as_page_opens(), [two, one])
     assert message == ("**Input error:** the file runs.csv: column `model` holds several "
                        "values ('a', 'b'): read as one model, their rows would be pooled; "
-                       "upload one file per model"), message
+                       "give the column in the box split by column (or upload one file per "
+                       "model)"), message
     assert len(table) == 0
     # one model per file, named by the file: c.csv beside a second one-model table
     (tmp_path / "d.csv").write_text("model,id,correct\nd,q2,1\nd,q1,1\nd,q1,0\n")
@@ -229,3 +230,88 @@ def test_a_table_holding_several_models_is_refused_not_pooled(module, tmp_path):
     assert message.startswith("Ranked at ") and "matched by id" in message, message
     got = dict(zip(table["model"], table["estimate"], strict=True))
     assert got == pytest.approx({"c": 0.5, "d": 0.75}, abs=5e-5)  # d: q1 1/2, q2 1
+
+
+def warehouse(seed=3, questions=20, samples=4):
+    """Rows (model, id, sample, correct) of three models, drawn with a seed, in shuffled
+    order (as a warehouse export interleaves runs)."""
+    import random
+
+    draw = random.Random(seed)
+    rows = [(model, f"q{q}", s, int(draw.random() < p))
+            for model, p in (("small", 0.3), ("medium", 0.5), ("large", 0.8))
+            for q in range(questions) for s in range(samples)]
+    draw.shuffle(rows)
+    return rows
+
+
+def pass_at_1(rows):
+    """Pass@1 per model, exactly: the mean over questions of each question's share right."""
+    per: dict[str, dict[str, list[int]]] = {}
+    for model, q, _, x in rows:
+        per.setdefault(model, {}).setdefault(q, []).append(x)
+    return {m: sum(Fraction(sum(v), len(v)) for v in qs.values()) / len(qs)
+            for m, qs in per.items()}
+
+
+def test_a_table_of_many_models_is_split_by_the_column_given(module, tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    import kpass
+
+    rows = warehouse()
+    pq.write_table(pa.table({name: [row[i] for row in rows] for i, name in
+                             enumerate(("model", "id", "sample", "correct"))}),
+                   tmp_path / "runs.parquet")
+    message, table, _ = rank(module, as_page_opens(), [tmp_path / "runs.parquet"], by="model")
+    assert message.startswith("Ranked at ") and "3 models on 20 question(s)" in message, message
+    want = pass_at_1(rows)
+    got = dict(zip(table["model"], table["estimate"], strict=True))
+    assert got == pytest.approx({m: float(v) for m, v in want.items()}, abs=5e-5)
+    assert table["model"].tolist() == sorted(want, key=want.get, reverse=True)
+    # the same board as three one-model files ranked side by side (matched by id)
+    files = []
+    for model in want:
+        path = tmp_path / f"{model}.csv"
+        path.write_text("id,sample,correct\n" + "".join(
+            f"{q},{s},{x}\n" for m, q, s, x in rows if m == model))
+        files.append(path)
+    _, apart, _ = rank(module, as_page_opens(), files)
+    assert apart.to_dict("list") == table.to_dict("list")
+    runs = {m: {q: [x for mm, qq, _, x in rows if mm == m and qq == q]
+                for q in sorted({row[1] for row in rows})} for m in want}
+    board = kpass.leaderboard(kpass.pass_at_k, {m: list(v.values()) for m, v in runs.items()}, 1)
+    assert table["rank set"].tolist() == [
+        str(r.rank_lo) if r.rank_lo == r.rank_hi else f"{r.rank_lo}-{r.rank_hi}"
+        for r in board.rows]
+
+
+def test_split_tables_rank_beside_one_model_files_and_logs_stay_whole(module, tmp_path):
+    two = tmp_path / "runs.csv"
+    two.write_text("model,id,correct\na,q1,1\na,q2,0\nb,q1,1\nb,q2,1\n")
+    one = tmp_path / "c-run.csv"  # one value of the column: one model, named by it
+    one.write_text("model,id,correct\nc,q1,0\nc,q2,0\n")
+    plain = tmp_path / "d.csv"  # no such column: one model, named by the file
+    plain.write_text("id,correct\nq1,1\nq2,0\n")
+    message, table, _ = rank(module, as_page_opens(), [two, one, plain], by="model")
+    assert message.startswith("Ranked at ") and "4 models on 2 question(s)" in message, message
+    got = dict(zip(table["model"], table["estimate"], strict=True))
+    assert got == pytest.approx({"a": 0.5, "b": 1.0, "c": 0.0, "d": 0.5}, abs=5e-5)
+
+
+@pytest.mark.parametrize("content,by,needle", [
+    ("model,id,correct\na,q1,1\nb,q1,0\n", "run",
+     "split by column: no uploaded table has a column `run`"),
+    ("model,correct\na,1\nb,0\n", "model",
+     "the file runs.csv: split by `model` reads a long table, one row per sample, with a "
+     "question id column (id, question_id, task_id, problem_id, ...); the file has model, "
+     "correct"),
+    ("model,id,correct\na,q1,1\n,q1,0\n", "model",
+     "the file runs.csv: line 3: the `model` value (split by column) is empty"),
+])
+def test_a_bad_split_is_one_line(module, tmp_path, content, by, needle):
+    (tmp_path / "runs.csv").write_text(content)
+    message, table, _ = rank(module, as_page_opens(), [tmp_path / "runs.csv"], by=by)
+    assert message.startswith(f"**Input error:** {needle}"), message
+    assert "\n" not in message and "Traceback" not in message and len(table) == 0
