@@ -284,7 +284,9 @@ def run_compare(module: evaluate.EvaluationModule, controls: list[space_controls
 
 def run_leaderboard(module: evaluate.EvaluationModule, controls: list[space_controls.Control],
                     boxes: list[tuple[str, str]], uploads: list[str] | None, metric: str,
-                    ks_text: str, confidence: Any, *values: Any):
+                    ks_text: str, confidence: Any, *values: Any,
+                    filter: str | None = None,  # noqa: A002 - lm-eval's word
+                    by: str | None = None):
     """The Leaderboard tab: ``kpass.leaderboard`` of the models; bad input becomes a message.
 
     Args:
@@ -292,17 +294,22 @@ def run_leaderboard(module: evaluate.EvaluationModule, controls: list[space_cont
         controls: the Compute tab's controls, whose ``values`` follow (their point options
             apply, as on the Compare tab).
         boxes: ``(name, text)`` of each model box (empty boxes are skipped).
-        uploads: paths of uploaded files, one model each (named by the file name).
+        uploads: paths of uploaded files, one model each (an Inspect log named by its
+            model, another file by its file name); with files, boxes still holding the
+            example are left out.
         metric: one of the module's compared metrics (``pass@k``, ...).
         ks_text: one k.
         confidence: level of the intervals and of the joint rank sets.
+        filter: the lm-eval filter that counts in uploaded lm-eval samples files.
+        by: the split-by-column box: uploaded tables holding it give one model per value.
 
     Returns:
         (message, table, forest plot); on bad input the message is one located line
         ("**Input error:** model 'sft' box, line 3, column 5: ...") and no table.
     """
     return leaderboard_tab.run_board(sys.modules[__name__], module, controls, boxes, uploads,
-                                     metric, ks_text, confidence, *values)
+                                     metric, ks_text, confidence, *values, filter=filter,
+                                     by=by)
 
 
 # ----------------------------------------------------------------------------- the page

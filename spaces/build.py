@@ -40,9 +40,10 @@ APP = Path(__file__).resolve().parent / "app.py"
 APP_MODULES = tuple(APP.parent / name for name in (
     "leaderboard_tab.py", "plan_tab.py", "space_input.py", "space_output.py",
     "space_controls.py", "space_failures.py", "space_page.py"))
-# What the app and the metric scripts import, pinned to the versions installed here.
+# What the app and the metric scripts import, pinned to the versions installed here
+# (inspect_ai: the Leaderboard tab reads uploaded Inspect ``.eval`` logs with it).
 PINNED = ("gradio", "evaluate", "datasets", "huggingface_hub", "numpy", "scipy", "matplotlib",
-          "pandas")
+          "pandas", "inspect_ai")
 # Files of a metric folder that the Space replaces with its own.
 REPLACED = {"app.py", "requirements.txt", "README.md"}
 FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.DOTALL)

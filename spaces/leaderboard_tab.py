@@ -9,8 +9,11 @@ The ranking itself is ``kpass.leaderboard`` on the parsed input; nothing here co
 statistic.
 
 Input: up to :data:`MAX_MODELS` models, each a pasted box with a name, or an uploaded file
-(named by its file name). Questions are matched by id when every model names its questions
-(an ``id`` field or column), else by line order. The metric is one of the module's point
+read by kpass's own readers where it is a log or a table they read
+(:func:`space_input.read_upload`; an Inspect log named by its model, another file by its
+file name). Uploaded files replace the example boxes (:func:`collect`). Questions are
+matched by id when every model names its questions (an ``id`` field or column), else by
+line order. The metric is one of the module's point
 functions (those the Compare tab pairs), at one k.
 """
 
@@ -49,9 +52,11 @@ from .space_input import (
     MAX_OUTCOMES,
     MAX_QUESTIONS,
     columns_of,
+    first_keys,
     locate,
     parse_questions,
     read_upload,
+    split_questions,
 )
 from .space_output import scroll_js
 
@@ -64,7 +69,12 @@ BOARD_COLUMNS = ["rank", "model", "rank set", "P(best)", "estimate", "se", "inte
 MESSAGE_ID = "kpass-board-message"
 #: The forest plot's width in inches, as the other plots' (``space_output.PLOT_WIDTH``).
 PLOT_WIDTH = 5.6
+#: The longest model name the forest plot shows whole.
+PLOT_NAME = 26
 TABLE_ID = "kpass-board-table"
+#: What the upload box takes: the page's own CSV / JSONL / text, and what kpass's readers
+#: read (Inspect ``.eval`` / ``.json`` logs, lm-eval samples ``.jsonl``, Parquet tables).
+UPLOAD_TYPES = (".csv", ".jsonl", ".json", ".txt", ".eval", ".parquet")
 # The example: five checkpoints simulated on questions of shared difficulty (seeded; the
 # same draws as the example of docs/how-to/leaderboard.md).
 EXAMPLE_SEED = 7
@@ -74,9 +84,15 @@ EXAMPLE_MODELS = (("base", -0.4), ("sft", 0.0), ("sft-dpo", 0.1), ("rl-1k", 0.6)
                   ("rl-2k", 0.7))
 HELP = (
     "One box per model, each with its name: the same questions in every box, one a line in "
-    "the same order (or an `id` on every line: then questions are matched by id). Files "
-    "are added as models named by their file name. It opens on a **simulated** example "
-    "(seeded: five checkpoints, 150 questions of shared difficulty, 4 samples each). "
+    "the same order (or an `id` on every line: then questions are matched by id). "
+    "**Uploads**, one model per file, read as `kpass leaderboard` reads them: Inspect logs "
+    "(`.eval`, `.json`; named by the model they record), lm-eval `samples_*.jsonl`, "
+    "lighteval details, long tables (CSV, JSONL, Parquet; one row per sample with a "
+    "question `id`; a table of many models with **split by column**, e.g. `model`: one "
+    "model per value, as `kpass leaderboard --by model`); other files by their file name. "
+    "Uploaded files replace the example boxes (a box you edit ranks with them). It opens "
+    "on a **simulated** example (seeded: five checkpoints, 150 questions of shared "
+    "difficulty, 4 samples each). "
     "**se**: standard error over questions; **interval**: estimate -/+ t se. **rank set**: "
     "the ranks each model can hold; the sets of all models hold the true ranks *together* "
     "with probability >= the confidence (stepwise joint procedure of Mogstad, Romano, "
@@ -117,24 +133,104 @@ def example_models(kind: str = "binary") -> list[tuple[str, str]]:
 # ----------------------------------------------------------------------------- input
 
 
-def collect(boxes: list[tuple[str, str]], uploads: list[str] | None
-            ) -> list[tuple[str, str, str | None, str]]:
-    """The models given: ``(name, where, upload path or None, text)``, boxes then files.
+def upload_names(uploads: list[str]) -> list[str]:
+    """A name per uploaded file, as ``kpass leaderboard`` names its inputs: an Inspect log by
+    the model it records (``model (task)`` where two logs share a model,
+    :func:`kpass.io.harness.inspect_log.inspect_labels`), any other file by its file name
+    without the suffix."""
+    from kpass.io.harness.inspect_log import inspect_labels
+
+    try:
+        models = inspect_labels(uploads)
+    except Exception:  # noqa: BLE001 - an unreadable log: its reading says why, by file name
+        models = [None] * len(uploads)
+    return [model or Path(path).stem for model, path in zip(models, uploads, strict=True)]
+
+
+def check_one_task(uploads: list[str]) -> None:
+    """Refuse Inspect logs of different tasks, as ``kpass leaderboard`` does
+    (:func:`kpass.io.harness.inspect_log.check_same_task`): their sample ids (often 1..N)
+    would pair questions that are not the same.
+
+    Raises:
+        ValueError: two logs of different tasks, naming both files.
+    """
+    from kpass.io.errors import ReportError
+    from kpass.io.harness.inspect_log import check_same_task
+
+    try:
+        check_same_task(uploads)
+    except Exception as error:  # noqa: BLE001 - an unreadable log: its reading says why
+        if not isinstance(error, ReportError) or "of task" not in error.problem:
+            return
+        problem = error.problem
+        for path in uploads:
+            problem = problem.replace(path, f"the file {Path(path).name}")
+        problem = problem.replace(", or pass --any-task to pair them by id anyway", "")
+        raise ValueError(f"the file {Path(error.source).name} is {problem}") from None
+
+
+def split_uploads(uploads: list[str], by: str, kind: str
+                  ) -> dict[str, dict[str, list[Any]]]:
+    """The uploaded tables holding a column ``by`` (the box split by column), each read as
+    one model per value of it (:func:`space_input.split_questions`); other files (an
+    Inspect log, a one-model table) stay one model each.
+
+    Returns:
+        ``{path: {model: questions}}`` for each table split.
+
+    Raises:
+        ValueError: ``by`` given and no uploaded file has the column, or a split file
+            refused (naming it).
+    """
+    if not by:
+        return {}
+    split = {}
+    for path in uploads:
+        if by not in first_keys(path):
+            continue
+        try:
+            split[path] = split_questions(path, kind, by)
+        except ValueError as error:
+            raise ValueError(f"the file {Path(path).name}: {error}") from None
+    if not split:
+        raise ValueError(f"split by column: no uploaded table has a column `{by}`"
+                         + ("" if uploads else " (no file is uploaded)"))
+    return split
+
+
+def collect(boxes: list[tuple[str, str]], uploads: list[str] | None,
+            example: list[tuple[str, str]] | None = None,
+            split: dict[str, dict[str, list[Any]]] | None = None, by: str = ""
+            ) -> tuple[list[tuple[str, str, str | None, str]], int]:
+    """The models given: ``(name, where, upload path or None, text)``, boxes then files, and
+    how many example boxes were left out.
 
     A box counts when it holds text (its name defaults to ``model N``); a file is named by
-    its file name without the suffix.
+    :func:`upload_names`. Uploaded files win over the example: with files, a box still
+    holding the page's example (its name and text as the page opened, ``example``) is left
+    out, while a box the visitor filled or edited ranks beside the files.
 
     Raises:
         ValueError: fewer than 2 or more than MAX_MODELS models, or a name used twice.
     """
     models: list[tuple[str, str, str | None, str]] = []
+    left_out = 0
     for place, (name, text) in enumerate(boxes, start=1):
-        if str(text or "").strip():
-            name = " ".join(str(name or "").split()) or f"model {place}"
-            models.append((name, f"box {place} (model {name!r})", None, str(text)))
-    for path in uploads or []:
-        name = Path(path).stem
-        models.append((name, f"the file {Path(path).name}", path, ""))
+        if not str(text or "").strip():
+            continue
+        if uploads and example and place <= len(example) and (
+                str(name or "").strip(), str(text).strip()) == (
+                example[place - 1][0], example[place - 1][1].strip()):
+            left_out += 1
+            continue
+        name = " ".join(str(name or "").split()) or f"model {place}"
+        models.append((name, f"box {place} (model {name!r})", None, str(text)))
+    for name, path in zip(upload_names(list(uploads or [])), uploads or [], strict=True):
+        for label in (split or {}).get(path, [name]):
+            where = f"the file {Path(path).name}" + (
+                f" ({by} {label!r})" if path in (split or {}) else "")
+            models.append((label, where, path, ""))
     if len(models) > MAX_MODELS:
         raise ValueError(f"{len(models)} models; this tab ranks at most {MAX_MODELS} at once "
                          "(use kpass leaderboard locally for more)")
@@ -147,7 +243,7 @@ def collect(boxes: list[tuple[str, str]], uploads: list[str] | None
             raise ValueError(f"two models are named {name!r}: {seen[name]} and {where}; give "
                              "each model its own name")
         seen[name] = where
-    return models
+    return models, left_out
 
 
 def check_total(parsed: dict[str, list[Any]]) -> None:
@@ -263,6 +359,15 @@ def board_table(board: Any, digits: int = 4) -> pd.DataFrame:
     return table.rename(columns={"interval": f"{level} interval"})
 
 
+def shortened(name: str, at_most: int = PLOT_NAME) -> str:
+    """A model's name as the plot shows it: a long one (a log's file name) keeps its start
+    and end around an ellipsis, so the axes keep their width (the table shows it whole)."""
+    if len(name) <= at_most:
+        return name
+    head = (at_most - 1) // 2
+    return f"{name[:head]}\u2026{name[len(name) - (at_most - 1 - head):]}"
+
+
 def board_plot(board: Any, label: str) -> Figure:
     """A forest plot: each model's estimate and interval, best on top, its rank set at right."""
     rows = board.rows
@@ -274,7 +379,7 @@ def board_plot(board: Any, label: str) -> Figure:
                         [max(row.hi - row.estimate, 0.0) for row in rows]],
                   fmt="o", color="tab:blue", ecolor="tab:blue", elinewidth=2, capsize=3,
                   markersize=5)
-    axes.set_yticks(y, [f"{row.rank}. {row.name}" for row in rows])
+    axes.set_yticks(y, [f"{row.rank}. {shortened(row.name)}" for row in rows])
     axes.set_ylim(-0.7, len(rows) - 0.3)
     for position, row in zip(y, rows, strict=True):
         rank_set = (f"rank {row.rank_lo}" if row.rank_lo == row.rank_hi
@@ -305,7 +410,8 @@ def empty_board() -> pd.DataFrame:
 
 def run_board(app: ModuleType, module: Any, controls: list[Any], boxes: list[tuple[str, str]],
               uploads: list[str] | None, metric: str, ks_text: str, confidence: Any,
-              *values: Any) -> tuple[str, pd.DataFrame, Figure | None]:
+              *values: Any, filter: str | None = None,  # noqa: A002 - lm-eval's word
+              by: str | None = None) -> tuple[str, pd.DataFrame, Figure | None]:
     """The tab's computation: (message, table, forest plot); bad input becomes a message.
 
     Args:
@@ -318,6 +424,10 @@ def run_board(app: ModuleType, module: Any, controls: list[Any], boxes: list[tup
         ks_text: the k box (one k).
         confidence: level of the intervals and of the joint rank sets.
         *values: the Compute tab's control values.
+        filter: the lm-eval filter that counts in uploaded lm-eval samples files (the
+            command line's ``--filter``).
+        by: the box split by column: uploaded tables holding this column give one model
+            per value of it (the command line's ``--by COLUMN``).
     """
     names, kind, family = input_names(module), module_kind(module), \
         module_family(module)
@@ -328,10 +438,17 @@ def run_board(app: ModuleType, module: Any, controls: list[Any], boxes: list[tup
         functions = dict(COMPARED[family])
         if metric not in functions:
             raise ValueError(f"`metric` must be one of {', '.join(functions)}; got {metric!r}")
-        models = collect(boxes, uploads)
+        by_column = " ".join(str(by or "").split())
+        split = split_uploads(list(uploads or []), by_column, kind)
+        models, left_out = collect(boxes, uploads, example_models(kind), split, by_column)
+        check_one_task([path for path in uploads or [] if path not in split])
         for name, source, path, text in models:
             current, where[name] = name, source
-            uploaded = read_upload(path, names, kind) if path else None
+            if path in split:
+                parsed[name] = split[path][name]
+                continue
+            uploaded = read_upload(path, names, kind, filter=str(filter or "").strip() or None) \
+                if path else None
             parsed[name] = uploaded if uploaded is not None else \
                 parse_questions(text, names, kind)
         current = ""
@@ -366,12 +483,17 @@ def run_board(app: ModuleType, module: Any, controls: list[Any], boxes: list[tup
         return ("**Input error:** the input is nested too deeply; give one flat list of "
                 "outcomes per question", empty_board(), None)
     except Exception as error:  # noqa: BLE001 (every failure: one located line, no traceback)
-        return f"**Input error:** {failure(error, current, where, parsed)}", \
-            empty_board(), None
+        message = failure(error, current, where, parsed).replace(
+            "with --filter", "in the box lm-eval filter")
+        return f"**Input error:** {message}", empty_board(), None
     note = (f"Ranked at {app.stamp()}: {len(board.rows)} models on {board.questions} "
             f"question(s) (matched by {'line order' if ids is None else 'id'}), {metric}"
             f"{'' if k is None else f' at k={k}'}; {level * 100:g}% intervals and joint rank "
             f"sets. {told_apart(board)}")
+    if left_out:
+        note += (f" The {left_out} example box{'es' if left_out > 1 else ''} "
+                 "were left out: uploaded files replace the example (boxes you edit rank "
+                 "with them).")
     return note, board_table(board), board_plot(board, metric)
 
 
@@ -416,6 +538,20 @@ def build_tab(app: ModuleType, demo: gr.Blocks, module: Any, controls: list[Any]
                                            elem_id="kpass-board-confidence")
                 button = gr.Button("Rank", variant="primary", elem_id="kpass-board-run")
                 message = gr.Markdown(elem_id=MESSAGE_ID)
+                # Logs first: a team's runs are files; the boxes hold the example.
+                uploads = gr.File(label="Upload logs or tables, one model a file",
+                                  file_count="multiple",
+                                  file_types=list(UPLOAD_TYPES), elem_id="kpass-board-upload")
+                with gr.Row(equal_height=True, elem_id="kpass-board-read"):
+                    split_by = gr.Textbox(label="split by column (a table of many models)",
+                                          placeholder="e.g. model", max_lines=1,
+                                          min_width=150, elem_id="kpass-board-by")
+                    lm_filter = gr.Textbox(label="lm-eval filter (files scored under "
+                                           "several)", placeholder="e.g. strict-match",
+                                           max_lines=1, min_width=150,
+                                           elem_id="kpass-board-filter")
+                gr.Markdown("...or paste each model's outcomes in a box:",
+                            elem_id="kpass-board-or")
                 groups, names, texts = [], [], []
                 for index in range(MAX_MODELS):
                     name, text = example[index] if index < len(example) else ("", "")
@@ -433,11 +569,6 @@ def build_tab(app: ModuleType, demo: gr.Blocks, module: Any, controls: list[Any]
                 shown = gr.State(OPEN_BOXES)
                 add = gr.Button(f"Add a model box (up to {MAX_MODELS})", size="sm",
                                 elem_id="kpass-board-add")
-                uploads = gr.File(label="...and/or upload files, one per model (named by "
-                                  "the file name)", file_count="multiple",
-                                  file_types=[".csv", ".jsonl", ".json", ".txt", ".eval"],
-                                  height=100,
-                                  elem_id="kpass-board-upload")
                 gr.Markdown(f"{HELP}\n\n{limits(app)}", elem_id="kpass-board-help")
             with gr.Column(scale=7, min_width=300):
                 table = gr.Dataframe(value=empty_board(), label="Leaderboard, best first",
@@ -453,14 +584,15 @@ def build_tab(app: ModuleType, demo: gr.Blocks, module: Any, controls: list[Any]
     def rank(*args: Any):
         given = list(args)
         boxes = list(zip(given[:MAX_MODELS], given[MAX_MODELS:2 * MAX_MODELS], strict=True))
-        files, metric_value, k_text, level, *values = given[2 * MAX_MODELS:]
+        files, by_text, filter_text, metric_value, k_text, level, *values = \
+            given[2 * MAX_MODELS:]
         return app.run_leaderboard(module, controls, boxes, files, metric_value, k_text, level,
-                                   *values)
+                                   *values, filter=filter_text, by=by_text)
 
     add.click(more, shown, [shown, *groups])
-    inputs = [*names, *texts, uploads, metric, ks, confidence, *widgets]
+    inputs = [*names, *texts, uploads, split_by, lm_filter, metric, ks, confidence, *widgets]
     outputs = [message, table, plot]
     button.click(rank, inputs, outputs).then(None, js=scroll_js(MESSAGE_ID, TABLE_ID))
-    uploads.upload(rank, inputs, outputs)
+    uploads.upload(rank, inputs, outputs).then(None, js=scroll_js(MESSAGE_ID, TABLE_ID))
     uploads.clear(rank, inputs, outputs)
     demo.load(rank, inputs, outputs)

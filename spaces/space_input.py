@@ -27,6 +27,9 @@ ID_FIELDS = ("id", "question_id", "task_id", "problem_id", "qid", "example_id", 
 
 # Limits of one request (each runs under one lock in the Space).
 MAX_CHARS = 1_000_000
+#: An uploaded log or table read by kpass's readers (an Inspect ``.eval`` holds the
+#: transcripts too, so it is far larger than its outcomes).
+MAX_LOG_BYTES = 50_000_000
 MAX_QUESTIONS = 20_000
 MAX_OUTCOMES = 200_000
 MAX_KS = 20
@@ -371,12 +374,20 @@ def csv_questions(content: str, names: list[str], kind: str) -> list[Question]:
     return questions
 
 
-def read_upload(path: str | None, names: list[str], kind: str) -> list[Question] | None:
-    """The questions of an uploaded CSV / JSONL / text file (None: nothing uploaded)."""
+def read_upload(path: str | None, names: list[str], kind: str, *,
+                filter: str | None = None) -> list[Question] | None:  # noqa: A002 - lm-eval's word
+    """The questions of an uploaded file (None: nothing uploaded).
+
+    Logs and tables kpass reads with the command line's own readers
+    (:func:`kpass_read`: Inspect logs, harness files, Parquet, long tables naming a model)
+    are read by them (:func:`logged_questions`); other CSV / JSONL / text files by the
+    page's parser, as the text box is. ``filter`` is the lm-eval filter that counts (for
+    lm-eval files only).
+    """
     if not path:
         return None
-    if inspect_log(path):
-        return inspect_questions(path, kind)
+    if kpass_read(path):
+        return logged_questions(path, kind, filter=filter)
     raw = Path(path).read_bytes()
     if len(raw) > MAX_CHARS:
         raise ValueError(f"the file has {len(raw):,} bytes; this page takes at most "
@@ -392,30 +403,164 @@ def read_upload(path: str | None, names: list[str], kind: str) -> list[Question]
     return parse_questions(content, names, kind)
 
 
-def inspect_log(path: str) -> bool:
-    """Whether an upload is an Inspect AI log (``.eval``, or a ``.json`` Inspect wrote)."""
-    from kpass.io.harness.inspect_files import is_inspect_log
+def first_keys(path: str) -> list[str]:
+    """The column names of a CSV file's header, a Parquet file's schema or a JSONL file's
+    first record (``[]`` when there are none or the file cannot say)."""
+    suffix = Path(path).suffix.lower()
+    try:
+        if suffix == ".parquet":
+            import pyarrow.parquet as pq
 
-    return is_inspect_log(path)
+            return list(pq.read_schema(path).names)
+        with open(path, encoding="utf-8-sig", errors="replace") as stream:
+            if suffix == ".csv":
+                return [cell.strip() for cell in next(csv.reader(stream), [])]
+            if suffix == ".jsonl":
+                first = next((line for line in stream if line.strip()), "")
+                record = json.loads(first) if first.lstrip().startswith("{") else None
+                return list(record) if isinstance(record, dict) else []
+    except Exception:  # noqa: BLE001 - unreadable here: the reader that follows says why
+        return []
+    return []
 
 
-def inspect_questions(path: str, kind: str) -> list[Question]:
-    """An Inspect AI log's questions (sample ids), each its epochs' 0/1 outcomes.
+def kpass_read(path: str) -> bool:
+    """Whether an upload is read by kpass's own readers (those of ``kpass report``).
 
-    Read by :func:`kpass.io.harness.inspect_log.load_inspect` (Inspect's own reader; needs
-    inspect-ai). The outcomes of a question are given as its c correct epochs then its
-    n - c wrong ones: every metric of the page depends on (n, c) only.
+    An Inspect AI log (``.eval``, or a ``.json`` Inspect wrote), a file an evaluation
+    harness wrote (lm-eval ``samples_*.jsonl``, lighteval details, OpenCompass results:
+    :func:`kpass.io.harness.load.detect_harness`), a Parquet table, or a long CSV / JSONL
+    table (an id column) whose rows name their model or run
+    (:data:`kpass.io.inputs.RUN_COLUMNS`), which the command line refuses to pool.
     """
-    from kpass.io.harness.inspect_log import load_inspect
+    from kpass.io.harness.inspect_files import is_inspect_log
+    from kpass.io.harness.load import detect_harness
+    from kpass.io.inputs import RUN_COLUMNS
 
+    if is_inspect_log(path) or path.lower().endswith(".parquet"):
+        return True
+    if path.lower().endswith((".jsonl", ".json")) and detect_harness(path) is not None:
+        return True
+    keys = first_keys(path)
+    return any(key in keys for key in ID_FIELDS) and any(key in keys for key in RUN_COLUMNS)
+
+
+def _kpass_problem(error: Any, path: str, by: str | None = None) -> ValueError:
+    """A kpass reader's :class:`~kpass.io.errors.ReportError` in the page's words: without
+    the upload's temporary path, the command line's advice (``--pool``, ``--by``) as the
+    page gives it."""
+    problem = error.problem.replace(path, Path(path).name)
+    problem = re.sub(r": read with --id, their rows would be pooled as one run; .*",
+                     ": read as one model, their rows would be pooled; give the column in "
+                     "the box split by column (or upload one file per model)", problem)
+    if by is not None:
+        problem = problem.replace(f"--by {by}", "split by column").replace(
+            "--by", "split by column")
+    return ValueError(f"{error.where}: {problem}" if error.where else problem)
+
+
+def _check_log(path: str, kind: str) -> None:
     if kind == "answers":
-        raise ValueError("an Inspect log holds scored outcomes, not answers; use a metric "
-                         "that reads 0/1 outcomes")
-    counts = load_inspect(path).counts
-    ids = counts.ids if counts.ids is not None else range(counts.n_questions)
+        raise ValueError("a log or table read by kpass holds scored outcomes, not answers; "
+                         "use a metric that reads 0/1 outcomes")
+    size = Path(path).stat().st_size
+    if size > MAX_LOG_BYTES:
+        raise ValueError(f"the file has {size:,} bytes; this page reads logs of at most "
+                         f"{MAX_LOG_BYTES:,} (use kpass locally for more)")
+
+
+def counted_questions(counts: Any) -> list[Question]:
+    """Per-question counts (``kpass.BinaryCounts``) as the page's questions: c correct
+    outcomes then n - c wrong ones (every metric of the page depends on (n, c) only).
+
+    Raises:
+        ValueError: more questions or outcomes than the page takes.
+    """
+    if counts.n_questions > MAX_QUESTIONS or int(counts.n_samples.sum()) > MAX_OUTCOMES:
+        raise ValueError(f"{counts.n_questions:,} questions and {int(counts.n_samples.sum()):,} "
+                         f"outcomes; this page takes at most {MAX_QUESTIONS:,} questions and "
+                         f"{MAX_OUTCOMES:,} outcomes (use kpass locally for more)")
+    ids = counts.ids if counts.ids is not None else [None] * counts.n_questions
     return [Question([1] * int(c) + [0] * int(n - c), line=index + 1, qid=qid)
             for index, (qid, n, c) in enumerate(zip(ids, counts.n_samples, counts.n_correct,
                                                     strict=True))]
+
+
+def logged_questions(path: str, kind: str, *,
+                     filter: str | None = None) -> list[Question]:  # noqa: A002 - lm-eval's word
+    """An upload read as ``kpass report`` reads it: each question's 0/1 outcomes.
+
+    Read by :func:`kpass.io.inputs.load_input` (Inspect logs need inspect-ai); a table with
+    an id column (:data:`ID_FIELDS`, the first present) is read as a long table grouped by
+    it (:func:`counted_questions`). ``filter`` (``--filter``) applies to lm-eval files and
+    is ignored for others, as with several inputs on the command line.
+
+    Raises:
+        ValueError: an answer-string metric, a file over :data:`MAX_LOG_BYTES`, too many
+            questions or outcomes, or the reader's own one-line message (without the
+            upload's temporary path).
+    """
+    from kpass.io.errors import ReportError
+    from kpass.io.harness.load import detect_harness
+    from kpass.io.inputs import InputOptions, load_input
+
+    _check_log(path, kind)
+    keys = first_keys(path)
+    if filter and (not path.lower().endswith((".jsonl", ".json")) or
+                   detect_harness(path) != "lm-eval"):
+        filter = None  # noqa: A001
+    options = InputOptions(id=next((key for key in ID_FIELDS if key in keys), None),
+                           filter=filter or None)
+    try:
+        counts = load_input(path, options)[0].counts
+    except ReportError as error:
+        raise _kpass_problem(error, path) from None
+    return counted_questions(counts)
+
+
+def split_questions(path: str, kind: str, by: str) -> dict[str, list[Question]]:
+    """A long table holding several models, one model per value of its column ``by``.
+
+    Read by :func:`kpass.io.inputs.load_split` (``kpass leaderboard --by COLUMN``: one scan,
+    labels in sorted order), grouped by the table's question id column (:data:`ID_FIELDS`,
+    the first present).
+
+    Raises:
+        ValueError: no id column, an answer-string metric, a file over
+            :data:`MAX_LOG_BYTES`, more questions or outcomes than the page takes in all,
+            or the reader's own one-line message.
+    """
+    from kpass.io.errors import ReportError
+    from kpass.io.inputs import InputOptions, load_split
+
+    _check_log(path, kind)
+    keys = first_keys(path)
+    found = next((key for key in ID_FIELDS if key in keys), None)
+    if found is None:
+        raise ValueError(f"split by `{by}` reads a long table, one row per sample, with a "
+                         f"question id column ({', '.join(ID_FIELDS[:4])}, ...); the file "
+                         f"has {', '.join(keys[:8]) or 'no columns'}")
+    try:
+        split = load_split(path, InputOptions(id=found, by=by))
+    except ReportError as error:
+        # one value throughout: one model (the command line asks to drop --by; beside other
+        # files the page reads it as the model that value names)
+        one = re.search(r"one value of `[^`]*` \((.+?)\), so one model", error.problem)
+        if one is None:
+            raise _kpass_problem(error, path, by) from None
+        from ast import literal_eval
+
+        try:
+            label = str(literal_eval(one[1]))
+        except (ValueError, SyntaxError):
+            label = one[1]
+        return {label: logged_questions(path, kind)}
+    total = sum(int(item.counts.n_samples.sum()) for item in split.values())
+    if total > MAX_OUTCOMES:
+        raise ValueError(f"{len(split)} models and {total:,} outcomes; this page takes at "
+                         f"most {MAX_OUTCOMES:,} outcomes (use kpass leaderboard --by "
+                         f"{by} locally for more)")
+    return {str(label): counted_questions(item.counts) for label, item in split.items()}
 
 
 # ----------------------------------------------------------------------------- errors

@@ -496,3 +496,70 @@ def test_leaderboard_tab_values_equal_the_core_and_errors_are_located(built, bro
         page.close()
     finally:
         stop(process)
+
+
+def test_leaderboard_tab_ranks_uploaded_logs_at_1280_and_420(built, browser, tmp_path):
+    """Issue 39: three Inspect logs (one task, three mock models) uploaded to the
+    Leaderboard tab replace the example and rank, named by their models, the message
+    saying so in one line; the table fits at 1280 px, and at 420 px the ranking comes into
+    view and the page does not scroll sideways; a table of three models uploaded with
+    "model" in the box split by column ranks them. Screenshots:
+    ``board_uploads_1280.png``, ``board_uploads_420.png``, ``board_split_1280.png``."""
+    pytest.importorskip("inspect_ai")
+    logs = [str(p) for p in sorted((REPO / "tests" / "fixtures" / "inspect" / "eval-set-2x3")
+                                   .glob("*_kp-easy_*.eval"))]
+    process, url = serve(built["pass_at_k_bayes"])
+    try:
+        SCREENSHOTS.mkdir(exist_ok=True)
+        for viewport, shot in ((DESKTOP, "board_uploads_1280.png"),
+                               ({"width": 420, "height": 800}, "board_uploads_420.png")):
+            page = browser.new_page(viewport=viewport)
+            page.goto(url)
+            wait_for_message(page, "Computed")
+            page.get_by_role("tab", name="Leaderboard").click()
+            page.wait_for_function(FINISHED, arg=["#kpass-board-message", "Ranked"],
+                                   timeout=60_000)
+            page.set_input_files("#kpass-board-upload input[type=file]", logs)
+            page.wait_for_function(
+                "() => document.querySelector('#kpass-board-message').innerText"
+                ".includes('uploaded files replace')", timeout=60_000)
+            page.wait_for_timeout(800)
+            text = page.inner_text("#kpass-board-message")
+            assert text.startswith("Ranked at ") and "3 models on 5 question(s)" in text, text
+            header, rows = table(page, "#kpass-board-table")
+            # model-c solves 9 of 15, model-b 8, model-a 5 (the fixture's README)
+            assert [r[header.index("model")] for r in rows] == [
+                "mockllm/model-c", "mockllm/model-b", "mockllm/model-a"]
+            page.mouse.move(0, 0)
+            assert_plot_clear(page, "#kpass-board-plot")
+            if viewport is DESKTOP:
+                assert_fits(page, "#kpass-board-table")
+            else:  # on a phone the upload brings the ranking into view, as the button does
+                assert_in_viewport(page, "#kpass-board-table", viewport)
+                assert no_sideways_scroll(page)
+            page.screenshot(path=str(SCREENSHOTS / shot))
+            page.screenshot(path=str(SCREENSHOTS / shot.replace(".png", "_page.png")),
+                            full_page=True)
+            if viewport is DESKTOP:  # a table of three models, split by its `model` column
+                runs = tmp_path / "runs.csv"
+                runs.write_text("model,id,correct\n" + "".join(
+                    f"{model},q{q},{int((q * 7 + s) % 10 < cut)}\n"
+                    for model, cut in (("small", 3), ("medium", 5), ("large", 8))
+                    for q in range(30) for s in range(4)))
+                page.click("#kpass-board-upload button[aria-label='Clear']")  # the logs
+                page.wait_for_function(
+                    "() => document.querySelector('#kpass-board-message').innerText"
+                    ".includes('5 models on 150')", timeout=60_000)  # the example again
+                page.fill("#kpass-board-by input, #kpass-board-by textarea", "model")
+                page.set_input_files("#kpass-board-upload input[type=file]", str(runs))
+                page.wait_for_function(
+                    "() => document.querySelector('#kpass-board-message').innerText"
+                    ".includes('3 models on 30')", timeout=60_000)
+                page.wait_for_timeout(800)
+                header, rows = table(page, "#kpass-board-table")
+                assert [r[header.index("model")] for r in rows] == ["large", "medium", "small"]
+                page.mouse.move(0, 0)
+                page.screenshot(path=str(SCREENSHOTS / "board_split_1280.png"))
+            page.close()
+    finally:
+        stop(process)
