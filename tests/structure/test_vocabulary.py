@@ -266,6 +266,8 @@ VOCABULARY = {
     "by": "--by COLUMN / by=: one model per value of a long table's column (file: per file)",
     "any-task": "pair Inspect logs of different tasks (eval.task) anyway",
     "partial": "read an Inspect log of a run that has not finished (status started)",
+    "reference_runs": "--reference-runs: with --subset, the past models' runs the subset was "
+                      "drawn from",
     # --- keys of the evaluate modules (after a metric's key)
     "cs_lo": "SequentialMonitor: the sequence's lower bound",
     "cs_hi": "SequentialMonitor: the sequence's upper bound",
