@@ -198,14 +198,15 @@ def subset_estimate(metric: Any, R_new: Any, *args: Any, subset: Subset,
         >>> rng = np.random.default_rng(0)
         >>> easy = rng.uniform(-2, 2, 300)
         >>> def run(skill):
-        ...     return kpass.BinaryCounts(np.full(300, 1), rng.binomial(1, 1 / (1 + np.exp(
+        ...     return kpass.BinaryCounts(np.full(300, 4), rng.binomial(4, 1 / (1 + np.exp(
         ...         -(skill + easy)))), ids=[f"q{i}" for i in range(300)])
         >>> reference = {f"m{j}": run(skill) for j, skill in enumerate(np.linspace(-1, 1, 8))}
         >>> chosen = kpass.choose_questions(reference, 60, seed=3)
         >>> new = run(0.5)  # the full run, for the check; only the 60 chosen are used
         >>> result = kpass.subset_estimate(kpass.pass_at_k, new, 1, subset=chosen,
         ...                                reference=reference)
-        >>> bool(result.lo < new.n_correct.mean() < result.hi), bool(result.se < result.srs_se)
+        >>> full = kpass.pass_at_k(new, 1)
+        >>> bool(result.lo < full < result.hi), bool(result.se < result.srs_se)
         (True, True)
     """
     name, metric = _check_metric(metric, "subset_estimate", args, kwargs)
