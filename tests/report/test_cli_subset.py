@@ -92,3 +92,20 @@ def test_table_and_errors(runs, capsys):
     assert main(["report", str(folder / "new.jsonl"), "--id", "id", "--subset",
                  str(folder / "bad.csv"), "--reference-runs", *paths]) == 1
     assert "missing stratum" in capsys.readouterr().err
+
+
+def test_round_trip_on_inspect_logs(tmp_path, capsys):
+    """Inspect logs (the eval-set fixture, two models on 6 samples): ids are Inspect's."""
+    pytest.importorskip("inspect_ai")
+    from pathlib import Path
+
+    logs = sorted(str(p) for p in (Path(__file__).resolve().parents[1] / "fixtures" / "inspect"
+                                   / "eval-set").glob("*.eval"))
+    chosen = tmp_path / "chosen.csv"
+    assert main(["subset", *logs, "--questions", "4", "--seed", "1", "--design", "simple",
+                 "--out", str(chosen)]) == 0
+    assert main(["report", logs[0], "--subset", str(chosen), "--reference-runs", *logs,
+                 "--format", "json"]) == 0
+    record = json.loads(capsys.readouterr().out)["results"][0]
+    assert record["questions"] == 4 and record["population"] == 6
+    assert record["lo"] <= record["estimate"] <= record["hi"]
