@@ -81,6 +81,8 @@ from .stats.planning import Plan, Split, plan
 from .stats.ranking import Leaderboard, RankedPair, Standing, Winner, leaderboard
 from .stats.sequential import ConfidenceSequence, confidence_sequence
 from .stats.small_sample import SmallSampleWarning
+from .stats.subset import SubsetEstimate, subset_estimate
+from .stats.subset_design import Subset, choose_questions
 
 __version__ = "0.1.0"
 
@@ -139,6 +141,8 @@ __all__ = [
     "Posterior",
     "RankedPair",
     "Standing",
+    "Subset",
+    "SubsetEstimate",
     "Winner",
     "TailPassDraws",
     "TailPassProfile",
@@ -153,6 +157,7 @@ __all__ = [
     "binarize",
     "binary_counts",
     "categorical_counts",
+    "choose_questions",
     "compare",
     "compare_table",
     "confidence_sequence",
@@ -191,6 +196,7 @@ __all__ = [
     "report_table",
     "stability_weights",
     "standard_error",
+    "subset_estimate",
     "tailpass",
     "tailpass_empirical",
     "threshold_spectrum_at_k",

@@ -203,6 +203,17 @@ VOCABULARY = {
     "achieved": "the power a plan reaches at its questions and difference (>= power)",
     "solved": "what a plan solved for: questions (a difference given) or difference",
     "missed_at": "the first unit whose set of plausible means missed the running interval",
+    # --- a benchmark's score from a subset of its questions
+    "R_new": "the new model's outcomes on the chosen questions (subset_estimate)",
+    "subset": "the chosen questions (a Subset from choose_questions; the CLI's --subset file)",
+    "design": "how the questions were drawn: stratified or simple",
+    "inclusion": "a chosen question's inclusion probability",
+    "stratum": "a chosen question's stratum",
+    "population": "N, the benchmark's number of questions",
+    "srs_se": "the se the plain mean of a simple random subset of the same size would have had",
+    "explained": "the share of the questions' variance the IRT predictions explained",
+    "prediction": "the IRT prediction alone of the full-benchmark value",
+    "ability": "the new model's fitted IRT ability",
     # --- the report's document
     "file": "an input file's name",
     "path": "an input file's path",
@@ -266,6 +277,8 @@ VOCABULARY = {
     "by": "--by COLUMN / by=: one model per value of a long table's column (file: per file)",
     "any-task": "pair Inspect logs of different tasks (eval.task) anyway",
     "partial": "read an Inspect log of a run that has not finished (status started)",
+    "reference_runs": "--reference-runs: with --subset, the past models' runs the subset was "
+                      "drawn from",
     # --- keys of the evaluate modules (after a metric's key)
     "cs_lo": "SequentialMonitor: the sequence's lower bound",
     "cs_hi": "SequentialMonitor: the sequence's upper bound",

@@ -86,6 +86,29 @@ def _run_plan(args: argparse.Namespace) -> int:
     return run_plan(args)
 
 
+def _run_subset(args: argparse.Namespace) -> int:
+    from .subset import run_subset
+
+    return run_subset(args)
+
+
+def _run_subset_report(args: argparse.Namespace) -> int:
+    from .subset import run_subset_report
+
+    if not args.subset:
+        print("kpass report: error: --reference-runs needs --subset FILE", file=sys.stderr)
+        return 2
+    try:
+        from ..registry import PRIMARY
+
+        families = parse_metrics(args.metrics or str(PRIMARY.report))
+    except ValueError as error:
+        print(f"kpass report: error: {cli_words(str(error))}", file=sys.stderr)
+        return 2
+    ks = sorted({k for group in args.k for k in group}) if args.k else [1]
+    return run_subset_report(args, families, ks)
+
+
 def _run_compare(args: argparse.Namespace) -> int:
     from .compare import run_compare
 
@@ -210,6 +233,8 @@ def run_report(args: argparse.Namespace) -> int:
     Returns:
         The exit status: 0 on success, 1 when an input cannot be used.
     """
+    if args.subset or args.reference_runs:  # a score from a subset: report/subset.py
+        return _run_subset_report(args)
     try:
         from ..data import sample_path
 
@@ -367,7 +392,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 #: The function behind each subcommand.
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "report": run_report, "compare": _run_compare, "leaderboard": _run_leaderboard,
-    "next": _run_next, "plan": _run_plan}
+    "next": _run_next, "plan": _run_plan, "subset": _run_subset}
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -299,6 +299,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="show the posterior columns (mean, sd, credible interval) also "
                              "with one sample per question, where they are hidden: they "
                              "describe these questions with unlimited samples, not the score")
+    report.add_argument("--subset", metavar="FILE",
+                        help="FILE (from kpass subset) lists the questions FILE's model was run "
+                             "on: estimate its score on all the benchmark's questions "
+                             "(docs/how-to/subset.md); needs --reference-runs")
+    report.add_argument("--reference-runs", nargs="+", metavar="[NAME=]RUN",
+                        help="with --subset, the past models' runs on every question that "
+                             "the subset was drawn from")
     _explain_option(report)
     from .cost import add_cost_options
 
@@ -312,6 +319,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .plan import add_plan_parser
 
     add_plan_parser(commands, _count, _harness_options, _finite, _taus)
+    from .subset import add_subset_parser
+
+    add_subset_parser(commands, _count, _harness_options)
     return parser
 
 

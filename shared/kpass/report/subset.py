@@ -1,0 +1,195 @@
+"""The subset commands: `kpass subset` draws questions, `kpass report --subset` estimates from them.
+
+``kpass subset RUNS... --questions M --seed S`` reads the reference runs (one file per past
+model, every question), draws M questions with :func:`kpass.choose_questions` and writes one
+row per chosen question: ``id``, ``inclusion``, ``stratum``, ``population``, ``design``,
+``seed`` (CSV, or JSONL with ``--format jsonl``). Run the new model on those ids, then
+``kpass report NEW --subset FILE --reference-runs RUNS...`` prints
+:func:`kpass.subset_estimate` for each metric and k: the estimate of the new model's score on
+all the benchmark's questions, its SE over the draw, the interval, the SE a simple random
+subset would have had and the share of variance the predictions explained.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..families import function
+from ..io.errors import ReportError
+from ..stats.subset import subset_estimate
+from ..stats.subset_design import DESIGNS, Subset, choose_questions
+from .inputs import load_outcomes
+from .leaderboard import split_names
+from .output import _write, cli_words
+
+#: The columns of a subset file, in order.
+SUBSET_FIELDS = ("id", "inclusion", "stratum", "population", "design", "seed")
+#: The fields of one estimate in ``kpass report --subset --format json``.
+ESTIMATE_FIELDS = ("metric", "k", "estimate", "se", "lo", "hi", "confidence", "srs_se",
+                   "explained", "questions", "population", "design")
+
+
+def add_subset_parser(commands: Any, count: Any, harness_options: Any) -> None:
+    """The ``subset`` subcommand's options (called by the parser with its checks)."""
+    command = commands.add_parser(
+        "subset", help="draw the questions to run a new model on, from past models' runs",
+        description="Read the reference runs (one file per past model, on every question) "
+                    "and draw --questions of the benchmark's questions at random with known "
+                    "inclusion probabilities (stratified by the references' success rates, "
+                    "Neyman allocation), reproducibly from --seed. Run the new model on the "
+                    "written ids, then: kpass report NEW --subset FILE --reference-runs "
+                    "RUNS...",
+        epilog="See docs/how-to/subset.md.")
+    command.add_argument("files", nargs="+", metavar="[NAME=]FILE", help="one run per model")
+    command.add_argument("--questions", type=count(2), required=True, metavar="M",
+                         help="how many questions to choose")
+    command.add_argument("--seed", type=count(0), required=True, metavar="S",
+                         help="the seed of the draw")
+    command.add_argument("--design", choices=DESIGNS, default="stratified",
+                         help="stratified (default) or simple random")
+    command.add_argument("--id", metavar="COLUMN",
+                         help="the question-id column (without it, questions are rows 0..N-1)")
+    command.add_argument("--column", metavar="NAME", help="the outcome column")
+    harness_options(command)
+    command.add_argument("--format", choices=("csv", "jsonl"), default="csv",
+                         help="csv (default) or jsonl")
+    command.add_argument("--out", metavar="FILE", help="write to FILE (default: stdout)")
+    command.add_argument("--chunk-size", type=count(1), default=65536, metavar="ROWS",
+                         help="rows read and counted at a time (default: 65536)")
+    command.set_defaults(command_parser=command, sample=None)
+
+
+def _reference(args: argparse.Namespace, files: list[str]) -> dict[str, Any]:
+    names, paths = split_names(list(files))
+    loaded, _ = load_outcomes(paths, args, "subset")
+    return {name: item.counts for name, item in zip(names, loaded, strict=True)}
+
+
+def render_subset(subset: Subset, form: str) -> str:
+    """The subset as CSV or JSONL (:data:`SUBSET_FIELDS`)."""
+    rows = [dict(zip(SUBSET_FIELDS, (q, float(p), int(h), subset.population, subset.design,
+                                     subset.seed), strict=True))
+            for q, p, h in zip(subset.ids, subset.inclusion, subset.stratum, strict=True)]
+    if form == "jsonl":
+        return "".join(json.dumps(row) + "\n" for row in rows)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=SUBSET_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def run_subset(args: argparse.Namespace) -> int:
+    """Run ``kpass subset``: 0 on success, 1 when an input cannot be used."""
+    try:
+        reference = _reference(args, args.files)
+        try:
+            subset = choose_questions(reference, args.questions, seed=args.seed,
+                                      design=args.design)
+        except (TypeError, ValueError) as error:
+            raise ReportError(" ".join(args.files), str(error)) from None
+        text = render_subset(subset, args.format)
+        if args.out:
+            Path(args.out).write_text(text, encoding="utf-8")
+            print(f"kpass subset: wrote {args.out} ({subset.questions} of "
+                  f"{subset.population} questions)", file=sys.stderr)
+            return 0
+    except ReportError as error:
+        print(f"kpass subset: error: {cli_words(str(error))}", file=sys.stderr)
+        return 1
+    return _write(text)
+
+
+def read_subset(path: str, known: list[Any]) -> Subset:
+    """A subset file (CSV or JSONL, :data:`SUBSET_FIELDS`), its ids matched to ``known``."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise ReportError(path, f"cannot read the subset file: {error.strerror}") from None
+    try:
+        if text.lstrip().startswith("{"):
+            rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+        else:
+            rows = list(csv.DictReader(io.StringIO(text)))
+    except ValueError as error:
+        raise ReportError(path, f"not a subset file (CSV or JSONL): {error}") from None
+    missing = [field for field in SUBSET_FIELDS[:5] if not rows or field not in rows[0]]
+    if missing:
+        raise ReportError(path, f"a subset file needs the columns {', '.join(SUBSET_FIELDS)} "
+                                f"(kpass subset writes them); missing {', '.join(missing)}")
+    by_text = {str(q): q for q in known}
+    unknown = [row["id"] for row in rows if str(row["id"]) not in by_text]
+    if unknown:
+        raise ReportError(path, f"{len(unknown)} ids are not questions of the reference runs, "
+                                f"e.g. {unknown[0]!r}")
+    try:
+        seed = rows[0].get("seed")
+        return Subset(ids=tuple(by_text[str(row["id"])] for row in rows),
+                      inclusion=np.array([float(row["inclusion"]) for row in rows]),
+                      stratum=np.array([int(row["stratum"]) for row in rows]),
+                      population=int(rows[0]["population"]), design=str(rows[0]["design"]),
+                      seed=None if seed in (None, "") else int(seed))
+    except (TypeError, ValueError) as error:
+        raise ReportError(path, str(error)) from None
+
+
+def run_subset_report(args: argparse.Namespace, families: list[Any], ks: list[int]) -> int:
+    """``kpass report NEW --subset FILE --reference-runs RUNS...`` (module docstring)."""
+    if len(args.files) != 1:
+        print("kpass report: error: --subset takes one FILE: the new model's run on the chosen "
+              "questions", file=sys.stderr)
+        return 2
+    if not args.reference_runs or len(args.reference_runs) < 2:
+        print("kpass report: error: --subset needs --reference-runs with at least two runs "
+              "(the past models' runs the subset was drawn from)", file=sys.stderr)
+        return 2
+    if args.format not in ("table", "json"):
+        print("kpass report: error: --subset prints --format table or json", file=sys.stderr)
+        return 2
+    try:
+        reference = _reference(args, args.reference_runs)
+        known = list(next(iter(reference.values())).ids or range(
+            next(iter(reference.values())).n_questions))
+        subset = read_subset(args.subset, known)
+        new, _ = load_outcomes(list(args.files), args, "report")
+        results = []
+        for fam in families:
+            for k in ks:
+                try:
+                    result = subset_estimate(function(fam.function), new[0].counts, k,
+                                             subset=subset, reference=reference,
+                                             confidence=args.confidence)
+                except (TypeError, ValueError) as error:
+                    raise ReportError(args.files[0], f"{fam.key} at k={k}: {error}") from None
+                results.append((fam.key, k, result))
+    except ReportError as error:
+        print(f"kpass report: error: {cli_words(str(error))}", file=sys.stderr)
+        return 1
+    if args.format == "json":
+        records = [{"metric": key, "k": k, **{field: getattr(r, field)
+                                              for field in ESTIMATE_FIELDS[2:]}}
+                   for key, k, r in results]
+        return _write(json.dumps({"results": records}, indent=2) + "\n")
+    digits = args.digits
+    level = f"{round(100 * args.confidence):d}% interval"
+    header = ["metric", "k", "estimate", "se", level, "srs se", "explained", "questions"]
+    lines = [header]
+    for key, k, r in results:
+        lines.append([key, str(k), f"{r.estimate:.{digits}f}", f"{r.se:.{digits}f}",
+                      f"[{r.lo:.{digits}f}, {r.hi:.{digits}f}]", f"{r.srs_se:.{digits}f}",
+                      f"{r.explained:.0%}", f"{r.questions} of {r.population}"])
+    widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
+    text = "".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+                   + "\n" for row in lines)
+    text += (f"The estimate is of the score on all {results[0][2].population} questions, from "
+             f"the {results[0][2].questions} chosen ({subset.design} design); the interval is "
+             "over the random draw of the questions.\n") if results else ""
+    return _write(text)

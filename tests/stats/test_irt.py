@@ -1,0 +1,113 @@
+"""The IRT fit (kpass.stats.irt) against its penalised log-likelihood written out by brute force
+and maximised by scipy.optimize with numerical gradients, and its recovery of a simulated truth."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from kpass.stats.irt import (
+    ABILITY_SD,
+    INTERCEPT_SD,
+    RASCH_ABILITY_SD,
+    SLOPE_SD,
+    fit_ability,
+    fit_irt,
+)
+
+
+def brute_log_posterior(n, c, theta, d, a, sd_theta):
+    """The binomial log-likelihood (without the constant binomial coefficients) plus priors,
+    term by term in plain floats."""
+    total = 0.0
+    for j in range(len(theta)):
+        for q in range(len(d)):
+            p = 1.0 / (1.0 + math.exp(-(a[q] * theta[j] + d[q])))
+            total += c[j][q] * math.log(p) + (n[j][q] - c[j][q]) * math.log(1.0 - p)
+    total -= sum(t * t for t in theta) / (2 * sd_theta ** 2)
+    total -= sum(x * x for x in d) / (2 * INTERCEPT_SD ** 2)
+    total -= sum((x - 1.0) ** 2 for x in a) / (2 * SLOPE_SD ** 2)
+    return total
+
+
+N = [[4, 4, 4, 4, 2], [4, 4, 4, 4, 2], [4, 4, 4, 4, 0], [4, 4, 4, 4, 2]]
+C = [[4, 3, 1, 0, 1], [4, 4, 2, 1, 2], [3, 1, 0, 0, 0], [4, 2, 2, 1, 0]]
+
+
+@pytest.mark.parametrize("model", ["rasch", "2pl"])
+def test_fit_matches_brute_force_maximum(model):
+    K, Q = 4, 5
+    two = model == "2pl"
+    sd = ABILITY_SD if two else RASCH_ABILITY_SD
+
+    def negative(x):
+        a = x[K + Q:] if two else [1.0] * Q
+        return -brute_log_posterior(N, C, x[:K], x[K:K + Q], a, sd)
+
+    start = np.zeros(K + Q + (Q if two else 0))
+    if two:
+        start[K + Q:] = 1.0
+    reference = minimize(negative, start, method="BFGS", options={"gtol": 1e-9})
+    fit = fit_irt(np.array(N), np.array(C), model=model, tolerance=1e-15, max_iterations=100_000)
+    assert fit.converged
+    assert fit.log_posterior == pytest.approx(-reference.fun, abs=1e-7)
+    assert fit.ability == pytest.approx(reference.x[:K], abs=1e-3)
+    assert fit.intercept == pytest.approx(reference.x[K:K + Q], abs=1e-3)
+    if two:
+        assert fit.slope == pytest.approx(reference.x[K + Q:], abs=1e-3)
+    else:
+        assert np.all(fit.slope == 1.0)
+    # an unrun cell (n = 0) contributes nothing: the fit is the brute force's on the others
+    assert fit.log_posterior == pytest.approx(
+        brute_log_posterior(N, C, fit.ability, fit.intercept, fit.slope, sd), abs=1e-9)
+
+
+def test_ability_matches_brute_force_with_items_fixed():
+    fit = fit_irt(np.array(N), np.array(C), model="2pl", tolerance=1e-15, max_iterations=100_000)
+    n, c = np.array([4, 4, 4, 0, 3]), np.array([4, 2, 2, 0, 1])
+    mask = np.array([[1, 1, 1, 1, 1], [0, 1, 1, 1, 1], [1, 1, 0, 1, 1]])
+
+    def negative(t, keep):
+        total = -t * t / (2 * ABILITY_SD ** 2)
+        for q in range(5):
+            if keep[q]:
+                p = 1.0 / (1.0 + math.exp(-(fit.slope[q] * t + fit.intercept[q])))
+                total += c[q] * math.log(p) + (n[q] - c[q]) * math.log(1.0 - p)
+        return -total
+
+    theta = fit_ability(n, c, fit, mask=mask)
+    for row, keep in enumerate(mask):
+        reference = minimize(lambda x, keep=keep: negative(x[0], keep), [0.0], method="BFGS",
+                             options={"gtol": 1e-10})
+        assert theta[row] == pytest.approx(reference.x[0], abs=1e-5)
+
+
+def test_everyone_solves_stays_finite():
+    c = np.array([[3, 3, 0], [3, 2, 0], [3, 1, 0]])
+    fit = fit_irt(3, c, model="2pl")
+    assert np.all(np.isfinite(fit.intercept)) and np.all(np.isfinite(fit.slope))
+    assert fit.intercept[0] > 2 and fit.intercept[2] < -2
+
+
+def test_recovers_simulated_2pl():
+    rng = np.random.default_rng(1)
+    theta = rng.normal(size=30)
+    a = np.exp(rng.normal(0, 0.3, 200))
+    d = rng.normal(0, 1.5, 200)
+    c = rng.binomial(8, 1 / (1 + np.exp(-(np.multiply.outer(theta, a) + d))))
+    fit = fit_irt(8, c, model="2pl")
+    assert np.corrcoef(fit.ability, theta)[0, 1] > 0.97
+    assert np.corrcoef(fit.intercept, d)[0, 1] > 0.95
+    assert np.corrcoef(fit.slope, a)[0, 1] > 0.4
+
+
+@pytest.mark.parametrize(("n", "c", "model", "words"), [
+    (np.ones((2, 3)), np.ones((2, 2)), "2pl", "one shape"),
+    (np.ones((2, 3)), np.full((2, 3), 2), "2pl", "0 <= n_correct <= n_samples"),
+    (np.array([[0, 0], [1, 1]]), np.zeros((2, 2)), "2pl", "model 0 has none"),
+    (np.ones((2, 3)), np.ones((2, 3)), "3pl", "`model` must be one of"),
+])
+def test_bad_input(n, c, model, words):
+    with pytest.raises(ValueError, match=words):
+        fit_irt(n, c, model=model)
