@@ -32,7 +32,13 @@ EXTRA_NAMES = ["ArgumentTypeError", "InputError", "BinaryCounts", "CategoricalCo
                "Leaderboard", "RankedPair", "Standing", "leaderboard", "report_table",
                "compare_table",
                # adaptive evaluation (kpass.stats.allocation, kpass.stats.sequential)
-               "allocate", "confidence_sequence", "ConfidenceSequence", "SequentialMonitor"]
+               "allocate", "confidence_sequence", "ConfidenceSequence", "SequentialMonitor",
+               # the winner of a leaderboard, a planned split of a budget
+               "Winner", "Split",
+               # cost per question and per solved question, the estimate-vs-cost front
+               "CostSummary", "CostFront", "cost_summary", "cost_front",
+               # a benchmark's value from a subset of its questions
+               "Subset", "SubsetEstimate", "choose_questions", "subset_estimate"]
 # TailPass (kpass.tailpass): a profile object, not a float; its contract is checked below.
 TAILPASS_NAMES = ["tailpass", "tailpass_empirical", "TailPassProfile", "TailPassDraws"]
 # scorio.eval.tailpass_weights: convex threshold weights for TailPassProfile.linear.

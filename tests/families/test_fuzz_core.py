@@ -38,6 +38,10 @@ def kind_of(fn) -> str | None:
         return "counts"
     if fn.__module__ == "kpass.families.tailpass.weights":
         return "weights"
+    if fn.__name__ in ("choose_questions", "subset_estimate"):
+        return "subset"
+    if fn.__name__ in ("cost_summary", "cost_front"):
+        return "cost"
     if params[:1] == ["counts"]:
         return "report"
     if params[:2] == ["a", "b"]:
@@ -60,7 +64,8 @@ KNOWN = {"R", "k", "answers", "references", "w", "R0", "tau", "weights", "alpha0
          "confidence", "bounds", "short", "per_question", "pass_power", "unanimous_power",
          "lam", "ties", "prior", "draws", "seed", "n_categories", "name",
          "metric", "R_a", "R_b", "args", "kwargs", "threshold", "theta", "kappa",
-         "mean_threshold", "payoff", "runs", "counts", "budget", "a", "b"}
+         "mean_threshold", "payoff", "runs", "counts", "budget", "a", "b", "reference", "m",
+         "subset", "R_new", "n_samples", "n_correct", "cost", "values", "costs"}
 
 FUNCTIONS = {name: getattr(kpass, name) for name in kpass.__all__
              if inspect.isfunction(getattr(kpass, name))}
@@ -489,6 +494,36 @@ def test_fuzz_stats_over_questions(name, data):
     for value in fields(result):
         assert not math.isinf(value), f"{name}: inf in {result}"
         assert not (value == 0.0 and math.copysign(1.0, value) < 0), f"{name}: -0.0 in {result}"
+
+
+@settings(FUZZ)
+@given(data=st.data())
+def test_fuzz_subset(data):
+    """choose_questions then subset_estimate on small random references: a subset whose
+    inclusion probabilities lie in (0, 1], and a finite estimate, or one named error."""
+    models = data.draw(st.integers(2, 4), label="models")
+    questions = data.draw(st.integers(4, 10), label="questions")
+    samples = data.draw(st.integers(1, 4), label="samples")
+    outcomes = st.lists(st.lists(st.integers(0, 1), min_size=samples, max_size=samples),
+                        min_size=questions, max_size=questions)
+    reference = {f"m{j}": data.draw(outcomes, label=f"m{j}") for j in range(models)}
+    m = data.draw(st.integers(1, questions + 1), label="m")
+    design = data.draw(st.sampled_from(["simple", "stratified"]), label="design")
+    chosen = call(kpass.choose_questions, reference, m, seed=data.draw(
+        st.integers(0, 3), label="seed"), design=design)
+    if chosen is None:
+        return
+    assert len(chosen.ids) == m and np.all((chosen.inclusion > 0) & (chosen.inclusion <= 1))
+    new = [data.draw(st.lists(st.integers(0, 1), min_size=samples, max_size=samples),
+                     label="new") for _ in chosen.ids]
+    k = data.draw(st.integers(1, samples), label="k")
+    metric = data.draw(st.sampled_from([kpass.pass_at_k, kpass.pass_hat_k]), label="metric")
+    result = call(kpass.subset_estimate, metric, new, k, subset=chosen, reference=reference)
+    if result is None:
+        return
+    for value in (result.estimate, result.se, result.lo, result.hi):
+        assert math.isfinite(value), f"subset_estimate: not finite in {result}"
+    assert result.lo <= result.estimate <= result.hi
 
 
 @pytest.mark.parametrize("name", by_kind("compare_table"))

@@ -88,6 +88,21 @@ for _name in ("pass_at_k", "pass_hat_k", "unanimous_at_k", "g_pass_at_k", "mg_pa
     CALLS[_name] = ((R, 2), {"short": "error"})
     CALLS[_name + "_ci"] = ((R, 2), {"confidence": 0.95, "short": "error",
                                      "alpha0": 1.0, "beta0": 1.0})
+# subset estimation: 5 reference models on 40 questions, 12 chosen, a new model's outcomes on them
+_RNG = np.random.default_rng(0)
+SUBSET_REFERENCE = {f"m{j}": (_RNG.random((40, 4)) < _RNG.random(40)[:, None]).astype(int).tolist()
+                    for j in range(5)}
+SUBSET = kpass.choose_questions(SUBSET_REFERENCE, 12, seed=0)
+SUBSET_NEW = (_RNG.random((12, 4)) < 0.5).astype(int).tolist()
+CALLS["choose_questions"] = ((SUBSET_REFERENCE, 12), {"seed": 0, "design": "stratified"})
+CALLS["subset_estimate"] = ((kpass.pass_at_k, SUBSET_NEW, 1),
+                            {"subset": SUBSET, "reference": SUBSET_REFERENCE,
+                             "confidence": 0.95})
+CALLS["cost_summary"] = (([4] * 4, [3, 1, 4, 1], [0.1, 0.2, 0.1, 0.3]),
+                         {"k": 2, "confidence": 0.95})
+CALLS["cost_front"] = (({"a": [0.75, 0.25, 1.0, 0.25], "b": [0.5, 0.25, 0.75, 0.0]},
+                        {"a": [0.1, 0.2, 0.1, 0.3], "b": [0.05, 0.1, 0.05, 0.1]}),
+                       {"confidence": 0.95})
 CALLS["g_pass_at_k_tau"] = ((R, 2, 0.5), {"short": "error"})
 CALLS["g_pass_at_k_tau_ci"] = ((R, 2, 0.5), {"confidence": 0.95, "short": "error"})
 for _name in ("geom_at_k", "geom_ds_at_k"):

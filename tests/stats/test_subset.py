@@ -124,7 +124,7 @@ def test_bad_input(change, words):
     (3, 0, "stratified", r"`m` must lie in \[4, 120\]"),
     (500, 0, "simple", "got 500"),
     (10, 0, "pps", "`design` must be one of"),
-    (10, 1.5, "simple", "`seed` must be an integer"),
+    (10, 1.5, "simple", "`seed` must be an int"),
 ])
 def test_choose_bad_input(m, seed, design, words):
     reference, _, _ = world(6)

@@ -232,6 +232,7 @@ def report_table(counts: Any, *, metrics: Any = None,
     if not families:
         raise InputError("`metrics` names only answer-scored metrics (vote@k), which need the "
                          "answers: use kpass.vote_at_k")
+    check_choice(weights, "weights", ("questions", "groups"))  # checked with or without group
     if by is not None:
         if not isinstance(by, str) or not by:
             raise ArgumentTypeError(f"`by` must be the name of the column the models were "
@@ -260,7 +261,6 @@ def report_table(counts: Any, *, metrics: Any = None,
         if clusters is not None:
             raise InputError("`group` and `clusters` do not go together: the groups are "
                              "strata of the aggregate's SE")
-        check_choice(weights, "weights", ("questions", "groups"))
         for item, labels in zip(loaded, _group_labels(group, named), strict=True):
             item.groups = labels
     try:

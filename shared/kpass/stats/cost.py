@@ -42,6 +42,8 @@ from typing import Any
 import numpy as np
 from scipy.special import comb, stdtrit
 
+from .._core.counting.checks import InputError, check_confidence, check_int
+
 __all__ = ["CostFront", "CostSummary", "cost_front", "cost_summary"]
 
 
@@ -124,14 +126,14 @@ def cost_summary(n_samples: Any, n_correct: Any, cost: Any, k: int = 1,
     if not np.all(np.isfinite(x)) or np.any(x < 0):
         bad = int(np.flatnonzero(~np.isfinite(x) | (x < 0))[0])
         raise ValueError(f"cost[{bad}] = {float(x[bad])!r}: a cost must be a finite number >= 0")
-    if isinstance(k, bool) or int(k) != k or k < 1:
-        raise ValueError(f"k must be an integer >= 1; got {k!r}")
+    k = check_int(k, "k")
+    if k < 1:
+        raise InputError(f"`k` must be >= 1; got k={k}")
     if np.any(n < k) or np.any(c < 0) or np.any(c > n):
         bad = int(np.flatnonzero((n < k) | (c < 0) | (c > n))[0])
         raise ValueError(f"question {bad}: n_samples={n[bad]:g}, n_correct={c[bad]:g}; need "
                          f"n_samples >= k={k} and 0 <= n_correct <= n_samples")
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0, 1); got {confidence!r}")
+    confidence = check_confidence(confidence)
     kx = k * x
     s = _solved(n, c, k)
     t = float(stdtrit(m - 1, 0.5 + confidence / 2.0))
@@ -242,6 +244,7 @@ def cost_front(values: dict[str, Any], costs: dict[str, Any], confidence: float 
     """
     from .rank_sets import _holm
 
+    confidence = check_confidence(confidence)
     names = list(values)
     if len(names) < 2:
         raise ValueError(f"a cost front needs at least 2 models; got {len(names)}")

@@ -53,7 +53,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import binom
 
 from .._core.counting.checks import InputError, check_confidence
 from .._core.counting.counts import BinaryCounts
@@ -72,7 +71,7 @@ class SubsetEstimate:
     """A new model's full-benchmark score estimated from a subset of questions.
 
     Attributes:
-        estimate: the estimate of the mean over all N questions.
+        estimate: the estimate of the mean over all N questions (clipped to [0, 1]).
         se: its standard error over the draw of the subset.
         lo: lower end of the interval.
         hi: upper end of the interval.
@@ -118,6 +117,8 @@ def _expectation_table(metric: Any, name: str, n: int, args: tuple[Any, ...],
 
 def _predict(p: np.ndarray, n: int, table: np.ndarray) -> np.ndarray:
     """E over c ~ Bin(n, p) of the metric's per-question value (vectorised over p)."""
+    from scipy.stats import binom  # not at import: `import kpass` loads no scipy.stats
+
     return np.asarray(binom.pmf(np.arange(n + 1)[:, None], n, p[None, :]).T @ table)
 
 
@@ -265,6 +266,9 @@ def _estimate(metric: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, A
     H = len(np.unique(subset.stratum))
     df = float(m - H)
     lo, hi = t_interval(estimate, se, df, confidence)
+    # The difference estimator can leave [0, 1] where predictions overshoot on a tiny or
+    # odd subset; a pass-family value cannot: the estimate is clipped like its interval.
+    estimate = min(max(estimate, 0.0), 1.0)
     S_y = _population_variance(y, weights, N)
     S_e = _population_variance(residuals, weights, N)
     theta = float(fit_ability(n_new, c_new, items)[0])

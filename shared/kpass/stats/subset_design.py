@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.counting.checks import ArgumentTypeError, InputError
+from .._core.counting.checks import ArgumentTypeError, InputError, _show, check_int
 from ._common import _counts_of
 from .align import align_runs, question_ids
 
@@ -94,8 +94,8 @@ def reference_tables(reference: Any) -> tuple[list[Any], np.ndarray, np.ndarray]
     """
     if not isinstance(reference, Mapping):
         raise ArgumentTypeError(f"`reference` must map each model's name to its outcomes (a "
-                                f"dict, as kpass.leaderboard takes); got "
-                                f"{type(reference).__name__}")
+                                f"dict, as kpass.leaderboard takes); got reference="
+                                f"{_show(reference)} ({type(reference).__name__})")
     if len(reference) < 2:
         raise InputError(f"`reference` must hold at least 2 models; got {len(reference)}")
     alignment = align_runs(list(reference.values()), [repr(name) for name in reference],
@@ -164,9 +164,10 @@ def choose_questions(reference: Mapping[str, Any], m: int, *, seed: int,
         >>> len(chosen.ids), chosen.inclusion.tolist()
         (3, [0.5, 0.5, 0.5])
     """
-    for name, value in (("m", m), ("seed", seed)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise ArgumentTypeError(f"`{name}` must be an integer; got {value!r}")
+    m, seed = check_int(m, "m"), check_int(seed, "seed")
+    if seed < 0:
+        raise InputError(f"`seed` must be >= 0 (numpy's generators take no negative seed); "
+                         f"got seed={seed}")
     if design not in DESIGNS:
         raise InputError(f"`design` must be one of {', '.join(map(repr, DESIGNS))}; "
                          f"got {design!r}")
