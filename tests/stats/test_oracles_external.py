@@ -80,7 +80,10 @@ def test_confidence_sequence_equals_the_plain_hedged_capital_process(seed, quest
     rng = np.random.default_rng(seed)
     R_a = random_runs(rng, questions, samples, 0.55)
     R_b = random_runs(rng, questions, samples, 0.45) if paired else None
-    cs = kpass.confidence_sequence(kpass.pass_at_k, R_a, R_b, 1, confidence=0.95)
+    # the bounded-mean sequence (a pair's default is now the exchangeable one, tested in
+    # tests/stats/test_sequential_null.py against its own plain product)
+    cs = kpass.confidence_sequence(kpass.pass_at_k, R_a, R_b, 1, confidence=0.95,
+                                   null="bounded")
     per_a = np.mean(R_a, axis=1)
     x = (per_a - np.mean(R_b, axis=1) + 1.0) / 2.0 if paired else per_a
     lo, hi = hedged_capital_cs(x, 0.05)
