@@ -303,9 +303,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="FILE (from kpass subset) lists the questions FILE's model was run "
                              "on: estimate its score on all the benchmark's questions "
                              "(docs/how-to/subset.md); needs --reference-runs")
-    report.add_argument("--reference-runs", nargs="+", metavar="[NAME=]RUN",
-                        help="with --subset, the past models' runs on every question that "
-                             "the subset was drawn from")
+    report.add_argument("--reference-runs", nargs="+", metavar="RUN",
+                        help="with --subset, the past models' runs ([NAME=]RUN) on every "
+                             "question that the subset was drawn from")
     _explain_option(report)
     from .cost import add_cost_options
 
@@ -477,7 +477,8 @@ def _selection_options(command: argparse.ArgumentParser, *, k_help: str, metrics
                          help=short_help)
     _prior_option(command)
     command.add_argument("--format", choices=("table", "markdown", "csv", "json"),
-                         default="table", help="output format (default: table)")
+                         default="table", metavar="FORMAT",
+                         help="output format: table (default), markdown, csv or json")
     command.add_argument("--digits", type=_count(0, 15), default=None, metavar="D",
                          help="decimals in table and markdown output (default: 3; 1 with "
                               "--percent)")
