@@ -102,6 +102,18 @@ def run_compare(args: argparse.Namespace) -> int:
         print("kpass compare: error: --sequential-null applies to --sequential only (the "
               "fixed-sample table's tests are sign-flip and t tests)", file=sys.stderr)
         return 2
+    group = getattr(args, "group", None)
+    if group is not None:
+        clash = [option for option, value in (
+            ("--clusters", args.clusters), ("--sequential", getattr(args, "sequential", False)),
+            ("--margin", getattr(args, "margin", None))) if value]
+        if clash:
+            # the groups are strata of the aggregate's SE, not clusters; a breakdown's joint
+            # max-T p-values are fixed-sample two-sided tests
+            print(f"kpass compare: error: --group {group} cannot be combined with "
+                  f"{' and '.join(clash)}: the groups are strata of the aggregate's SE and "
+                  "their p-values are fixed-sample two-sided tests", file=sys.stderr)
+            return 2
     answers_mode = bool(getattr(args, "answers", False))
     try:
         families = [fam for fam in parse_metrics(args.metrics, answers=answers_mode)
@@ -203,6 +215,9 @@ def run_compare(args: argparse.Namespace) -> int:
             notes.append("values in percent (x 100): A, B, differences, se, intervals and MDE; "
                          "p-values and P(A>B) are probabilities as before.")
         request = CompareRequest.from_args(args, matched_by=matched_by, notes=notes, runs=runs)
+        if group is not None:
+            request = replace(request, groups=_group_breakdown(lines[0], loaded[0], second,
+                                                               shared, args))
         text = RENDERERS[args.format](shown, labels, m, request)
         if args.plot:
             from .plot import plot_differences
@@ -213,6 +228,22 @@ def run_compare(args: argparse.Namespace) -> int:
         print(f"kpass compare: error: {error}", file=sys.stderr)
         return 1
     return _write(text)
+
+
+def _group_breakdown(line: Any, item: LoadedFile, second: BinaryCounts, shared: bool,
+                     args: argparse.Namespace) -> Any:
+    """The primary row broken down by A's ``--group`` labels, carried through the pairing."""
+    from ..stats.align import subset_labels
+    from .compare_groups import group_comparison
+
+    if item.groups is None:
+        raise ReportError(args.files[0], f"--group {args.group}: no group labels were read")
+    try:
+        aligned = align_runs([item.counts, second], ["A", "B"], shared=shared, verb="compare")
+        labels = list(subset_labels(item.groups, aligned, "--group"))
+    except ValueError as error:
+        raise ReportError(f"{args.files[0]} vs {args.files[1]}", str(error)) from None
+    return group_comparison(line, labels, str(args.group), args.weights, args.confidence)
 
 
 def _by_models(args: argparse.Namespace, by: str, picked: list[str | None]

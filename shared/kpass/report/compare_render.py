@@ -51,6 +51,8 @@ class CompareRequest:
         runs: A's and B's runs as their harnesses recorded them
             (:func:`kpass.io.harness.metadata.run_info`; None each where none is): one
             line per side under the head line, ``run`` in JSON.
+        groups: the primary row broken down by group (``--group``,
+            :class:`kpass.report.compare_groups.GroupComparison`), or None.
     """
 
     files: tuple[str, ...]
@@ -65,6 +67,7 @@ class CompareRequest:
     notes: tuple[str, ...] = ()
     explain: bool = False
     runs: tuple[RunInfo | None, ...] = ()
+    groups: Any = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, *, matched_by: str | None,
@@ -387,6 +390,10 @@ def render_table(lines: list[Line], labels: list[str], m: int, request: CompareR
 
     out = [*_head_lines(lines, m, request, labels), "", row(header)]
     out += [row(cells) for cells in body]
+    if request.groups is not None:
+        from .compare_groups import group_text
+
+        out += [""] + group_text(request.groups, request.digits, request.confidence)
     if not full:
         briefs = [f"note: {line}" for line in brief_notes(request.notes)]
         return "\n".join(out + ([""] + briefs if briefs else [])) + "\n"
@@ -439,6 +446,11 @@ def render_markdown(lines: list[Line], labels: list[str], m: int,
     text += ["| " + " | ".join(map(markdown_cell, _table_cells(line, request.digits, several,
                                                                  exact, request.explain)))
              + " |" for line in lines]
+    if request.groups is not None:
+        from .compare_groups import group_text
+
+        text += [""] + group_text(request.groups, request.digits, request.confidence,
+                                  markdown=True)
     if not request.explain:
         briefs = [item for line in brief_notes(request.notes) for item in ("", f"> note: {line}")]
         return "\n".join(text + briefs) + "\n"
@@ -450,9 +462,19 @@ def render_markdown(lines: list[Line], labels: list[str], m: int,
     return "\n".join(text[:-1]) + "\n"
 
 
-def _records(lines: list[Line], labels: list[str]) -> list[dict[str, Any]]:
-    return [{"a_file": labels[0], "b_file": labels[1], **record} for line in lines
-            for record in line.records()]
+def _records(lines: list[Line], labels: list[str], groups: Any = None
+             ) -> list[dict[str, Any]]:
+    """Every row's record, then with ``--group`` the primary row's breakdown.
+
+    With ``--group`` each row has its ``group`` (None: all questions), and the breakdown
+    follows: its aggregate (``group`` None, ``role`` aggregate), then each group.
+    """
+    files = {"a_file": labels[0], "b_file": labels[1]}
+    if groups is None:
+        return [{**files, **record} for line in lines for record in line.records()]
+    return ([{**files, **record, "group": None} for line in lines
+             for record in line.records()]
+            + [{**files, **record} for record in groups.records()])
 
 
 def render_csv(lines: list[Line], labels: list[str], m: int, request: CompareRequest) -> str:
@@ -461,10 +483,11 @@ def render_csv(lines: list[Line], labels: list[str], m: int, request: CompareReq
     import io
 
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=("a_file", "b_file") + FIELDS,
+    extra = () if request.groups is None else ("group", "weights")
+    writer = csv.DictWriter(buffer, fieldnames=("a_file", "b_file") + extra + FIELDS,
                             lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
-    for record in _records(lines, labels):
+    for record in _records(lines, labels, request.groups):
         writer.writerow({key: "" if value is None else value for key, value in record.items()})
     return buffer.getvalue()
 
@@ -489,7 +512,9 @@ def render_json(lines: list[Line], labels: list[str], m: int, request: CompareRe
                 # strict JSON: an infinite MDE (se = 0 at under 6 questions) is null
                 "results": [{key: None if isinstance(value, float) and not math.isfinite(value)
                              else value for key, value in record.items()}
-                            for record in _records(lines, labels)]}
+                            for record in _records(lines, labels, request.groups)]}
+    if request.groups is not None:
+        document.update(group=request.groups.column, weights=request.groups.weights)
     return json.dumps(document, indent=2, default=lambda value: float(np.asarray(value))) + "\n"
 
 

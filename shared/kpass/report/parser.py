@@ -366,6 +366,7 @@ def _add_compare(commands: Any) -> None:
     compare.add_argument("--clusters", metavar="COLUMN",
                          help="cluster label column of A's file (questions about one passage, "
                               "say): clustered standard errors")
+    _group_options(compare)
     _by_option(compare, "; --a and --b name the two models")
     compare.add_argument("--a", metavar="MODEL", help="with --by, model A: a value of the "
                                                       "--by column (or a file's stem)")

@@ -1,0 +1,148 @@
+"""``kpass compare A B --group COLUMN``: the primary row's difference broken down by group.
+
+Per-group means are checked against exact Fraction arithmetic by hand (Pass@1 is the mean
+of c_q / n), the aggregate against plain ``kpass compare`` on all questions (micro
+weights) and the hand-computed mean of group means (macro), the p-values against
+:func:`kpass.stats.strata.group_differences` called directly on hand-made differences.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from fractions import Fraction
+
+import pytest
+
+from kpass.report.cli import main
+from kpass.stats.strata import group_differences
+
+A = {  # group -> per question, its 4 outcomes
+    "algebra": [[1, 1, 0, 1], [1, 1, 1, 1], [0, 1, 0, 0], [1, 0, 1, 1], [1, 1, 1, 0],
+                [1, 1, 1, 1]],
+    "biology": [[0, 0, 1, 0], [1, 0, 0, 0], [0, 1, 1, 0], [0, 0, 0, 0], [1, 1, 0, 1]],
+    "chemistry": [[1, 0, 1, 1], [0, 0, 1, 0], [1, 1, 1, 0], [1, 1, 1, 1]],
+}
+B = {
+    "algebra": [[0, 1, 0, 0], [1, 0, 1, 1], [0, 0, 0, 0], [1, 0, 0, 1], [0, 1, 0, 0],
+                [1, 1, 0, 1]],
+    "biology": [[1, 0, 1, 0], [1, 1, 0, 0], [0, 1, 1, 1], [0, 0, 1, 0], [1, 1, 0, 1]],
+    "chemistry": [[0, 0, 1, 0], [0, 1, 1, 0], [1, 0, 0, 0], [1, 1, 0, 1]],
+}
+
+
+def _write(path, plan, reverse=False, drop=()):
+    rows = [(f"{group[:3]}{index}", group, outcome) for group, questions in plan.items()
+            for index, outcomes in enumerate(questions) for outcome in outcomes
+            if f"{group[:3]}{index}" not in drop]
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["question", "subject", "correct"])
+        writer.writerows(rows[::-1] if reverse else rows)
+    return str(path)
+
+
+def _pair(tmp_path, **options):
+    return _write(tmp_path / "a.csv", A), _write(tmp_path / "b.csv", B, **options)
+
+
+def _json(capsys, *argv):
+    assert main(["compare", *argv, "--metrics", "pass@k", "--k", "1", "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _differences(skip=()):
+    """Per question d_q = (c_A - c_B) / 4 and its group, in A's order, by hand."""
+    d, labels = [], []
+    for group in A:
+        for index, (a, b) in enumerate(zip(A[group], B[group], strict=True)):
+            if f"{group[:3]}{index}" not in skip:
+                d.append(Fraction(sum(a) - sum(b), 4))
+                labels.append(group)
+    return d, labels
+
+
+@pytest.mark.parametrize("weights", ["questions", "groups"])
+def test_group_rows_match_hand_and_group_differences(tmp_path, capsys, weights):
+    a, b = _pair(tmp_path, reverse=True)  # B's rows in another order: paired by id
+    doc = _json(capsys, a, b, "--id", "question", "--group", "subject", "--weights", weights)
+    assert doc["group"] == "subject" and doc["weights"] == weights
+    plain = [row for row in doc["results"] if row["role"] not in ("aggregate", "group")]
+    assert all(row["group"] is None for row in plain)
+    assert [row["label"] for row in plain] == ["Pass@1"]
+    rows = [row for row in doc["results"] if row["role"] in ("aggregate", "group")]
+    assert [row["group"] for row in rows] == [None, "algebra", "biology", "chemistry"]
+    d, labels = _differences()
+    for row in rows[1:]:
+        g = row["group"]
+        mean_a = Fraction(sum(map(sum, A[g])), 4 * len(A[g]))
+        mean_b = Fraction(sum(map(sum, B[g])), 4 * len(B[g]))
+        assert row["questions"] == len(A[g])
+        assert math.isclose(row["a"], mean_a) and math.isclose(row["b"], mean_b)
+        assert math.isclose(row["difference"], mean_a - mean_b, abs_tol=1e-12)
+    means = [Fraction(sum(map(sum, A[g])) - sum(map(sum, B[g])), 4 * len(A[g])) for g in A]
+    sizes = [len(A[g]) for g in A]
+    aggregate = (sum(m * n for m, n in zip(means, sizes, strict=True)) / sum(sizes)
+                 if weights == "questions" else sum(means) / len(means))
+    assert math.isclose(rows[0]["difference"], aggregate, abs_tol=1e-12)
+    if weights == "questions":  # micro: the aggregate is compare's difference on all questions
+        assert math.isclose(rows[0]["difference"], plain[0]["difference"], abs_tol=1e-12)
+        assert rows[0]["questions"] == plain[0]["questions"] == 15
+    direct = group_differences([float(x) for x in d], labels, weights, 0.95)
+    for row, expected in zip(rows, direct, strict=True):
+        assert row["p_adjusted"] == pytest.approx(expected.p_value, abs=1e-12)
+        assert row["se"] == pytest.approx(expected.se, rel=1e-12)
+        assert row["lo"] == pytest.approx(expected.lo, rel=1e-12)
+        alpha_ok = row["p_adjusted"] < 0.05
+        assert row["verdict"] == ("no detectable difference" if not alpha_ok else
+                                  "A better" if row["difference"] > 0 else "B better")
+
+
+def test_shared_questions_carry_their_groups(tmp_path, capsys):
+    a, b = _pair(tmp_path, drop=("alg0", "bio3"))
+    doc = _json(capsys, a, b, "--id", "question", "--group", "subject", "--shared")
+    rows = [row for row in doc["results"] if row["role"] == "group"]
+    assert [row["questions"] for row in rows] == [5, 4, 4]
+    d, labels = _differences(skip=("alg0", "bio3"))
+    direct = group_differences([float(x) for x in d], labels)
+    assert [row["difference"] for row in rows] == pytest.approx(
+        [row.difference for row in direct[1:]], abs=1e-12)
+    assert [row["p_adjusted"] for row in rows] == pytest.approx(
+        [row.p_value for row in direct[1:]], abs=1e-12)
+
+
+def test_table_shows_aggregate_first_then_groups_and_csv_has_group(tmp_path, capsys):
+    a, b = _pair(tmp_path)
+    assert main(["compare", a, b, "--id", "question", "--group", "subject"]) == 0
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("by subject, Pass@1 only"))
+    assert lines[start + 2].split()[:2] == ["group", "questions"]
+    assert [line.split()[0] for line in lines[start + 3:start + 7]] == [
+        "(aggregate)", "algebra", "biology", "chemistry"]
+    assert main(["compare", a, b, "--id", "question", "--group", "subject", "--format",
+                 "csv"]) == 0
+    records = list(csv.DictReader(capsys.readouterr().out.splitlines()))
+    assert [r["group"] for r in records if r["role"] in ("aggregate", "group")] == [
+        "", "algebra", "biology", "chemistry"]
+    assert all(r["weights"] == "questions" for r in records if r["role"] == "group")
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--group", "nope"], "no column `nope`"),
+    (["--group", "subject", "--clusters", "subject"], "cannot be combined with --clusters"),
+    (["--group", "one"], "a breakdown needs at least 2 groups"),
+])
+def test_bad_group_input_is_one_line(tmp_path, capsys, argv, words):
+    a, b = _pair(tmp_path)
+    for path in (a, b):  # a column with one group for every question
+        with open(path) as handle:
+            rows = list(csv.reader(handle))
+        with open(path, "w", newline="") as handle:
+            csv.writer(handle).writerows([rows[0] + ["one"]] + [row + ["x"] for row in rows[1:]])
+    assert main(["compare", a, b, "--id", "question", *argv]) != 0
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert words in captured.err and len(captured.err.strip().splitlines()) == 1
+    assert "Traceback" not in captured.err
