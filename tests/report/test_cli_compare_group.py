@@ -146,3 +146,15 @@ def test_bad_group_input_is_one_line(tmp_path, capsys, argv, words):
     assert captured.out == ""
     assert words in captured.err and len(captured.err.strip().splitlines()) == 1
     assert "Traceback" not in captured.err
+
+
+def test_percent_scales_the_breakdown_like_the_table(tmp_path, capsys):
+    a, b = _pair(tmp_path)
+    assert main(["compare", a, b, "--id", "question", "--group", "subject", "--metrics",
+                 "pass@k", "--k", "1", "--percent", "--digits", "2"]) == 0
+    line = next(row for row in capsys.readouterr().out.splitlines()
+                if row.startswith("algebra"))
+    mean_a = 100 * Fraction(sum(map(sum, A["algebra"])), 4 * len(A["algebra"]))
+    mean_b = 100 * Fraction(sum(map(sum, B["algebra"])), 4 * len(B["algebra"]))
+    assert line.split()[2:5] == [f"{float(mean_a):.2f}", f"{float(mean_b):.2f}",
+                                 f"{float(mean_a - mean_b):.2f}"]

@@ -101,12 +101,18 @@ def group_comparison(line: Any, groups: list[Any], column: str, weights: str,
 
 
 def group_text(breakdown: GroupComparison, digits: int, confidence: float,
-               markdown: bool = False) -> list[str]:
-    """The breakdown's lines under the compare table: the aggregate first, then each group."""
+               markdown: bool = False, percent: bool = False) -> list[str]:
+    """The breakdown's lines under the compare table: the aggregate first, then each group.
+
+    With ``percent`` the values, differences and interval ends are x 100 (p stays a
+    probability), as the table above them.
+    """
     from .groups import weights_phrase
 
+    scale = 100.0 if percent else 1.0
+
     def number(value: float | None) -> str:
-        return "n/a" if value is None else f"{value:.{digits}f}"
+        return "n/a" if value is None else f"{scale * value:.{digits}f}"
 
     def p(value: float) -> str:
         return "<0.001" if value < 0.001 else f"{value:.3f}"

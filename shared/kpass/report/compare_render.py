@@ -393,7 +393,8 @@ def render_table(lines: list[Line], labels: list[str], m: int, request: CompareR
     if request.groups is not None:
         from .compare_groups import group_text
 
-        out += [""] + group_text(request.groups, request.digits, request.confidence)
+        out += [""] + group_text(request.groups, request.digits, request.confidence,
+                                 percent=request.percent)
     if not full:
         briefs = [f"note: {line}" for line in brief_notes(request.notes)]
         return "\n".join(out + ([""] + briefs if briefs else [])) + "\n"
@@ -450,7 +451,7 @@ def render_markdown(lines: list[Line], labels: list[str], m: int,
         from .compare_groups import group_text
 
         text += [""] + group_text(request.groups, request.digits, request.confidence,
-                                  markdown=True)
+                                  markdown=True, percent=request.percent)
     if not request.explain:
         briefs = [item for line in brief_notes(request.notes) for item in ("", f"> note: {line}")]
         return "\n".join(text + briefs) + "\n"
