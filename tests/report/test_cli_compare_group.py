@@ -158,3 +158,47 @@ def test_percent_scales_the_breakdown_like_the_table(tmp_path, capsys):
     mean_b = 100 * Fraction(sum(map(sum, B["algebra"])), 4 * len(B["algebra"]))
     assert line.split()[2:5] == [f"{float(mean_a):.2f}", f"{float(mean_b):.2f}",
                                  f"{float(mean_a - mean_b):.2f}"]
+
+
+# ------------------------------------------------- harness logs: --group task
+
+EVAL_SET = __import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures" / "inspect" / (
+    "eval-set-2x3")
+
+
+def _per_model(tmp_path):
+    """The eval-set's logs copied into one folder per model (a file per task)."""
+    import shutil
+
+    from kpass.io.harness.inspect_log import _header
+
+    where = {}
+    for log in sorted(EVAL_SET.glob("*.eval")):
+        header = _header(str(log))
+        folder = tmp_path / str(header.eval.model).split("/")[-1]
+        folder.mkdir(exist_ok=True)
+        shutil.copy(log, folder)
+        where[(folder.name, str(header.eval.task))] = str(folder / log.name)
+    return where
+
+
+def test_group_task_pairs_each_tasks_logs(tmp_path, capsys):
+    where = _per_model(tmp_path)
+    doc = _json(capsys, str(tmp_path / "model-a"), str(tmp_path / "model-b"), "--group", "task")
+    rows = [row for row in doc["results"] if row["role"] == "group"]
+    assert [row["group"] for row in rows] == ["kp_easy", "kp_hard"]
+    for row in rows:  # each task's logs compared alone, without any grouping
+        alone = _json(capsys, where[("model-a", row["group"])],
+                      where[("model-b", row["group"])], "--any-task")["results"][0]
+        assert (row["questions"], row["a"], row["b"]) == (
+            alone["questions"], pytest.approx(alone["a"]), pytest.approx(alone["b"]))
+        assert row["difference"] == pytest.approx(alone["difference"], abs=1e-12)
+    aggregate = [row for row in doc["results"] if row["role"] == "aggregate"][0]
+    assert aggregate["questions"] == sum(row["questions"] for row in rows)
+
+
+def test_group_task_refuses_a_side_with_two_models(tmp_path, capsys):
+    _per_model(tmp_path)
+    assert main(["compare", str(EVAL_SET), str(tmp_path / "model-b"), "--group", "task"]) == 1
+    err = capsys.readouterr().err
+    assert "holds 3 models" in err and len(err.strip().splitlines()) == 1

@@ -15,6 +15,8 @@ import sys
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
 from .._core.counting.checks import InputError
 from .._core.counting.counts import BinaryCounts
 from ..io.errors import ReportError
@@ -49,7 +51,11 @@ def run_compare(args: argparse.Namespace) -> int:
         return 2
     given: list[str | None] = []
     args.files = []
-    for name, path in zip(named, paths, strict=True):
+    sides = _task_sides(paths, args)
+    if sides is not None:  # --group task on harness logs: each side is one model's tasks
+        args.files = [side[0] for side in sides]
+        given = list(named)
+    for name, path in zip(named, paths if sides is None else [], strict=sides is None):
         expanded = ([path] if name is not None or getattr(args, "by", None) is not None
                     else expand_inspect_logs([path]))
         args.files.extend(expanded)
@@ -140,6 +146,10 @@ def run_compare(args: argparse.Namespace) -> int:
         if by is not None:
             loaded, given = _by_models(args, by, picked), list(picked)
             answers: list[list[Any] | None] = [None, None]
+        elif sides is not None:
+            loaded = [_merged_side(side, args) for side in sides]
+            args.files = [item.source for item in loaded]
+            answers = [None, None]
         else:
             if not getattr(args, "any_task", False):
                 check_same_task(list(args.files))
@@ -228,6 +238,73 @@ def run_compare(args: argparse.Namespace) -> int:
         print(f"kpass compare: error: {error}", file=sys.stderr)
         return 1
     return _write(text)
+
+
+def _task_sides(paths: list[str], args: argparse.Namespace
+                ) -> list[tuple[str, list[str], list[str]]] | None:
+    """With ``--group task`` on harness logs: each side's (name, files, harnesses), else None.
+
+    Each of the two inputs (a file, or a folder such as an ``inspect eval-set``'s of one
+    model) holds one model's tasks, a file per task, as ``kpass report --group task``
+    reads them.
+    """
+    if (getattr(args, "group", None) != "task" or args.id is not None
+            or getattr(args, "by", None) is not None or len(paths) != 2):
+        return None
+    from ..io.harness.inspect_files import is_inspect_log
+    from ..io.harness.load import detect_harness
+
+    sides = []
+    for path in paths:
+        files = expand_inspect_logs([path])
+        tools = [args.from_ or ("inspect" if is_inspect_log(source)
+                                else detect_harness(source)) for source in files]
+        if any(tool is None for tool in tools):
+            return None
+        sides.append((path, files, [str(tool) for tool in tools]))
+    return sides
+
+
+def _merged_side(side: tuple[str, list[str], list[str]], args: argparse.Namespace
+                 ) -> LoadedFile:
+    """One side's harness files (one model, a file per task) as one input grouped by task.
+
+    A question's id becomes ``TASK/ID`` (tasks often number their samples 1..N alike), so
+    the two sides pair by task and id.
+
+    Raises:
+        ReportError: a side holding several models, a task twice, or a file without ids.
+    """
+    from ..io.harness.harness_tasks import harness_task
+
+    name, files, tools = side
+    loaded, _ = load_outcomes(files, argparse.Namespace(**{**vars(args), "group": None}),
+                              "compare")
+    found = [harness_task(source, tool) for source, tool in zip(files, tools, strict=True)]
+    models = sorted({str(about.model) for about in found})
+    if len(models) > 1:
+        raise ReportError(name, f"--group task: holds {len(models)} models "
+                                f"({', '.join(models[:5])}); give one model's task logs "
+                                "per side")
+    ids: list[str] = []
+    groups: list[str] = []
+    seen: dict[str, str] = {}
+    for item, about in zip(loaded, found, strict=True):
+        if about.task in seen:
+            raise ReportError(item.source, f"--group task: task {about.task!r} is also in "
+                                           f"{seen[about.task]}; give one file per task")
+        seen[about.task] = item.source
+        if item.counts.ids is None:
+            raise ReportError(item.source, "--group task: this file has no question ids to "
+                                           "pair the two sides by")
+        ids.extend(f"{about.task}/{question}" for question in item.counts.ids)
+        groups.extend([about.task] * item.counts.n_questions)
+    counts = BinaryCounts(np.concatenate([item.counts.n_samples for item in loaded]),
+                          np.concatenate([item.counts.n_correct for item in loaded]), ids=ids)
+    first = loaded[0]
+    label = found[0].model if found[0].model is not None else name
+    return LoadedFile(str(label), first.path, first.column, counts, first.shortest,
+                      [row for item in loaded for row in item.bad_rows], groups=groups)
 
 
 def _group_breakdown(line: Any, item: LoadedFile, second: BinaryCounts, shared: bool,
