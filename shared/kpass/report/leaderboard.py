@@ -13,7 +13,7 @@ import argparse
 import re
 import sys
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -81,12 +81,14 @@ def split_names(items: list[str]) -> tuple[list[str], list[str]]:
 
 
 def _load(args: argparse.Namespace, paths: list[str]
-          ) -> tuple[list[BinaryCounts], Any, list[RunInfo | None], list[Any] | None]:
+          ) -> tuple[list[BinaryCounts], Any, list[RunInfo | None], list[Any] | None,
+                     list[Any]]:
     """Each model's counts (with ids under --id), the clusters of the first file, the runs.
 
     Read by the loader every command shares (:func:`kpass.report.inputs.load_outcomes`);
     the runs are what each file's harness recorded (:func:`run_info`), and the last item
-    each model's per-question cost of one sample (with ``--cost...``; else None).
+    each model's per-question cost of one sample (with ``--cost...``; else None), then the
+    loaded inputs (their ``--group`` labels).
     """
     if args.sample is not None and args.id is None:
         raise ReportError(paths[0], "--sample needs --id: the sample ids count within a "
@@ -96,7 +98,7 @@ def _load(args: argparse.Namespace, paths: list[str]
     loaded, _ = load_outcomes(paths, args, "leaderboard", clusters="first")
     costs = [question_costs(item, args) for item in loaded] if wants_cost(args) else None
     return ([item.counts for item in loaded], loaded[0].clusters,
-            [run_info(item.source, item) for item in loaded], costs)
+            [run_info(item.source, item) for item in loaded], costs, loaded)
 
 
 def _function_of(families: list[Family], key: str) -> str:
@@ -241,6 +243,8 @@ class LeaderboardRequest:
             short line per note.
         runs: each model's run as its harness recorded it (None where none is): one line
             of what they share above the tables, a ``tokens`` column, ``run`` in JSON.
+        groups: the first board ranked within each group (``--group``,
+            :class:`kpass.report.leaderboard_groups.GroupBoards`), or None.
     """
 
     names: tuple[str, ...]
@@ -254,6 +258,7 @@ class LeaderboardRequest:
     notes: tuple[str, ...] = ()
     explain: bool = False
     runs: tuple[RunInfo | None, ...] = ()
+    groups: Any = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, names: list[str], paths: list[str],
@@ -312,6 +317,11 @@ def render_table(boards: list[Board], request: LeaderboardRequest) -> str:
                                  LEGEND_WIDTH, subsequent_indent="  "))
         out.extend(_front_line(board))
         out.append("")
+    if request.groups is not None:
+        from .leaderboard_groups import group_board_lines
+
+        out.extend(group_board_lines(request.groups, list(request.names), request.digits))
+        out.append("")
     out.extend(_note_lines(request))
     if request.explain:
         out.extend(_legend(request.confidence, bool(request.clusters), boards))
@@ -337,6 +347,11 @@ def render_markdown(boards: list[Board], request: LeaderboardRequest) -> str:
         front = _front_line(board)
         if front:
             out.append(" ".join(line.strip() for line in front) + "\n")
+    if request.groups is not None:
+        from .leaderboard_groups import group_board_lines
+
+        out.append("\n".join(group_board_lines(request.groups, list(request.names),
+                                                request.digits, markdown=True)) + "\n")
     if not request.explain:
         out.extend(f"> note: {line}\n" for line in brief_notes(request.notes))
         return "\n".join(out).rstrip("\n") + "\n"
@@ -355,7 +370,8 @@ def render_csv(boards: list[Board], request: LeaderboardRequest) -> str:
     import io
 
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n",
+    fields = CSV_FIELDS if request.groups is None else ("group", *CSV_FIELDS)
+    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n",
                             extrasaction="ignore")
     writer.writeheader()
     for board in boards:
@@ -365,6 +381,9 @@ def render_csv(boards: list[Board], request: LeaderboardRequest) -> str:
                       "confidence": board.result.confidence, **row.as_dict()}
             writer.writerow({key: "" if value is None else value for key, value in
                              record.items()})
+    for record in request.groups.records() if request.groups is not None else []:
+        writer.writerow({key: "" if value is None else value for key, value in
+                         record.items()})
     return buffer.getvalue()
 
 
@@ -383,6 +402,8 @@ def render_json(boards: list[Board], request: LeaderboardRequest) -> str:
                 "results": [{**board.result.as_dict(), "metric": board.metric,
                              "function": board.result.metric, "label": board.label,
                              "tau": board.tau, **_cost_fields(board)} for board in boards]}
+    if request.groups is not None:  # the rows of every group; the boards' rows are all questions
+        document.update(group=request.groups.column, groups=request.groups.records())
     return json.dumps(document, indent=2, default=lambda value: float(np.asarray(value))) + "\n"
 
 
@@ -440,7 +461,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             paths = [f"{args.files[0]} ({by} = {name})" for name in names]
         else:
             names, paths = split_names(list(args.files))
-            counts, clusters, run_records, costs = _load(args, paths)
+            counts, clusters, run_records, costs, loaded = _load(args, paths)
         if counts[0].ids is None:
             sizes = [f"{path}: {c.n_questions}" for path, c in zip(paths, counts, strict=True)]
             if len({c.n_questions for c in counts}) != 1:
@@ -454,6 +475,9 @@ def run_leaderboard(args: argparse.Namespace) -> int:
                          "be the same question; pass --id COLUMN to match them by id")
         ks = sorted({k for group in args.k for k in group}) if args.k else [1]
         runs = dict(zip(names, counts, strict=True))
+        if getattr(args, "group", None) is not None and clusters is not None:
+            raise ReportError(paths[0], "--group and --clusters do not go together: the "
+                                        "groups are strata, ranked each alone")
         try:
             with collect_notes(notes):
                 boards = leaderboard_boards(runs, families, ks, args.tau, args.confidence,
@@ -469,7 +493,23 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             raise ReportError(" vs ".join(paths), str(error)) from None
         # The notes speak the CLI: no Python call names.
         notes = [re.sub(r"^kpass\.leaderboard\(\w+\): ", "", note) for note in notes]
-        request = LeaderboardRequest.from_args(args, names, paths, notes, run_records)
+        group = getattr(args, "group", None)
+        grouped = None
+        if group is not None:
+            from .leaderboard_groups import group_boards
+
+            first = boards[0]
+            family = next(fam for fam in families if fam.key == first.metric)
+            small: list[str] = []
+            with collect_notes(small):
+                grouped = group_boards(loaded, names, first, family, str(group),
+                                       args.confidence, args.short, bool(args.shared),
+                                       getattr(args, "prior", "uniform"), leaderboard_boards)
+            if small:
+                notes.append(f"--group {group}: {len(small)} groups of fewer than 30 questions: "
+                             "their intervals use Student's t and their rank sets sign flips")
+        request = replace(LeaderboardRequest.from_args(args, names, paths, notes, run_records),
+                          groups=grouped)
         text = RENDERERS[args.format](boards, request)
         if getattr(args, "prior", "uniform") == "empirical" and args.format in ("table",
                                                                               "markdown"):

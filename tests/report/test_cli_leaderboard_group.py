@@ -1,0 +1,95 @@
+"""``kpass leaderboard --group COLUMN``: the boards on all questions, then each group ranked.
+
+Each model's per-group estimate is checked against exact Fraction arithmetic by hand
+(Pass@1 is the mean of c_q / n), the rank sets against ``kpass leaderboard`` run on that
+group's rows alone (files filtered by hand), the boards against a run without ``--group``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from fractions import Fraction
+
+import pytest
+
+from kpass.report.cli import main
+
+PLANS = {  # model -> group -> per question, its 4 outcomes
+    "a": {"alg": [[1, 1, 0, 1], [1, 1, 1, 1], [0, 1, 1, 1], [1, 1, 1, 1]],
+          "bio": [[0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 0, 0]]},
+    "b": {"alg": [[0, 1, 0, 0], [1, 0, 0, 1], [0, 0, 0, 0], [1, 0, 0, 0]],
+          "bio": [[1, 1, 1, 0], [1, 1, 0, 1], [1, 1, 1, 1]]},
+    "c": {"alg": [[0, 1, 1, 0], [1, 1, 0, 1], [0, 1, 0, 0], [1, 0, 1, 1]],
+          "bio": [[0, 1, 1, 0], [0, 0, 1, 1], [1, 0, 1, 0]]},
+}
+
+
+def _write(path, plan, only=None, column="subject"):
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["question", column, "correct"])
+        for group, questions in plan.items():
+            if only is None or group == only:
+                writer.writerows([f"{group}{index}", group, outcome]
+                                 for index, outcomes in enumerate(questions)
+                                 for outcome in outcomes)
+    return str(path)
+
+
+def _files(tmp_path, only=None, column="subject"):
+    suffix = only or "all"
+    return [f"{model}=" + _write(tmp_path / f"{model}-{suffix}.csv", plan, only, column)
+            for model, plan in PLANS.items()]
+
+
+def _json(capsys, *argv):
+    assert main(["leaderboard", *argv, "--metrics", "pass@k", "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_group_lines_match_hand_and_each_group_alone(tmp_path, capsys):
+    doc = _json(capsys, *_files(tmp_path), "--id", "question", "--group", "subject")
+    plain = _json(capsys, *_files(tmp_path), "--id", "question")
+    assert doc["results"] == plain["results"]  # the boards are over all questions
+    assert doc["group"] == "subject"
+    for group in ("alg", "bio"):
+        rows = {row["name"]: row for row in doc["groups"] if row["group"] == group}
+        assert set(rows) == set(PLANS)
+        for model, plan in PLANS.items():
+            by_hand = Fraction(sum(map(sum, plan[group])), 4 * len(plan[group]))
+            assert rows[model]["estimate"] == pytest.approx(float(by_hand), abs=1e-12)
+        alone = _json(capsys, *_files(tmp_path, only=group), "--id", "question")
+        for row in alone["results"][0]["rows"]:
+            mine = rows[row["name"]]
+            assert (mine["rank"], mine["rank_lo"], mine["rank_hi"]) == (
+                row["rank"], row["rank_lo"], row["rank_hi"])
+            assert mine["se"] == pytest.approx(row["se"], rel=1e-12)
+
+
+def test_table_has_one_line_per_group(tmp_path, capsys):
+    assert main(["leaderboard", *_files(tmp_path), "--id", "question", "--group", "subject",
+                 "--metrics", "pass@k"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("by subject, Pass@1"))
+    assert lines[start + 1].split() == ["group", "questions", "a", "b", "c"]
+    alg = lines[start + 2].split()
+    by_hand = Fraction(sum(map(sum, PLANS["a"]["alg"])), 16)  # 14 of 16 samples
+    assert alg[:2] == ["alg", "4"] and alg[2] == f"{float(by_hand):.3f}"
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--group", "nope"], "no column `nope`"),
+    (["--group", "subject", "--clusters", "subject"], "--group and --clusters"),
+])
+def test_bad_group_input_is_one_line(tmp_path, capsys, argv, words):
+    assert main(["leaderboard", *_files(tmp_path), "--id", "question", *argv]) != 0
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1
+
+
+def test_one_group_is_refused(tmp_path, capsys):
+    assert main(["leaderboard", *_files(tmp_path, only="alg"), "--id", "question",
+                 "--group", "subject"]) == 1
+    err = capsys.readouterr().err
+    assert "at least 2 groups" in err and len(err.strip().splitlines()) == 1
