@@ -202,3 +202,20 @@ def test_group_task_refuses_a_side_with_two_models(tmp_path, capsys):
     assert main(["compare", str(EVAL_SET), str(tmp_path / "model-b"), "--group", "task"]) == 1
     err = capsys.readouterr().err
     assert "holds 3 models" in err and len(err.strip().splitlines()) == 1
+
+
+def test_by_model_gives_the_breakdown_of_the_two_files(tmp_path, capsys):
+    a, b = _pair(tmp_path)
+    long = tmp_path / "long.csv"
+    with open(long, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "question", "subject", "correct"])
+        for model, path in (("m1", a), ("m2", b)):
+            with open(path) as source:
+                writer.writerows([model, *row] for row in list(csv.reader(source))[1:])
+    files = _json(capsys, a, b, "--id", "question", "--group", "subject")
+    split = _json(capsys, str(long), "--by", "model", "--a", "m1", "--b", "m2", "--id",
+                  "question", "--group", "subject")
+    keys = ("group", "questions", "a", "b", "difference", "se", "p_adjusted", "verdict")
+    assert ([[row[key] for key in keys] for row in split["results"]]
+            == [[row[key] for key in keys] for row in files["results"]])
