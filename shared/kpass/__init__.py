@@ -82,6 +82,7 @@ from .stats.ranking import Leaderboard, RankedPair, Standing, Winner, leaderboar
 from .stats.sequential import ConfidenceSequence, confidence_sequence
 from .stats.small_sample import SmallSampleWarning
 from .stats.subset import SubsetEstimate, subset_estimate
+from .stats.subset_compare import SubsetComparison, subset_compare
 from .stats.subset_design import Subset, choose_questions
 
 __version__ = "0.1.0"
@@ -143,6 +144,7 @@ __all__ = [
     "Standing",
     "Subset",
     "SubsetEstimate",
+    "SubsetComparison",
     "Winner",
     "TailPassDraws",
     "TailPassProfile",
@@ -197,6 +199,7 @@ __all__ = [
     "stability_weights",
     "standard_error",
     "subset_estimate",
+    "subset_compare",
     "tailpass",
     "tailpass_empirical",
     "threshold_spectrum_at_k",

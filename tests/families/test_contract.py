@@ -38,7 +38,8 @@ EXTRA_NAMES = ["ArgumentTypeError", "InputError", "BinaryCounts", "CategoricalCo
                # cost per question and per solved question, the estimate-vs-cost front
                "CostSummary", "CostFront", "cost_summary", "cost_front",
                # a benchmark's value from a subset of its questions
-               "Subset", "SubsetEstimate", "choose_questions", "subset_estimate"]
+               "Subset", "SubsetEstimate", "choose_questions", "subset_estimate",
+               "SubsetComparison", "subset_compare"]
 # TailPass (kpass.tailpass): a profile object, not a float; its contract is checked below.
 TAILPASS_NAMES = ["tailpass", "tailpass_empirical", "TailPassProfile", "TailPassDraws"]
 # scorio.eval.tailpass_weights: convex threshold weights for TailPassProfile.linear.

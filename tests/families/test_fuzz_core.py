@@ -38,7 +38,7 @@ def kind_of(fn) -> str | None:
         return "counts"
     if fn.__module__ == "kpass.families.tailpass.weights":
         return "weights"
-    if fn.__name__ in ("choose_questions", "subset_estimate"):
+    if fn.__name__ in ("choose_questions", "subset_estimate", "subset_compare"):
         return "subset"
     if fn.__name__ in ("cost_summary", "cost_front"):
         return "cost"
@@ -499,8 +499,9 @@ def test_fuzz_stats_over_questions(name, data):
 @settings(FUZZ)
 @given(data=st.data())
 def test_fuzz_subset(data):
-    """choose_questions then subset_estimate on small random references: a subset whose
-    inclusion probabilities lie in (0, 1], and a finite estimate, or one named error."""
+    """choose_questions then subset_estimate (and subset_compare of two models on the subset)
+    on small random references: a subset whose inclusion probabilities lie in (0, 1], and a
+    finite estimate, or one named error."""
     models = data.draw(st.integers(2, 4), label="models")
     questions = data.draw(st.integers(4, 10), label="questions")
     samples = data.draw(st.integers(1, 4), label="samples")
@@ -524,6 +525,15 @@ def test_fuzz_subset(data):
     for value in (result.estimate, result.se, result.lo, result.hi):
         assert math.isfinite(value), f"subset_estimate: not finite in {result}"
     assert result.lo <= result.estimate <= result.hi
+    other = [data.draw(st.lists(st.integers(0, 1), min_size=samples, max_size=samples),
+                       label="other") for _ in chosen.ids]
+    both = call(kpass.subset_compare, metric, new, other, k, subset_a=chosen, subset_b=chosen,
+                reference=reference)
+    if both is None:
+        return
+    for value in (both.difference, both.se, both.lo, both.hi, both.p_value):
+        assert math.isfinite(value), f"subset_compare: not finite in {both}"
+    assert both.lo <= both.difference <= both.hi and 0 <= both.p_value <= 1
 
 
 @pytest.mark.parametrize("name", by_kind("compare_table"))

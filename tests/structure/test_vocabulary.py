@@ -214,6 +214,9 @@ VOCABULARY = {
     "explained": "the share of the questions' variance the IRT predictions explained",
     "prediction": "the IRT prediction alone of the full-benchmark value",
     "ability": "the new model's fitted IRT ability",
+    "subset_a": "the subset model A ran on (None: a full run) (subset_compare)",
+    "subset_b": "the subset model B ran on (None: a full run) (subset_compare)",
+    "same_subset": "whether both models ran on the same subset (the paired estimator)",
     # --- the report's document
     "file": "an input file's name",
     "path": "an input file's path",

@@ -143,20 +143,20 @@ def _stratified_variance(residuals: np.ndarray, subset: Subset) -> float:
     return float(variance)
 
 
-def _subset_counts(R_new: Any, subset: Subset) -> BinaryCounts:
-    """The new model's counts in the subset's order (by id, or row i = chosen question i)."""
+def _subset_counts(R_new: Any, subset: Subset, argument: str = "R_new") -> BinaryCounts:
+    """A model's counts in the subset's order (by id, or row i = chosen question i)."""
     counts = _counts_of(R_new)
     ids = question_ids(counts)
     if ids is None:
         if counts.n_questions != subset.questions:
-            raise InputError(f"`R_new` without question ids must hold one row per chosen "
+            raise InputError(f"`{argument}` without question ids must hold one row per chosen "
                              f"question ({subset.questions}); got {counts.n_questions} (give "
                              "ids to match by id)")
         return counts
     where = {q: i for i, q in enumerate(ids)}
     missing = [q for q in subset.ids if q not in where]
     if missing:
-        raise InputError(f"`R_new` lacks {len(missing)} of the subset's questions, e.g. "
+        raise InputError(f"`{argument}` lacks {len(missing)} of the subset's questions, e.g. "
                          f"{missing[:3]!r}; run the new model on every chosen id")
     rows = np.array([where[q] for q in subset.ids])
     return BinaryCounts(counts.n_samples[rows], counts.n_correct[rows], ids=list(subset.ids))
@@ -212,12 +212,30 @@ def subset_estimate(metric: Any, R_new: Any, *args: Any, subset: Subset,
     """
     name, metric = _check_metric(metric, "subset_estimate", args, kwargs)
     confidence = check_confidence(confidence)
+    _check_subset(subset, "subset")
+    fit, ids = _reference_fit(reference, model)
+    chosen, counts, y = _on_subset(metric, name, args, kwargs, R_new, "R_new", subset, ids)
+    return _estimate(metric, name, args, kwargs, fit, chosen, counts, y, subset, confidence)
+
+
+def _check_subset(subset: Any, argument: str) -> None:
     if not isinstance(subset, Subset):
-        raise InputError(f"`subset` must be a Subset (kpass.choose_questions); got "
+        raise InputError(f"`{argument}` must be a Subset (kpass.choose_questions); got "
                          f"{type(subset).__name__}")
+
+
+def _reference_fit(reference: Mapping[str, Any], model: str) -> tuple[IRTFit, list[Any]]:
+    """The IRT fit on the reference runs and their question ids."""
     if model not in MODELS:
         raise InputError(f"`model` must be one of {', '.join(map(repr, MODELS))}; got {model!r}")
     ids, n_ref, c_ref = reference_tables(reference)
+    return fit_irt(n_ref, c_ref, model=model), list(ids)
+
+
+def _on_subset(metric: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+               R: Any, argument: str, subset: Subset, ids: list[Any]
+               ) -> tuple[np.ndarray, BinaryCounts, np.ndarray]:
+    """The subset's positions among ``ids``, ``R``'s counts on it and their metric values."""
     N = len(ids)
     if N != subset.population:
         raise InputError(f"the subset was drawn from {subset.population} questions but the "
@@ -228,22 +246,21 @@ def subset_estimate(metric: Any, R_new: Any, *args: Any, subset: Subset,
         raise InputError(f"{len(unknown)} of the subset's ids are not the references' questions,"
                          f" e.g. {unknown[:3]!r}")
     chosen = np.array([where[q] for q in subset.ids])
-    counts = _subset_counts(R_new, subset)
+    counts = _subset_counts(R, subset, argument)
     y = _per_question(metric, name, counts, args, kwargs)[0][0]
     if not np.all(np.isfinite(y)):
-        raise InputError("the metric is undefined on some chosen questions (fewer samples "
-                         "than k); run more samples or lower k")
-    return _estimate(metric, name, args, kwargs, fit_irt(n_ref, c_ref, model=model), chosen,
-                     counts, y, subset, confidence)
+        raise InputError(f"the metric is undefined on some chosen questions of `{argument}` "
+                         "(fewer samples than k); run more samples or lower k")
+    return chosen, counts, np.asarray(y, dtype=float)
 
 
-def _estimate(metric: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+def _assisted(metric: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
               fit: IRTFit, chosen: np.ndarray, counts: BinaryCounts, y: np.ndarray,
-              subset: Subset, confidence: float) -> SubsetEstimate:
-    """The estimator of the module docstring, given the reference fit and the subset's data.
+              subset: Subset) -> tuple[float, np.ndarray, int, np.ndarray]:
+    """The cross-fitted difference estimator (unclipped) and its residuals on the subset.
 
-    ``chosen``: the subset's positions among the fit's questions; ``y``: the metric's
-    per-question values of ``counts`` (the new model on the subset, in its order).
+    Returns (estimate, residuals e_i = y_i - f_i in the subset's order, the typical number of
+    samples, the metric's expectation table at that number).
     """
     N = subset.population
     m = subset.questions
@@ -260,8 +277,25 @@ def _estimate(metric: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, A
                            for theta in abilities])
     p_own = 1.0 / (1.0 + np.exp(-(fit.slope[chosen] * abilities[fold] + fit.intercept[chosen])))
     residuals = y - _predict(p_own, typical, table)
+    return (float(population.mean() + (1.0 / subset.inclusion) @ residuals / N), residuals,
+            typical, table)
+
+
+def _estimate(metric: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+              fit: IRTFit, chosen: np.ndarray, counts: BinaryCounts, y: np.ndarray,
+              subset: Subset, confidence: float,
+              parts: tuple[float, np.ndarray, int, np.ndarray] | None = None) -> SubsetEstimate:
+    """The estimator of the module docstring, given the reference fit and the subset's data.
+
+    ``chosen``: the subset's positions among the fit's questions; ``y``: the metric's
+    per-question values of ``counts`` (the new model on the subset, in its order);
+    ``parts``: :func:`_assisted`'s result when the caller has it already.
+    """
+    N = subset.population
+    m = subset.questions
+    estimate, residuals, typical, table = parts if parts is not None else _assisted(
+        metric, name, args, kwargs, fit, chosen, counts, y, subset)
     weights = 1.0 / subset.inclusion
-    estimate = float(population.mean() + weights @ residuals / N)
     se = float(np.sqrt(_stratified_variance(residuals, subset)))
     H = len(np.unique(subset.stratum))
     df = float(m - H)
@@ -271,7 +305,9 @@ def _estimate(metric: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, A
     estimate = min(max(estimate, 0.0), 1.0)
     S_y = _population_variance(y, weights, N)
     S_e = _population_variance(residuals, weights, N)
-    theta = float(fit_ability(n_new, c_new, items)[0])
+    items = dataclasses.replace(fit, intercept=fit.intercept[chosen], slope=fit.slope[chosen])
+    theta = float(fit_ability(counts.n_samples.astype(float), counts.n_correct.astype(float),
+                              items)[0])
     prediction = float(_predict(_probabilities(fit, theta), typical, table).mean())
     return SubsetEstimate(
         estimate=estimate, se=se, lo=float(lo), hi=float(hi), confidence=confidence, df=df,
