@@ -112,6 +112,11 @@ def _run_subset_report(args: argparse.Namespace) -> int:
 def _run_compare(args: argparse.Namespace) -> int:
     from .compare import run_compare
 
+    if getattr(args, "subset", None) or getattr(args, "reference_runs", None):
+        from .subset import run_subset_compare
+
+        return run_subset_compare(args)
+
     return run_compare(args)
 
 

@@ -411,6 +411,14 @@ def _add_compare(commands: Any) -> None:
     compare.add_argument("--sequential", action="store_true", help=SEQUENTIAL_HELP)
     compare.add_argument("--sequential-null", choices=("exchangeable", "bounded"),
                          default=None, metavar="NULL", help=SEQUENTIAL_NULL_HELP)
+    compare.add_argument("--subset", nargs="+", metavar="FILE",
+                         help="FILE (from kpass subset): both models ran on its questions "
+                              "(paired); FILE_A FILE_B: one each, `all` for a full run. "
+                              "Compares the scores on all the benchmark's questions "
+                              "(docs/how-to/subset.md); needs --reference-runs")
+    compare.add_argument("--reference-runs", nargs="+", metavar="RUN",
+                         help="with --subset, the past models' runs ([NAME=]RUN) on every "
+                              "question that the subset was drawn from")
     _explain_option(compare)
     compare.set_defaults(command_parser=compare)
 

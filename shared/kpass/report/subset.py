@@ -8,6 +8,9 @@ row per chosen question: ``id``, ``inclusion``, ``stratum``, ``population``, ``d
 :func:`kpass.subset_estimate` for each metric and k: the estimate of the new model's score on
 all the benchmark's questions, its SE over the draw, the interval, the SE a simple random
 subset would have had and the share of variance the predictions explained.
+``kpass compare A B --subset FILE [FILE_B] --reference-runs RUNS...`` prints
+:func:`kpass.subset_compare`: the difference of the two models' scores on all the questions
+(one FILE: both ran on it, paired; two: one each, ``all`` for a run on every question).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import numpy as np
 from ..families import function
 from ..io.errors import ReportError
 from ..stats.subset import subset_estimate
+from ..stats.subset_compare import subset_compare
 from ..stats.subset_design import DESIGNS, Subset, choose_questions
 from .inputs import load_outcomes
 from .leaderboard import split_names
@@ -32,6 +36,9 @@ from .output import _write, cli_words
 
 #: The columns of a subset file, in order.
 SUBSET_FIELDS = ("id", "inclusion", "stratum", "population", "design", "seed")
+#: The fields of one difference in ``kpass compare --subset --format json``.
+COMPARISON_FIELDS = ("metric", "k", "a", "b", "difference", "se", "lo", "hi", "confidence",
+                     "df", "p_value", "se_a", "se_b", "se_unpaired", "same_subset")
 #: The fields of one estimate in ``kpass report --subset --format json``.
 ESTIMATE_FIELDS = ("metric", "k", "estimate", "se", "lo", "hi", "confidence", "srs_se",
                    "explained", "questions", "population", "design")
@@ -192,4 +199,80 @@ def run_subset_report(args: argparse.Namespace, families: list[Any], ks: list[in
     text += (f"The estimate is of the score on all {results[0][2].population} questions, from "
              f"the {results[0][2].questions} chosen ({subset.design} design); the interval is "
              "over the random draw of the questions.\n") if results else ""
+    return _write(text)
+
+
+def run_subset_compare(args: argparse.Namespace) -> int:
+    """``kpass compare A B --subset FILE [FILE_B] --reference-runs RUNS...`` (module docstring)."""
+    from ..registry import PRIMARY
+    from .table import parse_metrics
+
+    subsets = list(args.subset or [])
+    if len(args.files) != 2 or not 1 <= len(subsets) <= 2:
+        print("kpass compare: error: --subset compares two runs A B: give two files and "
+              "--subset FILE (both ran on it) or --subset FILE_A FILE_B (`all`: a full run)",
+              file=sys.stderr)
+        return 2
+    if not args.reference_runs or len(args.reference_runs) < 2:
+        print("kpass compare: error: --subset needs --reference-runs with at least two runs "
+              "(the past models' runs the subset was drawn from)", file=sys.stderr)
+        return 2
+    if subsets == ["all", "all"] or subsets == ["all"]:
+        print("kpass compare: error: --subset all all: both runs are full; compare them "
+              "without --subset", file=sys.stderr)
+        return 2
+    if args.format not in ("table", "json"):
+        print("kpass compare: error: --subset prints --format table or json", file=sys.stderr)
+        return 2
+    try:
+        families = parse_metrics(args.metrics or str(PRIMARY.report))
+    except ValueError as error:
+        print(f"kpass compare: error: {cli_words(str(error))}", file=sys.stderr)
+        return 2
+    ks = sorted({k for group in args.k for k in group}) if args.k else [1]
+    try:
+        reference = _reference(args, args.reference_runs)
+        first = next(iter(reference.values()))
+        known = list(first.ids or range(first.n_questions))
+        read = {path: None if path == "all" else read_subset(path, known)
+                for path in dict.fromkeys(subsets)}
+        subset_a, subset_b = read[subsets[0]], read[subsets[-1]]
+        runs, _ = load_outcomes(list(args.files), args, "compare")
+        results = []
+        for fam in families:
+            for k in ks:
+                try:
+                    result = subset_compare(function(fam.function), runs[0].counts,
+                                            runs[1].counts, k, subset_a=subset_a,
+                                            subset_b=subset_b, reference=reference,
+                                            confidence=args.confidence)
+                except (TypeError, ValueError) as error:
+                    raise ReportError(" ".join(args.files),
+                                      f"{fam.key} at k={k}: {error}") from None
+                results.append((fam.key, k, result))
+    except ReportError as error:
+        print(f"kpass compare: error: {cli_words(str(error))}", file=sys.stderr)
+        return 1
+    if args.format == "json":
+        records = [{"metric": key, "k": k, **{field: getattr(r, field)
+                                              for field in COMPARISON_FIELDS[2:]}}
+                   for key, k, r in results]
+        return _write(json.dumps({"results": records}, indent=2) + "\n")
+    digits = 3 if args.digits is None else args.digits
+    level = f"{round(100 * args.confidence):d}% interval"
+    header = ["metric", "k", "A", "B", "A - B", "se", level, "p-value"]
+    lines = [header]
+    for key, k, r in results:
+        lines.append([key, str(k), f"{r.a:.{digits}f}", f"{r.b:.{digits}f}",
+                      f"{r.difference:+.{digits}f}", f"{r.se:.{digits}f}",
+                      f"[{r.lo:+.{digits}f}, {r.hi:+.{digits}f}]", f"{r.p_value:.3g}"])
+    widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
+    text = "".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+                   + "\n" for row in lines)
+    how = ("both on the same subset, paired per question" if results and results[0][2].same_subset
+           else "on " + " and ".join("every question" if path == "all" else path
+                                     for path in subsets))
+    text += (f"A = {args.files[0]}, B = {args.files[1]}, {how}; the difference is of the scores "
+             "on all the benchmark's questions, the interval over the random draw of the "
+             "questions.\n")
     return _write(text)
