@@ -65,7 +65,8 @@ KNOWN = {"R", "k", "answers", "references", "w", "R0", "tau", "weights", "alpha0
          "lam", "ties", "prior", "draws", "seed", "n_categories", "name",
          "metric", "R_a", "R_b", "args", "kwargs", "threshold", "theta", "kappa",
          "mean_threshold", "payoff", "runs", "counts", "budget", "a", "b", "reference", "m",
-         "subset", "subset_a", "subset_b", "R_new", "n_samples", "n_correct", "cost", "values", "costs"}
+         "subset", "subset_a", "subset_b", "R_new", "n_samples", "n_correct", "cost", "values",
+         "costs"}
 
 FUNCTIONS = {name: getattr(kpass, name) for name in kpass.__all__
              if inspect.isfunction(getattr(kpass, name))}
