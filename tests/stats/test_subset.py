@@ -101,7 +101,7 @@ def test_unbiased_and_covers(samples, shift, guess):
     ({"subset": "q1"}, "`subset` must be a Subset"),
     ({"metric": "nope"}, "`metric` must be"),
     ({"reference": [1, 2]}, "`reference` must map"),
-    ({"model": "3pl"}, "`model` must be one of"),
+    ({"irt": "3pl"}, "`irt` must be one of"),
     ({"k": 9}, "`k` must be an int"),
     ({"R_new": kpass.BinaryCounts([4, 4], [1, 2], ids=["q0", "q1"])}, "lacks"),
     ({"R_new": kpass.BinaryCounts([4, 4], [1, 2])}, "one row per chosen question"),
@@ -111,12 +111,12 @@ def test_bad_input(change, words):
     new = kpass.BinaryCounts(np.full(N, 4), np.random.default_rng(0).binomial(4, p_new), ids=ids)
     arguments = {"metric": kpass.pass_at_k, "R_new": new, "k": 1,
                  "subset": kpass.choose_questions(reference, 20, seed=0),
-                 "reference": reference, "model": "2pl"}
+                 "reference": reference, "irt": "2pl"}
     arguments.update(change)
     with pytest.raises((TypeError, ValueError), match=words):
         kpass.subset_estimate(arguments["metric"], arguments["R_new"], arguments["k"],
                               subset=arguments["subset"], reference=arguments["reference"],
-                              model=arguments["model"])
+                              irt=arguments["irt"])
 
 
 @pytest.mark.parametrize(("m", "seed", "design", "words"), [

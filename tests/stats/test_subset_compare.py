@@ -91,7 +91,7 @@ def test_one_draw_against_subset_estimate_and_the_formulas():
      "`R_b` is a full run"),
     ({"subset_b": None, "R_b": kpass.BinaryCounts([1, 1], [1, 0])}, "one row per benchmark"),
     ({"metric": "nope"}, "`metric` must be"),
-    ({"model": "3pl"}, "`model` must be one of"),
+    ({"irt": "3pl"}, "`irt` must be one of"),
     ({"confidence": 1.5}, "confidence"),
 ])
 def test_bad_input(change, words):
@@ -100,12 +100,12 @@ def test_bad_input(change, words):
     subset = kpass.choose_questions(reference, 30, seed=0)
     arguments = {"metric": kpass.pass_at_k, "R_a": run(rng, probability(0.5), ids),
                  "R_b": run(rng, probability(0.0), ids), "subset_a": subset,
-                 "subset_b": subset, "model": "2pl", "confidence": 0.95}
+                 "subset_b": subset, "irt": "2pl", "confidence": 0.95}
     arguments.update(change)
     with pytest.raises((TypeError, ValueError), match=words):
         kpass.subset_compare(arguments["metric"], arguments["R_a"], arguments["R_b"], 1,
                              subset_a=arguments["subset_a"], subset_b=arguments["subset_b"],
-                             reference=reference, model=arguments["model"],
+                             reference=reference, irt=arguments["irt"],
                              confidence=arguments["confidence"])
 
 

@@ -171,6 +171,7 @@ VOCABULARY = {
     "within": "within-question variance at the pilot's samples",
     "model": "a model: its label under --by (report JSON/CSV); a plan's fitted model "
              "(beta-binomial)",
+    "irt": "the IRT model of subset estimation: 2pl (default) or rasch",
     "fit_p_values": "goodness-of-fit p-value of the plan's model",
     "populations": "the pilot's populations (one or two runs)",
     "pilot_spread": "the pilot's spread between questions",

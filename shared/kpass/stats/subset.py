@@ -163,7 +163,7 @@ def _subset_counts(R_new: Any, subset: Subset, argument: str = "R_new") -> Binar
 
 
 def subset_estimate(metric: Any, R_new: Any, *args: Any, subset: Subset,
-                    reference: Mapping[str, Any], confidence: float = 0.95, model: str = "2pl",
+                    reference: Mapping[str, Any], confidence: float = 0.95, irt: str = "2pl",
                     **kwargs: Any) -> SubsetEstimate:
     r"""Estimate a new model's score on the whole benchmark from its outcomes on a subset.
 
@@ -182,7 +182,7 @@ def subset_estimate(metric: Any, R_new: Any, *args: Any, subset: Subset,
         reference: model name -> outcomes on every question (as :func:`kpass.leaderboard`
             takes), the runs the IRT model is fitted on; the subset's ids must be theirs.
         confidence: the interval's level.
-        model: the IRT model, ``"2pl"`` (the default) or ``"rasch"``.
+        irt: the IRT model, ``"2pl"`` (the default) or ``"rasch"``.
         **kwargs: ``metric``'s keyword arguments.
 
     Returns:
@@ -213,7 +213,7 @@ def subset_estimate(metric: Any, R_new: Any, *args: Any, subset: Subset,
     name, metric = _check_metric(metric, "subset_estimate", args, kwargs)
     confidence = check_confidence(confidence)
     _check_subset(subset, "subset")
-    fit, ids = _reference_fit(reference, model)
+    fit, ids = _reference_fit(reference, irt)
     chosen, counts, y = _on_subset(metric, name, args, kwargs, R_new, "R_new", subset, ids)
     return _estimate(metric, name, args, kwargs, fit, chosen, counts, y, subset, confidence)
 
@@ -224,12 +224,12 @@ def _check_subset(subset: Any, argument: str) -> None:
                          f"{type(subset).__name__}")
 
 
-def _reference_fit(reference: Mapping[str, Any], model: str) -> tuple[IRTFit, list[Any]]:
+def _reference_fit(reference: Mapping[str, Any], irt: str) -> tuple[IRTFit, list[Any]]:
     """The IRT fit on the reference runs and their question ids."""
-    if model not in MODELS:
-        raise InputError(f"`model` must be one of {', '.join(map(repr, MODELS))}; got {model!r}")
+    if irt not in MODELS:
+        raise InputError(f"`irt` must be one of {', '.join(map(repr, MODELS))}; got irt={irt!r}")
     ids, n_ref, c_ref = reference_tables(reference)
-    return fit_irt(n_ref, c_ref, model=model), list(ids)
+    return fit_irt(n_ref, c_ref, model=irt), list(ids)
 
 
 def _on_subset(metric: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any],

@@ -155,7 +155,7 @@ def _one(metric: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], 
 
 def subset_compare(metric: Any, R_a: Any, R_b: Any, *args: Any, subset_a: Subset | None,
                    subset_b: Subset | None, reference: Mapping[str, Any],
-                   confidence: float = 0.95, model: str = "2pl",
+                   confidence: float = 0.95, irt: str = "2pl",
                    **kwargs: Any) -> SubsetComparison:
     r"""Compare two models' full-benchmark values, each run on a random subset or on all of it.
 
@@ -178,7 +178,7 @@ def subset_compare(metric: Any, R_a: Any, R_b: Any, *args: Any, subset_a: Subset
         reference: model name -> outcomes on every question, the runs the IRT model is fitted
             on (as :func:`kpass.subset_estimate` takes).
         confidence: the interval's level.
-        model: the IRT model, ``"2pl"`` (the default) or ``"rasch"``.
+        irt: the IRT model, ``"2pl"`` (the default) or ``"rasch"``.
         **kwargs: ``metric``'s keyword arguments.
 
     Returns:
@@ -215,7 +215,7 @@ def subset_compare(metric: Any, R_a: Any, R_b: Any, *args: Any, subset_a: Subset
     for argument, subset in (("subset_a", subset_a), ("subset_b", subset_b)):
         if subset is not None:
             _check_subset(subset, argument)
-    fit, ids = _reference_fit(reference, model)
+    fit, ids = _reference_fit(reference, irt)
     if subset_a is not None and subset_b is not None and _same(subset_a, subset_b):
         return _paired(metric, name, args, kwargs, R_a, R_b, subset_a, fit, ids, confidence)
     a, raw_a, se_a, df_a = _one(metric, name, args, kwargs, R_a, "R_a", subset_a, fit, ids,
