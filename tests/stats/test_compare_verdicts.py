@@ -408,7 +408,8 @@ def simulate(reps, shift, seed, primary=None, adjust="max-t", flips=1000):
         with np.errstate(divide="ignore", invalid="ignore"):
             p = np.where(se > 0, 2 * stats.t.sf(np.abs(mean) / se, M - 1), mean == 0)
         lines = [Line(key, label, k, None, SimpleNamespace(p_value=float(p[r]),
-                                                           difference=float(mean[r])),
+                                                           difference=float(mean[r]),
+                                                           margin=None, equivalence=False),
                       values=_Values(va[r], vb[r], d[r]))
                  for r, (key, label, k, _) in enumerate(table)]
         judged = judge(merge_equal(lines, []), 0.95, primary, adjust, flips=flips)
