@@ -458,8 +458,9 @@ def fields(result):
                 yield from fields(value)
 
 
-@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow) if name == "plan"
-                                  else name for name in by_kind("stats")])  # plan: 2.2 s CPU
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow)
+                                  if name in ("plan", "allocate") else name
+                                  for name in by_kind("stats")])  # plan 2.2 s, allocate 2.5 s
 @settings(FUZZ)
 @given(data=st.data())
 def test_fuzz_stats_over_questions(name, data):

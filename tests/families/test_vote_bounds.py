@@ -140,6 +140,7 @@ def test_vote_at_k_ci_mean_inside_unit_interval_and_exact(ties, prior):
     assert outside == []
 
 
+@pytest.mark.slow  # over 2 s of CPU in the fast run (make check)
 def test_vote_at_k_ci_mean_of_a_certain_vote_is_at_most_one():
     # A strong prior-free majority: the posterior mean is near 1 and must not pass it.
     for n in range(2, 40):

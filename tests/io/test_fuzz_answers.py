@@ -125,6 +125,7 @@ answers = st.one_of(number_texts(), number_texts(), st.sampled_from(SPECIAL), te
 # ----------------------------------------------------------------------------- the relation
 
 
+@pytest.mark.slow  # over 2 s of CPU in the fast run (make check)
 @pytest.mark.timeout(300)
 @settings(max_examples=400)
 @given(a=answers, b=answers)

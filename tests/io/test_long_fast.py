@@ -223,6 +223,7 @@ def test_jsonl_too_deep_and_repeated_keys_go_to_the_line_by_line_reader(tmp_path
     assert loaded.counts.n_correct.tolist() == [0, 1]
 
 
+@pytest.mark.slow  # over 2 s of CPU in the fast run (make check)
 def test_a_pair_repeated_blocks_apart_is_found(tmp_path, monkeypatch):
     """The (id, sample) check spans pyarrow's blocks: a repeat far apart is still refused
     with both lines, as the line-by-line reader names them."""
