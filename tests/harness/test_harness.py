@@ -17,7 +17,7 @@ import pytest
 
 from kpass.families.pass_at_k import pass_at_k
 from kpass.io.errors import ReportError
-from kpass.io.harness.harness_rows import get_path, path_records, read_rows
+from kpass.io.formats.nested import get_path, path_records, read_rows
 from kpass.io.harness.load import detect_harness, group_counts, harness_records, load_harness
 from kpass.report.cli import main
 

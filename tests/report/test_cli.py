@@ -426,7 +426,8 @@ def test_the_command_runs_as_a_module_and_is_quiet_on_stderr_without_a_terminal(
                                   "kpass.io.formats.parsers", "kpass.report.table",
                                   "kpass.io.answers", "kpass.io.long.long_rows",
                                   "kpass.io.formats.base", "kpass.hf.keywords",
-                                  "kpass.io.harness.harness_rows", "kpass.io.answers_match"])
+                                  "kpass.io.harness.harness_rows", "kpass.io.formats.nested",
+                                  "kpass.io.answers_match"])
 def test_docstring_examples_of_the_command_run(name):
     import doctest
     import importlib

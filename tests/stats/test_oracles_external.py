@@ -1,18 +1,15 @@
 """kpass's sequential, multiplicity and exact-test numbers against implementations it does
 not share a line with, on seeded random cases.
 
-- Confidence sequences: the hedged capital process of Waudby-Smith & Ramdas (2024) with
-  aGRAPA bets truncated at c = 3/4 (what ``kpass.confidence_sequence`` documents), written
-  here plainly: capital as running *products* over the candidate grid, one observation at a
-  time, the predictable mean and variance updated by their definitions (eq. 26-27), where
-  kpass works with log-capital in time-chunks on a shrinking window of candidates. The
-  ``confseq`` package (Howard & Waudby-Smith) implements the same process
-  (``betting_cs`` with ``lambda_aKelly`` bets, ``convex_comb=True``), but its only release
-  (0.0.11, sdist only) does not build on Python 3.11: it needs Boost headers and pins
-  ``pybind11==2.6.2`` for its build, whose headers do not compile against CPython 3.11
-  (``PyFrameObject`` is opaque there). This oracle follows confseq's construction
-  (``betting_mart`` and ``cs_from_martingale``: grid j / steps, the kept set widened by one
-  grid step, the running intersection).
+- Confidence sequences: the ``confseq`` package (Howard & Waudby-Smith) itself, through
+  ``tests/fixtures/confseq/betting.json``, written by confseq 0.0.11's ``betting_mart`` and
+  ``betting_cs`` (``lambda_aKelly`` bets, ``convex_comb=True``, ``trunc_scale=0.75``) in a
+  scratch venv (its only release is an sdist that needs NumPy < 2 and a C++ build; the
+  command is in ``tests/fixtures/confseq/make.py``). Beside it, the hedged capital process
+  of Waudby-Smith & Ramdas (2024) with aGRAPA bets truncated at c = 3/4, written here
+  plainly: capital as running *products* over the candidate grid, one observation at a
+  time, where kpass works with log-capital in time-chunks on a shrinking window of
+  candidates, on many more seeded cases than the fixture holds.
 - Holm's step-down: ``statsmodels.stats.multitest.multipletests(method="holm")``.
 - The exact sign-flip p of ``kpass.compare`` (``p_exact``): ``scipy.stats.permutation_test``
   with ``permutation_type="samples"`` on one sample (which flips signs), enumerated
@@ -21,11 +18,15 @@ not share a line with, on seeded random cases.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import kpass
 from kpass.report.output import holm
+from kpass.stats.sequential import betting_bounds, log_capital
 from kpass.stats.small_sample import sign_flip_p
 
 STEPS = 2000  # kpass's candidate grid (kpass.stats.sequential.GRID_STEPS), 0.0005 apart
@@ -170,3 +171,30 @@ def test_compare_reports_the_exact_sign_flip_p_of_its_differences():
     d = np.array([kpass.pass_at_k([row], 2) for row in R_a]) - np.array(
         [kpass.pass_at_k([row], 2) for row in R_b])
     assert result.p_exact == pytest.approx(scipy_sign_flip_p(d), abs=1e-12)
+
+
+CONFSEQ = json.loads((Path(__file__).parents[1] / "fixtures" / "confseq" / "betting.json")
+                     .read_text())
+
+
+def test_the_confseq_fixture_was_written_by_confseq():
+    assert CONFSEQ["made_by"].startswith("confseq 0.0.11")
+    assert len(CONFSEQ["martingales"]) == 72 and len(CONFSEQ["sequences"]) == 12
+
+
+@pytest.mark.parametrize("case", range(72))
+def test_log_capital_equals_confseqs_betting_mart(case):
+    record = CONFSEQ["martingales"][case]
+    ours = log_capital(np.array(record["x"]), record["m"], null="bounded")
+    np.testing.assert_allclose(ours, record["log_capital"], rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_betting_bounds_equal_confseqs_betting_cs(case):
+    record = CONFSEQ["sequences"][case]
+    assert record["breaks"] == kpass.stats.sequential.GRID_STEPS
+    lo, hi = betting_bounds(np.array(record["x"]), record["alpha"])
+    np.testing.assert_allclose(lo, record["lo"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(hi, record["hi"], rtol=0, atol=1e-12)
+    assert np.all(np.diff(lo) >= 0) and np.all(np.diff(hi) <= 0)
+    assert hi[-1] - lo[-1] < 1.0  # the sequences narrowed: the comparison is not vacuous

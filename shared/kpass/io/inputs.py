@@ -24,9 +24,9 @@ from typing import Any
 
 from .._core.counting.counts import BinaryCounts
 from .errors import ReportError
+from .formats.nested import is_path
 from .formats.readers import LoadedFile, load_counts
 from .harness.answers_lm_eval import check_not_lm_eval_results
-from .harness.harness_rows import is_path
 from .harness.inspect_files import is_inspect_log
 from .harness.inspect_log import load_inspect
 from .harness.load import detect_harness, load_harness

@@ -35,8 +35,8 @@ This module says which harness wrote a file (:func:`detect_harness`) and what it
 scored by (:func:`default_metric`), dispatches to the harness's reader
 (:func:`harness_records`), groups and loads (:func:`load_harness`); a file of any kind is
 loaded by :func:`kpass.io.inputs.load_file`, which sends harness files here.
-The nested paths, the row reading and each harness's record reader are in
-:mod:`kpass.io.harness.harness_rows`.
+The nested paths and the row reading are in :mod:`kpass.io.formats.nested`, each
+harness's record reader in :mod:`kpass.io.harness.harness_rows`.
 
 Example:
     >>> rows = [{"doc_id": 0, "filter": "none", "metrics": ["acc"], "acc": 1.0},
@@ -54,17 +54,9 @@ from typing import Any
 from ..._core.counting.counts import BinaryCounts
 from ..._core.counting.inputs import binary_counts
 from ..errors import ReportError, describe_read_error, read_errors, show
+from ..formats.nested import LongRecord, is_path, path_records, read_rows
 from ..rows import canonical_id
-from .harness_rows import (
-    LongRecord,
-    _filter_of,
-    is_path,
-    lighteval_records,
-    lm_eval_records,
-    opencompass_records,
-    path_records,
-    read_rows,
-)
+from .harness_rows import filter_of, lighteval_records, lm_eval_records, opencompass_records
 
 __all__ = [
     "HARNESSES",
@@ -116,7 +108,7 @@ def default_metric(source: str, tool: str | None, filter: str | None = None  # n
             if not isinstance(row, dict):
                 break
             if tool == "lm-eval":
-                if filter is not None and _filter_of(row) != filter:
+                if filter is not None and filter_of(row) != filter:
                     continue
                 names = row.get("metrics")
                 if isinstance(names, list) and names and isinstance(names[0], str):
