@@ -9,10 +9,13 @@ on every machine. Test-local ``settings(...)`` inherit this profile and may add 
 The markers stay honest: ``make check`` (the inner loop) leaves out the tests marked
 ``slow``, ``install``, ``browser`` or ``cluster``, so a test that grew slow without a mark
 would slow every maintainer's loop unnoticed. :func:`pytest_runtest_call` times each test's
-call in CPU seconds and fails an unmarked one over ``CPU_LIMIT``, naming it.
+call in CPU seconds and fails an unmarked one over ``CPU_LIMIT``, naming it. The inner loop
+also draws fewer examples per property test (``KPASS_TEST_EXAMPLES``, see
+:func:`pytest_collection_modifyitems`); ``make test`` and CI draw them all.
 """
 
 import importlib.util
+import math
 import os
 import resource
 import sys
@@ -41,6 +44,36 @@ settings.register_profile(
     "kpass", deadline=None, derandomize=True, database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.load_profile("kpass")
+
+#: Hypothesis keeps a test's settings here (read when the test runs; hypothesis 6.x).
+_SETTINGS_ATTRIBUTE = "_hypothesis_internal_use_settings"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Scale each property test's ``max_examples`` by ``KPASS_TEST_EXAMPLES`` (default 1).
+
+    ``make check`` sets 0.3: the inner loop draws 30% of each test's examples (at least 10),
+    from the same fixed seed, so it still meets every property test's generators while the
+    whole suite (``make test``, CI) draws them all.
+    """
+    share = float(os.environ.get("KPASS_TEST_EXAMPLES", "1"))
+    if not 0 < share <= 1:
+        raise pytest.UsageError(f"KPASS_TEST_EXAMPLES must be in (0, 1]; got {share!r}")
+    if share == 1:
+        return
+    scaled: set[int] = set()  # a parametrized test's items share one function: scale it once
+    for item in items:
+        test = getattr(item, "function", None)
+        if test is None or not getattr(test, "is_hypothesis_test", False) or id(test) in scaled:
+            continue
+        scaled.add(id(test))
+        current = getattr(test, _SETTINGS_ATTRIBUTE, None)
+        if current is None:  # hypothesis moved its settings: scale nothing rather than guess
+            raise pytest.UsageError(f"{item.nodeid}: hypothesis keeps no {_SETTINGS_ATTRIBUTE}; "
+                                    "update tests/conftest.py for this hypothesis version")
+        fewer = max(10, math.ceil(current.max_examples * share))
+        if fewer < current.max_examples:
+            setattr(test, _SETTINGS_ATTRIBUTE, settings(current, max_examples=fewer))
 
 
 def load_space_script(name: str) -> ModuleType:

@@ -90,3 +90,67 @@ def test_an_unmarked_test_over_the_cpu_limit_fails_naming_itself(tmp_path):
     for name in ("test_busy_marked_slow", "test_busy_marked_install", "test_sleeps",
                  "test_quick"):
         assert f"::{name} " not in out, out
+
+
+PLANTED_PROPERTIES = '''
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+CALLS = {"plain": 0, "parametrized": 0, "few": 0}
+
+
+@settings(max_examples=100)
+@given(st.integers())
+def test_plain(value):
+    CALLS["plain"] += 1
+
+
+@settings(max_examples=100)
+@given(st.integers())
+@pytest.mark.parametrize("side", ["a", "b"])
+def test_parametrized(side, value):
+    CALLS["parametrized"] += 1
+
+
+@settings(max_examples=12)
+@given(st.integers())
+def test_few(value):
+    CALLS["few"] += 1
+
+
+def test_zz_counts():
+    print("CALLS", CALLS)
+'''
+
+
+@pytest.mark.parametrize(("share", "expected"), [
+    (None, "{'plain': 100, 'parametrized': 200, 'few': 12}"),
+    ("0.3", "{'plain': 30, 'parametrized': 60, 'few': 10}"),  # at least 10 each
+])
+def test_the_inner_loop_draws_a_share_of_each_property_tests_examples(tmp_path, share,
+                                                                       expected):
+    shutil.copy(TESTS / "conftest.py", tmp_path / "conftest.py")
+    (tmp_path / "pytest.ini").write_text(INI, encoding="utf-8")
+    (tmp_path / "test_planted.py").write_text(PLANTED_PROPERTIES, encoding="utf-8")
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("KPASS_TEST_CPU_LOG", "KPASS_TEST_EXAMPLES")}
+    if share is not None:
+        env["KPASS_TEST_EXAMPLES"] = share
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-p", "no:xdist",
+         str(tmp_path)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"CALLS {expected}" in result.stdout, result.stdout
+
+
+def test_a_share_outside_0_1_is_refused(tmp_path):
+    shutil.copy(TESTS / "conftest.py", tmp_path / "conftest.py")
+    (tmp_path / "pytest.ini").write_text(INI, encoding="utf-8")
+    (tmp_path / "test_planted.py").write_text(PLANTED_PROPERTIES, encoding="utf-8")
+    env = {**os.environ, "KPASS_TEST_EXAMPLES": "3"}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+         str(tmp_path)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode != 0
+    assert "KPASS_TEST_EXAMPLES must be in (0, 1]; got 3.0" in result.stdout + result.stderr

@@ -151,8 +151,16 @@ def test_a_tiny_long_file_report_loads_no_heavy_module(tmp_path, baseline, fmt):
         assert loaded.shortest == "question 'q4'"
 
 
-@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet", "parts"])
-@pytest.mark.parametrize("with_sample", [False, True])
+# Each case is a kpass process (~1.6 s of CPU): the inner loop runs two formats, one with
+# --sample, and the whole suite all eight.
+_SLOW = pytest.mark.slow
+
+
+@pytest.mark.parametrize(("fmt", "with_sample"), [
+    ("csv", False), ("parquet", True),
+    pytest.param("jsonl", False, marks=_SLOW), pytest.param("parts", False, marks=_SLOW),
+    pytest.param("csv", True, marks=_SLOW), pytest.param("jsonl", True, marks=_SLOW),
+    pytest.param("parquet", False, marks=_SLOW), pytest.param("parts", True, marks=_SLOW)])
 def test_a_long_file_report_loads_pyarrow_but_not_pandas(tmp_path, baseline, fmt, with_sample):
     # A long file over LINE_READER_BYTES is grouped by pyarrow; pyarrow imports pandas
     # (~0.25 s, more than reading a million-row Parquet file) on its first conversion of a
