@@ -4,7 +4,6 @@ trip on files, the estimate against the full run and against the Python API, bad
 import csv
 import json
 
-import numpy as np
 import pytest
 
 import kpass
@@ -13,29 +12,13 @@ from kpass.report.cli import main
 N = 300
 
 
-def _write(path, outcomes, rows):
-    with open(path, "w", encoding="utf-8") as f:
-        for q in rows:
-            f.write(json.dumps({"id": f"q{q}", "outcomes": outcomes[q].tolist()}) + "\n")
-
-
 @pytest.fixture
-def runs(tmp_path):
-    rng = np.random.default_rng(0)
-    a, b = np.exp(rng.normal(0, 0.3, N)), rng.normal(0, 1.2, N)
-
-    def outcomes(theta):
-        return rng.binomial(1, 1 / (1 + np.exp(-a * (theta - b))), (4, N)).T
-
-    paths = []
-    for j, theta in enumerate(rng.normal(0, 1, 8)):
-        paths.append(str(tmp_path / f"ref{j}.jsonl"))
-        _write(paths[-1], outcomes(theta), range(N))
-    return tmp_path, paths, outcomes(0.4)
+def runs(reference_runs):
+    return reference_runs.folder, reference_runs.paths, reference_runs.outcomes(0.4)
 
 
 @pytest.mark.parametrize("form", ["csv", "jsonl"])
-def test_round_trip(runs, capsys, form):
+def test_round_trip(reference_runs, runs, capsys, form):
     folder, paths, new = runs
     chosen = folder / f"chosen.{form}"
     assert main(["subset", *paths, "--id", "id", "--questions", "60", "--seed", "4",
@@ -47,7 +30,7 @@ def test_round_trip(runs, capsys, form):
         rows = [json.loads(line) for line in chosen.open()]
     assert len(rows) == 60 and {row["population"] for row in rows} in ({"300"}, {300})
     ids = [row["id"] for row in rows]
-    _write(folder / "new.jsonl", new, [int(q[1:]) for q in ids])
+    reference_runs.write(folder / "new.jsonl", new, [int(q[1:]) for q in ids])
     assert main(["report", str(folder / "new.jsonl"), "--id", "id", "--subset", str(chosen),
                  "--reference-runs", *paths, "--k", "2", "--format", "json"]) == 0
     record = json.loads(capsys.readouterr().out)["results"][0]
@@ -68,19 +51,19 @@ def test_round_trip(runs, capsys, form):
     assert abs(record["estimate"] - full) < 4 * record["se"]
 
 
-def test_table_and_errors(runs, capsys):
+def test_table_and_errors(reference_runs, runs, capsys):
     folder, paths, new = runs
     assert main(["subset", *paths, "--id", "id", "--questions", "40", "--seed", "1",
                  "--out", str(folder / "c.csv")]) == 0
     ids = [row["id"] for row in csv.DictReader((folder / "c.csv").open())]
-    _write(folder / "new.jsonl", new, [int(q[1:]) for q in ids])
+    reference_runs.write(folder / "new.jsonl", new, [int(q[1:]) for q in ids])
     capsys.readouterr()
     assert main(["report", str(folder / "new.jsonl"), "--id", "id", "--subset",
                  str(folder / "c.csv"), "--reference-runs", *paths]) == 0
     out = capsys.readouterr().out
     assert "95% interval" in out and "40 of 300" in out
     # a run that lacks chosen questions, a missing --subset, a single reference run
-    _write(folder / "short.jsonl", new, [int(q[1:]) for q in ids[:10]])
+    reference_runs.write(folder / "short.jsonl", new, [int(q[1:]) for q in ids[:10]])
     assert main(["report", str(folder / "short.jsonl"), "--id", "id", "--subset",
                  str(folder / "c.csv"), "--reference-runs", *paths]) == 1
     assert "lacks 30 of the subset's questions" in capsys.readouterr().err

@@ -4,7 +4,6 @@ Python API (kpass.subset_compare) on the same subsets, a full run as `all`, bad 
 import csv
 import json
 
-import numpy as np
 import pytest
 
 import kpass
@@ -13,28 +12,13 @@ from kpass.report.cli import main
 N = 300
 
 
-def _write(path, outcomes, rows):
-    with open(path, "w", encoding="utf-8") as f:
-        for q in rows:
-            f.write(json.dumps({"id": f"q{q}", "outcomes": outcomes[q].tolist()}) + "\n")
-
-
 @pytest.fixture
-def runs(tmp_path):
-    rng = np.random.default_rng(0)
-    a, b = np.exp(rng.normal(0, 0.3, N)), rng.normal(0, 1.2, N)
-
-    def outcomes(theta):
-        return rng.binomial(1, 1 / (1 + np.exp(-a * (theta - b))), (4, N)).T
-
-    paths = []
-    for j, theta in enumerate(rng.normal(0, 1, 8)):
-        paths.append(str(tmp_path / f"ref{j}.jsonl"))
-        _write(paths[-1], outcomes(theta), range(N))
+def runs(reference_runs):
+    folder, paths = reference_runs.folder, reference_runs.paths
     reference = {f"r{j}": kpass.BinaryCounts(
         [4] * N, [sum(json.loads(line)["outcomes"]) for line in open(path)],
         ids=[json.loads(line)["id"] for line in open(path)]) for j, path in enumerate(paths)}
-    return tmp_path, paths, reference, outcomes(0.9), outcomes(0.1)
+    return folder, paths, reference, reference_runs.outcomes(0.9), reference_runs.outcomes(0.1)
 
 
 def _chosen(folder, paths, seed):
@@ -49,17 +33,17 @@ def _counts(outcomes, ids):
     return kpass.BinaryCounts([4] * len(ids), outcomes[rows].sum(axis=1), ids=list(ids))
 
 
-def test_paired_independent_and_full(runs, capsys):
+def test_paired_independent_and_full(reference_runs, runs, capsys):
     folder, paths, reference, A, B = runs
     one, ids_one = _chosen(folder, paths, 1)
     two, ids_two = _chosen(folder, paths, 2)
     s1 = kpass.choose_questions(reference, 60, seed=1)
     s2 = kpass.choose_questions(reference, 60, seed=2)
     assert list(s1.ids) == ids_one and list(s2.ids) == ids_two
-    _write(folder / "a1.jsonl", A, [int(q[1:]) for q in ids_one])
-    _write(folder / "b1.jsonl", B, [int(q[1:]) for q in ids_one])
-    _write(folder / "b2.jsonl", B, [int(q[1:]) for q in ids_two])
-    _write(folder / "bfull.jsonl", B, range(N))
+    reference_runs.write(folder / "a1.jsonl", A, [int(q[1:]) for q in ids_one])
+    reference_runs.write(folder / "b1.jsonl", B, [int(q[1:]) for q in ids_one])
+    reference_runs.write(folder / "b2.jsonl", B, [int(q[1:]) for q in ids_two])
+    reference_runs.write(folder / "bfull.jsonl", B, range(N))
     full_b = kpass.BinaryCounts([4] * N, B.sum(axis=1), ids=[f"q{i}" for i in range(N)])
     cases = [(["b1.jsonl"], [str(one)], s1, s1, _counts(B, ids_one)),
              (["b2.jsonl"], [str(one), str(two)], s1, s2, _counts(B, ids_two)),
@@ -82,11 +66,11 @@ def test_paired_independent_and_full(runs, capsys):
     assert "95% interval" in out and "A - B" in out and "paired per question" in out
 
 
-def test_errors(runs, capsys):
+def test_errors(reference_runs, runs, capsys):
     folder, paths, _, A, B = runs
     one, ids = _chosen(folder, paths, 1)
-    _write(folder / "a.jsonl", A, [int(q[1:]) for q in ids])
-    _write(folder / "short.jsonl", B, [int(q[1:]) for q in ids[:10]])
+    reference_runs.write(folder / "a.jsonl", A, [int(q[1:]) for q in ids])
+    reference_runs.write(folder / "short.jsonl", B, [int(q[1:]) for q in ids[:10]])
     capsys.readouterr()
     base = ["compare", str(folder / "a.jsonl"), str(folder / "short.jsonl"), "--id", "id"]
     assert main([*base, "--subset", str(one), "--reference-runs", *paths]) == 1

@@ -20,6 +20,7 @@ import csv
 import io
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -167,24 +168,14 @@ def run_subset_report(args: argparse.Namespace, families: list[Any], ks: list[in
             next(iter(reference.values())).n_questions))
         subset = read_subset(args.subset, known)
         new, _ = load_outcomes(list(args.files), args, "report")
-        results = []
-        for fam in families:
-            for k in ks:
-                try:
-                    result = subset_estimate(function(fam.function), new[0].counts, k,
-                                             subset=subset, reference=reference,
-                                             confidence=args.confidence)
-                except (TypeError, ValueError) as error:
-                    raise ReportError(args.files[0], f"{fam.key} at k={k}: {error}") from None
-                results.append((fam.key, k, result))
+        results = _each_metric(families, ks, args.files[0], lambda metric, k: subset_estimate(
+            metric, new[0].counts, k, subset=subset, reference=reference,
+            confidence=args.confidence))
     except ReportError as error:
         print(f"kpass report: error: {cli_words(str(error))}", file=sys.stderr)
         return 1
     if args.format == "json":
-        records = [{"metric": key, "k": k, **{field: getattr(r, field)
-                                              for field in ESTIMATE_FIELDS[2:]}}
-                   for key, k, r in results]
-        return _write(json.dumps({"results": records}, indent=2) + "\n")
+        return _write(_json(results, ESTIMATE_FIELDS[2:]))
     digits = args.digits
     level = f"{round(100 * args.confidence):d}% interval"
     header = ["metric", "k", "estimate", "se", level, "srs se", "explained", "questions"]
@@ -193,9 +184,7 @@ def run_subset_report(args: argparse.Namespace, families: list[Any], ks: list[in
         lines.append([key, str(k), f"{r.estimate:.{digits}f}", f"{r.se:.{digits}f}",
                       f"[{r.lo:.{digits}f}, {r.hi:.{digits}f}]", f"{r.srs_se:.{digits}f}",
                       f"{r.explained:.0%}", f"{r.questions} of {r.population}"])
-    widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
-    text = "".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-                   + "\n" for row in lines)
+    text = _aligned(lines)
     text += (f"The estimate is of the score on all {results[0][2].population} questions, from "
              f"the {results[0][2].questions} chosen ({subset.design} design); the interval is "
              "over the random draw of the questions.\n") if results else ""
@@ -238,26 +227,16 @@ def run_subset_compare(args: argparse.Namespace) -> int:
                 for path in dict.fromkeys(subsets)}
         subset_a, subset_b = read[subsets[0]], read[subsets[-1]]
         runs, _ = load_outcomes(list(args.files), args, "compare")
-        results = []
-        for fam in families:
-            for k in ks:
-                try:
-                    result = subset_compare(function(fam.function), runs[0].counts,
-                                            runs[1].counts, k, subset_a=subset_a,
-                                            subset_b=subset_b, reference=reference,
-                                            confidence=args.confidence)
-                except (TypeError, ValueError) as error:
-                    raise ReportError(" ".join(args.files),
-                                      f"{fam.key} at k={k}: {error}") from None
-                results.append((fam.key, k, result))
+        results = _each_metric(families, ks, " ".join(args.files),
+                               lambda metric, k: subset_compare(
+                                   metric, runs[0].counts, runs[1].counts, k,
+                                   subset_a=subset_a, subset_b=subset_b, reference=reference,
+                                   confidence=args.confidence))
     except ReportError as error:
         print(f"kpass compare: error: {cli_words(str(error))}", file=sys.stderr)
         return 1
     if args.format == "json":
-        records = [{"metric": key, "k": k, **{field: getattr(r, field)
-                                              for field in COMPARISON_FIELDS[2:]}}
-                   for key, k, r in results]
-        return _write(json.dumps({"results": records}, indent=2) + "\n")
+        return _write(_json(results, COMPARISON_FIELDS[2:]))
     digits = 3 if args.digits is None else args.digits
     level = f"{round(100 * args.confidence):d}% interval"
     header = ["metric", "k", "A", "B", "A - B", "se", level, "p-value"]
@@ -266,9 +245,7 @@ def run_subset_compare(args: argparse.Namespace) -> int:
         lines.append([key, str(k), f"{r.a:.{digits}f}", f"{r.b:.{digits}f}",
                       f"{r.difference:+.{digits}f}", f"{r.se:.{digits}f}",
                       f"[{r.lo:+.{digits}f}, {r.hi:+.{digits}f}]", f"{r.p_value:.3g}"])
-    widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
-    text = "".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-                   + "\n" for row in lines)
+    text = _aligned(lines)
     how = ("both on the same subset, paired per question" if results and results[0][2].same_subset
            else "on " + " and ".join("every question" if path == "all" else path
                                      for path in subsets))
@@ -276,3 +253,30 @@ def run_subset_compare(args: argparse.Namespace) -> int:
              "on all the benchmark's questions, the interval over the random draw of the "
              "questions.\n")
     return _write(text)
+
+
+def _each_metric(families: list[Any], ks: list[int], where: str,
+                 estimate: Callable[[Any, int], Any]) -> list[tuple[str, int, Any]]:
+    """``(key, k, estimate(metric, k))`` for each metric and k; errors name both and ``where``."""
+    results = []
+    for fam in families:
+        for k in ks:
+            try:
+                results.append((fam.key, k, estimate(function(fam.function), k)))
+            except (TypeError, ValueError) as error:
+                raise ReportError(where, f"{fam.key} at k={k}: {error}") from None
+    return results
+
+
+def _json(results: list[tuple[str, int, Any]], fields: tuple[str, ...]) -> str:
+    """The results as ``{"results": [{"metric", "k", field...}, ...]}``."""
+    records = [{"metric": key, "k": k, **{field: getattr(r, field) for field in fields}}
+               for key, k, r in results]
+    return json.dumps({"results": records}, indent=2) + "\n"
+
+
+def _aligned(lines: list[list[str]]) -> str:
+    """Rows of cells as left-aligned columns two spaces apart."""
+    widths = [max(len(row[i]) for row in lines) for i in range(len(lines[0]))]
+    return "".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+                   + "\n" for row in lines)
