@@ -246,7 +246,7 @@ def test_plan_says_what_rests_on_the_beta_model_and_refuses_instead_of_none():
     with warnings.catch_warnings():
         warnings.simplefilter("error", kpass.SmallSampleWarning)  # 200 questions, Beta: quiet
         plan = kpass.plan(kpass.pass_at_k, R, 1)
-    assert plan.model == "beta-binomial" and len(plan.fit_p_values) == 1
+    assert plan.distribution == "beta-binomial" and len(plan.fit_p_values) == 1
     assert plan.fit_p_values[0] is not None and plan.fit_p_values[0] > 0.01
     with pytest.raises(ValueError, match="questions_for"):
         plan.samples_for(0.001, questions=50)

@@ -169,10 +169,10 @@ VOCABULARY = {
     "samples": "samples per question",
     "between": "between-question variance",
     "within": "within-question variance at the pilot's samples",
-    "model": "a model: its label under --by (report JSON/CSV); a plan's fitted model "
-             "(beta-binomial)",
+    "model": "a model: its label under --by (report JSON/CSV)",
+    "distribution": "a plan's distribution of the questions' success rates (beta-binomial)",
     "irt": "the IRT model of subset estimation: 2pl (default) or rasch",
-    "fit_p_values": "goodness-of-fit p-value of the plan's model",
+    "fit_p_values": "goodness-of-fit p-value of the plan's distribution",
     "populations": "the pilot's populations (one or two runs)",
     "pilot_spread": "the pilot's spread between questions",
     "largest": "the most samples per question a plan considers",

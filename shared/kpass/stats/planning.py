@@ -90,7 +90,8 @@ class Plan:
         paired: whether this plans a comparison of two models.
         populations: the Beta(alpha0, beta0) prior of each run's success rates (fitted to
             the pilot unless given).
-        model: what the split into ``between`` and ``within`` rests on:
+        distribution: the distribution of the questions' success rates the split into
+            ``between`` and ``within`` rests on:
             ``"beta-binomial"``, each run's success rates drawn from the Beta population of
             ``populations``. ``se()`` and ``questions_for()`` at the pilot's samples use only
             the pilot's total variance (no model); ``within_at``, ``samples_for`` and any
@@ -123,7 +124,7 @@ class Plan:
     paired: bool
     _within_at: Callable[[int], float] = field(repr=False)
     populations: tuple[tuple[float, float], ...] = ()
-    model: str = "beta-binomial"
+    distribution: str = "beta-binomial"
     fit_p_values: tuple[float | None, ...] = ()
     pilot_spread: tuple[float, float] = (math.nan, math.nan)
 
@@ -239,7 +240,7 @@ class Plan:
         The smallest n' >= k whose t test on ``questions`` questions (df = questions - 1)
         has the power asked for: lambda* solves power(lambda*) = ``power`` for the
         noncentral t, and n' is the smallest with SE(M', n') <= |difference| / lambda*
-        (through the beta-binomial model: see ``model`` and ``fit_p_values``).
+        (through the beta-binomial model: see ``distribution`` and ``fit_p_values``).
 
         Raises:
             ValueError: no n' up to ``largest`` (at most ``MAX_SAMPLES``) reaches it; the
@@ -453,7 +454,7 @@ def plan(metric: MetricLike, R: Any = None, k: int | None = None, *args: Any, R_
         ``power_at``, ``questions_for``, ``detectable``, ``curve``). With one a
         :class:`Plan`: ``se(questions, samples)``, ``questions_for(difference, samples)``,
         ``samples_for(difference, questions)``, ``within_at(samples)``, the pilot's
-        ``between`` and ``within``, the ``model`` the split rests on and its
+        ``between`` and ``within``, the ``distribution`` the split rests on and its
         ``fit_p_values``.
 
     Warns:
@@ -486,7 +487,7 @@ def plan(metric: MetricLike, R: Any = None, k: int | None = None, *args: Any, R_
         (0.0146, 0.0203)
         >>> p.questions_for(0.05), p.samples_for(0.1, questions=400)
         (271, 1)
-        >>> p.model, [round(x, 3) for x in p.fit_p_values]
+        >>> p.distribution, [round(x, 3) for x in p.fit_p_values]
         ('beta-binomial', [0.648])
     """
     name, metric = _check_metric(metric, "plan", (k, *args), kwargs)
