@@ -140,7 +140,17 @@ def test_two_pilots_are_paired(tmp_path, capsys):
     ([SAMPLE, "--baseline", 0.6, "--difference", 0.1], "--baseline", 2),
     ([SAMPLE, "--difference", 0.1, "--confidence", 1.5], "--confidence", 2),
     ([SAMPLE, SAMPLE, SAMPLE, "--difference", 0.1], "at most two", 2),
-    (["--baseline", 0.6, "--samples", 4, "--budget", 100], "needs a pilot", 2),
+    (["--baseline", 0.6, "--samples", 4, "--budget", 100], "leave --samples out", 2),
+    (["--budget", 100], "needs --baseline", 2),
+    (["--baseline", 0.3, "--half-width", 0.02], "needs --samples", 2),
+    (["--baseline", 0.3, "--samples", 4, "--half-width", 0], "--half-width", 2),
+    (["--baseline", 0.3, "--samples", 4, "--half-width", 0.05, "--correlation", 0.5],
+     "--correlation", 2),
+    (["--baseline", 0.3, "--budget", 100, "--spread", 20], "--spread", 2),
+    (["--baseline", 1.2, "--budget", 100], "--baseline", 2),
+    (["--baseline", 0.3, "--samples", 4, "--half-width", 0.05, "--budget", 100],
+     "--budget and --half-width", 2),
+    ([SAMPLE, "--half-width", 1.5], "--half-width", 2),
     ([SAMPLE, "--budget", 100, "--difference", 0.1], "--difference and --budget", 2),
     ([SAMPLE, "--difference", 0.1, "--cost-question", 3], "give --budget too", 2),
     ([SAMPLE, "--budget", 100, "--samples", 4], "--samples", 2),
@@ -153,3 +163,56 @@ def test_bad_input_is_one_line(capsys, args, needle, status):
     assert code == status and out == ""
     assert len(err.strip().splitlines()) == 1 and needle in err
     assert "Traceback" not in err
+
+
+# ----------------------------------------------------------------------------- no pilot, one model
+
+
+def test_half_width_without_a_pilot_is_plan_assume(capsys):
+    """The questions printed give a t interval of at most +-0.02 at the assumed sd, one fewer
+    does not (scipy's t quantile), and the cautious count is that of sd^2 = 0.3 x 0.7."""
+    code, out, err = run(capsys, "--baseline", 0.3, "--metric", "pass@k", "--k", 4,
+                         "--samples", 8, "--half-width", 0.02)
+    assert code == 0, err
+    first, second = out.splitlines()
+    plan = kpass.Plan.assume(kpass.pass_at_k, 4, baseline=0.3, samples=8)
+    sd = math.sqrt(plan.between + plan.within)
+    m = int(first.split()[2].replace(",", ""))
+    assert sps.t.ppf(0.975, m - 1) * sd / math.sqrt(m) <= 0.02
+    assert sps.t.ppf(0.975, m - 2) * sd / math.sqrt(m - 1) > 0.02
+    assert first == f"Questions needed: {m:,} (Pass@4 value -/+ 0.02, 95% interval; SE " \
+                    f"{sd / math.sqrt(m):.4f})"
+    worst = int(second.rsplit("at most ", 1)[1].split()[0].replace(",", ""))
+    assert sps.t.ppf(0.975, worst - 1) * math.sqrt(0.21 / worst) <= 0.02
+    assert sps.t.ppf(0.975, worst - 2) * math.sqrt(0.21 / (worst - 1)) > 0.02
+    assert second.startswith("Assumed: Pass@4 0.300, 8 samples per question, spread 2 ")
+
+
+def test_budget_without_a_pilot_is_plan_assume_split(capsys):
+    plan = kpass.Plan.assume(kpass.pass_hat_k, 4, baseline=0.3, spread=1.5)
+    split = plan.split(5000, cost_question=8.0)
+    code, out, err = run(capsys, "--baseline", 0.3, "--metric", "pass^k", "--k", 4,
+                         "--spread", 1.5, "--budget", 5000, "--cost-question", 8)
+    assert code == 0, err
+    first, second = out.splitlines()
+    assert first == (f"Best split of a budget of 5,000: {split.questions:,} questions x "
+                     f"{split.samples} samples (cost {split.spent:,g}); SE of the Pass^4 value "
+                     f"{split.se:.4f}")
+    assert second.endswith(f"SE at most {math.sqrt(0.21 / split.questions):.4f}")
+    code, out, _ = run(capsys, "--baseline", 0.3, "--metric", "pass^k", "--k", 4, "--spread",
+                       1.5, "--budget", 5000, "--cost-question", 8, "--format", "json")
+    fields = json.loads(out)
+    assert (fields["questions"], fields["samples"], fields["se"]) == (
+        split.questions, split.samples, split.se)
+    assert (fields["pilot"], fields["distribution"], fields["spread"]) == (
+        None, "logit-normal", 1.5)
+
+
+def test_half_width_with_a_pilot(capsys):
+    R = np.array(tau_bench_outcomes())
+    plan = kpass.plan(kpass.pass_at_k, R, 4)
+    code, out, err = run(capsys, SAMPLE, "--k", 4, "--half-width", 0.05, "--format", "json")
+    assert code == 0, err
+    fields = json.loads(out)
+    assert fields["questions"] == plan.questions_for_half_width(0.05)
+    assert fields["se"] == pytest.approx(plan.se(fields["questions"]), rel=1e-12)

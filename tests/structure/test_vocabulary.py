@@ -170,7 +170,8 @@ VOCABULARY = {
     "between": "between-question variance",
     "within": "within-question variance at the pilot's samples",
     "model": "a model: its label under --by (report JSON/CSV)",
-    "distribution": "a plan's distribution of the questions' success rates (beta-binomial)",
+    "distribution": "a plan's distribution of the questions' success rates: beta-binomial "
+                    "(a pilot's) or logit-normal (Plan.assume)",
     "irt": "the IRT model of subset estimation: 2pl (default) or rasch",
     "fit_p_values": "goodness-of-fit p-value of the plan's distribution",
     "populations": "the pilot's populations (one or two runs)",
@@ -178,15 +179,18 @@ VOCABULARY = {
     "largest": "the most samples per question a plan considers",
     "budget": "what to spend: extra samples to allocate (next), or the samples or money a "
               "plan splits between questions and samples (plan --budget, Plan.split)",
-    "cost_question": "Plan.split: the cost of one question (default 0)",
-    "cost_sample": "Plan.split: the cost of one sample of one model (default 1)",
+    "cost_question": "Plan.split, Plan.grow: the cost of one question (default 0)",
+    "cost_sample": "Plan.split, Plan.grow: the cost of one sample of one model (default 1)",
     "spent": "what a Split costs: questions x (cost_question + runs x samples x cost_sample)",
-    "cost-question": "--cost-question: kpass plan --budget's cost of one question",
-    "cost-sample": "--cost-sample: kpass plan --budget's cost of one sample of one model",
+    "cost-question": "--cost-question: the cost of one question (plan --budget, next "
+                     "--budget)",
+    "cost-sample": "--cost-sample: the cost of one sample of one model (plan --budget, next "
+                   "--budget)",
     "paired": "a sequence of A - B, not one model",
     "units": "what each step adds: questions or clusters",
     "order": "the order the questions are taken in",
-    "half_width": "half-width that ends a sequence",
+    "half_width": "half-width of an interval: one that ends a sequence, or a plan's target "
+                  "(plan --half-width)",
     "margin": "non-inferiority or equivalence margin on the metric's 0-1 scale (B the new "
               "model, A the reference)",
     "equivalence": "with a margin: test abs(A - B) < margin (two one-sided tests) instead of "
@@ -199,7 +203,8 @@ VOCABULARY = {
     "steps": "units seen",
     "start": "first question of a slice",
     "stop": "end of a slice",
-    "baseline": "a plan's assumed value of the metric for model A (the metric's own units)",
+    "baseline": "a plan's assumed value of the metric (model A's, for a pair; the metric's "
+                "own units)",
     "spread": "a plan's sd of the questions' success logits (how unlike the questions are)",
     "achieved": "the power a plan reaches at its questions and difference (>= power)",
     "solved": "what a plan solved for: questions (a difference given) or difference",

@@ -11,6 +11,7 @@ import argparse
 import csv
 import io
 import json
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -43,6 +44,16 @@ def _prior(text: str) -> tuple[float, float] | str:
     return a, b
 
 
+def _cost(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (value >= 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0; got {text!r}")
+    return value
+
+
 def add_next_parser(commands: Any, _count: Callable[..., Any],
                     _harness_options: Callable[..., Any], _metrics: Callable[..., Any],
                     _taus: Callable[..., Any]) -> None:
@@ -63,7 +74,16 @@ def add_next_parser(commands: Any, _count: Callable[..., Any],
                "docs/how-to/adaptive.md for what rounds buy).")
     command.add_argument("files", nargs="*", metavar="RUN", help="the run's outcome file")
     command.add_argument("--budget", type=_count(0), required=True, metavar="N",
-                         help="extra samples to spread over the questions")
+                         help="extra samples to spread over the questions (money with "
+                              "--cost-sample)")
+    command.add_argument("--cost-question", type=_cost, metavar="C",
+                         help="the cost of one new question (default 0); with it (or "
+                              "--cost-sample) stderr also says whether --budget buys a "
+                              "smaller SE as new questions or as these samples, as kpass plan "
+                              "--budget splits it")
+    command.add_argument("--cost-sample", type=_cost, metavar="C",
+                         help="the cost of one sample (default 1); --budget is then money "
+                              "and buys floor(N / C) samples")
     command.add_argument("--k", type=_count(1), required=True, metavar="K",
                          help="the metric's k")
     command.add_argument("--metrics", type=_metrics, default=PRIMARY.report, metavar="LIST",
@@ -144,8 +164,8 @@ def run_next(args: argparse.Namespace) -> int:
               "greedy, each sample where it most lowers the within-question variance the "
               f"questions' Beta({a0:.3g}, {b0:.3g}) posteriors expect (questions with fewer "
               "than k samples first brought up to k; docs/adaptive.md)", file=sys.stderr)
-        for line in outlook:
-            print(f"kpass next: {line}", file=sys.stderr)
+    for line in outlook:
+        print(f"kpass next: {line}", file=sys.stderr)
     return _output(_render(rows, args.out), args)
 
 
@@ -184,8 +204,11 @@ def _allocated(counts: Any, families: list[Any], args: argparse.Namespace, sourc
             objectives.append((point, (args.k, *extra), {}))
             labels.append(fam.key + ("" if tau is None else f" tau={tau:g}"))
     try:
+        per_sample = 1.0 if args.cost_sample is None else args.cost_sample
+        if per_sample <= 0:
+            raise ValueError(f"--cost-sample must be > 0; got --cost-sample {per_sample:g}")
         _, counts, k, budget = _check_inputs([o[0] for o in objectives], counts, args.k,
-                                             args.budget)
+                                             int(args.budget // per_sample))
         a0, b0 = check_prior(args.prior, counts)
         split = _greedy(objectives, counts, k, budget, a0, b0)
     except (TypeError, ValueError) as error:
@@ -201,9 +224,53 @@ def _allocated(counts: Any, families: list[Any], args: argparse.Namespace, sourc
                        f"spread's; that part is {share:.0%} of the estimate's variance (the "
                        "rest is between questions: more questions lower it, more samples do "
                        "not)")
+    if args.cost_question is not None or args.cost_sample is not None:
+        for label, (point, extra_args, _) in zip(labels, objectives, strict=True):
+            outlook.append(_new_or_more(label, point, extra_args, counts, split, (a0, b0),
+                                        args))
     ids = list(counts.ids) if counts.ids is not None else list(range(counts.n_questions))
     return [(question, int(extra)) for question, extra in zip(ids, split, strict=True)], k, (
         a0, b0), outlook
+
+
+def _new_or_more(label: str, point: Any, extra_args: tuple[Any, ...], counts: Any,
+                 split: Any, prior: tuple[float, float], args: argparse.Namespace) -> str:
+    """One line: does --budget buy a smaller SE as new questions or as this split's samples?
+
+    New questions: :meth:`kpass.Plan.grow`'s (the run as the pilot, the same prior).
+    More samples: this split, SE^2 = between / M + the within-question variance its
+    posteriors expect (:func:`kpass.stats.allocation.expected_within_variance`).
+    """
+    import warnings
+
+    import kpass
+
+    from ..stats.allocation import expected_within_variance
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", kpass.SmallSampleWarning)
+            plan = kpass.plan(point, counts, *extra_args, alpha0=prior[0], beta0=prior[1])
+        assert isinstance(plan, kpass.Plan)  # a pilot: a Plan (for mypy)
+        new, _ = plan.grow(args.budget, cost_question=args.cost_question or 0.0,
+                           cost_sample=1.0 if args.cost_sample is None else args.cost_sample)
+    except ValueError as error:
+        return f"{label}: new questions or more samples: cannot say ({error})"
+    within = expected_within_variance(point, counts, extra_args[0], split, *extra_args[1:],
+                                      prior=prior)
+    more = math.sqrt(plan.between / plan.questions + within)
+    spent = int(split.sum())
+    head = (f"{label}: {new.questions:,} new questions x {new.samples} samples: SE "
+            f"{new.se:.4f}; {spent:,} more samples on these {plan.questions:,}: SE {more:.4f}")
+    if new.questions == 0:
+        return (f"{label}: the budget buys no new question; {spent:,} more samples on these "
+                f"{plan.questions:,}: SE {more:.4f}")
+    if abs(new.se - more) <= 5e-5:
+        return f"{head}; the same"
+    better, worse = ("new questions", "more samples") if new.se < more else (
+        "more samples", "new questions")
+    return (f"{head}; {better} give a {1.0 - min(new.se, more) / max(new.se, more):.0%} "
+            f"smaller SE than {worse}")
 
 
 def _run_next_by(args: argparse.Namespace, families: list[Any], source: str) -> int:
@@ -226,14 +293,14 @@ def _run_next_by(args: argparse.Namespace, families: list[Any], source: str) -> 
         print(f"kpass next: error: {error}", file=sys.stderr)
         return 1
     column = "model" if args.by == BY_FILE else args.by
-    if args.explain:
-        for label, (rows, k, (a0, b0), outlook) in planned.items():
+    for label, (rows, k, (a0, b0), outlook) in planned.items():
+        if args.explain:
             given = sum(1 for _, extra in rows if extra > 0)
             print(f"kpass next: {column} = {label}: {sum(extra for _, extra in rows)} extra "
                   f"samples over {given} of {len(rows)} questions at k={k}, Beta({a0:.3g}, "
                   f"{b0:.3g}) prior", file=sys.stderr)
-            for line in outlook:
-                print(f"kpass next: {column} = {label}: {line}", file=sys.stderr)
+        for line in outlook:
+            print(f"kpass next: {column} = {label}: {line}", file=sys.stderr)
     rows_by = [(label, question, extra) for label, (plan, _, _, _) in planned.items()
                for question, extra in plan]
     return _output(_render_by(rows_by, column, args.out), args)

@@ -11,10 +11,14 @@ variance (:func:`kpass.plan` with a pilot, a :class:`kpass.Plan`)::
 
     $ kpass plan pilot.jsonl --difference 0.05 --k 1
 
-and, from a pilot, how to spend a budget (:meth:`kpass.Plan.split`: the questions x samples
-per question with the smallest SE)::
+and how to spend a budget (:meth:`kpass.Plan.split`: the questions x samples per question
+with the smallest SE), or the questions an interval of half-width H needs
+(:meth:`kpass.Plan.questions_for_half_width`), from a pilot or, for one model, from an
+assumed value and spread (:meth:`kpass.Plan.assume`)::
 
     $ kpass plan pilot.jsonl --k 4 --budget 4000 --cost-question 5
+    $ kpass plan --baseline 0.3 --metric pass@k --k 4 --budget 4000 --cost-question 5
+    $ kpass plan --baseline 0.3 --metric pass@k --k 4 --samples 8 --half-width 0.02
 """
 
 from __future__ import annotations
@@ -36,7 +40,8 @@ _FLAGS = {"`baseline`": "--baseline", "`difference`": "--difference",
           "`correlation`": "--correlation", "`power`": "--power",
           "`confidence`": "--confidence", "`k`": "--k", "`R`": "the pilot",
           "`R_b`": "the second pilot", "`budget`": "--budget",
-          "`cost_question`": "--cost-question", "`cost_sample`": "--cost-sample"}
+          "`cost_question`": "--cost-question", "`cost_sample`": "--cost-sample",
+          "`half_width`": "--half-width"}
 
 
 def add_plan_parser(commands: Any, count: Callable[..., Any],
@@ -53,9 +58,12 @@ def add_plan_parser(commands: Any, count: Callable[..., Any],
         description="Plan a paired comparison of two models: the questions needed to detect "
                     "--difference with --power at --confidence (two-sided paired t test, the "
                     "one kpass compare runs), or with --questions the smallest difference "
-                    "they detect. Without a file, from assumed numbers (--baseline, "
-                    "--samples, --spread, --correlation); with a pilot file (or two, models "
-                    "A and B), from the pilot's variance.",
+                    "they detect; with --budget, the questions x samples per question with "
+                    "the smallest SE; with --half-width, the questions an interval of that "
+                    "half-width needs. Without a file, from assumed numbers (--baseline, "
+                    "--samples, --spread, --correlation; --budget and --half-width plan one "
+                    "model); with a pilot file (or two, models A and B), from the pilot's "
+                    "variance.",
         epilog="The model without a pilot: each question's success rate is logit-normal "
                "with sd --spread on the logit scale (default 2.0: fitted to the bundled "
                "tau-bench sample); the two models' logits correlate --correlation (default "
@@ -83,10 +91,13 @@ def add_plan_parser(commands: Any, count: Callable[..., Any],
                          help="instead of --difference: the questions you have; prints the "
                               "smallest difference they detect")
     command.add_argument("--budget", type=finite, metavar="B",
-                         help="instead of --difference: with a pilot, what the evaluation may "
-                              "spend (samples, or money with --cost-question and "
-                              "--cost-sample); prints the questions and samples per question "
-                              "with the smallest SE")
+                         help="instead of --difference: what the evaluation may spend "
+                              "(samples, or money with --cost-question and --cost-sample); "
+                              "prints the questions and samples per question with the "
+                              "smallest SE")
+    command.add_argument("--half-width", type=finite, metavar="H",
+                         help="instead of --difference: prints the questions needed for an "
+                              "interval of value -/+ H at --confidence")
     command.add_argument("--cost-question", type=finite, default=0.0, metavar="C",
                          help="with --budget: the cost of each question, e.g. writing or "
                               "checking it (default: 0)")
@@ -135,19 +146,18 @@ def run_plan(args: argparse.Namespace) -> int:
                              f"{len(args.files)}")
         asked = [flag for flag, value in (("--difference", args.difference),
                                           ("--questions", args.questions),
-                                          ("--budget", args.budget)) if value is not None]
+                                          ("--budget", args.budget),
+                                          ("--half-width", args.half_width))
+                 if value is not None]
         if len(asked) != 1:
             raise InputError("give one of --difference (prints the questions needed), "
-                             "--questions (prints the detectable difference) and --budget "
-                             "(with a pilot: prints the questions and samples with the "
-                             "smallest SE)" + (f"; got {' and '.join(asked)}" if asked else ""))
+                             "--questions (prints the detectable difference), --budget "
+                             "(prints the questions and samples with the smallest SE) and "
+                             "--half-width (prints the questions an interval needs)"
+                             + (f"; got {' and '.join(asked)}" if asked else ""))
         if args.budget is None and (args.cost_question, args.cost_sample) != (0.0, 1.0):
             raise InputError("--cost-question and --cost-sample price a --budget; give "
                              "--budget too")
-        if args.budget is not None and not args.files:
-            raise InputError("--budget needs a pilot file: the split rests on the pilot's "
-                             "between- and within-question variance (plan from a pilot of a "
-                             "few dozen questions first)")
     except ValueError as error:
         return _refuse(str(error))
     family = families[0]
@@ -155,6 +165,8 @@ def run_plan(args: argparse.Namespace) -> int:
     options = {"tau": args.tau[0]} if family.uses_tau else {}
     if args.files:
         return _run_pilot(args, point, family, options)
+    if args.budget is not None or args.half_width is not None:
+        return _run_assumed(args, point, family, options)
     import kpass
 
     try:
@@ -217,6 +229,11 @@ def _run_pilot(args: argparse.Namespace, point: Any, family: Any,
             split = pilot.split(args.budget, cost_question=args.cost_question,
                                 cost_sample=args.cost_sample)
             return _write_split(args, pilot, family, options, split, notes)
+        if args.half_width is not None:
+            confidence = _unit(args.confidence, "confidence")
+            needed = pilot.questions_for_half_width(args.half_width, args.samples,
+                                                    confidence=confidence)
+            return _write_half_width(args, pilot, family, options, needed, notes)
         power = _unit(args.power, "power")
         confidence = _unit(args.confidence, "confidence")
         alpha = 1.0 - confidence
@@ -273,24 +290,114 @@ def _write_split(args: argparse.Namespace, pilot: Any, family: Any, options: dic
                         + 1e-9))
     same = pilot.se(m0, n0) if m0 >= 2 else math.nan
     if args.format == "json":
-        fields = {"pilot": list(args.files), "metric": pilot.metric, "label": label,
+        fields = {"pilot": list(args.files) or None, "metric": pilot.metric, "label": label,
                   "k": args.k, "paired": pilot.paired, **split.as_dict(),
                   "cost_question": args.cost_question, "cost_sample": args.cost_sample,
                   "between": pilot.between, "within": pilot.within_at(split.samples),
-                  "pilot_questions": pilot.questions, "notes": notes}
+                  "pilot_questions": pilot.questions, **_assumed_fields(pilot),
+                  "notes": notes}
         sys.stdout.write(json.dumps(fields, indent=2) + "\n")
         return 0
     what = "difference" if pilot.paired else "value"
     unit = " samples" if (args.cost_question, args.cost_sample) == (0.0, 1.0) else ""
     plural = "s" if split.samples != 1 else ""
-    lines = [f"Best split of a budget of {args.budget:,g}{unit}: {split.questions:,} questions "
-             f"x {split.samples} sample{plural}{' per model' if pilot.paired else ''} (cost "
-             f"{split.spent:,g}); SE of the {label} {what} {split.se:.4f}",
+    answer = (f"Best split of a budget of {args.budget:,g}{unit}: {split.questions:,} "
+              f"questions x {split.samples} sample{plural}"
+              f"{' per model' if pilot.paired else ''} (cost {split.spent:,g}); SE of the "
+              f"{label} {what} {split.se:.4f}")
+    if pilot.questions == 0:
+        ceiling = math.sqrt(pilot.baseline * (1.0 - pilot.baseline) / split.questions)
+        lines = [answer, f"Assumed: {label} {pilot.baseline:.3f}, spread {pilot.spread:g} (sd "
+                         f"of question logits); whatever the spread, SE at most {ceiling:.4f}"]
+        sys.stdout.write("\n".join(lines) + "\n")
+        return 0
+    lines = [answer,
              f"From the pilot: {pilot.questions} questions x {pilot.samples:g} samples; "
              f"between-question variance {pilot.between:.4g}, within "
              f"{pilot.within_at(split.samples):.4g} at {split.samples} sample{plural}"
              + (f"; the pilot's {n0} samples would buy {m0:,} questions, SE {same:.4f}"
                 if m0 >= 2 and n0 != split.samples else "")]
+    lines += [f"note: {note}" for note in notes]
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _assumed_fields(plan: Any) -> dict[str, Any]:
+    """JSON fields of a plan from assumed numbers (none for a pilot's)."""
+    if plan.questions:
+        return {}
+    return {"baseline": plan.baseline, "spread": plan.spread,
+            "distribution": plan.distribution}
+
+
+def _run_assumed(args: argparse.Namespace, point: Any, family: Any,
+                 options: dict[str, Any]) -> int:
+    """``kpass plan --baseline V --budget B`` or ``--half-width H``: one model, no pilot."""
+    import kpass
+
+    try:
+        if args.baseline is None:
+            raise InputError(f"{'--budget' if args.budget is not None else '--half-width'} "
+                             "without a pilot file needs --baseline (the metric's assumed "
+                             "value, e.g. 0.3)")
+        if args.correlation is not None:
+            raise InputError("--correlation: --budget and --half-width without a pilot plan "
+                             "one model (for two, give two pilot files)")
+        if args.budget is not None and args.samples is not None:
+            raise InputError("--samples: with --budget the samples per question are what the "
+                             "plan chooses; leave --samples out")
+        if args.half_width is not None and args.samples is None:
+            raise InputError("--half-width without a pilot file needs --samples (per "
+                             "question)")
+        plan = kpass.Plan.assume(point, args.k, baseline=args.baseline, samples=args.samples,
+                                 spread=args.spread, **options)
+        if args.budget is not None:
+            split = plan.split(args.budget, cost_question=args.cost_question,
+                               cost_sample=args.cost_sample)
+            return _write_split(args, plan, family, options, split, [])
+        confidence = _unit(args.confidence, "confidence")
+        needed = plan.questions_for_half_width(args.half_width, confidence=confidence)
+        cautious = kpass.Plan.assume(point, args.k, baseline=args.baseline, spread=math.inf,
+                                     **options)
+        worst = cautious.questions_for_half_width(args.half_width, confidence=confidence)
+    except (TypeError, ValueError) as error:
+        return _refuse(str(error))
+    return _write_half_width(args, plan, family, options, needed, [], worst)
+
+
+def _write_half_width(args: argparse.Namespace, plan: Any, family: Any,
+                      options: dict[str, Any], needed: int, notes: list[str],
+                      worst: int = 0) -> int:
+    """``--half-width H``: the questions needed, then what the plan rests on.
+
+    ``worst``: for a plan from assumed numbers, the questions needed whatever the spread.
+    """
+    label = family.title.format(k=args.k, tau=options.get("tau", ""))
+    n = args.samples if args.samples is not None else plan.samples
+    se = plan.se(needed, args.samples)
+    sd = se * math.sqrt(needed)
+    what = "difference" if plan.paired else "value"
+    if args.format == "json":
+        fields = {"pilot": list(args.files) or None, "metric": plan.metric, "label": label,
+                  "k": args.k, "paired": plan.paired, "half_width": args.half_width,
+                  "confidence": args.confidence, "questions": needed, "samples": n, "se": se,
+                  "sd": sd, "between": plan.between, "within": plan.within_at(int(n))
+                  if args.samples is not None else plan.within,
+                  "pilot_questions": plan.questions, **_assumed_fields(plan), "notes": notes}
+        sys.stdout.write(json.dumps(fields, indent=2) + "\n")
+        return 0
+    answer = (f"Questions needed: {needed:,} ({label} {what} -/+ {args.half_width:g}, "
+              f"{args.confidence:.0%} interval; SE {se:.4f})")
+    if plan.questions == 0:
+        lines = [answer, f"Assumed: {label} {plan.baseline:.3f}, {n:g} samples per question, "
+                         f"spread {plan.spread:g} (sd of question logits); a question's value "
+                         f"has sd {sd:.3f}; whatever the spread, at most {worst:,} questions"]
+    else:
+        low, high = plan.pilot_spread
+        lines = [answer, f"From the pilot: {plan.questions} questions x {plan.samples:g} "
+                         f"samples; at {n:g} samples per question a question's {what} has sd "
+                         f"{sd:.3f}; from a pilot this size the questions needed may be off by "
+                         f"a factor {low:.2f}-{high:.2f} (80%)"]
     lines += [f"note: {note}" for note in notes]
     sys.stdout.write("\n".join(lines) + "\n")
     return 0

@@ -304,3 +304,63 @@ def logit_normal_spread(counts: BinaryCounts) -> tuple[float, float]:
                    options={"xatol": 1e-8, "fatol": 1e-10, "maxiter": 4000})
     return float(fit.x[0]), float(math.exp(fit.x[1]))
 
+
+
+def one_model_variances(metric: Callable[..., Any], k: int, args: tuple[Any, ...],
+                        kwargs: dict[str, Any], baseline: float, spread: float, label: str
+                        ) -> tuple[float, Callable[[int], float]]:
+    r"""Between-question variance and within(n) of one model's per-question values, assumed.
+
+    The questions' success rates are logit-normal, p = expit(mu + spread Z), with mu set so
+    that E[g(p)] = ``baseline``: between = Var(g(p)) and within(n) = E[sum_c Binom(n, p)(c)
+    s(n, c)^2] - E[g(p)^2] (exact binomial sums). The expectations over Z are trapezoid
+    sums on [-9, 9] with step h = min(1/2, 1 / (2 spread)): the integrands are analytic in
+    a strip |Im z| < pi / spread (expit's poles), so the error is of order
+    exp(-2 pi^2 / (spread h)) <= e^-39 (Trefethen & Weideman 2014, SIAM Review), where
+    64 Gauss-Hermite nodes are off by 1e-3 at spread 4. ``spread`` = inf is the limit:
+    every question always or never solved (p in {0, 1}), within(n) = 0 and between =
+    (g(1) - g(0))^2 q (1 - q), q the share always solved; as every per-question value
+    lies in [0, 1], no population with this ``baseline`` has a larger variance (at most
+    baseline (1 - baseline)).
+    """
+    from scipy.optimize import brentq
+
+    def table(n: int) -> np.ndarray:
+        counts = BinaryCounts(np.full(n + 1, n), np.arange(n + 1))
+        return np.asarray(metric(counts, k, *args, per_question=True, **kwargs), dtype=float)
+
+    credit = table(k)
+    g0, g1 = float(credit[0]), float(credit[-1])
+    if math.isinf(spread):
+        share = (baseline - g0) / (g1 - g0) if g1 != g0 else math.nan
+        if not 0.0 < share < 1.0:
+            raise InputError(f"`baseline` must lie strictly between {min(g0, g1):.4g} and "
+                             f"{max(g0, g1):.4g} (the values {label} takes); got "
+                             f"baseline={baseline:g}")
+        return (g1 - g0) ** 2 * share * (1.0 - share), lambda n: 0.0
+    step = min(0.5, 0.5 / spread) if spread > 0 else 1.0
+    x = np.arange(-9.0, 9.0 + step / 2, step) if spread > 0 else np.zeros(1)
+    w = np.exp(-0.5 * x * x)
+    w /= w.sum()
+
+    def g(logits: np.ndarray) -> np.ndarray:
+        return _binomial(k, logits) @ credit
+
+    def mean(mu: float) -> float:
+        return float(w @ g(mu + spread * x))
+
+    low, high = mean(-40.0), mean(40.0)
+    if not low < baseline < high:
+        raise InputError(f"`baseline` must lie strictly between {low:.4g} and {high:.4g} (the "
+                         f"values {label} takes); got baseline={baseline:g}")
+    mu = float(brentq(lambda m: mean(m) - baseline, -40.0, 40.0, xtol=1e-13))
+    logits = mu + spread * x
+    values = g(logits)
+    between = float(w @ (values - baseline) ** 2)
+    second = float(w @ (values * values))
+
+    def within_at(n: int) -> float:
+        squares = table(n) ** 2
+        return max(float(w @ (_binomial(n, logits) @ squares)) - second, 0.0)
+
+    return between, within_at

@@ -91,11 +91,12 @@ class Plan:
         populations: the Beta(alpha0, beta0) prior of each run's success rates (fitted to
             the pilot unless given).
         distribution: the distribution of the questions' success rates the split into
-            ``between`` and ``within`` rests on:
-            ``"beta-binomial"``, each run's success rates drawn from the Beta population of
-            ``populations``. ``se()`` and ``questions_for()`` at the pilot's samples use only
-            the pilot's total variance (no model); ``within_at``, ``samples_for`` and any
-            ``samples=`` other than the pilot's extrapolate through the model.
+            ``between`` and ``within`` rests on: ``"beta-binomial"`` (from a pilot), each
+            run's success rates drawn from the Beta population of ``populations``;
+            ``se()`` and ``questions_for()`` at the pilot's samples use only the pilot's
+            total variance (no model); ``within_at``, ``samples_for`` and any ``samples=``
+            other than the pilot's extrapolate through the model. ``"logit-normal"`` (a
+            plan from assumed numbers, :meth:`assume`): logit p = mu + ``spread`` Z.
         fit_p_values: per run, the p-value of a chi-square goodness-of-fit test of the
             pilot's per-question correct counts against the fitted beta-binomial (cells with
             expected counts below 5 pooled; None where too few cells remain to test). A small
@@ -113,6 +114,10 @@ class Plan:
             percentiles 0.96/1.07/1.36 times the population's 28 questions (27-38); the
             clipping of ``between`` at 0 cuts the low tail, so these factors are wider than
             what binary pilots show, on the cautious side.
+        baseline: a plan from assumed numbers (:meth:`assume`): the metric's assumed value
+            (NaN for a pilot's plan).
+        spread: a plan from assumed numbers: the assumed sd of the questions' success
+            logits (NaN for a pilot's plan).
     """
 
     metric: str
@@ -127,11 +132,98 @@ class Plan:
     distribution: str = "beta-binomial"
     fit_p_values: tuple[float | None, ...] = ()
     pilot_spread: tuple[float, float] = (math.nan, math.nan)
+    baseline: float = math.nan
+    spread: float = math.nan
+
+    @classmethod
+    def assume(cls, metric: MetricLike, k: int, *args: Any, baseline: float,
+               samples: int | None = None, spread: float | None = None,
+               **kwargs: Any) -> Plan:
+        r"""A plan for one model from assumed numbers, no pilot: the metric's value and spread.
+
+        The questions' success rates are assumed logit-normal: logit p_q = mu + spread Z_q,
+        Z_q ~ N(0, 1), mu set so that the population value E[g(p)] is ``baseline`` (g the
+        metric's Bernstein polynomial). Then between = Var(g(p)) and within(n) =
+        E[sum_c Binom(n, p)(c) s(n, c)^2] - E[g(p)^2] (Gauss-Hermite quadrature over Z,
+        exact binomial sums), and ``se``, ``questions_for_half_width``, ``questions_for``,
+        ``samples_for`` and ``split`` work as on a pilot's plan (``se`` needs
+        ``questions``: there is no pilot to default to).
+
+        The default ``spread`` is 2.0 (:data:`kpass.stats.design.DEFAULT_SPREAD`, the one
+        of ``kpass.plan`` without a pilot): the maximum-likelihood logit-normal sd of the
+        bundled tau-bench sample (50 tasks x 4 trials: 2.04). It is a typical value, not a
+        bound. ``spread=math.inf`` is the most cautious plan: every question always or never
+        solved, so within(n) = 0 and between = baseline (1 - baseline) for the metrics
+        whose g(0) = 0 and g(1) = 1. No population with this ``baseline`` gives a larger
+        SE at any number of samples (each per-question value lies in [0, 1]), and more
+        samples per question never pay under it. docs/how-to/adaptive.md shows what a
+        wrong spread costs.
+
+        Args:
+            metric: a credit metric, as :func:`plan`.
+            k: the metric's k.
+            *args: the metric's other positional arguments (tau, weights).
+            baseline: the metric's assumed population value, in (0, 1).
+            samples: the samples per question ``se`` and ``questions_for_half_width``
+                default to (default k); ``split`` chooses its own.
+            spread: sd of the questions' success logits, in [0, 10] or inf (default 2.0).
+            **kwargs: the metric's keyword arguments.
+
+        Returns:
+            A :class:`Plan` with ``distribution="logit-normal"``, ``questions=0`` (no
+            pilot), ``baseline`` and ``spread`` set.
+
+        Raises:
+            TypeError: a metric that is not a credit metric, or a k that is not one int.
+            ValueError: ``baseline``, ``samples`` or ``spread`` out of range.
+
+        Example:
+            >>> import kpass
+            >>> p = kpass.Plan.assume(kpass.pass_at_k, 4, baseline=0.3, samples=8)
+            >>> round(p.se(500), 4), p.questions_for_half_width(0.02)
+            (0.0171, 1404)
+        """
+        from ..registry import of_function
+        from .design import DEFAULT_SPREAD, one_model_variances
+
+        name, point = _check_metric(metric, "plan", (k, *args), kwargs)
+        if name not in _CREDIT_METRICS:
+            raise ArgumentTypeError(f"`metric` must be one of kpass."
+                                    f"{', kpass.'.join(_CREDIT_METRICS)} for planning; got "
+                                    f"kpass.{name}")
+        if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
+            raise ArgumentTypeError(f"`k` must be one int >= 1 for planning; got k={_show(k)}")
+        if "short" in kwargs:
+            raise InputError("`short` is not supported by plan: every question needs k "
+                             "samples")
+        base = check_real(baseline, "baseline", low=0.0, high=1.0, low_open=True,
+                          high_open=True)
+        n = _check_samples(int(k) if samples is None else samples, int(k))
+        if spread is not None and isinstance(spread, numbers.Real) \
+                and not isinstance(spread, bool) and float(spread) == math.inf:
+            sd_logit = math.inf
+        else:
+            sd_logit = check_real(DEFAULT_SPREAD if spread is None else spread, "spread",
+                                  low=0.0, high=10.0)
+        label = of_function(name).title.format(k=k, tau=kwargs.get("tau",
+                                                                   args[0] if args else ""))
+        between, within = one_model_variances(point, int(k), args, kwargs, base, sd_logit,
+                                              label)
+        cached = functools.lru_cache(maxsize=64)(within)
+        return cls(metric=name, k=int(k), questions=0, samples=float(n), between=between,
+                   within=cached(n), paired=False, _within_at=cached,
+                   distribution="logit-normal", baseline=base, spread=sd_logit)
 
     def __str__(self) -> str:
-        """Two lines: what the pilot measured, then how far to trust it."""
+        """Two lines: what the pilot measured (or what was assumed), then how far to trust it."""
         what = "difference" if self.paired else "value"
         sd = math.sqrt(self.between + self.within)
+        if self.questions == 0:
+            return (f"Plan for {self.metric} at k={self.k} from assumed numbers: value "
+                    f"{self.baseline:.3f}, spread {self.spread:g} (sd of question logits), "
+                    f"{self.samples:g} samples; a question's value has sd {sd:.3f} (between "
+                    f"{self.between:.4g} + within {self.within:.4g})\nse(questions), "
+                    "questions_for_half_width(half_width) and split(budget) give the plan")
         low, high = self.pilot_spread
         return (f"Plan for {self.metric} at k={self.k}{' (paired)' if self.paired else ''}: "
                 f"pilot of {self.questions:,} questions x {self.samples:g} samples; a "
@@ -150,8 +242,12 @@ class Plan:
     def se(self, questions: int | None = None, samples: int | None = None) -> float:
         """Predicted standard error over questions at ``questions`` and ``samples``.
 
-        SE(M', n') = sqrt((between + within(n')) / M'); defaults are the pilot's.
+        SE(M', n') = sqrt((between + within(n')) / M'); defaults are the pilot's (a plan
+        from assumed numbers has no pilot: give ``questions``).
         """
+        if questions is None and self.questions == 0:
+            raise InputError("`questions` must be given: a plan from assumed numbers has no "
+                             "pilot to default to; got questions=None")
         m = self.questions if questions is None else _check_questions(questions)
         within = self.within if samples is None else self.within_at(samples)
         return math.sqrt((self.between + within) / m)
@@ -207,6 +303,106 @@ class Plan:
         variance, m, n = best
         return Split(questions=m, samples=n, se=math.sqrt(variance),
                      spent=m * (per_question + runs * n * per_sample), budget=money)
+
+    def grow(self, budget: float, *, cost_question: float = 0.0,
+             cost_sample: float = 1.0) -> tuple[Split, Split]:
+        r"""New questions or more samples: what ``budget`` buys on top of the pilot each way.
+
+        The pilot's M questions of n samples are kept (n: the pilot's mean, rounded) and
+        ``budget`` is spent either on new questions or on more samples of the pilot's:
+
+        - new questions: M' = floor(``budget`` / (``cost_question`` + runs n'
+          ``cost_sample``)) new questions of n' samples each (runs = 2 for a paired plan),
+          n' >= k chosen as :meth:`split` chooses it, for the smallest SE of the mean over
+          all M + M' questions:
+          SE^2 = (M (between + within(n)) + M' (between + within(n'))) / (M + M')^2;
+        - more samples: e = floor(``budget`` / (M runs ``cost_sample``)) more samples on
+          each pilot question (spread evenly): SE^2 = (between + within(n + e)) / M.
+          :func:`kpass.allocate` (``kpass next``) spreads them unevenly and expects a
+          within-question part no larger than the even spread's.
+
+        Mixing the two (some new questions, some more samples) is not considered: the
+        answer is which of the two pure choices gives the smaller SE. Between-question
+        variance only falls with more questions, so new questions win unless the
+        within-question part dominates or questions are dear.
+
+        Returns:
+            ``(new, more)``, two :class:`Split`\ s: ``new.questions`` new questions of
+            ``new.samples`` samples (``questions=0`` and the pilot's SE if the budget buys
+            none), and ``more.questions`` (the pilot's) of ``more.samples`` samples each
+            after the top-up; each ``se`` is the SE of the estimate over every question.
+
+        Raises:
+            ValueError: a plan from assumed numbers (no pilot questions to keep), or a bad
+                budget or cost.
+        """
+        if self.questions == 0:
+            raise InputError("grow needs a pilot's plan: a plan from assumed numbers has no "
+                             "questions to add to (use split)")
+        money = check_real(budget, "budget", low=0.0, low_open=True)
+        per_question = check_real(cost_question, "cost_question", low=0.0)
+        per_sample = check_real(cost_sample, "cost_sample", low=0.0, low_open=True)
+        runs = 2 if self.paired else 1
+        m, n = self.questions, max(self.k, int(round(self.samples)))
+        now = self.between + self.within
+        extra = int(math.floor(money / (m * runs * per_sample) + 1e-9))
+        top = min(n + extra, MAX_SAMPLES)
+        more = Split(questions=m, samples=top, se=math.sqrt((self.between + self.within_at(top))
+                                                            / m),
+                     spent=m * runs * (top - n) * per_sample, budget=money)
+        most = min(int(math.floor((money - per_question) / (runs * per_sample) + 1e-9)),
+                   MAX_SAMPLES)
+        best = (now / m, 0, 0)
+        if most >= self.k:
+            candidates = list(range(self.k, min(most, 256) + 1))
+            while candidates[-1] < most:
+                candidates.append(min(most, max(candidates[-1] + 1,
+                                                int(candidates[-1] * 1.02))))
+            for size in candidates:
+                added = int(math.floor(money / (per_question + runs * size * per_sample)
+                                       + 1e-9))
+                variance = ((m * now + added * (self.between + self.within_at(size)))
+                            / (m + added) ** 2)
+                if variance < best[0] * (1.0 - 1e-12):
+                    best = (variance, added, size)
+        variance, added, size = best
+        new = Split(questions=added, samples=size, se=math.sqrt(variance),
+                    spent=added * (per_question + runs * size * per_sample), budget=money)
+        return new, more
+
+    def questions_for_half_width(self, half_width: float, samples: int | None = None, *,
+                                 confidence: float = 0.95) -> int:
+        r"""Questions needed for an interval over questions of half-width ``half_width``.
+
+        The smallest M >= 2 with t_{1-alpha/2, M-1} sqrt((between + within(n)) / M) <=
+        ``half_width``, alpha = 1 - ``confidence``: the half-width of the interval
+        ``kpass report`` prints (estimate -/+ t se) for one model, or ``kpass compare``'s
+        for a paired plan, at n = ``samples`` (default the pilot's, or the assumed plan's).
+
+        Raises:
+            ValueError: ``half_width`` not in (0, 1], the answer above 1e15 questions, or a
+                bad ``samples`` or ``confidence``.
+        """
+        from scipy.stats import t as student
+
+        alpha = 1.0 - check_confidence(confidence)
+        h = check_real(half_width, "half_width", low=0.0, high=1.0, low_open=True)
+        variance = self.between + (self.within if samples is None else self.within_at(samples))
+        z = float(ndtri(1.0 - alpha / 2.0))
+        start = max(2, math.ceil(z * z * variance / (h * h)))
+        if start > 1e15:
+            raise InputError(f"`half_width` needs over 1e15 questions; got half_width={h:g}")
+
+        def wide(m: int) -> bool:
+            return float(student.ppf(1.0 - alpha / 2.0, m - 1)) * math.sqrt(variance / m) > h
+
+        low, high = start - 1, start
+        while wide(high):  # t > z: the answer is at or above the normal one
+            low, high = high, 2 * high
+        while high - low > 1:
+            middle = (low + high) // 2
+            low, high = (middle, high) if wide(middle) else (low, middle)
+        return max(2, high)
 
     def questions_for(self, difference: float, samples: int | None = None, *,
                       power: float = 0.8, confidence: float = 0.95) -> int:
