@@ -7,6 +7,7 @@ question by question, a brute-force search over samples per question, and seeded
 simulation of the SE realised.
 """
 
+import dataclasses
 import math
 
 import numpy as np
@@ -234,35 +235,28 @@ def test_the_split_from_assumed_numbers_keeps_its_promise(cost_question):
 @pytest.mark.parametrize("k, budget, cost_question", [(1, 400, 0.0), (4, 400, 0.0),
                                                       (4, 800, 20.0)])
 def test_grow_promises_what_each_choice_realises(k, budget, cost_question):
-    """A Beta(2, 3) population; each of 400 replications draws a pilot of 100 questions x 4
-    samples, plans Plan.grow and then runs both choices on fresh draws: the mean SE promised
-    is within 10% of the sd realised over replications, for each choice, and the choice
-    promised smaller is the one realised smaller."""
+    """A Beta(2, 3) population. The plan's variances come from a 4,000-question pilot (so
+    that the promise is tested, not the pilot's noise: Plan.pilot_spread covers that), set
+    to keep a pilot of 100 questions x 4 samples. 3,000 replications draw those 100
+    questions afresh, then run each choice on fresh draws: the sd of the final estimates is
+    within 5% of the SE promised for each choice (Monte Carlo error about 1.3%), and the
+    choice promised smaller is realised smaller."""
     rng = np.random.default_rng(41)
-    table_cache = {}
-
-    def values(n, correct):
-        if n not in table_cache:
-            table_cache[n] = _s_table("pass_at_k", k, n)
-        return table_cache[n][correct]
-
-    promised = {"new": [], "more": []}
-    realised = {"new": [], "more": []}
-    for _ in range(400):
-        rates = rng.beta(2, 3, size=100)
-        R = (rng.random((100, 4)) < rates[:, None]).astype(int)
-        plan = kpass.plan(kpass.pass_at_k, R, k)
-        new, more = plan.grow(budget, cost_question=cost_question)
-        promised["new"].append(new.se)
-        promised["more"].append(more.se)
-        pilot = values(4, R.sum(axis=1))
-        fresh = rng.beta(2, 3, size=new.questions)
-        added = values(new.samples, rng.binomial(new.samples, fresh))
-        realised["new"].append(np.concatenate([pilot, added]).mean())
-        topped = R.sum(axis=1) + rng.binomial(more.samples - 4, rates)
-        realised["more"].append(values(more.samples, topped).mean())
-    sd = {key: float(np.std(value, ddof=1)) for key, value in realised.items()}
-    mean = {key: float(np.mean(value)) for key, value in promised.items()}
-    for key in sd:
-        assert sd[key] / mean[key] == pytest.approx(1.0, abs=0.10), (key, sd, mean)
-    assert (mean["new"] < mean["more"]) == (sd["new"] < sd["more"])
+    rates = rng.beta(2, 3, size=4000)
+    R = (rng.random((4000, 4)) < rates[:, None]).astype(int)
+    big = kpass.plan(kpass.pass_at_k, R, k)
+    plan = dataclasses.replace(big, questions=100)
+    new, more = plan.grow(budget, cost_question=cost_question)
+    reps = 3000
+    pilot_rates = rng.beta(2, 3, size=(reps, 100))
+    pilot_correct = rng.binomial(4, pilot_rates)
+    pilot = _s_table("pass_at_k", k, 4)[pilot_correct]
+    added = _s_table("pass_at_k", k, new.samples)[
+        rng.binomial(new.samples, rng.beta(2, 3, size=(reps, new.questions)))]
+    final_new = np.concatenate([pilot, added], axis=1).mean(axis=1)
+    topped = pilot_correct + rng.binomial(more.samples - 4, pilot_rates)
+    final_more = _s_table("pass_at_k", k, more.samples)[topped].mean(axis=1)
+    sd_new, sd_more = float(np.std(final_new, ddof=1)), float(np.std(final_more, ddof=1))
+    assert sd_new / new.se == pytest.approx(1.0, abs=0.05), (sd_new, new)
+    assert sd_more / more.se == pytest.approx(1.0, abs=0.05), (sd_more, more)
+    assert (new.se < more.se) == (sd_new < sd_more)
