@@ -110,3 +110,17 @@ def test_bad_costs_are_one_line(capsys, args, needle):
     code, out, err = run(capsys, "--budget", 50, "--k", 4, *args)
     assert code != 0 and out == "" and needle in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_run_it_cannot_plan_from_says_why_in_one_line(tmp_path, capsys):
+    short = tmp_path / "short.jsonl"
+    short.write_text('{"outcomes": [1, 0]}\n{"outcomes": [1, 0, 1, 1]}\n'
+                     '{"outcomes": [0, 0, 0, 1]}\n')
+    code = main(["next", str(short), "--budget", "20", "--k", "4", "--cost-question", "2"])
+    _, err = capsys.readouterr()
+    assert code == 0 and "cannot say until every question has k=4 samples (1 not yet" in err
+    zero = tmp_path / "zero.jsonl"
+    zero.write_text('{"outcomes": [0, 0, 0, 0]}\n' * 3)
+    code = main(["next", str(zero), "--budget", "20", "--k", "1", "--cost-question", "2"])
+    _, err = capsys.readouterr()
+    assert code == 0 and "cannot say (every outcome so far is 0" in err

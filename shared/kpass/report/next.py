@@ -247,6 +247,15 @@ def _new_or_more(label: str, point: Any, extra_args: tuple[Any, ...], counts: An
 
     from ..stats.allocation import expected_within_variance
 
+    short = int((counts.n_samples < extra_args[0]).sum())
+    if short:
+        return (f"{label}: new questions or more samples: cannot say until every question has "
+                f"k={extra_args[0]} samples ({short} not yet: run this split, which tops them "
+                "up, and ask again)")
+    correct = int(counts.n_correct.sum())
+    if correct in (0, int(counts.n_samples.sum())):
+        return (f"{label}: new questions or more samples: cannot say (every outcome so far "
+                f"is {0 if correct == 0 else 1}: no variance to split)")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", kpass.SmallSampleWarning)
