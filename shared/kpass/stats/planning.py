@@ -83,7 +83,7 @@ class Plan:
     Attributes:
         metric: the metric's name.
         k: the budget.
-        questions: questions in the pilot.
+        questions: questions in the pilot (0: a plan from assumed numbers, :meth:`assume`).
         samples: the pilot's samples per question (the mean, for ragged pilots).
         between: between-question variance (of g(p_q), or of g_A - g_B when paired).
         within: within-question variance at the pilot's n (averaged over questions).
