@@ -109,6 +109,19 @@ def test_next_plans_each_model_as_on_its_file(files, capsys):
             == alone.splitlines()[1:]
 
 
+def test_next_by_says_new_questions_or_more_samples_per_model(files, capsys):
+    """--cost-question with --by: one line per model, each the line of its own file."""
+    status, _, err = run(capsys, "next", files / "runs.parquet", "--id", "question", "--by",
+                         "model", "--budget", "60", "--k", "2", "--cost-question", "3")
+    assert status == 0
+    lines = [line for line in err.splitlines() if "SE" in line]
+    assert len(lines) == len(MODELS)
+    for model, line in zip(MODELS, lines, strict=True):
+        _, _, alone = run(capsys, "next", files / f"{model}.parquet", "--id", "question",
+                          "--budget", "60", "--k", "2", "--cost-question", "3")
+        assert line == alone.strip().replace("kpass next: ", f"kpass next: model = {model}: ")
+
+
 @pytest.mark.parametrize("args, needle", [
     (["compare", "runs.parquet", "--id", "question", "--by", "model", "--a", "m1", "--b", "m9"],
      "--b m9: no such value of `model`; the values are m1, m2, m3"),
