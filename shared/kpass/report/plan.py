@@ -68,7 +68,9 @@ def add_plan_parser(commands: Any, count: Callable[..., Any],
                "with sd --spread on the logit scale (default 2.0: fitted to the bundled "
                "tau-bench sample); the two models' logits correlate --correlation (default "
                "0.5, an assumption: higher for two checkpoints of one model, lower plans "
-               "more questions). See docs/statistics.md.")
+               "more questions). Whatever the spread, one model's SE is at most "
+               "sqrt(B (1 - B) / questions); --budget and --half-width say what it gives. See "
+               "docs/statistics.md and docs/how-to/adaptive.md.")
     command.add_argument("files", nargs="*", metavar="PILOT",
                          help="a pilot run's outcome file (two: models A and B, paired); "
                               "none: plan from --baseline")
@@ -84,7 +86,8 @@ def add_plan_parser(commands: Any, count: Callable[..., Any],
     command.add_argument("--tau", type=taus, default=[0.5], metavar="TAU",
                          help="G-Pass@k threshold (default: 0.5)")
     command.add_argument("--baseline", type=finite, metavar="B",
-                         help="without a pilot: model A's value of the metric, e.g. 0.6")
+                         help="without a pilot: the metric's assumed value (model A's, for a "
+                              "pair), e.g. 0.6")
     command.add_argument("--difference", type=finite, metavar="D",
                          help="the difference B - A to detect, in the metric's units")
     command.add_argument("--questions", type=count(2), metavar="M",
@@ -105,8 +108,9 @@ def add_plan_parser(commands: Any, count: Callable[..., Any],
                          help="with --budget: the cost of one sample of one model (default: "
                               "1, so that --budget counts samples)")
     command.add_argument("--samples", type=count(1), metavar="N",
-                         help="samples per question and model (required without a pilot; "
-                              "with one, default the pilot's)")
+                         help="samples per question and model (required without a pilot, "
+                              "but for --budget, which chooses it; with one, default the "
+                              "pilot's)")
     command.add_argument("--spread", type=finite, metavar="S",
                          help="without a pilot: sd of the questions' success rates on the "
                               "logit scale (default: 2.0)")
