@@ -134,3 +134,58 @@ def test_type_one_error_at_the_margin_and_power_at_no_difference(m, n):
         rates.append(shown / reps)
     assert 0.03 <= rates[0] <= 0.07 + 2 * math.sqrt(0.05 * 0.95 / reps), rates
     assert rates[1] > rates[0] + 0.05, rates
+
+
+def _scipy_greater(x, exact):
+    """scipy's one-sided sign-flip test of sum(x): permutation_type='samples' on one sample."""
+    return stats.permutation_test(
+        (x,), lambda y, axis: np.sum(y, axis=axis), permutation_type="samples",
+        alternative="greater", n_resamples=np.inf if exact else 100000,
+        random_state=7).pvalue
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_p_margin_exact_is_scipys_one_sided_permutation_test(seed):
+    """Seeded random cases, exact (8-16 questions) and Monte Carlo (40): non-inferiority is
+    the one-sided test of margin - d, equivalence the larger of it and the one of d + margin."""
+    rng = np.random.default_rng(seed)
+    m = (8, 12, 16, 40, 40, 10)[seed]
+    A, B = (rng.binomial(1, rng.uniform(0.2, 0.9, m)[:, None], (m, 6)) for _ in range(2))
+    d = A.mean(axis=1) - B.mean(axis=1)
+    margin = float(rng.choice([0.05, 0.1, 0.2]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", kpass.SmallSampleWarning)
+        c = kpass.compare(kpass.pass_at_k, A, B, 1, margin=margin)
+        tost = kpass.compare(kpass.pass_at_k, A, B, 1, margin=margin, equivalence=True)
+    exact = m <= 20
+    upper = _scipy_greater(margin - d, exact)
+    lower = _scipy_greater(d + margin, exact)
+    tolerance = 1e-12 if exact else 0.012  # two Monte Carlo p's (B = 20000 and 100000)
+    assert c.p_margin_exact == pytest.approx(upper, abs=tolerance)
+    assert tost.p_margin_exact == pytest.approx(max(upper, lower), abs=tolerance)
+    assert kpass.compare(kpass.pass_at_k, A, B, 1).p_margin_exact is None
+
+
+def test_p_margin_exact_flips_clusters_whole():
+    """With clusters, the units are the clusters' summed shifted differences."""
+    rng = np.random.default_rng(11)
+    A, B = (rng.binomial(1, 0.6, (24, 4)) for _ in range(2))
+    clusters = np.repeat(np.arange(8), 3)
+    d = A.mean(axis=1) - B.mean(axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", kpass.SmallSampleWarning)
+        c = kpass.compare(kpass.pass_at_k, A, B, 1, clusters=clusters, margin=0.1)
+    units = np.bincount(clusters, weights=0.1 - d)
+    assert c.p_margin_exact == pytest.approx(_scipy_greater(units, True), abs=1e-12)
+
+
+def test_one_sided_sign_flip_with_equal_sizes_is_the_binomial_tail():
+    """Every |x_u| the same (0/1 outcomes, se = 0): P(K >= plus) exactly, at any size."""
+    from kpass.stats.small_sample import sign_flip_p
+
+    for units, plus in ((30, 20), (45, 30), (12, 12), (25, 0)):
+        x = np.array([0.3] * plus + [-0.3] * (units - plus))
+        assert sign_flip_p(x, alternative="greater") == pytest.approx(
+            stats.binom.sf(plus - 1, units, 0.5), rel=1e-12)
+    with pytest.raises(ValueError, match="alternative"):
+        sign_flip_p(np.ones(3), alternative="less")

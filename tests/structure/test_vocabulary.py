@@ -198,6 +198,8 @@ VOCABULARY = {
     "null": "what a confidence sequence assumes: exchangeable or bounded",
     "p_margin": "p-value of the margin's claim (one-sided t test of A - B >= margin, or the "
                 "larger of the two one-sided p-values for equivalence)",
+    "p_margin_exact": "sign-flip counterpart of p_margin (one-sided sign-flip test of the "
+                      "differences shifted by the margin)",
     "decided": "whether the sequence reached its verdict",
     "stop_at": "units after which it first did",
     "steps": "units seen",

@@ -22,7 +22,7 @@ from .rows import LEGEND_WIDTH, markdown_cell
 FIELDS = ("metric", "label", "k", "tau", "questions", "a", "b", "difference", "se", "lo", "hi",
           "p_value", "prob_a_better", "mde", "se_unpaired", "correlation", "confidence",
           "se_a", "se_b", "df", "p_exact", "a_only", "b_only", "role", "adjust", "p_adjusted",
-          "verdict", "margin", "equivalence", "p_margin",
+          "verdict", "margin", "equivalence", "p_margin", "p_margin_exact",
           "same_as", "reference")
 
 
@@ -238,8 +238,11 @@ def verdicts(lines: list[Line], confidence: float, unit: str = "", digits: int =
 
 def _legend(labels: list[str], confidence: float, clustered: bool,
             several: bool = False, exact: bool = False, width: int | None = LEGEND_WIDTH,
-            adjust: str = "max-t", primary: bool = True) -> list[str]:
-    """The legend's lines wrapped at ``width``, or its paragraphs whole (``width=None``)."""
+            adjust: str = "max-t", primary: bool = True, margin: bool = False) -> list[str]:
+    """The legend's lines wrapped at ``width``, or its paragraphs whole (``width=None``).
+
+    With ``margin`` the p columns are the margin's: p margin and p margin exact.
+    """
     level = f"{confidence * 100:g}%"
     units = "clusters" if clustered else "questions"
     alpha = f"{1 - confidence:.3g}"
@@ -255,11 +258,12 @@ def _legend(labels: list[str], confidence: float, clustered: bool,
         f"{' (clustered)' if clustered else ''}; "
         f"{level} interval: difference -/+ t se, t from Student's t with {units} - 1 degrees "
         "of freedom (not adjusted for the other rows; a score interval where that reaches past "
-        "-1 or 1, an exact bound when se = 0: the notes name such rows); p: two-sided t test "
-        "of no difference; "
-        "MDE: the smallest true difference "
-        f"detected with 80% power at alpha = {alpha}. These treat the questions "
-        "as a sample of questions like these (Miller 2024)."
+        "-1 or 1, an exact bound when se = 0: the notes name such rows); "
+        + ("p margin: one-sided t test of the margin's claim (H0: A - B >= margin; with "
+           "--equivalence the larger p of the two one-sided tests); " if margin else
+           "p: two-sided t test of no difference; ")
+        + f"MDE: the smallest true difference detected with 80% power at alpha = {alpha}. "
+        "These treat the questions as a sample of questions like these (Miller 2024)."
         + ((" p adj: the p each verdict uses. The primary row (the first; --primary) is "
             f"tested alone at alpha = {alpha}, so its p adj is its p. The other rows are "
             f"secondary and adjusted jointly by {joint}; the chance of any false 'better' "
@@ -269,11 +273,16 @@ def _legend(labels: list[str], confidence: float, clustered: bool,
             f" p adj: the p each verdict uses: every row adjusted jointly by {joint}; the "
             "chance of any false 'better' verdict in the table stays at alpha. Rows equal on "
             "every question are one row.") if several else "")
-        + (f" p exact: the sign-flip permutation test of the per-{units[:-1]} differences "
-           "(exact enumeration up to 20 units): a test that the differences are symmetric "
-           "about 0, needing no normality; with equal means but skewed differences it rejects "
-           "more often than alpha (8-14% at 20 questions in kpass's simulations), so read "
-           "it beside p."
+        + ((f" p margin exact: the sign-flip counterpart of p margin: the one-sided sign-flip "
+            f"test of the per-{units[:-1]} differences shifted by the margin (H0: symmetric "
+            "about the margin; exact enumeration up to 20 units, 20000 seeded random flips "
+            "beyond), needing no normality; read it beside p margin."
+            if margin else
+            f" p exact: the sign-flip permutation test of the per-{units[:-1]} differences "
+            "(exact enumeration up to 20 units): a test that the differences are symmetric "
+            "about 0, needing no normality; with equal means but skewed differences it rejects "
+            "more often than alpha (8-14% at 20 questions in kpass's simulations), so read "
+            "it beside p.")
            if exact else ""),
         "P(A>B): posterior probability that A beats B on these very questions with unlimited "
         "samples (uniform Beta(1,1) prior per question), a statement about these questions, "
@@ -317,7 +326,8 @@ def _table_cells(line: Line, digits: int, several: bool, exact: bool,
     if several:
         cells.append(_p_value(line.p_adjusted) if line.p_adjusted is not None else "")
     if exact:
-        cells.append(_p_value(r.p_exact) if r.p_exact is not None else "-")
+        flip = r.p_exact if r.margin is None else r.p_margin_exact
+        cells.append(_p_value(flip) if flip is not None else "-")
     if not full:
         return cells
     return cells + [f"{r.prob_a_better:.3f}", _number(r.mde, digits), str(r.questions)]
@@ -332,7 +342,8 @@ def _header(confidence: float, several: bool, exact: bool, full: bool = True,
     """
     return (["metric", "A", "B", "difference", "se", f"{confidence * 100:g}% interval",
              "p margin" if margin else "p"]
-            + (["p adj"] if several else []) + (["p exact"] if exact else [])
+            + (["p adj"] if several else [])
+            + (["p margin exact" if margin else "p exact"] if exact else [])
             + (["P(A>B)", "MDE", "questions"] if full else []))
 
 
@@ -367,8 +378,20 @@ def _has_primary(lines: list[Line]) -> bool:
     return any(line.role == "primary" for line in lines)
 
 
-def _notes(request: CompareRequest) -> list[str]:
-    return [f"note: {note}" for note in request.notes]
+def _notes(request: CompareRequest, margin: bool = False) -> list[str]:
+    return [f"note: {_margin_columns(note, margin)}" for note in request.notes]
+
+
+def _brief_notes(request: CompareRequest, margin: bool) -> list[str]:
+    return [_margin_columns(line, margin) for line in brief_notes(request.notes)]
+
+
+def _margin_columns(note: str, margin: bool) -> str:
+    """A note naming the p columns as a margin's table names them (p margin, p margin exact)."""
+    if not margin:
+        return note
+    return (note.replace("read p exact beside p", "check p margin exact")
+            .replace("(column p exact)", "(column p margin exact)"))
 
 
 def render_table(lines: list[Line], labels: list[str], m: int, request: CompareRequest) -> str:
@@ -378,8 +401,8 @@ def render_table(lines: list[Line], labels: list[str], m: int, request: CompareR
     what pairing bought (:func:`pairing_lines`) and the legend.
     """
     several, exact = _columns(lines)
-    full = request.explain
-    header = _header(request.confidence, several, exact, full, _has_margin(lines))
+    full, margin = request.explain, _has_margin(lines)
+    header = _header(request.confidence, several, exact, full, margin)
     body = [_table_cells(line, request.digits, several, exact, full) for line in lines]
     widths = [max(len(row[i]) for row in [header] + body) for i in range(len(header))]
     left = {0, 5}
@@ -396,14 +419,14 @@ def render_table(lines: list[Line], labels: list[str], m: int, request: CompareR
         out += [""] + group_text(request.groups, request.digits, request.confidence,
                                  percent=request.percent)
     if not full:
-        briefs = [f"note: {line}" for line in brief_notes(request.notes)]
+        briefs = [f"note: {line}" for line in _brief_notes(request, margin)]
         return "\n".join(out + ([""] + briefs if briefs else [])) + "\n"
-    out += [""] + [wrapped for note in _notes(request)
+    out += [""] + [wrapped for note in _notes(request, margin)
                    for wrapped in textwrap.wrap(note, LEGEND_WIDTH, subsequent_indent="  ")]
     out += [""] if _notes(request) else []
     out += pairing_lines(lines, request.digits) + [""]
     out.extend(_legend(labels, request.confidence, bool(request.clusters), several, exact,
-                       adjust=request.adjust, primary=_has_primary(lines)))
+                       adjust=request.adjust, primary=_has_primary(lines), margin=margin))
     return "\n".join(out) + "\n"
 
 
@@ -436,7 +459,8 @@ def render_markdown(lines: list[Line], labels: list[str], m: int,
                     request: CompareRequest) -> str:
     """The verdicts, the paired table as GitHub-flavoured Markdown, notes and the legend."""
     several, exact = _columns(lines)
-    header = _header(request.confidence, several, exact, request.explain, _has_margin(lines))
+    margin = _has_margin(lines)
+    header = _header(request.confidence, several, exact, request.explain, margin)
     align = [":---"] + ["---:"] * 4 + [":---"] + ["---:"] * (len(header) - 6)
     head = _head_lines(lines, m, request, labels)
     top = (3 if request.explain else 1) + len(request.run_lines())
@@ -453,12 +477,15 @@ def render_markdown(lines: list[Line], labels: list[str], m: int,
         text += [""] + group_text(request.groups, request.digits, request.confidence,
                                   markdown=True, percent=request.percent)
     if not request.explain:
-        briefs = [item for line in brief_notes(request.notes) for item in ("", f"> note: {line}")]
+        briefs = [item for line in _brief_notes(request, margin)
+                  for item in ("", f"> note: {line}")]
         return "\n".join(text + briefs) + "\n"
-    text += [""] + [f"> {note}" for note in _notes(request)] + ([""] if _notes(request) else [])
+    text += [""] + [f"> {note}" for note in _notes(request, margin)] + (
+        [""] if _notes(request) else [])
     text += [item.strip() for item in pairing_lines(lines, request.digits)] + [""]
     for paragraph in _legend(labels, request.confidence, bool(request.clusters), several, exact,
-                             width=None, adjust=request.adjust, primary=_has_primary(lines)):
+                             width=None, adjust=request.adjust, primary=_has_primary(lines),
+                             margin=margin):
         text += [paragraph, ""]
     return "\n".join(text[:-1]) + "\n"
 

@@ -108,6 +108,11 @@ class Comparison:
             t test of H0: A - B >= margin (non-inferiority: B worse by at least the
             margin), or the larger of the two one-sided p-values (equivalence, TOST); the
             claim is shown when p_margin < 1 - confidence. None without a margin.
+        p_margin_exact: the sign-flip counterpart of ``p_margin`` (as ``p_exact`` is of
+            ``p_value``; :func:`margin_flip_p`): the one-sided sign-flip test of the shifted
+            per-question (per-cluster) differences, H0 "they are symmetric about the
+            margin"; for equivalence the larger of the two one-sided ones. None without a
+            margin or for dataset-level blends.
     """
 
     metric: str
@@ -136,6 +141,7 @@ class Comparison:
     margin: float | None = None
     equivalence: bool = False
     p_margin: float | None = None
+    p_margin_exact: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a plain dict (JSON-safe)."""
@@ -300,6 +306,40 @@ def margin_p(difference: float, se: float, df: int | float | None, units: int,
     return max(upper, lower)
 
 
+def margin_flip_p(differences: np.ndarray, codes: np.ndarray | None, margin: float,
+                  equivalence: bool = False) -> float:
+    r"""The sign-flip counterpart of :func:`margin_p`, from the per-question differences.
+
+    Formula:
+        Non-inferiority (H0: A - B >= margin): the one-sided sign-flip p-value
+        (:func:`kpass.stats.small_sample.sign_flip_p`, ``alternative="greater"``) of the
+        shifted differences x_u = margin size_u - sum_{q in u} d_q (size_u the questions of
+        unit u: 1, or a cluster's size), under H0 "each x_u is symmetric about 0" (the
+        differences symmetric about the margin); exact enumeration up to
+        :data:`~kpass.stats.small_sample.EXACT_UP_TO` units, else seeded Monte Carlo
+        (floor 1 / (1 + :data:`~kpass.stats.small_sample.FLIPS`)). Equivalence: the
+        larger of that p and the one of d + margin (H0: A - B <= -margin).
+
+    Args:
+        differences: per-question differences d_q = s_q(A) - s_q(B).
+        codes: optional cluster code per question (0..G-1): a cluster flips as a whole.
+        margin: the margin, in (0, 1).
+        equivalence: test both sides.
+
+    Returns:
+        The p-value in (0, 1].
+
+    Example:
+        >>> round(margin_flip_p(np.array([0.0, 0.05, -0.1, 0.0, 0.02]), None, 0.1), 4)
+        0.0312
+    """
+    d = np.asarray(differences, dtype=float)
+    upper = sign_flip_p(margin - d, codes, alternative="greater")
+    if not equivalence:
+        return upper
+    return max(upper, sign_flip_p(d + margin, codes, alternative="greater"))
+
+
 def margin_words(result: Comparison, p: float | None = None, margin: float | None = None,
                  where: str = "", unit: str = "", p_name: str = "p") -> str:
     """The words of :meth:`Comparison.margin_verdict`, as a table says them.
@@ -319,14 +359,23 @@ def margin_words(result: Comparison, p: float | None = None, margin: float | Non
             f"{result.confidence * 100:g}%, {words})")
 
 
-def _with_margin(result: Comparison, margin: float | None, equivalence: bool) -> Comparison:
-    """The comparison with its margin test (nothing changes without a margin)."""
+def _with_margin(result: Comparison, margin: float | None, equivalence: bool,
+                 differences: np.ndarray | None = None, codes: np.ndarray | None = None
+                 ) -> Comparison:
+    """The comparison with its margin tests (nothing changes without a margin).
+
+    ``differences`` (the per-question d_q, clustered by ``codes``) give ``p_margin_exact``;
+    dataset-level blends have none.
+    """
     if margin is None:
         return result
     units = int(result.df) + 1 if result.df is not None else result.questions
+    exact = (None if differences is None
+             else margin_flip_p(differences, codes, margin, equivalence))
     return replace(result, margin=margin, equivalence=equivalence,
                    p_margin=margin_p(result.difference, result.se, result.df, units, margin,
-                                     equivalence))
+                                     equivalence),
+                   p_margin_exact=exact)
 
 
 def _budgets(args: tuple[Any, ...], count: int, name: str) -> list[int | None]:
@@ -360,6 +409,8 @@ def compare(metric: MetricLike, R_a: Any, R_b: Any, *args: Any, clusters: Any = 
         mde = (q + T_df^{-1}(0.8)) se (``reference="normal"``: Phi in place of T_df;
         se = 0: the exact sign test's, :func:`kpass.stats.small_sample.exact_mde`);
         p_exact = the sign-flip permutation p-value of the d_q (clusters flip together);
+        with ``margin``, p_margin (:func:`margin_p`) and its sign-flip counterpart
+        p_margin_exact (:func:`margin_flip_p`);
         se_unpaired = sqrt(se_A^2 + se_B^2); prob_a_better = Phi((mu_A - mu_B) /
         sqrt(sigma_A^2 + sigma_B^2)) from the two Bayesian posteriors (``<metric>_ci``),
         independent given the questions.
@@ -384,7 +435,8 @@ def compare(metric: MetricLike, R_a: Any, R_b: Any, *args: Any, clusters: Any = 
             questions with unlimited samples, not about the population of questions.
         margin: a non-inferiority margin in (0, 1) on the metric's scale: B is the new
             model, A the reference, and ``p_margin`` tests "B is not worse than A by more
-            than ``margin``" (H0: A - B >= margin; :func:`margin_p`). None: no margin.
+            than ``margin``" (H0: A - B >= margin; :func:`margin_p`; ``p_margin_exact``
+            the sign-flip one, :func:`margin_flip_p`). None: no margin.
         equivalence: with ``margin``, test |A - B| < margin instead (two one-sided tests).
         **kwargs: ``metric``'s keyword arguments (``short``, ...).
 
@@ -464,7 +516,7 @@ def compare(metric: MetricLike, R_a: Any, R_b: Any, *args: Any, clusters: Any = 
                                    _one_k(args, budgets[index], name), kwargs, prior))
         a_only, b_only = _discordant(R_a, R_b, used)
         result = _with_margin(replace(result, a_only=a_only, b_only=b_only), margin,
-                              bool(equivalence))
+                              bool(equivalence), sa - sb, used_codes)
         problems += small_sample_problems(units, codes is not None, [result.se],
                                           [result.a, result.b] if name in _CREDIT_METRICS
                                           else [])

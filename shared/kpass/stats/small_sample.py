@@ -23,6 +23,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.special import stdtr, stdtrit
 
+from .._core.counting.checks import InputError
+
 __all__ = ["SmallSampleWarning", "t_test", "exact_mde",
            "sign_flip_p", "small_sample_problems", "warn_small",
            "FEW_QUESTIONS", "FEW_EVENTS", "EXACT_UP_TO", "FLIPS", "FLIP_SEED"]
@@ -133,8 +135,9 @@ def t_test(difference: float, se: float, confidence: float,
     return difference - q * se, difference + q * se, min(tail, 1.0), mde
 
 
-def sign_flip_p(differences: np.ndarray, codes: np.ndarray | None = None) -> float:
-    r"""Two-sided sign-flip permutation p-value of "the differences are centred on 0".
+def sign_flip_p(differences: np.ndarray, codes: np.ndarray | None = None,
+                alternative: str = "two-sided") -> float:
+    r"""Sign-flip permutation p-value of "the differences are centred on 0".
 
     Formula:
         Units u = 1..U are the questions (or the clusters, whose differences are summed:
@@ -147,30 +150,45 @@ def sign_flip_p(differences: np.ndarray, codes: np.ndarray | None = None) -> flo
         byte signs eight units at once, through a table of the 256 signed sums of each
         group of eight: a pattern costs U / 8 look-ups.
         Never 0: the identity pattern always counts (two questions both +0.25: 0.5).
+        ``alternative="greater"``: S = sum_u x_u without the absolute value, and
+        p = #{e : sum_u e_u x_u >= S} / 2^U (or its Monte Carlo counterpart); with equal
+        |x_u|, P(K >= P) exactly. It is the one-sided test of the margin claims of
+        :func:`kpass.compare` (x_u the shifted differences, margin - d_u).
 
     Args:
         differences: per-question differences d_q.
         codes: optional cluster code per question (0..G-1).
+        alternative: ``"two-sided"`` (|sum|, the default) or ``"greater"`` (large positive
+            sums only).
 
     Returns:
         The p-value in (0, 1].
     """
+    if alternative not in ("two-sided", "greater"):
+        raise InputError(f"`alternative` must be 'two-sided' or 'greater'; got {alternative!r}")
+    one_sided = alternative == "greater"
     values = np.asarray(differences, dtype=float)
     if codes is not None:
         values = np.bincount(codes, weights=values)
     values = values[values != 0.0]  # a zero flips to itself
     if values.size == 0:
         return 1.0
-    observed = abs(float(values.sum()))
+
+    def statistic(sums: np.ndarray) -> np.ndarray:
+        return sums if one_sided else np.abs(sums)
+
+    observed = float(statistic(np.array(values.sum())))
     tolerance = 1e-9 * float(np.abs(values).sum())  # sums equal up to rounding tie
     size = np.abs(values)
     if float(size.max() - size.min()) <= 1e-9 * float(size.max()):
         # Every unit differs by the same amount v: a pattern's sum is v (2K - U) with K ~
         # Binomial(U, 1/2) units signed +, so p = P(|2K - U| >= |2P - U|) exactly at any U
         # (P units observed +): 2 P(K <= min(P, U - P)), capped at 1; all one sign: 2 / 2^U.
-        from scipy.special import bdtr
+        from scipy.special import bdtr, bdtrc
 
         plus = int(np.count_nonzero(values > 0))
+        if one_sided:  # P(K >= plus)
+            return 1.0 if plus == 0 else float(bdtrc(plus - 1, values.size, 0.5))
         fewer = min(plus, values.size - plus)
         if 2 * fewer == values.size:
             return 1.0
@@ -179,7 +197,7 @@ def sign_flip_p(differences: np.ndarray, codes: np.ndarray | None = None) -> flo
         sums = np.zeros(1)
         for value in values:
             sums = np.concatenate([sums + value, sums - value])
-        return float(np.count_nonzero(np.abs(sums) >= observed - tolerance) / sums.size)
+        return float(np.count_nonzero(statistic(sums) >= observed - tolerance) / sums.size)
     # Eight units per random byte: table[b, j] is the sum of the j-th eight units under the
     # signs of the bits of b (bit set: +), so a pattern's sum is sum_j table[byte_j, j].
     eights = np.concatenate([values, np.zeros(-values.size % 8)]).reshape(-1, 8)
@@ -193,7 +211,7 @@ def sign_flip_p(differences: np.ndarray, codes: np.ndarray | None = None) -> flo
         rows = min(block, FLIPS - start)
         sums = table[rng.integers(0, 256, size=(rows, columns.size), dtype=np.uint8),
                      columns].sum(axis=1)
-        hits += int(np.count_nonzero(np.abs(sums) >= observed - tolerance))
+        hits += int(np.count_nonzero(statistic(sums) >= observed - tolerance))
     return (1 + hits) / (1 + FLIPS)
 
 
