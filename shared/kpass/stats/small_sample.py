@@ -40,7 +40,8 @@ thumb n p >= 5 of the normal approximation to the binomial says."""
 
 EXACT_UP_TO = 20
 """Up to this many units (questions or clusters) the sign-flip test enumerates all 2^M
-sign patterns (2^20 sums: 8 MB); beyond, :data:`FLIPS` random patterns."""
+sign patterns (counted from two tables of 2^(M/2) sums, meet in the middle); beyond,
+:data:`FLIPS` random patterns."""
 
 FLIPS = 20000
 """Random sign patterns of the Monte Carlo sign-flip test (its p-value has Monte Carlo
@@ -194,10 +195,7 @@ def sign_flip_p(differences: np.ndarray, codes: np.ndarray | None = None,
             return 1.0
         return min(1.0, 2.0 * float(bdtr(fewer, values.size, 0.5)))
     if values.size <= EXACT_UP_TO:
-        sums = np.zeros(1)
-        for value in values:
-            sums = np.concatenate([sums + value, sums - value])
-        return float(np.count_nonzero(statistic(sums) >= observed - tolerance) / sums.size)
+        return _enumerated(values, observed - tolerance, one_sided) / 2.0 ** values.size
     # Eight units per random byte: table[b, j] is the sum of the j-th eight units under the
     # signs of the bits of b (bit set: +), so a pattern's sum is sum_j table[byte_j, j].
     eights = np.concatenate([values, np.zeros(-values.size % 8)]).reshape(-1, 8)
@@ -213,6 +211,30 @@ def sign_flip_p(differences: np.ndarray, codes: np.ndarray | None = None,
                      columns].sum(axis=1)
         hits += int(np.count_nonzero(statistic(sums) >= observed - tolerance))
     return (1 + hits) / (1 + FLIPS)
+
+
+def _enumerated(values: np.ndarray, threshold: float, one_sided: bool) -> int:
+    """How many of the 2^U sign patterns e give sum_u e_u x_u >= threshold (|.| two-sided).
+
+    Meet in the middle: the 2^(U/2) sums of each half, one half sorted, and for each sum
+    of the other half the count of partners reaching the threshold (a binary search), so
+    20 units cost two tables of 1024 sums, not one of 2^20.
+    """
+    if not one_sided and threshold <= 0.0:
+        return 1 << values.size  # |sum| >= a non-positive threshold: every pattern
+
+    def sums(part: np.ndarray) -> np.ndarray:
+        found = np.zeros(1)
+        for value in part:
+            found = np.concatenate([found + value, found - value])
+        return found
+
+    half = values.size // 2
+    left, right = sums(values[:half]), np.sort(sums(values[half:]))
+    count = right.size - np.searchsorted(right, threshold - left, side="left")
+    if not one_sided:  # sum <= -threshold too (disjoint from sum >= threshold > 0)
+        count += np.searchsorted(right, -threshold - left, side="right")
+    return int(count.sum())
 
 
 def small_sample_problems(units: int, clustered: bool, ses: Sequence[float],
