@@ -205,12 +205,16 @@ def run(module: evaluate.EvaluationModule, controls: list[space_controls.Control
 
 def compare_models(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
                    ks: list[int] | None, options: dict[str, Any],
-                   ids: dict[str, list[Any]] | None = None) -> pd.DataFrame:
+                   ids: dict[str, list[Any]] | None = None, margin: float | None = None,
+                   equivalence: bool = False) -> pd.DataFrame:
     """Model A against model B on the same questions, each metric and k a row (see
     :func:`compare_rows`: ``kpass.compare`` on the paired per-question values, matched
-    by question id when ``ids`` are given)."""
-    return pd.DataFrame(space_controls.compare_rows(family, kind, a, b, ks, options, ids),
-                        columns=space_output.COMPARE_COLUMNS)
+    by question id when ``ids`` are given; with a ``margin``, its claim's columns)."""
+    rows = space_controls.compare_rows(family, kind, a, b, ks, options, ids, margin,
+                                       equivalence)
+    columns = (space_output.COMPARE_COLUMNS if margin is None
+               else space_output.MARGIN_COLUMNS)
+    return pd.DataFrame(rows, columns=columns)
 
 
 def example_pair(kind: str = "binary") -> tuple[str, str]:
@@ -246,8 +250,15 @@ def compare_failure(error: BaseException, side: str, sides: dict[str, list[space
 
 
 def run_compare(module: evaluate.EvaluationModule, controls: list[space_controls.Control],
-                text_a: str, text_b: str, ks_text: str, *values: Any):
-    """Compare two models through kpass.compare; bad input becomes a located message."""
+                text_a: str, text_b: str, ks_text: str, *values: Any, margin: Any = None,
+                equivalence: bool = False, sequential_null: str = "exchangeable"):
+    """Compare two models through kpass.compare; bad input becomes a located message.
+
+    ``values`` are the Compute tab's options (``controls``). ``margin`` (the tab's box;
+    empty: none) and ``equivalence`` test "B is not worse than A by more than margin"
+    (or |A - B| < margin) on every row, and the sequential verdict decides the same claim
+    under ``sequential_null`` (``"exchangeable"`` or ``"bounded"``).
+    """
     names, kind = space_controls.input_names(module), space_controls.module_kind(module)
     family = space_controls.module_family(module)
     sides: dict[str, list[space_input.Question]] = {"A": [], "B": []}
@@ -267,16 +278,33 @@ def run_compare(module: evaluate.EvaluationModule, controls: list[space_controls
                    for c, v in zip(controls, values, strict=True)}
         options = {name: value for name, value in options.items() if value is not None}
         ks = parse_ks(ks_text) if space_controls.uses_k(module) else None
-        table = within_deadline(compare_models, family, kind, a, b, ks, options, ids)
+        margin = space_controls.parse_margin(margin)
+        equivalence = bool(equivalence)
+        if equivalence and margin is None:
+            raise ValueError("equivalence needs a margin (the largest |A - B| that counts as "
+                             "equivalent, e.g. 0.02)")
+        if sequential_null not in ("exchangeable", "bounded"):
+            raise ValueError(f"the sequential null must be exchangeable or bounded; got "
+                             f"{sequential_null!r}")
+        table = within_deadline(compare_models, family, kind, a, b, ks, options, ids, margin,
+                                equivalence)
     except (RecursionError, *COMPARE_ERRORS) as error:
         return compare_failure(error, side, sides)
     matched = "matched by question id" if ids is not None else "in line order"
-    note = (f"Compared at {stamp()}: {len(table)} value(s) over {len(sides['A'])} paired "
-            f"question(s) ({matched}): A - B with its SE over questions; P(A better) from "
-            "the two posteriors.")
+    if margin is None:
+        note = (f"Compared at {stamp()}: {len(table)} value(s) over {len(sides['A'])} paired "
+                f"question(s) ({matched}): A - B with its SE over questions; P(A better) "
+                "from the two posteriors.")
+    else:
+        note = (f"Compared at {stamp()}: {len(table)} value(s) over {len(sides['A'])} paired "
+                f"question(s) ({matched}).")
+        note += space_output.margin_note(table, margin, equivalence,
+                                         float(options.get("confidence", 0.95)))
     from kpass.stats.monitor import space_line  # the sequential verdict, a second paragraph
-    note += space_line(space_controls.COMPARED[family], kind, a, b, ks, options, ids)
-    return note, space_output.shown_compare(table), space_output.compare_plot(table)
+    note += space_line(space_controls.COMPARED[family], kind, a, b, ks, options, ids,
+                       null=sequential_null, margin=margin, equivalence=equivalence)
+    return (note, space_output.shown_compare(table),
+            space_output.compare_plot(table, margin, equivalence))
 
 
 # ----------------------------------------------------------------------------- leaderboard
@@ -316,10 +344,13 @@ def run_leaderboard(module: evaluate.EvaluationModule, controls: list[space_cont
 
 
 def comparison_table(module: evaluate.EvaluationModule, a: list[list[int]], b: list[list[int]],
-                     ks: list[int], metric: str, confidence: float) -> pd.DataFrame:
-    """The comparison module's flat results for ``metric`` at every k, as the compare table."""
+                     ks: list[int], metric: str, confidence: float,
+                     margin: float | None = None, equivalence: bool = False) -> pd.DataFrame:
+    """The comparison module's flat results for ``metric`` at every k, as the compare table
+    (with a ``margin``: the margin's columns, from the module's ``margin=`` results)."""
+    claim = {} if margin is None else {"margin": margin, "equivalence": equivalence}
     results = module.compute(predictions1=a, predictions2=b, k=ks, metric=metric,
-                             confidence=confidence)
+                             confidence=confidence, **claim)
     from kpass.hf.keywords import COMPARED as MODULE_COMPARED
 
     template = MODULE_COMPARED[metric][0]
@@ -332,7 +363,12 @@ def comparison_table(module: evaluate.EvaluationModule, a: list[list[int]], b: l
                      "hi": results[f"{key}_hi"], "p-value": results[f"{key}_p_value"],
                      "P(A better)": results[f"{key}_prob_a_better"],
                      "questions": int(results[f"{key}_questions"])})
-    return pd.DataFrame(rows, columns=space_output.COMPARE_COLUMNS)
+        if margin is not None:
+            p = results[f"{key}_p_margin"]
+            rows[-1].update({"verdict": "shown" if p < 1.0 - confidence else "not shown",
+                             "p margin": p, "p margin exact": results[f"{key}_p_margin_exact"]})
+    return pd.DataFrame(rows, columns=space_output.COMPARE_COLUMNS if margin is None
+                        else space_output.MARGIN_COLUMNS)
 
 
 def paired_runs(sides: dict[str, list[space_input.Question]], runs: dict[str, list[Any]]
@@ -361,8 +397,13 @@ def paired_runs(sides: dict[str, list[space_input.Question]], runs: dict[str, li
 
 
 def run_comparison_module(module: evaluate.EvaluationModule, text_a: str, text_b: str,
-                          ks_text: str, metric: str, confidence: Any):
-    """The comparison module's page: parse both boxes, compute, or a located message."""
+                          ks_text: str, metric: str, confidence: Any, margin: Any = None,
+                          equivalence: bool = False):
+    """The comparison module's page: parse both boxes, compute, or a located message.
+
+    ``margin`` (empty: none) and ``equivalence`` go to the module (its ``margin=``,
+    ``equivalence=``): every k tests "B is not worse than A by more than margin".
+    """
     sides: dict[str, list[space_input.Question]] = {"A": [], "B": []}
     side = "A"
     try:
@@ -376,14 +417,25 @@ def run_comparison_module(module: evaluate.EvaluationModule, text_a: str, text_b
             kpass.binary_counts(runs[side], name="predictions")
         side = ""
         a, b, by_id = paired_runs(sides, runs)
+        level = space_controls.number(confidence, "confidence")
+        margin = space_controls.parse_margin(margin)
+        equivalence = bool(equivalence)
+        if equivalence and margin is None:
+            raise ValueError("equivalence needs a margin (the largest |A - B| that counts as "
+                             "equivalent, e.g. 0.02)")
         table = within_deadline(comparison_table, module, a, b, parse_ks(ks_text), metric,
-                                space_controls.number(confidence, "confidence"))
+                                level, margin, equivalence)
     except (RecursionError, *COMPARE_ERRORS) as error:
         return compare_failure(error, side, sides)
     matched = "matched by question id" if by_id else "in line order"
-    note = (f"Compared at {stamp()}: {len(a)} paired question(s) ({matched}): A - B with "
-            "its SE over questions; P(A better) from the two posteriors.")
-    return note, space_output.shown_compare(table), space_output.compare_plot(table)
+    if margin is None:
+        note = (f"Compared at {stamp()}: {len(a)} paired question(s) ({matched}): A - B "
+                "with its SE over questions; P(A better) from the two posteriors.")
+    else:
+        note = (f"Compared at {stamp()}: {len(a)} paired question(s) ({matched})."
+                + space_output.margin_note(table, margin, equivalence, level))
+    return (note, space_output.shown_compare(table),
+            space_output.compare_plot(table, margin, equivalence))
 
 
 def build_comparison_demo(module: evaluate.EvaluationModule) -> gr.Blocks:

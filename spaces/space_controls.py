@@ -156,7 +156,7 @@ def _numbers(text: str, name: str) -> list[float]:
     return values
 
 
-def number(value: Any, name: str) -> float:
+def number(value: Any, name: str, example: str = "0.95") -> float:
     """One number typed into a control (``confidence``, ``alpha0``, ...).
 
     Raises:
@@ -166,7 +166,7 @@ def number(value: Any, name: str) -> float:
         return float(value)
     text = str(value).strip()
     if not re.fullmatch(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?", text):
-        raise ValueError(f"`{name}` must be a number, e.g. 0.95; got {text[:40]!r}")
+        raise ValueError(f"`{name}` must be a number, e.g. {example}; got {text[:40]!r}")
     return float(text)
 
 
@@ -377,14 +377,17 @@ def with_ids(runs: dict[str, Any], ids: dict[str, list[Any]] | None, kind: str
 
 def compare_rows(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
                  ks: list[int] | None, options: dict[str, Any],
-                 ids: dict[str, list[Any]] | None = None) -> list[dict[str, Any]]:
+                 ids: dict[str, list[Any]] | None = None, margin: float | None = None,
+                 equivalence: bool = False) -> list[dict[str, Any]]:
     """The rows of the Compare tab: model A against model B for each of the module's metrics.
 
     ``kpass.compare`` pairs the per-question values: the difference, its SE over
     questions, interval and p-value, and P(A better) from the two posteriors.
     Each model's input is first checked alone, so a bad value names its model. With
     ``ids`` (``{"A": [...], "B": [...]}``, each box's question ids in its own order),
-    ``kpass.compare`` matches the questions by id; without, by line.
+    ``kpass.compare`` matches the questions by id; without, by line. With a ``margin``
+    (and ``equivalence``) each row tests the margin's claim instead (``kpass.compare``'s
+    ``p_margin``, its sign-flip ``p_margin_exact`` and the verdict, shown or not shown).
     """
     import inspect
 
@@ -408,10 +411,34 @@ def compare_rows(family: str, kind: str, a: dict[str, Any], b: dict[str, Any],
                 raise type(error)(f"model {which}: {error}") from None
         outcomes = with_ids(outcomes, ids, "binary" if label in BINARIZED else kind)
         found = kpass.compare(function, outcomes["A"], outcomes["B"], *references,
-                              *budget, confidence=options.get("confidence", 0.95), **kwargs)
+                              *budget, confidence=options.get("confidence", 0.95),
+                              margin=margin, equivalence=equivalence, **kwargs)
         for one in found if isinstance(found, list) else [found]:
-            rows.append({"metric": label, "k": one.k, "A": one.a, "B": one.b,
-                         "A - B": one.difference, "se": one.se, "lo": one.lo,
-                         "hi": one.hi, "p-value": one.p_value,
-                         "P(A better)": one.prob_a_better, "questions": one.questions})
+            row = {"metric": label, "k": one.k, "A": one.a, "B": one.b,
+                   "A - B": one.difference, "se": one.se, "lo": one.lo, "hi": one.hi,
+                   "p-value": one.p_value, "P(A better)": one.prob_a_better,
+                   "questions": one.questions}
+            if margin is not None:
+                row.update({"verdict": margin_verdict(one), "p margin": one.p_margin,
+                            "p margin exact": one.p_margin_exact})
+            rows.append(row)
     return rows
+
+
+def margin_verdict(comparison: Any) -> str:
+    """``shown`` or ``not shown``: whether the row's margin claim holds at its level."""
+    return "shown" if comparison.p_margin < 1.0 - comparison.confidence else "not shown"
+
+
+def parse_margin(value: Any) -> float | None:
+    """The Compare tab's margin box: empty for no margin, else a number in (0, 1).
+
+    Raises:
+        ValueError: not a number, or outside (0, 1) (``kpass.compare``'s check, naming
+            ``margin``).
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    from kpass.stats.comparison import check_margin
+
+    return check_margin(number(value, "margin", "0.02"))

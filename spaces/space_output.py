@@ -27,6 +27,11 @@ COLUMNS = ["metric", "k", "estimate", "se", "mean", "cred_lo", "cred_hi", "sd", 
 NUMERIC = COLUMNS[2:8]
 COMPARE_COLUMNS = ["metric", "k", "A - B", "p-value", "P(A better)", "lo", "hi", "se",
                    "A", "B", "questions"]
+# With a margin the question is the margin's claim: its verdict and p (the one-sided t
+# test; TOST for equivalence) in place of the test of no difference, and its sign-flip
+# counterpart where kpass compare shows one (fewer than 30 questions).
+MARGIN_COLUMNS = ["metric", "k", "A - B", "verdict", "p margin", "p margin exact", "lo", "hi",
+                  "se", "A", "B", "questions"]
 #: Width of every plot in inches (at 100 dpi): drawn for a ~560 px box, so on a phone (a
 #: ~360 px box) the text shrinks by a third, not by half as a 7-inch figure's did.
 PLOT_WIDTH = 5.6
@@ -195,10 +200,12 @@ def formulas(family: str) -> str:
     return "\n\n".join([*lines, SE_NOTE]) if lines else ""
 
 
-def compare_plot(table: pd.DataFrame):
+def compare_plot(table: pd.DataFrame, margin: float | None = None, equivalence: bool = False):
     """A - B of each metric against k: one small panel per metric (no bands on top of each
     other), its interval as a band, the zero line in the middle, "favours A" above it and
-    "favours B" below."""
+    "favours B" below; with a ``margin`` a dashed line at A - B = margin (and at -margin
+    for ``equivalence``)."""
+    marks = [] if margin is None else [margin, -margin] if equivalence else [margin]
     with_k = table[table["k"].notna()]
     if not len(with_k):
         figure = Figure(figsize=(PLOT_WIDTH, 2.6))
@@ -206,6 +213,8 @@ def compare_plot(table: pd.DataFrame):
         axes.axhline(0, color="black", linewidth=0.8)
         axes.errorbar(range(len(table)), table["A - B"], fmt="o", capsize=6,
                       yerr=[table["A - B"] - table["lo"], table["hi"] - table["A - B"]])
+        for mark in marks:
+            axes.axhline(mark, color="tab:red", linewidth=0.8, linestyle="--")
         axes.set_xticks(range(len(table)), list(table["metric"]))
         axes.set_xlim(-1, len(table))
         axes.set_ylabel("A - B (interval)")
@@ -224,7 +233,10 @@ def compare_plot(table: pd.DataFrame):
                           linewidth=0)
         axes.plot(ks, group["A - B"], marker="o", markersize=4, color="tab:blue")
         axes.axhline(0, color="black", linewidth=0.8)
-        reach = max(abs(float(group["lo"].min())), abs(float(group["hi"].max())), 1e-3)
+        for mark in marks:
+            axes.axhline(mark, color="tab:red", linewidth=0.8, linestyle="--")
+        reach = max(abs(float(group["lo"].min())), abs(float(group["hi"].max())), 1e-3,
+                    *(abs(mark) for mark in marks))
         axes.set_ylim(-1.1 * reach, 1.1 * reach)
         axes.set_title(str(label), fontsize=9)
         axes.grid(alpha=0.3)
@@ -244,15 +256,40 @@ def compare_plot(table: pd.DataFrame):
     return figure
 
 
+def margin_note(table: pd.DataFrame, margin: float | None, equivalence: bool,
+                confidence: float) -> str:
+    """What a margin's table showed, in words ("" without a margin).
+
+    `` Margin 0.02 (B the new model): each row tests "B is not worse than A by more than
+    0.02" (one-sided t test at 95%, each row tested alone): shown on 2 of 4 rows.``
+    """
+    if margin is None:
+        return ""
+    from kpass.stats.comparison import margin_claim
+
+    how = "two one-sided t tests" if equivalence else "one-sided t test"
+    shown = int((table["verdict"] == "shown").sum()) if len(table) else 0
+    return (f" Margin {margin:g} (B the new model): each row tests "
+            f"\"{margin_claim(margin, equivalence)}\" ({how} at {confidence * 100:g}%, each row "
+            f"tested alone): shown on {shown} of {len(table)} row{'s' if len(table) != 1 else ''}.")
+
+
 def shown_compare(table: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
     """The comparison as displayed: numbers rounded, k as text.
 
     The ``questions`` column is shown only when the rows differ in it (``short = skip``):
-    else the message says how many questions were paired, and the table fits its box.
+    else the message says how many questions were paired, and the table fits its box. A
+    margin's ``p margin exact`` only below 30 questions, as ``kpass compare`` shows its
+    exact p.
     """
+    from kpass.stats.small_sample import FEW_QUESTIONS
+
     display = table.copy()
-    for column in COMPARE_COLUMNS[2:-1]:
-        display[column] = [round(float(v), digits) for v in display[column]]
+    if "p margin exact" in display and not (display["questions"] < FEW_QUESTIONS).any():
+        display = display.drop(columns="p margin exact")
+    for column in display.columns:
+        if column not in ("metric", "k", "questions", "verdict"):
+            display[column] = [round(float(v), digits) for v in display[column]]
     display["k"] = ["" if v is None or v != v else str(int(v)) for v in display["k"]]
     if len(display) and display["questions"].nunique() == 1:
         display = display.drop(columns="questions")
@@ -284,7 +321,9 @@ COMPARE_HELP = (
     "1-2 against trials 3-4 of the tau-bench run (one model twice: the difference should "
     "be within its interval **lo**-**hi**). **A - B** is the paired difference, **se** its "
     "standard error over questions, **p-value** the test of no difference, **P(A better)** the "
-    "posterior probability on these questions. The Compute tab's options apply.")
+    "posterior probability on these questions. The Compute tab's options apply. A "
+    "**margin** asks instead whether B (the new model) is not worse than A by more than it "
+    "(**verdict**, **p margin**: one-sided t test; with **equivalence**, |A - B| < margin).")
 CSS = """
 .gradio-container {max-width: min(1280px, 100vw) !important; margin: 0 auto;}
 .gradio-container .main, .gradio-container .wrap, .gradio-container .contain {min-width: 0;

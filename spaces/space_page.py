@@ -53,6 +53,16 @@ def parameter_widget(control: Any) -> Any:
                       placeholder="default", min_width=140)
 
 
+def margin_widgets() -> tuple[Any, Any]:
+    """The Compare tab's margin box (empty: no margin) and its equivalence checkbox."""
+    margin = gr.Textbox(value="", label="margin (empty: none)", placeholder="e.g. 0.02",
+                        info="B not worse than A by more than this",
+                        elem_id="kpass-compare-margin", min_width=160)
+    equivalence = gr.Checkbox(value=False, label="equivalence: |A - B| < margin",
+                              elem_id="kpass-compare-equivalence", min_width=160)
+    return margin, equivalence
+
+
 def build_comparison_page(app: ModuleType, module: evaluate.EvaluationModule) -> gr.Blocks:
     """The page of a comparison module (``kpass_compare``): two models, one metric, every k.
 
@@ -85,6 +95,8 @@ def build_comparison_page(app: ModuleType, module: evaluate.EvaluationModule) ->
                 with gr.Row():
                     metric = gr.Dropdown(metrics, value="pass@k", label="metric (default pass@k)")
                     confidence = gr.Number(value=0.95, label="confidence (default 0.95)")
+                with gr.Row():
+                    margin, equivalence = margin_widgets()
                 gr.Markdown(app.LIMITS, elem_id="kpass-limits")
             with gr.Column(scale=7, min_width=300):
                 table = gr.Dataframe(value=pd.DataFrame(columns=COMPARE_COLUMNS),
@@ -96,7 +108,7 @@ def build_comparison_page(app: ModuleType, module: evaluate.EvaluationModule) ->
         def compare(*args: Any):
             return app.run_comparison_module(module, *args)
 
-        inputs = [text_a, text_b, ks, metric, confidence]
+        inputs = [text_a, text_b, ks, metric, confidence, margin, equivalence]
         button.click(compare, inputs, [message, table, figure]).then(
             None, js=scroll_js("kpass-compare-message", "kpass-compare-table"))
         demo.load(compare, inputs, [message, table, figure])
@@ -160,6 +172,14 @@ def build_page(app: ModuleType, module: evaluate.EvaluationModule) -> gr.Blocks:
                                                 label="Model B", elem_id="kpass-compare-b",
                                                 min_width=140)
                         with gr.Row():
+                            margin, equivalence = margin_widgets()
+                        sequential_null = gr.Radio(
+                            ["exchangeable", "bounded"], value="exchangeable",
+                            label="sequential null (default exchangeable)",
+                            info="what the sequential verdict assumes: A and B exchangeable "
+                                 "on each question, or bounded differences only (slower)",
+                            elem_id="kpass-compare-null")
+                        with gr.Row():
                             compare_ks = gr.Textbox(value="1, 2", label="k values",
                                                     visible=uses_k(module), min_width=120,
                                                     scale=2, elem_id="kpass-compare-k")
@@ -194,10 +214,14 @@ def build_page(app: ModuleType, module: evaluate.EvaluationModule) -> gr.Blocks:
                       [text, upload, ks]).then(compute, inputs, outputs)
         demo.load(compute, inputs, outputs)
         if module_family(module) in COMPARED:
-            def compare(*args: Any):
-                return app.run_compare(module, controls, *args)
+            def compare(text_a: str, text_b: str, ks: str, margin: Any, equivalence: bool,
+                        null: str, *values: Any):
+                return app.run_compare(module, controls, text_a, text_b, ks, *values,
+                                       margin=margin, equivalence=equivalence,
+                                       sequential_null=null)
 
-            compare_inputs = [text_a, text_b, compare_ks, *widgets]
+            compare_inputs = [text_a, text_b, compare_ks, margin, equivalence, sequential_null,
+                              *widgets]
             compare_outputs = [compare_message, compare_table, compare_figure]
             compare_button.click(compare, compare_inputs, compare_outputs).then(
                 None, js=scroll_js("kpass-compare-message", "kpass-compare-table"))

@@ -67,6 +67,9 @@ Args:
     short (str): "error" (default) or "skip" (questions with fewer than k samples in either
         run are left out of both).
     shared (bool): with ids, compare on the questions both runs have (default False).
+    margin (float in (0, 1), optional): test "B (predictions2, the new model) is not worse
+        than A by more than margin" at every k (each k alone).
+    equivalence (bool): with margin, test |A - B| < margin instead (default False).
     key_style (str): "kpass" (default) or "safe" (names every logger takes).
     Other kpass keywords are accepted and ignored; an unknown keyword raises ValueError.
 Returns:
@@ -77,6 +80,10 @@ Returns:
     (sign-flip test), '<key>_se_unpaired', '<key>_correlation' (when defined),
     '<key>_prob_a_better', '<key>_mde' and '<key>_questions', with <key> as in the metric
     modules ('pass@8'), and 'matched_by_id' (1.0 matched by ids1/ids2, 0.0 by position).
+    With margin also '<key>_p_margin' (one-sided t test; TOST for equivalence),
+    '<key>_p_margin_exact' (its sign-flip counterpart) and '<key>_margin_verdict', the one
+    string: what was shown, e.g. 'B is not worse than A by more than 0.02 (one-sided, 95%,
+    p = 0.012)', or 'not shown: ...'.
     The names are Comparison's fields, so '<key>_se' is the SE of the difference (a metric
     module's 'pass@8_se' is one model's: log them under different prefixes).
 Examples:

@@ -92,6 +92,40 @@ def test_g_pass_tau_and_short_skip_and_safe_keys():
     assert not [key for key in safe if key.endswith(("difference_se", "a_se", "b_se"))]
 
 
+def test_margin_and_equivalence_are_kpass_compares_and_say_what_was_shown():
+    """margin= and equivalence= give each k p_margin, p_margin_exact and the words of
+    Comparison.margin_verdict (B, predictions2, the new model); nothing without a margin."""
+    for equivalence in (False, True):
+        results = load().compute(predictions1=A, predictions2=B, k=[1, 4], margin=0.15,
+                                 equivalence=equivalence)
+        reference = expected(kpass.pass_at_k, [1, 4])
+        for k, c in zip([1, 4], kpass.compare(kpass.pass_at_k, A, B, [1, 4], margin=0.15,
+                                             equivalence=equivalence), strict=True):
+            reference[f"pass@{k}_p_margin"] = c.p_margin
+            reference[f"pass@{k}_p_margin_exact"] = c.p_margin_exact
+            words = results.pop(f"pass@{k}_margin_verdict")
+            assert words == c.margin_verdict()
+            claim = ("A and B are within +-0.15 of each other (two one-sided tests" if equivalence
+                     else "B is not worse than A by more than 0.15 (one-sided")
+            assert words == ("" if c.p_margin < 0.05 else "not shown: ") + claim + (
+                ", 95%, p < 0.001)" if c.p_margin < 0.001 else f", 95%, p = {c.p_margin:.3f})")
+        assert sorted(results) == sorted(reference)
+        for key, value in reference.items():
+            assert results[key] == pytest.approx(value, rel=1e-12, abs=1e-15), key
+    shown = load().compute(predictions1=A, predictions2=A, k=1, margin=0.2)
+    assert shown["pass@1_margin_verdict"].startswith("B is not worse than A by more than 0.2")
+    assert not [key for key in load().compute(predictions1=A, predictions2=B, k=1)
+                if "margin" in key]
+    for bad, message in ((0.0, "`margin` must be"), (1.5, "`margin` must be"),
+                         ("0.1", "`margin` must be"), (float("nan"), "`margin` must be")):
+        with pytest.raises((ValueError, TypeError), match=message):
+            load().compute(predictions1=A, predictions2=B, margin=bad)
+    with pytest.raises(ValueError, match="`equivalence` needs a `margin`"):
+        load().compute(predictions1=A, predictions2=B, equivalence=True)
+    with pytest.raises(TypeError, match="`equivalence` must be"):
+        load(margin=0.1, equivalence="yes")
+
+
 # Question ids for A's rows; B's rows are listed in another order, under the same ids (ints and
 # strings mixed: 7 and "7" are different ids, as in kpass.BinaryCounts).
 IDS = [f"q{i}" if i % 3 else i for i in range(len(A))]

@@ -345,7 +345,8 @@ def test_space_compare_tab_shows_the_sequential_verdict(space):
     assert first.startswith("Compared") and len(table) > 0
     cs = kpass.confidence_sequence(kpass.pass_at_k, [[1, 1, 1, 1]] * 20 + [[0, 1, 1, 1]] * 20,
                                    [[0, 0, 0, 1]] * 20 + [[0, 0, 1, 0]] * 20, 1)
-    assert second == ("Sequential (anytime-valid, 95%, questions in line order): pass@1 "
+    assert second == ("Sequential (anytime-valid, 95%, exchangeable null, questions in line "
+                      "order): pass@1 "
                       f"{cs.summary()}.")
     assert "decided after" in second
 
@@ -445,7 +446,8 @@ def test_space_sequential_verdict_matches_questions_by_id(space):
     by_line = kpass.confidence_sequence(kpass.pass_at_k,
                                         [a[q] for q in ids], [b[q] for q in order_b], 1)
     assert by_id.summary() != by_line.summary()
-    assert second == ("Sequential (anytime-valid, 95%, questions matched by id, in A's line "
+    assert second == ("Sequential (anytime-valid, 95%, exchangeable null, questions matched "
+                      "by id, in A's line "
                       f"order): pass@1 {by_id.summary()}.")
 
 

@@ -200,6 +200,8 @@ VOCABULARY = {
                 "larger of the two one-sided p-values for equivalence)",
     "p_margin_exact": "sign-flip counterpart of p_margin (one-sided sign-flip test of the "
                       "differences shifted by the margin)",
+    "margin_verdict": "what the margin's test showed, in words (\"B is not worse than A by "
+                      "more than 0.02 (...)\", or \"not shown: ...\")",
     "decided": "whether the sequence reached its verdict",
     "stop_at": "units after which it first did",
     "steps": "units seen",
@@ -303,6 +305,7 @@ VOCABULARY = {
 
 #: The Space's column labels that are not field names: label -> the field it shows.
 SPACE_LABELS = {"A - B": "difference", "p-value": "p_value", "P(A better)": "prob_a_better",
+                "p margin": "p_margin", "p margin exact": "p_margin_exact",
                 "P(best)": "prob_best", "rank set": "rank_lo", "interval": "lo",
                 "A": "a", "B": "b"}
 
@@ -398,7 +401,8 @@ def _harness_keys():
 
 def _space_columns():
     found = {}
-    for path, names in (("spaces/space_output.py", ("COLUMNS", "COMPARE_COLUMNS")),
+    for path, names in (("spaces/space_output.py", ("COLUMNS", "COMPARE_COLUMNS",
+                                                    "MARGIN_COLUMNS")),
                         ("spaces/leaderboard_tab.py", ("BOARD_COLUMNS",))):
         tree = ast.parse((REPO / path).read_text(encoding="utf-8"))
         for node in tree.body:

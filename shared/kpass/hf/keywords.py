@@ -63,6 +63,10 @@ KEYWORDS: dict[str, str] = {
     "short": '"error" or "skip": questions with fewer than k samples (default "error")',
     "shared": "bool: kpass_compare with ids1/ids2: compare on the questions both runs have "
               "(default False: runs of different questions are refused)",
+    "margin": "float in (0, 1): kpass_compare tests 'B (predictions2) is not worse than A by "
+              "more than margin' (default None: no margin)",
+    "equivalence": "bool: kpass_compare with margin: test abs(A - B) < margin instead "
+                   "(two one-sided tests; default False)",
     "ties": 'tie rule of vote_at_k_bayes (default "fractional")',
     "per_question": "bool: also return per-question point estimates (default False)",
     "key_style": '"kpass" (default: pass@8, pass^4_sd) or "safe": names every logger '
@@ -89,6 +93,12 @@ COMPARED = {f.key: (f.template, f.function) for f in registry.compared()}
 
 def _check_compared(value: Any) -> str:
     return check_choice(value, "metric", COMPARED)
+
+
+def _check_margin(value: Any) -> float | None:
+    from ..stats.comparison import check_margin
+
+    return check_margin(value)
 
 
 # ----------------------------------------------------------------------------- parameters
@@ -166,6 +176,8 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "bounds": check_bounds,
     "short": check_short,
     "shared": lambda v: check_flag(v, "shared"),
+    "margin": lambda v: _check_margin(v),
+    "equivalence": lambda v: check_flag(v, "equivalence"),
     "ties": _check_ties,
     "per_question": lambda v: check_flag(v, "per_question"),
     "key_style": _check_key_style,
@@ -213,7 +225,7 @@ def unknown_keyword_message(module: str, name: str, when: str) -> str:
 _STATISTICS = re.compile(r"_(mean|sd|cred_lo|cred_hi|lo|hi|se|per_question|a|b|difference"
                          r"|p_value|se_unpaired"
                          r"|correlation|prob_a_better|mde|questions|se_a|se_b"
-                         r"|df|p_exact)$")
+                         r"|df|p_exact|p_margin|p_margin_exact|margin_verdict)$")
 _OPERATORS = {"@": "_at_", "^": "_hat_"}
 
 

@@ -387,10 +387,13 @@ class PairedCounts:
 
 #: The fields of a paired comparison reported per k (``correlation`` only when defined).
 COMPARISON_KEYS = ("a", "b", "difference", "se", "se_a", "se_b", "lo", "hi", "df", "p_value",
-                   "p_exact", "se_unpaired", "correlation", "prob_a_better", "mde", "questions")
+                   "p_exact", "se_unpaired", "correlation", "prob_a_better", "mde", "questions",
+                   "p_margin", "p_margin_exact")
 """Result key suffixes: each is the :class:`kpass.stats.comparison.Comparison` field of that
 name (and the CLI's JSON/CSV field), so ``<key>_se`` is the SE of the difference, as
-``Comparison.se`` is, and ``<key>_se_a`` / ``<key>_se_b`` each model's own SE."""
+``Comparison.se`` is, and ``<key>_se_a`` / ``<key>_se_b`` each model's own SE. The margin's
+(``p_margin``, ``p_margin_exact``) only with ``margin=``, beside the words
+``<key>_margin_verdict`` (:meth:`kpass.stats.comparison.Comparison.margin_verdict`)."""
 
 
 def kpass_compare(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -400,7 +403,10 @@ def kpass_compare(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     ``pass@8_se``, ``pass@8_se_a``, ``pass@8_lo``, ``pass@8_hi``,
     ``pass@8_p_value``, ``pass@8_p_exact``, ``pass@8_prob_a_better`` (suffixes:
     :data:`COMPARISON_KEYS`), and ``matched_by_id``: 1.0 when the questions were matched by
-    the ids given (``ids1``/``ids2``), 0.0 when by position.
+    the ids given (``ids1``/``ids2``), 0.0 when by position. With ``margin=`` (and
+    ``equivalence=``) also ``pass@8_p_margin``, ``pass@8_p_margin_exact`` and the one
+    string, ``pass@8_margin_verdict``: what was shown, in words ("B is not worse than A by
+    more than 0.02 (one-sided, 95%, p = 0.012)", or "not shown: ..."), each k tested alone.
     """
     kp = _kpass()
     name = options.get("metric", "pass@k")
@@ -412,7 +418,7 @@ def kpass_compare(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
             raise InputError('`tau` is required with metric="g-pass@k_tau"')
         taus = list(_floats(options["tau"], "tau", lambda x, n: check_tau(x))[0])
     ks = _ks(options)
-    kw = {**_pick(options, "short", "confidence", "shared")}
+    kw = {**_pick(options, "short", "confidence", "shared", "margin", "equivalence")}
     results: dict[str, Any] = {}
     for tau in taus:
         args = () if tau is None else (tau,)
@@ -424,6 +430,8 @@ def kpass_compare(state: Any, options: Mapping[str, Any]) -> dict[str, Any]:
                 value = getattr(comparison, suffix)
                 if value is not None:
                     results[f"{key}_{suffix}"] = float(value)
+            if comparison.margin is not None:  # what was shown, in words (one string)
+                results[f"{key}_margin_verdict"] = comparison.margin_verdict()
     # How the questions were paired, said in the result itself: by id (``ids1``/``ids2``)
     # or by position (row q of both runs).
     results["matched_by_id"] = float(state.a.ids is not None)

@@ -31,7 +31,7 @@ from .._core.counting.inputs import binary_counts
 from ..families import function as family_function
 from ..registry import PRIMARY, compared, number_label, of_function
 from ._common import _check_metric
-from .comparison import check_margin
+from .comparison import check_margin, margin_claim
 from .sequential import NULLS, confidence_sequence
 
 
@@ -135,7 +135,8 @@ class SequentialMonitor:
 
 def space_line(compared: Any, kind: str, a: dict[str, Any], b: dict[str, Any],
                ks: list[int] | None, options: dict[str, Any],
-               ids: dict[str, list[Any]] | None = None) -> str:
+               ids: dict[str, list[Any]] | None = None, *, null: str | None = None,
+               margin: float | None = None, equivalence: bool = False) -> str:
     """The Space's second line under a comparison: the sequential verdict of its first metric.
 
     Args:
@@ -148,6 +149,10 @@ def space_line(compared: Any, kind: str, a: dict[str, Any], b: dict[str, Any],
         options: the tab's options (``confidence``, default 0.95).
         ids: each box's question ids in its own order (``{"A": [...], "B": [...]}``): the
             questions are matched by id, in A's order; None: by line.
+        null: the sequence's null, ``"exchangeable"`` (None: the default) or ``"bounded"``
+            (:func:`kpass.stats.sequential.confidence_sequence`).
+        margin: decide "B is not worse than A by more than margin" (B the new model).
+        equivalence: with ``margin``, decide |A - B| < margin.
 
     Returns:
         A blank line, then ``Sequential (anytime-valid, 95%, ...): pass@1 decided after 12
@@ -166,13 +171,16 @@ def space_line(compared: Any, kind: str, a: dict[str, Any], b: dict[str, Any],
                 run_a, run_b = (BinaryCounts(c.n_samples, c.n_correct, ids=ids[side])
                                 for side, c in (("A", binary_counts(run_a)),
                                                 ("B", binary_counts(run_b))))
-            cs = confidence_sequence(function, run_a, run_b, *args, confidence=confidence)
+            cs = confidence_sequence(function, run_a, run_b, *args, confidence=confidence,
+                                     null=null, margin=margin, equivalence=equivalence)
         except (TypeError, ValueError, LookupError):
             continue
         if isinstance(cs, list):
             continue
         shown = label[:-1] + str(cs.k) if cs.k is not None and label.endswith("k") else label
         order = "matched by id, in A's line order" if ids is not None else "in line order"
-        return (f"\n\nSequential (anytime-valid, {confidence:.0%}, questions {order}): "
-                f"{shown} {cs.summary()}.")
+        claim = ("" if margin is None else
+                 f" (deciding whether {margin_claim(margin, equivalence)})")
+        return (f"\n\nSequential (anytime-valid, {confidence:.0%}, {cs.null} null, questions "
+                f"{order}): {shown}{claim} {cs.summary()}.")
     return ""
