@@ -369,6 +369,22 @@ def test_compare_tab_values_equal_the_core(built, browser):
         assert page.locator("#kpass-compare-plot img, #kpass-compare-plot svg").count() > 0
         assert_in_viewport(page, "#kpass-compare-table", DESKTOP)
         page.screenshot(path=str(SCREENSHOTS / "compare.png"))
+        # a margin: the verdict and p margin columns, the claim in the note (issue 40, item 4)
+        page.fill("#kpass-compare-margin textarea, #kpass-compare-margin input", "0.1")
+        page.click("#kpass-compare-run")
+        page.wait_for_function(
+            "() => document.querySelector('#kpass-compare-message').innerText"
+            ".includes('Margin 0.1 (B the new model)')", timeout=60_000)
+        page.wait_for_timeout(400)
+        header, shown = table(page, "#kpass-compare-table")
+        assert {"verdict", "p margin"} <= set(header) and "p-value" not in header
+        for row in shown:
+            label, k = row[header.index("metric")], int(row[header.index("k")])
+            c = kpass.compare(functions[label], A, B, k, margin=0.1)
+            assert float(row[header.index("p margin")]) == pytest.approx(c.p_margin, abs=6e-5)
+            assert row[header.index("verdict")] == ("shown" if c.p_margin < 0.05
+                                                    else "not shown")
+        page.screenshot(path=str(SCREENSHOTS / "compare_margin.png"))
         page.set_viewport_size({"width": 420, "height": 800})
         page.wait_for_timeout(300)
         assert no_sideways_scroll(page)

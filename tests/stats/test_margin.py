@@ -189,3 +189,35 @@ def test_one_sided_sign_flip_with_equal_sizes_is_the_binomial_tail():
             stats.binom.sf(plus - 1, units, 0.5), rel=1e-12)
     with pytest.raises(ValueError, match="alternative"):
         sign_flip_p(np.ones(3), alternative="less")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("m", [20, 30])
+def test_p_margin_exact_type_one_error_at_the_margin_and_power(m):
+    """The sign-flip margin p through kpass.compare (exact at 20 questions, Monte Carlo at 30):
+    B worse than A by exactly the margin 0.1 (logit design, 4 samples): shown in 3-7% of
+    runs (5.6%, 3.3%); B as good as A: far more often (41%, 56%; sim_margin_exact.py: 4.7-5.0%
+    and 39-56% with 2,000 replications)."""
+    from scipy import optimize
+
+    z, w = np.polynomial.hermite_e.hermegauss(120)
+    w = w / w.sum()
+    margin = 0.1
+    shift = optimize.brentq(lambda s: float(w @ (expit(1.5 * z) - expit(1.5 * z - s)))
+                            - margin, 0.0, 5.0)
+    reps = 1000
+    rng = np.random.default_rng(2000 + m)
+    rates = []
+    for s in (shift, 0.0):
+        shown = 0
+        for _ in range(reps):
+            theta = rng.normal(0, 1.5, m)
+            A = rng.binomial(1, expit(theta)[:, None], (m, 4))
+            B = rng.binomial(1, expit(theta - s)[:, None], (m, 4))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", kpass.SmallSampleWarning)
+                c = kpass.compare(kpass.pass_at_k, A, B, 1, margin=margin)
+            shown += c.p_margin_exact < 0.05
+        rates.append(shown / reps)
+    assert 0.03 - 2 * math.sqrt(0.05 * 0.95 / reps) <= rates[0] <= 0.07, rates
+    assert rates[1] > rates[0] + 0.2, rates
