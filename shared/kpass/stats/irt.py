@@ -17,14 +17,16 @@ every parameter finite (a question every model solves, a model that solves every
 and fix the scale and location the likelihood leaves free:
 :math:`\theta_j \sim N(0, s_\theta^2)` (:data:`ABILITY_SD`, 1 in 2PL where it fixes
 the scale; :data:`RASCH_ABILITY_SD` in Rasch), :math:`d_q \sim N(0, s_d^2)` and
-:math:`a_q \sim N(1, s_a^2)`. The maximiser is found by alternating Newton steps (all
-abilities, then every question's (d, a) pair by its 2 x 2 Newton step), vectorised numpy
-over the K x Q table, from a start at the logits of smoothed rates.
+:math:`a_q \sim N(1, s_a^2)`. The maximiser is found by Newton's method on all the
+parameters jointly (the K x K Schur complement of the abilities; every question's (d, a)
+step in closed form; :func:`fit_irt`), vectorised numpy over the K x Q table, from a start
+at the logits of smoothed rates: 5-10 steps on 100 models x 10,000 questions.
 
 References:
     Rasch (1960); Birnbaum (1968) in Lord and Novick, Statistical Theories of Mental Test
     Scores, ch. 17-20; Mislevy (1986), Bayesian modal estimation in item response models,
-    Psychometrika 51(2).
+    Psychometrika 51(2); Nocedal and Wright (2006), Numerical Optimization, 2nd ed., ch. 3
+    (Newton's method with a backtracking line search).
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import expit, log_expit
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.special import expit
 
 from .._core.counting.checks import InputError
 
@@ -45,8 +48,6 @@ RASCH_ABILITY_SD = 3.0
 INTERCEPT_SD = 3.0
 #: Prior sd of the slopes a_q (prior mean 1).
 SLOPE_SD = 1.0
-#: Alternations between two evaluations of the log-posterior (the stopping rule).
-CHECK_EVERY = 5
 #: The models :func:`fit_irt` fits.
 MODELS = ("rasch", "2pl")
 
@@ -61,8 +62,9 @@ class IRTFit:
         intercept: float array (Q,), d_q.
         slope: float array (Q,), a_q (all 1 in Rasch).
         log_posterior: the penalised log-likelihood at the maximum.
-        converged: whether the last alternation raised the log-posterior by less than the
-            tolerance (relative).
+        converged: whether the last Newton step's predicted rise of the log-posterior was
+            below the tolerance (relative).
+        iterations: the Newton steps taken.
     """
 
     model: str
@@ -71,6 +73,7 @@ class IRTFit:
     slope: np.ndarray
     log_posterior: float
     converged: bool
+    iterations: int
 
     @property
     def difficulty(self) -> np.ndarray:
@@ -101,31 +104,57 @@ def _table(n_samples: Any, n_correct: Any) -> tuple[np.ndarray, np.ndarray]:
     return n, c
 
 
-def _negative(n: np.ndarray, c: np.ndarray, theta: np.ndarray, d: np.ndarray, a: np.ndarray,
-              sd_theta: float) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
-    """Minus the log-posterior and its gradients in theta, d, a."""
-    eta = np.multiply.outer(theta, a) + d
-    value = float(np.sum(c * log_expit(eta) + (n - c) * log_expit(-eta)))
-    residual = c - n * expit(eta)  # d loglik / d eta
-    value -= 0.5 * (np.sum(theta ** 2) / sd_theta ** 2 + np.sum(d ** 2) / INTERCEPT_SD ** 2
-                    + np.sum((a - 1.0) ** 2) / SLOPE_SD ** 2)
-    g_theta = residual @ a - theta / sd_theta ** 2
-    g_d = residual.sum(axis=0) - d / INTERCEPT_SD ** 2
-    g_a = theta @ residual - (a - 1.0) / SLOPE_SD ** 2
-    return -value, -g_theta, -g_d, -g_a
+def _log_likelihood(n: np.ndarray, c: np.ndarray, theta: np.ndarray, d: np.ndarray,
+                    a: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    r"""The binomial log-likelihood at (theta, d, a) and the tables the Newton step reuses.
+
+    With :math:`\eta = a \theta + d`, :math:`e = e^{-|\eta|}` and :math:`s = 1 + e`:
+    :math:`\log(1 + e^{\eta}) = \max(\eta, 0) + \log s`, so the log-likelihood is
+    :math:`\sum c \eta - n \log(1 + e^{\eta})` from one ``exp`` and one ``log``
+    (no overflow at any eta). Returns (log-likelihood, eta, e, s), each table (K, Q).
+    """
+    eta = np.multiply.outer(theta, a)
+    eta += d
+    e = np.abs(eta)
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    s = e + 1.0
+    softplus = np.log(s)
+    softplus += np.maximum(eta, 0.0)
+    return float(np.vdot(c, eta) - np.vdot(n, softplus)), eta, e, s
 
 
-def fit_irt(n_samples: Any, n_correct: Any, *, model: str = "2pl", tolerance: float = 1e-7,
-            max_iterations: int = 1000) -> IRTFit:
-    """Fit a Rasch or 2PL model to K models' counts on Q questions (module docstring).
+def _log_prior(theta: np.ndarray, d: np.ndarray, a: np.ndarray, sd_theta: float) -> float:
+    """The Gaussian priors' log-density (without constants)."""
+    slack = a - 1.0
+    return -0.5 * float(theta @ theta / sd_theta ** 2 + d @ d / INTERCEPT_SD ** 2
+                        + slack @ slack / SLOPE_SD ** 2)
+
+
+def fit_irt(n_samples: Any, n_correct: Any, *, model: str = "2pl", tolerance: float = 1e-10,
+            max_iterations: int = 200) -> IRTFit:
+    r"""Fit a Rasch or 2PL model to K models' counts on Q questions (module docstring).
+
+    The maximiser is Newton's method on all K + 2Q parameters at once with a backtracking
+    line search. The negative Hessian :math:`H` has a diagonal ability block :math:`A`,
+    a 2 x 2 block :math:`D_q` per question (1 x 1 in Rasch) and a dense K x 2Q coupling
+    :math:`B` (:math:`B_{j,d_q} = w_{jq} a_q`, :math:`B_{j,a_q} = w_{jq} a_q \theta_j -
+    r_{jq}` with :math:`w = n p (1 - p)`, :math:`r = c - n p`), so the step solves the
+    K x K Schur complement :math:`S = A - B D^{-1} B^\top` (formed from the Cholesky
+    factors of the :math:`D_q`, O(K^2 Q)) and recovers every question's step in closed
+    form. The 2PL's log-posterior is not concave everywhere; where :math:`S` is not
+    positive definite the step is Fisher scoring's (the expected Hessian, the :math:`r`
+    term dropped), an ascent direction. Rasch's is concave: plain Newton.
 
     Args:
         n_samples: (K, Q) samples per model and question (0: not run), or one number for all.
         n_correct: (K, Q) correct samples, 0 <= c <= n.
         model: ``"2pl"`` (the default) or ``"rasch"``.
-        tolerance: stop when :data:`CHECK_EVERY` alternations raise the log-posterior by
-            less than ``CHECK_EVERY * tolerance * (1 + |log-posterior|)``.
-        max_iterations: the limit of alternations (abilities, then items).
+        tolerance: stop when a Newton step's predicted rise of the log-posterior
+            (:math:`g^\top \delta / 2`) is below ``tolerance * (1 + |log-posterior|)``
+            (that last step is taken: near the maximum Newton's error squares each step).
+        max_iterations: the limit of Newton steps (a handful are needed: 5-10 on
+            100 models x 10,000 questions).
 
     Returns:
         The :class:`IRTFit` at the penalised maximum.
@@ -146,54 +175,89 @@ def fit_irt(n_samples: Any, n_correct: Any, *, model: str = "2pl", tolerance: fl
     if model not in MODELS:
         raise InputError(f"`model` must be one of {', '.join(map(repr, MODELS))}; got {model!r}")
     n, c = _table(n_samples, n_correct)
+    n, c = np.ascontiguousarray(n), np.ascontiguousarray(c)
     K, Q = n.shape
-    sd_theta = ABILITY_SD if model == "2pl" else RASCH_ABILITY_SD
+    two = model == "2pl"
+    sd_theta = ABILITY_SD if two else RASCH_ABILITY_SD
+    p_theta, p_d, p_a = 1.0 / sd_theta ** 2, 1.0 / INTERCEPT_SD ** 2, 1.0 / SLOPE_SD ** 2
     # Start: the logit of each model's smoothed rate, scaled; each question's smoothed rate.
     rate_model = (c.sum(axis=1) + 0.5) / (n.sum(axis=1) + 1.0)
-    theta0 = np.log(rate_model / (1.0 - rate_model))
-    theta0 = (theta0 - theta0.mean()) / (theta0.std() + 1e-9) * (1.0 if model == "2pl" else 1.5)
+    theta = np.log(rate_model / (1.0 - rate_model))
+    theta = (theta - theta.mean()) / (theta.std() + 1e-9) * (1.0 if two else 1.5)
     rate_question = (c.sum(axis=0) + 0.5) / (n.sum(axis=0) + 1.0)
-    d0 = np.log(rate_question / (1.0 - rate_question))
+    d = np.log(rate_question / (1.0 - rate_question))
     a = np.ones(Q)
-    theta, d = theta0, d0
-    two = model == "2pl"
+    log_likelihood, eta, e, s = _log_likelihood(n, c, theta, d, a)
+    value = log_likelihood + _log_prior(theta, d, a, sd_theta)
     converged = False
-    eta = np.multiply.outer(theta, a) + d
-    value = -_negative(n, c, theta, d, a, sd_theta)[0]
-    for iteration in range(1, max_iterations + 1):
-        # One Newton step per block; each block's problem is concave and separable.
-        p = expit(eta)
-        w = n * p * (1.0 - p)
-        residual = c - n * p
-        step_theta = np.clip(((residual @ a) - theta / sd_theta ** 2)
-                             / ((w @ (a * a)) + 1.0 / sd_theta ** 2), -1.0, 1.0)
-        theta = theta + step_theta
-        p = expit(np.multiply.outer(theta, a) + d)
-        w = n * p * (1.0 - p)
-        residual = c - n * p
-        g_d = residual.sum(axis=0) - d / INTERCEPT_SD ** 2
-        h_dd = w.sum(axis=0) + 1.0 / INTERCEPT_SD ** 2
+    iteration = 0
+    diagonal = np.diag_indices(K)
+    while iteration < max_iterations and not converged:
+        iteration += 1
+        # p = sigma(eta) and w = n p (1 - p) = n e / s^2 from the tables of the evaluation.
+        w = np.reciprocal(s)
+        p = np.where(eta >= 0.0, w, e * w)
+        w *= w
+        w *= e
+        w *= n
+        residual = n * p
+        np.subtract(c, residual, out=residual)
+        g_theta = residual @ a - p_theta * theta
+        g_d = residual.sum(axis=0) - p_d * d
+        L00 = np.sqrt(w.sum(axis=0) + p_d)  # D_q = L L^T, L = [[L00, 0], [L10, L11]]
+        Z0 = w * (a / L00)  # Z = B L^{-T}: B D^{-1} B^T = Z Z^T
+        u0 = g_d / L00
         if two:
-            g_a = theta @ residual - (a - 1.0) / SLOPE_SD ** 2
-            h_aa = (theta * theta) @ w + 1.0 / SLOPE_SD ** 2
-            h_ad = theta @ w
-            det = h_dd * h_aa - h_ad * h_ad
-            step_d = np.clip((h_aa * g_d - h_ad * g_a) / det, -1.0, 1.0)
-            step_a = np.clip((h_dd * g_a - h_ad * g_d) / det, -1.0, 1.0)
-            a = a + step_a
+            g_a = theta @ residual - p_a * (a - 1.0)
+            L10 = (theta @ w) / L00
+            L11 = np.sqrt((theta * theta) @ w + p_a - L10 * L10)
+            u1 = (g_a - L10 * u0) / L11
+            for exact in (True, False):
+                Z1 = w * a
+                Z1 *= theta[:, None]
+                if exact:
+                    Z1 -= residual
+                Z1 -= Z0 * L10
+                Z1 /= L11
+                S = -(Z0 @ Z0.T)
+                S -= Z1 @ Z1.T
+                S[diagonal] += w @ (a * a) + p_theta
+                try:
+                    factor = cho_factor(S)
+                    break
+                except LinAlgError:  # not positive definite here: Fisher scoring's step
+                    continue
+            step_theta = cho_solve(factor, g_theta - Z0 @ u0 - Z1 @ u1)
+            step_a = (u1 - step_theta @ Z1) / L11
+            step_d = (u0 - step_theta @ Z0 - L10 * step_a) / L00
+            slope_rise = float(g_a @ step_a)
         else:
-            step_d = np.clip(g_d / h_dd, -1.0, 1.0)
-            step_a = np.zeros(1)
-        d = d + step_d
-        eta = np.multiply.outer(theta, a) + d
-        if iteration % CHECK_EVERY and iteration < max_iterations:
-            continue  # the log-posterior costs two passes: checked every CHECK_EVERY steps
-        before, value = value, -_negative(n, c, theta, d, a, sd_theta)[0]
-        if value - before < CHECK_EVERY * tolerance * (1.0 + abs(value)):
-            converged = True
+            S = -(Z0 @ Z0.T)
+            S[diagonal] += w.sum(axis=1) + p_theta
+            step_theta = cho_solve(cho_factor(S), g_theta - Z0 @ u0)
+            step_a = np.zeros(Q)
+            step_d = (u0 - step_theta @ Z0) / L00
+            slope_rise = 0.0
+        del w, p, residual, Z0
+        rise = float(g_theta @ step_theta + g_d @ step_d) + slope_rise  # > 0: ascent
+        converged = 0.5 * rise < tolerance * (1.0 + abs(value))
+        length = 1.0
+        while True:  # backtracking (Armijo) line search
+            trial = (theta + length * step_theta, d + length * step_d, a + length * step_a)
+            log_likelihood, eta_t, e_t, s_t = _log_likelihood(n, c, *trial)
+            trial_value = log_likelihood + _log_prior(*trial, sd_theta)
+            if trial_value >= value + 1e-4 * length * rise:
+                theta, d, a = trial
+                eta, e, s, value = eta_t, e_t, s_t, trial_value
+                break
+            length *= 0.5
+            if length < 1e-10:  # no rise left in floating point: the maximum
+                converged = converged or 0.5 * rise < 1e-8 * (1.0 + abs(value))
+                break
+        if length < 1e-10:
             break
     return IRTFit(model=model, ability=theta, intercept=d, slope=a, log_posterior=value,
-                  converged=converged)
+                  converged=converged, iterations=iteration)
 
 
 def fit_ability(n_samples: Any, n_correct: Any, fit: IRTFit, *, mask: Any = None,
