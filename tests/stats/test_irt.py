@@ -136,6 +136,36 @@ def test_fit_matches_scipy_on_a_moderate_case(model):
         assert fit.slope == pytest.approx(reference.x[K + Q:], abs=1e-4)
 
 
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("model", ["rasch", "2pl"])
+def test_fit_is_a_stationary_point_on_extreme_tables(model, seed):
+    """Random small tables with extreme cells (200 samples, unrun cells, a model that solves
+    everything, a question nobody solves, widely spread abilities): the fit converges to a
+    point where the independent gradient vanishes and its log-posterior is the objective's,
+    and a fit to a far tighter tolerance gains nothing."""
+    rng = np.random.default_rng(100 + seed)
+    K, Q = int(rng.integers(1, 12)), int(rng.integers(2, 40))
+    two = model == "2pl"
+    sd = ABILITY_SD if two else RASCH_ABILITY_SD
+    truth = rng.normal(0, [0.5, 2.0, 5.0][seed % 3], size=K)
+    p = expit(np.outer(truth, np.exp(rng.normal(0, 0.8, Q))) + rng.normal(0, 3, Q))
+    n = rng.choice([0, 1, 4, 16, 200], size=(K, Q))
+    n[:, 0] = np.maximum(n[:, 0], 1)
+    c = rng.binomial(n, p)
+    c[0] = n[0]
+    c[:, -1] = 0
+    fit = fit_irt(n, c, model=model)
+    x = np.concatenate([fit.ability, fit.intercept, fit.slope if two else []])
+    value, gradient = vector_log_posterior(x, n, c, K, Q, two, sd)
+    assert fit.converged and fit.iterations <= 30
+    assert fit.log_posterior == pytest.approx(value, abs=1e-9 * (1 + abs(value)))
+    assert np.max(np.abs(gradient)) < 1e-4
+    # stopping at the default tolerance left nothing for a tighter fit to gain
+    tight = fit_irt(n, c, model=model, tolerance=1e-14)
+    assert tight.log_posterior - fit.log_posterior < 1e-9 * (1 + abs(value))
+    assert np.max(np.abs(tight.ability - fit.ability)) < 1e-4
+
+
 def test_everyone_solves_stays_finite():
     c = np.array([[3, 3, 0], [3, 2, 0], [3, 1, 0]])
     fit = fit_irt(3, c, model="2pl")

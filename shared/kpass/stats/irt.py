@@ -273,7 +273,9 @@ def fit_irt(n_samples: Any, n_correct: Any, *, model: str = "2pl", tolerance: fl
             trial = (theta + length * step_theta, d + length * step_d, a + length * step_a)
             log_likelihood, eta_t, e_t, s_t = _log_likelihood(n, c, *trial)
             trial_value = log_likelihood + _log_prior(*trial, sd_theta)
-            if trial_value >= value + 1e-4 * length * rise:
+            # Converged: the step's predicted rise is below what the log-posterior's
+            # rounding can show, and the full Newton step is taken as it is.
+            if converged or trial_value >= value + 1e-4 * length * rise:
                 theta, d, a = trial
                 eta, e, s, value = eta_t, e_t, s_t, trial_value
                 break
