@@ -18,7 +18,7 @@ which a loaded machine does not inflate as it does wall time), its Newton steps,
 BLAS threads: on a machine whose cores are busy, OpenBLAS's threads spin and cost CPU time
 (set ``OPENBLAS_NUM_THREADS=1`` to compare); the setting in effect is printed.
 Run: ``python benchmarks/bench_irt.py [--models 100 --questions 10000 --samples 1 16
---repeats 3] [--no-old]`` (about a minute without the old fit, three with it).
+--repeats 3] [--no-old]`` (one to three minutes on a loaded 2-core machine).
 """
 
 from __future__ import annotations
