@@ -161,7 +161,9 @@ def fit_irt(n_samples: Any, n_correct: Any, *, model: str = "2pl", tolerance: fl
     factors of the :math:`D_q`, O(K^2 Q)) and recovers every question's step in closed
     form. The 2PL's log-posterior is not concave everywhere; where :math:`S` is not
     positive definite the step is Fisher scoring's (the expected Hessian, the :math:`r`
-    term dropped), an ascent direction. Rasch's is concave: plain Newton.
+    term dropped), an ascent direction. Rasch's is concave: plain Newton. The 2PL's
+    penalised likelihood can have several local maxima on small tables (a handful of
+    models); the fit climbs to the one above its start (the logits of smoothed rates).
 
     Args:
         n_samples: (K, Q) samples per model and question (0: not run), or one number for all.
