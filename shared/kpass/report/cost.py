@@ -63,29 +63,26 @@ def wants_cost(args: argparse.Namespace) -> bool:
 def question_costs(item: LoadedFile, args: argparse.Namespace) -> np.ndarray:
     """Each question's mean cost of one sample (in the order of ``item.counts``).
 
+    A ``--cost`` column was read with the counts, in the same scan (per model under
+    ``--by COLUMN``: :attr:`kpass.io.long.load.LongFile.costs`); token usage comes from an
+    Inspect log.
+
     Raises:
-        ReportError: ``--cost`` without ``--id``, an unreadable cost column, or an input
-            with no cost (no ``--cost`` column and no token usage recorded).
+        ReportError: ``--cost`` without ``--id``, IN,OUT prices for a token column, or an
+            input with no cost (no ``--cost`` column and no token usage recorded).
     """
     price = getattr(args, "cost_per_1k_tokens", None)
     column = getattr(args, "cost", None)
     if column is not None:
-        if args.id is None or item.counts.ids is None:
+        costs = getattr(item, "costs", None)
+        if costs is None:  # read by the long readers with the counts (InputOptions.cost)
             raise ReportError(item.source, f"--cost {column} needs --id COLUMN (the costs "
                                            "are averaged over each question's rows)")
-        by = getattr(args, "by", None)
-        if by is not None and by != "file":
-            raise ReportError(item.source, f"--cost {column} with --by {by} is not available "
-                                           "yet (the cost column would be read over every "
-                                           "model's rows); split the table by model first")
         if price is not None and price[0] != price[1]:
             raise ReportError(item.source, f"--cost {column} counts tokens of one kind: give "
                                            "one price (--cost-per-1k-tokens X), not IN,OUT")
-        from ..io.long.long_costs import question_costs as read_costs
-
         scale = 1.0 if price is None else price[0] / 1000.0
-        return scale * read_costs(item.source, args.id, column, list(item.counts.ids),
-                                  args.chunk_size)
+        return scale * np.asarray(costs, dtype=float)
     usage = getattr(item, "usage", None)
     if usage is None or price is None:
         raise ReportError(item.source, "no token usage recorded for its samples: "

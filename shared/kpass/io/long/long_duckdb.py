@@ -217,7 +217,7 @@ def _split(ids: list[Any], n: np.ndarray, c: np.ndarray, plain: bool, models: li
     slot = {raw: index for index, raw in enumerate(distinct)}
     labels = sorted(set(label_of))
     number = {label: index for index, label in enumerate(labels)}
-    split, _ = split_pairs(np.asarray([number[label] for label in label_of], dtype=np.int64),
+    split, _, _ = split_pairs(np.asarray([number[label] for label in label_of], dtype=np.int64),
                            id_map[np.asarray([slot[raw] for raw in ids], dtype=np.int64)],
                            n, c, labels, question_ids)
     return split, column
