@@ -185,11 +185,15 @@ def test_bad_cost_input_is_one_line(tmp_path, capsys):
         for model, rows in ROWS.items() for q, c, usd in rows))
     text = tmp_path / "text.csv"
     text.write_text(a.read_text().replace("0.30", "cheap"))
+    bare = tmp_path / "bare.csv"  # B's file has no cost column
+    bare.write_text("question,correct\n" + "".join(f"{q},{c}\n" for q, c, _ in ROWS["b"]))
     for argv, code, needles in (
             ([str(missing), "--by", "model", "--a", "a", "--b", "b", "--id", "question",
               "--cost", "usd"], 1, ["--cost usd: the cell is empty", "line 13"]),
             ([str(text), str(b), "--id", "question", "--column", "correct", "--cost", "usd"],
              1, ["--cost usd: 'cheap' is not a cost", str(text)]),
+            ([str(a), str(bare), "--id", "question", "--column", "correct", "--cost", "usd"],
+             1, [str(bare), "no column `usd` (--cost)"]),
             ([str(a), str(b), "--id", "question", "--cost", "usd", "--sequential"], 2,
              ["not available with --sequential"]),
             ([str(a), str(b), "--cost", "usd"], 1, ["--cost usd needs --id COLUMN"])):
