@@ -130,19 +130,39 @@ def test_one_model_without_by_and_parts_and_hive(runs, tmp_path, route):
           reference(runs))
 
 
-def test_duckdb_is_left_for_pyarrow_with_a_cost(runs, tmp_path, monkeypatch):
-    """A large Parquet input with --cost keeps pyarrow's route (the sums ride on its codes)."""
+@pytest.mark.parametrize("by", ["model", None])
+def test_duckdb_sums_a_parquet_cost_in_its_group_by(runs, tmp_path, monkeypatch, by):
+    """A large Parquet input: DuckDB's one group-by counts and sums the cost column."""
     pytest.importorskip("duckdb")
     from kpass.io.long import long_duckdb, long_fast
 
     monkeypatch.setattr(long_duckdb, "DUCKDB_ROWS", 0)
-    called = []
-    monkeypatch.setattr(long_fast, "duckdb_long_counts",
-                        lambda *args: called.append(1))
-    path = write(runs, tmp_path / "runs.parquet")
-    close(as_costs(load_long_by(str(path), by="model", id="question", cost="usd")),
-          reference(runs))
-    assert not called
+    real = long_fast.duckdb_long_counts
+    taken = []
+
+    def spy(*args):
+        found = real(*args)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(long_fast, "duckdb_long_counts", spy)
+    if by is None:
+        alone = runs[runs["model"] == "m1"].drop(columns="model")
+        loaded = load_long(str(write(alone, tmp_path / "m1.parquet")), id="question",
+                           cost="usd")
+        close({"m1": dict(zip(loaded.counts.ids, loaded.costs.tolist(), strict=True))},
+              {"m1": reference(runs)["m1"]})
+    else:
+        path = write(runs, tmp_path / "runs.parquet")
+        close(as_costs(load_long_by(str(path), by="model", id="question", cost="usd")),
+              reference(runs))
+    assert taken == [True]
+    bad = runs.copy()
+    bad.loc[7, "usd"] = -1.0  # a negative cost: DuckDB doubts, the line reader names it
+    path = write(bad, tmp_path / "bad.parquet")
+    with pytest.raises(ReportError, match=r"row 8: --cost usd: -1.0 is not a cost"):
+        load_long_by(str(path), by="model", id="question", cost="usd")
+    assert taken[-1] is False
 
 
 def _json(capsys, *argv):

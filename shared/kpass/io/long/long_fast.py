@@ -325,7 +325,8 @@ class _Checked:
         self.text, self.chunk_size, self.types = text, chunk_size, types
         self.doubted = False
 
-    def counts(self) -> tuple[BinaryCounts | dict[str, BinaryCounts], str] | None:
+    def counts(self) -> tuple[BinaryCounts | dict[str, BinaryCounts], str,
+                              np.ndarray | dict[str, np.ndarray] | None] | None:
         """The counts grouped by DuckDB, or None (a doubt, or a DuckDB failure)."""
         rows = self._rows()
         first = next(rows, None)
@@ -454,9 +455,9 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
         wanted = list(dict.fromkeys(roles.values()))
         text = list(dict.fromkeys(roles[role] for role in ("id", "sample", "by")
                                   if role in roles))
-        # large, no --sample, DuckDB installed (text with --by stays here: one pair code a row;
-        # --cost stays here too: its sums ride on the same codes)
-        if ((fmt == "parquet" or "by" not in roles) and "cost" not in roles
+        # large, no --sample, DuckDB installed (text with --by or --cost stays here: one pair
+        # code a row, the cost sums on the same codes; Parquet's --cost is summed by DuckDB)
+        if ((fmt == "parquet" or ("by" not in roles and "cost" not in roles))
                 and use_duckdb(paths, fmt, roles)):
             if fmt == "parquet":
                 grouped = duckdb_long_counts(paths, roles)
@@ -466,7 +467,7 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
                 if grouped is None and stream.doubted:
                     return None  # pyarrow's route would stop at the same row
             if grouped is not None:
-                return (*grouped, None)
+                return grouped
         ids = Codes(pa, pc)
         samples = Codes(pa, pc) if "sample" in roles else None
         models = Codes(pa, pc) if "by" in roles else None
