@@ -73,7 +73,14 @@ from .families.tailpass.weights import (
 from .families.vote import vote_at_k, vote_at_k_ci
 from .stats.allocation import allocate
 from .stats.comparison import Comparison, compare
-from .stats.cost import CostFront, CostSummary, cost_front, cost_summary
+from .stats.cost import (
+    CostDifference,
+    CostFront,
+    CostSummary,
+    cost_difference,
+    cost_front,
+    cost_summary,
+)
 from .stats.design import Design
 from .stats.errors import standard_error
 from .stats.monitor import SequentialMonitor
@@ -130,6 +137,7 @@ __all__ = [
     "CategoricalCounts",
     "Comparison",
     "ConfidenceSequence",
+    "CostDifference",
     "CostFront",
     "CostSummary",
     "Design",
@@ -163,6 +171,7 @@ __all__ = [
     "compare",
     "compare_table",
     "confidence_sequence",
+    "cost_difference",
     "cost_front",
     "cost_summary",
     "cons_at_k",

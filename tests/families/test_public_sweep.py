@@ -106,6 +106,10 @@ CALLS["cost_summary"] = (([4] * 4, [3, 1, 4, 1], [0.1, 0.2, 0.1, 0.3]),
 CALLS["cost_front"] = (({"a": [0.75, 0.25, 1.0, 0.25], "b": [0.5, 0.25, 0.75, 0.0]},
                         {"a": [0.1, 0.2, 0.1, 0.3], "b": [0.05, 0.1, 0.05, 0.1]}),
                        {"confidence": 0.95})
+CALLS["cost_difference"] = ((kpass.BinaryCounts([4] * 4, [3, 1, 4, 1]),
+                             kpass.BinaryCounts([4] * 4, [2, 2, 4, 0]),
+                             [0.1, 0.2, 0.1, 0.3], [0.2, 0.2, 0.3, 0.1]),
+                            {"k": 2, "confidence": 0.95, "shared": False})
 CALLS["g_pass_at_k_tau"] = ((R, 2, 0.5), {"short": "error"})
 CALLS["g_pass_at_k_tau_ci"] = ((R, 2, 0.5), {"confidence": 0.95, "short": "error"})
 for _name in ("geom_at_k", "geom_ds_at_k"):

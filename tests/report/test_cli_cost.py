@@ -159,14 +159,3 @@ def test_leaderboard_puts_a_dominated_model_off_the_front(tmp_path, capsys):
                      "--cost", "usd")
     (board,) = document["results"]
     assert board["front"] == ["good"] and board["dominated_by"] == {"bad": ["good"]}
-
-
-def test_cost_column_with_by_column_is_refused_not_pooled(tmp_path, capsys):
-    path = tmp_path / "runs.csv"
-    path.write_text("model,question,correct,usd\n" + "".join(
-        f"{m},q{q},{(q + s) % 2},{0.1 * (1 + s)}\n" for m in ("a", "b") for q in range(3)
-        for s in range(2)))
-    assert main(["leaderboard", str(path), "--by", "model", "--id", "question", "--column",
-                 "correct", "--cost", "usd"]) == 1
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--cost usd with --by model is not available" in err[0]

@@ -65,6 +65,9 @@ class InputOptions:
             read by :func:`load_split`.
         partial: ``--partial``: read an Inspect log that did not finish (a run in
             progress) as far as it goes.
+        cost: ``--cost``, a long table's cost column (with ``id``): each question's mean
+            cost of one sample, read in the scan that counts (``costs`` of the loaded file;
+            per model with ``by``).
     """
 
     id: str | None = None
@@ -83,6 +86,7 @@ class InputOptions:
     pool: bool = False
     by: str | None = None
     partial: bool = False
+    cost: str | None = None
 
 
 #: ``--by file``: one model per file of a folder or pattern (not a column named ``file``).
@@ -220,7 +224,7 @@ def load_split(source: str, options: InputOptions, *,
 
         models = dict(load_long_by(source, by=by, id=options.id, sample=options.sample,
                                    column=options.column, threshold=options.threshold,
-                                   chunk_size=options.chunk_size))
+                                   chunk_size=options.chunk_size, cost=options.cost))
         if options.group is not None:  # one more scan: every question's group, all models
             from .long.long_labels import question_labels
 
@@ -276,6 +280,10 @@ def load_input(source: str, options: InputOptions, *, clusters: bool = True,
     if not options.pool:
         check_one_folder_run(source)
     column = options.clusters if clusters else None
+    if options.cost is not None and (options.answers or options.id is None):
+        raise ReportError(source, f"--cost {options.cost} " + (
+            "is not available with --answers" if options.answers else
+            "needs --id COLUMN (the costs are averaged over each question's rows)"))
     if options.group is not None and options.answers:
         raise ReportError(source, "--group is not available with --answers")
     plain = not options.answers and options.id is None and options.threshold is None and (
@@ -306,7 +314,7 @@ def load_input(source: str, options: InputOptions, *, clusters: bool = True,
         item = load_long(source, id=options.id, sample=options.sample, column=options.column,
                          threshold=options.threshold, chunk_size=options.chunk_size,
                          tool=options.tool, filter=options.filter, clusters=column,
-                         partial=options.partial)
+                         partial=options.partial, cost=options.cost)
         if options.id is not None and not options.pool:
             check_one_run(item, options)
         if options.group is not None:

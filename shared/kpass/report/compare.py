@@ -30,6 +30,7 @@ from .compare_render import (
     _in_percent,
 )
 from .compare_rows import compare_lines
+from .cost import cost_unit, difference_line, question_costs, wants_cost
 from .inputs import load_models, load_outcomes
 from .output import _check_answers_options, _write, cli_words
 from .table import PRIOR_NOTE, default_ks, input_labels, named_sources, parse_metrics
@@ -107,6 +108,11 @@ def run_compare(args: argparse.Namespace) -> int:
                                                                           False):
         print("kpass compare: error: --sequential-null applies to --sequential only (the "
               "fixed-sample table's tests are sign-flip and t tests)", file=sys.stderr)
+        return 2
+    if getattr(args, "sequential", False) and wants_cost(args):
+        print("kpass compare: error: --cost and --cost-per-1k-tokens are not available with "
+              "--sequential (the cost difference is a fixed-sample interval); compare "
+              "without --sequential", file=sys.stderr)
         return 2
     group = getattr(args, "group", None)
     if group is not None:
@@ -225,6 +231,18 @@ def run_compare(args: argparse.Namespace) -> int:
             notes.append("values in percent (x 100): A, B, differences, se, intervals and MDE; "
                          "p-values and P(A>B) are probabilities as before.")
         request = CompareRequest.from_args(args, matched_by=matched_by, notes=notes, runs=runs)
+        if wants_cost(args):
+            from ..stats.cost import cost_difference
+
+            costs = [question_costs(item, args) for item in loaded]
+            try:  # paired over the questions the comparison pairs (by id, --shared)
+                found = cost_difference(loaded[0].counts, loaded[1].counts, *costs,
+                                        confidence=args.confidence, shared=shared)
+            except ValueError as error:
+                raise ReportError(f"{args.files[0]} vs {args.files[1]}",
+                                  f"cost: {error}") from None
+            request = replace(request, cost_difference=found,
+                              cost_line=difference_line(found, cost_unit(args)))
         if group is not None:
             request = replace(request, groups=_group_breakdown(lines[0], loaded[0], second,
                                                                shared, args))

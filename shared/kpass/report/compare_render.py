@@ -53,6 +53,10 @@ class CompareRequest:
             line per side under the head line, ``run`` in JSON.
         groups: the primary row broken down by group (``--group``,
             :class:`kpass.report.compare_groups.GroupComparison`), or None.
+        cost_difference: with ``--cost`` or ``--cost-per-1k-tokens``, B - A of the cost per
+            question and per solved question (:func:`kpass.stats.cost.cost_difference`), else
+            None: one line under the table (``cost_line``), ``cost_difference`` in JSON.
+        cost_line: that line.
     """
 
     files: tuple[str, ...]
@@ -68,6 +72,8 @@ class CompareRequest:
     explain: bool = False
     runs: tuple[RunInfo | None, ...] = ()
     groups: Any = None
+    cost_difference: Any = None
+    cost_line: str | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, *, matched_by: str | None,
@@ -413,6 +419,8 @@ def render_table(lines: list[Line], labels: list[str], m: int, request: CompareR
 
     out = [*_head_lines(lines, m, request, labels), "", row(header)]
     out += [row(cells) for cells in body]
+    if request.cost_line:
+        out += ["", request.cost_line]
     if request.groups is not None:
         from .compare_groups import group_text
 
@@ -471,6 +479,8 @@ def render_markdown(lines: list[Line], labels: list[str], m: int,
     text += ["| " + " | ".join(map(markdown_cell, _table_cells(line, request.digits, several,
                                                                  exact, request.explain)))
              + " |" for line in lines]
+    if request.cost_line:
+        text += ["", request.cost_line]
     if request.groups is not None:
         from .compare_groups import group_text
 
@@ -543,6 +553,8 @@ def render_json(lines: list[Line], labels: list[str], m: int, request: CompareRe
                             for record in _records(lines, labels, request.groups)]}
     if request.groups is not None:
         document.update(group=request.groups.column, weights=request.groups.weights)
+    if request.cost_difference is not None:  # B - A per question, then per solved question
+        document["cost_difference"] = [row.as_dict() for row in request.cost_difference]
     return json.dumps(document, indent=2, default=lambda value: float(np.asarray(value))) + "\n"
 
 

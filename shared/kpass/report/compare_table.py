@@ -25,8 +25,10 @@ from .._core.counting.checks import (
 from .._core.counting.counts import BinaryCounts
 from ..stats._common import check_options, metric_names
 from ..stats.comparison import check_margin
+from ..stats.cost import CostDifference, cost_difference
 from .compare_render import RENDERERS, CompareRequest, Line
 from .compare_rows import compare_lines
+from .cost import difference_line
 from .output import cli_words
 from .table import default_ks, parse_metrics
 
@@ -40,12 +42,15 @@ class CompareTable:
         labels: the names of A and B.
         questions: how many questions were compared.
         options: confidence, clusters, shared, adjust, notes and how questions were matched.
+        cost_difference: with ``cost_a`` and ``cost_b``, B - A of the cost per question and
+            per solved question (:func:`kpass.cost_difference`), else None.
     """
 
     lines: list[Line]
     labels: tuple[str, str]
     questions: int
     options: dict[str, Any]
+    cost_difference: tuple[CostDifference, CostDifference] | None = None
 
     @property
     def rows(self) -> list[dict[str, Any]]:
@@ -68,7 +73,10 @@ class CompareTable:
                               digits=digits, matched_by=self.options["id"],
                               clusters=self.options["clusters"], short=self.options["short"],
                               shared=self.options["shared"], adjust=self.options["adjust"],
-                              notes=tuple(self.notes), explain=explain)
+                              notes=tuple(self.notes), explain=explain,
+                              cost_difference=self.cost_difference,
+                              cost_line=None if self.cost_difference is None
+                              else difference_line(self.cost_difference))
 
     def render(self, format: str = "table", digits: int = 3,  # noqa: A002
                explain: bool = False) -> str:
@@ -134,7 +142,8 @@ def compare_table(a: Any, b: Any, *, metrics: Any = None,
                   confidence: float = 0.95, clusters: Sequence[Any] | None = None,
                   shared: bool = False, primary: str | None = None, adjust: str = "max-t",
                   short: str = "error", margin: float | None = None,
-                  equivalence: bool = False) -> CompareTable:
+                  equivalence: bool = False, cost_a: Sequence[float] | None = None,
+                  cost_b: Sequence[float] | None = None) -> CompareTable:
     r"""The ``kpass compare`` table from counts: the same rows and verdicts, rendered the same.
 
     Rows equal on every question for both runs are one row carrying all their names; rows
@@ -167,10 +176,16 @@ def compare_table(a: Any, b: Any, *, metrics: Any = None,
             new model) is not worse than a by more than ``margin``"; verdicts ``"shown"``
             / ``"not shown"`` (:func:`kpass.report.compare_rows.judge`).
         equivalence: with ``margin``, every row tests |a - b| < margin (``--equivalence``).
+        cost_a: A's mean cost of one sample of each question (in ``a``'s order; tokens or
+            money, >= 0), with ``cost_b``: adds B - A of the cost per question and per solved
+            question, paired over the compared questions (``kpass compare --cost``;
+            :func:`kpass.cost_difference`, at k = 1).
+        cost_b: B's, in ``b``'s order.
 
     Returns:
-        A :class:`CompareTable`: ``.rows`` the rows as dicts (primary first), ``str()``
-        the terminal table, ``.render(format)`` Markdown, CSV or JSON.
+        A :class:`CompareTable`: ``.rows`` the rows as dicts (primary first),
+        ``.cost_difference`` the cost differences (with ``cost_a`` and ``cost_b``),
+        ``str()`` the terminal table, ``.render(format)`` Markdown, CSV or JSON.
 
     Raises:
         TypeError / ValueError: bad counts or options, naming the argument.
@@ -222,11 +237,28 @@ def compare_table(a: Any, b: Any, *, metrics: Any = None,
                               margin=margin, equivalence=bool(equivalence))
     except ValueError as error:  # speak the argument's name, not the flag's
         raise InputError(str(error).replace("--primary ", "`primary` ")) from None
+    costs = None
+    if (cost_a is None) != (cost_b is None):
+        raise InputError("give both `cost_a` and `cost_b` (each model's cost per sample of "
+                         "each question), or neither")
+    if cost_a is not None and cost_b is not None:
+        for name, values in (("cost_a", cost_a), ("cost_b", cost_b)):
+            bad = [v for v in np.ravel(np.asarray(values, dtype=object))
+                   if isinstance(v, (bool, np.bool_)) or
+                   not isinstance(v, (int, float, np.integer, np.floating))]
+            if bad:
+                raise ArgumentTypeError(f"`{name}` must hold numbers (a cost per question); "
+                                        f"got {_show(bad[0])}")
+        try:
+            costs = cost_difference(first, second, cost_a, cost_b, confidence=confidence,
+                                    shared=bool(shared))
+        except ValueError as error:
+            raise InputError(str(error)) from None
     options = {"confidence": confidence, "clusters": None if clusters is None else "clusters",
                "shared": bool(shared), "adjust": adjust, "short": short,
                "id": None if first.ids is None else "question id",
                "notes": [cli_words(note) for note in notes]}
-    return CompareTable(lines, ("a", "b"), m, options)
+    return CompareTable(lines, ("a", "b"), m, options, costs)
 
 
 __all__ = ["CompareTable", "compare_table"]

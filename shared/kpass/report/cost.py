@@ -6,7 +6,8 @@ column then counting tokens) or from an Inspect log's per-sample token usage tim
 ``--cost-per-1k-tokens``: ``X`` prices every token the log counts (its total), ``IN,OUT``
 its input and output tokens apart, as providers bill them. The numbers are
 :func:`kpass.stats.cost.cost_summary`'s (cost per question and per solved question, with
-intervals over questions) and, on the leaderboard, :func:`kpass.stats.cost.cost_front`'s.
+intervals over questions), on the leaderboard :func:`kpass.stats.cost.cost_front`'s and in
+``kpass compare`` :func:`kpass.stats.cost.cost_difference`'s (B - A, paired).
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ import numpy as np
 
 from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
-from ..stats.cost import CostSummary, cost_summary
+from ..stats.cost import CostDifference, CostSummary, cost_summary
 
-__all__ = ["add_cost_options", "board_costs", "cost_lines", "cost_summaries",
-           "question_costs", "wants_cost"]
+__all__ = ["add_cost_options", "board_costs", "cost_lines",
+           "cost_summaries", "cost_unit", "difference_line", "question_costs", "wants_cost"]
 
 
 def _price(text: str) -> tuple[float, float]:
@@ -43,7 +44,7 @@ def _shown(price: tuple[float, float]) -> str:
 
 
 def add_cost_options(command: argparse.ArgumentParser) -> None:
-    """``--cost COLUMN`` and ``--cost-per-1k-tokens X`` (report and leaderboard)."""
+    """``--cost COLUMN`` and ``--cost-per-1k-tokens X`` (report, compare and leaderboard)."""
     command.add_argument("--cost", metavar="COLUMN",
                          help="a long file's cost of each sample (with --id; tokens when "
                               "--cost-per-1k-tokens is given too): adds the cost per "
@@ -63,29 +64,26 @@ def wants_cost(args: argparse.Namespace) -> bool:
 def question_costs(item: LoadedFile, args: argparse.Namespace) -> np.ndarray:
     """Each question's mean cost of one sample (in the order of ``item.counts``).
 
+    A ``--cost`` column was read with the counts, in the same scan (per model under
+    ``--by COLUMN``: :attr:`kpass.io.long.load.LongFile.costs`); token usage comes from an
+    Inspect log.
+
     Raises:
-        ReportError: ``--cost`` without ``--id``, an unreadable cost column, or an input
-            with no cost (no ``--cost`` column and no token usage recorded).
+        ReportError: ``--cost`` without ``--id``, IN,OUT prices for a token column, or an
+            input with no cost (no ``--cost`` column and no token usage recorded).
     """
     price = getattr(args, "cost_per_1k_tokens", None)
     column = getattr(args, "cost", None)
     if column is not None:
-        if args.id is None or item.counts.ids is None:
+        costs = getattr(item, "costs", None)
+        if costs is None:  # read by the long readers with the counts (InputOptions.cost)
             raise ReportError(item.source, f"--cost {column} needs --id COLUMN (the costs "
                                            "are averaged over each question's rows)")
-        by = getattr(args, "by", None)
-        if by is not None and by != "file":
-            raise ReportError(item.source, f"--cost {column} with --by {by} is not available "
-                                           "yet (the cost column would be read over every "
-                                           "model's rows); split the table by model first")
         if price is not None and price[0] != price[1]:
             raise ReportError(item.source, f"--cost {column} counts tokens of one kind: give "
                                            "one price (--cost-per-1k-tokens X), not IN,OUT")
-        from ..io.long.long_costs import question_costs as read_costs
-
         scale = 1.0 if price is None else price[0] / 1000.0
-        return scale * read_costs(item.source, args.id, column, list(item.counts.ids),
-                                  args.chunk_size)
+        return scale * np.asarray(costs, dtype=float)
     usage = getattr(item, "usage", None)
     if usage is None or price is None:
         raise ReportError(item.source, "no token usage recorded for its samples: "
@@ -113,15 +111,20 @@ def cost_summaries(item: LoadedFile, costs: np.ndarray, ks: list[int], confidenc
 
 
 def _number(value: float) -> str:
-    return "inf" if value == float("inf") else f"{value:.4g}"
+    return f"{value:.4g}"  # inf and -inf as they are
+
+
+def cost_unit(args: argparse.Namespace) -> str:
+    """What the costs are: ``at 3 in, 15 out per 1k tokens``, ```usd```, ```tokens` x 2 / 1k``."""
+    price = getattr(args, "cost_per_1k_tokens", None)
+    return (f"at {_shown(price)} per 1k tokens" if price is not None and args.cost is None else
+            f"`{args.cost}` x {_shown(price)} / 1k" if price is not None else f"`{args.cost}`")
 
 
 def cost_lines(labels: list[str], summaries: list[list[CostSummary]],
                args: argparse.Namespace) -> list[str]:
     """One line per input and k: cost per question and per solved question, intervals."""
-    price = getattr(args, "cost_per_1k_tokens", None)
-    unit = (f"at {_shown(price)} per 1k tokens" if price is not None and args.cost is None else
-            f"`{args.cost}` x {_shown(price)} / 1k" if price is not None else f"`{args.cost}`")
+    unit = cost_unit(args)
     level = f"{summaries[0][0].confidence * 100:g}%" if summaries and summaries[0] else ""
     out = [f"cost ({unit}; {level} intervals over questions):"]
     for label, rows in zip(labels, summaries, strict=True):
@@ -163,3 +166,34 @@ def board_costs(names: list[str], counts: list[Any], costs: list[np.ndarray], fu
         per_question[name] = size * cost
         summaries[name] = cost_summary(run.n_samples, run.n_correct, cost, size, confidence)
     return {"cost": summaries, "front": cost_front(values, per_question, confidence)}
+
+
+def _signed(value: float | None) -> str:
+    """An estimate with its sign (+0.012), an interval's end without (-inf, 0.3, inf)."""
+    return "n/a" if value is None else f"{value:+.4g}"
+
+
+def difference_line(differences: tuple[CostDifference, CostDifference], unit: str = "") -> str:
+    """``kpass compare``'s one cost line: B - A per question and per solved question.
+
+    ``unit`` says what the costs are (:func:`cost_unit`; empty: not said). The differences
+    carry a sign (+: B costs more); an unbounded end is -inf or inf.
+
+    Example:
+        >>> from kpass import BinaryCounts, cost_difference
+        >>> found = cost_difference(BinaryCounts([2] * 3, [2, 1, 1]),
+        ...                         BinaryCounts([2] * 3, [2, 2, 1]), [1.0, 2.0, 3.0],
+        ...                         [2.0, 2.0, 5.0])
+        >>> for part in difference_line(found, "`usd`").split("; "):
+        ...     print(part)
+        cost B - A (`usd`
+        95% intervals): per question (1 sample) +1 [-1.484, 3.484]
+        per solved question (Pass@1) +0.6 [-inf, inf]
+    """
+    cost, solved = differences
+    level = f"{cost.confidence * 100:g}% intervals"
+    samples = f"{cost.k} sample{'s' * (cost.k != 1)}"
+    return (f"cost B - A ({f'{unit}; ' if unit else ''}{level}): per question ({samples}) "
+            f"{_signed(cost.b_minus_a)} [{_number(cost.lo)}, {_number(cost.hi)}]; per solved "
+            f"question (Pass@{solved.k}) {_signed(solved.b_minus_a)} [{_number(solved.lo)}, "
+            f"{_number(solved.hi)}]")

@@ -41,7 +41,8 @@ def input_options(args: argparse.Namespace) -> InputOptions:
                         reference=getattr(args, "reference", None), normalize=normalize,
                         pool=bool(getattr(args, "pool", False)),
                         by=getattr(args, "by", None),
-                        partial=bool(getattr(args, "partial", False)))
+                        partial=bool(getattr(args, "partial", False)),
+                        cost=getattr(args, "cost", None))
 
 
 def load_outcomes(sources: list[str], args: argparse.Namespace, command: str, *,

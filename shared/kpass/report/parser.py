@@ -389,6 +389,9 @@ def _add_compare(commands: Any) -> None:
                               "studentised max-T stepdown over the same sign flips of the "
                               "per-question differences (default), or holm")
     compare.add_argument("--percent", action="store_true", help=PERCENT_HELP)
+    from .cost import add_cost_options
+
+    add_cost_options(compare)
     _answers_options(compare)
     _threshold_option(compare)
     compare.add_argument("--plot", metavar="FILE.png", type=_plot_path,

@@ -444,7 +444,14 @@ def render_sections(report: Report, format: str, digits: int) -> str:  # noqa: A
     sections = []
     for index, (label, item, rows) in enumerate(zip(report.labels, report.inputs, report.rows,
                                                     strict=True)):
+        cost_lines = []
+        if report.costs is not None and report.cost_lines:  # the heading, then this model's
+            start = 1 + sum(len(rows_of) for rows_of in report.costs[:index])
+            cost_lines = [report.cost_lines[0],
+                          *report.cost_lines[start:start + len(report.costs[index])]]
         one = replace(report, inputs=[item], labels=[label], rows=[rows],
+                      costs=None if report.costs is None else [report.costs[index]],
+                      cost_lines=cost_lines,
                       notes=report.notes if index == last else [],
                       warnings=report.warnings if index == last else [],
                       clusters=None if report.clusters is None else [report.clusters[index]],

@@ -50,16 +50,22 @@ from .long_rows import (
 
 @dataclass
 class LongFile(LoadedFile):
-    """A :class:`LoadedFile` read by question id; ``soft`` is set when a threshold was given."""
+    """A :class:`LoadedFile` read by question id.
+
+    ``soft`` is set when a threshold was given; ``costs`` with ``--cost COLUMN``: each
+    question's mean of the column over its rows (its mean cost of one sample), in the order
+    of the counts, read in the scan that counted them.
+    """
 
     soft: SoftScores | None = None
+    costs: np.ndarray | None = None
 
 
 def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa: A002
               column: str | None = None, threshold: float | None = None,
               chunk_size: int = 65536, tool: str | None = None,
               filter: str | None = None, clusters: str | None = None,  # noqa: A002
-              partial: bool = False) -> LongFile:
+              partial: bool = False, cost: str | None = None) -> LongFile:
     """Read a long (or id-keyed wide) outcome file into counts keyed by question id.
 
     Question and sample ids are compared by :func:`kpass.io.rows.canonical_id`:
@@ -88,24 +94,32 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
             question in the order of the counts. Needs ``id``; not for harness files.
         partial: an Inspect log of a run that has not finished is read as far as it goes
             (``--partial``).
+        cost: a cost column (``--cost``: a number >= 0 per row, the cost of that sample),
+            averaged over each question's rows in the same scan as the counts. Needs ``id``;
+            not for harness files or wide rows.
 
     Returns:
         The counts with ``ids`` in first-seen order, plus the mean soft score when
-        ``threshold`` is given and the cluster labels when ``clusters`` is given.
+        ``threshold`` is given, the cluster labels when ``clusters`` is given and each
+        question's mean cost (``costs``) when ``cost`` is given.
 
     Raises:
         ReportError: a missing column or file, a bad value (with its line), a soft
             score outside [0, 1], a repeated (id, sample) pair or wide id (with both
             lines), an id that is not a string or an integer, a question whose rows carry
-            two cluster labels (with both lines).
+            two cluster labels (with both lines), a cost that is not a finite number >= 0
+            (with its line).
     """
     if id is None and sample is not None:
         raise ReportError(source, "--sample needs --id COLUMN (the question of each sample)")
     if clusters is not None and id is None:
         raise ReportError(source, "--clusters on a long file needs --id COLUMN (the labels "
                                   "are grouped by question id)")
+    if cost is not None and id is None:
+        raise ReportError(source, f"--cost {cost} needs --id COLUMN (the costs are averaged "
+                                  "over each question's rows)")
     loaded = _load_long(source, id, sample, column, threshold, max(1, chunk_size), tool, filter,
-                        clusters is not None, partial=partial)
+                        clusters is not None, partial=partial, cost=cost)
     assert isinstance(loaded, LongFile)
     if clusters is not None:
         assert id is not None and loaded.counts.ids is not None
@@ -118,8 +132,8 @@ def load_long(source: str, *, id: str | None, sample: str | None = None,  # noqa
 
 def load_long_by(source: str, *, by: str, id: str,  # noqa: A002
                  sample: str | None = None, column: str | None = None,
-                 threshold: float | None = None, chunk_size: int = 65536
-                 ) -> dict[str, LongFile]:
+                 threshold: float | None = None, chunk_size: int = 65536,
+                 cost: str | None = None) -> dict[str, LongFile]:
     r"""A long table holding several models, split by the column ``by``: one model per value.
 
     One scan, on every route :func:`load_long` reads a long table by (the row tally, pyarrow's
@@ -138,10 +152,13 @@ def load_long_by(source: str, *, by: str, id: str,  # noqa: A002
         column: the outcome column (default: as :func:`load_long`).
         threshold: soft scores: correct iff score > threshold.
         chunk_size: rows read at a time.
+        cost: a cost column (``--cost``): each model's mean cost of one sample of each
+            question, from that model's rows only, summed in the same scan as the counts
+            (each row's cost is added under its (model, question) pair).
 
     Returns:
         One :class:`LongFile` per model, keyed by label, labels in sorted order; each
-        model's questions in first-seen order.
+        model's questions in first-seen order (and ``costs`` in that order with ``cost``).
 
     Raises:
         ReportError: a missing ``by`` column, a missing (null or empty) ``by`` cell (with its
@@ -156,11 +173,11 @@ def load_long_by(source: str, *, by: str, id: str,  # noqa: A002
         >>> {label: item.counts.n_samples.tolist() for label, item in split.items()}
         {'a': [2], 'b': [1, 1]}
     """
-    if by in (id, sample, column):
+    if by in (id, sample, column, cost):
         raise ReportError(source, f"--by {by}: the column is already read as the question id, "
-                                  "sample or outcome; name the model column")
+                                  "sample, outcome or cost; name the model column")
     loaded = _load_long(source, id, sample, column, threshold, max(1, chunk_size), None, None,
-                        False, by)
+                        False, by, cost=cost)
     assert isinstance(loaded, dict)
     return loaded
 
@@ -168,8 +185,12 @@ def load_long_by(source: str, *, by: str, id: str,  # noqa: A002
 def _load_long(source: str, id: str | None, sample: str | None,  # noqa: A002
                column: str | None, threshold: float | None, chunk_size: int,
                tool: str | None, filter: str | None, clustered: bool,  # noqa: A002
-               by: str | None = None, partial: bool = False
+               by: str | None = None, partial: bool = False, cost: str | None = None
                ) -> LongFile | dict[str, LongFile]:
+    if cost is not None and (is_inspect_log(source) or tool is not None):
+        raise ReportError(source, f"--cost {cost} reads a column of a long table; this is a "
+                                  "harness log: price its token usage with "
+                                  "--cost-per-1k-tokens")
     if by is not None and (is_inspect_log(source) or tool is not None):
         raise ReportError(source, f"--by {by} reads a column of a long table; this is a "
                                   "harness log, one model per file: give a folder of logs "
@@ -186,7 +207,7 @@ def _load_long(source: str, id: str | None, sample: str | None,  # noqa: A002
     parts = shard_parts(source)
     if parts is not None:
         return _load_parts(source, parts, id, sample, column, threshold, chunk_size, tool,
-                           filter, by)
+                           filter, by, cost)
     path = Path(source)
     if not path.exists():
         raise ReportError(source, "no such file or directory")
@@ -197,6 +218,9 @@ def _load_long(source: str, id: str | None, sample: str | None,  # noqa: A002
         from ..harness.load import detect_harness
 
         tool = detect_harness(source)
+        if tool is not None and cost is not None:
+            raise ReportError(source, f"--cost {cost} reads a column of a long table; this is "
+                                      f"a {tool} file")
         if tool is not None and by is not None:
             raise ReportError(source, f"--by {by} reads a column of a long table; this is a "
                                       f"{tool} file, one model per file: give a folder of "
@@ -208,16 +232,16 @@ def _load_long(source: str, id: str | None, sample: str | None,  # noqa: A002
                                       "question id and cluster instead")
         return _load_harness(source, path, tool, filter, id, sample, column, threshold,
                              chunk_size)
-    names = {"id": id, "sample": sample, "column": column, "by": by}
+    names = {"id": id, "sample": sample, "column": column, "by": by, "cost": cost}
     small = fmt in ("csv", "tsv", "jsonl") and line_reader_size(path)
     fast = None if small else fast_long_counts(path, fmt, names, threshold, chunk_size)
     if fast is not None:  # pyarrow grouped it; any doubt went to the line-by-line reader
-        counts, used = fast
-        return _fast_result(source, path, counts, used)
-    tally = _Tally(source, sample is not None, threshold, by)
+        return _fast_result(source, path, *fast)
+    tally = _Tally(source, sample is not None, threshold, by, cost)
     try:
-        for where, ids, samples, values in _CHUNKS[fmt](source, path, names, chunk_size):
-            tally.add(where, ids, samples, values)
+        for where, ids, samples, values, costs in _CHUNKS[fmt](source, path, names,
+                                                               chunk_size):
+            tally.add(where, ids, samples, values, costs)
     except read_errors() as error:
         raise ReportError(source, describe_read_error(error)) from None
     return tally.result(path, names["column"]) if by is None else tally.result_by(
@@ -227,7 +251,8 @@ def _load_long(source: str, id: str | None, sample: str | None,  # noqa: A002
 def _load_parts(source: str, parts: Parts, id: str | None,  # noqa: A002
                 sample: str | None, column: str | None, threshold: float | None,
                 chunk_size: int, tool: str | None, filter: str | None,  # noqa: A002
-                by: str | None = None) -> LongFile | dict[str, LongFile]:
+                by: str | None = None, cost: str | None = None
+                ) -> LongFile | dict[str, LongFile]:
     """The part files of a sharded input (:func:`kpass.io.shards.shard_paths`) as one table.
 
     Every part is tallied into one set of per-question counts, so a question's samples
@@ -252,10 +277,11 @@ def _load_parts(source: str, parts: Parts, id: str | None,  # noqa: A002
             grouped[model][1].append(label)
         loaded: LongFile | dict[str, LongFile] = {
             model: _one(_read_parts(source, Parts(*grouped[model]), id, sample, column,
-                                    threshold, chunk_size, None))
+                                    threshold, chunk_size, None, cost))
             for model in sorted(grouped)}
     else:
-        loaded = _read_parts(source, parts, id, sample, column, threshold, chunk_size, by)
+        loaded = _read_parts(source, parts, id, sample, column, threshold, chunk_size, by,
+                             cost)
     for item in loaded.values() if isinstance(loaded, dict) else [loaded]:
         item.notes.extend(parts.notes)
     return loaded
@@ -268,22 +294,23 @@ def _one(loaded: LongFile | dict[str, LongFile]) -> LongFile:
 
 def _read_parts(source: str, parts: Parts, id: str | None,  # noqa: A002
                 sample: str | None, column: str | None, threshold: float | None,
-                chunk_size: int, by: str | None) -> LongFile | dict[str, LongFile]:
+                chunk_size: int, by: str | None, cost: str | None = None
+                ) -> LongFile | dict[str, LongFile]:
     fmt = detect_format(Path(parts.paths[0]))
     if fmt in ("npy", "datasets"):
         raise ReportError(source, f"parts of format {fmt} are not read as one table; give "
                                   "JSONL, JSON, CSV, TSV or Parquet parts")
-    names = {"id": id, "sample": sample, "column": column, "by": by}
+    names = {"id": id, "sample": sample, "column": column, "by": by, "cost": cost}
     fast = fast_long_counts([Path(part) for part in parts.paths], fmt, names, threshold,
                             chunk_size)
     if fast is not None:  # pooled by pyarrow; any doubt goes to the line-by-line reader
         return _fast_result(source, Path(parts.paths[0]), *fast)
-    tally = _Tally(source, sample is not None, threshold, by)
+    tally = _Tally(source, sample is not None, threshold, by, cost)
     for part, label in zip(parts.paths, parts.labels, strict=True):
         try:
-            for where, ids, samples, values in _CHUNKS[fmt](part, Path(part), names,
-                                                            chunk_size):
-                tally.add([f"{label}, {w}" for w in where], ids, samples, values)
+            for where, ids, samples, values, costs in _CHUNKS[fmt](part, Path(part), names,
+                                                                   chunk_size):
+                tally.add([f"{label}, {w}" for w in where], ids, samples, values, costs)
         except read_errors() as error:
             raise ReportError(source, f"{label}: {describe_read_error(error)}") from None
     return tally.result(Path(parts.paths[0]), names["column"]) if by is None else (
@@ -291,15 +318,20 @@ def _read_parts(source: str, parts: Parts, id: str | None,  # noqa: A002
 
 
 def _fast_result(source: str, path: Path, counts: BinaryCounts | dict[str, BinaryCounts],
-                 column: str | None) -> LongFile | dict[str, LongFile]:
+                 column: str | None, costs: np.ndarray | dict[str, np.ndarray] | None = None
+                 ) -> LongFile | dict[str, LongFile]:
     """A :class:`LongFile` of counts grouped on the fast path (questions named by id).
 
-    With ``--by``, one per label.
+    With ``--by``, one per label; ``costs`` (``--cost``) are each question's cost sums.
     """
     if isinstance(counts, dict):
-        return {label: LongFile(source, path, column, part, _shortest(part), [], soft=None)
+        assert costs is None or isinstance(costs, dict)
+        return {label: LongFile(source, path, column, part, _shortest(part), [], soft=None,
+                                costs=None if costs is None else costs[label] / part.n_samples)
                 for label, part in counts.items()}
-    return LongFile(source, path, column, counts, _shortest(counts), [], soft=None)
+    assert costs is None or isinstance(costs, np.ndarray)
+    return LongFile(source, path, column, counts, _shortest(counts), [], soft=None,
+                    costs=None if costs is None else costs / counts.n_samples)
 
 
 def _shortest(counts: BinaryCounts) -> str:
@@ -377,9 +409,11 @@ class _Tally:
     """Per-id counts, accumulated chunk by chunk."""
 
     def __init__(self, source: str, keep_pairs: bool, threshold: float | None,
-                 by: str | None = None) -> None:
+                 by: str | None = None, cost: str | None = None) -> None:
         self.source = source
         self.by = by  # ``--by COLUMN``: ids are (by value, question id) pairs, keys (label, id)
+        self.cost = cost  # ``--cost COLUMN``: each slot's sum of the column in ``x``
+        self.x: list[float] = []
         self.threshold = threshold
         self.slot: dict[Any, int] = {}
         self.n: list[int] = []
@@ -392,15 +426,24 @@ class _Tally:
         self.keyed = True  # False when the file has no id column
 
     def add(self, where: list[str], ids: list[Any] | None, samples: list[Any] | None,
-            values: list[Any]) -> None:
+            values: list[Any], costs: list[Any] | None = None) -> None:
         self.keyed = ids is not None
         if ids is not None and self.shape != "wide" and self._add_fast(where, ids, samples,
-                                                                       values):
+                                                                       values, costs):
             return
-        self._add_rows(where, ids, samples, values)
+        self._add_rows(where, ids, samples, values, costs)
+
+    def _new_slot(self, key: Any, where: str) -> int:
+        slot = self.slot[key] = len(self.n)
+        self.n.append(0)
+        self.c.append(0)
+        self.soft.append(0.0)
+        self.x.append(0.0)
+        self.first.append(where)
+        return slot
 
     def _add_fast(self, where: list[str], ids: list[Any], samples: list[Any] | None,
-                  values: list[Any]) -> bool:
+                  values: list[Any], costs: list[Any] | None = None) -> bool:
         """A chunk of plain numeric long rows, counted with numpy; False: use the row loop.
 
         The row loop is the reference (it locates every problem); this path only
@@ -416,6 +459,16 @@ class _Tally:
             return False  # lists (wide rows), `true`/`false` text, bad cells
         if scores.ndim != 1 or not np.isfinite(scores).all():
             return False
+        spent = np.zeros(len(values))
+        if costs is not None:
+            if not set(map(type, costs)) <= {str, int, float}:  # exact: bool is no cost
+                return False
+            try:
+                spent = np.asarray(costs, dtype=np.float64)
+            except (TypeError, ValueError, OverflowError):
+                return False  # text that is not a number: the row loop names its line
+            if spent.ndim != 1 or not np.isfinite(spent).all() or (spent < 0).any():
+                return False
         if self.threshold is None:
             if not np.isin(scores, (0.0, 1.0)).all():
                 return False
@@ -437,11 +490,7 @@ class _Tally:
             qid = self._key(raw, where[first_row[code]])
             slot = self.slot.get(qid)
             if slot is None:
-                slot = self.slot[qid] = len(self.n)
-                self.n.append(0)
-                self.c.append(0)
-                self.soft.append(0.0)
-                self.first.append(where[first_row[code]])
+                slot = self._new_slot(qid, where[first_row[code]])
             slots[code] = slot
         rows = slots[codes]
         if self.pairs is not None and samples is not None:
@@ -458,15 +507,17 @@ class _Tally:
         n_add = np.bincount(rows, minlength=size)
         c_add = np.bincount(rows, weights=hard, minlength=size)
         soft_add = np.bincount(rows, weights=scores, minlength=size)
+        x_add = np.bincount(rows, weights=spent, minlength=size)
         for slot in np.flatnonzero(n_add).tolist():
             self.n[slot] += int(n_add[slot])
             self.c[slot] += int(c_add[slot])
             self.soft[slot] += float(soft_add[slot])
+            self.x[slot] += float(x_add[slot])
         self.shape = "long"
         return True
 
     def _add_rows(self, where: list[str], ids: list[Any] | None, samples: list[Any] | None,
-                  values: list[Any]) -> None:
+                  values: list[Any], costs: list[Any] | None = None) -> None:
         for i, value in enumerate(values):
             shape = "wide" if isinstance(value, (list, tuple)) else "long"
             if ids is None:  # no id column: rows are questions, by position
@@ -492,6 +543,10 @@ class _Tally:
                                                    f"{self.first[slot]} and {where[i]}")
                 if len(value) == 0:
                     raise ReportError(self.source, "the outcome list is empty", where[i])
+                if costs is not None:
+                    raise ReportError(self.source, f"--cost {self.cost} reads one row per "
+                                                   "sample; this row holds a list of outcomes",
+                                      where[i])
                 scores = [self._score(v, where[i]) for v in value]
             else:
                 if self.pairs is not None:
@@ -503,12 +558,10 @@ class _Tally:
                                                        f"{where[i]}")
                     self.pairs[key] = where[i]
                 scores = [self._score(value, where[i])]
+            spent = 0.0 if costs is None else self._cost(costs[i], where[i])
             if slot is None:
-                slot = self.slot[qid] = len(self.n)
-                self.n.append(0)
-                self.c.append(0)
-                self.soft.append(0.0)
-                self.first.append(where[i])
+                slot = self._new_slot(qid, where[i])
+            self.x[slot] += spent
             self.n[slot] += len(scores)
             self.c[slot] += sum(self._hard(s) for s in scores)
             self.soft[slot] += math.fsum(scores)
@@ -539,6 +592,21 @@ class _Tally:
                                            "them, e.g. a percentage to a fraction)", where)
         return number
 
+    def _cost(self, value: Any, where: str) -> float:
+        """A ``--cost`` cell: a finite number >= 0 (text read as a number; not a boolean)."""
+        if isinstance(value, (list, tuple)) and len(value) == 1:
+            value = value[0]
+        number = None if isinstance(value, (bool, np.bool_)) else _number(value)
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            number = None
+        if value is None or (isinstance(value, str) and not value.strip()):
+            raise ReportError(self.source, f"--cost {self.cost}: the cell is empty; every row "
+                                           "needs its cost (a finite number >= 0)", where)
+        if number is None or not math.isfinite(number) or number < 0:
+            raise ReportError(self.source, f"--cost {self.cost}: {show(value)} is not a cost "
+                                           "(a finite number >= 0)", where)
+        return number
+
     def _hard(self, score: float) -> int:
         return int(score > self.threshold) if self.threshold is not None else int(score)
 
@@ -558,6 +626,8 @@ class _Tally:
             part.n = [self.n[slot] for slot in slots]
             part.c = [self.c[slot] for slot in slots]
             part.soft = [self.soft[slot] for slot in slots]
+            part.x = [self.x[slot] for slot in slots]
+            part.cost = self.cost
             part.first = [self.first[slot] for slot in slots]
             part.low, part.high = self.low, self.high
             split[label] = part.result(path, column)
@@ -579,7 +649,8 @@ class _Tally:
             se = float(means.std(ddof=1) / math.sqrt(means.size)) if means.size > 1 else 0.0
             soft = SoftScores(float(means.mean()), se, float(self.threshold), self.low,
                               self.high)
-        return LongFile(self.source, path, column, counts, shortest, [], soft=soft)
+        costs = None if self.cost is None else np.array(self.x) / n
+        return LongFile(self.source, path, column, counts, shortest, [], soft=soft, costs=costs)
 
 
 def by_label(value: Any, column: str, source: str, where: str | None) -> str:

@@ -91,17 +91,19 @@ def repeated_pairs(keys: list[np.ndarray], id_map: np.ndarray, sample_map: np.nd
 
 
 def split_pairs(model: np.ndarray, question: np.ndarray, n: np.ndarray, c: np.ndarray,
-                labels: list[str], question_ids: np.ndarray
-                ) -> tuple[dict[str, BinaryCounts], np.ndarray]:
+                labels: list[str], question_ids: np.ndarray, x: np.ndarray | None = None
+                ) -> tuple[dict[str, BinaryCounts], np.ndarray, dict[str, np.ndarray] | None]:
     """Counts of (model, question) pairs split into one :class:`BinaryCounts` per model.
 
     ``model`` and ``question`` give each raw pair's model (an index into ``labels``) and
     canonical question (an index into ``question_ids``); raw pairs the id rule merges are
-    added up. Each model's questions come in the first-seen order of their pairs.
+    added up. Each model's questions come in the first-seen order of their pairs. ``x``
+    (``--cost``: each raw pair's sum of the cost column) is merged and split the same way.
 
     Returns:
         The counts per label (in the order of ``labels``, models without rows left out),
-        and each raw pair's index among the merged pairs (for the ``--sample`` check).
+        each raw pair's index among the merged pairs (for the ``--sample`` check), and the
+        cost sums per label in the order of its counts (None without ``x``).
     """
     key = model.astype(np.int64) * max(len(question_ids), 1) + question
     unique, first, inverse = np.unique(key, return_index=True, return_inverse=True)
@@ -112,16 +114,21 @@ def split_pairs(model: np.ndarray, question: np.ndarray, n: np.ndarray, c: np.nd
     sizes = order.size
     n_pair = np.bincount(pair_map, weights=n[: pair_map.size], minlength=sizes).astype(np.int64)
     c_pair = np.bincount(pair_map, weights=c[: pair_map.size], minlength=sizes).astype(np.int64)
+    x_pair = None if x is None else np.bincount(pair_map, weights=x[: pair_map.size],
+                                                minlength=sizes)
     merged = unique[order]
     owner = merged // max(len(question_ids), 1)
     split = {}
+    costs: dict[str, np.ndarray] = {}
     for index, label in enumerate(labels):
         rows = np.flatnonzero(owner == index)
         if rows.size:
             split[label] = BinaryCounts(n_pair[rows], c_pair[rows],
                                         ids=question_ids[merged[rows] % max(len(question_ids),
                                                                             1)])
-    return split, pair_map
+            if x_pair is not None:
+                costs[label] = x_pair[rows]
+    return split, pair_map, None if x is None else costs
 
 
 class Codes:

@@ -15,7 +15,8 @@ Parquet route groups by (model, id) in the same one query and the groups are spl
 
 * Parquet (one file or the parts of a sharded input, at least :data:`DUCKDB_ROWS` rows):
   DuckDB reads the files itself; ``row`` is ``part << 40 | file_row_number``, and the outcome
-  check (null, NaN, 0.5, 2: not 0 or 1) is a ``count(*) FILTER`` of the same query.
+  check (null, NaN, 0.5, 2: not 0 or 1) is a ``count(*) FILTER`` of the same query; a
+  ``--cost`` column is ``sum(cost)`` there too (a null, negative or non-finite cost: a doubt).
 * CSV, TSV and JSON Lines (at least :data:`DUCKDB_BYTES` bytes): pyarrow parses, exactly as on
   its own route (its readers are the ones whose answers the line reader's agree with: DuckDB's
   own JSON reader keeps no row number and accepts lines that are not JSON), and DuckDB groups
@@ -93,16 +94,20 @@ def _value_type(kind: Any, pa: Any) -> Any:
 
 
 def duckdb_long_counts(paths: list[Path], roles: dict[str, str]
-                       ) -> tuple[BinaryCounts | dict[str, BinaryCounts], str] | None:
+                       ) -> tuple[BinaryCounts | dict[str, BinaryCounts], str,
+                                  np.ndarray | dict[str, np.ndarray] | None] | None:
     """Counts of long Parquet parts read and grouped by DuckDB, or None (pyarrow's route).
 
     Args:
         paths: the Parquet file, or the parts of one sharded input, in order.
-        roles: the columns of ``id`` and ``column`` (``sample`` is the pyarrow route's), and
-            ``by`` (``--by``: grouped by (model, id), one count per model label, sorted).
+        roles: the columns of ``id`` and ``column`` (``sample`` is the pyarrow route's),
+            ``by`` (``--by``: grouped by (model, id), one count per model label, sorted) and
+            ``cost`` (``--cost``: ``sum(cost)`` in the same group-by; a null, negative or
+            non-finite cost is a bad row, for the line reader to name).
 
     Returns:
-        The counts with question ids in first-seen order, and the outcome column; None when
+        The counts with question ids in first-seen order, the outcome column, and each
+        question's cost sum (per label with ``by``; None without ``cost``); None when
         the parts hold fewer than :data:`DUCKDB_ROWS` rows, a type or value is one the pyarrow
         route would refuse or doubt, or DuckDB fails.
     """
@@ -117,12 +122,16 @@ def duckdb_long_counts(paths: list[Path], roles: dict[str, str]
         rows += footer.metadata.num_rows
         kinds.add((_value_type(schema.field(roles["id"]).type, pa),
                    _value_type(schema.field(roles["column"]).type, pa),
-                   _value_type(schema.field(roles["by"]).type, pa) if "by" in roles else None))
+                   _value_type(schema.field(roles["by"]).type, pa) if "by" in roles else None,
+                   schema.field(roles["cost"]).type if "cost" in roles else None))
     if rows < DUCKDB_ROWS:
         return None  # small: importing DuckDB costs more than it saves
     if len(kinds) != 1:
         return None  # parts of other types (the pyarrow route refuses them)
-    ((id_kind, outcome_kind, by_kind),) = kinds
+    ((id_kind, outcome_kind, by_kind, cost_kind),) = kinds
+    if cost_kind is not None and not (pa.types.is_integer(cost_kind)
+                                      or pa.types.is_floating(cost_kind)):
+        return None  # text or booleans as costs: the pyarrow route and the line reader say
     texts = pa.types.is_string(id_kind) or pa.types.is_large_string(id_kind)
     if by_kind is not None and not (pa.types.is_string(by_kind) or pa.types.is_integer(by_kind)
                                     or pa.types.is_large_string(by_kind)):
@@ -137,21 +146,27 @@ def duckdb_long_counts(paths: list[Path], roles: dict[str, str]
     # --by: grouped by (model, id); a null model is a bad row (the line reader names it)
     select, group, null_model = ((f"{model}::VARCHAR AS model, ", f"{model}, ",
                                   f" OR {model} IS NULL") if model else ("", "", ""))
+    # --cost: summed in the same group-by; a null, negative or non-finite cost is a bad row
+    spent = f"{_quoted(roles['cost'])}::DOUBLE" if "cost" in roles else None
+    cost_sum, bad_cost = ((f", sum({spent}) AS x",
+                           f" OR {spent} IS NULL OR {spent} < 0 OR NOT isfinite({spent})")
+                          if spent else ("", ""))
     grouped = f"""
             SELECT {select}{key} AS id, count(*) AS n,
                    count(*) FILTER (WHERE {value} = 1) AS c,
                    min(((list_position($paths, filename) - 1)::BIGINT << 40)
                        | file_row_number) AS first,
                    count(*) FILTER (WHERE {outcome} IS NULL OR {value} NOT IN (0, 1)
-                                    {null_model}) AS bad
+                                    {null_model}{bad_cost}) AS bad{cost_sum}
             FROM read_parquet($paths, file_row_number = true, filename = true)
             GROUP BY {group}{key}"""
     return _counted(grouped, {"paths": [str(part) for part in paths]}, texts,
-                    str(paths[0]), roles["column"], None, model is not None)
+                    str(paths[0]), roles["column"], None, model is not None, spent is not None)
 
 
 def duckdb_stream_counts(first: Any, batches: Iterator[Any], source: str, column: str
-                         ) -> tuple[BinaryCounts | dict[str, BinaryCounts], str] | None:
+                         ) -> tuple[BinaryCounts | dict[str, BinaryCounts], str,
+                                    np.ndarray | dict[str, np.ndarray] | None] | None:
     """Counts of record batches that pyarrow parsed, grouped by DuckDB as they come.
 
     Args:
@@ -164,7 +179,8 @@ def duckdb_stream_counts(first: Any, batches: Iterator[Any], source: str, column
         column: the outcome column's name, returned with the counts.
 
     Returns:
-        The counts with question ids in first-seen order, and ``column``; None on an error.
+        The counts with question ids in first-seen order, ``column`` and None (no costs on
+        this route); None on an error.
     """
     import pyarrow as pa
 
@@ -186,27 +202,33 @@ def _quoted(name: str) -> str:
 
 
 def _counted(grouped: str, params: dict[str, Any], texts: bool, source: str, column: str,
-             rows: Any, by: bool = False
-             ) -> tuple[BinaryCounts | dict[str, BinaryCounts], str] | None:
-    """Run ``grouped`` (id, n, c, first, bad; ``model`` first with ``by``), build the counts."""
-    found = _grouped(grouped, params, texts, rows, by)
+             rows: Any, by: bool = False, cost: bool = False
+             ) -> tuple[BinaryCounts | dict[str, BinaryCounts], str,
+                        np.ndarray | dict[str, np.ndarray] | None] | None:
+    """Run ``grouped``, build the counts (and the cost sums).
+
+    Its columns: id, n, c, first, bad; ``model`` first with ``by``; ``x`` with ``cost``.
+    """
+    found = _grouped(grouped, params, texts, rows, by, cost)
     if found is None:
         return None
-    ids, n, c, plain, models = found
+    ids, n, c, plain, models, x = found
     if models is not None:
-        return _split(ids, n, c, plain, models, source, column)
+        return _split(ids, n, c, plain, models, source, column, x)
     try:
         question_ids, id_map = canonical_codes(ids, plain, source, "question id")
     except (ReportError, UnicodeDecodeError):
         return None  # a blank id, ...: the line reader names its line
     size = len(question_ids)
-    return BinaryCounts(np.bincount(id_map, weights=n, minlength=size).astype(np.int64),
-                        np.bincount(id_map, weights=c, minlength=size).astype(np.int64),
-                        ids=question_ids), column
+    return (BinaryCounts(np.bincount(id_map, weights=n, minlength=size).astype(np.int64),
+                         np.bincount(id_map, weights=c, minlength=size).astype(np.int64),
+                         ids=question_ids), column,
+            None if x is None else np.bincount(id_map, weights=x, minlength=size))
 
 
 def _split(ids: list[Any], n: np.ndarray, c: np.ndarray, plain: bool, models: list[Any],
-           source: str, column: str) -> tuple[dict[str, BinaryCounts], str] | None:
+           source: str, column: str, x: np.ndarray | None = None
+           ) -> tuple[dict[str, BinaryCounts], str, dict[str, np.ndarray] | None] | None:
     """The (model, id) groups, in first-seen order, as one count per model label (sorted)."""
     distinct = list(dict.fromkeys(ids))
     try:
@@ -217,14 +239,17 @@ def _split(ids: list[Any], n: np.ndarray, c: np.ndarray, plain: bool, models: li
     slot = {raw: index for index, raw in enumerate(distinct)}
     labels = sorted(set(label_of))
     number = {label: index for index, label in enumerate(labels)}
-    split, _ = split_pairs(np.asarray([number[label] for label in label_of], dtype=np.int64),
-                           id_map[np.asarray([slot[raw] for raw in ids], dtype=np.int64)],
-                           n, c, labels, question_ids)
-    return split, column
+    split, _, costs = split_pairs(
+        np.asarray([number[label] for label in label_of], dtype=np.int64),
+        id_map[np.asarray([slot[raw] for raw in ids], dtype=np.int64)], n, c, labels,
+        question_ids, x)
+    return split, column, costs
 
 
-def _grouped(grouped: str, params: dict[str, Any], texts: bool, rows: Any, by: bool = False
-             ) -> tuple[list[Any], np.ndarray, np.ndarray, bool, list[Any] | None] | None:
+def _grouped(grouped: str, params: dict[str, Any], texts: bool, rows: Any, by: bool = False,
+             cost: bool = False
+             ) -> tuple[list[Any], np.ndarray, np.ndarray, bool, list[Any] | None,
+                        np.ndarray | None] | None:
     """The distinct ids in first-seen order, their rows and successes, and whether they are plain.
 
     Plain: every id is its own canonical id. None on a null id, an outcome other than 0 or 1,
@@ -238,7 +263,8 @@ def _grouped(grouped: str, params: dict[str, Any], texts: bool, rows: Any, by: b
     if texts:
         params = {**params, "plain": PLAIN_ID, "number": INTEGER_TEXT}
     query = (f"WITH grouped AS ({grouped})\n"
-             f"SELECT {'model, ' if by else ''}id, n, c, first, bad, {plain} AS plain "
+             f"SELECT {'model, ' if by else ''}id, n, c, first, bad, {plain} AS plain"
+             f"{', x' if cost else ''} "
              "FROM grouped ORDER BY first")
     try:
         # No progress bar of DuckDB's on the terminal (kpass draws its own on stderr), and any
@@ -265,5 +291,10 @@ def _grouped(grouped: str, params: dict[str, Any], texts: bool, rows: Any, by: b
         if np.ma.isMaskedArray(found) and found.mask.any():
             return None  # a null model: the line reader names its row
         models = np.asarray(found).tolist()
+    x = None
+    if cost:
+        x = np.asarray(result["x"], dtype=np.float64)
+        if not np.all(np.isfinite(x)):
+            return None  # a sum past the float range: the other routes say
     return (np.asarray(ids).tolist(), np.asarray(result["n"], dtype=np.int64),
-            np.asarray(result["c"], dtype=np.int64), bool(np.all(result["plain"])), models)
+            np.asarray(result["c"], dtype=np.int64), bool(np.all(result["plain"])), models, x)

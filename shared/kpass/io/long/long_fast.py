@@ -139,7 +139,7 @@ def _columns(names: dict[str, Any], present: list[str]) -> dict[str, str] | None
     if column is None:
         column = next((name for name in OUTCOME_COLUMNS if name in present), None)
     wanted = {"id": names["id"], "sample": names["sample"], "column": column,
-              "by": names.get("by")}
+              "by": names.get("by"), "cost": names.get("cost")}
     if column is None or any(value is not None and value not in present
                              for value in wanted.values()):
         return None
@@ -192,6 +192,24 @@ def _binary(column: Any, pc: Any, pa: Any) -> Any | None:
         if bounds["min"] < 0 or bounds["max"] > 1:
             return None
     return column
+
+
+def _spent(column: Any, pc: Any, pa: Any) -> np.ndarray | None:
+    """A ``--cost`` column as float64 when every value is a finite number >= 0, else None.
+
+    Integer and floating columns only (text, booleans, nulls: the line reader decides and
+    names the line of a bad one).
+    """
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if pa.types.is_dictionary(column.type) or column.null_count:
+        return None
+    if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)):
+        return None
+    values = to_numpy(pc.cast(column, pa.float64())).astype(np.float64, copy=False)
+    if not np.isfinite(values).all() or (values < 0).any():
+        return None
+    return values
 
 
 class _TooDeepError(ValueError):
@@ -307,7 +325,8 @@ class _Checked:
         self.text, self.chunk_size, self.types = text, chunk_size, types
         self.doubted = False
 
-    def counts(self) -> tuple[BinaryCounts | dict[str, BinaryCounts], str] | None:
+    def counts(self) -> tuple[BinaryCounts | dict[str, BinaryCounts], str,
+                              np.ndarray | dict[str, np.ndarray] | None] | None:
         """The counts grouped by DuckDB, or None (a doubt, or a DuckDB failure)."""
         rows = self._rows()
         first = next(rows, None)
@@ -390,6 +409,7 @@ def _layout(path: Path, fmt: str, names: dict[str, Any], pa: Any
     if first is not None:  # JSON Lines
         keys = {roles[role] for role in ("id", "sample", "by") if role in roles}
         for name in roles.values():
+            # a cost first written as an integer is read as a float, as an outcome is
             kind = _json_type(first[name], pa, name not in keys)
             if kind is None:
                 return None
@@ -399,7 +419,8 @@ def _layout(path: Path, fmt: str, names: dict[str, Any], pa: Any
 
 def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
                      threshold: float | None, chunk_size: int
-                     ) -> tuple[BinaryCounts | dict[str, BinaryCounts], str] | None:
+                     ) -> tuple[BinaryCounts | dict[str, BinaryCounts], str,
+                np.ndarray | dict[str, np.ndarray] | None] | None:
     """Counts of a long CSV/TSV/JSONL/Parquet file grouped by pyarrow, or None (the slow path).
 
     Args:
@@ -413,7 +434,9 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
     Returns:
         The counts with question ids in first-seen order, and the outcome column used; with
         ``names["by"]`` (``--by``) one count per model label instead (labels sorted): each
-        row is numbered by the pair (model code, id code), one more hash lookup a row.
+        row is numbered by the pair (model code, id code), one more hash lookup a row. With
+        ``names["cost"]`` (``--cost``) a third item: each question's sum of the cost column
+        (per label with ``--by``), summed by the same codes as the counts; else None.
     """
     if (threshold is not None or names["id"] is None
             or fmt not in ("csv", "tsv", "parquet", "jsonl")
@@ -432,8 +455,10 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
         wanted = list(dict.fromkeys(roles.values()))
         text = list(dict.fromkeys(roles[role] for role in ("id", "sample", "by")
                                   if role in roles))
-        # large, no --sample, DuckDB installed (text with --by stays here: one pair code a row)
-        if (fmt == "parquet" or "by" not in roles) and use_duckdb(paths, fmt, roles):
+        # large, no --sample, DuckDB installed (text with --by or --cost stays here: one pair
+        # code a row, the cost sums on the same codes; Parquet's --cost is summed by DuckDB)
+        if ((fmt == "parquet" or ("by" not in roles and "cost" not in roles))
+                and use_duckdb(paths, fmt, roles)):
             if fmt == "parquet":
                 grouped = duckdb_long_counts(paths, roles)
             else:
@@ -449,6 +474,7 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
         pairs = Codes(pa, pc)  # with --by: (model code << 32 | id code), numbered
         n = np.zeros(0, dtype=np.int64)
         c = np.zeros(0, dtype=np.int64)
+        x = np.zeros(0, dtype=np.float64)  # --cost: each code's sum of the cost column
         keys: list[np.ndarray] = []
 
         def target() -> int:
@@ -481,6 +507,12 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
             n += np.bincount(codes, minlength=size)
             ok = to_numpy(outcomes).astype(bool)
             c += np.bincount(codes[ok], minlength=size)
+            if "cost" in roles:
+                spent = _spent(table.column(roles["cost"]), pc, pa)
+                if spent is None:
+                    return None  # text, a null, a negative cost: the line reader names it
+                x = np.concatenate([x, np.zeros(size - x.size)]) if x.size < size else x
+                x += np.bincount(codes, weights=spent, minlength=size)
     except (pa.ArrowException, OSError, EOFError, ValueError, KeyError):
         return None  # a parse error, a type that changed between blocks, a too deep line, ...
     if ids.size == 0:
@@ -501,15 +533,18 @@ def fast_long_counts(path: Path | list[Path], fmt: str, names: dict[str, Any],
         number = {label: index for index, label in enumerate(labels)}
         model_map = np.asarray([number[label] for label in label_of], dtype=np.int64)
         raw = np.asarray(pairs.values(), dtype=np.int64)
-        split, pair_map = split_pairs(model_map[raw >> 32], id_map[raw & 0xFFFFFFFF], n, c,
-                                      labels, question_ids)
+        split, pair_map, split_costs = split_pairs(
+            model_map[raw >> 32], id_map[raw & 0xFFFFFFFF], n, c, labels, question_ids,
+            x if "cost" in roles else None)
         if samples is not None and repeated_pairs(keys, pair_map, sample_map,
                                                   int(pair_map.max()) + 1):
             return None
-        return split, roles["column"]
+        return split, roles["column"], split_costs
     if samples is not None and repeated_pairs(keys, id_map, sample_map, len(question_ids)):
         return None  # a repeated (id, sample): the slow path names both lines
     size = len(question_ids)
-    return BinaryCounts(np.bincount(id_map, weights=n, minlength=size).astype(np.int64),
-                        np.bincount(id_map, weights=c, minlength=size).astype(np.int64),
-                        ids=question_ids), roles["column"]
+    return (BinaryCounts(np.bincount(id_map, weights=n, minlength=size).astype(np.int64),
+                         np.bincount(id_map, weights=c, minlength=size).astype(np.int64),
+                         ids=question_ids), roles["column"],
+            np.bincount(id_map, weights=x[: id_map.size], minlength=size)
+            if "cost" in roles else None)

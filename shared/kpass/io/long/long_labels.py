@@ -57,7 +57,8 @@ def question_labels(source: str, id: str, clusters: str,  # noqa: A002
             fixed = keys[clusters]
             names = {"id": id, "sample": None, "column": column}
         try:
-            for where, qids, _, values in _CHUNKS[fmt](path, Path(path), names, chunk_size):
+            for where, qids, _, values, _ in _CHUNKS[fmt](path, Path(path), names,
+                                                          chunk_size):
                 assert qids is not None
                 for at, raw, value in zip(where, qids, values, strict=True):
                     place = prefix + at

@@ -3,9 +3,10 @@ r"""Long tables read row by row: each format's rows as chunks for :mod:`kpass.io
 :func:`kpass.io.long.load.load_long` tallies a long file (one row per sample) chunk by
 chunk; the readers here turn each format -- CSV, TSV, JSONL, JSON, Parquet, a saved
 ``datasets`` directory -- into those chunks. A chunk is ``(where, ids, samples,
-values)``: the place of each row (``line 12``, ``record 3``, ``row 7``), its question
-id and sample id as read (``None`` when no such column was named), and its outcome
-value or list. With ``names["by"]`` (``--by COLUMN``) each id is a pair ``(by value,
+values, costs)``: the place of each row (``line 12``, ``record 3``, ``row 7``), its
+question id and sample id as read (``None`` when no such column was named), its outcome
+value or list, and its ``names["cost"]`` cell (``--cost COLUMN``; ``costs`` is None when no
+cost column was named). With ``names["by"]`` (``--by COLUMN``) each id is a pair ``(by value,
 question id)``, so one tally groups on both. Nothing is checked or counted here beyond
 the columns being present (:func:`_need` picks the outcome column); the tally refuses
 bad values with their place.
@@ -16,7 +17,7 @@ Example:
     >>> _ = path.write_text("id,correct\nq1,1\nq1,0\n")
     >>> names = {"id": "id", "sample": None, "column": None}
     >>> list(_CHUNKS["csv"](str(path), path, names, 10))
-    [(['line 2', 'line 3'], ['q1', 'q1'], [None, None], ['1', '0'])]
+    [(['line 2', 'line 3'], ['q1', 'q1'], [None, None], ['1', '0'], None)]
     >>> names["column"]
     'correct'
 """
@@ -37,15 +38,15 @@ from ..formats.scalar_cells import _is_scalar_cell
 from ..rows import MAX_NESTING, Unreadable, check_nesting, json_problem, pick_column
 
 # ----------------------------------------------------------------------------- formats
-# Each yields chunks (where, ids, samples or None, outcome values) and fills
+# Each yields chunks (where, ids, samples or None, outcome values, costs or None) and fills
 # names["column"] with the outcome column it picked.
 
-Chunk = tuple[list[str], list[Any] | None, list[Any] | None, list[Any]]
+Chunk = tuple[list[str], list[Any] | None, list[Any] | None, list[Any], list[Any] | None]
 
 
 def _need(names: dict[str, Any], present: list[str], source: str, where: str | None) -> None:
     found = ", ".join(f"`{n}`" for n in present) or "none"
-    for option in ("id", "sample", "by"):
+    for option in ("id", "sample", "by", "cost"):
         if names.get(option) is not None and names[option] not in present:
             raise ReportError(source, f"no column `{names[option]}` (--{option}); the columns "
                                       f"are {found}", where)
@@ -70,11 +71,13 @@ def _csv_chunks(source: str, path: Path, names: dict[str, Any], size: int,
                 for key in ("id", "sample", "column")]
         value_col = header.index(names["column"])  # set by _need
         by_col = header.index(names["by"]) if names.get("by") else None
-        width = max(c for c in [*cols, by_col] if c is not None)
+        cost_col = header.index(names["cost"]) if names.get("cost") else None
+        width = max(c for c in [*cols, by_col, cost_col] if c is not None)
         where: list[str] = []
         ids: list[Any] = []
         samples: list[Any] = []
         values: list[Any] = []
+        costs: list[Any] = []
         start = reader.line_num
         for record in reader:
             line, start = f"line {start + 1}", reader.line_num
@@ -83,7 +86,8 @@ def _csv_chunks(source: str, path: Path, names: dict[str, Any], size: int,
             if width >= len(record):
                 raise ReportError(source, f"the row has {len(record)} fields; expected at least "
                                           f"{width + 1}", line)
-            for key, col in zip(("id", "sample", "column", "by"), [*cols, by_col], strict=True):
+            for key, col in zip(("id", "sample", "column", "by", "cost"),
+                                [*cols, by_col, cost_col], strict=True):
                 if col is not None and _SURROGATE.search(record[col]):
                     raise ReportError(source, not_utf8(names[key]), line)
             where.append(line)
@@ -91,11 +95,15 @@ def _csv_chunks(source: str, path: Path, names: dict[str, Any], size: int,
             ids.append(qid if by_col is None else (record[by_col], qid))
             samples.append(record[cols[1]] if cols[1] is not None else None)
             values.append(_text_cell(record[value_col], source, line))
+            if cost_col is not None:
+                costs.append(record[cost_col].strip())
             if len(where) >= size:
-                yield where, None if cols[0] is None else ids, samples, values
-                where, ids, samples, values = [], [], [], []
+                yield (where, None if cols[0] is None else ids, samples, values,
+                       None if cost_col is None else costs)
+                where, ids, samples, values, costs = [], [], [], [], []
         if where:
-            yield where, None if cols[0] is None else ids, samples, values
+            yield (where, None if cols[0] is None else ids, samples, values,
+                   None if cost_col is None else costs)
 
 
 _SURROGATE = re.compile("[\udc80-\udcff]")
@@ -150,6 +158,8 @@ def _record_chunks(records: Iterator[tuple[str, Any]], source: str, names: dict[
     ids: list[Any] = []
     samples: list[Any] = []
     values: list[Any] = []
+    costs: list[Any] = []
+    cost = names.get("cost")
     checked = False
     for line, record in records:
         if not isinstance(record, dict):
@@ -157,10 +167,10 @@ def _record_chunks(records: Iterator[tuple[str, Any]], source: str, names: dict[
         if not checked:
             checked = True
             _need(names, list(record), source, line)
-        for key in ("id", "sample", "column", "by"):
+        for key in ("id", "sample", "column", "by", "cost"):
             if names.get(key) is not None and names[key] not in record:
                 raise ReportError(source, f"the record has no `{names[key]}` field", line)
-        for key in ("id", "sample", "column", "by"):
+        for key in ("id", "sample", "column", "by", "cost"):
             if names.get(key) is not None and _has_bad_bytes(record[names[key]]):
                 raise ReportError(source, not_utf8(names[key]), line)
         where.append(line)
@@ -168,11 +178,13 @@ def _record_chunks(records: Iterator[tuple[str, Any]], source: str, names: dict[
         ids.append((record[names["by"]], qid) if names.get("by") else qid)
         samples.append(record[names["sample"]] if names["sample"] else None)
         values.append(record[names["column"]])
+        if cost:
+            costs.append(record[cost])
         if len(where) >= size:
-            yield where, ids if names["id"] else None, samples, values
-            where, ids, samples, values = [], [], [], []
+            yield where, ids if names["id"] else None, samples, values, costs if cost else None
+            where, ids, samples, values, costs = [], [], [], [], []
     if where:
-        yield where, ids if names["id"] else None, samples, values
+        yield where, ids if names["id"] else None, samples, values, costs if cost else None
 
 
 def _jsonl_chunks(source: str, path: Path, names: dict[str, Any], size: int) -> Iterator[Chunk]:
@@ -229,7 +241,8 @@ def _arrow_chunks(batches: Iterator[Any], names: dict[str, Any]) -> Iterator[Chu
         ids = batch.column(names["id"]).to_pylist() if names["id"] else None
         if names.get("by") and ids is not None:
             ids = list(zip(batch.column(names["by"]).to_pylist(), ids, strict=True))
-        yield where, ids, samples, batch.column(names["column"]).to_pylist()
+        costs = batch.column(names["cost"]).to_pylist() if names.get("cost") else None
+        yield where, ids, samples, batch.column(names["column"]).to_pylist(), costs
 
 
 def _parquet_chunks(source: str, path: Path, names: dict[str, Any], size: int
@@ -243,7 +256,7 @@ def _parquet_chunks(source: str, path: Path, names: dict[str, Any], size: int
     present = handle.schema_arrow.names
     _need(names, present, source, None)
     wanted = list(dict.fromkeys(n for n in (names["id"], names["sample"], names["column"],
-                                            names.get("by")) if n))
+                                            names.get("by"), names.get("cost")) if n))
     return _arrow_chunks(handle.iter_batches(batch_size=size, columns=wanted), names)
 
 
