@@ -188,7 +188,8 @@ def betabin_ends(counts: np.ndarray, n: int, metric: str, k: int, estimate: np.n
 
 
 def simulate(design: Design, reps: int, seed: int) -> dict[str, tuple[float, ...]]:
-    """(coverage, miss low, miss high, mean width) per method, and the share auto used."""
+    """(coverage, miss low, miss high, mean width) per method, the share auto used and the
+    oracle width (the spread of the central 95% of the estimate across replications)."""
     rng = np.random.default_rng(seed)
     m, n = design.questions, design.samples
     counts = rng.binomial(n, design.draw_p(rng, (reps, m)))
@@ -212,6 +213,11 @@ def simulate(design: Design, reps: int, seed: int) -> dict[str, tuple[float, ...
         low, high = float(np.mean(hi < truth)), float(np.mean(lo > truth))
         out[name] = (1.0 - low - high, low, high, float(np.mean(hi - lo)))
     out["used"] = (float(rule.mean()),)
+    # the oracle: the central 95% of the estimate's own sampling distribution (known only
+    # to the simulation), the width of the shift interval [x - q_hi, x - q_lo] that
+    # covers exactly 95% with 2.5% per tail
+    q_lo, q_hi = np.quantile(x, [0.025, 0.975])
+    out["oracle"] = (float(q_hi - q_lo),)
     return out
 
 

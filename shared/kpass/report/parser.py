@@ -291,7 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
                         metavar="METHOD",
                         help="the interval over questions of Pass@k and Pass^k: auto (for "
                              "Pass^k and Pass@1 near 0 or 1, within 20%% and 25 questions' "
-                             "worth of the bound, from 10 questions: a beta-binomial "
+                             "worth of the bound, from 20 questions: a beta-binomial "
                              "profile-likelihood interval; default), se-based (from the "
                              "estimate and se: t, score or exact) or beta-binomial (wherever "
                              "se > 0, without --clusters)")

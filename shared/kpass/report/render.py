@@ -331,7 +331,12 @@ def small_sample_notes(report: Report) -> list[str]:
 
 def _small_sample(report: Report) -> list[tuple[str, str]]:
     """:func:`small_sample_notes` as (one short line for the default output, the note)."""
-    from ..stats.small_sample import FEW_EVENTS, FEW_QUESTIONS
+    from ..stats.small_sample import (
+        DISCRETE_COVERAGE,
+        DISCRETE_QUESTIONS,
+        FEW_EVENTS,
+        FEW_QUESTIONS,
+    )
 
     notes: list[tuple[str, str]] = []
     several = len(report.rows) > 1
@@ -343,7 +348,19 @@ def _small_sample(report: Report) -> list[tuple[str, str]]:
             continue
         where = f" ({label})" if several else ""
         m = min(row.questions for row in with_se)
-        if m < FEW_QUESTIONS:
+        discrete = _discrete(report, with_se, m)
+        if discrete:
+            low, high = DISCRETE_COVERAGE
+            notes.append((f"note{where}: only {m} questions: near 0 or 1 the 95% intervals "
+                          f"covered {low:.2f}-{high:.2f} in simulation (--explain)",
+                          f"note{where}: only {m} questions, {discrete} near 0 or 1: with "
+                          f"{DISCRETE_QUESTIONS[0]}-{DISCRETE_QUESTIONS[1]} questions the "
+                          "counts are too few and too discrete for any interval to hold "
+                          f"95%: kpass's 95% intervals covered {low:.2f}-{high:.2f} in seeded "
+                          "simulations (most over-cover; docs/explanation/statistics.md); "
+                          "read them as rough, and compare models with `kpass compare` "
+                          "(exact sign-flip p)."))
+        elif m < FEW_QUESTIONS:
             notes.append((f"note{where}: only {m} questions: the intervals are rough; compare "
                           "models with `kpass compare` (--explain)",
                           f"note{where}: only {m} questions (fewer than {FEW_QUESTIONS}): the "
@@ -376,6 +393,23 @@ def _small_sample(report: Report) -> list[tuple[str, str]]:
                           f"fewer than {CLUSTERS_FEW:g}: the clustered intervals rest on few "
                           "independent units; read them as rough."))
     return notes
+
+
+def _discrete(report: Report, rows: list[Row], m: int) -> str:
+    """The Pass^k and Pass@1 rows near 0 or 1 at 10-15 questions, named; "" for none.
+
+    Only where it was measured (:data:`kpass.stats.small_sample.DISCRETE_QUESTIONS`): the
+    95% level, no clusters, Pass^k (any k) or Pass@1 within 0.2 of 0 or 1.
+    """
+    from ..stats.small_sample import DISCRETE_QUESTIONS
+
+    low, high = DISCRETE_QUESTIONS
+    if not low <= m <= high or abs(report.confidence - 0.95) > 1e-9 or report.clusters:
+        return ""
+    named = [row.label for row in rows if row.k is not None and row.se is not None
+             and low <= row.questions <= high and min(row.estimate, 1.0 - row.estimate) <= 0.2
+             and (row.metric == "pass^k" or (row.metric == "pass@k" and row.k == 1))]
+    return f"{', '.join(named[:6])}{' ...' if len(named) > 6 else ''}"
 
 
 CLUSTERS_FEW = 10.0
