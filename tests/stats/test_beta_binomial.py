@@ -143,7 +143,11 @@ def test_the_auto_rule_is_the_written_one():
     assert INTERVAL_CHOICES == ("auto", "se-based", "beta-binomial")
     # near a bound: share <= 0.2 and questions' worth <= 25
     assert uses_beta_binomial("auto", "pass^k", 4, 0.05, 0.01, 200, False)      # 10 worth
-    assert uses_beta_binomial("auto", "pass@k", 1, 0.97, 0.01, 200, False)      # 6 worth
+    # Pass@1 = Pass^1: never under auto (taken out after the generated held-out designs)
+    assert not uses_beta_binomial("auto", "pass@k", 1, 0.97, 0.01, 200, False)
+    assert not uses_beta_binomial("auto", "pass^k", 1, 0.03, 0.01, 200, False)
+    assert uses_beta_binomial("beta-binomial", "pass^k", 1, 0.03, 0.01, 200, False)
+    assert uses_beta_binomial("auto", "pass^k", 2, 0.03, 0.01, 200, False)      # 6 worth
     # Pass@k with k >= 2: never under auto (taken out after the held-out designs)
     assert not uses_beta_binomial("auto", "pass@k", 2, 0.97, 0.01, 200, False)
     assert uses_beta_binomial("beta-binomial", "pass@k", 2, 0.97, 0.01, 200, False)
