@@ -1,4 +1,4 @@
-"""Cost in ``kpass compare`` and ``kpass.compare_table``: B - A, paired (issue 39, item 3).
+"""Cost in ``kpass compare`` and ``kpass.compare_table``: A - B, paired (issue 39, item 3).
 
 Expected numbers are worked in exact fractions from the rows written here (or from the
 Inspect fixtures' token plan, tests/fixtures/inspect/README.md), never from kpass.
@@ -42,12 +42,12 @@ def _by_hand(order=("q1", "q2", "q3", "q4")):
             x.setdefault(model, []).append(sum(Fraction(r[2]) for r in mine) / len(mine))
             s.setdefault(model, []).append(Fraction(sum(r[1] for r in mine), len(mine)))
     m = len(order)
-    d = [b - a for a, b in zip(x["a"], x["b"], strict=True)]
+    d = [a - b for a, b in zip(x["a"], x["b"], strict=True)]
     mean = {model: (sum(x[model]) / m, sum(s[model]) / m) for model in x}
     ratio = {model: mean[model][0] / mean[model][1] for model in x}
-    psi = [(x["b"][i] - ratio["b"] * s["b"][i]) / mean["b"][1]
-           - (x["a"][i] - ratio["a"] * s["a"][i]) / mean["a"][1] for i in range(m)]
-    return {"cost": (sum(d) / m, _var(d) / m), "per_solved": (ratio["b"] - ratio["a"],
+    psi = [(x["a"][i] - ratio["a"] * s["a"][i]) / mean["a"][1]
+           - (x["b"][i] - ratio["b"] * s["b"][i]) / mean["b"][1] for i in range(m)]
+    return {"cost": (sum(d) / m, _var(d) / m), "per_solved": (ratio["a"] - ratio["b"],
                                                               _var(psi) / m),
             "x": x, "s": s}
 
@@ -75,12 +75,12 @@ def _check(cost, expected):
     r, var_r = expected["per_solved"]
     first, second = cost
     assert first["quantity"] == "cost" and second["quantity"] == "per_solved"
-    assert first["b_minus_a"] == pytest.approx(float(d), rel=1e-12)
+    assert first["difference"] == pytest.approx(float(d), rel=1e-12)
     assert first["se"] ** 2 == pytest.approx(float(var_d), rel=1e-12)
     half = t.ppf(0.975, 3) * math.sqrt(var_d)
     assert (first["lo"], first["hi"]) == pytest.approx((float(d) - half, float(d) + half),
                                                        rel=1e-12)
-    assert second["b_minus_a"] == pytest.approx(float(r), rel=1e-12)
+    assert second["difference"] == pytest.approx(float(r), rel=1e-12)
     assert second["se"] ** 2 == pytest.approx(float(var_r), rel=1e-12)
     return second
 
@@ -108,10 +108,10 @@ def test_compare_two_files_and_by_model_give_the_hand_worked_differences(tmp_pat
     assert main(["compare", str(a), str(b), "--id", "question", "--column", "correct",
                  "--k", "1", "--metrics", "pass@k", "--cost", "usd"]) == 0
     out = capsys.readouterr().out
-    lines = [line for line in out.splitlines() if line.startswith("cost B - A")]
+    lines = [line for line in out.splitlines() if line.startswith("cost A - B")]
     d = float(expected["cost"][0])
     assert len(lines) == 1 and lines[0].startswith(
-        f"cost B - A (`usd`; 95% intervals): per question (1 sample) {d:+.4g} [")
+        f"cost A - B (`usd`; 95% intervals): per question (1 sample) {d:+.4g} [")
 
 
 def test_a_price_times_a_token_column_and_markdown(tmp_path, capsys):
@@ -120,11 +120,11 @@ def test_a_price_times_a_token_column_and_markdown(tmp_path, capsys):
                      "correct", "--metrics", "pass@k", "--k", "1", "--cost", "usd",
                      "--cost-per-1k-tokens", "2")
     d = _by_hand()["cost"][0] * Fraction(2, 1000)
-    assert document["cost_difference"][0]["b_minus_a"] == pytest.approx(float(d), rel=1e-12)
+    assert document["cost_difference"][0]["difference"] == pytest.approx(float(d), rel=1e-12)
     assert main(["compare", str(a), str(b), "--id", "question", "--column", "correct",
                  "--metrics", "pass@k", "--k", "1", "--cost", "usd", "--format",
                  "markdown"]) == 0
-    assert "cost B - A (`usd`; 95% intervals)" in capsys.readouterr().out
+    assert "cost A - B (`usd`; 95% intervals)" in capsys.readouterr().out
 
 
 def test_compare_inspect_logs_prices_their_token_usage(capsys):
@@ -139,8 +139,8 @@ def test_compare_inspect_logs_prices_their_token_usage(capsys):
     document = _json(capsys, "compare", a, b, "--k", "1", "--metrics", "pass@k",
                      "--cost-per-1k-tokens", "1")
     # the fixtures' README: 450 input tokens over 15 samples for every model, output 105
-    # (model-a) and 180 (model-b): per question B - A = (630 - 555) / 15 / 1000
-    assert document["cost_difference"][0]["b_minus_a"] == pytest.approx(75 / 15 / 1000, rel=1e-12)
+    # (model-a) and 180 (model-b): per question A - B = (555 - 630) / 15 / 1000
+    assert document["cost_difference"][0]["difference"] == pytest.approx(-75 / 15 / 1000, rel=1e-12)
     assert document["cost_difference"][0]["a"] == pytest.approx(555 / 15 / 1000, rel=1e-12)
 
 
@@ -156,7 +156,7 @@ def test_compare_table_takes_each_models_costs(tmp_path):
                                 cost_a=[float(v) for v in x["a"]],
                                 cost_b=[float(x["b"][i]) for i in order])
     _check([row.as_dict() for row in table.cost_difference], expected)
-    assert "cost B - A (95% intervals): per question (1 sample)" in str(table)
+    assert "cost A - B (95% intervals): per question (1 sample)" in str(table)
     assert json.loads(table.render("json"))["cost_difference"][0]["quantity"] == "cost"
 
 

@@ -1,4 +1,4 @@
-"""``cost_difference``: the paired B - A of the cost per question and per solved question.
+"""``cost_difference``: the paired A - B of the cost per question and per solved question.
 
 A small case is worked by hand in exact fractions (the means, the ratios, the delta
 method's influence values and their variance); the intervals' coverage is checked by seeded
@@ -31,11 +31,11 @@ def test_a_small_case_by_hand_in_fractions():
         sa = [1 - Fraction(math.comb(2 - c, k), math.comb(2, k)) for c in ca]
         sb = [1 - Fraction(math.comb(2 - c, k), math.comb(2, k)) for c in cb]
         ka, kb = [k * v for v in xa], [k * v for v in xb]
-        d = [b - a for a, b in zip(ka, kb, strict=True)]
+        d = [a - b for a, b in zip(ka, kb, strict=True)]
         mean_d = sum(d) / 4
         ra = (sum(ka) / 4) / (sum(sa) / 4)
         rb = (sum(kb) / 4) / (sum(sb) / 4)
-        psi = [(kb[i] - rb * sb[i]) / (sum(sb) / 4) - (ka[i] - ra * sa[i]) / (sum(sa) / 4)
+        psi = [(ka[i] - ra * sa[i]) / (sum(sa) / 4) - (kb[i] - rb * sb[i]) / (sum(sb) / 4)
                for i in range(4)]
         q = t.ppf(0.975, 3)
         cost, solved = cost_difference(BinaryCounts(n, ca), BinaryCounts(n, cb),
@@ -43,12 +43,12 @@ def test_a_small_case_by_hand_in_fractions():
         assert cost.quantity == "cost" and solved.quantity == "per_solved"
         assert cost.a == pytest.approx(float(sum(ka) / 4), rel=1e-12)
         assert cost.b == pytest.approx(float(sum(kb) / 4), rel=1e-12)
-        assert cost.b_minus_a == pytest.approx(float(mean_d), rel=1e-12)
+        assert cost.difference == pytest.approx(float(mean_d), rel=1e-12)
         assert cost.se ** 2 == pytest.approx(float(_var(d) / 4), rel=1e-12)
         assert cost.lo == pytest.approx(float(mean_d) - q * cost.se, rel=1e-12)
         assert solved.a == pytest.approx(float(ra), rel=1e-12)
         assert solved.b == pytest.approx(float(rb), rel=1e-12)
-        assert solved.b_minus_a == pytest.approx(float(rb - ra), rel=1e-12)
+        assert solved.difference == pytest.approx(float(ra - rb), rel=1e-12)
         assert solved.se ** 2 == pytest.approx(float(_var(psi) / 4), rel=1e-12)
         # 4 questions: the solved rates are not told apart from 0 at 95%? by Fieller's rule
         guard = any(float(sum(s) / 4) ** 2 <= q * q * float(_var(s) / 4) for s in (sa, sb))
@@ -64,11 +64,11 @@ def test_told_apart_solved_rates_give_a_finite_interval_and_none_solved_none():
     cost, solved = cost_difference(BinaryCounts(n, [4, 3, 4, 3, 4, 4]),
                                    BinaryCounts(n, [3, 4, 4, 2, 3, 4]), [1, 2, 1, 2, 1, 1],
                                    [2, 2, 3, 2, 2, 3])
-    assert math.isfinite(solved.lo) and solved.lo < solved.b_minus_a < solved.hi
-    assert cost.b_minus_a == pytest.approx(np.mean([1, 0, 2, 0, 1, 2]), rel=1e-12)
+    assert math.isfinite(solved.lo) and solved.lo < solved.difference < solved.hi
+    assert cost.difference == pytest.approx(-np.mean([1, 0, 2, 0, 1, 2]), rel=1e-12)
     _, solved = cost_difference(BinaryCounts(n, [0] * 6), BinaryCounts(n, [1] * 6), [1.0] * 6,
                                 [1.0] * 6)
-    assert solved.a == math.inf and solved.b_minus_a is None and solved.se is None
+    assert solved.a == math.inf and solved.difference is None and solved.se is None
     assert solved.as_dict()["a"] is None and solved.as_dict()["lo"] is None
 
 
@@ -78,7 +78,7 @@ def test_questions_are_matched_by_id_and_shared_keeps_those_both_have():
     with pytest.raises(ValueError, match="shared"):
         cost_difference(a, b, [1.0, 2.0, 3.0], [9.0, 4.0, 2.0, 3.0])
     cost, _ = cost_difference(a, b, [1.0, 2.0, 3.0], [9.0, 4.0, 2.0, 3.0], shared=True)
-    assert cost.questions == 3 and cost.b_minus_a == pytest.approx(1.0, rel=1e-12)
+    assert cost.questions == 3 and cost.difference == pytest.approx(-1.0, rel=1e-12)
 
 
 @pytest.mark.parametrize("change, error, message", [
@@ -111,7 +111,7 @@ def _coverage(m, reps, alpha_a, alpha_b, seed, n=4, spread=0.3):
     mean_a = math.exp(spread ** 2 / 2)
     mean_b = math.exp(0.3 + spread ** 2 / 2 + 0.02)
     solved_a, solved_b = norm.cdf(alpha_a / math.sqrt(2)), norm.cdf(alpha_b / math.sqrt(2))
-    truth = (mean_b - mean_a, mean_b / solved_b - mean_a / solved_a)
+    truth = (mean_a - mean_b, mean_a / solved_a - mean_b / solved_b)  # A - B
     hits = np.zeros(2)
     for _ in range(reps):
         z, e, u = rng.standard_normal((3, m))

@@ -269,10 +269,9 @@ VOCABULARY = {
     "per_solved_hi": "upper end of its Fieller interval (null: unbounded)",
     "front": "the models on the estimate-vs-cost Pareto front",
     "dominated_by": "for a model off the front, the models told apart as better and cheaper",
-    "cost_difference": "kpass compare's cost: B - A per question and per solved question "
+    "cost_difference": "kpass compare's cost: A - B per question and per solved question "
                        "(JSON; CompareTable.cost_difference)",
     "quantity": "which cost a CostDifference is: cost (per question) or per_solved",
-    "b_minus_a": "B - A of a cost, paired over the questions (positive: B costs more)",
     "cost_a": "model A's mean cost of one sample of each question (cost_difference, "
               "compare_table)",
     "cost_b": "model B's mean cost of one sample of each question, in its own order",

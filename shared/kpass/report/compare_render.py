@@ -53,7 +53,7 @@ class CompareRequest:
             line per side under the head line, ``run`` in JSON.
         groups: the primary row broken down by group (``--group``,
             :class:`kpass.report.compare_groups.GroupComparison`), or None.
-        cost_difference: with ``--cost`` or ``--cost-per-1k-tokens``, B - A of the cost per
+        cost_difference: with ``--cost`` or ``--cost-per-1k-tokens``, A - B of the cost per
             question and per solved question (:func:`kpass.stats.cost.cost_difference`), else
             None: one line under the table (``cost_line``), ``cost_difference`` in JSON.
         cost_line: that line.
@@ -553,7 +553,7 @@ def render_json(lines: list[Line], labels: list[str], m: int, request: CompareRe
                             for record in _records(lines, labels, request.groups)]}
     if request.groups is not None:
         document.update(group=request.groups.column, weights=request.groups.weights)
-    if request.cost_difference is not None:  # B - A per question, then per solved question
+    if request.cost_difference is not None:  # A - B per question, then per solved question
         document["cost_difference"] = [row.as_dict() for row in request.cost_difference]
     return json.dumps(document, indent=2, default=lambda value: float(np.asarray(value))) + "\n"
 

@@ -42,7 +42,7 @@ class CompareTable:
         labels: the names of A and B.
         questions: how many questions were compared.
         options: confidence, clusters, shared, adjust, notes and how questions were matched.
-        cost_difference: with ``cost_a`` and ``cost_b``, B - A of the cost per question and
+        cost_difference: with ``cost_a`` and ``cost_b``, A - B of the cost per question and
             per solved question (:func:`kpass.cost_difference`), else None.
     """
 
@@ -177,7 +177,7 @@ def compare_table(a: Any, b: Any, *, metrics: Any = None,
             / ``"not shown"`` (:func:`kpass.report.compare_rows.judge`).
         equivalence: with ``margin``, every row tests |a - b| < margin (``--equivalence``).
         cost_a: A's mean cost of one sample of each question (in ``a``'s order; tokens or
-            money, >= 0), with ``cost_b``: adds B - A of the cost per question and per solved
+            money, >= 0), with ``cost_b``: adds A - B of the cost per question and per solved
             question, paired over the compared questions (``kpass compare --cost``;
             :func:`kpass.cost_difference`, at k = 1).
         cost_b: B's, in ``b``'s order.

@@ -7,7 +7,8 @@ column then counting tokens) or from an Inspect log's per-sample token usage tim
 its input and output tokens apart, as providers bill them. The numbers are
 :func:`kpass.stats.cost.cost_summary`'s (cost per question and per solved question, with
 intervals over questions), on the leaderboard :func:`kpass.stats.cost.cost_front`'s and in
-``kpass compare`` :func:`kpass.stats.cost.cost_difference`'s (B - A, paired).
+``kpass compare`` :func:`kpass.stats.cost.cost_difference`'s (A - B, paired, as compare's
+difference).
 """
 
 from __future__ import annotations
@@ -174,7 +175,7 @@ def _signed(value: float | None) -> str:
 
 
 def difference_line(differences: tuple[CostDifference, CostDifference], unit: str = "") -> str:
-    """``kpass compare``'s one cost line: B - A per question and per solved question.
+    """``kpass compare``'s one cost line: A - B per question and per solved question.
 
     ``unit`` says what the costs are (:func:`cost_unit`; empty: not said). The differences
     carry a sign (+: B costs more); an unbounded end is -inf or inf.
@@ -186,14 +187,14 @@ def difference_line(differences: tuple[CostDifference, CostDifference], unit: st
         ...                         [2.0, 2.0, 5.0])
         >>> for part in difference_line(found, "`usd`").split("; "):
         ...     print(part)
-        cost B - A (`usd`
+        cost A - B (`usd`
         95% intervals): per question (1 sample) +1 [-1.484, 3.484]
         per solved question (Pass@1) +0.6 [-inf, inf]
     """
     cost, solved = differences
     level = f"{cost.confidence * 100:g}% intervals"
     samples = f"{cost.k} sample{'s' * (cost.k != 1)}"
-    return (f"cost B - A ({f'{unit}; ' if unit else ''}{level}): per question ({samples}) "
-            f"{_signed(cost.b_minus_a)} [{_number(cost.lo)}, {_number(cost.hi)}]; per solved "
-            f"question (Pass@{solved.k}) {_signed(solved.b_minus_a)} [{_number(solved.lo)}, "
+    return (f"cost A - B ({f'{unit}; ' if unit else ''}{level}): per question ({samples}) "
+            f"{_signed(cost.difference)} [{_number(cost.lo)}, {_number(cost.hi)}]; per solved "
+            f"question (Pass@{solved.k}) {_signed(solved.difference)} [{_number(solved.lo)}, "
             f"{_number(solved.hi)}]")

@@ -29,7 +29,7 @@ Cost per solved question (at Pass@k):
     p ~ Beta(0.3, 3), a solved rate near 0.08; 0.958 at M = 60, k = 2).
 
 Two models on the same questions (:func:`cost_difference`, ``kpass compare``): the paired
-difference B - A of each, with a delta-method interval over questions.
+difference A - B of each (as compare's), with a delta-method interval over questions.
 
 References:
     Fieller, E. C. (1954). Some problems in interval estimation. JRSS B 16(2), 175-185.
@@ -178,7 +178,7 @@ def _checked(n_samples: Any, n_correct: Any, cost: Any, k: int, side: str = ""
 
 @dataclass(frozen=True)
 class CostDifference:
-    """The paired difference B - A of one cost quantity over the same questions.
+    """The paired difference A - B of one cost quantity over the same questions.
 
     Attributes:
         quantity: ``"cost"`` (cost per question of k samples) or ``"per_solved"`` (cost per
@@ -187,9 +187,10 @@ class CostDifference:
         questions: the paired questions M.
         a: model A's value.
         b: model B's value.
-        b_minus_a: b - a (positive: B costs more). None when a model solved no question
+        difference: a - b, as :func:`kpass.compare`'s (negative: B costs more). None when a
+            model solved no question
             (its cost per solved question is infinite).
-        se: the delta method's se over questions (None with ``b_minus_a``).
+        se: the delta method's se over questions (None with ``difference``).
         lo: the interval's lower end (-inf: a solved rate not told apart from 0).
         hi: its upper end (inf: likewise).
         confidence: the level.
@@ -200,7 +201,7 @@ class CostDifference:
     questions: int
     a: float
     b: float
-    b_minus_a: float | None
+    difference: float | None
     se: float | None
     lo: float
     hi: float
@@ -215,19 +216,19 @@ class CostDifference:
 def cost_difference(a: Any, b: Any, cost_a: Any, cost_b: Any, *, k: int = 1,
                     confidence: float = 0.95, shared: bool = False
                     ) -> tuple[CostDifference, CostDifference]:
-    r"""Paired differences B - A of the cost per question and per solved question.
+    r"""Paired differences A - B of the cost per question and per solved question.
 
     The questions are matched as :func:`kpass.compare` matches them
     (:func:`kpass.stats.align.align_runs`: by id when both runs carry ids, ``shared``
     keeping those both have; else by row). With X_i = k x_i (the cost of k samples of
     question i) and s_i its unbiased Pass@k, for each model:
 
-    * cost per question: D = mean(X^B_i - X^A_i), se = sd(X^B_i - X^A_i) / sqrt(M): the
+    * cost per question: D = mean(X^A_i - X^B_i), se = sd(X^A_i - X^B_i) / sqrt(M): the
       paired t interval (the delta method is exact here: D is linear in the means);
-    * cost per solved question: Delta = R_B - R_A with R = mean(X) / mean(s). The delta
+    * cost per solved question: Delta = R_A - R_B with R = mean(X) / mean(s). The delta
       method linearises each ratio around its means, so Delta's influence on question i is
 
-          psi_i = (X^B_i - R_B s^B_i) / mean(s^B) - (X^A_i - R_A s^A_i) / mean(s^A)
+          psi_i = (X^A_i - R_A s^A_i) / mean(s^A) - (X^B_i - R_B s^B_i) / mean(s^B)
 
       and se = sd(psi) / sqrt(M), the interval Delta -/+ z se (the normal quantile: the delta
       method's reference is asymptotic, and with Student's t_{M-1} the interval
@@ -236,7 +237,7 @@ def cost_difference(a: Any, b: Any, cost_a: Any, cost_b: Any, *, k: int = 1,
 
     Why the delta method and not Fieller's: Fieller's interval for one ratio inverts the
     t test of the linear pivot mean(X) - R mean(s); a difference of two ratios has no pivot
-    linear in the means (R_B - R_A = d0 is a quadratic surface in the four means), so its
+    linear in the means (R_A - R_B = d0 is a quadratic surface in the four means), so its
     test inversion has no closed form, and the delta interval is the standard choice; it
     agrees with Fieller's where the denominators are well away from 0 (Hirschberg and Lye
     2010) and fails where they are not. kpass therefore uses Fieller's own condition as the
@@ -275,8 +276,8 @@ def cost_difference(a: Any, b: Any, cost_a: Any, cost_b: Any, *, k: int = 1,
         >>> cost, solved = cost_difference(BinaryCounts([2, 2], [2, 0]),
         ...                                BinaryCounts([2, 2], [2, 2]), [1.0, 3.0],
         ...                                [2.0, 4.0])
-        >>> cost.a, cost.b, cost.b_minus_a, solved.a, solved.b, solved.b_minus_a
-        (2.0, 3.0, 1.0, 4.0, 3.0, -1.0)
+        >>> cost.a, cost.b, cost.difference, solved.a, solved.b, solved.difference
+        (2.0, 3.0, -1.0, 4.0, 3.0, 1.0)
     """
     from .._core.counting.inputs import binary_counts
     from .align import align_runs
@@ -299,7 +300,7 @@ def cost_difference(a: Any, b: Any, cost_a: Any, cost_b: Any, *, k: int = 1,
     m = int(xa.size)
     t = float(stdtrit(m - 1, 0.5 + confidence / 2.0))
     root = math.sqrt(m)
-    d = xb - xa
+    d = xa - xb
     mean_d, se_d = float(d.mean()), float(d.std(ddof=1) / root)
     cost = CostDifference("cost", int(k), m, float(xa.mean()), float(xb.mean()), mean_d, se_d,
                           mean_d - t * se_d, mean_d + t * se_d, float(confidence))
@@ -310,8 +311,8 @@ def cost_difference(a: Any, b: Any, cost_a: Any, cost_b: Any, *, k: int = 1,
         solved = CostDifference("per_solved", int(k), m, ra, rb, None, None, -math.inf,
                                 math.inf, float(confidence))
         return cost, solved
-    psi = (xb - rb * sb) / mb - (xa - ra * sa) / ma
-    delta, se = rb - ra, float(psi.std(ddof=1) / root)
+    psi = (xa - ra * sa) / ma - (xb - rb * sb) / mb
+    delta, se = ra - rb, float(psi.std(ddof=1) / root)
     z = float(ndtri(0.5 + confidence / 2.0))
     lo, hi = delta - z * se, delta + z * se
     if any(mean * mean <= t * t * float(np.var(s, ddof=1)) / m
