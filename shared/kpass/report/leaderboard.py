@@ -528,16 +528,15 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         if group is not None:
             from .leaderboard_groups import group_boards
 
-            first = boards[0]
-            family = next(fam for fam in families if fam.key == first.metric)
             small: list[str] = []
             with collect_notes(small):
-                grouped = group_boards(loaded, names, first, family, str(group),
+                grouped = group_boards(loaded, names, boards, families, str(group),
                                        args.confidence, args.short, bool(args.shared),
-                                       getattr(args, "prior", "uniform"), leaderboard_boards)
-            if small:
-                notes.append(f"--group {group}: {len(small)} groups of fewer than 30 questions: "
-                             "their intervals use Student's t and their rank sets sign flips")
+                                       getattr(args, "prior", "uniform"))
+            few = sum(1 for boards_of in grouped.boards if boards_of[0].result.questions < 30)
+            if few:
+                notes.append(f"--group {group}: {few} of {len(grouped.groups)} groups have "
+                             "fewer than 30 questions: their intervals use Student's t")
         request = replace(LeaderboardRequest.from_args(args, names, paths, notes, run_records),
                           groups=grouped)
         text = RENDERERS[args.format](boards, request)
