@@ -95,3 +95,26 @@ def test_one_group_is_refused(tmp_path, capsys):
                  "--group", "subject"]) == 1
     err = capsys.readouterr().err
     assert "at least 2 groups" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_group_some_model_lacks_is_named(tmp_path, capsys):
+    files = _files(tmp_path)
+    files[2] = "c=" + _write(tmp_path / "c-alg.csv", PLANS["c"], only="alg")
+    assert main(["leaderboard", *files, "--id", "question", "--group", "subject",
+                 "--shared"]) == 1
+    err = capsys.readouterr().err
+    assert "--group subject = bio: model c has no question in this group" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_every_board_is_broken_down_jointly(tmp_path, capsys):
+    doc = _json(capsys, *_files(tmp_path), "--id", "question", "--group", "subject",
+                "--k", "1,2")
+    labels = [(row["group"], row["label"]) for row in doc["groups"]]
+    assert sorted(set(labels)) == [("alg", "Pass@1"), ("alg", "Pass@2"), ("bio", "Pass@1"),
+                                   ("bio", "Pass@2")]
+    assert len(labels) == 4 * len(PLANS)
+    assert main(["leaderboard", *_files(tmp_path), "--id", "question", "--group", "subject",
+                 "--metrics", "pass@k", "--k", "1,2"]) == 0
+    text = capsys.readouterr().out
+    assert "rank sets joint over the 2 groups x 2 rows (max-T stepdown" in text

@@ -10,7 +10,7 @@ one line per group and board with each model's estimate and its rank set.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -57,7 +57,6 @@ def group_boards(loaded: list[Any], names: list[str], boards: list[Any], familie
     """
     from ..families import function
     from ..stats.ranking import group_leaderboards
-    from .leaderboard import Board
     from .output import family_options
 
     for item in loaded:
@@ -106,7 +105,7 @@ def group_boards(loaded: list[Any], names: list[str], boards: list[Any], familie
     except (TypeError, ValueError) as error:
         raise ReportError(f"--group {column}", str(error)) from None
     template = [board for shape in shapes for board in shape]
-    out = tuple(tuple(Board(board.metric, board.label, board.k, board.tau, result)
+    out = tuple(tuple(replace(board, result=result, costs=None)
                       for board, result in zip(template, ranked[group], strict=True))
                 for group in labels)
     adjustment = out[0][0].result.adjustment if out and out[0] else "max-t"
