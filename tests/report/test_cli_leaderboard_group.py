@@ -73,7 +73,7 @@ def test_table_has_one_line_per_group(tmp_path, capsys):
                  "--metrics", "pass@k"]) == 0
     lines = capsys.readouterr().out.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("by subject:"))
-    assert lines[start + 1].startswith("rank sets joint over the 2 groups (max-T")
+    assert lines[start + 1].startswith("rank sets joint over the 2 groups (min-P")
     assert lines[start + 2].split() == ["Pass@1", "questions", "a", "b", "c"]
     alg = lines[start + 3].split()
     by_hand = Fraction(sum(map(sum, PLANS["a"]["alg"])), 16)  # 14 of 16 samples
@@ -117,4 +117,4 @@ def test_every_board_is_broken_down_jointly(tmp_path, capsys):
     assert main(["leaderboard", *_files(tmp_path), "--id", "question", "--group", "subject",
                  "--metrics", "pass@k", "--k", "1,2"]) == 0
     text = capsys.readouterr().out
-    assert "rank sets joint over the 2 groups x 2 rows (max-T stepdown" in text
+    assert "rank sets joint over the 2 groups x 2 rows (min-P stepdown" in text

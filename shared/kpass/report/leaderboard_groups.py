@@ -4,7 +4,7 @@ The aggregate boards are the leaderboard's own, over all questions (each questio
 once: micro). Below them, every board's metric and k is ranked on each group's questions
 alone (each model's own ``--group`` labels; harness logs: their task), and the rank sets of
 every group and every board hold jointly (:func:`kpass.stats.ranking.group_leaderboards`:
-one max-|T| stepdown over all their pairs), so the whole breakdown holds at the level:
+one min-P stepdown over all their pairs), so the whole breakdown holds at the level:
 one line per group and board with each model's estimate and its rank set.
 """
 
@@ -29,13 +29,13 @@ class GroupBoards:
         groups: the group labels, sorted.
         boards: per group, its boards (in the order of the aggregate boards); each a
             :class:`kpass.report.leaderboard.Board`.
-        adjustment: ``"max-t"`` or ``"holm"`` (the joint stepdown).
+        adjustment: ``"min-p"`` or ``"holm"`` (the joint stepdown).
     """
 
     column: str
     groups: tuple[Any, ...]
     boards: tuple[tuple[Any, ...], ...]
-    adjustment: str = "max-t"
+    adjustment: str = "min-p"
 
     def records(self) -> list[dict[str, Any]]:
         """One JSON/CSV record per group, board and model."""
@@ -108,7 +108,7 @@ def group_boards(loaded: list[Any], names: list[str], boards: list[Any], familie
     out = tuple(tuple(replace(board, result=result, costs=None)
                       for board, result in zip(template, ranked[group], strict=True))
                 for group in labels)
-    adjustment = out[0][0].result.adjustment if out and out[0] else "max-t"
+    adjustment = out[0][0].result.adjustment if out and out[0] else "min-p"
     return GroupBoards(column, tuple(labels), out, adjustment)
 
 
@@ -116,7 +116,7 @@ def group_board_lines(grouped: GroupBoards, names: list[str], digits: int,
                       markdown: bool = False) -> list[str]:
     """One line per board and group: questions, then each model's estimate and rank set."""
     rows = len(grouped.boards[0])
-    how = ("max-T stepdown" if grouped.adjustment == "max-t" else "Holm")
+    how = ("min-P stepdown" if grouped.adjustment == "min-p" else "Holm")
     title = [f"by {grouped.column}: each model's estimate (rank set); the aggregate above: "
              "each question counts once (micro)",
              f"rank sets joint over the {len(grouped.groups)} groups"

@@ -476,15 +476,20 @@ def _joint_flips(families: list[PairFamily]) -> list[np.ndarray]:
     return flips
 
 
-def _joint_max_t(families: list[PairFamily], masks: list[np.ndarray],
+def _joint_min_p(families: list[PairFamily], masks: list[np.ndarray],
                  statistics: list[np.ndarray]) -> list[np.ndarray]:
-    """Westfall-Young stepdown adjusted p of |T| over the pairs of every family at once.
+    """Westfall-Young min-P stepdown adjusted p over the pairs of every family at once.
 
     ``masks[f]`` picks family f's pairs with se > 0, ``statistics[f]`` their observed T.
     Each pair's flipped |T*| is studentised by its own flipped SE over its board's
-    questions (as :func:`_max_t_adjusted` with questions as units); the stepdown runs over
-    the pairs of all families sorted by |T| together, so its family-wise error covers every
-    board of every group. p = (1 + hits) / (1 + B) (Phipson and Smyth 2010).
+    questions (as :func:`_max_t_adjusted` with questions as units). Each pair's statistic
+    is put on the p-value scale by its own randomisation distribution, p_i = (1 + #{b:
+    |T*_ib| >= |T_i|}) / (1 + B) and p*_ib = #{b': |T*_ib'| >= |T*_ib|} / B, and the
+    stepdown runs on min p* (Westfall and Young 1993, algorithm 2.8): the studentised
+    statistic of a group of 5 questions has far heavier tails than one of 30, and on the T
+    scale its maximum would set the critical value of every group. Ordered by p_i
+    ascending, raw_j = (1 + #{b: min_{l >= j} p*_lb <= p_j}) / (1 + B), adjusted by a
+    running maximum.
     """
     flips = _joint_flips(families)
     owner = np.concatenate([np.full(int(mask.sum()), f) for f, mask in enumerate(masks)])
@@ -499,12 +504,9 @@ def _joint_max_t(families: list[PairFamily], masks: list[np.ndarray],
         gram = (x * weight) @ x.T
         r, c = family.rows[mask], family.cols[mask]
         parts.append((r, c, gram[r, r] + gram[c, c] - 2.0 * gram[r, c], m, weight))
-    order = np.argsort(-observed, kind="stable")
-    raw = np.empty(order.size)
-    running = np.zeros(DRAWS)
-    for stop in range(order.size, 0, -CHUNK):
-        start = max(0, stop - CHUNK)
-        block = order[start:stop]
+
+    def flipped(block: np.ndarray) -> np.ndarray:
+        """|T*| of the pairs ``block`` under every pattern, (len(block), DRAWS)."""
         statistic = np.empty((block.size, DRAWS))
         for f in np.unique(owner[block]):
             rows_here = np.flatnonzero(owner[block] == f)
@@ -514,13 +516,34 @@ def _joint_max_t(families: list[PairFamily], masks: list[np.ndarray],
             variance = squares[local, None] - weight * m * delta * delta
             np.maximum(variance, 1e-15 * squares[local, None], out=variance)
             statistic[rows_here] = np.abs(delta) / np.sqrt(variance / (m * m))
-        suffix = np.maximum.accumulate(statistic[::-1], axis=0)[::-1]
-        np.maximum(suffix, running[None, :], out=suffix)
-        hits = np.count_nonzero(suffix >= observed[block, None] * (1.0 - 1e-9), axis=1)
+        return statistic
+
+    total = observed.size
+    marginal = np.empty(total)
+    for start in range(0, total, CHUNK):
+        block = np.arange(start, min(total, start + CHUNK))
+        hits = np.count_nonzero(flipped(block) >= observed[block, None] * (1.0 - 1e-9),
+                                axis=1)
+        marginal[block] = (1.0 + hits) / (1.0 + DRAWS)
+    order = np.lexsort((-observed, marginal))  # smallest p first, ties by the larger |T|
+    raw = np.empty(total)
+    running = np.full(DRAWS, np.inf)
+    for stop in range(total, 0, -CHUNK):
+        start = max(0, stop - CHUNK)
+        block = order[start:stop]
+        statistic = flipped(block)
+        ranked = np.sort(statistic, axis=1)
+        share = np.empty_like(statistic)  # p*: each pattern's own marginal p
+        for i in range(block.size):
+            below = np.searchsorted(ranked[i], statistic[i] * (1.0 - 1e-9), side="left")
+            share[i] = (DRAWS - below) / DRAWS
+        suffix = np.minimum.accumulate(share[::-1], axis=0)[::-1]
+        np.minimum(suffix, running[None, :], out=suffix)
+        hits = np.count_nonzero(suffix <= marginal[block, None], axis=1)
         raw[start:stop] = (1.0 + hits) / (1.0 + DRAWS)
         running = suffix[0].copy()
     stepped = np.minimum(1.0, np.maximum.accumulate(raw))
-    flat = np.empty(order.size)
+    flat = np.empty(total)
     flat[order] = stepped
     out, offset = [], 0
     for mask in masks:
@@ -534,11 +557,14 @@ def joint_pair_verdicts(families: list[PairFamily], confidence: float
                         ) -> tuple[list[tuple[np.ndarray, np.ndarray, np.ndarray]], str]:
     r"""The pairs of several boards (groups x metric rows) told apart jointly.
 
-    One family-wise error for every pair of every board: the studentised max-|T| stepdown
-    of :func:`_pair_verdicts` over all the boards' pairs at once, each stratum (group) with
-    its own random sign patterns of its questions (the groups hold different questions, so
-    one joint pattern is a pattern per group), the boards of a group sharing theirs (they
-    are the same questions). se = 0 pairs: the exact sign test with a Bonferroni share
+    One family-wise error for every pair of every board: the studentised statistics of
+    :func:`_pair_verdicts`, each stratum (group) with its own random sign patterns of its
+    questions (the groups hold different questions, so one joint pattern is a pattern per
+    group), the boards of a group sharing theirs (they are the same questions), and one
+    Westfall-Young min-P stepdown over all the boards' pairs at once (:func:`_joint_min_p`:
+    each pair's |T| on the p-value scale of its own randomisation distribution, so a small
+    group's heavy-tailed statistics do not set every group's critical value).
+    se = 0 pairs: the exact sign test with a Bonferroni share
     alpha / N of all N testable pairs, those not rejected keeping their share (as
     :func:`_pair_verdicts`). A board without per-question values (dataset-level metric):
     Holm over every board's t-test p-values.
@@ -550,7 +576,7 @@ def joint_pair_verdicts(families: list[PairFamily], confidence: float
     2024). Measured in ``tests/stats/test_rank_sets_joint.py``.
 
     Returns:
-        Per family (p_value, p_adjusted, told_apart), and the method (``"max-t"`` or
+        Per family (p_value, p_adjusted, told_apart), and the method (``"min-p"`` or
         ``"holm"``).
     """
     alpha = 1.0 - confidence
@@ -579,8 +605,8 @@ def joint_pair_verdicts(families: list[PairFamily], confidence: float
     if live:
         statistics = [f.difference[pos] / se[pos] for f, pos, se in zip(families, positive, ses,
                                                                          strict=True)]
-        found = _joint_max_t(families, positive, statistics)
+        found = _joint_min_p(families, positive, statistics)
         share = (live + kept) / live
         for adj, pos, got in zip(adjusted, positive, found, strict=True):
             adj[pos] = np.minimum(1.0, got * share)
-    return [(p, adj, adj <= alpha) for p, adj in zip(ps, adjusted, strict=True)], "max-t"
+    return [(p, adj, adj <= alpha) for p, adj in zip(ps, adjusted, strict=True)], "min-p"

@@ -214,7 +214,8 @@ class Leaderboard:
         rows: one :class:`Standing` per model, best first.
         pairs: one :class:`RankedPair` per pair of models, in the order of the rows.
         adjustment: ``"max-t"`` (studentised sign-flip max-|T| stepdown) or ``"holm"``
-            (with fewer than 8 questions or clusters, or a dataset-level metric).
+            (with fewer than 8 questions or clusters, or a dataset-level metric);
+            ``"min-p"`` for boards ranked jointly over groups (:func:`group_leaderboards`).
         best: the ``confidence`` set for the best model, in the order of the rows: every
             model not shown worse than the best by the stepdown over one-sided max-T
             comparisons (:func:`kpass.stats.winners.best_set`); it holds every model tied
@@ -543,10 +544,12 @@ def group_leaderboards(calls: Sequence[tuple[MetricLike, tuple[Any, ...], dict[s
 
     Each group's boards are :func:`leaderboard`'s on that group's questions alone
     (estimates, SEs, intervals, P(best) unchanged), but the pairs of every board of every
-    group are told apart by one studentised max-|T| stepdown
-    (:func:`kpass.stats.rank_sets.joint_pair_verdicts`): each group flips the signs of its
-    own questions, every board of a group the same ones, and the stepdown runs over all
-    the pairs at once. So the rank sets of all groups and all rows hold their true ranks
+    group are told apart by one stepdown over all of them
+    (:func:`kpass.stats.rank_sets.joint_pair_verdicts`): each pair's studentised |T|
+    against its sign-flip distribution (each group flips the signs of its own questions,
+    every board of a group the same ones), on the p-value scale, and the Westfall-Young
+    min-P stepdown over all the pairs at once (``adjustment`` ``"min-p"``). So the rank
+    sets of all groups and all rows hold their true ranks
     together with probability >= ``confidence``, not each group's alone (G groups ranked
     alone at 95% each hold together only about 0.95^G of the time). With a dataset-level
     metric among the calls, Holm over every pair's t test.
