@@ -117,15 +117,17 @@ def test_table_shows_aggregate_first_then_groups_and_csv_has_group(tmp_path, cap
     assert main(["compare", a, b, "--id", "question", "--group", "subject"]) == 0
     text = capsys.readouterr().out
     lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("by subject, Pass@1 only"))
+    start = next(i for i, line in enumerate(lines) if line.startswith("by subject, Pass@1"))
     assert lines[start + 2].split()[:2] == ["group", "questions"]
     assert [line.split()[0] for line in lines[start + 3:start + 7]] == [
         "(aggregate)", "algebra", "biology", "chemistry"]
     assert main(["compare", a, b, "--id", "question", "--group", "subject", "--format",
                  "csv"]) == 0
     records = list(csv.DictReader(capsys.readouterr().out.splitlines()))
-    assert [r["group"] for r in records if r["role"] in ("aggregate", "group")] == [
-        "", "algebra", "biology", "chemistry"]
+    broken = [r["group"] for r in records if r["role"] in ("aggregate", "group")]
+    assert broken[:4] == ["", "algebra", "biology", "chemistry"]
+    shown = sum(r["role"] in ("primary", "secondary") and not r["same_as"] for r in records)
+    assert len(broken) == 4 * shown > 4  # every row the table shows, merged rows once
     assert all(r["weights"] == "questions" for r in records if r["role"] == "group")
 
 
@@ -219,3 +221,68 @@ def test_by_model_gives_the_breakdown_of_the_two_files(tmp_path, capsys):
     keys = ("group", "questions", "a", "b", "difference", "se", "p_adjusted", "verdict")
     assert ([[row[key] for key in keys] for row in split["results"]]
             == [[row[key] for key in keys] for row in files["results"]])
+
+
+# ------------------------------------------------- every row broken down, jointly adjusted
+
+def _pass_at_k(outcomes, k):
+    """Pass@k of one question by hand: 1 - C(n - c, k) / C(n, k), exact Fractions."""
+    from math import comb
+
+    n, c = len(outcomes), sum(outcomes)
+    return 1 - Fraction(comb(n - c, k), comb(n, k))
+
+
+def test_every_row_is_broken_down_with_one_joint_max_t(tmp_path, capsys):
+    import numpy as np
+
+    from kpass.stats.multiplicity import maxt_stepdown
+
+    a, b = _pair(tmp_path)
+    doc = json.loads(_run_json(capsys, a, b, "--id", "question", "--group", "subject",
+                               "--metrics", "pass@k", "--k", "1,2,3"))
+    table = [row for row in doc["results"] if row["role"] not in ("aggregate", "group")]
+    rows = [row for row in doc["results"] if row["role"] in ("aggregate", "group")]
+    labels = [row["label"] for row in table]  # primary first, as the table
+    assert [row["label"] for row in rows] == [label for label in labels for _ in range(4)]
+    groups = list(A)
+    cells = []  # by hand: d_rq per (row, group), 0 outside the group (the max-T matrix)
+    for row_label in labels:
+        k = int(row_label.split("@")[1])
+        mine = [row for row in rows if row["label"] == row_label]
+        assert [row["group"] for row in mine] == [None, *groups]
+        for row in mine[1:]:
+            g = row["group"]
+            d = [_pass_at_k(x, k) - _pass_at_k(y, k) for x, y in zip(A[g], B[g], strict=True)]
+            assert row["difference"] == pytest.approx(float(sum(d) / len(d)), abs=1e-12)
+        for g in groups:
+            cell = [float(_pass_at_k(x, k) - _pass_at_k(y, k)) if h == g else 0.0
+                    for h in groups for x, y in zip(A[h], B[h], strict=True)]
+            cells.append(cell)
+    expected = maxt_stepdown(np.array(cells))
+    got = [row["p_adjusted"] for row in rows if row["role"] == "group"]
+    assert got == pytest.approx(list(expected), abs=1e-12)
+    # micro: the other rows' aggregates are the table's rows, with the table's p adj
+    for row in table[1:]:
+        aggregate = next(r for r in rows if r["label"] == row["label"] and r["group"] is None)
+        assert aggregate["difference"] == pytest.approx(row["difference"], abs=1e-12)
+        assert aggregate["p_adjusted"] == pytest.approx(row["p_adjusted"], abs=1e-12)
+        assert aggregate["adjust"] == "max-t"
+    first = next(r for r in rows if r["label"] == labels[0] and r["group"] is None)
+    assert first["adjust"] is None  # the primary's aggregate: tested alone
+
+
+def test_the_other_rows_are_one_line_each(tmp_path, capsys):
+    a, b = _pair(tmp_path)
+    assert main(["compare", a, b, "--id", "question", "--group", "subject", "--metrics",
+                 "pass@k", "--k", "1,2,3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("the other rows"))
+    assert lines[start + 1].split() == ["row", "(aggregate)", *A]
+    assert [line.split()[0] for line in lines[start + 2:start + 4]] == ["Pass@2", "Pass@3"]
+    assert "over the 3 groups x 3 rows" in "\n".join(lines)
+
+
+def _run_json(capsys, *argv):
+    assert main(["compare", *argv, "--format", "json"]) == 0
+    return capsys.readouterr().out

@@ -244,7 +244,7 @@ def run_compare(args: argparse.Namespace) -> int:
             request = replace(request, cost_difference=found,
                               cost_line=difference_line(found, cost_unit(args)))
         if group is not None:
-            request = replace(request, groups=_group_breakdown(lines[0], loaded[0], second,
+            request = replace(request, groups=_group_breakdown(lines, loaded[0], second,
                                                                shared, args))
         text = RENDERERS[args.format](shown, labels, m, request)
         if args.plot:
@@ -325,9 +325,9 @@ def _merged_side(side: tuple[str, list[str], list[str]], args: argparse.Namespac
                       [row for item in loaded for row in item.bad_rows], groups=groups)
 
 
-def _group_breakdown(line: Any, item: LoadedFile, second: BinaryCounts, shared: bool,
+def _group_breakdown(lines: list[Any], item: LoadedFile, second: BinaryCounts, shared: bool,
                      args: argparse.Namespace) -> Any:
-    """The primary row broken down by A's ``--group`` labels, carried through the pairing."""
+    """Every row (primary first) broken down by A's ``--group`` labels, through the pairing."""
     from ..stats.align import subset_labels
     from .compare_groups import group_comparison
 
@@ -338,7 +338,7 @@ def _group_breakdown(line: Any, item: LoadedFile, second: BinaryCounts, shared: 
         labels = list(subset_labels(item.groups, aligned, "--group"))
     except ValueError as error:
         raise ReportError(f"{args.files[0]} vs {args.files[1]}", str(error)) from None
-    return group_comparison(line, labels, str(args.group), args.weights, args.confidence)
+    return group_comparison(lines, labels, str(args.group), args.weights, args.confidence)
 
 
 def _by_models(args: argparse.Namespace, by: str, picked: list[str | None]

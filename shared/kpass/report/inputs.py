@@ -18,7 +18,8 @@ from ..io.formats.readers import LoadedFile
 from ..io.inputs import InputOptions, load_inputs, load_split
 from ..io.progress import Progress
 
-__all__ = ["input_options", "left_out", "load_models", "load_outcomes"]
+__all__ = ["harness_tools", "input_options", "left_out", "load_models", "load_outcomes",
+           "load_task_models"]
 
 
 def input_options(args: argparse.Namespace) -> InputOptions:
@@ -122,3 +123,87 @@ def left_out(item: LoadedFile) -> str:
             if isinstance(item, InspectFile) else f"unreadable row{plural} left out")
     where, problem = item.bad_rows[0]
     return f"{item.source}: {count} {what} (first: {where}: {problem})"
+
+
+def harness_tools(sources: list[str], args: argparse.Namespace) -> list[str] | None:
+    """Each source's harness (``"inspect"``, ``"lm-eval"``, ...), or None unless all are one's."""
+    from ..io.harness.inspect_files import is_inspect_log
+    from ..io.harness.load import detect_harness
+
+    tools = [args.from_ or ("inspect" if is_inspect_log(source) else detect_harness(source))
+             for source in sources]
+    return None if any(tool is None for tool in tools) else [str(tool) for tool in tools]
+
+
+def load_task_models(sources: list[str], tools: list[str], args: argparse.Namespace,
+                     command: str) -> tuple[list[str], list[LoadedFile]]:
+    """Harness files of several models, a file per task and model, as one input per model.
+
+    ``--group task`` on harness logs (an ``inspect eval-set`` folder; lm-eval's
+    ``samples_<task>_<date>.jsonl`` of several runs): the files are sorted into models (an
+    Inspect log's ``eval.model``, lm-eval's ``model_name`` from the run's
+    ``results_<date>.json``; without one, the file's folder) and each model's files become
+    one input whose questions are every task's, with the id ``TASK/ID`` (tasks often number
+    their samples 1..N alike, so the models pair by task and id) and the task as group.
+
+    Returns:
+        The model names (sorted) and their inputs.
+
+    Raises:
+        ReportError: fewer than 2 models, a model with a task twice, a file without
+            question ids, or a task some models lack (naming it and them).
+    """
+    from pathlib import Path
+
+    import numpy as np
+
+    from .._core.counting.counts import BinaryCounts
+    from ..io.harness.harness_tasks import harness_task
+
+    loaded, _ = load_outcomes(sources, argparse.Namespace(**{**vars(args), "group": None}),
+                              command)
+    found = [harness_task(source, tool) for source, tool in zip(sources, tools, strict=True)]
+    buckets: dict[str, list[int]] = {}
+    for index, about in enumerate(found):
+        model = about.model or str(Path(sources[index]).parent)
+        buckets.setdefault(model, []).append(index)
+    if len(buckets) < 2:
+        raise ReportError(sources[0], f"--group task: every file is of one model "
+                                      f"({next(iter(buckets))}); give the task logs of at "
+                                      "least 2 models")
+    names, merged = [], []
+    tasks: dict[str, set[str]] = {}
+    for model, members in sorted(buckets.items()):
+        seen: dict[str, str] = {}
+        ids: list[str] = []
+        groups: list[str] = []
+        for index in members:
+            item, task = loaded[index], found[index].task
+            if task in seen:
+                raise ReportError(item.source, f"--group task: task {task!r} of model "
+                                               f"{model} is also in {seen[task]}; give one "
+                                               "file per task and model")
+            seen[task] = item.source
+            if item.counts.ids is None:
+                raise ReportError(item.source, "--group task: this file has no question ids "
+                                               "to pair the models by")
+            ids.extend(f"{task}/{question}" for question in item.counts.ids)
+            groups.extend([task] * item.counts.n_questions)
+        tasks[model] = set(seen)
+        parts = [loaded[index] for index in members]
+        counts = BinaryCounts(np.concatenate([part.counts.n_samples for part in parts]),
+                              np.concatenate([part.counts.n_correct for part in parts]),
+                              ids=ids)
+        first = parts[0]
+        names.append(model)
+        merged.append(LoadedFile(model, first.path, first.column, counts, first.shortest,
+                                 [row for part in parts for row in part.bad_rows],
+                                 groups=groups))
+    every = set.union(*tasks.values())
+    for model, have in tasks.items():
+        if have != every and not getattr(args, "shared", False):
+            missing = ", ".join(sorted(every - have))
+            raise ReportError(model, f"--group task: has no log of task {missing}, which "
+                                     "other models have; give every model every task, or "
+                                     "pass --shared to rank on the tasks all have")
+    return names, merged

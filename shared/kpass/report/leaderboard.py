@@ -28,7 +28,7 @@ from ..io.inputs import file_stem
 from ..registry import PRIMARY
 from ..stats.ranking import best_line, winner_line
 from .cost import board_costs, question_costs, wants_cost
-from .inputs import load_models, load_outcomes
+from .inputs import harness_tools, load_models, load_outcomes, load_task_models
 from .output import (
     _check_answers_options,
     _write,
@@ -99,6 +99,28 @@ def _load(args: argparse.Namespace, paths: list[str]
     costs = [question_costs(item, args) for item in loaded] if wants_cost(args) else None
     return ([item.counts for item in loaded], loaded[0].clusters,
             [run_info(item.source, item) for item in loaded], costs, loaded)
+
+
+def _task_logs(args: argparse.Namespace) -> list[str] | None:
+    """With ``--group task`` and no ``--id``: each file's harness when all are harness logs.
+
+    Then the files are every model's task logs (an ``inspect eval-set`` folder, lm-eval
+    samples files of several runs), read one input per model
+    (:func:`kpass.report.inputs.load_task_models`); otherwise None.
+    """
+    if getattr(args, "group", None) != "task" or args.id is not None:
+        return None
+    names, paths = named_sources(list(args.files))
+    tools = harness_tools(paths, args)
+    if tools is not None and any(name is not None for name in names):
+        raise ReportError(next(item for item, name in zip(args.files, names, strict=True)
+                               if name is not None),
+                          "--group task: NAME=PATH does not apply to harness logs; each "
+                          "model is named by its logs (Inspect's eval.model, lm-eval's "
+                          "model_name)")
+    if tools is not None:
+        args.files = paths
+    return tools
 
 
 def _function_of(families: list[Family], key: str) -> str:
@@ -403,7 +425,8 @@ def render_json(boards: list[Board], request: LeaderboardRequest) -> str:
                              "function": board.result.metric, "label": board.label,
                              "tau": board.tau, **_cost_fields(board)} for board in boards]}
     if request.groups is not None:  # the rows of every group; the boards' rows are all questions
-        document.update(group=request.groups.column, groups=request.groups.records())
+        document.update(group=request.groups.column, weights="questions",
+                        groups=request.groups.records())
     return json.dumps(document, indent=2, default=lambda value: float(np.asarray(value))) + "\n"
 
 
@@ -459,6 +482,13 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             costs = ([question_costs(item, args) for item in loaded] if wants_cost(args)
                      else None)
             paths = [f"{args.files[0]} ({by} = {name})" for name in names]
+        elif (tasks := _task_logs(args)) is not None:  # --group task on harness logs
+            names, loaded = load_task_models(list(args.files), tasks, args, "leaderboard")
+            counts, clusters = [item.counts for item in loaded], None
+            run_records = [None] * len(loaded)
+            costs = ([question_costs(item, args) for item in loaded] if wants_cost(args)
+                     else None)
+            paths = list(names)
         else:
             names, paths = split_names(list(args.files))
             counts, clusters, run_records, costs, loaded = _load(args, paths)
@@ -498,16 +528,15 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         if group is not None:
             from .leaderboard_groups import group_boards
 
-            first = boards[0]
-            family = next(fam for fam in families if fam.key == first.metric)
             small: list[str] = []
             with collect_notes(small):
-                grouped = group_boards(loaded, names, first, family, str(group),
+                grouped = group_boards(loaded, names, boards, families, str(group),
                                        args.confidence, args.short, bool(args.shared),
-                                       getattr(args, "prior", "uniform"), leaderboard_boards)
-            if small:
-                notes.append(f"--group {group}: {len(small)} groups of fewer than 30 questions: "
-                             "their intervals use Student's t and their rank sets sign flips")
+                                       getattr(args, "prior", "uniform"))
+            few = sum(1 for boards_of in grouped.boards if boards_of[0].result.questions < 30)
+            if few:
+                notes.append(f"--group {group}: {few} of {len(grouped.groups)} groups have "
+                             "fewer than 30 questions: their intervals use Student's t")
         request = replace(LeaderboardRequest.from_args(args, names, paths, notes, run_records),
                           groups=grouped)
         text = RENDERERS[args.format](boards, request)

@@ -1,15 +1,16 @@
-"""``kpass leaderboard --group COLUMN``: each model's estimate and joint rank set per group.
+"""``kpass leaderboard --group COLUMN``: each model's estimate and rank set per group.
 
-The aggregate boards are the leaderboard's own, over all questions. Below them, for the
-first board's metric and k only, each group's questions (each model's own ``--group``
-labels) are ranked alone by :func:`kpass.report.leaderboard.leaderboard_boards`: one line
-per group with each model's estimate and its joint rank set within the group.
+The aggregate boards are the leaderboard's own, over all questions (each question counts
+once: micro). Below them, every board's metric and k is ranked on each group's questions
+alone (each model's own ``--group`` labels; harness logs: their task), and the rank sets of
+every group and every board hold jointly (:func:`kpass.stats.ranking.group_leaderboards`:
+one min-P stepdown over all their pairs), so the whole breakdown holds at the level:
+one line per group and board with each model's estimate and its rank set.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -21,40 +22,43 @@ __all__ = ["GroupBoards", "group_boards", "group_board_lines"]
 
 @dataclass(frozen=True)
 class GroupBoards:
-    """The first board's metric and k, ranked within each group.
+    """Every board ranked within each group, the rank sets joint over groups and boards.
 
     Attributes:
         column: the group column (``--group``).
-        label: the board's row name (``Pass@1``).
         groups: the group labels, sorted.
-        boards: each group's :class:`kpass.report.leaderboard.Board`.
+        boards: per group, its boards (in the order of the aggregate boards); each a
+            :class:`kpass.report.leaderboard.Board`.
+        adjustment: ``"min-p"`` or ``"holm"`` (the joint stepdown).
     """
 
     column: str
-    label: str
     groups: tuple[Any, ...]
-    boards: tuple[Any, ...]
+    boards: tuple[tuple[Any, ...], ...]
+    adjustment: str = "min-p"
 
     def records(self) -> list[dict[str, Any]]:
-        """One JSON/CSV record per group and model."""
+        """One JSON/CSV record per group, board and model."""
         return [{"group": group, "metric": board.metric, "label": board.label, "k": board.k,
                  "tau": board.tau, "questions": board.result.questions,
                  "confidence": board.result.confidence, **row.as_dict()}
-                for group, board in zip(self.groups, self.boards, strict=True)
-                for row in board.result.rows]
+                for group, boards in zip(self.groups, self.boards, strict=True)
+                for board in boards for row in board.result.rows]
 
 
-def group_boards(loaded: list[Any], names: list[str], first: Any, family: Any, column: str,
-                 confidence: float, short: str, shared: bool, prior: str,
-                 boards_of: Callable[..., list[Any]]) -> GroupBoards:
-    """Rank the models on each group's questions alone, at ``first``'s metric, k and tau.
-
-    ``boards_of`` is :func:`kpass.report.leaderboard.leaderboard_boards` (passed in: that
-    module imports this one).
+def group_boards(loaded: list[Any], names: list[str], boards: list[Any], families: list[Any],
+                 column: str, confidence: float, short: str, shared: bool, prior: str
+                 ) -> GroupBoards:
+    """Rank the models on each group's questions alone at every board's metric, k and tau.
 
     Raises:
-        ReportError: a model without labels, or fewer than 2 groups.
+        ReportError: a model without labels, fewer than 2 groups, a group some model has
+            no question in, or what the ranking refuses (naming the group).
     """
+    from ..families import function
+    from ..stats.ranking import group_leaderboards
+    from .output import family_options
+
     for item in loaded:
         if item.groups is None:
             raise ReportError(item.source, f"--group {column}: no group labels were read")
@@ -64,41 +68,80 @@ def group_boards(loaded: list[Any], names: list[str], first: Any, family: Any, c
         raise ReportError(loaded[0].source, f"--group {column}: every question is in group "
                                             f"{labels[0]!r}; a breakdown needs at least 2 "
                                             "groups")
-    boards = []
+    strata: dict[Any, dict[str, Any]] = {}
     for group in labels:
-        runs = {name: item.counts.select(np.asarray([label == group for label in item.groups]))
-                for name, item in zip(names, loaded, strict=True)}
-        try:
-            board, = boards_of(runs, [family], [first.k] if first.k else [1],
-                                        [first.tau] if first.tau is not None else [0.5],
-                                        confidence, short, None, shared, prior)[:1]
-        except ValueError as error:
-            raise ReportError(f"--group {column} = {group}", str(error)) from None
-        boards.append(board)
-    return GroupBoards(column, first.label, tuple(labels), tuple(boards))
+        runs = {}
+        for name, item in zip(names, loaded, strict=True):
+            mask = np.asarray([label == group for label in item.groups])
+            if not mask.any():
+                raise ReportError(f"--group {column} = {group}", f"model {name} has no "
+                                  "question in this group; every model must answer every "
+                                  "group to be ranked in it")
+            runs[name] = item.counts.select(mask)
+        strata[group] = runs
+    calls, shapes = [], []
+    for fam in families:  # the rows of the aggregate boards, in their order
+        mine = [board for board in boards if board.metric == fam.key]
+        if not mine:
+            continue
+        options = family_options(fam.function, None, confidence, shared, prior)
+        kwargs = {key: value for key, value in options.items()
+                  if key not in ("clusters", "confidence", "shared")}
+        if fam.per_k and short != "error":
+            kwargs["short"] = short
+        point = function(fam.function)
+        if not fam.per_k:
+            calls.append((point, (), kwargs))
+            shapes.append(mine[:1])
+            continue
+        for tau in dict.fromkeys(board.tau for board in mine):
+            those = [board for board in mine if board.tau == tau]
+            head = () if tau is None else (tau,)
+            calls.append((point, ([board.k for board in those], *head), kwargs))
+            shapes.append(those)
+    try:
+        ranked = group_leaderboards(calls, strata, confidence=confidence, shared=shared,
+                                    prior=prior)
+    except (TypeError, ValueError) as error:
+        raise ReportError(f"--group {column}", str(error)) from None
+    template = [board for shape in shapes for board in shape]
+    out = tuple(tuple(replace(board, result=result, costs=None)
+                      for board, result in zip(template, ranked[group], strict=True))
+                for group in labels)
+    adjustment = out[0][0].result.adjustment if out and out[0] else "min-p"
+    return GroupBoards(column, tuple(labels), out, adjustment)
 
 
 def group_board_lines(grouped: GroupBoards, names: list[str], digits: int,
                       markdown: bool = False) -> list[str]:
-    """One line per group: questions, then each model's estimate and joint rank set."""
-    header = ["group", "questions", *names]
-    body = []
-    for group, board in zip(grouped.groups, grouped.boards, strict=True):
-        rows = {row.name: row for row in board.result.rows}
-        cells = [str(group), str(board.result.questions)]
-        for name in names:
-            row = rows[name]
-            ranks = (str(row.rank_lo) if row.rank_lo == row.rank_hi
-                     else f"{row.rank_lo}-{row.rank_hi}")
-            cells.append(f"{row.estimate:.{digits}f} ({ranks})")
-        body.append(cells)
-    title = (f"by {grouped.column}, {grouped.label} only: each model's estimate (its joint "
-             "rank set within the group):")
-    if markdown:
-        align = [":---"] + ["---:"] * (len(header) - 1)
-        return [title, "", "| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |",
-                *("| " + " | ".join(cells) + " |" for cells in body)]
-    widths = [max(len(cells[i]) for cells in [header] + body) for i in range(len(header))]
-    return [title] + ["  ".join(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i])
-                                for i, cell in enumerate(cells)).rstrip()
-                      for cells in [header] + body]
+    """One line per board and group: questions, then each model's estimate and rank set."""
+    rows = len(grouped.boards[0])
+    how = ("min-P stepdown" if grouped.adjustment == "min-p" else "Holm")
+    title = [f"by {grouped.column}: each model's estimate (rank set); the aggregate above: "
+             "each question counts once (micro)",
+             f"rank sets joint over the {len(grouped.groups)} groups"
+             + (f" x {rows} rows" if rows > 1 else "") + f" ({how} over all their pairs):"]
+    out = list(title) if not markdown else [f"{title[0]}  ", title[1]]
+    for index in range(rows):
+        header = [grouped.boards[0][index].label, "questions", *names]
+        body = []
+        for group, boards in zip(grouped.groups, grouped.boards, strict=True):
+            board = boards[index]
+            found = {row.name: row for row in board.result.rows}
+            cells = [str(group), str(board.result.questions)]
+            for name in names:
+                row = found[name]
+                ranks = (str(row.rank_lo) if row.rank_lo == row.rank_hi
+                         else f"{row.rank_lo}-{row.rank_hi}")
+                cells.append(f"{row.estimate:.{digits}f} ({ranks})")
+            body.append(cells)
+        if markdown:
+            align = [":---"] + ["---:"] * (len(header) - 1)
+            out += ["", "| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |",
+                    *("| " + " | ".join(cells) + " |" for cells in body)]
+            continue
+        widths = [max(len(cells[i]) for cells in [header] + body) for i in range(len(header))]
+        out += ["  ".join(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i])
+                          for i, cell in enumerate(cells)).rstrip()
+                for cells in [header] + body]
+    return out

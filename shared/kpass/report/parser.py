@@ -518,9 +518,9 @@ def _add_leaderboard(commands: Any) -> None:
                        help="a column of the first file labelling question clusters (clustered "
                             "standard errors)")
     board.add_argument("--group", metavar="COLUMN",
-                       help="a group (subtask) label column: under the boards, one line per "
-                            "group with each model's estimate and joint rank set within it "
-                            "(the first board's metric and k)")
+                       help="a group (subtask) label column, or task on harness logs: under "
+                            "the boards, one line per group and board with each model's "
+                            "estimate and rank set, the sets joint over every group and board")
     _by_option(board, "; every model of the input ranked")
     _selection_options(board, k_help="the k to rank at (default: 1)",
                        metrics_help="comma-separated metrics (default: pass@k)",

@@ -417,3 +417,196 @@ def _problems(name: str, boards: list[Any], clustered: bool) -> list[str]:
         problems += [problem.replace("check the exact test (p_exact) before acting", how)
                      for problem in found]
     return list(dict.fromkeys(problems))
+
+
+class PairFamily:
+    """One board's unordered pairs, for :func:`joint_pair_verdicts` (rank sets across groups).
+
+    Attributes:
+        estimates: the K estimates (ties snapped, :func:`_tie_groups`).
+        sigma: their (K, K) covariance; ``df`` its degrees of freedom; ``count`` its units.
+        rows, cols, difference: the pairs and estimates[rows] - estimates[cols].
+        values: the (K, M) per-question values over the stratum's M questions (NaN where
+            this board leaves a question out), or None (a dataset-level metric: Holm).
+        stratum: the group; boards of one group share its questions and sign patterns.
+    """
+
+    __slots__ = ("estimates", "sigma", "df", "count", "rows", "cols", "difference", "values",
+                 "stratum")
+
+    def __init__(self, estimates: np.ndarray, sigma: np.ndarray, df: int | float, count: int,
+                 rows: np.ndarray, cols: np.ndarray, difference: np.ndarray,
+                 values: np.ndarray | None, stratum: int) -> None:
+        self.estimates, self.sigma, self.df, self.count = estimates, sigma, df, count
+        self.rows, self.cols, self.difference = rows, cols, difference
+        self.values, self.stratum = values, stratum
+
+
+def _zero_left_out(values: np.ndarray) -> np.ndarray:
+    """The values with every question some model leaves out (NaN) set to 0 for all."""
+    return np.where(np.isfinite(values).all(axis=0)[None, :], values, 0.0)
+
+
+def _joint_flips(families: list[PairFamily]) -> list[np.ndarray]:
+    """e.x for :data:`DRAWS` random sign patterns e, (K, DRAWS) per family.
+
+    Every stratum (group) draws its own patterns over its questions, from one generator
+    seeded :data:`SEED`, strata in order; the boards of a stratum share them (a board's
+    left-out questions carry 0). Column b across all strata is one pattern over every
+    question, so the maximum over all pairs is taken under one joint sign flip.
+    """
+    rng = np.random.default_rng(SEED)
+    flips: list[np.ndarray] = [np.empty(0)] * len(families)
+    for stratum in sorted({family.stratum for family in families}):
+        members = [i for i, family in enumerate(families) if family.stratum == stratum]
+        totals = {i: _zero_left_out(np.asarray(families[i].values, dtype=float))
+                  for i in members}
+        size = totals[members[0]].shape[1]
+        for i in members:
+            flips[i] = np.empty((totals[i].shape[0], DRAWS))
+        step = max(1, min(DRAWS, (1 << 22) // max(size, 1)))
+        for start in range(0, DRAWS, step):
+            stop = min(DRAWS, start + step)
+            bits = np.unpackbits(rng.integers(0, 256, size=(stop - start, (size + 7) // 8),
+                                              dtype=np.uint8), axis=1, count=size
+                                 ).astype(float).T
+            for i in members:  # e = 1 - 2 b: e.x = sum(x) - 2 b.x
+                flips[i][:, start:stop] = (totals[i].sum(axis=1, keepdims=True)
+                                           - 2.0 * (totals[i] @ bits))
+    return flips
+
+
+def _joint_min_p(families: list[PairFamily], masks: list[np.ndarray],
+                 statistics: list[np.ndarray]) -> list[np.ndarray]:
+    """Westfall-Young min-P stepdown adjusted p over the pairs of every family at once.
+
+    ``masks[f]`` picks family f's pairs with se > 0, ``statistics[f]`` their observed T.
+    Each pair's flipped |T*| is studentised by its own flipped SE over its board's
+    questions (as :func:`_max_t_adjusted` with questions as units). Each pair's statistic
+    is put on the p-value scale by its own randomisation distribution, p_i = (1 + #{b:
+    |T*_ib| >= |T_i|}) / (1 + B) and p*_ib = #{b': |T*_ib'| >= |T*_ib|} / B, and the
+    stepdown runs on min p* (Westfall and Young 1993, algorithm 2.8): the studentised
+    statistic of a group of 5 questions has far heavier tails than one of 30, and on the T
+    scale its maximum would set the critical value of every group. Ordered by p_i
+    ascending, raw_j = (1 + #{b: min_{l >= j} p*_lb <= p_j}) / (1 + B), adjusted by a
+    running maximum.
+    """
+    flips = _joint_flips(families)
+    owner = np.concatenate([np.full(int(mask.sum()), f) for f, mask in enumerate(masks)])
+    where = np.concatenate([np.flatnonzero(mask) for mask in masks])
+    observed = np.abs(np.concatenate(statistics))
+    parts = []
+    for family, mask in zip(families, masks, strict=True):
+        used = np.isfinite(np.asarray(family.values, dtype=float)).all(axis=0)
+        x = np.asarray(family.values, dtype=float)[:, used]
+        m = float(x.shape[1])
+        weight = 1.0 / (1.0 - 1.0 / m)
+        gram = (x * weight) @ x.T
+        r, c = family.rows[mask], family.cols[mask]
+        parts.append((r, c, gram[r, r] + gram[c, c] - 2.0 * gram[r, c], m, weight))
+
+    def flipped(block: np.ndarray) -> np.ndarray:
+        """|T*| of the pairs ``block`` under every pattern, (len(block), DRAWS)."""
+        statistic = np.empty((block.size, DRAWS))
+        for f in np.unique(owner[block]):
+            rows_here = np.flatnonzero(owner[block] == f)
+            r, c, squares, m, weight = parts[f]
+            local = np.searchsorted(np.flatnonzero(masks[f]), where[block[rows_here]])
+            delta = (flips[f][r[local]] - flips[f][c[local]]) / m
+            variance = squares[local, None] - weight * m * delta * delta
+            np.maximum(variance, 1e-15 * squares[local, None], out=variance)
+            statistic[rows_here] = np.abs(delta) / np.sqrt(variance / (m * m))
+        return statistic
+
+    total = observed.size
+    marginal = np.empty(total)
+    for start in range(0, total, CHUNK):
+        block = np.arange(start, min(total, start + CHUNK))
+        hits = np.count_nonzero(flipped(block) >= observed[block, None] * (1.0 - 1e-9),
+                                axis=1)
+        marginal[block] = (1.0 + hits) / (1.0 + DRAWS)
+    order = np.lexsort((-observed, marginal))  # smallest p first, ties by the larger |T|
+    raw = np.empty(total)
+    running = np.full(DRAWS, np.inf)
+    for stop in range(total, 0, -CHUNK):
+        start = max(0, stop - CHUNK)
+        block = order[start:stop]
+        statistic = flipped(block)
+        ranked = np.sort(statistic, axis=1)
+        share = np.empty_like(statistic)  # p*: each pattern's own marginal p
+        for i in range(block.size):
+            below = np.searchsorted(ranked[i], statistic[i] * (1.0 - 1e-9), side="left")
+            share[i] = (DRAWS - below) / DRAWS
+        suffix = np.minimum.accumulate(share[::-1], axis=0)[::-1]
+        np.minimum(suffix, running[None, :], out=suffix)
+        hits = np.count_nonzero(suffix <= marginal[block, None], axis=1)
+        raw[start:stop] = (1.0 + hits) / (1.0 + DRAWS)
+        running = suffix[0].copy()
+    stepped = np.minimum(1.0, np.maximum.accumulate(raw))
+    flat = np.empty(total)
+    flat[order] = stepped
+    out, offset = [], 0
+    for mask in masks:
+        count = int(mask.sum())
+        out.append(flat[offset:offset + count])
+        offset += count
+    return out
+
+
+def joint_pair_verdicts(families: list[PairFamily], confidence: float
+                        ) -> tuple[list[tuple[np.ndarray, np.ndarray, np.ndarray]], str]:
+    r"""The pairs of several boards (groups x metric rows) told apart jointly.
+
+    One family-wise error for every pair of every board: the studentised statistics of
+    :func:`_pair_verdicts`, each stratum (group) with its own random sign patterns of its
+    questions (the groups hold different questions, so one joint pattern is a pattern per
+    group), the boards of a group sharing theirs (they are the same questions), and one
+    Westfall-Young min-P stepdown over all the boards' pairs at once (:func:`_joint_min_p`:
+    each pair's |T| on the p-value scale of its own randomisation distribution, so a small
+    group's heavy-tailed statistics do not set every group's critical value).
+    se = 0 pairs: the exact sign test with a Bonferroni share
+    alpha / N of all N testable pairs, those not rejected keeping their share (as
+    :func:`_pair_verdicts`). A board without per-question values (dataset-level metric):
+    Holm over every board's t-test p-values.
+
+    Under the complete null (the models exchangeable within every question of every group)
+    the probability that any pair of any board is told apart is <= alpha up to the Monte
+    Carlo error of the :data:`DRAWS` patterns, so every group's rank sets hold their true
+    ranks together with probability >= ``confidence`` (Mogstad, Romano, Shaikh and Wilhelm
+    2024). Measured in ``tests/stats/test_rank_sets_joint.py``.
+
+    Returns:
+        Per family (p_value, p_adjusted, told_apart), and the method (``"min-p"`` or
+        ``"holm"``).
+    """
+    alpha = 1.0 - confidence
+    ses = [pair_se(f.sigma, f.rows, f.cols, f.estimates) for f in families]
+    ps = [_p_values(f.difference, se, f.df, f.count) for f, se in zip(families, ses,
+                                                                     strict=True)]
+    positive = [se > 0 for se in ses]
+    constant = [~pos & (f.difference != 0) for pos, f in zip(positive, families, strict=True)]
+    testable = [pos | con for pos, con in zip(positive, constant, strict=True)]
+    adjusted = [np.ones_like(p) for p in ps]
+    if any(f.values is None for f in families):
+        flat = np.concatenate([p[t] for p, t in zip(ps, testable, strict=True)])
+        if flat.size:
+            held = _holm(flat)
+            offset = 0
+            for adj, t in zip(adjusted, testable, strict=True):
+                adj[t] = held[offset:offset + int(t.sum())]
+                offset += int(t.sum())
+        return [(p, adj, adj <= alpha) for p, adj in zip(ps, adjusted, strict=True)], "holm"
+    total = sum(int(t.sum()) for t in testable)
+    kept = 0
+    for p, adj, con in zip(ps, adjusted, constant, strict=True):
+        adj[con] = np.minimum(1.0, total * p[con])
+        kept += int(np.sum(con & (adj > alpha)))
+    live = sum(int(pos.sum()) for pos in positive)
+    if live:
+        statistics = [f.difference[pos] / se[pos] for f, pos, se in zip(families, positive, ses,
+                                                                         strict=True)]
+        found = _joint_min_p(families, positive, statistics)
+        share = (live + kept) / live
+        for adj, pos, got in zip(adjusted, positive, found, strict=True):
+            adj[pos] = np.minimum(1.0, got * share)
+    return [(p, adj, adj <= alpha) for p, adj in zip(ps, adjusted, strict=True)], "min-p"

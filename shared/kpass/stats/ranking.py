@@ -59,7 +59,7 @@ References:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -214,7 +214,8 @@ class Leaderboard:
         rows: one :class:`Standing` per model, best first.
         pairs: one :class:`RankedPair` per pair of models, in the order of the rows.
         adjustment: ``"max-t"`` (studentised sign-flip max-|T| stepdown) or ``"holm"``
-            (with fewer than 8 questions or clusters, or a dataset-level metric).
+            (with fewer than 8 questions or clusters, or a dataset-level metric);
+            ``"min-p"`` for boards ranked jointly over groups (:func:`group_leaderboards`).
         best: the ``confidence`` set for the best model, in the order of the rows: every
             model not shown worse than the best by the stepdown over one-sided max-T
             comparisons (:func:`kpass.stats.winners.best_set`); it holds every model tied
@@ -323,21 +324,31 @@ def _check_runs(runs: Any) -> dict[str, Any]:
     return dict(runs)
 
 
-def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
-           sigma: np.ndarray, df: int | float, count: int, questions: int,
-           posteriors: list[tuple[float, float]], confidence: float,
-           units: tuple[np.ndarray, np.ndarray] | None = None) -> Leaderboard:
-    size = len(names)
-    se = noise_free_se(np.diag(sigma), estimates)
+def _pairs(estimates: np.ndarray) -> tuple[np.ndarray, list[int], np.ndarray, np.ndarray,
+                                           np.ndarray]:
+    """Ties snapped, the ranked order, the unordered pairs (higher first), their differences."""
+    size = estimates.size
     tied = _tie_groups(estimates)
-    rank = np.array([1 + int(np.sum(tied > e)) for e in tied])
     order = sorted(range(size), key=lambda j: (-tied[j], j))
     firsts, seconds = zip(*[(order[a], order[b]) for a in range(size)
                             for b in range(a + 1, size)], strict=True)
     a_index, b_index = np.array(firsts), np.array(seconds)
-    difference = tied[a_index] - tied[b_index]
-    p, adjusted, told, method = _pair_verdicts(tied, sigma, df, confidence, units, a_index,
-                                               b_index, difference, count)
+    return tied, order, a_index, b_index, tied[a_index] - tied[b_index]
+
+
+def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
+           sigma: np.ndarray, df: int | float, count: int, questions: int,
+           posteriors: list[tuple[float, float]], confidence: float,
+           units: tuple[np.ndarray, np.ndarray] | None = None,
+           verdicts: tuple[np.ndarray, np.ndarray, np.ndarray, str] | None = None,
+           ) -> Leaderboard:
+    """One board; ``verdicts`` (p, p_adjusted, told, method) when judged jointly elsewhere."""
+    size = len(names)
+    se = noise_free_se(np.diag(sigma), estimates)
+    tied, order, a_index, b_index, difference = _pairs(estimates)
+    rank = np.array([1 + int(np.sum(tied > e)) for e in tied])
+    p, adjusted, told, method = verdicts if verdicts is not None else _pair_verdicts(
+        tied, sigma, df, confidence, units, a_index, b_index, difference, count)
     better = np.zeros((size, size), dtype=bool)
     better[a_index[told], b_index[told]] = True  # a is ranked above b: d >= 0, told => d > 0
     rank_lo = 1 + better.sum(axis=0)
@@ -426,6 +437,24 @@ def leaderboard(metric: MetricLike, runs: Mapping[str, Any], *args: Any, cluster
         >>> round(board.pairs[0].difference, 3), board.questions, board.adjustment
         (0.583, 4, 'holm')
     """
+    name, inputs, many, clustered = _board_inputs(metric, runs, args, kwargs, clusters,
+                                                  confidence, shared, prior)
+    boards = [_board(**{key: value for key, value in item.items() if key != "values"})
+              for item in inputs]
+    warn_small(f"kpass.leaderboard({name})", _problems(name, boards, clustered))
+    return boards if many else boards[0]
+
+
+def _board_inputs(metric: MetricLike, runs: Mapping[str, Any], args: tuple[Any, ...],
+                  kwargs: dict[str, Any], clusters: Any, confidence: float, shared: bool,
+                  prior: str) -> tuple[str, list[dict[str, Any]], bool, bool]:
+    """What :func:`leaderboard` checks and computes before its boards are judged.
+
+    Returns:
+        The metric's name; per k the keyword arguments of :func:`_board` plus ``values``
+        (the (K, M) per-question values, NaN where a question is left out; None for a
+        dataset-level metric); whether ``k`` was a sequence; whether clusters were given.
+    """
     name, metric = _check_metric(metric, "leaderboard", args, kwargs)
     options = check_options(confidence=confidence, shared=shared, prior=prior,
                             clusters=clusters)
@@ -470,12 +499,11 @@ def leaderboard(metric: MetricLike, runs: Mapping[str, Any], *args: Any, cluster
         sigmas, df = _jackknife_covariance(list(statistics), keys, codes)
         budgets = _budgets(args, values.shape[1], name)
         many = isinstance(metric(_counts_of(aligned[0]), *args, **kwargs), list)
-        boards = []
-        for index, budget in enumerate(budgets):
-            boards.append(_board(name, budget, names, values[:, index], sigmas[index], df,
-                                 df + 1, m, posteriors(everything, budget), confidence))
-        warn_small(f"kpass.leaderboard({name})", _problems(name, boards, codes is not None))
-        return boards if many else boards[0]
+        inputs = [dict(name=name, k=budget, names=names, estimates=values[:, index],
+                       sigma=sigmas[index], df=df, count=df + 1, questions=m,
+                       posteriors=posteriors(everything, budget), confidence=confidence,
+                       values=None) for index, budget in enumerate(budgets)]
+        return name, inputs, many, codes is not None
 
     per_model = [of(model, lambda R=R: _per_question(metric, name, R, args, kwargs))
                  for model, R in zip(names, aligned, strict=True)]
@@ -488,7 +516,7 @@ def leaderboard(metric: MetricLike, runs: Mapping[str, Any], *args: Any, cluster
     codes = _labels(clusters, m)
     many = per_model[0][1]
     budgets = _budgets(args, len(per_model[0][0]), name)
-    boards = []
+    inputs = []
     for index, budget in enumerate(budgets):
         matrix = np.array([found[index] for found, _ in per_model])  # (K, M)
         used = np.isfinite(matrix).all(axis=0)
@@ -500,11 +528,91 @@ def leaderboard(metric: MetricLike, runs: Mapping[str, Any], *args: Any, cluster
         used_codes = None if codes is None else codes[used]
         sigma, cluster_df, count = _covariance(matrix[:, used], used_codes)
         units = _unit_totals(matrix[:, used], used_codes)
-        boards.append(_board(name, budget, names, matrix[:, used].mean(axis=1), sigma,
-                             cluster_df, count, questions, posteriors(used, budget),
-                             confidence, units))
-    warn_small(f"kpass.leaderboard({name})", _problems(name, boards, codes is not None))
-    return boards if many else boards[0]
+        inputs.append(dict(name=name, k=budget, names=names,
+                           estimates=matrix[:, used].mean(axis=1), sigma=sigma, df=cluster_df,
+                           count=count, questions=questions,
+                           posteriors=posteriors(used, budget), confidence=confidence,
+                           units=units, values=np.where(used[None, :], matrix, np.nan)))
+    return name, inputs, many, codes is not None
 
 
-__all__ = ["Leaderboard", "RankedPair", "Standing", "Winner", "leaderboard"]
+def group_leaderboards(calls: Sequence[tuple[MetricLike, tuple[Any, ...], dict[str, Any]]],
+                       strata: Mapping[Any, Mapping[str, Any]], *, confidence: float = 0.95,
+                       shared: bool = False, prior: str = "uniform"
+                       ) -> dict[Any, list[Leaderboard]]:
+    r"""Rank the models within each group, every group's rank sets holding jointly.
+
+    Each group's boards are :func:`leaderboard`'s on that group's questions alone
+    (estimates, SEs, intervals, P(best) unchanged), but the pairs of every board of every
+    group are told apart by one stepdown over all of them
+    (:func:`kpass.stats.rank_sets.joint_pair_verdicts`): each pair's studentised |T|
+    against its sign-flip distribution (each group flips the signs of its own questions,
+    every board of a group the same ones), on the p-value scale, and the Westfall-Young
+    min-P stepdown over all the pairs at once (``adjustment`` ``"min-p"``). So the rank
+    sets of all groups and all rows hold their true ranks
+    together with probability >= ``confidence``, not each group's alone (G groups ranked
+    alone at 95% each hold together only about 0.95^G of the time). With a dataset-level
+    metric among the calls, Holm over every pair's t test.
+
+    Args:
+        calls: the rows, each ``(metric, args, kwargs)`` as :func:`leaderboard` takes them
+            (``kwargs`` without ``clusters``, with ``prior`` where that row's differs; a
+            list of k gives a board per k).
+        strata: group label -> runs (model name -> that group's outcomes).
+        confidence: the joint level.
+        shared: as :func:`leaderboard`, within each group.
+        prior: as :func:`leaderboard`.
+
+    Returns:
+        group -> its boards, in the order of ``calls`` (and of their k).
+
+    Raises:
+        ValueError: fewer than 2 groups, and whatever :func:`leaderboard` refuses for a
+            group (the message names the group).
+
+    Example:
+        >>> import kpass, warnings
+        >>> from kpass.stats.ranking import group_leaderboards
+        >>> a = {"x": [[1, 1], [1, 0], [1, 1]], "y": [[0, 1], [1, 1], [1, 1]]}
+        >>> b = {"x": [[0, 0], [0, 1], [0, 0]], "y": [[1, 1], [0, 1], [1, 0]]}
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", kpass.SmallSampleWarning)
+        ...     boards = group_leaderboards([(kpass.pass_at_k, (1,), {})],
+        ...                                 {g: {"a": a[g], "b": b[g]} for g in "xy"})
+        >>> [(g, [round(row.estimate, 3) for row in boards[g][0].rows]) for g in boards]
+        [('x', [0.833, 0.167]), ('y', [0.833, 0.667])]
+    """
+    from .rank_sets import PairFamily, joint_pair_verdicts
+
+    if not isinstance(strata, Mapping) or len(strata) < 2:
+        raise InputError(f"`strata` must map at least 2 groups to their runs; got "
+                         f"{_show(strata)}")
+    inputs: list[tuple[Any, str, dict[str, Any]]] = []
+    for stratum, (group, runs) in enumerate(strata.items()):
+        for metric, args, kwargs in calls:
+            options = dict(kwargs)
+            own_prior = options.pop("prior", prior)  # a family without a Beta prior: uniform
+            try:
+                name, found, _, _ = _board_inputs(metric, runs, tuple(args), options, None,
+                                                  confidence, shared, own_prior)
+            except (TypeError, ValueError) as error:
+                raise type(error)(f"group {group!r}: {error}") from None
+            inputs.extend((group, name, {**item, "stratum": stratum}) for item in found)
+    families = []
+    for _, _, item in inputs:
+        tied, _, rows, cols, difference = _pairs(item["estimates"])
+        families.append(PairFamily(tied, item["sigma"], item["df"], item["count"], rows, cols,
+                                   difference, item["values"], item["stratum"]))
+    verdicts, method = joint_pair_verdicts(families, inputs[0][2]["confidence"])
+    out: dict[Any, list[Leaderboard]] = {group: [] for group in strata}
+    for (group, _, item), (p, adjusted, told) in zip(inputs, verdicts, strict=True):
+        kept = {key: value for key, value in item.items() if key not in ("values", "stratum")}
+        out[group].append(_board(**kept, verdicts=(p, adjusted, told, method)))
+    for group, boards in out.items():
+        for board in boards:
+            warn_small(f"kpass.leaderboard({board.metric}) in group {group!r}",
+                       _problems(board.metric, [board], False))
+    return out
+
+
+__all__ = ["Leaderboard", "RankedPair", "Standing", "Winner", "group_leaderboards", "leaderboard"]

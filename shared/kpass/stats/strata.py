@@ -48,14 +48,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from .._core.counting.checks import InputError
 
-__all__ = ["WEIGHTS", "GroupDifference", "Stratified", "group_differences", "stratified_mean"]
+__all__ = ["WEIGHTS", "GroupDifference", "Stratified", "group_difference_rows",
+           "group_differences", "stratified_mean"]
 
 #: The aggregate's weightings: each question equal (micro) or each group equal (macro).
 WEIGHTS = ("questions", "groups")
@@ -205,48 +206,108 @@ def group_differences(differences: Sequence[float], groups: Sequence[object],
     Raises:
         InputError: lengths that differ, non-finite differences, fewer than 2 groups.
     """
-    from .intervals import interval
-    from .multiplicity import maxt_stepdown
-
     d = np.asarray(differences, dtype=float)
     labels: list[Any] = list(groups)
     if d.ndim != 1 or d.size != len(labels) or d.size == 0 or not np.isfinite(d).all():
         raise InputError(f"differences and groups: expected one finite difference and one "
                          f"label per question; got {d.size} and {len(labels)}")
+    return group_difference_rows(d[None, :], labels, weights, confidence)[0]
+
+
+def group_difference_rows(differences: np.ndarray | Sequence[Sequence[float]],
+                          groups: Sequence[object], weights: str = "questions",
+                          confidence: float = 0.95) -> list[list[GroupDifference]]:
+    r"""Several rows (metrics) of paired differences broken down by group, jointly adjusted.
+
+    Row r's differences d_rq (NaN where the row leaves question q out) are broken down as
+    :func:`group_differences` does for one row, with the p-values in three families:
+
+    - row 0's aggregate (the primary row): its own sign-flip test, tested alone at the
+      level (question q carries w_g / n_g d_0q);
+    - the other rows' aggregates: the studentised max-T stepdown over those rows
+      (:func:`kpass.stats.multiplicity.maxt_stepdown`; with ``weights="questions"`` and
+      every question kept, the table's ``p_adjusted`` of those rows, as a constant weight
+      per row does not change a studentised statistic);
+    - every row's every group: one max-T stepdown over all R x G cells, cell (r, g)
+      carrying d_rq on group g's questions and 0 elsewhere, every cell flipped with the
+      same question signs, so the family-wise error over all rows and groups holds at the
+      level whatever their number and correlation (Westfall and Young 1993).
+
+    Args:
+        differences: an (R, M) array, row r's d_rq per question (NaN: left out).
+        groups: a label per question (str or int).
+        weights: the aggregates' weighting, ``"questions"`` or ``"groups"``.
+        confidence: the level of the intervals.
+
+    Returns:
+        Per row: its aggregate (``group`` None), then one :class:`GroupDifference` per
+        group, groups sorted by label.
+
+    Raises:
+        InputError: not one label per question, infinite differences, fewer than 2
+            groups, or a row that leaves every question of a group out.
+    """
+    from .intervals import interval
+    from .multiplicity import maxt_stepdown
+
+    d = np.atleast_2d(np.asarray(differences, dtype=float))
+    labels: list[Any] = list(groups)
+    if d.ndim != 2 or d.shape[1] != len(labels) or d.shape[1] == 0 or np.isinf(d).any():
+        raise InputError(f"differences and groups: expected rows of one difference (NaN: "
+                         f"left out) per labelled question; got shape {d.shape} and "
+                         f"{len(labels)} labels")
     names = sorted(set(labels), key=lambda label: (str(type(label)), label))
     if len(names) < 2:
         raise InputError(f"groups: every question is in group {names[0]!r}; a breakdown needs "
                          "at least 2 groups")
     index = {name: i for i, name in enumerate(names)}
     codes = np.asarray([index[label] for label in labels])
-    rows: list[GroupDifference] = []
-    means, ses, sizes = [], [], []
-    for g in range(len(names)):
-        x = d[codes == g]
-        se = float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else None
-        means.append(float(x.mean()))
-        ses.append(se)
-        sizes.append(int(x.size))
-    total = stratified_mean(means, ses, sizes, weights)
-    lo = hi = None
-    if total.se is not None and total.df is not None:
-        bounds = interval(total.estimate, total.se, total.df, max(1, round(total.units)),
-                          confidence, bounds=(-1.0, 1.0), cap=False)
-        lo, hi = bounds.lo, bounds.hi
-    # the aggregate alone: question q carries w_g / n_g d_q (the row sums to the estimate)
-    share = np.asarray(total.weights)[codes] / np.asarray(sizes)[codes]
-    p_total = float(maxt_stepdown((share * d)[None, :])[0])
-    rows.append(GroupDifference(None, int(d.size), total.estimate, total.se, total.df, lo, hi,
-                                p_total))
-    matrix = np.zeros((len(names), d.size))
-    matrix[codes, np.arange(d.size)] = d
-    adjusted = maxt_stepdown(matrix)
-    for g, name in enumerate(names):
-        se, n = ses[g], sizes[g]
+    kept = np.isfinite(d)
+    zeroed = np.where(kept, d, 0.0)
+    out: list[list[GroupDifference]] = []
+    aggregate_rows, cells = [], []
+    for r in range(d.shape[0]):
+        means, ses, sizes = [], [], []
+        for g, name in enumerate(names):
+            x = d[r, (codes == g) & kept[r]]
+            if x.size == 0:
+                raise InputError(f"differences[{r}]: no question of group {name!r} is kept; "
+                                 "every group needs one to be broken down")
+            means.append(float(x.mean()))
+            ses.append(float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else None)
+            sizes.append(int(x.size))
+        total = stratified_mean(means, ses, sizes, weights)
         lo = hi = None
-        if se is not None:
-            bounds = interval(means[g], se, n - 1, n, confidence, bounds=(-1.0, 1.0), cap=False)
+        if total.se is not None and total.df is not None:
+            bounds = interval(total.estimate, total.se, total.df, max(1, round(total.units)),
+                              confidence, bounds=(-1.0, 1.0), cap=False)
             lo, hi = bounds.lo, bounds.hi
-        rows.append(GroupDifference(name, n, means[g], se, None if se is None else n - 1.0,
-                                    lo, hi, float(adjusted[g])))
-    return rows
+        share = np.asarray(total.weights)[codes] / np.asarray(sizes)[codes]
+        aggregate_rows.append(share * zeroed[r])
+        rows = [GroupDifference(None, sum(sizes), total.estimate, total.se, total.df, lo, hi,
+                                1.0)]
+        for g, name in enumerate(names):
+            se, n = ses[g], sizes[g]
+            lo = hi = None
+            if se is not None:
+                bounds = interval(means[g], se, n - 1, n, confidence, bounds=(-1.0, 1.0),
+                                  cap=False)
+                lo, hi = bounds.lo, bounds.hi
+            rows.append(GroupDifference(name, n, means[g], se, None if se is None else n - 1.0,
+                                        lo, hi, 1.0))
+            cell = np.zeros(d.shape[1])
+            mask = codes == g
+            cell[mask] = zeroed[r, mask]
+            cells.append(cell)
+        out.append(rows)
+    # the primary aggregate alone; the other aggregates jointly; every (row, group) jointly
+    p_first = [float(maxt_stepdown(aggregate_rows[0][None, :])[0])]
+    p_rest = ([float(p) for p in maxt_stepdown(np.array(aggregate_rows[1:]))]
+              if len(aggregate_rows) > 1 else [])
+    p_cells = maxt_stepdown(np.array(cells))
+    groups_count = len(names)
+    for r, rows in enumerate(out):
+        rows[0] = replace(rows[0], p_value=(p_first + p_rest)[r])
+        for g in range(groups_count):
+            rows[g + 1] = replace(rows[g + 1], p_value=float(p_cells[r * groups_count + g]))
+    return out
