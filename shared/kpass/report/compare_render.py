@@ -384,12 +384,23 @@ def _has_primary(lines: list[Line]) -> bool:
     return any(line.role == "primary" for line in lines)
 
 
+def _margin_note(request: CompareRequest, margin: bool) -> list[str]:
+    """With a margin, the one line that keeps the table's interval from being misread."""
+    if not margin:
+        return []
+    level = f"{request.confidence * 100:g}%"
+    return [f"a margin is tested one-sided at {level} (p margin), so a row can be shown while "
+            f"its two-sided {level} interval reaches past the margin"]
+
+
 def _notes(request: CompareRequest, margin: bool = False) -> list[str]:
-    return [f"note: {_margin_columns(note, margin)}" for note in request.notes]
+    return [f"note: {_margin_columns(note, margin)}"
+            for note in _margin_note(request, margin) + list(request.notes)]
 
 
 def _brief_notes(request: CompareRequest, margin: bool) -> list[str]:
-    return [_margin_columns(line, margin) for line in brief_notes(request.notes)]
+    return _margin_note(request, margin) + [_margin_columns(line, margin)
+                                            for line in brief_notes(request.notes)]
 
 
 def _margin_columns(note: str, margin: bool) -> str:
