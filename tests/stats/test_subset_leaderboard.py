@@ -176,3 +176,21 @@ def test_coverage_joint_rank_sets_and_power(shared, replications, monkeypatch):
         assert low <= coverage[name] <= high
     assert joint >= 0.95
     assert power_at > 0.9 and power_bt > 0.2
+
+
+def test_a_lone_full_run_has_its_se_over_questions():
+    """One full run (no kpass.leaderboard among full runs): its SE is standard_error's, its
+    interval the t interval over its N - 1 df (away from 0 and 1)."""
+    from scipy.stats import t as student
+
+    reference, probability, ids, rng = world(5)
+    runs = {"A": run(rng, probability(0.2), ids), "S": run(rng, probability(0.4), ids)}
+    chosen = kpass.choose_questions(reference, 60, seed=2)
+    board = kpass.subset_leaderboard(kpass.pass_at_k, runs, 1, subsets={"S": chosen},
+                                     reference=reference)
+    row = next(row for row in board.rows if row.name == "A")
+    assert row.estimate == pytest.approx(kpass.pass_at_k(runs["A"], 1))
+    assert row.se == pytest.approx(kpass.standard_error(kpass.pass_at_k, runs["A"], 1))
+    q = student.ppf(0.975, 299)
+    assert (row.lo, row.hi) == pytest.approx((row.estimate - q * row.se,
+                                              row.estimate + q * row.se))

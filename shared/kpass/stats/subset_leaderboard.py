@@ -149,8 +149,8 @@ class SubsetLeaderboard:
 
 
 #: The one line under a mixed table saying what a subset model's row means.
-SUBSET_NOTE = ("A model run on a subset: its estimate and interval are of its score on all "
-               "the questions, over the random draw of the subset.")
+SUBSET_NOTE = ("A model on a subset: estimate and interval of its score on all the questions, "
+               "over the random draw.")
 
 
 def table_text(board: SubsetLeaderboard, digits: int = 3, label: str | None = None) -> str:
