@@ -98,6 +98,8 @@ def test_the_numbers_are_subset_leaderboards(board, capsys):
     (lambda a: a.__delitem__(slice(a.index("--reference-runs"), None)),
      "--subset needs --reference-runs", 2),
     (lambda a: a.extend(["--format", "csv"]), "--subset prints --format table or json", 2),
+    (lambda a: a.extend(["--clusters", "id", "--shared"]),
+     "--subset does not go with --clusters, --shared", 2),
 ])
 def test_bad_arguments_are_refused_in_one_line(board, capsys, change, words, status):
     folder, files, paths, chosen, runs, reference = board

@@ -328,6 +328,13 @@ def run_subset_leaderboard(args: argparse.Namespace) -> int:
         return refuse("--subset ranks two or more files, one per model (not --by)")
     if args.format not in ("table", "json"):
         return refuse("--subset prints --format table or json")
+    other = [flag for flag, given in (("--clusters", args.clusters), ("--group", args.group),
+                                      ("--plot", args.plot), ("--shared", args.shared),
+                                      ("--answers", args.answers), ("--explain", args.explain),
+                                      ("--cost", args.cost or args.cost_per_1k_tokens))
+             if given]
+    if other:
+        return refuse(f"--subset does not go with {', '.join(other)}")
     try:
         families = parse_metrics(args.metrics or str(PRIMARY.report))
         names, paths = split_names(list(args.files))
