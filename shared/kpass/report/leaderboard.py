@@ -451,10 +451,6 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         The exit status: 0 on success, 1 when an input cannot be used, 2 for a bad argument.
     """
     by = getattr(args, "by", None)
-    if getattr(args, "subset", None) or getattr(args, "reference_runs", None):
-        from .subset import run_subset_leaderboard  # some models on subsets: report/subset.py
-
-        return run_subset_leaderboard(args)
     if by is None:
         args.files = expand_inspect_logs(args.files)  # a folder of Inspect logs: one per model
     if by is None and len(args.files) < 2:
