@@ -91,6 +91,7 @@ from .stats.small_sample import SmallSampleWarning
 from .stats.subset import SubsetEstimate, subset_estimate
 from .stats.subset_compare import SubsetComparison, subset_compare
 from .stats.subset_design import Subset, choose_questions
+from .stats.subset_leaderboard import SubsetLeaderboard, SubsetStanding, subset_leaderboard
 
 __version__ = "0.1.0"
 
@@ -153,6 +154,8 @@ __all__ = [
     "Subset",
     "SubsetEstimate",
     "SubsetComparison",
+    "SubsetLeaderboard",
+    "SubsetStanding",
     "Winner",
     "TailPassDraws",
     "TailPassProfile",
@@ -209,6 +212,7 @@ __all__ = [
     "standard_error",
     "subset_estimate",
     "subset_compare",
+    "subset_leaderboard",
     "tailpass",
     "tailpass_empirical",
     "threshold_spectrum_at_k",

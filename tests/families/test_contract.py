@@ -40,7 +40,8 @@ EXTRA_NAMES = ["ArgumentTypeError", "InputError", "BinaryCounts", "CategoricalCo
                "CostDifference", "cost_difference",
                # a benchmark's value from a subset of its questions
                "Subset", "SubsetEstimate", "choose_questions", "subset_estimate",
-               "SubsetComparison", "subset_compare"]
+               "SubsetComparison", "subset_compare", "SubsetLeaderboard", "SubsetStanding",
+               "subset_leaderboard"]
 # TailPass (kpass.tailpass): a profile object, not a float; its contract is checked below.
 TAILPASS_NAMES = ["tailpass", "tailpass_empirical", "TailPassProfile", "TailPassDraws"]
 # scorio.eval.tailpass_weights: convex threshold weights for TailPassProfile.linear.

@@ -38,7 +38,8 @@ def kind_of(fn) -> str | None:
         return "counts"
     if fn.__module__ == "kpass.families.tailpass.weights":
         return "weights"
-    if fn.__name__ in ("choose_questions", "subset_estimate", "subset_compare"):
+    if fn.__name__ in ("choose_questions", "subset_estimate", "subset_compare",
+                       "subset_leaderboard"):
         return "subset"
     if fn.__name__ in ("cost_summary", "cost_front"):
         return "cost"
@@ -65,8 +66,8 @@ KNOWN = {"R", "k", "answers", "references", "w", "R0", "tau", "weights", "alpha0
          "lam", "ties", "prior", "draws", "seed", "n_categories", "name",
          "metric", "R_a", "R_b", "args", "kwargs", "threshold", "theta", "kappa",
          "mean_threshold", "payoff", "runs", "counts", "budget", "a", "b", "reference", "m",
-         "subset", "subset_a", "subset_b", "R_new", "n_samples", "n_correct", "cost", "values",
-         "costs"}
+         "subset", "subset_a", "subset_b", "subsets", "R_new", "n_samples", "n_correct", "cost",
+         "values", "costs"}
 
 FUNCTIONS = {name: getattr(kpass, name) for name in kpass.__all__
              if inspect.isfunction(getattr(kpass, name))}
@@ -501,9 +502,9 @@ def test_fuzz_stats_over_questions(name, data):
 @settings(FUZZ)
 @given(data=st.data())
 def test_fuzz_subset(data):
-    """choose_questions then subset_estimate (and subset_compare of two models on the subset)
-    on small random references: a subset whose inclusion probabilities lie in (0, 1], and a
-    finite estimate, or one named error."""
+    """choose_questions then subset_estimate (and subset_compare of two models on the subset,
+    subset_leaderboard of them beside a full run) on small random references: a subset whose
+    inclusion probabilities lie in (0, 1], and a finite estimate, or one named error."""
     models = data.draw(st.integers(2, 4), label="models")
     questions = data.draw(st.integers(4, 10), label="questions")
     samples = data.draw(st.integers(1, 4), label="samples")
@@ -536,6 +537,16 @@ def test_fuzz_subset(data):
     for value in (both.difference, both.se, both.lo, both.hi, both.p_value):
         assert math.isfinite(value), f"subset_compare: not finite in {both}"
     assert both.lo <= both.difference <= both.hi and 0 <= both.p_value <= 1
+    full = reference["m0"]  # a full run beside the two subset models
+    board = call(kpass.subset_leaderboard, metric, {"full": full, "new": new, "other": other},
+                 k, subsets={"new": chosen, "other": chosen}, reference=reference)
+    if board is None:
+        return
+    for row in board.rows:
+        for value in (row.estimate, row.se, row.lo, row.hi):
+            assert math.isfinite(value), f"subset_leaderboard: not finite in {board.as_dict()}"
+        assert row.lo <= row.estimate <= row.hi and 1 <= row.rank_lo <= row.rank_hi <= 3
+    assert all(0 <= pair.p_value <= pair.p_adjusted <= 1 for pair in board.pairs)
 
 
 @pytest.mark.parametrize("name", by_kind("compare_table"))

@@ -101,6 +101,9 @@ CALLS["subset_estimate"] = ((kpass.pass_at_k, SUBSET_NEW, 1),
 CALLS["subset_compare"] = ((kpass.pass_at_k, SUBSET_NEW, SUBSET_NEW[::-1], 1),
                            {"subset_a": SUBSET, "subset_b": SUBSET,
                             "reference": SUBSET_REFERENCE, "confidence": 0.95})
+CALLS["subset_leaderboard"] = ((kpass.pass_at_k, {"m0": SUBSET_REFERENCE["m0"], "new": SUBSET_NEW},
+                                1), {"subsets": {"new": SUBSET}, "reference": SUBSET_REFERENCE,
+                                     "confidence": 0.95})
 CALLS["cost_summary"] = (([4] * 4, [3, 1, 4, 1], [0.1, 0.2, 0.1, 0.3]),
                          {"k": 2, "confidence": 0.95})
 CALLS["cost_front"] = (({"a": [0.75, 0.25, 1.0, 0.25], "b": [0.5, 0.25, 0.75, 0.0]},

@@ -227,6 +227,8 @@ VOCABULARY = {
     "subset_a": "the subset model A ran on (None: a full run) (subset_compare)",
     "subset_b": "the subset model B ran on (None: a full run) (subset_compare)",
     "same_subset": "whether both models ran on the same subset (the paired estimator)",
+    "subsets": "each model run on a subset -> its Subset; the others full runs "
+               "(subset_leaderboard; the CLI's --subset NAME=FILE)",
     # --- the report's document
     "file": "an input file's name",
     "path": "an input file's path",

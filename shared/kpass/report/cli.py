@@ -69,6 +69,10 @@ MAX_WARNINGS = 20
 
 
 def _run_leaderboard(args: argparse.Namespace) -> int:
+    if getattr(args, "subset", None) or getattr(args, "reference_runs", None):
+        from .subset import run_subset_leaderboard  # some models on subsets: report/subset.py
+
+        return run_subset_leaderboard(args)
     from .leaderboard import run_leaderboard
 
     return run_leaderboard(args)

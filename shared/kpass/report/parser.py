@@ -530,6 +530,14 @@ def _add_leaderboard(commands: Any) -> None:
                                   "default) or leave them out at that k (skip)")
     _answers_options(board)
     _threshold_option(board)
+    board.add_argument("--subset", nargs="+", metavar="NAME=FILE",
+                       help="the model NAME ran only on the questions of FILE (from kpass "
+                            "subset): its row estimates its score on all the questions, and the "
+                            "joint rank sets are of every model's score on all of them "
+                            "(docs/how-to/subset.md); needs --reference-runs")
+    board.add_argument("--reference-runs", nargs="+", metavar="RUN",
+                       help="with --subset, the past models' runs ([NAME=]RUN) on every "
+                            "question that the subsets were drawn from")
     board.add_argument("--plot", metavar="FILE.png", type=_plot_path,
                        help="also draw a forest plot: estimates, intervals and rank sets")
     board.add_argument("--chunk-size", type=_count(1), default=65536, metavar="ROWS",

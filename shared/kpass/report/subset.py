@@ -11,6 +11,8 @@ subset would have had and the share of variance the predictions explained.
 ``kpass compare A B --subset FILE [FILE_B] --reference-runs RUNS...`` prints
 :func:`kpass.subset_compare`: the difference of the two models' scores on all the questions
 (one FILE: both ran on it, paired; two: one each, ``all`` for a run on every question).
+``kpass leaderboard RUNS... --subset NAME=FILE... --reference-runs RUNS...`` prints
+:func:`kpass.subset_leaderboard`: the full runs and the models run on subsets in one table.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from ..io.errors import ReportError
 from ..stats.subset import subset_estimate
 from ..stats.subset_compare import subset_compare
 from ..stats.subset_design import DESIGNS, Subset, choose_questions
+from ..stats.subset_leaderboard import SUBSET_NOTE, subset_leaderboard, table_text
 from .inputs import load_outcomes
 from .leaderboard import split_names
 from .output import _write, cli_words
@@ -280,3 +283,91 @@ def _aligned(lines: list[list[str]]) -> str:
     widths = [max(len(row[i]) for row in lines) for i in range(len(lines[0]))]
     return "".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
                    + "\n" for row in lines)
+
+
+def _subset_names(items: list[str], names: list[str]) -> dict[str, str]:
+    """``--subset NAME=FILE...`` as model name -> file, each name one of ``names``."""
+    chosen: dict[str, str] = {}
+    for item in items:
+        name, separator, path = item.partition("=")
+        if not separator or not name or not path:
+            raise ValueError(f"--subset takes NAME=FILE (a model's name and the subset file it "
+                             f"ran on); got {item!r}")
+        if name not in names:
+            raise ValueError(f"--subset names {name!r}, not a model of the leaderboard (its "
+                             f"models: {', '.join(names)})")
+        if name in chosen:
+            raise ValueError(f"--subset names {name!r} twice")
+        chosen[name] = path
+    return chosen
+
+
+def _model_error(message: str, names: list[str], paths: list[str], what: str) -> ReportError:
+    """kpass.subset_leaderboard's error as the CLI's: the model's file, its name for `runs[..]`."""
+    for name, path in zip(names, paths, strict=True):
+        if f"`runs[{name!r}]`" in message:
+            return ReportError(path, f"{what}: {message.replace(f'`runs[{name!r}]`', name)}")
+    return ReportError(" ".join(paths), f"{what}: {message}")
+
+
+def run_subset_leaderboard(args: argparse.Namespace) -> int:
+    """``kpass leaderboard RUNS... --subset NAME=FILE... --reference-runs RUNS...``."""
+    from ..registry import PRIMARY
+    from .table import parse_metrics
+
+    def refuse(message: str, status: int = 2) -> int:
+        print(f"kpass leaderboard: error: {cli_words(message)}", file=sys.stderr)
+        return status
+
+    if not args.subset:
+        return refuse("--reference-runs needs --subset NAME=FILE")
+    if not args.reference_runs or len(args.reference_runs) < 2:
+        return refuse("--subset needs --reference-runs with at least two runs (the past "
+                      "models' runs the subset was drawn from)")
+    if len(args.files) < 2 or getattr(args, "by", None) is not None:
+        return refuse("--subset ranks two or more files, one per model (not --by)")
+    if args.format not in ("table", "json"):
+        return refuse("--subset prints --format table or json")
+    other = [flag for flag, given in (("--clusters", args.clusters), ("--group", args.group),
+                                      ("--plot", args.plot), ("--shared", args.shared),
+                                      ("--answers", args.answers), ("--explain", args.explain),
+                                      ("--cost", args.cost or args.cost_per_1k_tokens))
+             if given]
+    if other:
+        return refuse(f"--subset does not go with {', '.join(other)}")
+    try:
+        families = parse_metrics(args.metrics or str(PRIMARY.report))
+        names, paths = split_names(list(args.files))
+        chosen = _subset_names(list(args.subset), names)
+    except ValueError as error:
+        return refuse(str(error))
+    except ReportError as error:
+        return refuse(str(error), 1)
+    ks = sorted({k for group in args.k for k in group}) if args.k else [1]
+    try:
+        reference = _reference(args, args.reference_runs)
+        first = next(iter(reference.values()))
+        known = list(first.ids or range(first.n_questions))
+        read = {path: read_subset(path, known) for path in dict.fromkeys(chosen.values())}
+        subsets = {name: read[path] for name, path in chosen.items()}  # one file: one draw
+        loaded, _ = load_outcomes(paths, args, "leaderboard")
+        runs = {name: item.counts for name, item in zip(names, loaded, strict=True)}
+        boards = []
+        for fam in families:
+            for k in ks:
+                try:
+                    board = subset_leaderboard(function(fam.function), runs, k,
+                                               subsets=subsets, reference=reference,
+                                               confidence=args.confidence)
+                except (TypeError, ValueError) as error:
+                    raise _model_error(str(error), names, paths, f"{fam.key} at k={k}"
+                                       ) from None
+                boards.append((fam.key, k, board))
+    except ReportError as error:
+        return refuse(str(error), 1)
+    if args.format == "json":
+        records = [{**board.as_dict(), "metric": key, "k": k} for key, k, board in boards]
+        return _write(json.dumps({"results": records}, indent=2) + "\n")
+    digits = 3 if args.digits is None else args.digits
+    return _write("\n\n".join(table_text(board, digits, key) for key, _, board in boards)
+                  + "\n" + SUBSET_NOTE + "\n")

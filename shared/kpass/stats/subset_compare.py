@@ -116,18 +116,24 @@ def _same(one: Subset, other: Subset) -> bool:
 def _full_value(metric: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], R: Any,
                 argument: str, ids: list[Any]) -> float:
     """The full run's value: the mean of the metric's per-question values over all N."""
+    return float(_full_values(metric, name, args, kwargs, R, argument, ids)[1].mean())
+
+
+def _full_values(metric: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], R: Any,
+                 argument: str, ids: list[Any]) -> tuple[Any, np.ndarray]:
+    """A full run's counts in the order of ``ids`` and its metric values per question."""
     counts = _counts_of(R)
     own = question_ids(counts)
     if own is None:
         if counts.n_questions != len(ids):
-            raise InputError(f"`{argument}` is a full run (its subset is None) without question "
+            raise InputError(f"`{argument}` is a full run (no subset given) without question "
                              f"ids, so it must hold one row per benchmark question "
                              f"({len(ids)}); got {counts.n_questions}")
     else:
         where = {q: i for i, q in enumerate(own)}
         missing = [q for q in ids if q not in where]
         if missing:
-            raise InputError(f"`{argument}` is a full run (its subset is None) but lacks "
+            raise InputError(f"`{argument}` is a full run (no subset given) but lacks "
                              f"{len(missing)} of the benchmark's questions, e.g. "
                              f"{missing[:3]!r}; give its subset, or run every question")
         rows = np.array([where[q] for q in ids])
@@ -136,7 +142,7 @@ def _full_value(metric: Any, name: str, args: tuple[Any, ...], kwargs: dict[str,
     if not np.all(np.isfinite(y)):
         raise InputError(f"the metric is undefined on some questions of `{argument}` (fewer "
                          "samples than k); run more samples or lower k")
-    return float(y.mean())
+    return counts, y
 
 
 def _one(metric: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], R: Any,
