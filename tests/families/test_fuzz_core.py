@@ -41,7 +41,7 @@ def kind_of(fn) -> str | None:
     if fn.__name__ in ("choose_questions", "subset_estimate", "subset_compare",
                        "subset_leaderboard"):
         return "subset"
-    if fn.__name__ in ("cost_summary", "cost_front"):
+    if fn.__name__ in ("cost_summary", "cost_front", "cost_difference"):
         return "cost"
     if params[:1] == ["counts"]:
         return "report"
@@ -67,7 +67,7 @@ KNOWN = {"R", "k", "answers", "references", "w", "R0", "tau", "weights", "alpha0
          "metric", "R_a", "R_b", "args", "kwargs", "threshold", "theta", "kappa",
          "mean_threshold", "payoff", "runs", "counts", "budget", "a", "b", "reference", "m",
          "subset", "subset_a", "subset_b", "subsets", "R_new", "n_samples", "n_correct", "cost",
-         "values", "costs"}
+         "values", "costs", "cost_a", "cost_b"}
 
 FUNCTIONS = {name: getattr(kpass, name) for name in kpass.__all__
              if inspect.isfunction(getattr(kpass, name))}
@@ -190,7 +190,7 @@ def extra_arguments(fn, data, k, categories: int | None = None) -> dict:
 
 # ----------------------------------------------------------------------------- the contract
 
-NAMED = re.compile(r"`[A-Za-z_]\w*`|\b(R0?|answers|references)\[\d")
+NAMED = re.compile(r"`[A-Za-z_]\w*(\[\d+\])?`|\b(R0?|answers|references)\[\d")
 
 
 def call(fn, *args, **kwargs):
@@ -547,6 +547,39 @@ def test_fuzz_subset(data):
             assert math.isfinite(value), f"subset_leaderboard: not finite in {board.as_dict()}"
         assert row.lo <= row.estimate <= row.hi and 1 <= row.rank_lo <= row.rank_hi <= 3
     assert all(0 <= pair.p_value <= pair.p_adjusted <= 1 for pair in board.pairs)
+
+
+@settings(FUZZ)
+@given(data=st.data())
+def test_fuzz_cost(data):
+    """cost_summary and cost_difference on small random runs and costs (zeros, huge values,
+    a negative or non-finite cost now and then): intervals that hold their estimate (ends
+    may be infinite where a solved rate is not told apart from 0), or one named error."""
+    questions = data.draw(st.integers(1, 6), label="questions")
+    n = data.draw(st.integers(1, 4), label="samples")
+    k = data.draw(st.integers(1, 5), label="k")
+    cost = st.one_of(st.floats(0, 1e6), st.sampled_from([0.0, -1.0, math.inf, math.nan]))
+
+    def run(label):
+        return (data.draw(st.lists(st.integers(0, n), min_size=questions, max_size=questions),
+                          label=f"{label} correct"),
+                data.draw(st.lists(cost, min_size=questions, max_size=questions),
+                          label=f"{label} cost"))
+
+    (correct_a, cost_a), (correct_b, cost_b) = run("a"), run("b")
+    one = call(kpass.cost_summary, [n] * questions, correct_a, cost_a, k)
+    if one is not None:
+        assert one.cost_lo <= one.cost <= one.cost_hi
+        assert one.per_solved_lo <= one.per_solved <= one.per_solved_hi
+    pair = call(kpass.cost_difference, kpass.BinaryCounts([n] * questions, correct_a),
+                kpass.BinaryCounts([n] * questions, correct_b), cost_a, cost_b, k=k)
+    if pair is None:
+        return
+    for row in pair:
+        assert not math.isnan(row.lo) and not math.isnan(row.hi), row
+        if row.difference is not None:
+            assert row.difference == pytest.approx(row.a - row.b, rel=1e-9, abs=1e-9)
+            assert row.lo <= row.difference <= row.hi, row
 
 
 @pytest.mark.parametrize("name", by_kind("compare_table"))

@@ -161,7 +161,7 @@ def test_compare_table_takes_each_models_costs(tmp_path):
 
 
 @pytest.mark.parametrize("change, error, needle", [
-    ({"cost_a": [0.1, 0.2, 0.3, -0.1]}, ValueError, "cost_a[3] = -0.1"),
+    ({"cost_a": [0.1, 0.2, 0.3, -0.1]}, ValueError, "`cost_a[3]` = -0.1"),
     ({"cost_b": [0.1, 0.2, "x", 0.1]}, TypeError,
      "`cost_b` must hold numbers (a cost per question); got 'x'"),
     ({"cost_b": [0.1, 0.2, 0.3]}, ValueError, "`cost_b` needs one cost per question of `b`"),

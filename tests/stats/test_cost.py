@@ -76,9 +76,9 @@ def test_nothing_solved_is_unbounded_not_nan():
 
 @pytest.mark.parametrize(("args", "match"), [
     (([4], [1], [1.0]), "at least 2 questions"),
-    (([4, 4], [1, 1], [1.0, -1.0]), r"cost\[1\] = -1.0"),
-    (([4, 4], [1, 1], [1.0, math.nan]), r"cost\[1\] = nan"),
-    (([4, 4], [1, 5], [1.0, 1.0]), "question 1: n_samples=4, n_correct=5"),
+    (([4, 4], [1, 1], [1.0, -1.0]), r"`cost\[1\]` = -1.0"),
+    (([4, 4], [1, 1], [1.0, math.nan]), r"`cost\[1\]` = nan"),
+    (([4, 4], [1, 5], [1.0, 1.0]), "question 1: `n_samples`=4, `n_correct`=5"),
     (([4, 4], [1, 1], [1.0]), "one value per question"),
 ])
 def test_bad_input_names_the_argument(args, match):

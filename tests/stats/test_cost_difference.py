@@ -82,11 +82,11 @@ def test_questions_are_matched_by_id_and_shared_keeps_those_both_have():
 
 
 @pytest.mark.parametrize("change, error, message", [
-    ({"cost_a": [0.1, -0.2, 0.3]}, ValueError, "cost_a[1] = -0.2"),
-    ({"cost_b": [0.1, float("nan"), 0.3]}, ValueError, "cost_b[1] = nan"),
+    ({"cost_a": [0.1, -0.2, 0.3]}, ValueError, "`cost_a[1]` = -0.2"),
+    ({"cost_b": [0.1, float("nan"), 0.3]}, ValueError, "`cost_b[1]` = nan"),
     ({"cost_b": [0.1, "x", 0.3]}, TypeError, "`cost_b` must hold numbers"),
     ({"cost_b": [0.1, 0.2]}, ValueError, "`cost_b` needs one cost per question of `b` (3)"),
-    ({"k": 3}, ValueError, "question 0 of `a`: n_samples=2"),
+    ({"k": 3}, ValueError, "question 0 of `a`: `n_samples`=2"),
     ({"k": 0}, ValueError, "`k` must be >= 1"),
     ({"confidence": 1.5}, ValueError, "confidence"),
     ({"b": [[1, 0], [2, 1], [1, 1]]}, ValueError, "`b`"),

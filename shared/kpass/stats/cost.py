@@ -159,20 +159,20 @@ def _checked(n_samples: Any, n_correct: Any, cost: Any, k: int, side: str = ""
         raise TypeError(f"`cost{side}` must hold numbers (a cost per question); got "
                         f"{cost!r:.80}") from None
     if not (n.ndim == c.ndim == x.ndim == 1 and n.size == c.size == x.size):
-        raise ValueError(f"n_samples, n_correct and cost{side} need one value per "
+        raise ValueError(f"`n_samples`, `n_correct` and `cost{side}` need one value per "
                          f"question; got {n.size}, {c.size} and {x.size}")
     if x.size < 2:
-        raise ValueError(f"a cost interval over questions needs at least 2 questions; got "
-                         f"{x.size}")
+        raise ValueError(f"a cost interval over questions needs at least 2 questions; "
+                         f"`cost{side}` has {x.size}")
     if not np.all(np.isfinite(x)) or np.any(x < 0):
         bad = int(np.flatnonzero(~np.isfinite(x) | (x < 0))[0])
-        raise ValueError(f"cost{side}[{bad}] = {float(x[bad])!r}: a cost must be a finite "
+        raise ValueError(f"`cost{side}[{bad}]` = {float(x[bad])!r}: a cost must be a finite "
                          "number >= 0")
     if np.any(n < k) or np.any(c < 0) or np.any(c > n):
         bad = int(np.flatnonzero((n < k) | (c < 0) | (c > n))[0])
         raise ValueError(f"question {bad}{' of `' + side[1:] + '`' if side else ''}: "
-                         f"n_samples={n[bad]:g}, n_correct={c[bad]:g}; need n_samples >= "
-                         f"k={k} and 0 <= n_correct <= n_samples")
+                         f"`n_samples`={n[bad]:g}, `n_correct`={c[bad]:g}; need n_samples "
+                         f">= k={k} and 0 <= n_correct <= n_samples")
     return k * x, _solved(n, c, k)
 
 
