@@ -401,6 +401,7 @@ def _discrete(report: Report, rows: list[Row], m: int) -> str:
     Only where it was measured (:data:`kpass.stats.small_sample.DISCRETE_QUESTIONS`): the
     95% level, no clusters, Pass^k (any k) or Pass@1 within 0.2 of 0 or 1.
     """
+    from ..stats.beta_binomial import complement_moment
     from ..stats.small_sample import DISCRETE_QUESTIONS
 
     low, high = DISCRETE_QUESTIONS
@@ -408,9 +409,14 @@ def _discrete(report: Report, rows: list[Row], m: int) -> str:
         return ""
     named = [row.label for row in rows if row.k is not None and row.se is not None
              and low <= row.questions <= high and min(row.estimate, 1.0 - row.estimate) <= 0.2
-             and (row.metric == "pass^k" or (row.metric == "pass@k" and row.k == 1))]
+             and _pass_hat_or_pass_at_1(complement_moment(row.metric), row.k)]
     return f"{', '.join(named[:6])}{' ...' if len(named) > 6 else ''}"
 
+
+
+def _pass_hat_or_pass_at_1(complement: bool | None, k: int | None) -> bool:
+    """Pass^k (the moment E[p^k]: complement False) at any k, or Pass@k at k = 1."""
+    return complement is False or (complement is True and k == 1)
 
 CLUSTERS_FEW = 10.0
 """Below this effective number of clusters (Bell-McCaffrey df + 1) a note says so."""

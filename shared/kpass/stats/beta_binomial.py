@@ -115,7 +115,7 @@ MOMENTS = ("p^k", "1-(1-p)^k")
 """The registry's ``moment`` values this interval applies to (Pass^k, Pass@k)."""
 
 
-def _complement(metric: str) -> bool | None:
+def complement_moment(metric: str) -> bool | None:
     """Which moment ``metric`` (a registry key or point function name) is.
 
     True: 1 - E[(1 - p)^k] (Pass@k); False: E[p^k] (Pass^k); None: neither.
@@ -149,7 +149,7 @@ def uses_beta_binomial(choice: str, metric: str, k: int, estimate: float, se: fl
         questions: M, the questions used.
         clustered: clustered SE (never: the model has independent questions).
     """
-    complement = _complement(metric)
+    complement = complement_moment(metric)
     if choice == "se-based" or complement is None or clustered or not se or questions < 2:
         return False
     if choice == "beta-binomial":
@@ -358,7 +358,7 @@ def beta_binomial_interval(n_samples: Any, n_correct: Any, k: int, metric: str,
     """
     n = np.asarray(n_samples, dtype=int).ravel()
     c = np.asarray(n_correct, dtype=int).ravel()
-    complement = _complement(metric) if isinstance(metric, str) else None
+    complement = complement_moment(metric) if isinstance(metric, str) else None
     if complement is None:
         raise InputError(f"`metric` must be Pass@k or Pass^k (a registry key or point "
                          f"function); got {metric!r}")

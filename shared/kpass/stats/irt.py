@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.special import expit
 
 from .._core.counting.checks import InputError
@@ -191,6 +190,8 @@ def fit_irt(n_samples: Any, n_correct: Any, *, model: str = "2pl", tolerance: fl
         >>> bool(np.all(np.diff(fit.intercept) < 0))  # questions in order of difficulty
         True
     """
+    from scipy.linalg import LinAlgError, cho_factor, cho_solve  # not at `import kpass`
+
     if model not in MODELS:
         raise InputError(f"`model` must be one of {', '.join(map(repr, MODELS))}; got {model!r}")
     n, c = _table(n_samples, n_correct)
