@@ -465,3 +465,19 @@ def test_full_path_agrees_with_the_fast_simulation():
         units = np.array([line.values.units for line in table.lines[1:]])
         assert [row["p_adjusted"] for row in rows[1:]] == pytest.approx(
             list(maxt_stepdown(units)))
+
+
+@pytest.mark.parametrize(("units", "flips"), [(300, 20_000), (14_000, 700)])
+def test_random_sign_blocks_stay_small_and_keep_the_stream(units, flips):
+    """The max-T draws at most 2^22 signs at once (16,384 rows x 14,000 questions were
+    1.8 GB), and cutting the blocks smaller draws the very same signs as 16,384-row blocks."""
+    from kpass.stats import multiplicity
+
+    blocks = list(multiplicity._patterns(units, flips, 7, 0))
+    assert all(block.size <= 1 << 22 for block in blocks)
+    assert sum(block.shape[0] for block in blocks) == flips
+    if units == 300:  # the old layout, drawn here directly: the same signs in the same order
+        rng = np.random.default_rng(7)
+        old = [2.0 * rng.integers(0, 2, size=(min(1 << 14, flips - start), units)) - 1.0
+               for start in range(0, flips, 1 << 14)]
+        np.testing.assert_array_equal(np.vstack(blocks), np.vstack(old))

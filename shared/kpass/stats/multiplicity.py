@@ -77,6 +77,9 @@ ADJUSTMENTS = ("max-t", "holm")
 _BLOCK = 1 << 14
 """Sign patterns evaluated at once (a block of 16384 x U signs and 16384 x R sums)."""
 
+_ENTRIES = 1 << 22
+"""The most signs drawn at once: a block has min(16384, 2^22 / U) patterns."""
+
 EXACT_ENTRIES = 1 << 23
 """The enumeration is used when 2^(U-1) patterns x R rows stay within this many sums (about
 a second); beyond, :data:`~kpass.stats.small_sample.FLIPS` random patterns (at U = 20 units
@@ -96,8 +99,12 @@ def _patterns(units: int, flips: int, seed: int, exact_up_to: int) -> Iterator[n
             yield signs
         return
     rng = np.random.default_rng(seed)
-    for start in range(0, flips, _BLOCK):
-        rows = min(_BLOCK, flips - start)
+    # At most _ENTRIES signs at once (32 MB as floats), whatever the units: 16,384 rows of
+    # 14,000 questions were 1.8 GB. Drawing fewer rows per call gives the same signs (the
+    # generator's stream does not depend on how it is cut into calls).
+    step = max(1, min(_BLOCK, _ENTRIES // units))
+    for start in range(0, flips, step):
+        rows = min(step, flips - start)
         yield 2.0 * rng.integers(0, 2, size=(rows, units)).astype(float) - 1.0
 
 
