@@ -11,31 +11,12 @@ import kpass
 N = 300
 
 
-def world(seed, K=20):
-    rng = np.random.default_rng(seed)
-    a = np.exp(rng.normal(0, 0.3, N))
-    b = rng.normal(0, 1.2, N)
-    ids = [f"q{i}" for i in range(N)]
-
-    def probability(theta):
-        return 1 / (1 + np.exp(-a * (theta - b)))
-
-    reference = {f"m{j}": kpass.BinaryCounts(np.full(N, 1),
-                                             rng.binomial(1, probability(theta)), ids=ids)
-                 for j, theta in enumerate(rng.normal(0, 1, K))}
-    return reference, probability, ids
-
-
-def run(rng, p, ids, samples=1):
-    return kpass.BinaryCounts(np.full(N, samples), rng.binomial(samples, p), ids=ids)
-
-
-def test_one_draw_against_subset_estimate_and_the_formulas():
+def test_one_draw_against_subset_estimate_and_the_formulas(subset_world, subset_run):
     from scipy.stats import t as student
 
-    reference, probability, ids = world(0)
+    reference, probability, ids, _ = subset_world(0, N)
     rng = np.random.default_rng(1)
-    A, B = run(rng, probability(0.8), ids, 4), run(rng, probability(0.1), ids, 4)
+    A, B = subset_run(rng, probability(0.8), ids, 4), subset_run(rng, probability(0.1), ids, 4)
     one = kpass.choose_questions(reference, 60, seed=1)
     two = kpass.choose_questions(reference, 60, seed=2)
     est = {(name, s): kpass.subset_estimate(kpass.pass_at_k, R, 2, subset=subset,
@@ -94,12 +75,12 @@ def test_one_draw_against_subset_estimate_and_the_formulas():
     ({"irt": "3pl"}, "`irt` must be one of"),
     ({"confidence": 1.5}, "confidence"),
 ])
-def test_bad_input(change, words):
-    reference, probability, ids = world(2, K=8)
+def test_bad_input(change, words, subset_world, subset_run):
+    reference, probability, ids, _ = subset_world(2, N, K=8)
     rng = np.random.default_rng(0)
     subset = kpass.choose_questions(reference, 30, seed=0)
-    arguments = {"metric": kpass.pass_at_k, "R_a": run(rng, probability(0.5), ids),
-                 "R_b": run(rng, probability(0.0), ids), "subset_a": subset,
+    arguments = {"metric": kpass.pass_at_k, "R_a": subset_run(rng, probability(0.5), ids, 1),
+                 "R_b": subset_run(rng, probability(0.0), ids, 1), "subset_a": subset,
                  "subset_b": subset, "irt": "2pl", "confidence": 0.95}
     arguments.update(change)
     with pytest.raises((TypeError, ValueError), match=words):
@@ -111,14 +92,14 @@ def test_bad_input(change, words):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("shared", "gain"), [(0.0, 1.0), (1.0, 0.97)])
-def test_coverage_pairing_and_type_one_error(shared, gain):
+def test_coverage_pairing_and_type_one_error(shared, gain, subset_world, subset_run):
     """400 replications on a 300-question 2PL benchmark, 20 reference models, m = 60: the two
     new models' full runs redrawn, then one subset for both (a) or one each (b). ``shared``:
     the sd of a per-question logit offset the two new models share and the references lack
     (two checkpoints of one family); the paired interval is narrower than the independent
     one always, and by 3% or more with such an offset (with one sample per question the
     residuals are mostly independent binary noise: measured 0.98x and 0.93x)."""
-    reference, probability, ids = world(3)
+    reference, probability, ids, _ = subset_world(3, N)
     rng = np.random.default_rng(7)
     offset = rng.normal(0, shared, N) if shared else 0.0
 
@@ -137,7 +118,7 @@ def test_coverage_pairing_and_type_one_error(shared, gain):
     rejects = {"a": [], "b": []}
     power = {"a": [], "b": []}
     for rep in range(400):
-        A, B = run(rng, p_a, ids), run(rng, p_b, ids)
+        A, B = subset_run(rng, p_a, ids, 1), subset_run(rng, p_b, ids, 1)
         truth = kpass.pass_at_k(A, 1) - kpass.pass_at_k(B, 1)
         twin = kpass.BinaryCounts(A.n_samples[swap], A.n_correct[swap], ids=ids)
         assert kpass.pass_at_k(twin, 1) == kpass.pass_at_k(A, 1)

@@ -11,28 +11,9 @@ import kpass
 from kpass.stats.subset_leaderboard import SUBSET_NOTE
 
 
-def world(seed, N=300, K=20):
-    rng = np.random.default_rng(seed)
-    a = np.exp(rng.normal(0, 0.3, N))
-    b = rng.normal(0, 1.2, N)
-    ids = [f"q{i}" for i in range(N)]
-
-    def probability(theta):
-        return 1 / (1 + np.exp(-a * (theta - b)))
-
-    reference = {f"m{j}": kpass.BinaryCounts(np.full(N, 1),
-                                             rng.binomial(1, probability(theta)), ids=ids)
-                 for j, theta in enumerate(rng.normal(0, 1, K))}
-    return reference, probability, ids, rng
-
-
-def run(rng, p, ids, samples=4):
-    return kpass.BinaryCounts(np.full(len(ids), samples), rng.binomial(samples, p), ids=ids)
-
-
-def test_rows_and_pairs_against_subset_compare_and_leaderboard():
-    reference, probability, ids, rng = world(0)
-    runs = {name: run(rng, probability(theta), ids)
+def test_rows_and_pairs_against_subset_compare_and_leaderboard(subset_world, subset_run):
+    reference, probability, ids, rng = subset_world(0)
+    runs = {name: subset_run(rng, probability(theta), ids, 4)
             for name, theta in (("A", 1.2), ("B", 0.3), ("S", 0.9), ("T", 0.0), ("U", 0.5))}
     one = kpass.choose_questions(reference, 60, seed=1)
     two = kpass.choose_questions(reference, 60, seed=2)
@@ -112,10 +93,11 @@ def head(counts, size):
     (lambda kw: kw["runs"].update(S=head(kw["runs"]["S"], 5)), "`runs['S']` lacks"),
     (lambda kw: kw["runs"].update(A=head(kw["runs"]["A"], 50)), "`runs['A']` is a full run"),
 ])
-def test_bad_input(change, words):
-    reference, probability, ids, rng = world(3, N=120, K=6)
+def test_bad_input(change, words, subset_world, subset_run):
+    reference, probability, ids, rng = subset_world(3, N=120, K=6)
     chosen = kpass.choose_questions(reference, 30, seed=1)
-    kw = {"runs": {"A": run(rng, probability(0.5), ids), "S": run(rng, probability(0.0), ids)},
+    kw = {"runs": {"A": subset_run(rng, probability(0.5), ids, 4),
+                   "S": subset_run(rng, probability(0.0), ids, 4)},
           "subsets": {"S": chosen}, "reference": reference}
     change(kw)
     with pytest.raises((TypeError, ValueError), match=words.replace("[", r"\[").replace(
@@ -123,14 +105,15 @@ def test_bad_input(change, words):
         kpass.subset_leaderboard(kpass.pass_at_k, kw.pop("runs"), 1, **kw)
 
 
-def test_a_subset_of_another_benchmark_is_refused():
-    reference, probability, ids, rng = world(3, N=120, K=6)
-    other, *_ = world(4, N=100, K=6)
+def test_a_subset_of_another_benchmark_is_refused(subset_world, subset_run):
+    reference, probability, ids, rng = subset_world(3, N=120, K=6)
+    other, *_ = subset_world(4, N=100, K=6)
     chosen = kpass.choose_questions(other, 30, seed=1)
     with pytest.raises(ValueError, match="drawn from 100 questions but the `reference` runs "
                                          "score 120"):
-        kpass.subset_leaderboard(kpass.pass_at_k, {"A": run(rng, probability(0.5), ids),
-                                                   "S": run(rng, probability(0.0), ids)}, 1,
+        kpass.subset_leaderboard(kpass.pass_at_k,
+                                 {"A": subset_run(rng, probability(0.5), ids, 4),
+                                  "S": subset_run(rng, probability(0.0), ids, 4)}, 1,
                                  subsets={"S": chosen}, reference=reference)
 
 
@@ -138,13 +121,14 @@ SPREAD = {"A": 1.0, "B": 0.5, "C": 0.0, "S": 1.0, "T": 0.25}
 TIED = dict.fromkeys("ABCST", 0.5)
 
 
-def _replicate(seed, N=1000, m=100, shared=True, skills=None):
-    """One world: 20 references; A, B, C full runs, S and T on m questions, one draw or two;
-    4 samples a question, Pass@1. ``SPREAD``: S as able as A (a near tie), T between B and C;
-    ``TIED``: all five equally able (only the full runs' sampling noise tells them apart)."""
+def _replicate(world, run, seed, N=1000, m=100, shared=True, skills=None):
+    """One world (``world``, ``run``: the subset_world and subset_run fixtures): 20
+    references; A, B, C full runs, S and T on m questions, one draw or two; 4 samples a
+    question, Pass@1. ``SPREAD``: S as able as A (a near tie), T between B and C; ``TIED``:
+    all five equally able (only the full runs' sampling noise tells them apart)."""
     reference, probability, ids, rng = world(seed, N=N, K=20)
     skills = skills or SPREAD
-    runs = {name: run(rng, probability(theta), ids) for name, theta in skills.items()}
+    runs = {name: run(rng, probability(theta), ids, 4) for name, theta in skills.items()}
     one = kpass.choose_questions(reference, m, seed=seed)
     two = one if shared else kpass.choose_questions(reference, m, seed=seed + 10**6)
     board = kpass.subset_leaderboard(kpass.pass_at_k, runs, 1, subsets={"S": one, "T": two},
@@ -164,7 +148,8 @@ def _replicate(seed, N=1000, m=100, shared=True, skills=None):
     pytest.param(True, 400, SPREAD, id="one-draw"),
     pytest.param(False, 200, SPREAD, id="two-draws"),
     pytest.param(True, 200, TIED, id="tied")])
-def test_coverage_joint_rank_sets_and_power(shared, replications, skills, monkeypatch):
+def test_coverage_joint_rank_sets_and_power(shared, replications, skills, monkeypatch,
+                                            subset_world, subset_run):
     """1,000-question 2PL benchmark, 20 references, 3 full runs and 2 models on 100 questions
     (one draw, or two): each subset model's interval covers its full run's value 93-97%
     (200 replications: 92-98%), all rank sets hold together >= 95%, and a full run better
@@ -173,7 +158,8 @@ def test_coverage_joint_rank_sets_and_power(shared, replications, skills, monkey
     The full runs' own pairs cannot err about their values (their difference is the value),
     so their sign-flip reference is cut to 2,000 patterns here to save time."""
     monkeypatch.setattr("kpass.stats.rank_sets.DRAWS", 2000)
-    results = [_replicate(seed, shared=shared, skills=skills) for seed in range(replications)]
+    results = [_replicate(subset_world, subset_run, seed, shared=shared, skills=skills)
+               for seed in range(replications)]
     coverage = {name: float(np.mean([r[0][name] for r in results])) for name in "ST"}
     joint = float(np.mean([r[1] for r in results]))
     power_at = float(np.mean([r[2] for r in results]))
@@ -189,13 +175,14 @@ def test_coverage_joint_rank_sets_and_power(shared, replications, skills, monkey
     assert power_at > 0.9 and power_bt > 0.2
 
 
-def test_a_lone_full_run_has_its_se_over_questions():
+def test_a_lone_full_run_has_its_se_over_questions(subset_world, subset_run):
     """One full run (no kpass.leaderboard among full runs): its SE is standard_error's, its
     interval the t interval over its N - 1 df (away from 0 and 1)."""
     from scipy.stats import t as student
 
-    reference, probability, ids, rng = world(5)
-    runs = {"A": run(rng, probability(0.2), ids), "S": run(rng, probability(0.4), ids)}
+    reference, probability, ids, rng = subset_world(5)
+    runs = {"A": subset_run(rng, probability(0.2), ids, 4),
+            "S": subset_run(rng, probability(0.4), ids, 4)}
     chosen = kpass.choose_questions(reference, 60, seed=2)
     board = kpass.subset_leaderboard(kpass.pass_at_k, runs, 1, subsets={"S": chosen},
                                      reference=reference)
