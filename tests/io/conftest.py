@@ -1,5 +1,6 @@
-"""Fixtures the io tests share, each defined once: the fast routes at every size, and the long
-log the Dask and Spark engine tests read with its reference counts by numpy."""
+"""Fixtures the io tests share, each defined once: the fast routes at every size, the long
+log the Dask and Spark engine tests read with its reference counts by numpy, and for the
+``--by`` tests a frame written in each format and the two routes a long table is read by."""
 
 import numpy as np
 import pytest
@@ -51,3 +52,47 @@ def numpy_counts():
         return tuple(ids.tolist()), n.tolist(), c.astype(np.int64).tolist()
 
     return counts
+
+
+@pytest.fixture(scope="session")
+def write_frame():
+    """``write_frame(frame, path)``: a pandas frame written as the file ``path`` names by its
+    suffix (``.csv``, ``.tsv``, ``.jsonl``, else Parquet), without the index; returns ``path``."""
+    def write(frame, path):
+        if path.suffix == ".csv":
+            frame.to_csv(path, index=False)
+        elif path.suffix == ".tsv":
+            frame.to_csv(path, index=False, sep="\t")
+        elif path.suffix == ".jsonl":
+            frame.to_json(path, orient="records", lines=True)
+        else:
+            frame.to_parquet(path, index=False)
+        return path
+
+    return write
+
+
+@pytest.fixture(params=["tally", "pyarrow"])
+def long_route(request, monkeypatch):
+    """The route a long table is read by: the row tally (pyarrow's route switched off), or
+    pyarrow's grouping at every size, which must not give up on any read of the test (it
+    yields the list of its answers, True where it answered)."""
+    from kpass.io.formats import readers
+    from kpass.io.long import load as long_load
+
+    if request.param == "tally":
+        monkeypatch.setattr(long_load, "fast_long_counts", lambda *args, **kwargs: None)
+        yield None
+        return
+    monkeypatch.setattr(readers, "LINE_READER_BYTES", 0)
+    real = long_load.fast_long_counts
+    taken = []
+
+    def spy(*args, **kwargs):
+        found = real(*args, **kwargs)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(long_load, "fast_long_counts", spy)
+    yield taken
+    assert taken and all(taken), "pyarrow's route gave up"

@@ -13,7 +13,6 @@ import pytest
 import kpass
 from kpass.io.errors import ReportError
 from kpass.io.inputs import InputOptions, load_split
-from kpass.io.long import load as long_load
 from kpass.io.long.load import load_long, load_long_by
 
 pd = pytest.importorskip("pandas")
@@ -56,79 +55,43 @@ def as_dicts(split):
     return {label: of(getattr(item, "counts", item)) for label, item in split.items()}
 
 
-def write(frame, path):
-    if path.suffix == ".csv":
-        frame.to_csv(path, index=False)
-    elif path.suffix == ".tsv":
-        frame.to_csv(path, index=False, sep="\t")
-    elif path.suffix == ".jsonl":
-        frame.to_json(path, orient="records", lines=True)
-    else:
-        frame.to_parquet(path, index=False)
-    return path
-
-
-@pytest.fixture(params=["tally", "pyarrow"])
-def route(request, monkeypatch):
-    """The row tally (pyarrow's route switched off) or pyarrow's route at every size."""
-    from kpass.io.formats import readers
-
-    if request.param == "tally":
-        monkeypatch.setattr(long_load, "fast_long_counts", lambda *args, **kwargs: None)
-    else:
-        monkeypatch.setattr(readers, "LINE_READER_BYTES", 0)
-        real = long_load.fast_long_counts
-        taken = []
-
-        def spy(*args, **kwargs):
-            found = real(*args, **kwargs)
-            taken.append(found is not None)
-            return found
-
-        monkeypatch.setattr(long_load, "fast_long_counts", spy)
-        yield taken
-        assert taken and all(taken), "pyarrow's route gave up"
-        return
-    yield None
-
-
 @pytest.mark.parametrize("suffix", [".csv", ".tsv", ".jsonl", ".parquet"])
 @pytest.mark.parametrize("sample", [None, "sample"])
-def test_each_format_and_route_equals_each_models_rows_alone(runs, tmp_path, route, suffix,
-                                                              sample):
-    path = write(runs, tmp_path / f"runs{suffix}")
+def test_each_format_and_route_equals_each_models_rows_alone(runs, tmp_path, long_route,
+                                                              suffix, sample, write_frame):
+    path = write_frame(runs, tmp_path / f"runs{suffix}")
     split = load_long_by(str(path), by="model", id="question", sample=sample, chunk_size=17)
     assert list(split) == MODELS  # sorted labels
     assert as_dicts(split) == reference(runs)
     for model in MODELS:  # the order of the questions: as the model's rows read alone
-        alone = write(runs[runs["model"] == model], tmp_path / f"{model}{suffix}")
+        alone = write_frame(runs[runs["model"] == model], tmp_path / f"{model}{suffix}")
         single = load_long(str(alone), id="question", sample=sample)
         assert split[model].counts.ids == single.counts.ids
         assert split[model].column == "correct"
 
 
-def test_parts_as_a_glob_and_a_folder(runs, tmp_path, route):
+def test_parts_as_a_glob_and_a_folder(runs, tmp_path, long_route, write_frame):
     folder = tmp_path / "parts"
     folder.mkdir()
     for part, rows in enumerate(np.array_split(np.arange(len(runs)), 3)):
-        write(runs.iloc[rows], folder / f"part-{part}.parquet")
+        write_frame(runs.iloc[rows], folder / f"part-{part}.parquet")
     for source in (str(folder), str(folder / "part-*.parquet")):
         split = load_long_by(source, by="model", id="question", sample="sample")
         assert as_dicts(split) == reference(runs)
 
 
-def test_hive_partitions_by_model_and_by_task(runs, tmp_path):
+def test_hive_partitions_by_model_and_by_task(runs, tmp_path, write_frame):
     by_model = tmp_path / "by_model"
     for model, rows in runs.groupby("model"):
         (by_model / f"model={model}").mkdir(parents=True)
         for part, chunk in enumerate(np.array_split(np.arange(len(rows)), 2)):
-            write(rows.iloc[chunk].drop(columns="model"),
-                  by_model / f"model={model}" / f"part-{part}.csv")
+            write_frame(rows.iloc[chunk].drop(columns="model"),
+                        by_model / f"model={model}" / f"part-{part}.csv")
     assert as_dicts(load_long_by(str(by_model), by="model", id="question")) == reference(runs)
     by_task = tmp_path / "by_task"
     for task, rows in runs.groupby("task"):
         (by_task / f"task={task}").mkdir(parents=True)
-        write(rows.drop(columns="task"), by_task / f"task={task}" / "part-0.parquet")
+        write_frame(rows.drop(columns="task"), by_task / f"task={task}" / "part-0.parquet")
     assert as_dicts(load_long_by(str(by_task), by="model", id="question")) == reference(runs)
 
 
@@ -167,11 +130,11 @@ def test_integer_model_names_and_padded_ids_are_one_model_and_one_question(tmp_p
     assert as_dicts(split) == {"7": {"q1": (2, 1)}, "8": {"q1": (1, 1), "q2": (1, 1)}}
 
 
-def test_by_file_labels_each_file_by_its_stem_or_a_labeller(runs, tmp_path):
+def test_by_file_labels_each_file_by_its_stem_or_a_labeller(runs, tmp_path, write_frame):
     folder = tmp_path / "models"
     folder.mkdir()
     for model, rows in runs.groupby("model"):
-        write(rows.drop(columns="model"), folder / f"{model}.jsonl")
+        write_frame(rows.drop(columns="model"), folder / f"{model}.jsonl")
     options = InputOptions(id="question", by="file")
     assert as_dicts(load_split(str(folder), options)) == reference(runs)
     renamed = load_split(str(folder), options, labeller=lambda path: path[-8:-6].upper())
@@ -193,7 +156,7 @@ def test_bad_input_names_the_column_and_row(tmp_path, text, needle):
     assert needle in str(error.value)
 
 
-def test_bad_input_of_frames_and_options(runs, tmp_path):
+def test_bad_input_of_frames_and_options(runs, tmp_path, write_frame):
     missing = runs.copy()
     missing.loc[missing.index[:2], "model"] = None
     with pytest.raises(ValueError, match="`model` is missing in 2 rows"):
@@ -212,14 +175,14 @@ def test_bad_input_of_frames_and_options(runs, tmp_path):
     with pytest.raises(ValueError, match=r"of model '\w+' is repeated"):
         kpass.BinaryCounts.from_long(repeated, id="question", outcome="correct", by="model",
                                      sample="sample")
-    path = write(runs, tmp_path / "runs.csv")
+    path = write_frame(runs, tmp_path / "runs.csv")
     with pytest.raises(ReportError, match="needs --id"):
         load_split(str(path), InputOptions(by="model"))
     with pytest.raises(ReportError, match="one file"):
         load_split(str(path), InputOptions(id="question", by="file"))
 
 
-def test_duckdb_groups_parquet_by_model_and_id(runs, tmp_path, monkeypatch):
+def test_duckdb_groups_parquet_by_model_and_id(runs, tmp_path, monkeypatch, write_frame):
     """DuckDB's route (large Parquet inputs) groups by (model, id) in one query."""
     pytest.importorskip("duckdb")
     from kpass.io.long import long_duckdb, long_fast
@@ -233,21 +196,21 @@ def test_duckdb_groups_parquet_by_model_and_id(runs, tmp_path, monkeypatch):
         return found
 
     monkeypatch.setattr(long_fast, "duckdb_long_counts", spy)
-    path = write(runs, tmp_path / "runs.parquet")
+    path = write_frame(runs, tmp_path / "runs.parquet")
     folder = tmp_path / "parts"
     folder.mkdir()
     for part, rows in enumerate(np.array_split(np.arange(len(runs)), 3)):
-        write(runs.iloc[rows], folder / f"part-{part}.parquet")
+        write_frame(runs.iloc[rows], folder / f"part-{part}.parquet")
     for source in (path, folder):
         split = load_long_by(str(source), by="model", id="question")
         assert as_dicts(split) == reference(runs)
         for model in MODELS:  # first-seen order, as the model's rows alone
-            alone = write(runs[runs["model"] == model], tmp_path / f"{model}.parquet")
+            alone = write_frame(runs[runs["model"] == model], tmp_path / f"{model}.parquet")
             assert split[model].counts.ids == load_long(str(alone), id="question").counts.ids
     assert len(taken) == 8 and all(taken)  # 2 inputs by model, 6 models read alone
     missing = runs.copy()
     missing.loc[missing.index[3], "model"] = None
-    write(missing, path)
+    write_frame(missing, path)
     with pytest.raises(ReportError, match=r"row 4: the `model` cell \(--by\) is empty"):
         load_long_by(str(path), by="model", id="question")
 

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from kpass.io.errors import ReportError
-from kpass.io.long import load as long_load
 from kpass.io.long.load import load_long, load_long_by
 from kpass.report.cli import main
 
@@ -56,39 +55,6 @@ def as_costs(split):
             for label, item in split.items()}
 
 
-def write(frame, path):
-    if path.suffix == ".csv":
-        frame.to_csv(path, index=False)
-    elif path.suffix == ".jsonl":
-        frame.to_json(path, orient="records", lines=True)
-    else:
-        frame.to_parquet(path, index=False)
-    return path
-
-
-@pytest.fixture(params=["tally", "pyarrow"])
-def route(request, monkeypatch):
-    """The row tally (pyarrow's route off) or pyarrow's route at every size (must not give up)."""
-    from kpass.io.formats import readers
-
-    if request.param == "tally":
-        monkeypatch.setattr(long_load, "fast_long_counts", lambda *args, **kwargs: None)
-        yield None
-        return
-    monkeypatch.setattr(readers, "LINE_READER_BYTES", 0)
-    real = long_load.fast_long_counts
-    taken = []
-
-    def spy(*args, **kwargs):
-        found = real(*args, **kwargs)
-        taken.append(found is not None)
-        return found
-
-    monkeypatch.setattr(long_load, "fast_long_counts", spy)
-    yield taken
-    assert taken and all(taken), "pyarrow's route gave up"
-
-
 def close(found, expected):
     assert found.keys() == expected.keys()
     for label in expected:
@@ -99,8 +65,9 @@ def close(found, expected):
 
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
 @pytest.mark.parametrize("column", ["usd", "tokens"])
-def test_each_models_costs_are_pandas_group_by(runs, tmp_path, route, suffix, column):
-    path = write(runs, tmp_path / f"runs{suffix}")
+def test_each_models_costs_are_pandas_group_by(runs, tmp_path, long_route, suffix, column,
+                                                write_frame):
+    path = write_frame(runs, tmp_path / f"runs{suffix}")
     split = load_long_by(str(path), by="model", id="question", column="correct",
                          chunk_size=13, cost=column)
     close(as_costs(split), reference(runs, column))
@@ -111,27 +78,29 @@ def test_each_models_costs_are_pandas_group_by(runs, tmp_path, route, suffix, co
         assert split[label].counts.n_correct.tolist() == plain[label].counts.n_correct.tolist()
 
 
-def test_one_model_without_by_and_parts_and_hive(runs, tmp_path, route):
+def test_one_model_without_by_and_parts_and_hive(runs, tmp_path, long_route, write_frame):
     alone = runs[runs["model"] == "m2"].drop(columns="model")
-    single = load_long(str(write(alone, tmp_path / "m2.parquet")), id="question", cost="usd")
+    single = load_long(str(write_frame(alone, tmp_path / "m2.parquet")), id="question",
+                       cost="usd")
     close({"m2": dict(zip(single.counts.ids, single.costs.tolist(), strict=True))},
           {"m2": reference(runs)["m2"]})
     folder = tmp_path / "parts"
     folder.mkdir()
     for part, rows in enumerate(np.array_split(np.arange(len(runs)), 3)):
-        write(runs.iloc[rows], folder / f"part-{part}.csv")
+        write_frame(runs.iloc[rows], folder / f"part-{part}.csv")
     close(as_costs(load_long_by(str(folder), by="model", id="question", cost="usd")),
           reference(runs))
     hive = tmp_path / "hive"
     for model, rows in runs.groupby("model"):
         (hive / f"model={model}").mkdir(parents=True)
-        write(rows.drop(columns="model"), hive / f"model={model}" / "part-0.parquet")
+        write_frame(rows.drop(columns="model"), hive / f"model={model}" / "part-0.parquet")
     close(as_costs(load_long_by(str(hive), by="model", id="question", cost="usd")),
           reference(runs))
 
 
 @pytest.mark.parametrize("by", ["model", None])
-def test_duckdb_sums_a_parquet_cost_in_its_group_by(runs, tmp_path, monkeypatch, by):
+def test_duckdb_sums_a_parquet_cost_in_its_group_by(runs, tmp_path, monkeypatch, by,
+                                                     write_frame):
     """A large Parquet input: DuckDB's one group-by counts and sums the cost column."""
     pytest.importorskip("duckdb")
     from kpass.io.long import long_duckdb, long_fast
@@ -148,18 +117,18 @@ def test_duckdb_sums_a_parquet_cost_in_its_group_by(runs, tmp_path, monkeypatch,
     monkeypatch.setattr(long_fast, "duckdb_long_counts", spy)
     if by is None:
         alone = runs[runs["model"] == "m1"].drop(columns="model")
-        loaded = load_long(str(write(alone, tmp_path / "m1.parquet")), id="question",
+        loaded = load_long(str(write_frame(alone, tmp_path / "m1.parquet")), id="question",
                            cost="usd")
         close({"m1": dict(zip(loaded.counts.ids, loaded.costs.tolist(), strict=True))},
               {"m1": reference(runs)["m1"]})
     else:
-        path = write(runs, tmp_path / "runs.parquet")
+        path = write_frame(runs, tmp_path / "runs.parquet")
         close(as_costs(load_long_by(str(path), by="model", id="question", cost="usd")),
               reference(runs))
     assert taken == [True]
     bad = runs.copy()
     bad.loc[7, "usd"] = -1.0  # a negative cost: DuckDB doubts, the line reader names it
-    path = write(bad, tmp_path / "bad.parquet")
+    path = write_frame(bad, tmp_path / "bad.parquet")
     with pytest.raises(ReportError, match=r"row 8: --cost usd: -1.0 is not a cost"):
         load_long_by(str(path), by="model", id="question", cost="usd")
     assert taken[-1] is False
@@ -170,8 +139,9 @@ def _json(capsys, *argv):
     return json.loads(capsys.readouterr().out)
 
 
-def test_report_and_leaderboard_cost_each_model_from_its_rows(runs, tmp_path, capsys):
-    path = write(runs, tmp_path / "runs.csv")
+def test_report_and_leaderboard_cost_each_model_from_its_rows(runs, tmp_path, capsys,
+                                                              write_frame):
+    path = write_frame(runs, tmp_path / "runs.csv")
     expected = {label: float(np.mean(list(means.values())))
                 for label, means in reference(runs).items()}
     document = _json(capsys, "report", str(path), "--by", "model", "--id", "question",
