@@ -243,6 +243,24 @@ def designs(seed: int) -> list[Design]:
     return out
 
 
+def print_table(header: list[str], rows: list[list[str]], markdown: bool,
+                text_columns: int = 1) -> None:
+    """Print a result table (the coverage benchmarks share it): Markdown, or plain columns
+    padded to their widths; the first ``text_columns`` columns left-aligned, the rest
+    (numbers) right-aligned."""
+    if markdown:
+        print("| " + " | ".join(header) + " |")
+        align = ["---"] * text_columns + ["--:"] * (len(header) - text_columns)
+        print("|" + "|".join(align) + "|")
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+    else:
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+        for row in [header, *rows]:
+            print("  ".join(cell.ljust(w) if i < text_columns else cell.rjust(w)
+                            for i, (cell, w) in enumerate(zip(row, widths, strict=True))))
+
+
 METHOD_NAMES = ("t", "t+exact", "score", "hull", "kpass")
 
 
@@ -262,16 +280,7 @@ def main() -> None:
                      *[f"{result[name][0]:.3f}" for name in METHOD_NAMES],
                      *[f"{result[name][1]:.3f}" for name in METHOD_NAMES],
                      f"{result['se=0'][0]:.2f}"])
-    if args.markdown:
-        print("| " + " | ".join(header) + " |")
-        print("|" + "|".join(["---"] + ["--:"] * (len(header) - 1)) + "|")
-        for row in rows:
-            print("| " + " | ".join(row) + " |")
-    else:
-        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-        for row in [header, *rows]:
-            print("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
-                            for i, (cell, w) in enumerate(zip(row, widths, strict=True))))
+    print_table(header, rows, args.markdown)
     print(f"\n{args.reps} replications per design, seed {args.seed} (+ design index); "
           f"{time.perf_counter() - start:.0f} s")
 

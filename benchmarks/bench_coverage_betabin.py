@@ -51,7 +51,7 @@ import numpy as np
 from scipy.special import expit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_coverage import beta_draw, beta_truth, per_question  # noqa: E402
+from bench_coverage import beta_draw, beta_truth, per_question, print_table  # noqa: E402
 
 from kpass.stats.beta_binomial import MIN_QUESTIONS, NEAR_EVENTS, NEAR_SHARE, profile_ends  # noqa: E402
 from kpass.stats.intervals import intervals  # noqa: E402
@@ -244,14 +244,7 @@ def main() -> None:
         row.append(f"{r['used'][0]:.2f}")
         rows.append(row)
         print(" | ".join(row), file=sys.stderr, flush=True)
-    if args.markdown:
-        print("| " + " | ".join(header) + " |")
-        print("|" + "|".join(["---", "---"] + ["--:"] * (len(header) - 2)) + "|")
-        for row in rows:
-            print("| " + " | ".join(row) + " |")
-    else:
-        for row in [header, *rows]:
-            print("  ".join(row))
+    print_table(header, rows, args.markdown, text_columns=2)
     print(f"\n{args.reps} replications per design, seed {args.seed} (+ design index); "
           f"{time.perf_counter() - start:.0f} s")
 

@@ -47,6 +47,7 @@ import numpy as np
 from scipy.special import betaln
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_coverage import print_table  # noqa: E402
 from bench_coverage_betabin import Design, simulate  # noqa: E402
 
 SEED = 20261129
@@ -162,14 +163,7 @@ def main() -> None:
         row.append(f"{r['oracle'][0] / r['se-based'][3]:.2f}")
         rows.append(row)
         print(" | ".join(row), file=sys.stderr, flush=True)
-    if args.markdown:
-        print("| " + " | ".join(header) + " |")
-        print("|" + "|".join(["---"] + ["--:"] * (len(header) - 1)) + "|")
-        for row in rows:
-            print("| " + " | ".join(row) + " |")
-    else:
-        for row in [header, *rows]:
-            print("  ".join(row))
+    print_table(header, rows, args.markdown)
     print(f"\n{args.reps} replications per design, seed {args.seed} (design i: "
           f"default_rng([seed, i]); replications: seed * 100 + i); "
           f"{time.perf_counter() - start:.0f} s")

@@ -34,6 +34,7 @@ from bench_coverage import (  # noqa: E402
     clustered_se,
     logit_truth,
     per_question,
+    print_table,
 )
 
 from kpass.stats._common import _cluster_df  # noqa: E402
@@ -132,14 +133,7 @@ def main() -> None:
                      f"{k[2]:.3f}", f"{k[3]:.3f}", f"{t[0]:.3f}", f"{t[1]:.3f}",
                      f"{t[2]:.3f}"])
         print(" | ".join(rows[-1]), file=sys.stderr, flush=True)
-    if args.markdown:
-        print("| " + " | ".join(header) + " |")
-        print("|" + "|".join(["---"] + ["--:"] * (len(header) - 1)) + "|")
-        for row in rows:
-            print("| " + " | ".join(row) + " |")
-    else:
-        for row in [header, *rows]:
-            print("  ".join(row))
+    print_table(header, rows, args.markdown)
     print(f"\n{args.reps} replications per design, seed {args.seed} (+ design index); "
           f"{time.perf_counter() - start:.0f} s")
 
