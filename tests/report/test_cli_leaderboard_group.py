@@ -11,6 +11,7 @@ import csv
 import json
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from kpass.report.cli import main
@@ -48,10 +49,45 @@ def _json(capsys, *argv):
     return json.loads(capsys.readouterr().out)
 
 
+def _stratified(model, weights):
+    """The aggregate Pass@1 and its stratified SE by hand: Fraction means, numpy variances."""
+    plan = PLANS[model]
+    sizes = {group: len(plan[group]) for group in plan}
+    total = sum(sizes.values())
+    w = {group: (Fraction(n, total) if weights == "questions" else Fraction(1, len(plan)))
+         for group, n in sizes.items()}
+    values = {group: [Fraction(sum(q), 4) for q in plan[group]] for group in plan}
+    estimate = sum(w[g] * sum(values[g]) / sizes[g] for g in plan)
+    variance = sum(w[g] ** 2 * float(np.var([float(v) for v in values[g]], ddof=1)) / sizes[g]
+                   for g in plan)
+    return float(estimate), variance ** 0.5
+
+
+@pytest.mark.parametrize("weights", ["questions", "groups"])
+def test_the_boards_are_the_stratified_aggregate(tmp_path, capsys, weights):
+    doc = _json(capsys, *_files(tmp_path), "--id", "question", "--group", "subject",
+                "--weights", weights)
+    plain = _json(capsys, *_files(tmp_path), "--id", "question")
+    assert doc["weights"] == weights and doc["results"][0]["weights"] == weights
+    for row in doc["results"][0]["rows"]:
+        estimate, se = _stratified(row["name"], weights)
+        assert row["estimate"] == pytest.approx(estimate, abs=1e-12)
+        assert row["se"] == pytest.approx(se, rel=1e-12)
+        theirs = next(x for x in plain["results"][0]["rows"] if x["name"] == row["name"])
+        if weights == "questions":  # micro: the estimate over all questions
+            assert row["estimate"] == pytest.approx(theirs["estimate"], abs=1e-12)
+        else:  # macro: 3 and 4 questions per group weigh the same
+            assert row["estimate"] != pytest.approx(theirs["estimate"], abs=1e-6)
+    if weights == "groups":
+        assert main(["leaderboard", *_files(tmp_path), "--id", "question", "--group",
+                     "subject", "--weights", "groups", "--metrics", "pass@k"]) == 0
+        text = capsys.readouterr().out
+        assert "(groups as strata, each group counts once)" in text
+        assert "the aggregate above: each group counts once (macro)" in text
+
+
 def test_group_lines_match_hand_and_each_group_alone(tmp_path, capsys):
     doc = _json(capsys, *_files(tmp_path), "--id", "question", "--group", "subject")
-    plain = _json(capsys, *_files(tmp_path), "--id", "question")
-    assert doc["results"] == plain["results"]  # the boards are over all questions
     assert doc["group"] == "subject"
     for group in ("alg", "bio"):
         rows = {row["name"]: row for row in doc["groups"] if row["group"] == group}

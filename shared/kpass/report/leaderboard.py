@@ -130,8 +130,12 @@ def _function_of(families: list[Family], key: str) -> str:
 
 def leaderboard_boards(runs: dict[str, BinaryCounts], families: list[Family], ks: list[int],
                        taus: list[float], confidence: float, short: str, clusters: Any,
-                       shared: bool, prior: str = "uniform") -> list[Board]:
+                       shared: bool, prior: str = "uniform", group: Any = None,
+                       weights: str = "questions") -> list[Board]:
     """Every selected metric at every k (and tau): ``kpass.leaderboard`` of the runs.
+
+    With ``group`` (the first run's label per question) the boards are the aggregate over
+    the groups as strata, weighted by ``weights``.
 
     Raises:
         ValueError: kpass refused the inputs (the message names the metric).
@@ -143,6 +147,8 @@ def leaderboard_boards(runs: dict[str, BinaryCounts], families: list[Family], ks
     for fam in families:
         point = function(fam.function)
         options = family_options(fam.function, clusters, confidence, shared, prior)
+        if group is not None:
+            options.update(group=group, weights=weights)
         try:
             if not fam.per_k:
                 result = rank(point, runs, **options)
@@ -329,7 +335,7 @@ def render_table(boards: list[Board], request: LeaderboardRequest) -> str:
         header = _header(request.confidence, tokens is not None, board.costs is not None)
         body = [_cells(row, request.digits, tokens, board.costs) for row in result.rows]
         widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
-        out.append(f"{board.label} on {result.questions} questions")
+        out.append(f"{board.label} on {result.questions} questions{_strata_words(result)}")
         out.extend(_winner_lines(result, request.digits))
         for line in [header, *body]:
             out.append("  ".join(cell.ljust(widths[i]) if i in (1, 4) else cell.rjust(widths[i])
@@ -356,7 +362,8 @@ def render_markdown(boards: list[Board], request: LeaderboardRequest) -> str:
     shared = runs_line(list(request.runs))
     out = [f"{shared}\n"] if shared else []
     for board in boards:
-        out.append(f"**{board.label}** on {board.result.questions} questions\n")
+        out.append(f"**{board.label}** on {board.result.questions} questions"
+                   f"{_strata_words(board.result)}\n")
         out.extend(f"{line}\n" for line in _winner_lines(board.result, request.digits))
         out.append("| " + " | ".join(_header(request.confidence, tokens is not None,
                                              board.costs is not None)) + " |")
@@ -425,7 +432,7 @@ def render_json(boards: list[Board], request: LeaderboardRequest) -> str:
                              "function": board.result.metric, "label": board.label,
                              "tau": board.tau, **_cost_fields(board)} for board in boards]}
     if request.groups is not None:  # the rows of every group; the boards' rows are all questions
-        document.update(group=request.groups.column, weights="questions",
+        document.update(group=request.groups.column, weights=request.groups.weights,
                         groups=request.groups.records())
     return json.dumps(document, indent=2, default=lambda value: float(np.asarray(value))) + "\n"
 
@@ -442,6 +449,30 @@ def _cost_fields(board: Board) -> dict[str, Any]:
 
 RENDERERS = {"table": render_table, "markdown": render_markdown, "csv": render_csv,
              "json": render_json}
+
+
+def _strata_words(result: Any) -> str:
+    """`` (groups as strata, each group counts once)`` for a board with groups; ''."""
+    if result.weights is None:
+        return ""
+    return f" (groups as strata, each {result.weights[:-1]} counts once)"
+
+
+def _strata(loaded: list[Any], names: list[str], args: argparse.Namespace
+            ) -> tuple[Any, str]:
+    """(group labels of the first model, weights) for ``--group``; (None, ...) without.
+
+    Raises:
+        ReportError: what :func:`kpass.report.leaderboard_groups.group_masks` refuses.
+    """
+    from .leaderboard_groups import group_masks
+
+    column = getattr(args, "group", None)
+    weights = getattr(args, "weights", "questions")
+    if column is None:
+        return None, weights
+    group_masks(loaded, names, str(column))  # every model labelled, in every group
+    return list(loaded[0].groups), weights
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:
@@ -512,7 +543,8 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             with collect_notes(notes):
                 boards = leaderboard_boards(runs, families, ks, args.tau, args.confidence,
                                             args.short, clusters, args.shared,
-                                            getattr(args, "prior", "uniform"))
+                                            getattr(args, "prior", "uniform"),
+                                            *_strata(loaded, names, args))
             if costs is not None:
                 for board in boards:
                     board.costs = board_costs(names, counts, costs,
@@ -532,7 +564,8 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             with collect_notes(small):
                 grouped = group_boards(loaded, names, boards, families, str(group),
                                        args.confidence, args.short, bool(args.shared),
-                                       getattr(args, "prior", "uniform"))
+                                       getattr(args, "prior", "uniform"),
+                                       getattr(args, "weights", "questions"))
             few = sum(1 for boards_of in grouped.boards if boards_of[0].result.questions < 30)
             if few:
                 notes.append(f"--group {group}: {few} of {len(grouped.groups)} groups have "

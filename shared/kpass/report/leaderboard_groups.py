@@ -1,11 +1,13 @@
 """``kpass leaderboard --group COLUMN``: each model's estimate and rank set per group.
 
-The aggregate boards are the leaderboard's own, over all questions (each question counts
-once: micro). Below them, every board's metric and k is ranked on each group's questions
-alone (each model's own ``--group`` labels; harness logs: their task), and the rank sets of
-every group and every board hold jointly (:func:`kpass.stats.ranking.group_leaderboards`:
-one min-P stepdown over all their pairs), so the whole breakdown holds at the level:
-one line per group and board with each model's estimate and its rank set.
+The aggregate boards are the leaderboard's own with the groups as strata
+(``kpass.leaderboard(..., group=, weights=)``: each question counts once, micro, or each
+group once, macro; the SE stratified). Below them, every board's metric and k is ranked
+on each group's questions alone (each model's own ``--group`` labels; harness logs: their
+task), and the rank sets of every group and every board hold jointly
+(:func:`kpass.stats.ranking.group_leaderboards`: one min-P stepdown over all their pairs),
+so the whole breakdown holds at the level: one line per group and board with each model's
+estimate and its rank set.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import numpy as np
 
 from ..io.errors import ReportError
 
-__all__ = ["GroupBoards", "group_boards", "group_board_lines"]
+__all__ = ["GroupBoards", "group_board_lines", "group_boards", "group_masks"]
 
 
 @dataclass(frozen=True)
@@ -30,12 +32,14 @@ class GroupBoards:
         boards: per group, its boards (in the order of the aggregate boards); each a
             :class:`kpass.report.leaderboard.Board`.
         adjustment: ``"min-p"`` or ``"holm"`` (the joint stepdown).
+        weights: the aggregate's weighting, ``"questions"`` or ``"groups"``.
     """
 
     column: str
     groups: tuple[Any, ...]
     boards: tuple[tuple[Any, ...], ...]
     adjustment: str = "min-p"
+    weights: str = "questions"
 
     def records(self) -> list[dict[str, Any]]:
         """One JSON/CSV record per group, board and model."""
@@ -46,9 +50,39 @@ class GroupBoards:
                 for board in boards for row in board.result.rows]
 
 
+def group_masks(loaded: list[Any], names: list[str], column: str
+                ) -> tuple[list[Any], dict[Any, list[np.ndarray]]]:
+    """The group labels (sorted) and, per group, each model's mask of its questions.
+
+    Raises:
+        ReportError: a model without labels, fewer than 2 groups, a group some model has
+            no question in.
+    """
+    for item in loaded:
+        if item.groups is None:
+            raise ReportError(item.source, f"--group {column}: no group labels were read")
+    labels = sorted({label for item in loaded for label in item.groups},
+                    key=lambda label: (str(type(label)), label))
+    if len(labels) < 2:
+        raise ReportError(loaded[0].source, f"--group {column}: every question is in group "
+                                            f"{labels[0]!r}; a breakdown needs at least 2 "
+                                            "groups")
+    masks: dict[Any, list[np.ndarray]] = {}
+    for group in labels:
+        masks[group] = []
+        for name, item in zip(names, loaded, strict=True):
+            mask = np.asarray([label == group for label in item.groups])
+            if not mask.any():
+                raise ReportError(f"--group {column} = {group}", f"model {name} has no "
+                                  "question in this group; every model must answer every "
+                                  "group to be ranked in it")
+            masks[group].append(mask)
+    return labels, masks
+
+
 def group_boards(loaded: list[Any], names: list[str], boards: list[Any], families: list[Any],
-                 column: str, confidence: float, short: str, shared: bool, prior: str
-                 ) -> GroupBoards:
+                 column: str, confidence: float, short: str, shared: bool, prior: str,
+                 weights: str = "questions") -> GroupBoards:
     """Rank the models on each group's questions alone at every board's metric, k and tau.
 
     Raises:
@@ -59,26 +93,10 @@ def group_boards(loaded: list[Any], names: list[str], boards: list[Any], familie
     from ..stats.ranking import group_leaderboards
     from .output import family_options
 
-    for item in loaded:
-        if item.groups is None:
-            raise ReportError(item.source, f"--group {column}: no group labels were read")
-    labels = sorted({label for item in loaded for label in item.groups},
-                    key=lambda label: (str(type(label)), label))
-    if len(labels) < 2:
-        raise ReportError(loaded[0].source, f"--group {column}: every question is in group "
-                                            f"{labels[0]!r}; a breakdown needs at least 2 "
-                                            "groups")
-    strata: dict[Any, dict[str, Any]] = {}
-    for group in labels:
-        runs = {}
-        for name, item in zip(names, loaded, strict=True):
-            mask = np.asarray([label == group for label in item.groups])
-            if not mask.any():
-                raise ReportError(f"--group {column} = {group}", f"model {name} has no "
-                                  "question in this group; every model must answer every "
-                                  "group to be ranked in it")
-            runs[name] = item.counts.select(mask)
-        strata[group] = runs
+    labels, masks = group_masks(loaded, names, column)
+    strata = {group: {name: item.counts.select(mask)
+                      for name, item, mask in zip(names, loaded, masks[group], strict=True)}
+              for group in labels}
     calls, shapes = [], []
     for fam in families:  # the rows of the aggregate boards, in their order
         mine = [board for board in boards if board.metric == fam.key]
@@ -109,7 +127,7 @@ def group_boards(loaded: list[Any], names: list[str], boards: list[Any], familie
                       for board, result in zip(template, ranked[group], strict=True))
                 for group in labels)
     adjustment = out[0][0].result.adjustment if out and out[0] else "min-p"
-    return GroupBoards(column, tuple(labels), out, adjustment)
+    return GroupBoards(column, tuple(labels), out, adjustment, weights)
 
 
 def group_board_lines(grouped: GroupBoards, names: list[str], digits: int,
@@ -117,8 +135,10 @@ def group_board_lines(grouped: GroupBoards, names: list[str], digits: int,
     """One line per board and group: questions, then each model's estimate and rank set."""
     rows = len(grouped.boards[0])
     how = ("min-P stepdown" if grouped.adjustment == "min-p" else "Holm")
+    how_weighted = ("each question counts once (micro)" if grouped.weights == "questions"
+                    else "each group counts once (macro)")
     title = [f"by {grouped.column}: each model's estimate (rank set); the aggregate above: "
-             "each question counts once (micro)",
+             f"{how_weighted}, its SE stratified by group",
              f"rank sets joint over the {len(grouped.groups)} groups"
              + (f" x {rows} rows" if rows > 1 else "") + f" ({how} over all their pairs):"]
     out = list(title) if not markdown else [f"{title[0]}  ", title[1]]

@@ -520,7 +520,9 @@ def _add_leaderboard(commands: Any) -> None:
     board.add_argument("--group", metavar="COLUMN",
                        help="a group (subtask) label column, or task on harness logs: under "
                             "the boards, one line per group and board with each model's "
-                            "estimate and rank set, the sets joint over every group and board")
+                            "estimate and rank set, the sets joint over every group and board; "
+                            "the boards above are the aggregate, its SE stratified by group")
+    _weights_option(board)
     _by_option(board, "; every model of the input ranked")
     _selection_options(board, k_help="the k to rank at (default: 1)",
                        metrics_help="comma-separated metrics (default: pass@k)",
@@ -554,6 +556,11 @@ def _group_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--group", metavar="COLUMN",
                         help="a group (subtask) label column, one group per question: one row "
                              "per group and the aggregate, its SE stratified by group")
+    _weights_option(parser)
+
+
+def _weights_option(parser: argparse.ArgumentParser) -> None:
+    """``--weights questions|groups``: the weighting of an aggregate over groups."""
     parser.add_argument("--weights", choices=("questions", "groups"), default="questions",
                         help="with --group, the aggregate's weighting: each question counts "
                              "once (questions, micro: the metric over all questions, the "

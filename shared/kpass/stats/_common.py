@@ -241,7 +241,7 @@ def _per_question(metric: Metric, name: str, R: Any, args: tuple[Any, ...],
     return [np.asarray(values, dtype=float)], False
 
 
-def _labels(clusters: Any, m: int) -> np.ndarray | None:
+def _labels(clusters: Any, m: int, argument: str = "clusters") -> np.ndarray | None:
     """Cluster codes 0..G-1, one per question, from labels validated as ``--clusters`` is.
 
     A label is a str or an int (numpy ones included), as ``kpass compare --clusters``
@@ -251,12 +251,12 @@ def _labels(clusters: Any, m: int) -> np.ndarray | None:
     """
     if clusters is None:
         return None
-    check_labels(clusters)
+    check_labels(clusters, argument)
     labels = clusters if isinstance(clusters, np.ndarray) else np.asarray(
         clusters if hasattr(clusters, "__array__") and not isinstance(clusters, Sequence)
         else list(clusters), dtype=object)
     if labels.ndim != 1 or labels.size != m:
-        raise InputError(f"`clusters` must have one label per question (M={m}); got "
+        raise InputError(f"`{argument}` must have one label per question (M={m}); got "
                          f"{labels.size if labels.ndim == 1 else labels.shape} labels")
     if labels.dtype.kind in "iuU":
         _, codes = np.unique(labels, return_inverse=True)
@@ -266,8 +266,8 @@ def _labels(clusters: Any, m: int) -> np.ndarray | None:
     for position, label in enumerate(labels.tolist()):
         if isinstance(label, (bool, np.bool_)) or not isinstance(label, (str, int, np.integer)):
             raise ArgumentTypeError(
-                f"`clusters` must hold a str or int label per question; got "
-                f"clusters[{position}]={_show(label)} ({type(label).__name__})")
+                f"`{argument}` must hold a str or int label per question; got "
+                f"{argument}[{position}]={_show(label)} ({type(label).__name__})")
         key = (0, int(label)) if isinstance(label, (int, np.integer)) else (1, str(label))
         codes[position] = keys.setdefault(key, len(keys))
     return codes

@@ -287,8 +287,91 @@ def _max_t_adjusted(statistic: np.ndarray, rows: np.ndarray, cols: np.ndarray,
     return adjusted
 
 
+class StrataUnits:
+    """What the stratified max-|T| reference flips: per-question values in their groups.
+
+    Attributes:
+        values: (K, M) per-question values of the K models.
+        codes: (M,) group codes 0..G-1.
+        weights: (G,) the aggregate's w_g.
+        sizes: (G,) n_g.
+    """
+
+    def __init__(self, values: np.ndarray, codes: np.ndarray, weights: np.ndarray,
+                 sizes: np.ndarray) -> None:
+        self.values, self.codes, self.weights, self.sizes = values, codes, weights, sizes
+
+
+def _max_t_strata(statistic: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+                  strata: StrataUnits) -> np.ndarray:
+    r"""Westfall-Young stepdown adjusted p-values of |T| with groups as strata.
+
+    As :func:`_max_t_adjusted` with questions as units, but each pair's flipped statistic is
+    studentised by the *stratified* SE of the flipped data (:func:`kpass.stats.strata.
+    stratified_covariance`): with D_q the pair's difference on question q, a_q = w_g / n_g,
+    F_g(e) = sum_{q in g} e_q D_q and SS_g = sum_{q in g} D_q^2 (which no flip changes),
+
+        delta(e) = sum_g (w_g / n_g) F_g(e),
+        Var(e) = sum_{g: n_g >= 2} b_g (SS_g - F_g(e)^2 / n_g),
+        b_g = w_g^2 / (n_g (n_g - 1)) + (sum_{h: n_h = 1} w_h^2) / sum_h (n_h - 1),
+
+    and T*(e) = delta(e) / sqrt(Var(e)); the identity pattern gives the observed T. The
+    draws are processed in blocks (every pair for a block of patterns), so memory stays
+    bounded by about 2^22 floats whatever the number of models, groups and draws.
+    """
+    values, codes = strata.values, strata.codes
+    weights, sizes = strata.weights, strata.sizes.astype(float)
+    # Questions in a canonical order (by group, then values): random patterns give the same
+    # p-values whatever order the questions came in.
+    canonical = np.lexsort(np.vstack([values, codes[None, :]]))
+    values, codes = values[:, canonical], codes[canonical]
+    m, groups = values.shape[1], sizes.size
+    several = sizes >= 2
+    alone = float(np.sum(weights[~several] ** 2))
+    pooled = float(np.sum(sizes[several] - 1))
+    b = np.where(several, weights ** 2 / (sizes * np.maximum(sizes - 1, 1)) + alone / pooled,
+                 0.0)
+    order = np.argsort(-np.abs(statistic), kind="stable")
+    observed = np.abs(statistic[order]) * (1.0 - 1e-9)
+    r, c = rows[order], cols[order]
+    difference = values[r] - values[c]  # (P, M)
+    invariant = np.array([np.bincount(codes, weights=row * row, minlength=groups)
+                          for row in difference]) @ b  # sum_g b_g SS_g per pair
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=groups))])
+    patterns, draws = _sign_patterns(m)
+    exact = patterns is not None
+    rng = np.random.default_rng(SEED)
+    pairs = order.size
+    step = max(1, min(draws, (1 << 22) // max(pairs * groups, m, 1)))
+    hits = np.zeros(pairs)
+    for start in range(0, draws, step):
+        stop = min(draws, start + step)
+        if patterns is not None:
+            signs = patterns[start:stop]  # (B, M)
+        else:
+            bits = np.unpackbits(rng.integers(0, 256, size=(stop - start, (m + 7) // 8),
+                                              dtype=np.uint8), axis=1, count=m)
+            signs = 1.0 - 2.0 * bits
+        # F[p, g, b]: the pair's flipped sum over group g; memory P x G x B <= 2^22
+        sums = np.empty((pairs, groups, stop - start))
+        for g in range(groups):  # the questions are sorted by group: one block each
+            part = slice(bounds[g], bounds[g + 1])
+            sums[:, g, :] = difference[:, part] @ signs[:, part].T
+        delta = np.einsum("g,pgb->pb", weights / sizes, sums)
+        variance = invariant[:, None] - np.einsum("g,pgb->pb", b / sizes, sums * sums)
+        np.maximum(variance, 1e-15 * invariant[:, None], out=variance)
+        t = np.abs(delta) / np.sqrt(variance)  # (P, B)
+        suffix = np.maximum.accumulate(t[::-1], axis=0)[::-1]
+        hits += np.count_nonzero(suffix >= observed[:, None], axis=1)
+    raw = hits / draws if exact else (1.0 + hits) / (1.0 + draws)
+    adjusted = np.empty(pairs)
+    adjusted[order] = np.minimum(1.0, np.maximum.accumulate(raw))
+    return adjusted
+
+
 def _pair_verdicts(estimates: np.ndarray, sigma: np.ndarray, df: int | float,
-                   confidence: float, units: tuple[np.ndarray, np.ndarray] | None,
+                   confidence: float,
+                   units: tuple[np.ndarray, np.ndarray] | StrataUnits | None,
                    rows: np.ndarray, cols: np.ndarray, difference: np.ndarray,
                    count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
     """(p_value, p_adjusted, told_apart, method) of the unordered pairs (rows, cols).
@@ -305,7 +388,9 @@ def _pair_verdicts(estimates: np.ndarray, sigma: np.ndarray, df: int | float,
     positive = se > 0
     constant = ~positive & (difference != 0)
     testable = positive | constant
-    if units is None or (1 << min(units[0].shape[1] - 1, 60)) * alpha < 2.0:
+    flips = (None if units is None else units.values.shape[1]
+             if isinstance(units, StrataUnits) else units[0].shape[1])
+    if flips is None or (1 << min(flips - 1, 60)) * alpha < 2.0:
         if testable.any():
             adjusted[testable] = _holm(p[testable])
         return p, adjusted, adjusted <= alpha, "holm"
@@ -314,9 +399,13 @@ def _pair_verdicts(estimates: np.ndarray, sigma: np.ndarray, df: int | float,
     adjusted[constant] = np.minimum(1.0, total * p[constant])
     kept = int(np.sum(constant & (adjusted > alpha)))
     if positive.any():
-        totals, sizes = units
         statistic = difference[positive] / se[positive]
-        found = _max_t_adjusted(statistic, rows[positive], cols[positive], totals, sizes)
+        if isinstance(units, StrataUnits):
+            found = _max_t_strata(statistic, rows[positive], cols[positive], units)
+        else:
+            assert units is not None  # flips is None only without units: Holm above
+            totals, sizes = units
+            found = _max_t_adjusted(statistic, rows[positive], cols[positive], totals, sizes)
         share = (int(positive.sum()) + kept) / int(positive.sum())
         adjusted[positive] = np.minimum(1.0, found * share)
     return p, adjusted, adjusted <= alpha, "max-t"

@@ -59,13 +59,14 @@ References:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .._core.counting.checks import ArgumentTypeError, InputError, _show
+from .._core.counting.checks import ArgumentTypeError, InputError, _show, check_choice
 from ._common import (
     _DATASET_LEVEL,
     MetricLike,
@@ -82,6 +83,7 @@ from .comparison import _budgets, _one_k, _posterior_pair
 from .intervals import intervals
 from .rank_sets import (
     MAX_MODELS,
+    StrataUnits,
     _covariance,
     _jackknife_covariance,
     _pair_verdicts,
@@ -93,6 +95,7 @@ from .rank_sets import (
     pair_se,
 )
 from .small_sample import warn_small
+from .strata import WEIGHTS
 from .winners import best_set, winner_inference
 
 
@@ -222,6 +225,8 @@ class Leaderboard:
             for the true best with probability >= ``confidence``.
         winner: the model ranked first with its estimate and interval corrected for having
             won (:class:`Winner`).
+        weights: with ``group``, the aggregate's weighting of the groups (strata):
+            ``"questions"`` (micro) or ``"groups"`` (macro); None without groups.
     """
 
     metric: str
@@ -235,11 +240,13 @@ class Leaderboard:
     adjustment: str = "max-t"
     best: tuple[str, ...] = ()
     winner: Winner | None = None
+    weights: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The leaderboard as plain dicts and lists (JSON-safe)."""
         return {"metric": self.metric, "k": self.k, "confidence": self.confidence,
                 "questions": self.questions, "df": self.df, "units": self.units,
+                "weights": self.weights,
                 "adjustment": self.adjustment, "best": list(self.best),
                 "winner": None if self.winner is None else self.winner.as_dict(),
                 "rows": [row.as_dict() for row in self.rows],
@@ -267,8 +274,10 @@ class Leaderboard:
     def __str__(self) -> str:
         level = f"{self.confidence:.0%}"
         title = (f"{self.metric}" + ("" if self.k is None else f" at k={self.k}")
-                 + f" on {self.questions} questions; {level} intervals, {level} joint rank "
-                 "sets")
+                 + f" on {self.questions} questions"
+                 + ("" if self.weights is None else
+                    f" (groups as strata, each {self.weights[:-1]} counts once)")
+                 + f"; {level} intervals, {level} joint rank sets")
         header = ["rank", "model", "estimate", "se", f"{level} interval", "rank set",
                   "P(best)"]
         lines = [[str(row.rank), row.name, f"{row.estimate:.3f}", f"{row.se:.3f}",
@@ -341,7 +350,7 @@ def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
            posteriors: list[tuple[float, float]], confidence: float,
            units: tuple[np.ndarray, np.ndarray] | None = None,
            verdicts: tuple[np.ndarray, np.ndarray, np.ndarray, str] | None = None,
-           ) -> Leaderboard:
+           weights: str | None = None) -> Leaderboard:
     """One board; ``verdicts`` (p, p_adjusted, told, method) when judged jointly elsewhere."""
     size = len(names)
     se = noise_free_se(np.diag(sigma), estimates)
@@ -377,11 +386,13 @@ def _board(name: str, k: int | None, names: list[str], estimates: np.ndarray,
                     conditional=conditional, lo=lo, hi=hi)
     return Leaderboard(metric=name, k=k, confidence=confidence, questions=questions, df=df,
                        units=count, rows=rows, pairs=pairs, adjustment=method,
-                       best=tuple(names[j] for j in order if inside[j]), winner=winner)
+                       best=tuple(names[j] for j in order if inside[j]), winner=winner,
+                       weights=weights)
 
 
 def leaderboard(metric: MetricLike, runs: Mapping[str, Any], *args: Any, clusters: Any = None,
                 confidence: float = 0.95, shared: bool = False, prior: str = "uniform",
+                group: Any = None, weights: str = "questions",
                 **kwargs: Any) -> Leaderboard | list[Leaderboard]:
     r"""Rank models on the same questions, with rank sets that hold jointly.
 
@@ -404,6 +415,16 @@ def leaderboard(metric: MetricLike, runs: Mapping[str, Any], *args: Any, cluster
             (Beta(1, 1), the default) or ``"empirical"`` (a Beta fitted to each model's
             questions, as :func:`kpass.plan` fits one). P(best) is about these questions
             with unlimited samples either way.
+        group: optional group (subtask) label per question (str or int, in the first run's
+            order, as ``clusters``): the groups are strata. Each model's estimate is then
+            the weighted mean of its group means, sum_g w_g x_jg, its SE and the pairs'
+            the stratified ones (:func:`kpass.stats.strata.stratified_covariance`; df: the
+            smallest of the models' Satterthwaite df), P(best) from the same weighting of
+            the groups' posteriors, and the rank sets' sign-flip reference studentises each
+            flip by its stratified SE. Not with ``clusters``.
+        weights: with ``group``, the aggregate's weighting: ``"questions"`` (w_g = n_g / N,
+            each question counts once, micro: the estimate over all questions) or
+            ``"groups"`` (w_g = 1 / G, each group counts once, macro).
         **kwargs: ``metric``'s keyword arguments (``short``, ``ties``, ...).
 
     Returns:
@@ -415,7 +436,8 @@ def leaderboard(metric: MetricLike, runs: Mapping[str, Any], *args: Any, cluster
         ValueError: fewer than 2 models or 2 questions, more than
             :data:`~kpass.stats.rank_sets.MAX_MODELS` models, ``confidence`` below 0.5,
             runs that score different questions (without ``shared=True``), ``clusters`` of
-            the wrong length, any error of ``metric`` itself (the message names the model).
+            the wrong length, ``group`` with ``clusters``, fewer than 2 groups, no group
+            of 2 questions, any error of ``metric`` itself (the message names the model).
 
     Warns:
         SmallSampleWarning: fewer than 30 questions (or clusters), a standard error of 0,
@@ -438,7 +460,7 @@ def leaderboard(metric: MetricLike, runs: Mapping[str, Any], *args: Any, cluster
         (0.583, 4, 'holm')
     """
     name, inputs, many, clustered = _board_inputs(metric, runs, args, kwargs, clusters,
-                                                  confidence, shared, prior)
+                                                  confidence, shared, prior, group, weights)
     boards = [_board(**{key: value for key, value in item.items() if key != "values"})
               for item in inputs]
     warn_small(f"kpass.leaderboard({name})", _problems(name, boards, clustered))
@@ -447,7 +469,8 @@ def leaderboard(metric: MetricLike, runs: Mapping[str, Any], *args: Any, cluster
 
 def _board_inputs(metric: MetricLike, runs: Mapping[str, Any], args: tuple[Any, ...],
                   kwargs: dict[str, Any], clusters: Any, confidence: float, shared: bool,
-                  prior: str) -> tuple[str, list[dict[str, Any]], bool, bool]:
+                  prior: str, group: Any = None, weights: str = "questions"
+                  ) -> tuple[str, list[dict[str, Any]], bool, bool]:
     """What :func:`leaderboard` checks and computes before its boards are judged.
 
     Returns:
@@ -468,6 +491,11 @@ def _board_inputs(metric: MetricLike, runs: Mapping[str, Any], args: tuple[Any, 
                            shared=shared, verb="rank")
     aligned = list(alignment.runs)
     clusters = subset_labels(clusters, alignment)
+    check_choice(weights, "weights", WEIGHTS)
+    if group is not None and clusters is not None:
+        raise InputError("`group` and `clusters` do not go together: the groups are strata "
+                         "(every group is in the benchmark), clusters are sampled")
+    group = subset_labels(group, alignment, "group")
 
     def of(model: str, call: Any) -> Any:
         try:
@@ -475,13 +503,38 @@ def _board_inputs(metric: MetricLike, runs: Mapping[str, Any], args: tuple[Any, 
         except (TypeError, ValueError) as error:
             raise type(error)(f"model {model!r}: {error}") from None
 
-    def posteriors(used: np.ndarray, budget: int | None) -> list[tuple[float, float]]:
-        """(mu, sigma) of every model's ``_ci`` posterior at one k, over the questions used."""
-        k_args = _one_k(args, budget, name)
-        return [of(model, lambda R=R: _posterior_pair(metric, name, R, used, k_args, kwargs,
-                                                      prior)[0])
-                for model, R in zip(names, aligned, strict=True)]
+    def posteriors(used: np.ndarray, budget: int | None, strata: Any = None
+                   ) -> list[tuple[float, float]]:
+        """(mu, sigma) of every model's ``_ci`` posterior at one k, over the questions used.
 
+        With ``strata`` (a :class:`~kpass.stats.strata.StratifiedCovariance` and the used
+        questions' group codes): sum_g w_g mu_g and sqrt(sum_g w_g^2 sigma_g^2) over the
+        groups' posteriors (independent questions, independent posteriors).
+        """
+        k_args = _one_k(args, budget, name)
+        if strata is None:
+            return [of(model, lambda R=R: _posterior_pair(metric, name, R, used, k_args,
+                                                          kwargs, prior)[0])
+                    for model, R in zip(names, aligned, strict=True)]
+        found, codes = strata
+        out = []
+        where = np.flatnonzero(used)
+        for model, R in zip(names, aligned, strict=True):
+            parts = []
+            for g in range(found.sizes.size):
+                mask = np.zeros(used.size, dtype=bool)
+                mask[where[codes == g]] = True
+                parts.append(of(model, lambda R=R, mask=mask: _posterior_pair(
+                    metric, name, R, mask, k_args, kwargs, prior)[0]))
+            mu = float(sum(w * part[0] for w, part in zip(found.weights, parts, strict=True)))
+            sd = math.sqrt(sum((w * part[1]) ** 2
+                               for w, part in zip(found.weights, parts, strict=True)))
+            out.append((mu, sd))
+        return out
+
+    if name in _DATASET_LEVEL and group is not None:
+        raise InputError(f"`group`: {name} is a dataset-level metric (not a mean over "
+                         "questions), so it has no per-group breakdown to weight")
     if name in _DATASET_LEVEL:
         statistics, sizes = zip(*[of(model, lambda R=R: _dataset_statistic(metric, R, args,
                                                                            kwargs))
@@ -514,6 +567,7 @@ def _board_inputs(metric: MetricLike, runs: Mapping[str, Any], args: tuple[Any, 
                          "id: BinaryCounts(..., ids=...) or the CLI's --id COLUMN)")
     m = next(iter(counted.values()))
     codes = _labels(clusters, m)
+    labels = _labels(group, m, "group")
     many = per_model[0][1]
     budgets = _budgets(args, len(per_model[0][0]), name)
     inputs = []
@@ -525,6 +579,10 @@ def _board_inputs(metric: MetricLike, runs: Mapping[str, Any], args: tuple[Any, 
             raise InputError(f"ranking needs at least 2 questions scored by every model of "
                              f"`runs`; got {questions}"
                              + ("" if budget is None else f" at k={budget}"))
+        if labels is not None:
+            inputs.append(_strata_inputs(name, budget, names, matrix, used, labels, weights,
+                                         posteriors, confidence))
+            continue
         used_codes = None if codes is None else codes[used]
         sigma, cluster_df, count = _covariance(matrix[:, used], used_codes)
         units = _unit_totals(matrix[:, used], used_codes)
@@ -534,6 +592,25 @@ def _board_inputs(metric: MetricLike, runs: Mapping[str, Any], args: tuple[Any, 
                            posteriors=posteriors(used, budget), confidence=confidence,
                            units=units, values=np.where(used[None, :], matrix, np.nan)))
     return name, inputs, many, codes is not None
+
+
+def _strata_inputs(name: str, budget: int | None, names: list[str], matrix: np.ndarray,
+                   used: np.ndarray, labels: np.ndarray, weights: str, posteriors: Any,
+                   confidence: float) -> dict[str, Any]:
+    """:func:`_board`'s keyword arguments (and ``values``) of a board with groups as strata."""
+    from .strata import stratified_covariance
+
+    _, codes = np.unique(labels[used], return_inverse=True)
+    codes = codes.ravel()
+    values = matrix[:, used]
+    found = stratified_covariance(values, codes, weights)
+    df = float(found.df.min())
+    return dict(name=name, k=budget, names=names, estimates=found.estimates,
+                sigma=found.sigma, df=int(df) if df == int(df) else df,
+                count=max(2, int(round(found.units))), questions=int(used.sum()),
+                posteriors=posteriors(used, budget, (found, codes)), confidence=confidence,
+                units=StrataUnits(values, codes, found.weights, found.sizes),
+                values=np.where(used[None, :], matrix, np.nan), weights=weights)
 
 
 def group_leaderboards(calls: Sequence[tuple[MetricLike, tuple[Any, ...], dict[str, Any]]],

@@ -55,8 +55,9 @@ import numpy as np
 
 from .._core.counting.checks import InputError
 
-__all__ = ["WEIGHTS", "GroupDifference", "Stratified", "group_difference_rows",
-           "group_differences", "stratified_mean"]
+__all__ = ["WEIGHTS", "GroupDifference", "Stratified", "StratifiedCovariance",
+           "group_difference_rows", "group_differences", "stratified_covariance",
+           "stratified_mean"]
 
 #: The aggregate's weightings: each question equal (micro) or each group equal (macro).
 WEIGHTS = ("questions", "groups")
@@ -128,7 +129,7 @@ def stratified_mean(estimates: Sequence[float], ses: Sequence[float | None],
     _check(estimates, ses, sizes, weights)
     total = sum(sizes)
     groups = len(sizes)
-    w = [n / total if weights == "questions" else 1.0 / groups for n in sizes]
+    w = group_weights(np.asarray(sizes), weights).tolist()
     estimate = sum(wg * float(x) for wg, x in zip(w, estimates, strict=True))
     units = 1.0 / sum(wg * wg / n for wg, n in zip(w, sizes, strict=True))
     several = [g for g, n in enumerate(sizes) if n >= 2]
@@ -149,6 +150,102 @@ def stratified_mean(estimates: Sequence[float], ses: Sequence[float | None],
     else:
         df = float(total - groups) if total > groups else 1.0
     return Stratified(estimate, math.sqrt(variance), df, units, tuple(w), len(single))
+
+
+@dataclass(frozen=True)
+class StratifiedCovariance:
+    """Several models' aggregates on the same grouped questions (:func:`stratified_covariance`).
+
+    Attributes:
+        estimates: (K,) sum_g w_g x_jg per model j.
+        sigma: (K, K) the stratified covariance of the estimates; its diagonal is each
+            model's :func:`stratified_mean` SE squared, and sigma_jj + sigma_kk - 2 sigma_jk
+            the paired difference's.
+        df: (K,) each model's Satterthwaite degrees of freedom (:func:`stratified_mean`).
+        units: the effective number of questions 1 / sum_g w_g^2 / n_g.
+        weights: (G,) w_g per group code.
+        sizes: (G,) n_g per group code.
+    """
+
+    estimates: np.ndarray
+    sigma: np.ndarray
+    df: np.ndarray
+    units: float
+    weights: np.ndarray
+    sizes: np.ndarray
+
+
+def group_weights(sizes: np.ndarray, weights: str) -> np.ndarray:
+    """w_g: n_g / N (``"questions"``) or 1 / G (``"groups"``), per group."""
+    if weights not in WEIGHTS:
+        raise InputError(f"weights={weights!r}: expected one of {', '.join(map(repr, WEIGHTS))}")
+    sizes = np.asarray(sizes, dtype=float)
+    return sizes / sizes.sum() if weights == "questions" else np.full(sizes.size, 1 / sizes.size)
+
+
+def stratified_covariance(values: np.ndarray, codes: np.ndarray, weights: str = "questions"
+                          ) -> StratifiedCovariance:
+    r"""The stratified covariance of K models' aggregates over the same grouped questions.
+
+    Model j's aggregate is theta_j = sum_g w_g x_jg (x_jg its mean over group g's n_g
+    questions), and its covariance with model k's the sum over groups of the within-group
+    sample covariances, as :func:`stratified_mean` takes each group's SE:
+
+        Sigma_jk = sum_{g: n_g >= 2} w_g^2 S_g,jk / n_g + (sum_{g: n_g = 1} w_g^2) P_jk,
+        S_g,jk = sum_{q in g} r_jq r_kq / (n_g - 1),    r_jq = s_jq - x_jg,
+
+    with P = sum_g (n_g - 1) S_g / sum_g (n_g - 1) the pooled within-group covariance that
+    a one-question group takes (Cochran 1977, 5A.12). The diagonal is each model's
+    :func:`stratified_mean` SE squared (and its ``df``), and Sigma_jj + Sigma_kk -
+    2 Sigma_jk the SE squared of the paired differences s_jq - s_kq broken down the same way.
+
+    Args:
+        values: (K, M) per-question values of K models.
+        codes: (M,) group codes 0..G-1, every code present.
+        weights: ``"questions"`` (w_g = n_g / N) or ``"groups"`` (w_g = 1 / G).
+
+    Returns:
+        A :class:`StratifiedCovariance`.
+
+    Raises:
+        InputError: unknown ``weights``, fewer than 2 groups, or no group of 2 questions.
+
+    Example:
+        >>> import numpy as np
+        >>> from kpass.stats.strata import stratified_covariance
+        >>> v = np.array([[1.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 0.0]])
+        >>> s = stratified_covariance(v, np.array([0, 0, 1, 1]), weights="groups")
+        >>> s.estimates.tolist(), s.sigma.round(4).tolist()
+        ([0.75, 0.25], [[0.0625, 0.0], [0.0, 0.0625]])
+    """
+    values = np.atleast_2d(np.asarray(values, dtype=float))
+    codes = np.asarray(codes, dtype=np.intp)
+    sizes = np.bincount(codes)
+    if sizes.size < 2 or (sizes == 0).any():
+        raise InputError(f"group: a breakdown needs at least 2 groups, each with a question; "
+                         f"got {sizes.size} group(s)")
+    several = sizes >= 2
+    if not several.any():
+        raise InputError("group: every group has one question; the stratified SE needs a "
+                         "group of 2 or more")
+    w = group_weights(sizes, weights)
+    means = np.array([np.bincount(codes, weights=row, minlength=sizes.size) for row in values]
+                     ) / sizes
+    residuals = values - means[:, codes]
+    df_pool = float(np.sum(sizes[several] - 1))
+    alone = float(np.sum(w[~several] ** 2))
+    per_group = np.where(several, w * w / (sizes * np.maximum(sizes - 1, 1)), 0.0)
+    per_group = np.where(several, per_group + alone / df_pool, 0.0)
+    sigma = (residuals * per_group[codes]) @ residuals.T
+    df = np.empty(values.shape[0])
+    for j in range(values.shape[0]):
+        spread = np.bincount(codes, weights=residuals[j] ** 2, minlength=sizes.size)
+        ses = [math.sqrt(spread[g] / (n - 1) / n) if n >= 2 else None
+               for g, n in enumerate(sizes.tolist())]
+        found = stratified_mean(means[j].tolist(), ses, sizes.tolist(), weights)
+        df[j] = found.df if found.df is not None else 1.0
+    return StratifiedCovariance(means @ w, sigma, df, float(1.0 / np.sum(w * w / sizes)), w,
+                                sizes)
 
 
 @dataclass(frozen=True)
