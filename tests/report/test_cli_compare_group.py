@@ -236,7 +236,7 @@ def _pass_at_k(outcomes, k):
 def test_every_row_is_broken_down_with_one_joint_max_t(tmp_path, capsys):
     import numpy as np
 
-    from kpass.stats.multiplicity import maxt_stepdown
+    from kpass.stats.multiplicity import minp_stepdown
 
     a, b = _pair(tmp_path)
     doc = json.loads(_run_json(capsys, a, b, "--id", "question", "--group", "subject",
@@ -246,7 +246,7 @@ def test_every_row_is_broken_down_with_one_joint_max_t(tmp_path, capsys):
     labels = [row["label"] for row in table]  # primary first, as the table
     assert [row["label"] for row in rows] == [label for label in labels for _ in range(4)]
     groups = list(A)
-    cells = []  # by hand: d_rq per (row, group), 0 outside the group (the max-T matrix)
+    cells = []  # by hand: d_rq per (row, group), 0 outside the group (the min-P matrix)
     for row_label in labels:
         k = int(row_label.split("@")[1])
         mine = [row for row in rows if row["label"] == row_label]
@@ -259,7 +259,7 @@ def test_every_row_is_broken_down_with_one_joint_max_t(tmp_path, capsys):
             cell = [float(_pass_at_k(x, k) - _pass_at_k(y, k)) if h == g else 0.0
                     for h in groups for x, y in zip(A[h], B[h], strict=True)]
             cells.append(cell)
-    expected = maxt_stepdown(np.array(cells))
+    expected = minp_stepdown(np.array(cells))
     got = [row["p_adjusted"] for row in rows if row["role"] == "group"]
     assert got == pytest.approx(list(expected), abs=1e-12)
     # micro: the other rows' aggregates are the table's rows, with the table's p adj

@@ -130,7 +130,8 @@ VOCABULARY = {
     "reference": "a comparison's reference distribution: t or normal",
     "shared": "compare only the questions both runs have (by id)",
     "primary": "the comparison tested alone at the level, stated first",
-    "adjust": "joint adjustment of the secondary rows: max-t or holm",
+    "adjust": ("joint adjustment of the secondary rows: max-t or holm; min-p for the groups "
+               "of a breakdown"),
     "adjustment": "the joint adjustment a leaderboard used (max-t, holm; min-p over groups)",
     "a": "model A: its estimate; --a, its label among the --by models",
     "b": "model B: its estimate; --b, its label among the --by models",

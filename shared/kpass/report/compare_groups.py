@@ -6,10 +6,11 @@ d_q = A's value - B's value (NaN where the row leaves a question out) go to
 :func:`kpass.stats.strata.group_difference_rows`, which gives per row the aggregate
 (sum_g w_g d_g, its stratified SE) and each group's mean difference. The p-values: the
 primary row's aggregate alone (sign flips: the verdict tested at the level), the other
-rows' aggregates jointly over those rows, and every row's every group in one max-T
-stepdown over all rows x groups, so the family-wise error of the whole breakdown holds
-whatever the number of rows and groups. A row without per-question values (a
-dataset-level metric) is left out of the breakdown, with a note.
+rows' aggregates jointly over those rows, and every row's every group in one min-P
+stepdown over all rows x groups (:func:`kpass.stats.multiplicity.minp_stepdown`), so the
+family-wise error of the whole breakdown holds whatever the number of rows and groups. A
+row without per-question values (a dataset-level metric) is left out of the breakdown,
+with a note.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ class GroupComparison:
         for number, line in enumerate(self.lines):
             for index, (row, verdict) in enumerate(zip(self.rows[number], self.verdicts[number],
                                                        strict=True)):
-                adjust = ("max-t" if row.group is not None or number > 0 else None)
+                adjust = ("min-p" if row.group is not None
+                          else "max-t" if number > 0 else None)
                 out.append({"metric": line.metric, "label": line.label, "k": line.k,
                             "tau": line.tau, "group": row.group, "weights": self.weights,
                             "questions": row.questions, "a": self.a[number][index],
@@ -162,7 +164,7 @@ def group_text(breakdown: GroupComparison, digits: int, confidence: float,
              + (" only" if lines == 1 else " (the primary row)")
              + f"; the aggregate: {weights_phrase(breakdown.weights)}",
              "p: the aggregate's alone (sign flips), each group's adjusted jointly over the "
-             f"{family} (max-T stepdown):"]
+             f"{family} (min-P stepdown):"]
     tables = [(header, body, [":---", "---:", "---:", "---:", "---:", ":---", "---:", ":---"],
                {0, 5, 7})]
     if lines > 1:
