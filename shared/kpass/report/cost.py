@@ -22,7 +22,7 @@ from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
 from ..stats.cost import CostDifference, CostSummary, cost_summary
 
-__all__ = ["add_cost_options", "board_costs", "cost_lines",
+__all__ = ["add_cost_options", "board_costs", "cost_ks", "cost_lines",
            "cost_summaries", "cost_unit", "difference_line", "question_costs", "wants_cost"]
 
 
@@ -99,14 +99,18 @@ def question_costs(item: LoadedFile, args: argparse.Namespace) -> np.ndarray:
     return spent / 1000.0 / item.counts.n_samples
 
 
+def cost_ks(counts: Any, ks: list[int]) -> list[int]:
+    """The ks a report's costs are given at: 1 and the largest of ``ks`` every question has."""
+    n_min = int(counts.n_samples.min())
+    return sorted({1, *[k for k in ks if k <= n_min][-1:]})
+
+
 def cost_summaries(item: LoadedFile, costs: np.ndarray, ks: list[int], confidence: float
                    ) -> list[CostSummary]:
     """The cost summary at k = 1 and at the largest k (when above 1) the questions allow."""
-    n_min = int(item.counts.n_samples.min())
-    chosen = sorted({1, *[k for k in ks if k <= n_min][-1:]})
     try:
         return [cost_summary(item.counts.n_samples, item.counts.n_correct, costs, k,
-                             confidence) for k in chosen]
+                             confidence) for k in cost_ks(item.counts, ks)]
     except ValueError as error:
         raise ReportError(item.source, f"cost: {error}") from None
 
@@ -122,12 +126,14 @@ def cost_unit(args: argparse.Namespace) -> str:
             f"`{args.cost}` x {_shown(price)} / 1k" if price is not None else f"`{args.cost}`")
 
 
-def cost_lines(labels: list[str], summaries: list[list[CostSummary]],
-               args: argparse.Namespace) -> list[str]:
-    """One line per input and k: cost per question and per solved question, intervals."""
-    unit = cost_unit(args)
+def cost_lines(labels: list[str], summaries: list[list[CostSummary]], unit: str = ""
+               ) -> list[str]:
+    """One line per input and k: cost per question and per solved question, intervals.
+
+    ``unit`` says what the costs are (:func:`cost_unit`; empty: not said).
+    """
     level = f"{summaries[0][0].confidence * 100:g}%" if summaries and summaries[0] else ""
-    out = [f"cost ({unit}; {level} intervals over questions):"]
+    out = [f"cost ({f'{unit}; ' if unit else ''}{level} intervals over questions):"]
     for label, rows in zip(labels, summaries, strict=True):
         for row in rows:
             samples = f"{row.k} sample{'s' * (row.k != 1)}"
@@ -178,7 +184,7 @@ def difference_line(differences: tuple[CostDifference, CostDifference], unit: st
     """``kpass compare``'s one cost line: A - B per question and per solved question.
 
     ``unit`` says what the costs are (:func:`cost_unit`; empty: not said). The differences
-    carry a sign (+: B costs more); an unbounded end is -inf or inf.
+    carry a sign (+: A costs more); an unbounded end is -inf or inf.
 
     Example:
         >>> from kpass import BinaryCounts, cost_difference
@@ -188,8 +194,8 @@ def difference_line(differences: tuple[CostDifference, CostDifference], unit: st
         >>> for part in difference_line(found, "`usd`").split("; "):
         ...     print(part)
         cost A - B (`usd`
-        95% intervals): per question (1 sample) +1 [-1.484, 3.484]
-        per solved question (Pass@1) +0.6 [-inf, inf]
+        95% intervals): per question (1 sample) -1 [-3.484, 1.484]
+        per solved question (Pass@1) -0.6 [-inf, inf]
     """
     cost, solved = differences
     level = f"{cost.confidence * 100:g}% intervals"
