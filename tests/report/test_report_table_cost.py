@@ -145,6 +145,49 @@ def test_report_table_equals_the_cli_on_the_same_rows(tmp_path, capsys):
     assert len(cost_lines(cli_text)) == 6  # per model: a heading, k = 1 and k = 4
 
 
+def test_report_csv_carries_the_cost_lines(tmp_path, capsys):
+    """``kpass report --cost --format csv`` and ``ReportTable.render("csv")``: after the
+    metric lines, per model and k a ``cost`` and a ``per_solved`` line (estimate, se, lo,
+    hi), the numbers of the JSON's ``cost``; without costs no ``quantity`` column."""
+    import csv
+    import io
+
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("narwhals")
+    path = _runs(tmp_path)
+    argv = ["report", str(path), "--id", "question", "--column", "correct", "--by", "model",
+            "--cost", "usd", "--metrics", "pass@k", "--k", "1,4"]
+    assert main([*argv, "--format", "csv"]) == 0, capsys.readouterr().err
+    cli = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert main([*argv, "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert [row["quantity"] for row in cli] == [""] * 4 + ["cost", "per_solved"] * 4
+    costs = [row for row in cli if row["quantity"]]
+    fields = {"cost": ("cost", "cost_se", "cost_lo", "cost_hi"),
+              "per_solved": ("per_solved", "per_solved_se", "per_solved_lo", "per_solved_hi")}
+    summaries = [(entry["model"], summary) for entry in document["inputs"]
+                 for summary in entry["cost"] for _ in (0, 1)]
+    for row, (model, summary) in zip(costs, summaries, strict=True):
+        assert (row["model"], int(row["k"]), int(row["questions"])) == (
+            model, summary["k"], summary["questions"])
+        assert row["metric"] == "" and row["label"].startswith("cost per ")
+        for column, name in zip(("estimate", "se", "lo", "hi"), fields[row["quantity"]],
+                                strict=True):
+            expected = summary[name]
+            assert float(row[column]) == (math.inf if expected is None
+                                          else pytest.approx(expected, rel=1e-15)), name
+    counts, found = kpass.from_long_with_costs(pd.read_csv(path), id="question",
+                                               outcome="correct", cost="usd", by="model")
+    table = kpass.report_table(counts, cost=found, by="model", metrics="pass@k", k=[1, 4])
+    python = list(csv.DictReader(io.StringIO(table.render("csv"))))
+    assert [(row["model"], row["label"], row["quantity"]) for row in python] == [
+        (row["model"], row["label"], row["quantity"]) for row in cli]
+    for mine, theirs in zip(python, cli, strict=True):
+        assert float(mine["estimate"]) == pytest.approx(float(theirs["estimate"]), rel=1e-12)
+    plain = kpass.report_table(counts, by="model", metrics="pass@k", k=1).render("csv")
+    assert "quantity" not in plain.splitlines()[0]
+
+
 @pytest.mark.parametrize(("counts", "cost", "error", "message"), [
     ("one", [1.0, 2.0], ValueError, "`cost` needs one cost per question (5); got 2 values"),
     ("one", [1.0, -2.0, 0.0, 1.0, 1.0], ValueError, "`cost[1]` = -2.0: a cost must be a "

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..io.harness.metadata import RunInfo
+from .cost import difference_records
 from .output import brief_notes
 from .rows import LEGEND_WIDTH, markdown_cell
 
@@ -526,38 +527,18 @@ def _records(lines: list[Line], labels: list[str], groups: Any = None
             + [{**files, **record} for record in groups.records()])
 
 
-def cost_records(differences: Any, labels: list[str] | tuple[str, ...]
-                 ) -> list[dict[str, Any]]:
-    """The cost differences (``--cost``) as CSV records: per question, then per solved question.
-
-    Each is :class:`kpass.CostDifference`'s fields (``quantity`` ``cost`` or ``per_solved``;
-    ``a``, ``b``, ``difference`` = A - B, ``se``, ``lo``, ``hi``; an unbounded end -inf or inf,
-    a difference that does not exist None) under the files' names, with the ``label`` of the
-    table's cost line. None: no records.
-    """
-    if differences is None:
-        return []
-    out = []
-    for row in differences:
-        what = (f"cost per question ({row.k} sample{'s' * (row.k != 1)})"
-                if row.quantity == "cost" else f"cost per solved question (Pass@{row.k})")
-        out.append({"a_file": labels[0], "b_file": labels[1], "label": what,
-                    **{key: getattr(row, key) for key in row.__dataclass_fields__}})
-    return out
-
-
 def render_csv(lines: list[Line], labels: list[str], m: int, request: CompareRequest) -> str:
     """One CSV line per metric, k and tau, at full precision.
 
     With ``--cost``, two more lines (their ``quantity`` column ``cost`` and ``per_solved``):
-    the cost differences A - B of :func:`cost_records`.
+    the cost differences A - B (:func:`kpass.report.cost.difference_records`).
     """
     import csv
     import io
 
     buffer = io.StringIO()
     extra = () if request.groups is None else ("group", "weights")
-    costs = cost_records(request.cost_difference, labels)
+    costs = difference_records(request.cost_difference, labels)
     writer = csv.DictWriter(buffer, fieldnames=("a_file", "b_file") + extra + FIELDS
                             + (("quantity",) if costs else ()),
                             lineterminator="\n", extrasaction="ignore")

@@ -26,7 +26,7 @@ from .._core.counting.counts import BinaryCounts
 from ..stats._common import check_options, metric_names
 from ..stats.comparison import check_margin
 from ..stats.cost import CostDifference, cost_difference
-from .compare_render import RENDERERS, CompareRequest, Line, cost_records
+from .compare_render import RENDERERS, CompareRequest, Line
 from .compare_rows import compare_lines
 from .cost import difference_line
 from .output import cli_words
@@ -58,12 +58,11 @@ class CompareTable:
 
         A row merged into another (equal on every question) keeps its own dict, with its
         own label and numbers, ``same_as`` naming the row shown, and that row's
-        ``role``, ``p_adjusted`` and ``verdict``. With ``cost_a`` and ``cost_b``, the two cost
-        differences follow (``quantity`` ``cost`` and ``per_solved``), as in the CSV.
+        ``role``, ``p_adjusted`` and ``verdict``. The cost differences (``cost_a``,
+        ``cost_b``) are in :attr:`cost_difference` (the CSV adds them as two more lines).
         """
-        return ([{"a_file": self.labels[0], "b_file": self.labels[1], **record}
-                 for line in self.lines for record in line.records()]
-                + cost_records(self.cost_difference, self.labels))
+        return [{"a_file": self.labels[0], "b_file": self.labels[1], **record}
+                for line in self.lines for record in line.records()]
 
     @property
     def notes(self) -> list[str]:

@@ -23,7 +23,8 @@ from ..io.formats.readers import LoadedFile
 from ..stats.cost import CostDifference, CostSummary, cost_summary
 
 __all__ = ["add_cost_options", "board_costs", "cost_ks", "cost_lines",
-           "cost_summaries", "cost_unit", "difference_line", "question_costs", "wants_cost"]
+           "cost_summaries", "cost_unit", "difference_line", "difference_records",
+           "question_costs", "summary_records", "wants_cost"]
 
 
 def _price(text: str) -> tuple[float, float]:
@@ -204,3 +205,48 @@ def difference_line(differences: tuple[CostDifference, CostDifference], unit: st
             f"{_signed(cost.difference)} [{_number(cost.lo)}, {_number(cost.hi)}]; per solved "
             f"question (Pass@{solved.k}) {_signed(solved.difference)} [{_number(solved.lo)}, "
             f"{_number(solved.hi)}]")
+
+
+def difference_records(differences: Any, labels: list[str] | tuple[str, ...]
+                 ) -> list[dict[str, Any]]:
+    """``kpass compare``'s cost differences as CSV records: per question, then per solved.
+
+    Each is :class:`kpass.CostDifference`'s fields (``quantity`` ``cost`` or ``per_solved``;
+    ``a``, ``b``, ``difference`` = A - B, ``se``, ``lo``, ``hi``; an unbounded end -inf or inf,
+    a difference that does not exist None) under the files' names, with the ``label`` of the
+    table's cost line. None: no records.
+    """
+    if differences is None:
+        return []
+    out = []
+    for row in differences:
+        what = (f"cost per question ({row.k} sample{'s' * (row.k != 1)})"
+                if row.quantity == "cost" else f"cost per solved question (Pass@{row.k})")
+        out.append({"a_file": labels[0], "b_file": labels[1], "label": what,
+                    **{key: getattr(row, key) for key in row.__dataclass_fields__}})
+    return out
+
+
+def summary_records(labels: list[str], summaries: list[list[CostSummary]] | None,
+                    key: str = "file") -> list[dict[str, Any]]:
+    """``kpass report``'s cost summaries as CSV records, in the metric lines' columns.
+
+    Per input and k, two records: ``quantity`` ``cost`` (the cost per question of k samples)
+    and ``per_solved`` (per solved question at Pass@k), each with its ``estimate``, ``se``,
+    ``lo`` and ``hi`` (an unbounded end inf; an se that does not exist None), the ``label``
+    of the report's cost line, ``k``, ``questions`` and ``confidence``; ``key`` names the
+    input's column (``file``, or ``model`` with ``--by``). None: no records.
+    """
+    out: list[dict[str, Any]] = []
+    for label, rows in zip(labels, summaries or [], strict=False):
+        for row in rows:
+            samples = f"{row.k} sample{'s' * (row.k != 1)}"
+            common = {"k": row.k, "questions": row.questions, "confidence": row.confidence}
+            out.append({key: label, "label": f"cost per question ({samples})", **common,
+                        "estimate": row.cost, "se": row.cost_se, "lo": row.cost_lo,
+                        "hi": row.cost_hi, "quantity": "cost"})
+            out.append({key: label, "label": f"cost per solved question (Pass@{row.k})",
+                        **common, "estimate": row.per_solved, "se": row.per_solved_se,
+                        "lo": row.per_solved_lo, "hi": row.per_solved_hi,
+                        "quantity": "per_solved"})
+    return out
