@@ -112,7 +112,7 @@ del register_frame_readers
 
 
 def __getattr__(name: str) -> Any:
-    """``kpass.report_table``, ``kpass.compare_table``: imported on first use (core: no CLI)."""
+    """``kpass.report_table``, ``compare_table``, ...: imported on first use (core: no CLI)."""
     if name == "report_table":
         from .report.from_counts import report_table
 
@@ -121,6 +121,10 @@ def __getattr__(name: str) -> Any:
         from .report.compare_table import compare_table
 
         return compare_table
+    if name == "from_long_with_costs":  # a dataframe's counts and costs (narwhals on use)
+        from .io.frames import from_long_with_costs
+
+        return from_long_with_costs
     if name == "read_inspect":  # Inspect AI logs; inspect-ai is imported only when reading
         from .io.harness.inspect_log import read_inspect
 
@@ -173,6 +177,7 @@ __all__ = [
     "choose_questions",
     "compare",
     "compare_table",
+    "from_long_with_costs",
     "confidence_sequence",
     "cost_difference",
     "cost_front",
@@ -180,6 +185,7 @@ __all__ = [
     "cons_at_k",
     "cons_at_k_ci",
     "discovery_weights",
+    "from_long_with_costs",
     "g_pass_at_k",
     "g_pass_at_k_ci",
     "g_pass_at_k_tau",

@@ -14,6 +14,7 @@ CORE_MODULES = [
     "kpass.families.tailpass.draws", "kpass.families.tailpass.weights",
     "kpass.data", "kpass.stats.errors", "kpass.stats.comparison", "kpass.stats.planning",
     "kpass.stats.ranking", "kpass.io.long.load", "kpass.io.errors", "kpass.registry",
+    "kpass.stats.cost", "kpass.report.cost", "kpass.report.from_counts", "kpass.io.frames",
 ]
 
 

@@ -43,6 +43,8 @@ def kind_of(fn) -> str | None:
         return "subset"
     if fn.__name__ in ("cost_summary", "cost_front", "cost_difference"):
         return "cost"
+    if params[:1] == ["frame"]:
+        return "frames"
     if params[:1] == ["counts"]:
         return "report"
     if params[:2] == ["a", "b"]:
@@ -67,7 +69,7 @@ KNOWN = {"R", "k", "answers", "references", "w", "R0", "tau", "weights", "alpha0
          "metric", "R_a", "R_b", "args", "kwargs", "threshold", "theta", "kappa",
          "mean_threshold", "payoff", "runs", "counts", "budget", "a", "b", "reference", "m",
          "subset", "subset_a", "subset_b", "subsets", "R_new", "n_samples", "n_correct", "cost",
-         "values", "costs", "cost_a", "cost_b"}
+         "values", "costs", "cost_a", "cost_b", "frame", "id", "outcome"}
 
 FUNCTIONS = {name: getattr(kpass, name) for name in kpass.__all__
              if inspect.isfunction(getattr(kpass, name))}
@@ -814,3 +816,73 @@ def test_fuzz_from_long_on_every_engine(mode, data):
             outcomes[engine] = (kind, str(error))
     for engine, outcome in outcomes.items():
         assert outcome == expected, f"{engine}: {outcome} != {expected}"
+
+
+COST_POOLS = {"float": [0.0, 0.5, 1.25, 3.0, 1e300, -1.0, float("inf"), float("nan"), None],
+              "int": [0, 1, 7, 2**40, -2, None]}
+
+
+def cost_reference(ids, values, costs):
+    """(ids, n, c, mean cost) by a plain-Python group-by, or (exception type, message)."""
+    gone = sorted(((0, q) if isinstance(q, int) else (1, q))
+                  for q, x in zip(ids, costs, strict=True)
+                  if x is None or (isinstance(x, float) and math.isnan(x)))
+    if gone:
+        return ValueError, (f"`cost` column `usd` is missing (null or NaN) for question id "
+                            f"{gone[0][1]!r} ({len(gone)} missing costs in all); every sample "
+                            "needs its cost")
+    bad = sorted(((0, q) if isinstance(q, int) else (1, q), x)
+                 for q, x in zip(ids, costs, strict=True) if not (math.isfinite(x) and x >= 0))
+    if bad:
+        (_, q), x = bad[0]
+        return ValueError, (f"`cost` column `usd` must hold finite numbers >= 0 (each sample's "
+                            f"cost); got usd={x!r} for question id {q!r} ({len(bad)} such rows)")
+    order = sorted(set(ids), key=lambda q: (0, q) if isinstance(q, int) else (1, q))
+    rows = {q: [(v, x) for p, v, x in zip(ids, values, costs, strict=True) if p == q]
+            for q in order}
+    return (tuple(order), [len(rows[q]) for q in order], [sum(v for v, _ in rows[q])
+                                                          for q in order],
+            [sum(x for _, x in rows[q]) / len(rows[q]) for q in order])
+
+
+@pytest.mark.filterwarnings("ignore:Dask support is moving:FutureWarning")
+@pytest.mark.parametrize("name", by_kind("frames"))
+@settings(FRAMES_FUZZ)
+@given(data=st.data())
+@pytest.mark.slow
+def test_fuzz_from_long_with_costs_on_every_engine(name, data):
+    """Counts and mean costs == a plain group-by, or the same kpass error on every engine."""
+    pytest.importorskip("narwhals")
+    fn = FUNCTIONS[name]
+    id_kind = data.draw(st.sampled_from(["int", "str"]), label="id kind")
+    cost_kind = data.draw(st.sampled_from(["int", "float"]), label="cost kind")
+    size = data.draw(st.integers(1, 10), label="rows")
+    ids = data.draw(st.lists(st.sampled_from(ID_POOLS[id_kind]), min_size=size,
+                             max_size=size), label="ids")
+    values = data.draw(st.lists(st.integers(0, 1), min_size=size, max_size=size),
+                       label="values")
+    pool = COST_POOLS[cost_kind]
+    if data.draw(st.booleans(), label="clean costs"):
+        pool = [x for x in pool if x is not None and x == x and 0 <= x < math.inf]
+    costs = data.draw(st.lists(st.sampled_from(pool), min_size=size, max_size=size),
+                      label="costs")
+    frame = pd.DataFrame({"qid": pd.Series(ids, dtype="Int64" if id_kind == "int" else object),
+                          "value": pd.Series(values, dtype="int64"),
+                          "usd": pd.Series(costs, dtype="Int64" if cost_kind == "int"
+                                           else "float64")})
+    py_costs = [None if x is None else (float(x) if cost_kind == "float" else x)
+                for x in costs]
+    expected = cost_reference(ids, values, py_costs)
+    event("costs" if isinstance(expected[0], tuple) else expected[1][:40])
+    for engine in FRAME_ENGINES:
+        try:
+            counts, found = fn(native_frame(engine, frame), id="qid", outcome="value",
+                               cost="usd")
+        except (ValueError, TypeError) as error:
+            kind = TypeError if isinstance(error, TypeError) else ValueError
+            assert (kind, str(error)) == expected, engine
+            continue
+        assert isinstance(expected[0], tuple), f"{engine}: no error, expected {expected}"
+        assert (counts.ids, counts.n_samples.tolist(), counts.n_correct.tolist()) == \
+            expected[:3], engine
+        assert found.tolist() == pytest.approx(expected[3], rel=1e-12), engine

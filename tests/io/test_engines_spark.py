@@ -149,3 +149,28 @@ def test_by_model_from_spark_equals_each_models_rows(spark, log, driver_rows):
         assert (counts.ids, counts.n_samples.tolist(), counts.n_correct.tolist()) == (
             tuple(own.index), own["size"].tolist(), own["sum"].tolist())
     assert driver_rows == [runs.groupby(["model", "qid"]).ngroups], driver_rows
+
+
+def test_costs_by_model_from_spark_equal_pandas_groupby(spark, log, driver_rows):
+    """from_long_with_costs on Spark: each (model, question)'s mean cost of the same
+    group-by, equal to pandas' group-by mean; still one row per (model, question) at the
+    driver."""
+    runs = log.assign(model=[f"m{i % 3}" for i in range(len(log))],
+                      cost=np.random.default_rng(39).gamma(2.0, 0.01, len(log)))
+    frame = spark.createDataFrame(runs).repartition(4)
+    counts, costs = kpass.from_long_with_costs(frame, id="qid", outcome="correct", cost="cost",
+                                               by="model", sample="sample")
+    assert list(counts) == list(costs) == ["m0", "m1", "m2"]
+    for model, run in counts.items():
+        own = runs[runs["model"] == model].groupby("qid").agg(
+            n=("correct", "size"), c=("correct", "sum"), x=("cost", "mean"))
+        assert (run.ids, run.n_samples.tolist(), run.n_correct.tolist()) == (
+            tuple(own.index), own["n"].tolist(), own["c"].tolist())
+        np.testing.assert_allclose(costs[model], own["x"].to_numpy(), rtol=1e-12)
+    assert driver_rows == [runs.groupby(["model", "qid"]).ngroups], driver_rows
+    bad = spark.createDataFrame(runs.assign(cost=np.where(runs["qid"] == "q001", -1.0,
+                                                          runs["cost"])))
+    with pytest.raises(ValueError, match=r"^`cost` column `cost` must hold finite numbers >= 0 "
+                                         r"\(each sample's cost\); got cost=-1\.0 for question "
+                                         r"id 'q001' \(\d+ such rows\)$"):
+        kpass.from_long_with_costs(bad, id="qid", outcome="correct", cost="cost", by="model")

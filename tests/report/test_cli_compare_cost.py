@@ -200,3 +200,67 @@ def test_bad_cost_input_is_one_line(tmp_path, capsys):
         assert main(["compare", *argv]) == code
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and all(needle in err[0] for needle in needles), err
+
+
+def _csv_costs(text):
+    import csv
+    import io
+
+    rows = list(csv.DictReader(io.StringIO(text)))
+    return [row for row in rows if row["quantity"]], rows
+
+
+def test_compare_csv_carries_the_cost_differences(tmp_path, capsys):
+    """``--format csv``: the metric lines, then one line per cost difference (``quantity``
+    cost, per_solved) with the hand-worked A - B, its se and interval; the same two
+    lines from compare_table's CSV."""
+    both, a, b = _write(tmp_path)
+    expected = _by_hand()
+    argv = ["compare", str(both), "--by", "model", "--a", "a", "--b", "b", "--id", "question",
+            "--column", "correct", "--k", "1,2", "--metrics", "pass@k", "--cost", "usd"]
+    assert main([*argv, "--format", "csv"]) == 0, capsys.readouterr().err
+    costs, rows = _csv_costs(capsys.readouterr().out)
+    assert [row["quantity"] for row in rows] == ["", "", "cost", "per_solved"]
+    assert [row["label"] for row in costs] == ["cost per question (1 sample)",
+                                               "cost per solved question (Pass@1)"]
+    for row in costs:
+        assert (row["a_file"], row["b_file"], row["metric"], row["k"], row["questions"],
+                row["confidence"]) == ("a", "b", "", "1", "4", "0.95")
+    as_json = [{key: float(row[key]) if row[key] not in ("", "inf", "-inf") else
+                (None if row[key] == "" else float(row[key]))
+                for key in ("difference", "se", "lo", "hi")} for row in costs]
+    for entry, row in zip(as_json, costs, strict=True):
+        entry["quantity"] = row["quantity"]
+    _check(as_json, expected)
+    x = expected["x"]
+    assert float(costs[0]["a"]) == pytest.approx(float(sum(x["a"]) / 4), rel=1e-12)
+    assert float(costs[0]["b"]) == pytest.approx(float(sum(x["b"]) / 4), rel=1e-12)
+    # JSON carries the same numbers
+    document = _json(capsys, *argv)
+    for row, entry in zip(costs, document["cost_difference"], strict=True):
+        assert float(row["difference"]) == entry["difference"]
+        assert row["lo"] == ("-inf" if entry["lo"] is None else repr(entry["lo"]))
+    # compare_table: the same lines in its CSV and .rows
+    ids = ["q1", "q2", "q3", "q4"]
+    s = expected["s"]
+    table = kpass.compare_table(
+        kpass.BinaryCounts([2] * 4, [int(v * 2) for v in s["a"]], ids=ids),
+        kpass.BinaryCounts([2] * 4, [int(v * 2) for v in s["b"]], ids=ids),
+        metrics="pass@k", k=1, cost_a=[float(v) for v in x["a"]],
+        cost_b=[float(v) for v in x["b"]])
+    python, _ = _csv_costs(table.render("csv"))
+    assert [(row["label"], row["quantity"]) for row in python] == [
+        (row["label"], row["quantity"]) for row in costs]
+    for mine, cli_row in zip(python, costs, strict=True):
+        for key in ("a", "b", "difference", "se", "lo", "hi"):
+            assert float(mine[key]) == pytest.approx(float(cli_row[key]), rel=1e-12), key
+    assert [row.get("quantity") for row in table.rows] == [None]  # .rows: the metric's
+    assert [row.quantity for row in table.cost_difference] == ["cost", "per_solved"]
+
+
+def test_compare_csv_without_cost_has_no_quantity_column(tmp_path, capsys):
+    _, a, b = _write(tmp_path)
+    assert main(["compare", str(a), str(b), "--id", "question", "--column", "correct",
+                 "--k", "1", "--metrics", "pass@k", "--format", "csv"]) == 0
+    header = capsys.readouterr().out.splitlines()[0].split(",")
+    assert "quantity" not in header and header[-1] == "reference"

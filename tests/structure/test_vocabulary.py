@@ -274,10 +274,13 @@ VOCABULARY = {
     "dominated_by": "for a model off the front, the models told apart as better and cheaper",
     "cost_difference": "kpass compare's cost: A - B per question and per solved question "
                        "(JSON; CompareTable.cost_difference)",
-    "quantity": "which cost a CostDifference is: cost (per question) or per_solved",
+    "quantity": "which cost a CostDifference (or a cost line) is: cost (per question) or "
+                "per_solved (a column of kpass report and compare --cost --format csv)",
     "cost_a": "model A's mean cost of one sample of each question (cost_difference, "
               "compare_table)",
     "cost_b": "model B's mean cost of one sample of each question, in its own order",
+    "cost_rows": "ReportTable.cost_rows: the report's cost fields (CostSummary's), one dict per "
+                 "input and k",
     # --- CLI flags (as typed after --)
     "band": "--band: what --plot shades (se or posterior)",
     "chunk-size": "--chunk-size: rows per read batch",

@@ -59,6 +59,8 @@ _NULL = "__kpass_null"
 _BAD = "__kpass_bad"
 _WRONG = "__kpass_wrong"
 _SAMPLES = "__kpass_samples"
+_COST = "__kpass_cost"
+_COST_BAD = "__kpass_cost_bad"
 # Repeated (id, sample) pairs are located among at most this many offending questions
 # (a filter on their ids); with more, the pairs of the whole frame are grouped.
 _LOCATE_AMONG = 1000
@@ -147,10 +149,97 @@ def binary_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002 - the c
         TypeError: an outcome column that is not numeric or boolean, an id column
             (or an id) that is not str or int; a ``by`` column that is not str or int.
     """
+    counts, _ = _binary(frame, id, outcome, sample, threshold, by, None)
+    return counts
+
+
+@overload
+def from_long_with_costs(frame: Any, *, id: str, outcome: str,  # noqa: A002 - column role
+                         cost: str, sample: str | None = None,
+                         threshold: float | None = None, by: None = None
+                         ) -> tuple[BinaryCounts, np.ndarray]: ...
+
+
+@overload
+def from_long_with_costs(frame: Any, *, id: str, outcome: str,  # noqa: A002 - column role
+                         cost: str, sample: str | None = None,
+                         threshold: float | None = None, by: str
+                         ) -> tuple[dict[str, BinaryCounts], dict[str, np.ndarray]]: ...
+
+
+@_engine_version_named
+def from_long_with_costs(frame: Any, *, id: str, outcome: str,  # noqa: A002 - column role
+                         cost: str, sample: str | None = None,
+                         threshold: float | None = None, by: str | None = None
+                         ) -> (tuple[BinaryCounts, np.ndarray]
+                               | tuple[dict[str, BinaryCounts], dict[str, np.ndarray]]):
+    r"""The counts of :meth:`kpass.BinaryCounts.from_long` and each question's mean cost.
+
+    The same group-by in the frame's engine (one scan of a lazy source: Spark, DuckDB,
+    Dask, polars) counts the samples and sums the ``cost`` column per question (and per
+    model with ``by``); the mean cost of one sample of question i is
+
+        x_i = (sum of ``cost`` over the n_i rows of question i) / n_i,
+
+    what :func:`kpass.cost_summary`, :func:`kpass.cost_difference`, :func:`kpass.cost_front`,
+    :func:`kpass.report_table` (``cost=``) and :func:`kpass.compare_table` (``cost_a=``,
+    ``cost_b=``) take, in the counts' question order (sorted by id). ``kpass report --cost
+    COLUMN`` computes the same numbers from a file.
+
+    Args:
+        frame: as :meth:`kpass.BinaryCounts.from_long`.
+        id: the question-id column.
+        outcome: the outcome column (0/1, bool; soft scores with ``threshold``).
+        cost: the column of each sample's cost (money or tokens): numeric, finite, >= 0.
+        sample: optional sample-id column; a repeated (id, sample) pair is an error.
+        threshold: soft scores: a sample is correct iff its score > threshold.
+        by: a column naming each row's model: one group-by by (model, id).
+
+    Returns:
+        ``(counts, costs)``: :class:`kpass.BinaryCounts` and a float array of its
+        questions' mean costs; with ``by``, a dict label -> BinaryCounts and a dict label ->
+        cost array (the same labels, sorted), ready for
+        ``report_table(counts, cost=costs, by=...)``.
+
+    Raises:
+        ValueError: as :meth:`kpass.BinaryCounts.from_long`; a missing (null or NaN),
+            negative or infinite cost, named with the offending row (smallest id first).
+        TypeError: as :meth:`kpass.BinaryCounts.from_long`; a ``cost`` column that is not
+            numeric, or ``cost`` naming the id, sample, outcome or model column.
+
+    Example:
+        >>> import pandas as pd
+        >>> frame = pd.DataFrame({"q": ["b", "a", "b"], "ok": [1, 0, 0],
+        ...                       "usd": [0.5, 0.25, 1.5]})
+        >>> counts, costs = from_long_with_costs(frame, id="q", outcome="ok", cost="usd")
+        >>> counts.ids, counts.n_samples.tolist(), costs.tolist()
+        (('a', 'b'), [1, 2], [0.25, 1.0])
+    """
+    if not isinstance(cost, str) or not cost:
+        raise ArgumentTypeError(f"`cost` must name the frame's cost column (a str); got "
+                                f"{_show(cost)}")
+    if cost in (id, outcome, sample, by):
+        raise InputError(f"`cost`={cost!r} is already read as the question id, outcome, sample "
+                         "or model; name the column of each sample's cost")
+    counts, costs = _binary(frame, id, outcome, sample, threshold, by, cost)
+    assert costs is not None
+    return counts, costs
+
+
+def _binary(frame: Any, id: str, outcome: str, sample: str | None,  # noqa: A002
+            threshold: float | None, by: str | None, cost: str | None
+            ) -> tuple[Any, Any]:
+    """The one group-by of :func:`binary_from_long` (and, with ``cost``, its cost sums).
+
+    Returns:
+        ``(counts, costs)``: BinaryCounts (a dict per label with ``by``) and None without
+        ``cost``, else each question's mean cost (a dict of arrays with ``by``).
+    """
     if threshold is not None:
         threshold = check_real(threshold, "threshold")
     nw, df = _frame(frame)
-    _check_columns(df, [id, outcome] + ([sample] if sample else []) + ([by] if by else []))
+    _check_columns(df, [id, outcome] + ([sample] if sample else []) + ([by] if by else [])
+                   + ([cost] if cost else []))
     if by is not None:
         _check_by(nw, df, by, [id, outcome, sample])
     kind, dtype = _outcome_kind(nw, df, outcome)
@@ -162,18 +251,93 @@ def binary_from_long(frame: Any, *, id: str, outcome: str,  # noqa: A002 - the c
         bad = ~value.is_finite() if kind == "float" else None
         expected = "a finite score"
     check = _Checks(nw, df, id, outcome, kind, bad, expected, by)
-    table = check.grouped(check.keys, {_HARD: _hard(nw, value, kind, dtype, threshold)},
-                          sample)
+    columns = {_HARD: _hard(nw, value, kind, dtype, threshold)}
+    spent = None if cost is None else _Cost(nw, df, cost)
+    if spent is not None:
+        columns.update(spent.columns())
+    table = check.grouped(check.keys, columns, sample)
     check.refuse(table)
     if sample:
         check.refuse_repeats(table, sample)
+    if spent is not None:
+        spent.refuse(table, id)
     if by is not None:
-        return _split(table, id, by)
+        return _split(table, id, by, cost is not None)
     ids = [_question_id(raw, id) for raw in table[id]]
     order = sorted(range(len(ids)), key=lambda i: _sort_key(ids[i]))
     n = np.array([_count(table[_ROWS][i]) for i in order], dtype=np.int64)
     c = np.array([_count(table[_HARD][i]) for i in order], dtype=np.int64)
-    return BinaryCounts(n, c, ids=[ids[i] for i in order])
+    counts = BinaryCounts(n, c, ids=[ids[i] for i in order])
+    if spent is None:
+        return counts, None
+    return counts, np.array([_mean_cost(table[_COST][i], n[j]) for j, i in enumerate(order)],
+                            dtype=float)
+
+
+def _mean_cost(total: Any, rows: int) -> float:
+    """A question's cost sum over its rows as the mean cost of one sample."""
+    return 0.0 if total is None else float(total) / int(rows)
+
+
+class _Cost:
+    """A ``cost`` column: its sum per question and its flag of invalid rows, in the group-by.
+
+    An integer column is summed as integers (no cast an engine could refuse), a float or
+    decimal one as Float64. A row is invalid when its cost is missing (null, or NaN), negative
+    or infinite; the flag is summed with the counts, and only on an error does a second
+    query fetch the offending row (the smallest id, then the smallest cost).
+    """
+
+    def __init__(self, nw: Any, df: Any, cost: str) -> None:
+        dtype = df.collect_schema()[cost]
+        if dtype.is_integer():
+            kind = "int"
+        elif dtype.is_float() or dtype == nw.Decimal:
+            kind = "float"
+        else:
+            raise ArgumentTypeError(f"`cost` must name a numeric column (each sample's cost, "
+                                    f"money or tokens); `{cost}` has dtype {dtype}")
+        self.nw, self.df, self.cost, self.kind = nw, df, cost, kind
+        value = nw.col(cost)
+        self.missing = _missing(nw, value, kind)
+        if kind == "int":
+            low, _ = _int_range(dtype)
+            self.value = value
+            negative = value < nw.lit(0, dtype=dtype) if low < 0 else nw.lit(False)
+            self.invalid = (~self.missing & negative).fill_null(False)
+        else:
+            self.value = value.cast(nw.Float64)
+            self.invalid = (~self.missing & (~self.value.is_finite() | (self.value < 0))
+                            ).fill_null(False)
+
+    def columns(self) -> dict[str, Any]:
+        """The cost's sum (invalid rows as 0) and the invalid rows' count, per group."""
+        nw = self.nw
+        flag = self.missing | self.invalid
+        zero = nw.lit(0, dtype=self.df.collect_schema()[self.cost]) if self.kind == "int" \
+            else nw.lit(0.0)
+        return {_COST: nw.when(~flag).then(self.value).otherwise(zero),
+                _COST_BAD: flag.cast(nw.Int64)}
+
+    def refuse(self, table: dict[str, list[Any]], id: str) -> None:  # noqa: A002
+        """Raise on a missing, negative or infinite cost, naming one offending row."""
+        if not sum(_count(bad) for bad in table[_COST_BAD]):
+            return
+        nw, df, cost = self.nw, self.df, self.cost
+        missing = _count(_table(df.select(self.missing.cast(nw.Int64).sum().alias(_NULL)))[
+            _NULL][0])
+        if missing:
+            row = _first(nw, df.filter(self.missing), [id])
+            raise InputError(f"`cost` column `{cost}` is missing (null or NaN) for question id "
+                             f"{row[id]!r} ({missing} missing costs in all); every sample "
+                             "needs its cost")
+        invalid = _count(_table(df.select(self.invalid.cast(nw.Int64).sum().alias(_BAD)))[
+            _BAD][0])
+        row = _first(nw, df.filter(self.invalid), [id, cost])
+        shown = _show(_displayed(row[cost]))
+        raise InputError(f"`cost` column `{cost}` must hold finite numbers >= 0 (each sample's "
+                         f"cost); got {cost}={shown} for question id {row[id]!r} ({invalid} "
+                         "such rows)")
 
 
 @overload
@@ -304,20 +468,29 @@ def _labels_of(table: dict[str, list[Any]], by: str) -> list[str]:
     return labels
 
 
-def _split(table: dict[str, list[Any]], id: str, by: str  # noqa: A002
-           ) -> dict[str, BinaryCounts]:
-    """The (model, id) group-by as one BinaryCounts per model (labels sorted, ids sorted)."""
-    per: dict[str, dict[Any, tuple[int, int]]] = {}
-    for label, qid, n, c in zip(_labels_of(table, by), table[id], table[_ROWS], table[_HARD],
-                                strict=True):
-        per.setdefault(label, {})[_question_id(qid, id)] = (_count(n), _count(c))
+def _split(table: dict[str, list[Any]], id: str, by: str,  # noqa: A002
+           with_costs: bool = False) -> tuple[dict[str, BinaryCounts], Any]:
+    """The (model, id) group-by as one BinaryCounts per model (labels sorted, ids sorted).
+
+    Returns:
+        The dict label -> BinaryCounts, and with ``with_costs`` the dict label -> each
+        question's mean cost (else None).
+    """
+    per: dict[str, dict[Any, tuple[int, int, Any]]] = {}
+    totals = table[_COST] if with_costs else [None] * len(table[id])
+    for label, qid, n, c, total in zip(_labels_of(table, by), table[id], table[_ROWS],
+                                       table[_HARD], totals, strict=True):
+        per.setdefault(label, {})[_question_id(qid, id)] = (_count(n), _count(c), total)
     split = {}
+    costs = {}
     for label in sorted(per):
         ids = sorted(per[label], key=_sort_key)
         split[label] = BinaryCounts(np.array([per[label][q][0] for q in ids], dtype=np.int64),
                                     np.array([per[label][q][1] for q in ids], dtype=np.int64),
                                     ids=ids)
-    return split
+        costs[label] = np.array([_mean_cost(per[label][q][2], per[label][q][0]) for q in ids],
+                                dtype=float)
+    return split, costs if with_costs else None
 
 
 def _frame(frame: Any) -> tuple[Any, Any]:

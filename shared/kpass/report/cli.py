@@ -26,7 +26,7 @@ from .._core.counting.counts import BinaryCounts
 from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
 from ..io.harness.inspect_files import expand_inspect_logs
-from .cost import cost_lines, cost_summaries, question_costs, wants_cost
+from .cost import cost_lines, cost_summaries, cost_unit, question_costs, wants_cost
 from .inputs import load_models, load_outcomes
 from .output import _check_answers_options, _write, capped_k_note, cli_words, collect_notes
 from .parser import (
@@ -332,7 +332,7 @@ def run_report(args: argparse.Namespace) -> int:
         if wants_cost(args):
             costs = [cost_summaries(item, question_costs(item, args), ks, args.confidence)
                      for item in loaded]
-            cost_lines_of = cost_lines(labels, costs, args)
+            cost_lines_of = cost_lines(labels, costs, cost_unit(args))
         report = Report(loaded, labels, rows, args.confidence, args.short, notes, warnings,
                         clusters=None if args.clusters is None else [
                             clusters_summary(item.counts, code)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..io.harness.metadata import RunInfo
+from .cost import difference_records
 from .output import brief_notes
 from .rows import LEGEND_WIDTH, markdown_cell
 
@@ -527,16 +528,22 @@ def _records(lines: list[Line], labels: list[str], groups: Any = None
 
 
 def render_csv(lines: list[Line], labels: list[str], m: int, request: CompareRequest) -> str:
-    """One CSV line per metric, k and tau, at full precision."""
+    """One CSV line per metric, k and tau, at full precision.
+
+    With ``--cost``, two more lines (their ``quantity`` column ``cost`` and ``per_solved``):
+    the cost differences A - B (:func:`kpass.report.cost.difference_records`).
+    """
     import csv
     import io
 
     buffer = io.StringIO()
     extra = () if request.groups is None else ("group", "weights")
-    writer = csv.DictWriter(buffer, fieldnames=("a_file", "b_file") + extra + FIELDS,
+    costs = difference_records(request.cost_difference, labels)
+    writer = csv.DictWriter(buffer, fieldnames=("a_file", "b_file") + extra + FIELDS
+                            + (("quantity",) if costs else ()),
                             lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
-    for record in _records(lines, labels, request.groups):
+    for record in _records(lines, labels, request.groups) + costs:
         writer.writerow({key: "" if value is None else value for key, value in record.items()})
     return buffer.getvalue()
 

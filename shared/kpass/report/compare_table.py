@@ -58,7 +58,8 @@ class CompareTable:
 
         A row merged into another (equal on every question) keeps its own dict, with its
         own label and numbers, ``same_as`` naming the row shown, and that row's
-        ``role``, ``p_adjusted`` and ``verdict``.
+        ``role``, ``p_adjusted`` and ``verdict``. The cost differences (``cost_a``,
+        ``cost_b``) are in :attr:`cost_difference` (the CSV adds them as two more lines).
         """
         return [{"a_file": self.labels[0], "b_file": self.labels[1], **record}
                 for line in self.lines for record in line.records()]

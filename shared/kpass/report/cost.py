@@ -22,8 +22,9 @@ from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
 from ..stats.cost import CostDifference, CostSummary, cost_summary
 
-__all__ = ["add_cost_options", "board_costs", "cost_lines",
-           "cost_summaries", "cost_unit", "difference_line", "question_costs", "wants_cost"]
+__all__ = ["add_cost_options", "board_costs", "cost_ks", "cost_lines",
+           "cost_summaries", "cost_unit", "difference_line", "difference_records",
+           "question_costs", "summary_records", "wants_cost"]
 
 
 def _price(text: str) -> tuple[float, float]:
@@ -99,14 +100,18 @@ def question_costs(item: LoadedFile, args: argparse.Namespace) -> np.ndarray:
     return spent / 1000.0 / item.counts.n_samples
 
 
+def cost_ks(counts: Any, ks: list[int]) -> list[int]:
+    """The ks a report's costs are given at: 1 and the largest of ``ks`` every question has."""
+    n_min = int(counts.n_samples.min())
+    return sorted({1, *[k for k in ks if k <= n_min][-1:]})
+
+
 def cost_summaries(item: LoadedFile, costs: np.ndarray, ks: list[int], confidence: float
                    ) -> list[CostSummary]:
     """The cost summary at k = 1 and at the largest k (when above 1) the questions allow."""
-    n_min = int(item.counts.n_samples.min())
-    chosen = sorted({1, *[k for k in ks if k <= n_min][-1:]})
     try:
         return [cost_summary(item.counts.n_samples, item.counts.n_correct, costs, k,
-                             confidence) for k in chosen]
+                             confidence) for k in cost_ks(item.counts, ks)]
     except ValueError as error:
         raise ReportError(item.source, f"cost: {error}") from None
 
@@ -122,12 +127,14 @@ def cost_unit(args: argparse.Namespace) -> str:
             f"`{args.cost}` x {_shown(price)} / 1k" if price is not None else f"`{args.cost}`")
 
 
-def cost_lines(labels: list[str], summaries: list[list[CostSummary]],
-               args: argparse.Namespace) -> list[str]:
-    """One line per input and k: cost per question and per solved question, intervals."""
-    unit = cost_unit(args)
+def cost_lines(labels: list[str], summaries: list[list[CostSummary]], unit: str = ""
+               ) -> list[str]:
+    """One line per input and k: cost per question and per solved question, intervals.
+
+    ``unit`` says what the costs are (:func:`cost_unit`; empty: not said).
+    """
     level = f"{summaries[0][0].confidence * 100:g}%" if summaries and summaries[0] else ""
-    out = [f"cost ({unit}; {level} intervals over questions):"]
+    out = [f"cost ({f'{unit}; ' if unit else ''}{level} intervals over questions):"]
     for label, rows in zip(labels, summaries, strict=True):
         for row in rows:
             samples = f"{row.k} sample{'s' * (row.k != 1)}"
@@ -178,7 +185,7 @@ def difference_line(differences: tuple[CostDifference, CostDifference], unit: st
     """``kpass compare``'s one cost line: A - B per question and per solved question.
 
     ``unit`` says what the costs are (:func:`cost_unit`; empty: not said). The differences
-    carry a sign (+: B costs more); an unbounded end is -inf or inf.
+    carry a sign (+: A costs more); an unbounded end is -inf or inf.
 
     Example:
         >>> from kpass import BinaryCounts, cost_difference
@@ -188,8 +195,8 @@ def difference_line(differences: tuple[CostDifference, CostDifference], unit: st
         >>> for part in difference_line(found, "`usd`").split("; "):
         ...     print(part)
         cost A - B (`usd`
-        95% intervals): per question (1 sample) +1 [-1.484, 3.484]
-        per solved question (Pass@1) +0.6 [-inf, inf]
+        95% intervals): per question (1 sample) -1 [-3.484, 1.484]
+        per solved question (Pass@1) -0.6 [-inf, inf]
     """
     cost, solved = differences
     level = f"{cost.confidence * 100:g}% intervals"
@@ -198,3 +205,48 @@ def difference_line(differences: tuple[CostDifference, CostDifference], unit: st
             f"{_signed(cost.difference)} [{_number(cost.lo)}, {_number(cost.hi)}]; per solved "
             f"question (Pass@{solved.k}) {_signed(solved.difference)} [{_number(solved.lo)}, "
             f"{_number(solved.hi)}]")
+
+
+def difference_records(differences: Any, labels: list[str] | tuple[str, ...]
+                 ) -> list[dict[str, Any]]:
+    """``kpass compare``'s cost differences as CSV records: per question, then per solved.
+
+    Each is :class:`kpass.CostDifference`'s fields (``quantity`` ``cost`` or ``per_solved``;
+    ``a``, ``b``, ``difference`` = A - B, ``se``, ``lo``, ``hi``; an unbounded end -inf or inf,
+    a difference that does not exist None) under the files' names, with the ``label`` of the
+    table's cost line. None: no records.
+    """
+    if differences is None:
+        return []
+    out = []
+    for row in differences:
+        what = (f"cost per question ({row.k} sample{'s' * (row.k != 1)})"
+                if row.quantity == "cost" else f"cost per solved question (Pass@{row.k})")
+        out.append({"a_file": labels[0], "b_file": labels[1], "label": what,
+                    **{key: getattr(row, key) for key in row.__dataclass_fields__}})
+    return out
+
+
+def summary_records(labels: list[str], summaries: list[list[CostSummary]] | None,
+                    key: str = "file") -> list[dict[str, Any]]:
+    """``kpass report``'s cost summaries as CSV records, in the metric lines' columns.
+
+    Per input and k, two records: ``quantity`` ``cost`` (the cost per question of k samples)
+    and ``per_solved`` (per solved question at Pass@k), each with its ``estimate``, ``se``,
+    ``lo`` and ``hi`` (an unbounded end inf; an se that does not exist None), the ``label``
+    of the report's cost line, ``k``, ``questions`` and ``confidence``; ``key`` names the
+    input's column (``file``, or ``model`` with ``--by``). None: no records.
+    """
+    out: list[dict[str, Any]] = []
+    for label, rows in zip(labels, summaries or [], strict=False):
+        for row in rows:
+            samples = f"{row.k} sample{'s' * (row.k != 1)}"
+            common = {"k": row.k, "questions": row.questions, "confidence": row.confidence}
+            out.append({key: label, "label": f"cost per question ({samples})", **common,
+                        "estimate": row.cost, "se": row.cost_se, "lo": row.cost_lo,
+                        "hi": row.cost_hi, "quantity": "cost"})
+            out.append({key: label, "label": f"cost per solved question (Pass@{row.k})",
+                        **common, "estimate": row.per_solved, "se": row.per_solved_se,
+                        "lo": row.per_solved_lo, "hi": row.per_solved_hi,
+                        "quantity": "per_solved"})
+    return out

@@ -30,6 +30,8 @@ from .._core.counting.counts import BinaryCounts
 from ..io.errors import ReportError
 from ..io.formats.readers import LoadedFile
 from ..stats._common import metric_names
+from ..stats.cost import CostSummary, cost_summary
+from .cost import cost_ks, cost_lines
 from .render import (
     RENDERERS,
     render_csv,
@@ -74,6 +76,20 @@ class ReportTable:
         return [{"input": label, **row.as_dict()}
                 for label, rows in zip(self.report.labels, self.report.rows, strict=True)
                 for row in rows]
+
+    @property
+    def cost_rows(self) -> list[dict[str, Any]]:
+        """With ``cost=``: one plain dict per input and k, the cost per question and per solved.
+
+        The fields of :class:`kpass.CostSummary` (the costs with their intervals over
+        questions; an infinite end as None), as the JSON output's ``cost``; empty without
+        ``cost=``.
+        """
+        if self.report.costs is None:
+            return []
+        return [{"input": label, **summary.as_dict()}
+                for label, summaries in zip(self.report.labels, self.report.costs, strict=True)
+                for summary in summaries]
 
     def render(self, format: str = "table", digits: int = 3,  # noqa: A002
                explain: bool = False) -> str:
@@ -162,7 +178,7 @@ def report_table(counts: Any, *, metrics: Any = None,
                  confidence: float = 0.95, short: str = "error",
                  clusters: Any = None, by: str | None = None,
                  interval_method: str = "auto", group: Any = None,
-                 weights: str = "questions") -> ReportTable:
+                 weights: str = "questions", cost: Any = None) -> ReportTable:
     """The ``kpass report`` table from counts: the same rows, rendered the same way.
 
     Args:
@@ -201,6 +217,14 @@ def report_table(counts: Any, *, metrics: Any = None,
         weights: with ``group``, the aggregate's weighting: ``"questions"`` (each question
             counts once, micro: the metric over all questions) or ``"groups"`` (each group
             once, macro).
+        cost: each question's mean cost of one sample (x_i >= 0: money or tokens), in
+            question order, as ``kpass report --cost COLUMN`` reads it (with a mapping of
+            inputs: a mapping name -> costs; from a dataframe,
+            :func:`kpass.from_long_with_costs` gives both in one scan). Adds the report's
+            cost lines: the cost per question (of k samples, k x mean(x)) and per solved
+            question (at Pass@k, k mean(x) / mean(Pass@k_i)) with their intervals over
+            questions (t; Fieller's for the ratio), at k = 1 and the largest k every
+            question has (:func:`kpass.cost_summary`); ``.cost_rows`` holds the numbers.
 
     Returns:
         A :class:`ReportTable`; ``str()`` of it is the terminal table, ``.render(format)``
@@ -212,9 +236,8 @@ def report_table(counts: Any, *, metrics: Any = None,
 
     Example:
         >>> import kpass
-        >>> from kpass.report import report_table
         >>> counts = kpass.BinaryCounts([4, 4, 4], [4, 1, 0])
-        >>> table = report_table(counts, metrics="pass@k", k=[1, 4])
+        >>> table = kpass.report_table(counts, metrics="pass@k", k=[1, 4])
         >>> [(row["label"], round(row["estimate"], 4)) for row in table.rows]
         [('Pass@1', 0.4167), ('Pass@4', 0.6667)]
     """
@@ -276,12 +299,58 @@ def report_table(counts: Any, *, metrics: Any = None,
     except ReportError as error:
         raise InputError(f"`{'group' if group is not None else 'counts'}`: "
                          f"{str(error).replace('--group', '`group`')}") from None
+    costs = None if cost is None else _cost_summaries(cost, counts, named, ks, confidence)
     summary = (None if clusters is None else
                [clusters_summary(item.counts, code) for item, code in zip(loaded, codes,
                                                                            strict=True)
                 if code is not None])
     return ReportTable(Report(loaded, list(named), rows, confidence, short, notes, [],
-                              clusters=summary, by=by, breakdowns=breakdowns))
+                              clusters=summary, by=by, breakdowns=breakdowns, costs=costs,
+                              cost_lines=[] if costs is None else cost_lines(list(named),
+                                                                             costs)))
+
+
+def _cost_summaries(cost: Any, counts: Any, named: dict[str, BinaryCounts], ks: list[int],
+                    confidence: float) -> list[list[CostSummary]]:
+    """Each input's :class:`kpass.CostSummary` list (``cost_ks``), its ``cost`` checked.
+
+    Raises:
+        TypeError: ``cost`` not a mapping with a mapping of inputs (or one with a single
+            run), or values that are not numbers.
+        ValueError: other names than the inputs', a length other than the questions', a
+            negative or non-finite cost, fewer than 2 questions.
+    """
+    if isinstance(counts, Mapping) != isinstance(cost, Mapping):
+        raise ArgumentTypeError(
+            "`cost` must be a mapping name -> costs with a mapping of inputs, and a sequence "
+            f"of costs (one per question) with one run; got {_show(cost)}")
+    per_input = dict(cost) if isinstance(cost, Mapping) else {"counts": cost}
+    if set(per_input) != set(named):
+        raise InputError(f"`cost` must give costs for exactly the inputs ({', '.join(named)}); "
+                         f"got {', '.join(map(repr, per_input))}")
+    out = []
+    for name, value in named.items():
+        where = f"`cost[{name!r}]`" if len(per_input) > 1 or name != "counts" else "`cost`"
+        values = per_input[name]
+        if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__len__"):
+            raise ArgumentTypeError(f"{where} must be a sequence of numbers, each question's "
+                                    f"mean cost of one sample; got {_show(values)}")
+        try:
+            array = np.asarray(values, dtype=float)
+        except (TypeError, ValueError):
+            raise ArgumentTypeError(f"{where} must hold numbers (each question's mean cost of "
+                                    f"one sample); got {_show(values)}") from None
+        if array.ndim != 1 or array.size != value.n_questions:
+            raise InputError(f"{where} needs one cost per question ({value.n_questions}); got "
+                             f"{array.size} values of shape {array.shape}")
+        try:
+            out.append([cost_summary(value.n_samples, value.n_correct, array, k, confidence)
+                        for k in cost_ks(value, ks)])
+        except ValueError as error:
+            text = str(error).replace("`cost[", f"{where[:-1]}[") if where != "`cost`" \
+                else str(error)
+            raise InputError(text.replace("`cost` has", f"{where} has")) from None
+    return out
 
 
 def _group_labels(group: Any, named: dict[str, BinaryCounts]) -> list[list[Any]]:

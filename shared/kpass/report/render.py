@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import registry
 from ..io.formats.readers import LoadedFile
+from .cost import summary_records
 from .output import brief
 from .rows import LEGEND_WIDTH, Report, Row, markdown_cell
 
@@ -510,7 +511,9 @@ CSV_FIELDS = ("file", "metric", "label", "k", "tau", "questions", "estimate", "s
 def render_csv(report: Report) -> str:
     """One CSV line per input, metric, k and tau, at full precision.
 
-    The first column names the file, or with ``--by`` the model (``model``).
+    The first column names the file, or with ``--by`` the model (``model``). With
+    ``--cost``, each input's cost lines follow the metrics' (a ``quantity`` column, ``cost``
+    or ``per_solved``: :func:`kpass.report.cost.summary_records`).
 
     Args:
         report: the numbers.
@@ -524,10 +527,12 @@ def render_csv(report: Report) -> str:
     key = "file" if report.by is None else "model"  # --by: each line names its model
     buffer = io.StringIO()
     grouped = ("group", "weights") if report.breakdowns else ()
-    writer = csv.DictWriter(buffer, fieldnames=(key, *CSV_FIELDS[1:], *grouped),
+    costs = summary_records(report.labels, report.costs, key)
+    writer = csv.DictWriter(buffer, fieldnames=(key, *CSV_FIELDS[1:], *grouped,
+                                                *(("quantity",) if costs else ())),
                             lineterminator="\n")
     writer.writeheader()
-    for fields in result_dicts(report, key):
+    for fields in result_dicts(report, key) + costs:
         fields.update(confidence=report.confidence)
         writer.writerow({key: "" if value is None else value for key, value in fields.items()})
     return buffer.getvalue()
