@@ -342,7 +342,7 @@ def _max_t_strata(statistic: np.ndarray, rows: np.ndarray, cols: np.ndarray,
     exact = patterns is not None
     rng = np.random.default_rng(SEED)
     pairs = order.size
-    step = max(1, min(draws, (1 << 22) // max(pairs * groups, m, 1)))
+    step = max(1, min(draws, (1 << 22) // max((pairs + values.shape[0]) * groups, m, 1)))
     hits = np.zeros(pairs)
     for start in range(0, draws, step):
         stop = min(draws, start + step)
@@ -352,11 +352,11 @@ def _max_t_strata(statistic: np.ndarray, rows: np.ndarray, cols: np.ndarray,
             bits = np.unpackbits(rng.integers(0, 256, size=(stop - start, (m + 7) // 8),
                                               dtype=np.uint8), axis=1, count=m)
             signs = 1.0 - 2.0 * bits
-        # F[p, g, b]: the pair's flipped sum over group g; memory P x G x B <= 2^22
-        sums = np.empty((pairs, groups, stop - start))
+        per_model = np.empty((values.shape[0], groups, stop - start))
         for g in range(groups):  # the questions are sorted by group: one block each
             part = slice(bounds[g], bounds[g + 1])
-            sums[:, g, :] = difference[:, part] @ signs[:, part].T
+            per_model[:, g, :] = values[:, part] @ signs[:, part].T
+        sums = per_model[r] - per_model[c]  # F[p, g, b]: the pair's flipped sum over group g
         delta = np.einsum("g,pgb->pb", weights / sizes, sums)
         variance = invariant[:, None] - np.einsum("g,pgb->pb", b / sizes, sums * sums)
         np.maximum(variance, 1e-15 * invariant[:, None], out=variance)
