@@ -154,3 +154,22 @@ def test_every_board_is_broken_down_jointly(tmp_path, capsys):
                  "--metrics", "pass@k", "--k", "1,2"]) == 0
     text = capsys.readouterr().out
     assert "rank sets joint over the 2 groups x 2 rows (min-P stepdown" in text
+
+
+def test_cost_with_macro_weights_says_the_front_is_micro(tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "question", "subject", "correct", "usd"])
+        for model, plan in PLANS.items():
+            for group, questions in plan.items():
+                for index, outcomes in enumerate(questions):
+                    writer.writerows([model, f"{group}{index}", group, outcome, 0.01]
+                                     for outcome in outcomes)
+    argv = ["leaderboard", str(path), "--id", "question", "--by", "model", "--group",
+            "subject", "--cost", "usd", "--metrics", "pass@k"]
+    assert main([*argv, "--weights", "groups"]) == 0
+    out = capsys.readouterr().out
+    assert "note: --cost: the cost column and front weigh each question once" in out
+    assert main([*argv, "--weights", "questions"]) == 0
+    assert "weigh each question once" not in capsys.readouterr().out

@@ -550,6 +550,8 @@ def run_leaderboard(args: argparse.Namespace) -> int:
                     board.costs = board_costs(names, counts, costs,
                                               _function_of(families, board.metric), board.k,
                                               args.confidence, bool(args.shared))
+                if getattr(args, "group", None) is not None and args.weights == "groups":
+                    notes.append("--cost: the cost column and front weigh each question once")
         except (TypeError, ValueError) as error:
             # The core names its keyword; the error is printed in the CLI's words (cli_words).
             raise ReportError(" vs ".join(paths), str(error)) from None
