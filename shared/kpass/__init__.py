@@ -177,7 +177,6 @@ __all__ = [
     "choose_questions",
     "compare",
     "compare_table",
-    "from_long_with_costs",
     "confidence_sequence",
     "cost_difference",
     "cost_front",

@@ -37,6 +37,7 @@ EXTRA_NAMES = ["ArgumentTypeError", "InputError", "BinaryCounts", "CategoricalCo
                "Winner", "Split",
                # cost per question and per solved question, the estimate-vs-cost front
                "CostSummary", "CostFront", "cost_summary", "cost_front",
+               "from_long_with_costs",
                "CostDifference", "cost_difference",
                # a benchmark's value from a subset of its questions
                "Subset", "SubsetEstimate", "choose_questions", "subset_estimate",

@@ -36,6 +36,14 @@ NAN, INF = math.nan, math.inf
 
 #: One valid call per public function: (positional arguments, keyword arguments). A
 #: keyword given here is swept too (as a keyword); positional ones by their name.
+def _frame() -> Any:
+    """A long pandas frame of 2 questions x 2 samples with a cost column."""
+    import pandas as pd
+
+    return pd.DataFrame({"question": ["a", "a", "b", "b"], "correct": [1, 0, 1, 1],
+                         "usd": [0.1, 0.2, 0.1, 0.3]})
+
+
 CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
     "allocate": ((kpass.pass_at_k, kpass.BinaryCounts([4] * 4, [1, 2, 3, 0]), 2, 4),
                  {"prior": "uniform"}),
@@ -113,6 +121,8 @@ CALLS["cost_difference"] = ((kpass.BinaryCounts([4] * 4, [3, 1, 4, 1]),
                              kpass.BinaryCounts([4] * 4, [2, 2, 4, 0]),
                              [0.1, 0.2, 0.1, 0.3], [0.2, 0.2, 0.3, 0.1]),
                             {"k": 2, "confidence": 0.95, "shared": False})
+CALLS["from_long_with_costs"] = ((_frame(),), {"id": "question", "outcome": "correct",
+                                               "cost": "usd", "threshold": None})
 CALLS["g_pass_at_k_tau"] = ((R, 2, 0.5), {"short": "error"})
 CALLS["g_pass_at_k_tau_ci"] = ((R, 2, 0.5), {"confidence": 0.95, "short": "error"})
 for _name in ("geom_at_k", "geom_ds_at_k"):
@@ -176,6 +186,7 @@ ALLOWED: dict[tuple[str, str], list[Any]] = {
     ("compare_table", "k"): [None],  # the default ladder of k, as `kpass compare` shows
     ("report_table", "k"): [None],
     ("plan", "confidence"): [None],  # unset: 0.95 when planning without a pilot
+    ("from_long_with_costs", "threshold"): [None],  # None: the outcome column is 0/1
 }
 
 #: Where a function's argument takes values of another kind than the name's usual one.
