@@ -198,7 +198,11 @@ def betabin_ends(counts: np.ndarray, n: int, metric: str, k: int, estimate: np.n
 
 def simulate(design: Design, reps: int, seed: int) -> dict[str, tuple[float, ...]]:
     """(coverage, miss low, miss high, mean width) per method, the share auto used and the
-    oracle width (the spread of the central 95% of the estimate across replications)."""
+    oracle width (the spread of the central 95% of the estimate across replications).
+
+    ``before``: ``auto`` by the rule without its never-solved conditions (at most 70% of
+    questions never solved, zero-inflation statistic <= 6.635), on the same replications.
+    """
     rng = np.random.default_rng(seed)
     m, n = design.questions, design.samples
     counts = rng.binomial(n, design.draw_p(rng, (reps, m)))
@@ -217,6 +221,7 @@ def simulate(design: Design, reps: int, seed: int) -> dict[str, tuple[float, ...
     # Pass@1 (= Pass^1) after the second generated set (kpass.stats.beta_binomial.RULE)
     rule &= design.metric == "pass^k" and design.k >= 2
     # not zero-inflated: at most 70% never solved, the zero-inflation statistic <= 6.635
+    before = rule.copy()  # the rule before the never-solved conditions (for comparison)
     weights = (counts[:, :, None] == np.arange(n + 1)[None, None, :]).sum(axis=1)
     rule &= weights[:, 0] <= NEVER_SOLVED_SHARE * m
     if rule.any():
@@ -225,11 +230,13 @@ def simulate(design: Design, reps: int, seed: int) -> dict[str, tuple[float, ...
     lo_a, hi_a = np.where(rule, lo_b, lo_s), np.where(rule, hi_b, hi_s)
     truth = design.truth
     out: dict[str, tuple[float, ...]] = {}
+    lo_o, hi_o = np.where(before, lo_b, lo_s), np.where(before, hi_b, hi_s)
     for name, (lo, hi) in (("se-based", (lo_s, hi_s)), ("betabin", (lo_b, hi_b)),
-                           ("auto", (lo_a, hi_a))):
+                           ("auto", (lo_a, hi_a)), ("before", (lo_o, hi_o))):
         low, high = float(np.mean(hi < truth)), float(np.mean(lo > truth))
         out[name] = (1.0 - low - high, low, high, float(np.mean(hi - lo)))
     out["used"] = (float(rule.mean()),)
+    out["used before"] = (float(before.mean()),)
     # the oracle: the central 95% of the estimate's own sampling distribution (known only
     # to the simulation), the width of the shift interval [x - q_hi, x - q_lo] that
     # covers exactly 95% with 2.5% per tail

@@ -42,9 +42,11 @@ The population value is exact: E[p^k] of a Beta is prod_{j<k} (a + j) / (a + b +
 Per design and method: ``cov`` (share of intervals holding the value), ``low`` (wholly
 below it), ``high`` (wholly above), mean ``width``; methods as in
 ``bench_coverage_betabin.py`` (se-based, betabin wherever se > 0, auto by the rule);
-``oracle/se width``: the width of the oracle interval (the central 95% of the unbiased
-estimate's own sampling distribution, which only the simulation knows: the exact 95%
-shift interval around that estimate) over the se-based width.
+``before`` (``--before``): ``auto`` by the rule without its never-solved conditions, on
+the same replications (the second set's rule for Pass^k with k >= 2); ``oracle/se
+width``: the width of the oracle interval (the central 95% of the unbiased estimate's own
+sampling distribution, which only the simulation knows: the exact 95% shift interval
+around that estimate) over the se-based width.
 At 500 replications the Monte Carlo SE of a tail share of 0.025 is 0.007, of coverage
 0.95 0.010. The default run takes a few minutes on one core.
 """
@@ -184,6 +186,8 @@ def main() -> None:
                         help="the design generator (module docstring)")
     parser.add_argument("--only", type=str, default=None,
                         help="comma-separated design indices to simulate (default: all)")
+    parser.add_argument("--before", action="store_true",
+                        help="add auto by the rule without its never-solved conditions")
     parser.add_argument("--list", action="store_true", help="list the designs, simulate none")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
@@ -198,6 +202,8 @@ def main() -> None:
     header = ["design (generated, held-out)", "M", "se-based cov", "low", "high", "width",
               "betabin cov", "low", "high", "width", "auto cov", "low", "high", "width",
               "used", "auto/se width", "oracle/se width"]
+    if args.before:
+        header += ["before cov", "low", "high", "used", "before/se width"]
     rows = []
     for index, design in enumerate(designs):
         if index not in chosen:
@@ -209,6 +215,9 @@ def main() -> None:
         row.append(f"{r['used'][0]:.2f}")
         row.append(f"{r['auto'][3] / r['se-based'][3]:.2f}")
         row.append(f"{r['oracle'][0] / r['se-based'][3]:.2f}")
+        if args.before:
+            row += [f"{v:.3f}" for v in r["before"][:3]]
+            row += [f"{r['used before'][0]:.2f}", f"{r['before'][3] / r['se-based'][3]:.2f}"]
         rows.append(row)
         print(" | ".join(row), file=sys.stderr, flush=True)
     print_table(header, rows, args.markdown)
