@@ -293,6 +293,25 @@ def test_the_report_gives_rare_pass_hat_k_the_beta_binomial_interval_and_says_so
         "beta-binomial" in _table(counts, k=[4]).render("json")
 
 
+def test_the_report_keeps_mostly_never_solved_questions_on_the_se_based_interval():
+    """71 of 100 questions never solved (the share condition), and 12 of 40 impossible
+    beside a middle of c = 6-8 (the zero-inflation statistic, about 9.0 by scipy above):
+    Pass^2 prints the se-based interval under auto, the beta-binomial one when asked."""
+    cases = ((4, [0] * 71 + [1] * 19 + [2] * 7 + [3] * 2 + [4]),
+             (16, [0] * 12 + [1] * 6 + [6] * 8 + [7] * 7 + [8] * 7))
+    for n, c in cases:
+        counts = kpass.BinaryCounts([n] * len(c), c)
+        auto = {row["label"]: row for row in _table(counts, k=[2]).rows}["Pass^2"]
+        plain = {row["label"]: row for row in _table(counts, k=[2],
+                                                     interval_method="se-based").rows}["Pass^2"]
+        asked = {row["label"]: row for row in _table(counts, k=[2],
+                                                     interval_method="beta-binomial").rows}
+        assert auto["estimate"] <= 0.2 and auto["questions"] >= 20  # inside the rest of the rule
+        assert auto["se_method"] == plain["se_method"] != "beta-binomial"
+        assert (auto["lo"], auto["hi"]) == (plain["lo"], plain["hi"])
+        assert asked["Pass^2"]["se_method"] == "beta-binomial"
+
+
 def test_interval_method_beta_binomial_applies_mid_range_and_never_with_clusters():
     rng = np.random.default_rng(3)
     counts = kpass.BinaryCounts([4] * 40, rng.binomial(4, rng.beta(2, 2, 40)))
