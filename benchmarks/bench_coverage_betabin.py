@@ -11,10 +11,11 @@ Compares, per design, three intervals over questions for Pass@k and Pass^k:
               beta-binomial (widened to hold the unbiased estimate) wherever se > 0; the
               se-based interval where se = 0.
     auto      what kpass prints now: betabin where ``kpass.stats.beta_binomial.RULE``
-              holds for that replication (Pass^k or Pass@1, min(x, 1 - x) <= 0.2,
-              M min(x, 1 - x) <= 25, M >= 10, se > 0), se-based elsewhere. (Pass@k with
-              k >= 2 was in the rule when the held-out designs were first run; it was
-              taken out after them: the betabin columns show why.)
+              holds for that replication (Pass^k with k >= 2, min(x, 1 - x) <= 0.2,
+              M min(x, 1 - x) <= 25, M >= 20, se > 0, at most 70% of questions never
+              solved, zero-inflation statistic <= 6.635), se-based elsewhere. (Pass@k
+              was in the rule when the held-out designs were first run; it was taken out
+              after them and the generated sets: the betabin columns show why.)
 
 ``cov`` is the share of replications whose 95% interval holds the population value,
 ``low`` the share lying wholly below it (hi < truth), ``high`` wholly above (lo > truth);
@@ -53,7 +54,15 @@ from scipy.special import expit
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_coverage import beta_draw, beta_truth, per_question, print_table  # noqa: E402
 
-from kpass.stats.beta_binomial import MIN_QUESTIONS, NEAR_EVENTS, NEAR_SHARE, profile_ends  # noqa: E402
+from kpass.stats.beta_binomial import (  # noqa: E402
+    MIN_QUESTIONS,
+    NEAR_EVENTS,
+    NEAR_SHARE,
+    NEVER_SOLVED_SHARE,
+    ZERO_INFLATION_LR,
+    profile_ends,
+    zero_inflation_lr,
+)
 from kpass.stats.intervals import intervals  # noqa: E402
 
 CONFIDENCE = 0.95
@@ -189,7 +198,11 @@ def betabin_ends(counts: np.ndarray, n: int, metric: str, k: int, estimate: np.n
 
 def simulate(design: Design, reps: int, seed: int) -> dict[str, tuple[float, ...]]:
     """(coverage, miss low, miss high, mean width) per method, the share auto used and the
-    oracle width (the spread of the central 95% of the estimate across replications)."""
+    oracle width (the spread of the central 95% of the estimate across replications).
+
+    ``before``: ``auto`` by the rule without its never-solved conditions (at most 70% of
+    questions never solved, zero-inflation statistic <= 6.635), on the same replications.
+    """
     rng = np.random.default_rng(seed)
     m, n = design.questions, design.samples
     counts = rng.binomial(n, design.draw_p(rng, (reps, m)))
@@ -204,15 +217,26 @@ def simulate(design: Design, reps: int, seed: int) -> dict[str, tuple[float, ...
                                                       design.k, x[positive])
     near = np.minimum(x, 1.0 - x)
     rule = positive & (near <= NEAR_SHARE) & (m * near <= NEAR_EVENTS) & (m >= MIN_QUESTIONS)
-    rule &= not (design.metric == "pass@k" and design.k >= 2)  # taken out after held-out
+    # Pass^k with k >= 2 only: Pass@k with k >= 2 taken out after the held-out designs,
+    # Pass@1 (= Pass^1) after the second generated set (kpass.stats.beta_binomial.RULE)
+    rule &= design.metric == "pass^k" and design.k >= 2
+    # not zero-inflated: at most 70% never solved, the zero-inflation statistic <= 6.635
+    before = rule.copy()  # the rule before the never-solved conditions (for comparison)
+    weights = (counts[:, :, None] == np.arange(n + 1)[None, None, :]).sum(axis=1)
+    rule &= weights[:, 0] <= NEVER_SOLVED_SHARE * m
+    if rule.any():
+        statistic = zero_inflation_lr(np.full(n + 1, n), np.arange(n + 1), weights[rule])
+        rule[rule] = statistic <= ZERO_INFLATION_LR
     lo_a, hi_a = np.where(rule, lo_b, lo_s), np.where(rule, hi_b, hi_s)
     truth = design.truth
     out: dict[str, tuple[float, ...]] = {}
+    lo_o, hi_o = np.where(before, lo_b, lo_s), np.where(before, hi_b, hi_s)
     for name, (lo, hi) in (("se-based", (lo_s, hi_s)), ("betabin", (lo_b, hi_b)),
-                           ("auto", (lo_a, hi_a))):
+                           ("auto", (lo_a, hi_a)), ("before", (lo_o, hi_o))):
         low, high = float(np.mean(hi < truth)), float(np.mean(lo > truth))
         out[name] = (1.0 - low - high, low, high, float(np.mean(hi - lo)))
     out["used"] = (float(rule.mean()),)
+    out["used before"] = (float(before.mean()),)
     # the oracle: the central 95% of the estimate's own sampling distribution (known only
     # to the simulation), the width of the shift interval [x - q_hi, x - q_lo] that
     # covers exactly 95% with 2.5% per tail

@@ -1,7 +1,7 @@
 """Coverage, tails and width of the intervals over questions on GENERATED held-out designs.
 
     nice -n 10 python benchmarks/bench_coverage_generated.py [--reps 500] [--seed 20261129]
-        [--designs 24] [--list] [--markdown]
+        [--designs 24] [--mix general|never-solved] [--only 0,3,7] [--list] [--markdown]
 
 The designs are drawn from a seed by :func:`generate`, which was written down and committed
 before any of them was simulated, and they were not used to change any interval or rule
@@ -23,13 +23,30 @@ The generator (design i uses ``numpy.random.default_rng([seed, i])``):
 - drawn again (same rng) until the population value is near a bound: the smaller of Pass^k
   and 1 - Pass^k in [0.003, 0.3] (the boundary region and a little past the rule's 0.2).
 
+The ``never-solved`` mix (``--mix never-solved``; the third set, seed 20261203: written and
+committed before any of its designs was simulated, to validate the ``auto`` rule's
+never-solved conditions, ``kpass.stats.beta_binomial.NEVER_SOLVED_SHARE`` and
+``ZERO_INFLATION_LR``, chosen on the first two sets) weights the draw toward the class
+where the Beta model fails:
+
+- samples per question n from {4, 8, 16}; k from {2, 4, 8} with k <= n (Pass^2-Pass^8, the
+  metrics the rule can give the beta-binomial interval); questions M from
+  {20, 30, 50, 100, 200} (the rule's range);
+- 1-3 Beta components as above, plus with probability 0.65 a share uniform in (0.3, 0.7)
+  of impossible questions (p = 0); no always-solved questions, no mirroring (the other
+  0.35 are the controls: rare Pass^k without never-solved mass, where the beta-binomial
+  interval was meant to help);
+- drawn again until Pass^k is in [0.003, 0.3].
+
 The population value is exact: E[p^k] of a Beta is prod_{j<k} (a + j) / (a + b + j).
 Per design and method: ``cov`` (share of intervals holding the value), ``low`` (wholly
 below it), ``high`` (wholly above), mean ``width``; methods as in
 ``bench_coverage_betabin.py`` (se-based, betabin wherever se > 0, auto by the rule);
-``oracle/se width``: the width of the oracle interval (the central 95% of the unbiased
-estimate's own sampling distribution, which only the simulation knows: the exact 95%
-shift interval around that estimate) over the se-based width.
+``before`` (``--before``): ``auto`` by the rule without its never-solved conditions, on
+the same replications (the second set's rule for Pass^k with k >= 2); ``oracle/se
+width``: the width of the oracle interval (the central 95% of the unbiased estimate's own
+sampling distribution, which only the simulation knows: the exact 95% shift interval
+around that estimate) over the se-based width.
 At 500 replications the Monte Carlo SE of a tail share of 0.025 is 0.007, of coverage
 0.95 0.010. The default run takes a few minutes on one core.
 """
@@ -55,6 +72,11 @@ COUNT = 24
 SAMPLES = (1, 4, 16)
 KS = (1, 2, 4, 8)
 QUESTIONS = (10, 15, 20, 30, 50, 100, 200)
+MIXES = ("general", "never-solved")
+HARD_SAMPLES = (4, 8, 16)
+HARD_KS = (2, 4, 8)
+HARD_QUESTIONS = (20, 30, 50, 100, 200)
+NEVER_SOLVED_CHANCE = 0.65
 
 
 @dataclass(frozen=True)
@@ -115,16 +137,36 @@ def _population(rng: np.random.Generator) -> Population:
     return Population(tuple(betas), zero, one)
 
 
-def generate(seed: int = SEED, count: int = COUNT) -> list[Design]:
-    """The held-out designs (module docstring), design i from ``default_rng([seed, i])``."""
+def _never_solved_population(rng: np.random.Generator) -> Population:
+    """The ``never-solved`` mix's population (module docstring)."""
+    count = int(rng.integers(1, 4))
+    weights = rng.dirichlet(np.ones(count))
+    betas = []
+    for w in weights:
+        mean = rng.uniform(0.02, 0.98)
+        precision = float(np.exp(rng.uniform(np.log(0.3), np.log(30.0))))
+        betas.append((float(w), mean * precision, (1.0 - mean) * precision))
+    zero = float(rng.uniform(0.3, 0.7)) if rng.random() < NEVER_SOLVED_CHANCE else 0.0
+    return Population(tuple((w * (1.0 - zero), a, b) for w, a, b in betas), zero, 0.0)
+
+
+def generate(seed: int = SEED, count: int = COUNT, mix: str = "general") -> list[Design]:
+    """The held-out designs (module docstring), design i from ``default_rng([seed, i])``.
+
+    ``mix``: ``general`` (the first two sets' generator) or ``never-solved`` (the third
+    set's: Pass^2-Pass^8, 20-200 questions, most designs with 30-70% impossible questions).
+    """
+    if mix not in MIXES:
+        raise ValueError(f"`mix` must be one of {', '.join(MIXES)}; got {mix!r}")
+    hard = mix == "never-solved"
     out: list[Design] = []
     for index in range(count):
         rng = np.random.default_rng([seed, index])
-        samples = int(rng.choice(SAMPLES))
-        k = int(rng.choice([k for k in KS if k <= samples]))
-        questions = int(rng.choice(QUESTIONS))
+        samples = int(rng.choice(HARD_SAMPLES if hard else SAMPLES))
+        k = int(rng.choice([k for k in (HARD_KS if hard else KS) if k <= samples]))
+        questions = int(rng.choice(HARD_QUESTIONS if hard else QUESTIONS))
         while True:
-            population = _population(rng)
+            population = _never_solved_population(rng) if hard else _population(rng)
             truth = population.value(k)
             if 0.003 <= min(truth, 1.0 - truth) <= 0.3:
                 break
@@ -140,10 +182,18 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=500)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--designs", type=int, default=COUNT)
+    parser.add_argument("--mix", choices=MIXES, default="general",
+                        help="the design generator (module docstring)")
+    parser.add_argument("--only", type=str, default=None,
+                        help="comma-separated design indices to simulate (default: all)")
+    parser.add_argument("--before", action="store_true",
+                        help="add auto by the rule without its never-solved conditions")
     parser.add_argument("--list", action="store_true", help="list the designs, simulate none")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
-    designs = generate(args.seed, args.designs)
+    designs = generate(args.seed, args.designs, args.mix)
+    chosen = (set(range(len(designs))) if args.only is None
+              else {int(i) for i in args.only.split(",")})
     if args.list:
         for design in designs:
             print(f"{design.name}, M={design.questions}")
@@ -152,8 +202,12 @@ def main() -> None:
     header = ["design (generated, held-out)", "M", "se-based cov", "low", "high", "width",
               "betabin cov", "low", "high", "width", "auto cov", "low", "high", "width",
               "used", "auto/se width", "oracle/se width"]
+    if args.before:
+        header += ["before cov", "low", "high", "used", "before/se width"]
     rows = []
     for index, design in enumerate(designs):
+        if index not in chosen:
+            continue
         r = simulate(design, args.reps, args.seed * 100 + index)
         row = [design.name, str(design.questions)]
         for name in ("se-based", "betabin", "auto"):
@@ -161,10 +215,13 @@ def main() -> None:
         row.append(f"{r['used'][0]:.2f}")
         row.append(f"{r['auto'][3] / r['se-based'][3]:.2f}")
         row.append(f"{r['oracle'][0] / r['se-based'][3]:.2f}")
+        if args.before:
+            row += [f"{v:.3f}" for v in r["before"][:3]]
+            row += [f"{r['used before'][0]:.2f}", f"{r['before'][3] / r['se-based'][3]:.2f}"]
         rows.append(row)
         print(" | ".join(row), file=sys.stderr, flush=True)
     print_table(header, rows, args.markdown)
-    print(f"\n{args.reps} replications per design, seed {args.seed} (design i: "
+    print(f"\n{args.reps} replications per design, seed {args.seed}, mix {args.mix} (design i: "
           f"default_rng([seed, i]); replications: seed * 100 + i); "
           f"{time.perf_counter() - start:.0f} s")
 

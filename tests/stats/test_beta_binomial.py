@@ -20,15 +20,18 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq, minimize, minimize_scalar
 from scipy.special import stdtrit
-from scipy.stats import betabinom
+from scipy.stats import betabinom, chi2
 
 import kpass
 from kpass.report.from_counts import report_table
 from kpass.stats.beta_binomial import (
     INTERVAL_CHOICES,
+    NEVER_SOLVED_SHARE,
+    ZERO_INFLATION_LR,
     beta_binomial_interval,
     profile_ends,
     uses_beta_binomial,
+    zero_inflation_lr,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -139,32 +142,113 @@ def test_the_interval_holds_the_unbiased_estimate_when_asked():
     assert hi - lo < 0.2
 
 
+#: per-question counts with a few never-solved questions and no zero inflation (the rule's
+#: count conditions hold: 2 of 10 never solved; scipy's statistic 0 in the test below)
+SOME = {"n_samples": [8] * 10, "n_correct": [1, 2, 3, 0, 1, 2, 4, 1, 0, 2]}
+
+
 def test_the_auto_rule_is_the_written_one():
     assert INTERVAL_CHOICES == ("auto", "se-based", "beta-binomial")
     # near a bound: share <= 0.2 and questions' worth <= 25
-    assert uses_beta_binomial("auto", "pass^k", 4, 0.05, 0.01, 200, False)      # 10 worth
+    assert uses_beta_binomial("auto", "pass^k", 4, 0.05, 0.01, 200, False, **SOME)      # 10 worth
     # Pass@1 = Pass^1: never under auto (taken out after the generated held-out designs)
-    assert not uses_beta_binomial("auto", "pass@k", 1, 0.97, 0.01, 200, False)
-    assert not uses_beta_binomial("auto", "pass^k", 1, 0.03, 0.01, 200, False)
-    assert uses_beta_binomial("beta-binomial", "pass^k", 1, 0.03, 0.01, 200, False)
-    assert uses_beta_binomial("auto", "pass^k", 2, 0.03, 0.01, 200, False)      # 6 worth
+    assert not uses_beta_binomial("auto", "pass@k", 1, 0.97, 0.01, 200, False, **SOME)
+    assert not uses_beta_binomial("auto", "pass^k", 1, 0.03, 0.01, 200, False, **SOME)
+    assert uses_beta_binomial("beta-binomial", "pass^k", 1, 0.03, 0.01, 200, False, **SOME)
+    assert uses_beta_binomial("auto", "pass^k", 2, 0.03, 0.01, 200, False, **SOME)      # 6 worth
     # Pass@k with k >= 2: never under auto (taken out after the held-out designs)
-    assert not uses_beta_binomial("auto", "pass@k", 2, 0.97, 0.01, 200, False)
-    assert uses_beta_binomial("beta-binomial", "pass@k", 2, 0.97, 0.01, 200, False)
-    assert not uses_beta_binomial("auto", "pass^k", 4, 0.15, 0.01, 200, False)  # 30 worth
-    assert not uses_beta_binomial("auto", "pass^k", 4, 0.3, 0.05, 20, False)    # share 0.3
-    assert uses_beta_binomial("auto", "pass^k", 4, 0.2, 0.05, 50, False)        # both limits
+    assert not uses_beta_binomial("auto", "pass@k", 2, 0.97, 0.01, 200, False, **SOME)
+    assert uses_beta_binomial("beta-binomial", "pass@k", 2, 0.97, 0.01, 200, False, **SOME)
+    assert not uses_beta_binomial("auto", "pass^k", 4, 0.15, 0.01, 200, False, **SOME)  # 30 worth
+    assert not uses_beta_binomial("auto", "pass^k", 4, 0.3, 0.05, 20, False, **SOME)    # share 0.3
+    assert uses_beta_binomial("auto", "pass^k", 4, 0.2, 0.05, 50, False, **SOME)  # both limits
     # never: another metric, clusters, se = 0 or None, se-based
-    assert not uses_beta_binomial("auto", "maj@k", 4, 0.05, 0.01, 200, False)
-    assert not uses_beta_binomial("auto", "pass^k", 4, 0.05, 0.01, 200, True)
-    assert not uses_beta_binomial("auto", "pass^k", 4, 0.05, 0.0, 200, False)
-    assert not uses_beta_binomial("auto", "pass^k", 4, 0.05, None, 200, False)
-    assert not uses_beta_binomial("se-based", "pass^k", 4, 0.05, 0.01, 200, False)
+    assert not uses_beta_binomial("auto", "maj@k", 4, 0.05, 0.01, 200, False, **SOME)
+    assert not uses_beta_binomial("auto", "pass^k", 4, 0.05, 0.01, 200, True, **SOME)
+    assert not uses_beta_binomial("auto", "pass^k", 4, 0.05, 0.0, 200, False, **SOME)
+    assert not uses_beta_binomial("auto", "pass^k", 4, 0.05, None, 200, False, **SOME)
+    assert not uses_beta_binomial("se-based", "pass^k", 4, 0.05, 0.01, 200, False, **SOME)
     # beta-binomial: wherever it applies, mid-range too
-    assert uses_beta_binomial("beta-binomial", "pass@k", 4, 0.5, 0.05, 50, False)
+    assert uses_beta_binomial("beta-binomial", "pass@k", 4, 0.5, 0.05, 50, False, **SOME)
     # fewer than 20 questions: never under auto (MIN_QUESTIONS)
-    assert not uses_beta_binomial("auto", "pass^k", 4, 0.1, 0.05, 19, False)
-    assert uses_beta_binomial("auto", "pass^k", 4, 0.1, 0.05, 20, False)
+    assert not uses_beta_binomial("auto", "pass^k", 4, 0.1, 0.05, 19, False, **SOME)
+    assert uses_beta_binomial("auto", "pass^k", 4, 0.1, 0.05, 20, False, **SOME)
+
+
+def _scipy_zero_inflation_lr(n, c):
+    """2 (l_ZI - l) from scipy.stats.betabinom, each maximum by Nelder-Mead from 4 starts."""
+    n, c = np.asarray(n), np.asarray(c)
+    zero = c == 0
+
+    def plain(t):  # log a, log b kept in [-15, 15] (Nelder-Mead can overflow them)
+        return -float(betabinom.logpmf(c, n, *np.exp(np.clip(t, -15.0, 15.0))).sum())
+
+    def inflated(t):
+        w = 1.0 / (1.0 + math.exp(-t[0]))
+        f = betabinom.pmf(c, n, *np.exp(np.clip(t[1:], -15.0, 15.0)))
+        return -float(np.log(np.where(zero, w + (1.0 - w) * f, (1.0 - w) * f)).sum())
+
+    options = {"xatol": 1e-9, "fatol": 1e-11, "maxiter": 40000, "maxfev": 40000}
+    starts = ([0.0, 0.0], [-2.0, 1.0], [1.0, -2.0], [3.0, 3.0])
+    l_plain = max(-minimize(plain, s, method="Nelder-Mead", options=options).fun
+                  for s in starts)
+    l_inflated = max(-minimize(inflated, [w0, *s], method="Nelder-Mead", options=options).fun
+                     for s in starts for w0 in (-6.0, 0.0))
+    return max(2.0 * (l_inflated - l_plain), 0.0)
+
+
+def _cells(n, c):
+    keys, weight = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
+    return keys[:, 0], keys[:, 1], weight
+
+
+@pytest.mark.parametrize("n, c", [
+    ([16] * 40, [0] * 12 + [1] * 7 + [6] * 7 + [7] * 7 + [8] * 7),   # about 5.6
+    ([16] * 40, [0] * 12 + [1] * 6 + [6] * 8 + [7] * 7 + [8] * 7),   # inflated: about 9.0
+    ([4] * 30 + [8] * 20 + [16] * 10,                                  # mixed n, 3 zero cells
+     [0] * 14 + [1, 2, 3, 4] * 4 + [0] * 8 + [5, 6, 7, 8] * 3 + [0] * 4 + [9, 12] * 3),
+    ([8] * 10, [1, 2, 3, 0, 1, 2, 4, 1, 0, 2]),                        # SOME: no inflation
+])
+def test_zero_inflation_lr_matches_scipy(n, c):
+    ours = zero_inflation_lr(*_cells(np.asarray(n), np.asarray(c)))[0]
+    assert ours == pytest.approx(_scipy_zero_inflation_lr(n, c), abs=2e-3)
+
+
+def test_zero_inflation_lr_is_zero_without_zeros_or_with_only_zeros():
+    assert zero_inflation_lr([4, 4], [1, 3], [[5, 5], [3, 0]]).tolist() == [0.0, 0.0]
+    assert zero_inflation_lr([4], [0], [7]).tolist() == [0.0]
+
+
+def test_the_auto_rule_leaves_zero_inflated_questions_on_the_se_based_interval():
+    def auto(n, c):
+        n, c = np.asarray(n), np.asarray(c)
+        return uses_beta_binomial("auto", "pass^k", 2, 0.05, 0.01, n.size, False,
+                                  n_samples=n, n_correct=c)
+
+    # the share of never-solved questions: 70 of 100 keeps the interval, 71 of 100 does not
+    # (the zero-inflation statistic, checked against scipy above, is 0 for both: only the
+    # share decides)
+    at, over = ([0] * 70 + [1] * 20 + [2] * 7 + [3] * 2 + [4],
+                [0] * 71 + [1] * 19 + [2] * 7 + [3] * 2 + [4])
+    assert NEVER_SOLVED_SHARE == 0.7
+    for c in (at, over):
+        assert zero_inflation_lr(*_cells(np.full(100, 4), np.asarray(c)))[0] < 0.01
+    assert auto([4] * 100, at)
+    assert not auto([4] * 100, over)
+    # the statistic: one question moved from c = 6 to c = 1 takes it over 6.635 (30% never
+    # solved, the share far from 0.7): 12 impossible questions beside a middle of c = 6-8
+    below = [0] * 12 + [1] * 7 + [6] * 7 + [7] * 7 + [8] * 7
+    above = [0] * 12 + [1] * 6 + [6] * 8 + [7] * 7 + [8] * 7
+    assert ZERO_INFLATION_LR == pytest.approx(chi2.isf(0.01, 1), abs=5e-4)
+    # (both vectors are test_zero_inflation_lr_matches_scipy's first two: scipy gives 5.6
+    # and 9.0, far from 6.635 against the 0.002 agreement asserted there)
+    lrs = [zero_inflation_lr(*_cells(np.full(40, 16), np.asarray(c)))[0] for c in (below, above)]
+    assert lrs[0] < ZERO_INFLATION_LR - 0.5 and lrs[1] > ZERO_INFLATION_LR + 0.5
+    assert auto([16] * 40, below)
+    assert not auto([16] * 40, above)
+    # the count checks are auto's only: beta-binomial asks for the interval regardless
+    assert uses_beta_binomial("beta-binomial", "pass^k", 2, 0.05, 0.01, 100, False,
+                              n_samples=[4] * 100, n_correct=over)
 
 
 @pytest.mark.parametrize("call, words", [
@@ -207,6 +291,25 @@ def test_the_report_gives_rare_pass_hat_k_the_beta_binomial_interval_and_says_so
     assert auto["Pass@4"]["se_method"] == plain["Pass@4"]["se_method"]
     assert "beta-binomial profile likelihood" in _table(counts, k=[4]).render("markdown") or \
         "beta-binomial" in _table(counts, k=[4]).render("json")
+
+
+def test_the_report_keeps_mostly_never_solved_questions_on_the_se_based_interval():
+    """71 of 100 questions never solved (the share condition), and 12 of 40 impossible
+    beside a middle of c = 6-8 (the zero-inflation statistic, about 9.0 by scipy above):
+    Pass^2 prints the se-based interval under auto, the beta-binomial one when asked."""
+    cases = ((4, [0] * 71 + [1] * 19 + [2] * 7 + [3] * 2 + [4]),
+             (16, [0] * 12 + [1] * 6 + [6] * 8 + [7] * 7 + [8] * 7))
+    for n, c in cases:
+        counts = kpass.BinaryCounts([n] * len(c), c)
+        auto = {row["label"]: row for row in _table(counts, k=[2]).rows}["Pass^2"]
+        plain = {row["label"]: row for row in _table(counts, k=[2],
+                                                     interval_method="se-based").rows}["Pass^2"]
+        asked = {row["label"]: row for row in _table(counts, k=[2],
+                                                     interval_method="beta-binomial").rows}
+        assert auto["estimate"] <= 0.2 and auto["questions"] >= 20  # inside the rest of the rule
+        assert auto["se_method"] == plain["se_method"] != "beta-binomial"
+        assert (auto["lo"], auto["hi"]) == (plain["lo"], plain["hi"])
+        assert asked["Pass^2"]["se_method"] == "beta-binomial"
 
 
 def test_interval_method_beta_binomial_applies_mid_range_and_never_with_clusters():
@@ -355,3 +458,21 @@ def test_generated_held_out_few_questions_no_interval_holds_its_level():
     over = bench.simulate(high_design, 500, 20261130 * 100 + 8)["auto"][0]
     assert DISCRETE_COVERAGE[0] <= under < 0.9
     assert 0.97 < over <= DISCRETE_COVERAGE[1]
+
+
+@pytest.mark.slow
+def test_third_generated_set_many_never_solved_questions_get_the_se_based_interval():
+    """The third generated set (``--mix never-solved``, seed 20261203, held out: run once
+    after the never-solved conditions were fixed), design 0: Pass^8 = 0.024 with 57%
+    impossible questions, 16 samples, 100 questions, 500 replications seeded as the
+    benchmark. Without the conditions the beta-binomial interval covered 0.734 (26% of
+    intervals below the value); with them auto takes it in at most 5% of replications and
+    covers 0.93-0.97 with each tail at most 3.5% + 2 SE (0.013)."""
+    gen = _generated()
+    design = gen.generate(20261203, 1, "never-solved")[0]
+    assert design.k == 8 and design.questions == 100
+    result = _bench().simulate(design, 500, 20261203 * 100)
+    cover, low, high, _ = result["auto"]
+    assert result["before"][0] < 0.8 and result["used before"][0] > 0.9, result
+    assert result["used"][0] <= 0.05, result
+    assert 0.93 <= cover <= 0.97 and low <= 0.048 and high <= 0.048, result

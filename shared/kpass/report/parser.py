@@ -290,8 +290,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--interval-method", choices=INTERVAL_CHOICES, default="auto",
                         metavar="METHOD",
                         help="the interval over questions of Pass@k and Pass^k: auto (for "
-                             "Pass^k and Pass@1 near 0 or 1, within 20%% and 25 questions' "
-                             "worth of the bound, from 20 questions: a beta-binomial "
+                             "Pass^k with k >= 2 near 0 or 1, within 20%% and 25 questions' "
+                             "worth of the bound, from 20 questions, at most 70%% never "
+                             "solved and not zero-inflated: a beta-binomial "
                              "profile-likelihood interval; default), se-based (from the "
                              "estimate and se: t, score or exact) or beta-binomial (wherever "
                              "se > 0, without --clusters)")

@@ -281,14 +281,18 @@ def _beta_binomial(row: Row, metric: str, counts: Any, choice: str, clustered: b
     """Give a Pass@k or Pass^k row the beta-binomial interval where ``choice`` says so.
 
     :func:`kpass.stats.beta_binomial.uses_beta_binomial` decides (the ``auto`` rule: near
-    0 or 1, no clusters, se > 0); the fit uses the questions with at least k samples.
+    0 or 1, no clusters, se > 0, not zero-inflated); the fit and the rule use the questions
+    with at least k samples.
     """
     from ..stats.beta_binomial import beta_binomial_interval, uses_beta_binomial
 
-    if row.k is None or not uses_beta_binomial(choice, metric, row.k, row.estimate, row.se,
-                                               row.questions, clustered):
+    if row.k is None:
         return
     keep = counts.n_samples >= row.k
+    if not uses_beta_binomial(choice, metric, row.k, row.estimate, row.se, row.questions,
+                              clustered, n_samples=counts.n_samples[keep],
+                              n_correct=counts.n_correct[keep]):
+        return
     row.lo, row.hi = beta_binomial_interval(counts.n_samples[keep], counts.n_correct[keep],
                                             row.k, metric, row.estimate, confidence)
     row.se_method = "beta-binomial"
