@@ -26,6 +26,9 @@ the subsets; estimators compared on the same replication:
   p-IRT's mean squared error on the reference models on the same subset and ``s^2`` the
   subset's variance of y (their heuristic for the random-anchor case).
 
+The table gives the coverage and its two tails: ``lo > truth`` (the interval lay above the
+full run's value) and ``hi < truth`` (below it), each 0.025 for an interval with even tails.
+
 Run: ``python benchmarks/bench_subset.py [--reps 200]`` (a few minutes).
 """
 
@@ -82,7 +85,7 @@ def run(truth: str, samples: int, ms: tuple[int, ...], reps: int, seed: int,
         errors: dict[str, list[float]] = {key: [] for key in
                                           ("kpass", "kpass-srs", "plain", "p-IRT", "gp-IRT",
                                            "oracle")}
-        covered, ses, srs_ses, explained = [], [], [], []
+        covered, above, below, ses, srs_ses, explained = [], [], [], [], [], []
         for rep in range(reps):
             c_new = rng.binomial(samples, w["p_new"])
             full = BinaryCounts(np.full(N, samples), c_new, ids=ids)
@@ -98,6 +101,8 @@ def run(truth: str, samples: int, ms: tuple[int, ...], reps: int, seed: int,
                 errors[key].append(result.estimate - truth_value)
                 if key == "kpass":
                     covered.append(result.lo <= truth_value <= result.hi)
+                    above.append(result.lo > truth_value)
+                    below.append(result.hi < truth_value)
                     ses.append(result.se)
                     srs_ses.append(result.srs_se)
                     explained.append(result.explained)
@@ -113,6 +118,7 @@ def run(truth: str, samples: int, ms: tuple[int, ...], reps: int, seed: int,
             errors["p-IRT"].append(pirt - truth_value)
             errors["gp-IRT"].append(gpirt - truth_value)
         out[m] = {"coverage": float(np.mean(covered)),
+                  "missed_above": float(np.mean(above)), "missed_below": float(np.mean(below)),
                   "rmse": {key: float(np.sqrt(np.mean(np.square(v)))) for key, v in
                            errors.items()},
                   "bias": {key: float(np.mean(v)) for key, v in errors.items()},
@@ -163,16 +169,18 @@ def main() -> None:
     parser.add_argument("--m", type=int, nargs="+", default=[50, 100, 200])
     parser.add_argument("--truths", nargs="+", default=list(TRUTHS))
     options = parser.parse_args()
-    print("| truth | samples | m | coverage | RMSE kpass | kpass-srs | plain SRS | p-IRT | "
-          "gp-IRT | oracle | kpass / plain | oracle / plain | explained |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| truth | samples | m | coverage | lo > truth | hi < truth | RMSE kpass | kpass-srs | "
+          "plain SRS | p-IRT | gp-IRT | oracle | kpass / plain | oracle / plain | explained |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
+          "| --- |")
     for truth in options.truths:
         for samples in options.samples:
             started = time.perf_counter()
             result = run(truth, samples, tuple(options.m), options.reps, options.seed)
             for m, r in result.items():
                 e = r["rmse"]
-                print(f"| {truth} | {samples} | {m} | {r['coverage']:.3f} | {e['kpass']:.4f} | "
+                print(f"| {truth} | {samples} | {m} | {r['coverage']:.3f} | "
+                      f"{r['missed_above']:.3f} | {r['missed_below']:.3f} | {e['kpass']:.4f} | "
                       f"{e['kpass-srs']:.4f} | {e['plain']:.4f} | {e['p-IRT']:.4f} | "
                       f"{e['gp-IRT']:.4f} | {e['oracle']:.4f} | {e['kpass'] / e['plain']:.2f} | "
                       f"{e['oracle'] / e['plain']:.2f} | "

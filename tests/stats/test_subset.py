@@ -130,3 +130,14 @@ def test_choose_bad_input(m, seed, design, words):
     reference, _, _ = world(6)
     with pytest.raises((TypeError, ValueError), match=words):
         kpass.choose_questions(reference, m, seed=seed, design=design)
+
+
+def test_explained_is_zero_when_every_chosen_value_is_equal():
+    """All chosen answers right: S_y is 0 (up to rounding), the predictions explain nothing
+    (formerly 1 - S_e / 1e-33, about -1e29)."""
+    reference, _, ids = world(2)
+    subset = kpass.choose_questions(reference, 30, seed=4)
+    new = kpass.BinaryCounts(np.ones(N, dtype=int), np.ones(N, dtype=int), ids=ids)
+    result = kpass.subset_estimate(kpass.pass_at_k, new, 1, subset=subset, reference=reference)
+    assert result.explained == 0.0
+    assert result.hi == 1.0 and result.lo < 1.0

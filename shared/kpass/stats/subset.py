@@ -312,7 +312,8 @@ def _estimate(metric: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, A
     return SubsetEstimate(
         estimate=estimate, se=se, lo=float(lo), hi=float(hi), confidence=confidence, df=df,
         srs_se=float(np.sqrt(max(1 - m / N, 0.0) * S_y / m)),
-        explained=float(1 - S_e / S_y) if S_y > 0 else 0.0, prediction=prediction,
+        # every y equal on the subset (S_y is 0 up to rounding): nothing to explain
+        explained=float(1 - S_e / S_y) if np.ptp(y) > 0 else 0.0, prediction=prediction,
         ability=theta, questions=m, population=N, design=subset.design)
 
 
