@@ -141,3 +141,61 @@ def test_explained_is_zero_when_every_chosen_value_is_equal():
     result = kpass.subset_estimate(kpass.pass_at_k, new, 1, subset=subset, reference=reference)
     assert result.explained == 0.0
     assert result.hi == 1.0 and result.lo < 1.0
+
+
+def test_noise_moments_match_exact_enumeration():
+    """V_0 and kappa_3 against the exact second and third moments of the estimator's error,
+    enumerated over every stratified draw and every 0/1 outcome of a 7-question benchmark
+    (independent Bernoulli(p_q) answers, predictions f_q = p_q): averaged over the draws, the
+    formulas (linear in the chosen questions' moments) equal the exact moments."""
+    from itertools import combinations, product
+
+    from kpass.stats.subset import _noise, _noise_moments
+    from kpass.stats.subset_design import Subset
+
+    p = np.array([0.97, 0.9, 0.6, 0.85, 0.99, 0.3, 0.75])
+    strata = [np.array([0, 1, 2, 3]), np.array([4, 5, 6])]
+    take = [2, 2]
+    N = len(p)
+    noise_all = _noise(p, 1, np.array([0.0, 1.0]))
+    draws = list(product(*[combinations(h, t) for h, t in zip(strata, take, strict=True)]))
+    formula = np.zeros(2)
+    exact = np.zeros(2)
+    for draw in draws:
+        chosen = np.concatenate([np.array(d) for d in draw])
+        label = np.concatenate([np.full(t, h) for h, t in enumerate(take)])
+        pi = np.concatenate([np.full(t, t / len(s)) for s, t in zip(strata, take, strict=True)])
+        subset = Subset(ids=tuple(chosen.tolist()), inclusion=pi, stratum=label, population=N,
+                        design="stratified")
+        formula += np.array(_noise_moments(noise_all[:, chosen], subset)) / len(draws)
+        # the estimator's error over every outcome y: HT mean of y - p minus the full mean
+        for y in product((0, 1), repeat=N):
+            y = np.array(y)
+            weight = np.prod(np.where(y == 1, p, 1 - p))
+            error = (1 / pi) @ (y - p)[chosen] / N - (y - p).mean()
+            exact += weight * np.array([error ** 2, error ** 3]) / len(draws)
+    assert formula == pytest.approx(exact, rel=1e-10)
+
+
+def test_hall_inverse_and_interval():
+    """g^{-1} against a numerical root of Hall's g; gamma = 0 gives estimate -/+ t se."""
+    from scipy.optimize import brentq
+    from scipy.stats import t as student
+
+    from kpass.stats.subset import _hall_inverse, _skew_interval
+
+    for gamma in (-1.2, -0.3, -1e-9, 0.0, 1e-9, 0.25, 0.9):
+        def g(t, gamma=gamma):
+            return t + gamma * t ** 2 / 3 + gamma ** 2 * t ** 3 / 27 + gamma / 6
+
+        for x in (-2.5, -0.4, 0.0, 1.96, 3.0):
+            root = brentq(lambda t, x=x, g=g: g(t) - x, -1e3, 1e3, xtol=1e-14)
+            assert _hall_inverse(x, gamma) == pytest.approx(root, abs=1e-9)
+    q = student.ppf(0.975, 40)
+    assert _skew_interval(0.5, 0.05, 0.0, 40, 0.95) == pytest.approx((0.5 - q * 0.05,
+                                                                      0.5 + q * 0.05))
+    # left-skewed errors (a near-1 score): the interval reaches further down than up
+    lo, hi = _skew_interval(0.9, 0.03, -0.4, 40, 0.95)
+    assert 0.9 - lo > q * 0.03 > hi - 0.9 > 0
+    # clipped to [0, 1] and holding the (clipped) estimate
+    assert _skew_interval(1.02, 0.01, -0.4, 40, 0.95)[1] == 1.0
