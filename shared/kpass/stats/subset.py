@@ -114,8 +114,9 @@ class SubsetEstimate:
 
     Attributes:
         estimate: the estimate of the mean over all N questions (clipped to [0, 1]).
-        se: its standard error over the draw of the subset.
-        lo: lower end of the interval.
+        se: its standard error over the draw of the subset (the residuals' design variance,
+            kept from falling far below the IRT model's own sampling noise; module docstring).
+        lo: lower end of the interval (skewness-corrected near 0 and 1; module docstring).
         hi: upper end of the interval.
         confidence: the interval's level.
         df: the t reference's degrees of freedom (m - H).
@@ -267,10 +268,10 @@ def subset_estimate(metric: Any, R_new: Any, *args: Any, subset: Subset,
                     **kwargs: Any) -> SubsetEstimate:
     r"""Estimate a new model's score on the whole benchmark from its outcomes on a subset.
 
-    See the module docstring for the estimand, the cross-fitted model-assisted estimator and
-    its standard error. The interval's validity comes from the random draw of the subset
-    (:func:`kpass.choose_questions`), whatever the IRT model's fit; how well the reference
-    models predict the new one only sets its width.
+    See the module docstring for the estimand, the cross-fitted model-assisted estimator, its
+    standard error and the interval's small-sample corrections. The interval's validity
+    comes from the random draw of the subset (:func:`kpass.choose_questions`), whatever the
+    IRT model's fit; how well the reference models predict the new one only sets its width.
 
     Args:
         metric: a binary pass-family point function (``kpass.pass_at_k``, ``kpass.pass_hat_k``,
