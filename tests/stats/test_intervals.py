@@ -89,6 +89,20 @@ def test_mid_range_is_estimate_plus_minus_t_se():
     assert (result.lo, result.hi) == pytest.approx((0.5 - q * 0.05, 0.5 + q * 0.05), rel=1e-12)
 
 
+@pytest.mark.parametrize("estimate, bounds", [(0.0, (0.0, 1.0)), (1.0, (0.0, 1.0)),
+                                             (-1.0, (-1.0, 1.0))])
+def test_an_estimate_at_a_bound_with_se_gets_the_clipped_t_interval(estimate, bounds):
+    """A clipped estimator can sit on a bound with se > 0 (n_eff = 0): not [L, U], but
+    estimate -/+ t se clipped (scipy's t quantile)."""
+    from scipy.stats import t
+
+    got = interval(estimate, 0.01, 49, 50, 0.95, bounds=bounds)
+    half = t.ppf(0.975, 49) * 0.01
+    assert (got.lo, got.hi) == pytest.approx((max(bounds[0], estimate - half),
+                                              min(bounds[1], estimate + half)), abs=1e-12)
+    assert got.method == "t"
+
+
 @pytest.mark.parametrize("m", [2, 5, 10, 30, 100])
 def test_se_zero_bound_at_one_is_exact_binomial(m):
     """All M values 1: lo is the mu at which P(all M Bernoulli(mu) succeed) = alpha/2, by
@@ -130,7 +144,8 @@ def test_never_zero_width_always_clipped_and_named():
     assert np.all(lo < hi) and np.all(lo >= 0) and np.all(hi <= 1)
     assert np.all(lo <= x) and np.all(x <= hi)
     assert set(np.unique(method)) <= {0, 1, 2}
-    assert np.all((method == 2) == (se == 0))
+    # the exact bound: se = 0, or an estimate at 0 or 1 whose se is rounding noise
+    assert np.all((method == 2) == ((se == 0) | ((x * (1 - x) == 0) & (se < 1e-15))))
 
 
 def test_interval_refuses_nan_and_negative_se():

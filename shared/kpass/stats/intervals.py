@@ -77,6 +77,7 @@ import numpy as np
 from scipy.special import gammaincinv, stdtrit
 
 from .._core.counting.checks import InputError
+from ._common import ROUNDING
 
 __all__ = ["Interval", "METHODS", "interval", "intervals", "t_interval", "exact_half_width"]
 
@@ -213,9 +214,15 @@ def intervals(estimate: Any, se: Any, df: Any, units: Any, confidence: float = 0
     score = (reach > MATERIAL * q * s) | (t_lo < low) | (t_hi > high)
     lo = np.where(score, w_lo, t_lo)
     hi = np.where(score, w_hi, t_hi)
+    # An estimate at a bound with se > 0 (a clipped estimator, e.g. a difference estimator's
+    # clipped to [0, 1]) has n_eff = 0 and no score interval: the t interval, clipped.
+    edge = positive & (spread == 0.0)
+    score &= ~edge
+    lo = np.where(edge, t_lo, lo)
+    hi = np.where(edge, t_hi, hi)
     method = score.astype(int)
-    # se = 0: the exact bound
-    zero = ~positive
+    # se = 0: the exact bound (and an estimate at a bound whose se is rounding noise)
+    zero = ~positive | (edge & (s <= ROUNDING * room))
     if zero.any():
         width = np.maximum(x - low, high - x) * exact_half_width(units, confidence)
         width = np.broadcast_to(width, x.shape)
