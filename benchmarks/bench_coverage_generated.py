@@ -116,7 +116,8 @@ class Population:
         return " + ".join(parts)
 
 
-def _population(rng: np.random.Generator) -> Population:
+def _beta_mix(rng: np.random.Generator) -> list[tuple[float, float, float]]:
+    """1-3 Beta components (weight, a, b): uniform means, log-uniform precisions 0.3-30."""
     count = int(rng.integers(1, 4))
     weights = rng.dirichlet(np.ones(count))
     betas = []
@@ -124,6 +125,11 @@ def _population(rng: np.random.Generator) -> Population:
         mean = rng.uniform(0.02, 0.98)
         precision = float(np.exp(rng.uniform(np.log(0.3), np.log(30.0))))
         betas.append((float(w), mean * precision, (1.0 - mean) * precision))
+    return betas
+
+
+def _population(rng: np.random.Generator) -> Population:
+    betas = _beta_mix(rng)
     zero = float(rng.uniform(0.1, 0.7)) if rng.random() < 0.35 else 0.0
     one = float(rng.uniform(0.05, 0.3)) if rng.random() < 0.15 else 0.0
     rest = 1.0 - zero - one
@@ -139,13 +145,7 @@ def _population(rng: np.random.Generator) -> Population:
 
 def _never_solved_population(rng: np.random.Generator) -> Population:
     """The ``never-solved`` mix's population (module docstring)."""
-    count = int(rng.integers(1, 4))
-    weights = rng.dirichlet(np.ones(count))
-    betas = []
-    for w in weights:
-        mean = rng.uniform(0.02, 0.98)
-        precision = float(np.exp(rng.uniform(np.log(0.3), np.log(30.0))))
-        betas.append((float(w), mean * precision, (1.0 - mean) * precision))
+    betas = _beta_mix(rng)
     zero = float(rng.uniform(0.3, 0.7)) if rng.random() < NEVER_SOLVED_CHANCE else 0.0
     return Population(tuple((w * (1.0 - zero), a, b) for w, a, b in betas), zero, 0.0)
 

@@ -91,6 +91,16 @@ MINP_ENTRIES = 1 << 25
 beyond, it gives :func:`maxt_stepdown`'s p-values (valid, more conservative)."""
 
 
+def _checked(values: np.ndarray | Sequence[Sequence[float]], flips: int) -> np.ndarray:
+    """``values`` as a finite (rows, units) float array; ``flips`` a positive int."""
+    x = np.asarray(values, dtype=float)
+    if x.ndim != 2 or x.shape[1] < 1 or not np.isfinite(x).all():
+        raise InputError(f"`values` must be a finite (rows, units) array; got shape {x.shape}")
+    if isinstance(flips, bool) or not isinstance(flips, (int, np.integer)) or flips < 1:
+        raise InputError(f"`flips` must be a positive int; got {flips!r}")
+    return x
+
+
 def _patterns(units: int, flips: int, seed: int, exact_up_to: int) -> Iterator[np.ndarray]:
     """Blocks of sign patterns (rows of +-1), and whether they are the exact enumeration."""
     if units <= exact_up_to:
@@ -178,11 +188,7 @@ def maxt_stepdown(values: np.ndarray | Sequence[Sequence[float]], *, flips: int 
         >>> [round(float(p), 4) for p in maxt_stepdown(d)]
         [0.125, 0.25]
     """
-    x = np.asarray(values, dtype=float)
-    if x.ndim != 2 or x.shape[1] < 1 or not np.isfinite(x).all():
-        raise InputError(f"`values` must be a finite (rows, units) array; got shape {x.shape}")
-    if isinstance(flips, bool) or not isinstance(flips, (int, np.integer)) or flips < 1:
-        raise InputError(f"`flips` must be a positive int; got {flips!r}")
+    x = _checked(values, flips)
     if alternative not in ("two-sided", "greater"):
         raise InputError(f"`alternative` must be 'two-sided' or 'greater'; got {alternative!r}")
     one_sided = alternative == "greater"
@@ -266,11 +272,7 @@ def minp_stepdown(values: np.ndarray | Sequence[Sequence[float]], *, flips: int 
         >>> [round(float(p), 4) for p in minp_stepdown(d)]
         [0.125, 0.5]
     """
-    x = np.asarray(values, dtype=float)
-    if x.ndim != 2 or x.shape[1] < 1 or not np.isfinite(x).all():
-        raise InputError(f"`values` must be a finite (rows, units) array; got shape {x.shape}")
-    if isinstance(flips, bool) or not isinstance(flips, (int, np.integer)) or flips < 1:
-        raise InputError(f"`flips` must be a positive int; got {flips!r}")
+    x = _checked(values, flips)
     rows, units = x.shape
     adjusted = np.ones(rows)
     scale = np.sqrt(np.square(x).sum(axis=1))
