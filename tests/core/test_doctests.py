@@ -15,6 +15,7 @@ CORE_MODULES = [
     "kpass.data", "kpass.stats.errors", "kpass.stats.comparison", "kpass.stats.planning",
     "kpass.stats.ranking", "kpass.io.long.load", "kpass.io.errors", "kpass.registry",
     "kpass.stats.cost", "kpass.report.cost", "kpass.report.from_counts", "kpass.io.frames",
+    "kpass.stats.multiplicity", "kpass.stats.strata",
 ]
 
 
