@@ -173,3 +173,12 @@ def test_cost_with_macro_weights_says_the_front_is_micro(tmp_path, capsys):
     assert "note: --cost: the cost column and front weigh each question once" in out
     assert main([*argv, "--weights", "questions"]) == 0
     assert "weigh each question once" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["report", "compare", "leaderboard"])
+def test_weights_groups_without_group_is_refused(tmp_path, capsys, command):
+    files = _files(tmp_path)[:2] if command != "report" else _files(tmp_path)[:1]
+    assert main([command, *files, "--id", "question", "--weights", "groups"]) == 2
+    err = capsys.readouterr().err
+    assert f"kpass {command}: error: --weights groups weighs the groups of --group" in err
+    assert len(err.strip().splitlines()) == 1

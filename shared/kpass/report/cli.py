@@ -389,6 +389,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    if getattr(args, "weights", None) == "groups" and getattr(args, "group", None) is None:
+        print(f"kpass {args.command}: error: --weights groups weighs the groups of --group "
+              "COLUMN; give --group (or drop --weights)", file=sys.stderr)
+        return 2
     if getattr(args, "digits", 0) is None:  # 3 decimals of a fraction, 1 of a percent
         args.digits = 1 if getattr(args, "percent", False) else 3
     try:
