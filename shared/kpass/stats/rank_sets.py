@@ -70,6 +70,7 @@ References:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -78,6 +79,7 @@ from scipy.special import ndtr, stdtr
 from .._core.counting.checks import InputError
 from ._common import _CREDIT_METRICS, ROUNDING, _cluster_df, _jackknife_units
 from .small_sample import small_sample_problems
+from .strata import residual_factors
 
 #: Random sign patterns behind the max-|T| reference when there are too many units to
 #: enumerate, from a fixed seed so that a leaderboard is reproducible. The Monte Carlo
@@ -287,6 +289,7 @@ def _max_t_adjusted(statistic: np.ndarray, rows: np.ndarray, cols: np.ndarray,
     return adjusted
 
 
+@dataclass(frozen=True)
 class StrataUnits:
     """What the stratified max-|T| reference flips: per-question values in their groups.
 
@@ -297,9 +300,10 @@ class StrataUnits:
         sizes: (G,) n_g.
     """
 
-    def __init__(self, values: np.ndarray, codes: np.ndarray, weights: np.ndarray,
-                 sizes: np.ndarray) -> None:
-        self.values, self.codes, self.weights, self.sizes = values, codes, weights, sizes
+    values: np.ndarray
+    codes: np.ndarray
+    weights: np.ndarray
+    sizes: np.ndarray
 
 
 def _max_t_strata(statistic: np.ndarray, rows: np.ndarray, cols: np.ndarray,
@@ -326,11 +330,7 @@ def _max_t_strata(statistic: np.ndarray, rows: np.ndarray, cols: np.ndarray,
     canonical = np.lexsort(np.vstack([values, codes[None, :]]))
     values, codes = values[:, canonical], codes[canonical]
     m, groups = values.shape[1], sizes.size
-    several = sizes >= 2
-    alone = float(np.sum(weights[~several] ** 2))
-    pooled = float(np.sum(sizes[several] - 1))
-    b = np.where(several, weights ** 2 / (sizes * np.maximum(sizes - 1, 1)) + alone / pooled,
-                 0.0)
+    b = residual_factors(weights, sizes)
     order = np.argsort(-np.abs(statistic), kind="stable")
     observed = np.abs(statistic[order]) * (1.0 - 1e-9)
     r, c = rows[order], cols[order]

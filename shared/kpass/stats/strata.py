@@ -55,7 +55,7 @@ import numpy as np
 
 from .._core.counting.checks import InputError
 
-__all__ = ["WEIGHTS", "GroupDifference", "Stratified", "StratifiedCovariance",
+__all__ = ["WEIGHTS", "GroupDifference", "Stratified", "StratifiedCovariance", "residual_factors",
            "group_difference_rows", "group_differences", "stratified_covariance",
            "stratified_mean"]
 
@@ -183,6 +183,23 @@ def group_weights(sizes: np.ndarray, weights: str) -> np.ndarray:
     return sizes / sizes.sum() if weights == "questions" else np.full(sizes.size, 1 / sizes.size)
 
 
+def residual_factors(weights: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    r"""b_g: the stratified variance as sum_g b_g (sum of group g's squared residuals).
+
+    b_g = w_g^2 / (n_g (n_g - 1)) + (sum_{h: n_h = 1} w_h^2) / sum_h (n_h - 1) for a group of
+    two or more questions (its own term and its share of the pooled variance that the
+    one-question groups take), 0 for a group of one (its residual is 0). One formula for
+    :func:`stratified_covariance` and the sign flips of
+    :func:`kpass.stats.rank_sets._max_t_strata`, so the identity flip gives the observed T.
+    """
+    sizes = np.asarray(sizes, dtype=float)
+    several = sizes >= 2
+    pooled = float(np.sum(sizes[several] - 1))
+    alone = float(np.sum(np.asarray(weights)[~several] ** 2))
+    own = weights ** 2 / (sizes * np.maximum(sizes - 1, 1))
+    return np.where(several, own + alone / pooled, 0.0)
+
+
 def stratified_covariance(values: np.ndarray, codes: np.ndarray, weights: str = "questions"
                           ) -> StratifiedCovariance:
     r"""The stratified covariance of K models' aggregates over the same grouped questions.
@@ -232,11 +249,7 @@ def stratified_covariance(values: np.ndarray, codes: np.ndarray, weights: str = 
     means = np.array([np.bincount(codes, weights=row, minlength=sizes.size) for row in values]
                      ) / sizes
     residuals = values - means[:, codes]
-    df_pool = float(np.sum(sizes[several] - 1))
-    alone = float(np.sum(w[~several] ** 2))
-    per_group = np.where(several, w * w / (sizes * np.maximum(sizes - 1, 1)), 0.0)
-    per_group = np.where(several, per_group + alone / df_pool, 0.0)
-    sigma = (residuals * per_group[codes]) @ residuals.T
+    sigma = (residuals * residual_factors(w, sizes)[codes]) @ residuals.T
     df = np.empty(values.shape[0])
     for j in range(values.shape[0]):
         spread = np.bincount(codes, weights=residuals[j] ** 2, minlength=sizes.size)
