@@ -26,7 +26,7 @@ from ..io.harness.inspect_log import check_same_task, inspect_labels
 from ..io.harness.metadata import RunInfo, run_info, runs_line
 from ..io.inputs import file_stem
 from ..registry import PRIMARY
-from ..stats.ranking import best_line, winner_line
+from ..stats.ranking import best_line, strata_title, winner_line
 from .cost import board_costs, question_costs, wants_cost
 from .inputs import harness_tools, load_models, load_outcomes, load_task_models
 from .output import (
@@ -335,7 +335,8 @@ def render_table(boards: list[Board], request: LeaderboardRequest) -> str:
         header = _header(request.confidence, tokens is not None, board.costs is not None)
         body = [_cells(row, request.digits, tokens, board.costs) for row in result.rows]
         widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
-        out.append(f"{board.label} on {result.questions} questions{_strata_words(result)}")
+        out.append(f"{board.label} on {result.questions} questions"
+                   f"{strata_title(result.weights)}")
         out.extend(_winner_lines(result, request.digits))
         for line in [header, *body]:
             out.append("  ".join(cell.ljust(widths[i]) if i in (1, 4) else cell.rjust(widths[i])
@@ -363,7 +364,7 @@ def render_markdown(boards: list[Board], request: LeaderboardRequest) -> str:
     out = [f"{shared}\n"] if shared else []
     for board in boards:
         out.append(f"**{board.label}** on {board.result.questions} questions"
-                   f"{_strata_words(board.result)}\n")
+                   f"{strata_title(board.result.weights)}\n")
         out.extend(f"{line}\n" for line in _winner_lines(board.result, request.digits))
         out.append("| " + " | ".join(_header(request.confidence, tokens is not None,
                                              board.costs is not None)) + " |")
@@ -449,13 +450,6 @@ def _cost_fields(board: Board) -> dict[str, Any]:
 
 RENDERERS = {"table": render_table, "markdown": render_markdown, "csv": render_csv,
              "json": render_json}
-
-
-def _strata_words(result: Any) -> str:
-    """`` (groups as strata, each group counts once)`` for a board with groups; ''."""
-    if result.weights is None:
-        return ""
-    return f" (groups as strata, each {result.weights[:-1]} counts once)"
 
 
 def _strata(loaded: list[Any], names: list[str], args: argparse.Namespace

@@ -133,12 +133,12 @@ def group_boards(loaded: list[Any], names: list[str], boards: list[Any], familie
 def group_board_lines(grouped: GroupBoards, names: list[str], digits: int,
                       markdown: bool = False) -> list[str]:
     """One line per board and group: questions, then each model's estimate and rank set."""
+    from .groups import weights_phrase
+
     rows = len(grouped.boards[0])
     how = ("min-P stepdown" if grouped.adjustment == "min-p" else "Holm")
-    how_weighted = ("each question counts once (micro)" if grouped.weights == "questions"
-                    else "each group counts once (macro)")
     title = [f"by {grouped.column}: each model's estimate (rank set); the aggregate above: "
-             f"{how_weighted}, its SE stratified by group",
+             f"{weights_phrase(grouped.weights)}, its SE stratified by group",
              f"rank sets joint over the {len(grouped.groups)} groups"
              + (f" x {rows} rows" if rows > 1 else "") + f" ({how} over all their pairs):"]
     out = list(title) if not markdown else [f"{title[0]}  ", title[1]]

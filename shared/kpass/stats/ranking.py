@@ -274,9 +274,7 @@ class Leaderboard:
     def __str__(self) -> str:
         level = f"{self.confidence:.0%}"
         title = (f"{self.metric}" + ("" if self.k is None else f" at k={self.k}")
-                 + f" on {self.questions} questions"
-                 + ("" if self.weights is None else
-                    f" (groups as strata, each {self.weights[:-1]} counts once)")
+                 + f" on {self.questions} questions{strata_title(self.weights)}"
                  + f"; {level} intervals, {level} joint rank sets")
         header = ["rank", "model", "estimate", "se", f"{level} interval", "rank set",
                   "P(best)"]
@@ -299,6 +297,11 @@ class Leaderboard:
         return "\n".join(text)
 
     __repr__ = __str__
+
+
+def strata_title(weights: str | None) -> str:
+    """`` (groups as strata, each group counts once)`` for a board's title; '' without groups."""
+    return "" if weights is None else f" (groups as strata, each {weights[:-1]} counts once)"
 
 
 def best_line(best: tuple[str, ...], confidence: float) -> str:
