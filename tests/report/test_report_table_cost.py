@@ -111,14 +111,19 @@ def _runs(tmp_path):
     return path
 
 
+def _report_argv(path):
+    """``kpass report`` of the runs' file by model, with its usd cost, Pass@1 and Pass@4."""
+    return ["report", str(path), "--id", "question", "--column", "correct", "--by", "model",
+            "--cost", "usd", "--metrics", "pass@k", "--k", "1,4"]
+
+
 def test_report_table_equals_the_cli_on_the_same_rows(tmp_path, capsys):
     """The dataframe route (from_long_with_costs, report_table) and ``kpass report --cost``
     give the same numbers and the same lines (bar the CLI's column name)."""
     pd = pytest.importorskip("pandas")
     pytest.importorskip("narwhals")
     path = _runs(tmp_path)
-    argv = ["report", str(path), "--id", "question", "--column", "correct", "--by", "model",
-            "--cost", "usd", "--metrics", "pass@k", "--k", "1,4"]
+    argv = _report_argv(path)
     assert main([*argv, "--format", "json"]) == 0, capsys.readouterr().err
     cli = json.loads(capsys.readouterr().out)
     assert main(argv) == 0
@@ -155,8 +160,7 @@ def test_report_csv_carries_the_cost_lines(tmp_path, capsys):
     pd = pytest.importorskip("pandas")
     pytest.importorskip("narwhals")
     path = _runs(tmp_path)
-    argv = ["report", str(path), "--id", "question", "--column", "correct", "--by", "model",
-            "--cost", "usd", "--metrics", "pass@k", "--k", "1,4"]
+    argv = _report_argv(path)
     assert main([*argv, "--format", "csv"]) == 0, capsys.readouterr().err
     cli = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert main([*argv, "--format", "json"]) == 0
